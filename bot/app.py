@@ -1,0 +1,54 @@
+"""The composition root: config in, a running engine on an open store out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.config import Config
+from bot.content import load_quizzes
+from bot.engine import Engine
+from bot.i18n import Catalogue
+from bot.store import SQLiteStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class App:
+    """What every adapter is handed: the engine, the UI strings, the config."""
+
+    config: Config
+    engine: Engine
+    catalogue: Catalogue
+    store: SQLiteStore
+
+
+class Adapter(Protocol):
+    """A platform front end; `quizbot run` starts and stops each one."""
+
+    name: str
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+
+
+@asynccontextmanager
+async def open_app(config: Config) -> AsyncIterator[App]:
+    """Load content, open the store, build the engine; close the store on exit."""
+    quizzes = load_quizzes([config.content_dir])
+    catalogue = Catalogue.load(default=config.default_language)
+    store = await SQLiteStore.open(config.storage_url)
+    try:
+        engine = Engine(
+            store, quizzes, languages=catalogue.languages,
+            default_lang=config.default_language, default_quiz=config.default_quiz,
+            shuffle_questions=config.shuffle_questions, admins=config.admins,
+            reload=lambda: load_quizzes([config.content_dir]),
+        )
+        yield App(config, engine, catalogue, store)
+    finally:
+        await store.close()

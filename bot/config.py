@@ -1,0 +1,222 @@
+"""Configuration: one YAML file read once at start; fails fast naming the bad key.
+
+Tokens never live in the file: they come from TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN and are
+wrapped in `Secret` so no repr, log line or traceback shows them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.content import default_content_dir
+from bot.errors import ConfigError
+
+TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
+DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
+TELEGRAM_API = "https://api.telegram.org/bot"
+DISCORD_API = "https://discord.com/api/v10"
+
+
+class Secret:
+    """A string that never shows itself in repr() or str()."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The secret itself: pass it to the library, never to a log."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+@dataclass(frozen=True)
+class WebhookConfig:
+    listen: str = "0.0.0.0"  # noqa: S104 - a webhook must be reachable by Telegram
+    port: int = 8443
+    url_path: str = "telegram"
+    public_url: str = ""
+    secret_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+
+
+@dataclass(frozen=True)
+class TelegramConfig:
+    enabled: bool = True
+    api_base_url: str = TELEGRAM_API
+    mode: str = "polling"
+    webhook: WebhookConfig = field(default_factory=WebhookConfig)
+    concurrent_updates: int = 256
+
+
+@dataclass(frozen=True)
+class DiscordConfig:
+    enabled: bool = True
+    api_base_url: str = DISCORD_API
+    gateway_url: str | None = None
+    guild_ids: tuple[int, ...] = ()
+    shards: str | int | None = None  # None: one shard; "auto": AutoShardedClient; n: n shards
+    announce_results: bool = False  # post "X scored 7/8" publicly in the channel
+
+
+@dataclass(frozen=True)
+class Config:
+    storage_url: str = "sqlite:///data/quizbot.db"
+    content_dir: Path = field(default_factory=default_content_dir)
+    default_quiz: str | None = None
+    default_language: str = "en"
+    shuffle_questions: bool = False
+    telegram: TelegramConfig = field(default_factory=TelegramConfig)
+    discord: DiscordConfig = field(default_factory=DiscordConfig)
+    admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    log_level: str = "INFO"
+    telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+
+
+class _Reader:
+    """Typed access to a nested mapping, with the dotted key in every error."""
+
+    def __init__(self, data: Mapping[str, Any], prefix: str, source: str) -> None:
+        self.data, self.prefix, self.source = data, prefix, source
+        self.used: set[str] = set()
+
+    def _fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {self.prefix}{key} {why}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        self.used.add(key)
+        if key not in self.data or self.data[key] is None:
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
+            names = " or ".join(k.__name__ for k in _tuple(kind))
+            raise self._fail(key, f"must be {names}, got {value!r}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(key, str, default)
+        if value not in choices:
+            raise self._fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+
+    def section(self, key: str) -> _Reader:
+        return _Reader(self.get(key, dict, {}), f"{self.prefix}{key}.", self.source)
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self._fail(unknown[0], "is not a known key (see deploy/config.example.yaml)")
+
+
+def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:
+    """Read the YAML config (or defaults when `path` is None) and tokens from `env`."""
+    env = os.environ if env is None else env
+    source = str(path) if path else "<defaults>"
+    data: Any = {}
+    if path is not None:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: is not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: must be a mapping of settings")
+    root = _Reader(data, "", source)
+
+    storage = root.section("storage")
+    url = storage.get("url", str, Config.storage_url)
+    storage.done()
+    content = root.section("content")
+    content_dir = content.get("dir", str, None)
+    content.done()
+    quiz = root.section("quiz")
+    default_quiz = quiz.get("default", str, None)
+    default_language = quiz.choice("default_language", ("en", "ur"), "en")
+    shuffle = quiz.get("shuffle_questions", bool, False)
+    quiz.done()
+
+    tg = root.section("telegram")
+    hook = tg.section("webhook")
+    webhook = WebhookConfig(
+        listen=hook.get("listen", str, WebhookConfig.listen),
+        port=hook.get("port", int, WebhookConfig.port),
+        url_path=hook.get("url_path", str, WebhookConfig.url_path).strip("/"),
+        public_url=hook.get("public_url", str, ""),
+        secret_token=Secret(hook.get("secret_token", str, "")
+                            or env.get("TELEGRAM_WEBHOOK_SECRET", "")),
+    )
+    hook.done()
+    telegram = TelegramConfig(
+        enabled=tg.get("enabled", bool, True),
+        api_base_url=tg.get("api_base_url", str, TELEGRAM_API),
+        mode=tg.choice("mode", ("polling", "webhook"), "polling"),
+        webhook=webhook,
+        concurrent_updates=tg.get("concurrent_updates", int, 256),
+    )
+    tg.done()
+    if telegram.enabled and telegram.mode == "webhook":
+        if not webhook.public_url:
+            raise ConfigError(f"{source}: telegram.webhook.public_url is required in webhook mode")
+        if not webhook.secret_token:
+            raise ConfigError(f"{source}: telegram.webhook.secret_token is required in webhook "
+                              "mode (or set TELEGRAM_WEBHOOK_SECRET)")
+
+    dc = root.section("discord")
+    guild_ids = dc.get("guild_ids", list, [])
+    if not all(isinstance(g, int) and not isinstance(g, bool) for g in guild_ids):
+        raise ConfigError(f"{source}: discord.guild_ids must be a list of integers")
+    shards = dc.get("shards", (str, int), None)
+    if isinstance(shards, str) and shards != "auto":
+        raise ConfigError(f"{source}: discord.shards must be auto or a number, got {shards!r}")
+    discord = DiscordConfig(
+        enabled=dc.get("enabled", bool, True),
+        api_base_url=dc.get("api_base_url", str, DISCORD_API).rstrip("/"),
+        gateway_url=dc.get("gateway_url", str, None),
+        guild_ids=tuple(guild_ids),
+        shards=shards,
+        announce_results=dc.get("announce_results", bool, False),
+    )
+    dc.done()
+
+    admins_raw = root.get("admins", dict, {})
+    admins = {}
+    for platform, ids in admins_raw.items():
+        if platform not in ("telegram", "discord", "terminal") or not isinstance(ids, list):
+            raise ConfigError(f"{source}: admins.{platform} must be a list of ids under "
+                              "telegram or discord")
+        admins[platform] = frozenset(str(i) for i in ids)
+    log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
+    root.done()
+
+    return Config(
+        storage_url=url,  # relative paths are relative to the working directory
+        content_dir=Path(content_dir) if content_dir else default_content_dir(),
+        default_quiz=default_quiz,
+        default_language=default_language,
+        shuffle_questions=shuffle,
+        telegram=telegram,
+        discord=discord,
+        admins=admins,
+        log_level=log_level,
+        telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
+        discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
+    )

@@ -1,0 +1,389 @@
+"""Quiz content: YAML files under content/ loaded and validated into frozen dataclasses.
+
+Every problem is collected (not just the first) and names file, line and field path, e.g.
+``content/x.yaml:42: questions[3].correct is 5 but the question has 4 options``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.errors import ContentError
+from bot.results import Reference
+
+DIFFICULTIES = ("easy", "medium", "hard")
+MIN_OPTIONS, MAX_OPTIONS = 2, 10
+ID_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+LANG_RE = re.compile(r"[a-z]{2,3}")
+URL_RE = re.compile(r"https?://\S+")
+
+QUIZ_KEYS = {"id", "title", "description", "difficulty", "languages", "questions",
+             "shuffle_questions"}
+QUIZ_REQUIRED = QUIZ_KEYS - {"shuffle_questions"}
+QUESTION_KEYS = {"id", "text", "options", "correct", "explanation", "references"}
+QUESTION_REQUIRED = QUESTION_KEYS - {"references"}
+OPTION_KEYS = {"text", "why_not"}
+REFERENCE_KEYS = {"title", "url"}
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A string in every language the quiz ships."""
+
+    values: tuple[tuple[str, str], ...]
+
+    def get(self, lang: str, fallback: str = "en") -> str:
+        """The text in `lang`, else in `fallback`, else the first one present."""
+        table = dict(self.values)
+        return table.get(lang) or table.get(fallback) or self.values[0][1]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    text: Text
+    why_not: Text | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: Text
+    options: tuple[Option, ...]
+    correct: int
+    explanation: Text
+    references: tuple[Reference, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Quiz:
+    id: str
+    title: Text
+    description: Text
+    difficulty: str
+    languages: tuple[str, ...]
+    questions: tuple[Question, ...]
+    shuffle_questions: bool = False
+    source: str = ""
+
+    def question(self, question_id: str) -> Question | None:
+        """The question with this id, or None if the file no longer has it."""
+        return next((q for q in self.questions if q.id == question_id), None)
+
+
+# --- YAML with line numbers -------------------------------------------------------------
+
+
+class _Map(dict[str, Any]):
+    line: int
+    key_lines: dict[str, int]
+
+
+class _List(list[Any]):
+    line: int
+    item_lines: list[int]
+
+
+class _LineLoader(yaml.SafeLoader):
+    """SafeLoader that remembers where each mapping key and list item stands."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:  # type: ignore[override]
+        result = _Map(super().construct_mapping(node, deep=True))
+        result.line = node.start_mark.line + 1
+        result.key_lines = {
+            str(k.value): v.start_mark.line + 1 for k, v in node.value
+        }
+        return result
+
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> Any:  # type: ignore[override]
+        result = _List(super().construct_sequence(node, deep=True))
+        result.line = node.start_mark.line + 1
+        result.item_lines = [item.start_mark.line + 1 for item in node.value]
+        return result
+
+
+_LineLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
+    lambda loader, node: loader.construct_mapping(node),  # type: ignore[attr-defined]
+)
+_LineLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
+    lambda loader, node: loader.construct_sequence(node),  # type: ignore[attr-defined]
+)
+
+
+# --- validation ---------------------------------------------------------------------------
+
+
+class _Checker:
+    """Walks one file's data, collecting problems instead of stopping at the first."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.problems: list[str] = []
+        self.languages: tuple[str, ...] = ()
+
+    def error(self, line: int | None, path: str, message: str) -> None:
+        where = f"{self.source}:{line}" if line else self.source
+        self.problems.append(f"{where}: {path} {message}" if path else f"{where}: {message}")
+
+    def mapping(self, value: Any, line: int | None, path: str, keys: set[str],
+                required: set[str]) -> _Map | None:
+        if not isinstance(value, dict):
+            self.error(line, path, f"must be a mapping, got {_kind(value)}")
+            return None
+        assert isinstance(value, _Map)
+        for key in sorted(set(value) - keys, key=str):
+            self.error(value.key_lines.get(str(key), value.line), _join(path, str(key)),
+                       f"is not a known key (expected one of: {', '.join(sorted(keys))})")
+        for key in sorted(required - set(value)):
+            self.error(value.line, _join(path, key), "is missing")
+        return value
+
+    def text(self, parent: _Map, key: str, path: str, *, max_len: int) -> Text | None:
+        value, line, full = parent.get(key), parent.key_lines.get(key, parent.line), _join(path, key)
+        if isinstance(value, str):
+            value = {lang: value for lang in self.languages} if len(self.languages) == 1 else value
+        if not isinstance(value, dict):
+            self.error(line, full, f"must map each language to a string, got {_kind(value)}")
+            return None
+        ok = True
+        for lang in self.languages:
+            s = value.get(lang)
+            if s is None:
+                self.error(line, full, f"has no {lang!r} text (the quiz declares {lang!r})")
+                ok = False
+            elif not isinstance(s, str) or not s.strip():
+                self.error(_line_of(value, lang, line), f"{full}.{lang}", "is empty")
+                ok = False
+            elif len(s) > max_len:
+                self.error(_line_of(value, lang, line), f"{full}.{lang}",
+                           f"is {len(s)} characters; the limit is {max_len}")
+                ok = False
+        for lang in sorted(set(value) - set(self.languages), key=str):
+            self.error(_line_of(value, lang, line), f"{full}.{lang}",
+                       f"is a language the quiz does not declare in `languages`")
+            ok = False
+        if not ok:
+            return None
+        return Text(tuple((lang, value[lang].strip()) for lang in self.languages))
+
+    def quiz(self, data: Any) -> Quiz | None:
+        root = self.mapping(data, 1, "", QUIZ_KEYS, QUIZ_REQUIRED)
+        if root is None:
+            return None
+        kl = root.key_lines
+        quiz_id = root.get("id")
+        if not isinstance(quiz_id, str) or not ID_RE.fullmatch(quiz_id):
+            self.error(kl.get("id", 1), "id", "must be 1-40 of a-z, 0-9, '-', '_' "
+                       f"starting with a letter or digit, got {quiz_id!r}")
+        langs = root.get("languages")
+        if (not isinstance(langs, list) or not langs
+                or not all(isinstance(x, str) and LANG_RE.fullmatch(x) for x in langs)):
+            self.error(kl.get("languages", 1), "languages",
+                       f"must be a list of language codes like [en, ur], got {langs!r}")
+            langs = []
+        elif len(set(langs)) != len(langs):
+            self.error(kl.get("languages", 1), "languages", "lists a language twice")
+        self.languages = tuple(dict.fromkeys(langs))
+        difficulty = root.get("difficulty")
+        if difficulty not in DIFFICULTIES:
+            self.error(kl.get("difficulty", 1), "difficulty",
+                       f"must be one of {', '.join(DIFFICULTIES)}, got {difficulty!r}")
+        shuffle = root.get("shuffle_questions", False)
+        if not isinstance(shuffle, bool):
+            self.error(kl.get("shuffle_questions", 1), "shuffle_questions",
+                       f"must be true or false, got {shuffle!r}")
+        title = self.text(root, "title", "", max_len=200) if "title" in root else None
+        description = (self.text(root, "description", "", max_len=1000)
+                       if "description" in root else None)
+        questions = self.questions(root)
+        if self.problems or not self.languages:
+            return None
+        assert title and description and questions is not None
+        return Quiz(quiz_id, title, description, difficulty, self.languages, questions,
+                    shuffle, self.source)
+
+    def questions(self, root: _Map) -> tuple[Question, ...] | None:
+        items, line = root.get("questions"), root.key_lines.get("questions", 1)
+        if "questions" not in root:
+            return None
+        if not isinstance(items, list) or not items:
+            self.error(line, "questions", "must be a non-empty list of questions")
+            return None
+        assert isinstance(items, _List)
+        out: list[Question] = []
+        seen: dict[str, int] = {}
+        for i, (item, item_line) in enumerate(zip(items, items.item_lines, strict=True)):
+            path = f"questions[{i}]"
+            q = self.mapping(item, item_line, path, QUESTION_KEYS, QUESTION_REQUIRED)
+            if q is None:
+                continue
+            qid = q.get("id")
+            if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
+                self.error(q.key_lines.get("id", item_line), f"{path}.id",
+                           f"must be 1-40 of a-z, 0-9, '-', '_', got {qid!r}")
+            elif qid in seen:
+                self.error(q.key_lines.get("id", item_line), f"{path}.id",
+                           f"{qid!r} duplicates the id of questions[{seen[qid]}]")
+            else:
+                seen[qid] = i
+            question = self.question(q, path, item_line)
+            if question is not None and isinstance(qid, str):
+                out.append(Question(qid, *question))
+        return tuple(out)
+
+    def question(self, q: _Map, path: str, line: int) -> tuple[Any, ...] | None:
+        text = self.text(q, "text", path, max_len=1500) if "text" in q else None
+        explanation = self.text(q, "explanation", path, max_len=1500) if "explanation" in q else None
+        options = self.options(q, path)
+        correct = q.get("correct")
+        cline = q.key_lines.get("correct", line)
+        if "correct" in q and (not isinstance(correct, int) or isinstance(correct, bool)):
+            self.error(cline, f"{path}.correct",
+                       f"must be the 0-based index of the right option, got {correct!r}")
+            correct = None
+        elif options is not None and isinstance(correct, int) and not 0 <= correct < len(options):
+            self.error(cline, f"{path}.correct",
+                       f"is {correct} but the question has {len(options)} options "
+                       f"(0-based: 0 to {len(options) - 1})")
+            correct = None
+        references = self.references(q, path)
+        if None in (text, explanation, options, correct, references):
+            return None
+        return text, options, correct, explanation, references
+
+    def options(self, q: _Map, path: str) -> tuple[Option, ...] | None:
+        items = q.get("options")
+        if "options" not in q:
+            return None
+        line = q.key_lines["options"]
+        if not isinstance(items, list):
+            self.error(line, f"{path}.options", f"must be a list, got {_kind(items)}")
+            return None
+        assert isinstance(items, _List)
+        if not MIN_OPTIONS <= len(items) <= MAX_OPTIONS:
+            self.error(line, f"{path}.options",
+                       f"has {len(items)} options; a question needs {MIN_OPTIONS} to {MAX_OPTIONS}")
+            return None
+        out: list[Option] = []
+        for j, (item, item_line) in enumerate(zip(items, items.item_lines, strict=True)):
+            opath = f"{path}.options[{j}]"
+            o = self.mapping(item, item_line, opath, OPTION_KEYS, {"text"})
+            if o is None:
+                continue
+            text = self.text(o, "text", opath, max_len=500) if "text" in o else None
+            why_not = self.text(o, "why_not", opath, max_len=500) if "why_not" in o else None
+            if text is not None:
+                out.append(Option(text, why_not))
+        return tuple(out) if len(out) == len(items) else None
+
+    def references(self, q: _Map, path: str) -> tuple[Reference, ...] | None:
+        items = q.get("references", [])
+        line = q.key_lines.get("references", q.line)
+        if not isinstance(items, list):
+            self.error(line, f"{path}.references", f"must be a list, got {_kind(items)}")
+            return None
+        lines = getattr(items, "item_lines", [line] * len(items))
+        out: list[Reference] = []
+        for k, (item, item_line) in enumerate(zip(items, lines, strict=True)):
+            rpath = f"{path}.references[{k}]"
+            r = self.mapping(item, item_line, rpath, REFERENCE_KEYS, REFERENCE_KEYS)
+            if r is None or not {"title", "url"} <= set(r):
+                continue
+            title, url = r["title"], r["url"]
+            if not isinstance(title, str) or not title.strip():
+                self.error(r.key_lines["title"], f"{rpath}.title", "is empty")
+            elif not isinstance(url, str) or not URL_RE.fullmatch(url):
+                self.error(r.key_lines["url"], f"{rpath}.url",
+                           f"must be an http(s) URL, got {url!r}")
+            else:
+                out.append(Reference(title.strip(), url))
+        return tuple(out) if len(out) == len(items) else None
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _line_of(value: Any, key: str, default: int) -> int:
+    return getattr(value, "key_lines", {}).get(key, default)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    return "nothing" if value is None else type(value).__name__
+
+
+# --- loading --------------------------------------------------------------------------------
+
+
+def load_file(path: Path, *, display: str | None = None) -> Quiz:
+    """Load and validate one quiz file; raise ContentError listing every problem."""
+    source = display or str(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContentError([f"{source}: cannot be read: {exc}"]) from exc
+    try:
+        data = yaml.load(raw, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else source
+        raise ContentError([f"{where}: is not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
+    checker = _Checker(source)
+    quiz = checker.quiz(data)
+    if quiz is not None:
+        from bot.limits import check_rendered_sizes  # late: limits renders with the catalogue
+
+        checker.problems.extend(check_rendered_sizes(quiz))
+    if checker.problems or quiz is None:
+        raise ContentError(checker.problems or [f"{source}: no quiz found"])
+    return quiz
+
+
+def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Every *.yaml / *.yml file named or found below the given paths, sorted."""
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+        else:
+            yield path
+
+
+def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
+    """Load every quiz file under `paths`; raise one ContentError with all problems."""
+    paths = list(paths)
+    quizzes: dict[str, Quiz] = {}
+    problems: list[str] = []
+    for path in iter_quiz_files(paths):
+        try:
+            quiz = load_file(path)
+        except ContentError as exc:
+            problems.extend(exc.problems)
+            continue
+        if quiz.id in quizzes:
+            problems.append(f"{path}:1: id {quiz.id!r} is already used by {quizzes[quiz.id].source}")
+            continue
+        quizzes[quiz.id] = quiz
+    if problems:
+        raise ContentError(problems)
+    if not quizzes:
+        raise ContentError([f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found"])
+    return quizzes
+
+
+def default_content_dir() -> Path:
+    """The shipped content/: inside the wheel as bot/_content, else the source checkout's."""
+    packaged = Path(__file__).parent / "_content"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "content"

@@ -1,0 +1,361 @@
+"""The quiz engine: sessions, answers, review, stats, leaderboards, languages.
+
+Platform-neutral: it takes plain values (an `Actor`, a session id, an option index) and
+returns frozen results from `bot.results`. It imports nothing from telegram or discord.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+
+from bot.content import Question, Quiz
+from bot.errors import (
+    NoActiveSession,
+    NotAdmin,
+    NothingToReview,
+    QuizInProgress,
+    UnknownQuiz,
+    UnsupportedLanguage,
+)
+from bot.results import (
+    Actor,
+    AnswerOutcome,
+    AnswerResult,
+    Leaderboard,
+    LeaderboardRow,
+    MissedQuestion,
+    NotYours,
+    QuestionPrompt,
+    QuestionStat,
+    QuizInfo,
+    SessionKind,
+    StaleAnswer,
+    Summary,
+    UserStats,
+)
+from bot.store import AnswerRow, NewAnswer, SessionRow, Store
+
+GLOBAL, CHAT = "global", "chat"
+
+
+class NothingMissed(NothingToReview):
+    """The last attempt had no wrong answers."""
+
+    key = "error.perfect_nothing_to_review"
+
+
+@dataclass
+class _Locks:
+    """Per-key asyncio locks that disappear when nobody holds or waits for them."""
+
+    _held: dict[Hashable, tuple[asyncio.Lock, int]] = field(default_factory=dict)
+
+    @asynccontextmanager
+    async def hold(self, key: Hashable) -> AsyncIterator[None]:
+        lock, users = self._held.get(key, (asyncio.Lock(), 0))
+        self._held[key] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._held[key]
+            if users == 1:
+                del self._held[key]
+            else:
+                self._held[key] = (lock, users - 1)
+
+    def __len__(self) -> int:
+        return len(self._held)
+
+
+class Engine:
+    """Runs quizzes for any platform on top of a `Store`."""
+
+    def __init__(
+        self,
+        store: Store,
+        quizzes: Mapping[str, Quiz],
+        *,
+        languages: tuple[str, ...] = ("en", "ur"),
+        default_lang: str = "en",
+        default_quiz: str | None = None,
+        shuffle_questions: bool = False,
+        admins: Mapping[str, frozenset[str]] | None = None,
+        rng: random.Random | None = None,
+        reload: Callable[[], Mapping[str, Quiz]] | None = None,
+    ) -> None:
+        if not quizzes:
+            raise ValueError("the engine needs at least one quiz")
+        if default_quiz is not None and default_quiz not in quizzes:
+            raise UnknownQuiz(quiz=default_quiz)
+        self.store = store
+        self._quizzes = dict(quizzes)
+        self.languages = languages
+        self.default_lang = default_lang
+        self._default_quiz = default_quiz
+        self._shuffle_questions = shuffle_questions
+        self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
+        self._rng = rng or random.Random()
+        self._reload = reload
+        self._locks = _Locks()
+
+    # --- quizzes and languages ----------------------------------------------------------------
+
+    def quiz(self, quiz_id: str | None = None) -> Quiz:
+        """The quiz with this id, or the default one."""
+        quiz_id = quiz_id or self._default_quiz or min(self._quizzes)
+        try:
+            return self._quizzes[quiz_id]
+        except KeyError:
+            raise UnknownQuiz(quiz=quiz_id) from None
+
+    def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
+        """Every quiz, titled in `lang`, sorted by id."""
+        return tuple(
+            QuizInfo(q.id, q.title.get(lang), q.description.get(lang), q.difficulty,
+                     len(q.questions), q.languages)
+            for q in sorted(self._quizzes.values(), key=lambda q: q.id)
+        )
+
+    def resolve_language(self, chosen: str | None, locale: str | None) -> str:
+        """The user's choice, else their app's language if we ship it, else the default."""
+        if chosen in self.languages:
+            return chosen
+        hint = (locale or "").split("-")[0].split("_")[0].lower()
+        return hint if hint in self.languages else self.default_lang
+
+    async def language(self, actor: Actor) -> str:
+        """The language to talk to this user in (registers the user on first contact)."""
+        chosen = await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
+        return self.resolve_language(chosen, actor.locale)
+
+    async def set_language(self, actor: Actor, lang: str) -> str:
+        """Persist the user's language; raise UnsupportedLanguage for one we do not ship."""
+        if lang not in self.languages:
+            raise UnsupportedLanguage(lang=lang)
+        await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
+        await self.store.set_language(actor.platform, actor.user_id, lang)
+        return lang
+
+    def is_admin(self, actor: Actor) -> bool:
+        """True when the config lists this user as an admin on their platform."""
+        return actor.user_id in self._admins.get(actor.platform, frozenset())
+
+    async def reload(self, actor: Actor) -> tuple[QuizInfo, ...]:
+        """Admin only: re-read quiz files. Unfinished sessions whose questions vanished restart."""
+        if not self.is_admin(actor) or self._reload is None:
+            raise NotAdmin()
+        self._quizzes = dict(self._reload())
+        return self.quiz_infos(await self.language(actor))
+
+    # --- sessions --------------------------------------------------------------------------
+
+    async def start(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """Resume the user's unfinished session of the quiz, or start a new one."""
+        quiz = self.quiz(quiz_id)
+        lang = await self.language(actor)
+        async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
+            row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+            if row is not None and _fits(quiz, row):
+                return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+            return await self._new_session(actor, quiz, SessionKind.FULL, quiz.questions, lang)
+
+    async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """Abandon any unfinished session (kept in history) and start the quiz afresh."""
+        quiz = self.quiz(quiz_id)
+        lang = await self.language(actor)
+        async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
+            return await self._new_session(actor, quiz, SessionKind.FULL, quiz.questions, lang)
+
+    async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """A session over the questions missed in the user's last finished attempt."""
+        quiz = self.quiz(quiz_id)
+        lang = await self.language(actor)
+        async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
+            row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+            if row is not None and _fits(quiz, row):
+                if row.kind == SessionKind.REVIEW:
+                    return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+                raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
+            last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
+            if last is None:
+                raise NothingToReview()
+            missed = {a.question_id for a in await self.store.answers(last.id) if not a.correct}
+            questions = [q for q in quiz.questions if q.id in missed]
+            if not questions:
+                raise NothingMissed()
+            return await self._new_session(actor, quiz, SessionKind.REVIEW, questions, lang)
+
+    async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """The question the user's unfinished session is at; NoActiveSession if none."""
+        quiz = self.quiz(quiz_id)
+        lang = await self.language(actor)
+        row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+        if row is None or not _fits(quiz, row):
+            raise NoActiveSession()
+        return self._prompt(quiz, row, row.position, lang, resumed=True)
+
+    async def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
+                           questions: tuple[Question, ...] | list[Question], lang: str,
+                           ) -> QuestionPrompt:
+        order = list(questions)
+        if quiz.shuffle_questions or self._shuffle_questions:
+            self._rng.shuffle(order)
+        option_orders = []
+        for q in order:
+            perm = list(range(len(q.options)))
+            self._rng.shuffle(perm)
+            option_orders.append(perm)
+        session_id = await self.store.create_session(
+            actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
+            [q.id for q in order], option_orders)
+        row = SessionRow(
+            id=session_id, platform=actor.platform, user_id=actor.user_id,
+            chat_id=actor.chat_id, quiz_id=quiz.id, kind=kind, status="active",
+            question_ids=tuple(q.id for q in order),
+            option_orders=tuple(tuple(p) for p in option_orders), position=0, score=0,
+            started_at=0.0, finished_at=None, lang=lang)
+        return self._prompt(quiz, row, 0, lang)
+
+    # --- answers ---------------------------------------------------------------------------
+
+    async def answer(self, actor: Actor, session_id: int, position: int, option: int,
+                     ) -> AnswerOutcome:
+        """Record the learner's choice (a shown option index) for question `position`.
+
+        Idempotent: a repeated (session, position) returns the first result, marked
+        duplicate, and changes nothing. The answer is committed before this returns.
+        """
+        async with self._locks.hold(("session", session_id)):
+            row = await self.store.get_session(session_id)
+            if row is None:
+                return StaleAnswer(session_id, await self.language(actor), None)
+            if (row.platform, row.user_id) != (actor.platform, actor.user_id):
+                return NotYours(session_id, await self.language(actor))
+            lang = self.resolve_language(row.lang, actor.locale)
+            quiz = self._quizzes.get(row.quiz_id)
+            if quiz is None or not _fits(quiz, row):
+                return StaleAnswer(session_id, lang, None)
+            previous = await self.store.get_answer(session_id, position)
+            if previous is not None:
+                return await self._result(quiz, row, previous, lang, duplicate=True)
+            if (not row.active or position != row.position
+                    or not 0 <= option < len(row.option_orders[position])):
+                current = self._prompt(quiz, row, row.position, lang) if row.active else None
+                return StaleAnswer(session_id, lang, current)
+            question = _question(quiz, row, position)
+            chosen = row.option_orders[position][option]
+            correct = chosen == question.correct
+            finished = position + 1 == len(row.question_ids)
+            recorded = await self.store.record_answer(NewAnswer(
+                session_id=session_id, position=position, question_id=question.id,
+                chosen=chosen, correct=correct, finished=finished, quiz_id=quiz.id,
+                platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
+                total=len(row.question_ids), kind=row.kind))
+            if not recorded:  # the row moved under us (a second process?): the store wins
+                return StaleAnswer(session_id, lang, None)
+            after = replace(row, position=position + 1, score=row.score + int(correct),
+                            status="finished" if finished else "active")
+            answer = AnswerRow(session_id, position, question.id, chosen, correct)
+            return await self._result(quiz, after, answer, lang, duplicate=False)
+
+    async def _result(self, quiz: Quiz, row: SessionRow, answer: AnswerRow, lang: str,
+                      *, duplicate: bool) -> AnswerResult:
+        question = _question(quiz, row, answer.position)
+        order = row.option_orders[answer.position]
+        is_last = answer.position + 1 == len(row.question_ids)
+        why_not = question.options[answer.chosen].why_not
+        score = row.score if not duplicate else None
+        summary = await self._summary(quiz, row, lang) if is_last else None
+        if score is None:  # a repeat: report the score as it stood right after that answer
+            answers = await self.store.answers(row.id)
+            score = sum(a.correct for a in answers if a.position <= answer.position)
+        return AnswerResult(
+            session_id=row.id, lang=lang,
+            question=self._prompt(quiz, row, answer.position, lang),
+            chosen=order.index(answer.chosen), correct=order.index(question.correct),
+            is_correct=answer.correct, explanation=question.explanation.get(lang),
+            rationale=why_not.get(lang) if why_not and not answer.correct else None,
+            references=question.references, answered=answer.position + 1, score=score,
+            next=None if is_last else self._prompt(quiz, row, answer.position + 1, lang),
+            summary=summary, duplicate=duplicate)
+
+    async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
+        answers = await self.store.answers(row.id)
+        missed = []
+        for a in answers:
+            if not a.correct and (q := quiz.question(a.question_id)) is not None:
+                missed.append(MissedQuestion(a.position, q.id, q.text.get(lang),
+                                             q.options[q.correct].text.get(lang)))
+        best = None
+        if row.kind == SessionKind.FULL:
+            best = await self.store.best_of(quiz.id, row.platform, row.user_id)
+        return Summary(
+            session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
+            kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),
+            missed=tuple(missed), best_score=best)
+
+    def _prompt(self, quiz: Quiz, row: SessionRow, position: int, lang: str,
+                *, resumed: bool = False) -> QuestionPrompt:
+        question = _question(quiz, row, position)
+        return QuestionPrompt(
+            session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
+            kind=row.kind, position=position, total=len(row.question_ids),
+            question_id=question.id, text=question.text.get(lang),
+            options=tuple(question.options[i].text.get(lang)
+                          for i in row.option_orders[position]),
+            resumed=resumed)
+
+    # --- stats, leaderboards, reset ------------------------------------------------------------
+
+    async def stats(self, actor: Actor, quiz_id: str | None = None, *,
+                    member: Actor | None = None) -> UserStats:
+        """Attempts, best and last score, accuracy per question, for the user or `member`."""
+        quiz = self.quiz(quiz_id)
+        lang = await self.language(actor)
+        who = member or actor
+        attempts, best, last = await self.store.attempts(who.platform, who.user_id, quiz.id)
+        per_question = await self.store.question_stats(who.platform, who.user_id, quiz.id)
+        questions = tuple(
+            QuestionStat(q.id, q.text.get(lang), *per_question.get(q.id, (0, 0)))
+            for q in quiz.questions)
+        return UserStats(lang, quiz.id, quiz.title.get(lang), who.display_name, attempts, best,
+                         last, len(quiz.questions), questions)
+
+    async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
+                          scope: str = CHAT, limit: int = 10) -> Leaderboard:
+        """Best scores in the actor's chat (or globally), ties broken by earlier finish."""
+        quiz = self.quiz(quiz_id)
+        lang = await self.language(actor)
+        if scope == CHAT and actor.chat_id:
+            key = f"{actor.platform}:{actor.chat_id}"
+        else:
+            scope, key = GLOBAL, ""
+        rows = await self.store.best(quiz.id, key, limit)
+        return Leaderboard(lang, quiz.id, quiz.title.get(lang), scope, tuple(
+            LeaderboardRow(i, r.display_name or r.user_id, r.platform, r.user_id, r.score,
+                           r.total, r.finished_at)
+            for i, r in enumerate(rows, 1)))
+
+    async def reset(self, actor: Actor) -> int:
+        """Delete the user's sessions, answers and scores; return how many sessions went."""
+        return await self.store.reset_user(actor.platform, actor.user_id)
+
+
+def _question(quiz: Quiz, row: SessionRow, position: int) -> Question:
+    question = quiz.question(row.question_ids[position])
+    assert question is not None  # _fits() was checked
+    return question
+
+
+def _fits(quiz: Quiz, row: SessionRow) -> bool:
+    """False when the quiz file changed under a stored session (question gone or reshaped)."""
+    for qid, order in zip(row.question_ids, row.option_orders, strict=True):
+        q = quiz.question(qid)
+        if q is None or len(q.options) != len(order):
+            return False
+    return True

@@ -1,0 +1,58 @@
+"""One rooted exception hierarchy; adapters map these to user messages in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class QuizError(Exception):
+    """Base of every error the engine raises on purpose.
+
+    `key` names the UI string (in bot/locales) an adapter shows the user; `params` fill it.
+    """
+
+    key = "error.generic"
+
+    def __init__(self, message: str = "", **params: Any) -> None:
+        super().__init__(message or self.key)
+        self.params = params
+
+
+class UnknownQuiz(QuizError):
+    key = "error.unknown_quiz"
+
+
+class UnsupportedLanguage(QuizError):
+    key = "error.unsupported_language"
+
+
+class NothingToReview(QuizError):
+    key = "error.nothing_to_review"
+
+
+class QuizInProgress(QuizError):
+    key = "error.quiz_in_progress"
+
+
+class NoActiveSession(QuizError):
+    key = "error.no_session"
+
+
+class NotAdmin(QuizError):
+    key = "error.not_admin"
+
+
+class ContentError(Exception):
+    """Quiz files failed validation; `problems` holds every message, each naming file and field."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class ConfigError(Exception):
+    """The config file has a missing or bad key; the message names it."""
+
+
+class StoreRefused(Exception):
+    """The database file cannot be used (not SQLite, corrupt, newer schema); it was not touched."""

@@ -1,0 +1,193 @@
+"""Pure functions from engine results to text, shared by every adapter.
+
+Adapters pass a `Markup` saying how to escape and embolden for their platform (HTML for
+Telegram, Markdown for Discord, nothing for the terminal); the words and layout are decided
+once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.i18n import Catalogue, is_rtl, isolate, isolate_latin
+from bot.results import (
+    AnswerResult,
+    Leaderboard,
+    QuestionPrompt,
+    Summary,
+    UserStats,
+)
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Markup:
+    """How a platform escapes user text and marks emphasis."""
+
+    escape: Callable[[str], str] = _same
+    bold: Callable[[str], str] = _same
+    link: Callable[[str, str], str] = lambda title, url: f"{title}: {url}"
+
+
+PLAIN = Markup()
+
+
+def letter(index: int) -> str:
+    """A, B, C... for option `index`."""
+    return LETTERS[index]
+
+
+def letter_in(lang: str, index: int) -> str:
+    """The option letter as it stands inside a sentence in `lang`."""
+    return isolate(letter(index)) if is_rtl(lang) else letter(index)
+
+
+def progress_bar(done: int, total: int, width: int = 8) -> str:
+    """A fixed-width bar, e.g. ▰▰▰▱▱▱▱▱ for 3 of 8."""
+    filled = round(width * done / total) if total else 0
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def content_text(lang: str, text: str) -> str:
+    """Quiz text as shown: Latin runs isolated inside right-to-left languages."""
+    return isolate_latin(text) if is_rtl(lang) else text
+
+
+def question_header(cat: Catalogue, prompt: QuestionPrompt) -> str:
+    """"Question 3/8" (or "Review 1/2")."""
+    key = "question.review_header" if prompt.kind == "review" else "question.header"
+    return cat.t(prompt.lang, key, number=prompt.number, total=prompt.total)
+
+
+def option_lines(prompt: QuestionPrompt, m: Markup = PLAIN) -> list[str]:
+    """Lettered options, one per line."""
+    return [
+        f"{m.bold(letter_in(prompt.lang, i))}) {m.escape(content_text(prompt.lang, text))}"
+        for i, text in enumerate(prompt.options)
+    ]
+
+
+def question_body(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> str:
+    """The question and its lettered options, without the header."""
+    lines = [m.escape(content_text(prompt.lang, prompt.text)), "", *option_lines(prompt, m)]
+    return "\n".join(lines)
+
+
+def question_text(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> str:
+    """A whole question message: header with progress bar, question, lettered options."""
+    head = f"{m.bold(question_header(cat, prompt))}  {progress_bar(prompt.position, prompt.total)}"
+    parts = [head]
+    if prompt.resumed:
+        parts.append(m.escape(cat.t(prompt.lang, "question.resumed")))
+    parts += ["", question_body(cat, prompt, m)]
+    return "\n".join(parts)
+
+
+def answered_question_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """The question message after a tap: the choice and the right answer marked."""
+    p, lang = result.question, result.lang
+    lines = [m.bold(question_header(cat, p)), "", m.escape(content_text(lang, p.text)), ""]
+    for i, text in enumerate(p.options):
+        mark = "✅" if i == result.correct else ("❌" if i == result.chosen else "▫️")
+        lines.append(f"{mark} {m.bold(letter_in(lang, i))}) {m.escape(content_text(lang, text))}")
+    return "\n".join(lines)
+
+
+def verdict(cat: Catalogue, result: AnswerResult) -> str:
+    """✅ Correct! / ❌ Not quite."""
+    return cat.t(result.lang, "answer.correct" if result.is_correct else "answer.wrong")
+
+
+def toast(cat: Catalogue, result: AnswerResult) -> str:
+    """The short pop-up after a tap (Telegram's answerCallbackQuery text)."""
+    if result.duplicate:
+        return cat.t(result.lang, "answer.duplicate")
+    if result.is_correct:
+        return cat.t(result.lang, "answer.toast_correct")
+    return cat.t(result.lang, "answer.toast_wrong", letter=letter(result.correct))
+
+
+def feedback_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """Verdict, right answer, explanation, why-not for a wrong choice, references."""
+    lang = result.lang
+    right = result.question.options[result.correct]
+    lines = [m.bold(verdict(cat, result))]
+    if not result.is_correct:
+        lines.append(m.escape(cat.t(lang, "answer.your_choice", letter=letter(result.chosen))))
+    lines.append(m.escape(cat.t(lang, "answer.right_answer", letter=letter(result.correct),
+                                option=right)))
+    lines += ["", m.escape(content_text(lang, result.explanation))]
+    if result.rationale:
+        why = cat.t(lang, "answer.why_not", letter=letter(result.chosen), text=result.rationale)
+        lines += ["", m.escape(why)]
+    if result.references:
+        lines += ["", m.escape(cat.t(lang, "answer.read_more"))]
+        lines += [f"• {m.link(m.escape(r.title), r.url)}" for r in result.references]
+    return "\n".join(lines)
+
+
+def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
+    """Final score, missed questions with their right answers, best score."""
+    lang = summary.lang
+    key = "summary.review_title" if summary.kind == "review" else "summary.title"
+    lines = [m.bold(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
+                          total=summary.total))]
+    lines.append(progress_bar(summary.score, summary.total))
+    if not summary.missed:
+        lines.append(m.escape(cat.t(lang, "summary.perfect")))
+    else:
+        lines += ["", m.escape(cat.t(lang, "summary.missed"))]
+        for miss in summary.missed:
+            lines.append(m.escape(cat.t(lang, "summary.missed_item", number=miss.position + 1,
+                                        text=miss.text, answer=miss.correct_option)))
+    if summary.best_score is not None and summary.kind == "full":
+        lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
+                                     total=summary.total))]
+    return "\n".join(lines)
+
+
+def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
+    """A learner's attempts, best and last score, accuracy per question."""
+    lang = stats.lang
+    lines = [m.bold(cat.t(lang, "stats.title", title=stats.quiz_title))]
+    if not stats.attempts:
+        lines.append(m.escape(cat.t(lang, "stats.none")))
+    else:
+        lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
+        lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=stats.total)))
+        lines.append(m.escape(cat.t(lang, "stats.last", last=stats.last_score, total=stats.total)))
+    answered = [q for q in stats.questions if q.answered]
+    if answered:
+        lines += ["", m.escape(cat.t(lang, "stats.per_question"))]
+        for i, q in enumerate(stats.questions, 1):
+            if q.answered:
+                lines.append(m.escape(cat.t(
+                    lang, "stats.question", number=i, accuracy=round(100 * q.accuracy),
+                    correct=q.correct, answered=q.answered, text=_short(q.text))))
+    return "\n".join(lines)
+
+
+def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> str:
+    """Ranked best scores, ties broken by who got there first."""
+    lang = board.lang
+    key = "leaderboard.title_global" if board.scope == "global" else "leaderboard.title_chat"
+    lines = [m.bold(cat.t(lang, key, title=board.quiz_title))]
+    if not board.rows:
+        lines.append(m.escape(cat.t(lang, "leaderboard.empty")))
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    for row in board.rows:
+        name = isolate(row.display_name) if is_rtl(lang) else row.display_name
+        text = cat.t(lang, "leaderboard.row", rank=row.rank, name=name, score=row.score,
+                     total=row.total)
+        lines.append(f"{medals.get(row.rank, '  ')} {m.escape(text)}")
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

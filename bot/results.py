@@ -1,0 +1,172 @@
+"""Plain, frozen values the engine returns and adapters render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who did something, and where: the only identity the engine knows."""
+
+    platform: str  # "telegram", "discord", "terminal"
+    user_id: str
+    chat_id: str | None = None  # group chat / guild; None in private chats
+    display_name: str = ""
+    locale: str | None = None  # platform's language hint, e.g. Telegram's language_code
+
+
+class SessionKind(StrEnum):
+    FULL = "full"
+    REVIEW = "review"
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionPrompt:
+    """One question as the learner sees it: options already in this session's order."""
+
+    session_id: int
+    quiz_id: str
+    quiz_title: str
+    lang: str
+    kind: SessionKind
+    position: int  # 0-based position in this session
+    total: int
+    question_id: str
+    text: str
+    options: tuple[str, ...]
+    resumed: bool = False  # True when an unfinished session was picked up again
+
+    @property
+    def number(self) -> int:
+        """1-based question number, for display."""
+        return self.position + 1
+
+
+@dataclass(frozen=True, slots=True)
+class MissedQuestion:
+    position: int  # 0-based position in the session
+    question_id: str
+    text: str
+    correct_option: str
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A finished session."""
+
+    session_id: int
+    quiz_id: str
+    quiz_title: str
+    lang: str
+    kind: SessionKind
+    score: int
+    total: int
+    missed: tuple[MissedQuestion, ...]
+    best_score: int | None = None  # best full-attempt score, after this one
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerResult:
+    """The outcome of one accepted (or repeated) answer."""
+
+    session_id: int
+    lang: str
+    question: QuestionPrompt  # the question that was answered
+    chosen: int  # displayed option index the learner picked
+    correct: int  # displayed option index of the right answer
+    is_correct: bool
+    explanation: str
+    rationale: str | None  # "why not" for the chosen wrong option
+    references: tuple[Reference, ...]
+    answered: int  # questions answered so far in this session
+    score: int  # correct answers so far
+    next: QuestionPrompt | None
+    summary: Summary | None
+    duplicate: bool = False  # True when this tap had already been recorded
+
+    @property
+    def is_last(self) -> bool:
+        return self.summary is not None
+
+
+@dataclass(frozen=True, slots=True)
+class StaleAnswer:
+    """A tap on a question that is no longer the current one (or a finished session)."""
+
+    session_id: int
+    lang: str
+    current: QuestionPrompt | None  # where the session really is, if still active
+
+
+@dataclass(frozen=True, slots=True)
+class NotYours:
+    """A tap on someone else's session; nothing changed."""
+
+    session_id: int
+    lang: str
+
+
+AnswerOutcome = AnswerResult | StaleAnswer | NotYours
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionStat:
+    question_id: str
+    text: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    lang: str
+    quiz_id: str
+    quiz_title: str
+    display_name: str
+    attempts: int
+    best_score: int | None
+    last_score: int | None
+    total: int  # questions in the quiz
+    questions: tuple[QuestionStat, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    display_name: str
+    platform: str
+    user_id: str
+    score: int
+    total: int
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    lang: str
+    quiz_id: str
+    quiz_title: str
+    scope: str  # "global" or "chat"
+    rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class QuizInfo:
+    id: str
+    title: str
+    description: str
+    difficulty: str
+    questions: int
+    languages: tuple[str, ...]
