@@ -1,0 +1,126 @@
+"""Terminal adapter: `quizbot play`, the quiz with no token, on the same engine and store.
+
+Input is read with plain blocking `input()` *between* engine calls, never inside the event
+loop, so Ctrl-C and end of input (piped stdin) end the game cleanly with progress saved:
+every answer is committed before its feedback is printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from bot.app import App, open_app
+from bot.config import Config
+from bot.errors import QuizError
+from bot.render import PLAIN, LETTERS, Markup, feedback_text, question_text, summary_text
+from bot.results import Actor, AnswerResult, NotYours, QuestionPrompt, StaleAnswer
+
+T = TypeVar("T")
+QUIT = {"q", "quit", "exit"}
+
+
+def _markup() -> Markup:
+    if not sys.stdout.isatty():
+        return PLAIN
+    return Markup(bold=lambda s: f"\033[1m{s}\033[0m")
+
+
+class EndOfInput(Exception):
+    """The learner typed q, pressed Ctrl-D, or the piped input ran out."""
+
+
+class TerminalGame:
+    """One learner at one terminal."""
+
+    def __init__(self, app: App, runner: asyncio.Runner, actor: Actor) -> None:
+        self.app, self.runner, self.actor = app, runner, actor
+        self.cat = app.catalogue
+        self.markup = _markup()
+
+    def call(self, coro: Awaitable[T]) -> T:
+        """Run one engine call to completion on the game's event loop."""
+        return self.runner.run(coro)  # type: ignore[arg-type]
+
+    def read(self, prompt: str) -> str:
+        try:
+            line = input(prompt)
+        except EOFError:
+            raise EndOfInput() from None
+        if line.strip().lower() in QUIT:
+            raise EndOfInput()
+        return line.strip()
+
+    def choose(self, prompt: QuestionPrompt) -> int:
+        """Ask until the learner types a valid letter (or number) for this question."""
+        letters = LETTERS[: len(prompt.options)]
+        shown = "/".join(letters)
+        while True:
+            raw = self.read(self.cat.t(prompt.lang, "terminal.prompt", letters=shown)).upper()
+            if len(raw) == 1 and raw in letters:
+                return letters.index(raw)
+            if raw.isdigit() and 1 <= int(raw) <= len(letters):
+                return int(raw) - 1
+            print(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown))
+
+    def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
+        """Ask every remaining question of the session; return the last result."""
+        while True:
+            print()
+            print(question_text(self.cat, prompt, self.markup))
+            option = self.choose(prompt)
+            outcome = self.call(self.app.engine.answer(
+                self.actor, prompt.session_id, prompt.position, option))
+            if isinstance(outcome, StaleAnswer | NotYours):
+                # Someone else (another terminal) moved this session on: show where it is.
+                current = outcome.current if isinstance(outcome, StaleAnswer) else None
+                if current is None:
+                    return None
+                prompt = current
+                continue
+            print()
+            print(feedback_text(self.cat, outcome, self.markup))
+            if outcome.summary is not None:
+                print()
+                print(summary_text(self.cat, outcome.summary, self.markup))
+                return outcome
+            assert outcome.next is not None
+            prompt = outcome.next
+
+    def run(self, quiz_id: str | None, lang: str | None) -> None:
+        engine = self.app.engine
+        if lang:
+            self.call(engine.set_language(self.actor, lang))
+        prompt = self.call(engine.start(self.actor, quiz_id))
+        last = self.play_session(prompt)
+        while last is not None and last.summary is not None and last.summary.missed:
+            missed = len(last.summary.missed)
+            answer = self.read(self.cat.t(last.lang, "terminal.offer_review", count=missed))
+            if answer.lower() not in {"y", "yes", "ہاں", "ha", "haan"}:
+                return
+            last = self.play_session(self.call(engine.review(self.actor, prompt.quiz_id)))
+
+
+def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) -> int:
+    """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
+    actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
+    with asyncio.Runner() as runner:
+        context = open_app(config)
+        app = runner.run(context.__aenter__())
+        game = TerminalGame(app, runner, actor)
+        code = 0
+        try:
+            game.run(quiz_id, lang)
+        except (EndOfInput, KeyboardInterrupt):
+            print()
+            saved_lang = runner.run(app.engine.language(actor))
+            print(app.catalogue.t(saved_lang, "terminal.saved"))
+        except QuizError as exc:
+            saved_lang = runner.run(app.engine.language(actor))
+            print(app.catalogue.t(saved_lang, exc.key, **exc.params), file=sys.stderr)
+            code = 1
+        finally:
+            runner.run(context.__aexit__(None, None, None))
+    return code

@@ -1,0 +1,38 @@
+"""Shared fixtures: the shipped quizzes, a real SQLite store in a temp dir, an engine."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.content import Quiz, default_content_dir, load_quizzes
+from bot.engine import Engine
+from bot.i18n import Catalogue
+from bot.store import SQLiteStore
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def quizzes() -> dict[str, Quiz]:
+    return load_quizzes([default_content_dir()])
+
+
+@pytest.fixture(scope="session")
+def catalogue() -> Catalogue:
+    return Catalogue.load()
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
+    s = await SQLiteStore.open(tmp_path / "quiz.db")
+    yield s
+    await s.close()
+
+
+@pytest.fixture
+def engine(store: SQLiteStore, quizzes: dict[str, Quiz]) -> Engine:
+    return Engine(store, quizzes, rng=random.Random(7))
