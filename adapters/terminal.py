@@ -15,7 +15,7 @@ from typing import TypeVar
 from bot.app import App, open_app
 from bot.config import Config
 from bot.errors import QuizError
-from bot.render import PLAIN, LETTERS, Markup, feedback_text, question_text, summary_text
+from bot.render import LETTERS, PLAIN, Markup, feedback_text, question_text, summary_text
 from bot.results import Actor, AnswerResult, NotYours, QuestionPrompt, StaleAnswer
 
 T = TypeVar("T")

@@ -46,7 +46,7 @@ class Secret:
 
 @dataclass(frozen=True)
 class WebhookConfig:
-    listen: str = "0.0.0.0"  # noqa: S104 - a webhook must be reachable by Telegram
+    listen: str = "0.0.0.0"
     port: int = 8443
     url_path: str = "telegram"
     public_url: str = ""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,7 @@ class Question:
     correct: int
     explanation: Text
     references: tuple[Reference, ...] = ()
+    line: int = field(default=0, compare=False)  # where it starts in its file
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +147,10 @@ class _Checker:
         return value
 
     def text(self, parent: _Map, key: str, path: str, *, max_len: int) -> Text | None:
-        value, line, full = parent.get(key), parent.key_lines.get(key, parent.line), _join(path, key)
+        value, full = parent.get(key), _join(path, key)
+        line = parent.key_lines.get(key, parent.line)
+        if not self.languages:
+            return None  # `languages` itself is wrong and was reported; don't cascade
         if isinstance(value, str):
             value = {lang: value for lang in self.languages} if len(self.languages) == 1 else value
         if not isinstance(value, dict):
@@ -167,7 +171,7 @@ class _Checker:
                 ok = False
         for lang in sorted(set(value) - set(self.languages), key=str):
             self.error(_line_of(value, lang, line), f"{full}.{lang}",
-                       f"is a language the quiz does not declare in `languages`")
+                       "is a language the quiz does not declare in `languages`")
             ok = False
         if not ok:
             return None
@@ -235,12 +239,13 @@ class _Checker:
                 seen[qid] = i
             question = self.question(q, path, item_line)
             if question is not None and isinstance(qid, str):
-                out.append(Question(qid, *question))
+                out.append(Question(qid, *question, line=item_line))
         return tuple(out)
 
     def question(self, q: _Map, path: str, line: int) -> tuple[Any, ...] | None:
         text = self.text(q, "text", path, max_len=1500) if "text" in q else None
-        explanation = self.text(q, "explanation", path, max_len=1500) if "explanation" in q else None
+        explanation = (self.text(q, "explanation", path, max_len=1500)
+                       if "explanation" in q else None)
         options = self.options(q, path)
         correct = q.get("correct")
         cline = q.key_lines.get("correct", line)
@@ -336,7 +341,7 @@ def load_file(path: Path, *, display: str | None = None) -> Quiz:
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError([f"{source}: cannot be read: {exc}"]) from exc
     try:
-        data = yaml.load(raw, Loader=_LineLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(raw, Loader=_LineLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else source
@@ -373,7 +378,8 @@ def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
             problems.extend(exc.problems)
             continue
         if quiz.id in quizzes:
-            problems.append(f"{path}:1: id {quiz.id!r} is already used by {quizzes[quiz.id].source}")
+            problems.append(
+                f"{path}:1: id {quiz.id!r} is already used by {quizzes[quiz.id].source}")
             continue
         quizzes[quiz.id] = quiz
     if problems:

@@ -59,16 +59,16 @@ def check_rendered_sizes(quiz: Quiz, catalogue: Catalogue | None = None) -> list
     cat = catalogue or _catalogue()
     problems = []
     for i, question in enumerate(quiz.questions):
+        where = f"{quiz.source}:{question.line}: questions[{i}]"
         for lang in quiz.languages:
             size = len(question_text(cat, sample_prompt(quiz, question, lang)))
             if size > QUESTION_LIMIT:
                 problems.append(
-                    f"{quiz.source}: questions[{i}] ({lang}) renders to {size} characters with "
-                    f"its options; one Telegram message / Discord embed holds {QUESTION_LIMIT}")
+                    f"{where} ({lang}) renders to {size} characters with its options; "
+                    f"one Telegram message / Discord embed holds {QUESTION_LIMIT}")
             size = len(feedback_text(cat, worst_feedback(quiz, question, lang)))
             if size > FEEDBACK_LIMIT:
                 problems.append(
-                    f"{quiz.source}: questions[{i}].explanation ({lang}) renders to {size} "
-                    f"characters with its why_not and references; one Discord message holds "
-                    f"{FEEDBACK_LIMIT}")
+                    f"{where}.explanation ({lang}) renders to {size} characters with its "
+                    f"why_not and references; one Discord message holds {FEEDBACK_LIMIT}")
     return problems

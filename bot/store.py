@@ -9,6 +9,7 @@ use a second connection; in WAL mode it sees only committed data and never waits
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sqlite3
@@ -149,12 +150,13 @@ def _refuse(path: Path, why: str) -> StoreRefused:
 
 async def _inspect(path: Path) -> int:
     """Check an existing file read-only; return its schema version. Never writes to it."""
-    with path.open("rb") as fh:  # noqa: ASYNC230 - 16 bytes, before any event-loop work
+    with path.open("rb") as fh:
         header = fh.read(16)
     if header != SQLITE_HEADER:
         raise _refuse(path, "it is not a SQLite database")
     try:
-        async with aiosqlite.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
+        uri = f"{path.absolute().as_uri()}?mode=ro"  # noqa: ASYNC240 - no I/O, just getcwd
+        async with aiosqlite.connect(uri, uri=True) as db:
             rows = await db.execute_fetchall("PRAGMA quick_check")
             verdict = [r[0] for r in rows]
             if verdict != ["ok"]:
@@ -166,7 +168,7 @@ async def _inspect(path: Path) -> int:
             if "schema_migrations" not in tables:
                 raise _refuse(path, "it is a SQLite database, but not quizbot's")
             rows = await db.execute_fetchall("SELECT MAX(version) FROM schema_migrations")
-            return int(list(rows)[0][0] or 0)
+            return int(next(iter(rows))[0] or 0)
     except sqlite3.DatabaseError as exc:
         raise _refuse(path, f"it is corrupt ({exc})") from exc
 
@@ -345,7 +347,8 @@ class SQLiteStore:
                 "AND quiz_id = ? AND status = 'active'", (platform, user_id, quiz_id))
             cur = await db.execute(
                 "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
-                "question_ids, option_orders, started_at) VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?)",
+                "question_ids, option_orders, started_at) "
+                "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?)",
                 (platform, user_id, chat_id, quiz_id, str(kind), json.dumps(list(question_ids)),
                  json.dumps([list(o) for o in option_orders]), time.time()))
             assert cur.lastrowid is not None
@@ -468,10 +471,8 @@ class SQLiteStore:
             batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
             await self._commit(batch)
         self._task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await self._task
-        except asyncio.CancelledError:
-            pass
         await self._w.close()
         await self._r.close()
 

@@ -9,8 +9,13 @@ import pytest
 
 from bot.content import Quiz
 from bot.engine import Engine, NothingMissed
-from bot.errors import NoActiveSession, NothingToReview, QuizInProgress, UnknownQuiz
-from bot.errors import UnsupportedLanguage
+from bot.errors import (
+    NoActiveSession,
+    NothingToReview,
+    QuizInProgress,
+    UnknownQuiz,
+    UnsupportedLanguage,
+)
 from bot.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer
 from bot.store import SQLiteStore
 from tests.helpers import right_option, wrong_option
@@ -51,7 +56,8 @@ async def test_feedback_has_correct_option_explanation_and_why_not(engine, quizz
     assert isinstance(result, AnswerResult)
     question = quizzes["parallelism"].questions[0]
     assert not result.is_correct and result.chosen == wrong
-    assert result.question.options[result.correct] == question.options[question.correct].text.get("en")
+    right = question.options[question.correct].text.get("en")
+    assert result.question.options[result.correct] == right
     assert result.explanation == question.explanation.get("en")
     chosen_file_index = [o.text.get("en") for o in question.options].index(prompt.options[wrong])
     assert result.rationale == question.options[chosen_file_index].why_not.get("en")

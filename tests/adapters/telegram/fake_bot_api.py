@@ -1,0 +1,515 @@
+"""A fake Telegram Bot API server on 127.0.0.1 for adapter tests and the benchmark.
+
+It speaks the real wire format (`POST /bot<token>/<method>`, form or JSON parameters,
+`{"ok": true, "result": ...}` answers and real error descriptions), keeps every chat's
+messages, queues updates for `getUpdates` with offset and long-poll semantics, and records
+every call and when each update was handed out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Any
+
+from aiohttp import web
+
+JSON_FIELDS = frozenset({
+    "reply_markup", "commands", "scope", "entities", "link_preview_options",
+    "reply_parameters", "allowed_updates",
+})
+INT_FIELDS = frozenset({"chat_id", "message_id", "offset", "limit", "timeout",
+                        "max_connections", "message_thread_id"})
+BOOL_FIELDS = frozenset({"show_alert", "drop_pending_updates", "disable_notification"})
+HTML_TAGS = frozenset({"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a",
+                       "code", "pre", "tg-spoiler", "span", "blockquote", "tg-emoji"})
+MAX_POLL = 10.0  # seconds a long poll may hang, whatever the client asks
+
+
+class ApiError(Exception):
+    """An error answer: HTTP status, Bot API description, optional parameters."""
+
+    def __init__(self, code: int, description: str, parameters: dict[str, Any] | None = None):
+        super().__init__(description)
+        self.code, self.description, self.parameters = code, description, parameters
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    time: float  # time.perf_counter() when the request arrived
+    error: str | None = None  # the description, when the fake answered with an error
+
+
+@dataclass
+class Injected:
+    status: int
+    description: str
+    parameters: dict[str, Any] | None = None
+    drop: bool = False  # close the connection instead of answering (a network failure)
+
+
+class _Html(HTMLParser):
+    """Telegram's HTML parse mode: a small tag set, properly nested; plain text out."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self.open: list[str] = []
+        self.problem: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in HTML_TAGS:
+            self.problem = self.problem or f'Unsupported start tag "{tag}"'
+        elif tag == "a" and not dict(attrs).get("href"):
+            self.problem = self.problem or "Can't find end tag corresponding to start tag a"
+        self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.open or self.open[-1] != tag:
+            self.problem = self.problem or f'Unmatched end tag "{tag}"'
+        else:
+            self.open.pop()
+
+    def handle_data(self, data: str) -> None:
+        if "<" in data or ">" in data:
+            self.problem = self.problem or "unescaped < or > in text"
+        self.text.append(data)
+
+
+def parse_html(source: str) -> str:
+    """Plain text of a parse_mode=HTML message, or ApiError like Telegram's."""
+    parser = _Html()
+    parser.feed(source)
+    parser.close()
+    if parser.open and not parser.problem:
+        parser.problem = f"Can't find end tag corresponding to start tag {parser.open[-1]}"
+    if parser.problem:
+        raise ApiError(400, f"Bad Request: can't parse entities: {parser.problem}")
+    return "".join(parser.text)
+
+
+class FakeBotAPI:
+    """The fake server. Use as `async with FakeBotAPI(token) as api:`; `api.base_url` is
+    what goes into `telegram.api_base_url`."""
+
+    def __init__(self, token: str, *, bot_id: int | None = None,
+                 username: str = "quizbot_test_bot") -> None:
+        self.token = token
+        self.bot = {"id": bot_id or int(token.split(":")[0]), "is_bot": True,
+                    "first_name": "Quizbot", "username": username, "can_join_groups": True,
+                    "can_read_all_group_messages": False, "supports_inline_queries": False}
+        self.calls: list[Call] = []
+        self.messages: dict[tuple[int, int], dict[str, Any]] = {}
+        self.html: dict[tuple[int, int], str] = {}  # the source text as the bot sent it
+        self.chats: dict[int, dict[str, Any]] = {}
+        self.blocked: set[int] = set()
+        self.commands: dict[str | None, list[dict[str, Any]]] = {}
+        self.webhook_url = ""
+        self.handed_out: dict[int, float] = {}  # update_id -> first getUpdates hand-out
+        self.answered: dict[str, float] = {}  # callback_query_id -> answerCallbackQuery time
+        self.callback_update: dict[str, int] = {}  # callback_query_id -> update_id
+        self._updates: deque[dict[str, Any]] = deque()
+        self._update_ids = itertools.count(1)
+        self._message_ids: dict[int, itertools.count[int]] = {}
+        self._callback_ids = itertools.count(1)
+        self._injected: dict[str, deque[Injected]] = defaultdict(deque)
+        self._changed = asyncio.Condition()
+        self._listeners: dict[int, list[asyncio.Queue[Call]]] = defaultdict(list)
+        self._closing = False
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    async def __aenter__(self) -> FakeBotAPI:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        """Listen on a random port of 127.0.0.1."""
+        app = web.Application(client_max_size=8 * 1024 * 1024)
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None and server.sockets
+        self.port = server.sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        """Wake every long poll and stop the server."""
+        self._closing = True
+        async with self._changed:
+            self._changed.notify_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/bot"
+
+    # --- test controls --------------------------------------------------------------------
+
+    def inject(self, method: str, status: int = 400, description: str = "Bad Request",
+               *, retry_after: int | None = None, drop: bool = False, times: int = 1) -> None:
+        """Make the next `times` calls of `method` fail this way."""
+        params = {"retry_after": retry_after} if retry_after is not None else None
+        for _ in range(times):
+            self._injected[method].append(Injected(status, description, params, drop))
+
+    def rate_limit(self, method: str, retry_after: int = 1, times: int = 1) -> None:
+        """The next `times` calls of `method` get 429 Too Many Requests."""
+        self.inject(method, 429, f"Too Many Requests: retry after {retry_after}",
+                    retry_after=retry_after, times=times)
+
+    def listen(self, chat_id: int) -> asyncio.Queue[Call]:
+        """A queue receiving every successful call aimed at `chat_id` (for the benchmark)."""
+        queue: asyncio.Queue[Call] = asyncio.Queue()
+        self._listeners[chat_id].append(queue)
+        return queue
+
+    def calls_of(self, method: str, chat_id: int | None = None) -> list[Call]:
+        """Successful calls of `method` (to `chat_id`, if given)."""
+        return [c for c in self.calls if c.method == method and c.error is None
+                and (chat_id is None or c.params.get("chat_id") == chat_id)]
+
+    def errors_of(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method and c.error is not None]
+
+    def chat_messages(self, chat_id: int) -> list[dict[str, Any]]:
+        """Every message in the chat, oldest first (including the users' own)."""
+        return [m for (c, _), m in sorted(self.messages.items()) if c == chat_id]
+
+    def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
+        return [m for m in self.chat_messages(chat_id) if m["from"]["id"] == self.bot["id"]]
+
+    def last_bot_message(self, chat_id: int) -> dict[str, Any]:
+        return self.bot_messages(chat_id)[-1]
+
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0,
+                       what: str = "condition") -> Any:
+        """Wait until `predicate()` is truthy (re-checked after every call); return it."""
+        async def check() -> Any:
+            async with self._changed:
+                result = predicate()
+                while not result:
+                    await self._changed.wait()
+                    result = predicate()
+                return result
+        try:
+            return await asyncio.wait_for(check(), timeout)
+        except TimeoutError:
+            recent = [f"{c.method} {c.error or ''}" for c in self.calls[-12:]]
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}; "
+                                 f"last calls: {recent}") from None
+
+    async def wait_calls(self, method: str, count: int, chat_id: int | None = None,
+                         timeout: float = 10.0) -> list[Call]:
+        """Wait until `method` succeeded `count` times (to `chat_id`); return those calls."""
+        await self.wait_for(lambda: len(self.calls_of(method, chat_id)) >= count, timeout,
+                            f"{count} x {method} to {chat_id}")
+        return self.calls_of(method, chat_id)
+
+    # --- update builders ------------------------------------------------------------------
+
+    @staticmethod
+    def user(user_id: int, first_name: str, last_name: str | None = None, *,
+             language_code: str | None = "en") -> dict[str, Any]:
+        """A Telegram User object for a human."""
+        user: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name}
+        if last_name:
+            user["last_name"] = last_name
+        if language_code:
+            user["language_code"] = language_code
+        return user
+
+    def private_chat(self, user: dict[str, Any]) -> dict[str, Any]:
+        chat = {"id": user["id"], "type": "private", "first_name": user["first_name"]}
+        self.chats[chat["id"]] = chat
+        return chat
+
+    def group_chat(self, chat_id: int, title: str = "Study group",
+                   kind: str = "supergroup") -> dict[str, Any]:
+        chat = {"id": chat_id, "type": kind, "title": title}
+        self.chats[chat_id] = chat
+        return chat
+
+    def message(self, user: dict[str, Any], text: str,
+                chat: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An Update carrying a text message the user sent (commands get their entity)."""
+        chat = chat or self.private_chat(user)
+        self.chats.setdefault(chat["id"], chat)
+        msg: dict[str, Any] = {"message_id": self._next_message_id(chat["id"]),
+                               "date": int(time.time()), "chat": chat, "from": user,
+                               "text": text}
+        if text.startswith("/"):
+            msg["entities"] = [{"type": "bot_command", "offset": 0,
+                                "length": len(text.split()[0])}]
+        self.messages[(chat["id"], msg["message_id"])] = msg
+        return {"message": msg}
+
+    def callback(self, user: dict[str, Any], message: dict[str, Any],
+                 data: str) -> dict[str, Any]:
+        """An Update for a tap on an inline button of `message` (as it stands now)."""
+        current = self.messages.get((message["chat"]["id"], message["message_id"]), message)
+        query_id = f"{next(self._callback_ids)}{user['id']}"
+        return {"callback_query": {"id": query_id, "from": user, "message": current,
+                                   "chat_instance": f"ci{message['chat']['id']}",
+                                   "data": data}}
+
+    async def push_update(self, update: dict[str, Any]) -> int:
+        """Queue an update for getUpdates; returns its update_id."""
+        update = {"update_id": next(self._update_ids), **update}
+        if "callback_query" in update:
+            self.callback_update[update["callback_query"]["id"]] = update["update_id"]
+        self._updates.append(update)
+        await self._notify()
+        return int(update["update_id"])
+
+    def pending_updates(self) -> int:
+        return len(self._updates)
+
+    # --- the server -----------------------------------------------------------------------
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        method = request.match_info["method"]
+        params = await _read_params(request)
+        call = Call(method, params, time.perf_counter())
+        self.calls.append(call)
+        try:
+            if request.match_info["token"] != self.token:
+                raise ApiError(401, "Unauthorized")
+            if (injected := self._injected.get(method)) and injected:
+                fault = injected.popleft()
+                if fault.drop:
+                    assert request.transport is not None
+                    request.transport.close()
+                    raise ApiError(599, "connection dropped")
+                raise ApiError(fault.status, fault.description, fault.parameters)
+            handler = getattr(self, f"_api_{method}", None)
+            if handler is None:
+                raise ApiError(404, "Not Found")
+            result = await handler(params)
+        except ApiError as exc:
+            call.error = exc.description
+            await self._notify()
+            body: dict[str, Any] = {"ok": False, "error_code": exc.code,
+                                    "description": exc.description}
+            if exc.parameters:
+                body["parameters"] = exc.parameters
+            return web.json_response(body, status=exc.code)
+        chat_id = params.get("chat_id")
+        for queue in self._listeners.get(chat_id, ()) if isinstance(chat_id, int) else ():
+            queue.put_nowait(call)
+        await self._notify()
+        return web.json_response({"ok": True, "result": result})
+
+    def _next_message_id(self, chat_id: int) -> int:
+        return next(self._message_ids.setdefault(chat_id, itertools.count(1)))
+
+    def _chat(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id = params.get("chat_id")
+        if chat_id in self.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if chat_id not in self.chats:
+            raise ApiError(400, "Bad Request: chat not found")
+        return self.chats[chat_id]
+
+    @staticmethod
+    def _text(params: dict[str, Any]) -> str:
+        source = str(params.get("text", ""))
+        text = parse_html(source) if params.get("parse_mode") == "HTML" else source
+        if not text.strip():
+            raise ApiError(400, "Bad Request: message text is empty")
+        if len(text.encode("utf-16-le")) // 2 > 4096:
+            raise ApiError(400, "Bad Request: message is too long")
+        return text
+
+    @staticmethod
+    def _markup(params: dict[str, Any]) -> dict[str, Any] | None:
+        markup = params.get("reply_markup")
+        if markup is None:
+            return None
+        for row in markup.get("inline_keyboard", []):
+            for button in row:
+                if len(button.get("callback_data", "").encode()) > 64:
+                    raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
+        return markup if markup.get("inline_keyboard") else None
+
+    def _stored(self, params: dict[str, Any]) -> tuple[tuple[int, int], dict[str, Any]]:
+        self._chat(params)
+        key = (params.get("chat_id"), params.get("message_id"))
+        msg = self.messages.get(key)  # type: ignore[arg-type]
+        if msg is None or msg["from"]["id"] != self.bot["id"]:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        return key, msg  # type: ignore[return-value]
+
+    async def _api_getMe(self, params: dict[str, Any]) -> dict[str, Any]:
+        return self.bot
+
+    async def _api_getUpdates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.webhook_url:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is "
+                                "active; use deleteWebhook to delete the webhook first")
+        offset = int(params.get("offset") or 0)
+        while self._updates and self._updates[0]["update_id"] < offset:
+            self._updates.popleft()  # confirmed by the client
+        timeout = min(float(params.get("timeout") or 0), MAX_POLL)
+        if not self._updates and timeout > 0 and not self._closing:
+            async with self._changed:
+                try:
+                    await asyncio.wait_for(
+                        self._changed.wait_for(lambda: bool(self._updates) or self._closing),
+                        timeout)
+                except TimeoutError:
+                    pass
+        batch = list(itertools.islice(self._updates, int(params.get("limit") or 100)))
+        now = time.perf_counter()
+        for update in batch:
+            self.handed_out.setdefault(update["update_id"], now)
+        return batch
+
+    async def _api_sendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        text, markup = self._text(params), self._markup(params)
+        msg: dict[str, Any] = {"message_id": self._next_message_id(chat["id"]),
+                               "from": self.bot, "chat": chat, "date": int(time.time()),
+                               "text": text}
+        if markup:
+            msg["reply_markup"] = markup
+        self.messages[(chat["id"], msg["message_id"])] = msg
+        self.html[(chat["id"], msg["message_id"])] = str(params["text"])
+        return msg
+
+    async def _api_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
+        key, msg = self._stored(params)
+        text, markup = self._text(params), self._markup(params)
+        if params["text"] == self.html.get(key) and markup == msg.get("reply_markup"):
+            raise ApiError(400, "Bad Request: message is not modified: specified new message "
+                                "content and reply markup are exactly the same as a current "
+                                "content and reply markup of the message")
+        msg = {**msg, "text": text, "edit_date": int(time.time())}
+        msg.pop("reply_markup", None)  # an edit without reply_markup removes the keyboard
+        if markup:
+            msg["reply_markup"] = markup
+        self.messages[key], self.html[key] = msg, str(params["text"])
+        return msg
+
+    async def _api_editMessageReplyMarkup(self, params: dict[str, Any]) -> dict[str, Any]:
+        key, msg = self._stored(params)
+        markup = self._markup(params)
+        if markup == msg.get("reply_markup"):
+            raise ApiError(400, "Bad Request: message is not modified: specified new message "
+                                "content and reply markup are exactly the same as a current "
+                                "content and reply markup of the message")
+        msg = {**msg, "edit_date": int(time.time())}
+        msg.pop("reply_markup", None)
+        if markup:
+            msg["reply_markup"] = markup
+        self.messages[key] = msg
+        return msg
+
+    async def _api_deleteMessage(self, params: dict[str, Any]) -> bool:
+        self._chat(params)
+        key = (params.get("chat_id"), params.get("message_id"))
+        if self.messages.pop(key, None) is None:  # type: ignore[arg-type]
+            raise ApiError(400, "Bad Request: message to delete not found")
+        return True
+
+    async def _api_answerCallbackQuery(self, params: dict[str, Any]) -> bool:
+        query_id = str(params.get("callback_query_id"))
+        if query_id not in self.callback_update or query_id in self.answered:
+            raise ApiError(400, "Bad Request: query is too old and response timeout expired "
+                                "or query ID is invalid")
+        if len(str(params.get("text", ""))) > 200:
+            raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
+        self.answered[query_id] = time.perf_counter()
+        return True
+
+    async def _api_sendChatAction(self, params: dict[str, Any]) -> bool:
+        self._chat(params)
+        return True
+
+    async def _api_setMyCommands(self, params: dict[str, Any]) -> bool:
+        commands = params.get("commands") or []
+        for c in commands:
+            if not 1 <= len(c["description"]) <= 256 or not c["command"].islower():
+                raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
+        self.commands[params.get("language_code")] = commands
+        return True
+
+    async def _api_setWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook_url = str(params.get("url", ""))
+        self.webhook_secret = params.get("secret_token")
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook_url = ""
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    async def _api_getWebhookInfo(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"url": self.webhook_url, "has_custom_certificate": False,
+                "pending_update_count": len(self._updates)}
+
+
+async def _read_params(request: web.Request) -> dict[str, Any]:
+    """Parameters as JSON body, query string, or form (urlencoded or multipart) fields.
+
+    python-telegram-bot 22 posts urlencoded forms whose object values are JSON strings.
+    """
+    if request.content_type == "application/json":
+        body = await request.json() if request.can_read_body else {}
+        return dict(body or {})
+    raw: dict[str, Any] = dict(request.query)
+    if request.can_read_body:
+        form = await request.post()
+        raw.update({k: v for k, v in form.items() if isinstance(v, str)})
+    return {k: _decode(k, v) for k, v in raw.items()}
+
+
+def _decode(key: str, value: str) -> Any:
+    if key in JSON_FIELDS:
+        return json.loads(value)
+    if key in INT_FIELDS:
+        try:
+            return int(value)
+        except ValueError:
+            return value  # "@channelname"
+    if key in BOOL_FIELDS:
+        return value in ("true", "True", "1")
+    return value
+
+
+def buttons(message: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """The inline keyboard rows of a message, [] when it has none."""
+    return list((message.get("reply_markup") or {}).get("inline_keyboard", []))
+
+
+def button_data(message: dict[str, Any]) -> list[str]:
+    """Every callback_data on the message, row by row."""
+    return [b["callback_data"] for row in buttons(message) for b in row if "callback_data" in b]
+
+
+def texts(calls: Iterable[Call]) -> list[str]:
+    return [str(c.params.get("text", "")) for c in calls]

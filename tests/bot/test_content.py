@@ -1,0 +1,134 @@
+"""Content loading: every validation message names file, line or field, and what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.cli import main
+from bot.content import load_file, load_quizzes
+from bot.errors import ContentError
+from tests.conftest import FIXTURES
+
+BROKEN = FIXTURES / "content" / "broken.yaml"
+
+
+def problems_of(path: Path) -> list[str]:
+    with pytest.raises(ContentError) as info:
+        load_file(path, display=path.name)
+    return info.value.problems
+
+
+def test_minimal_quiz_loads_into_dataclasses():
+    quiz = load_file(FIXTURES / "content" / "minimal.yaml")
+    assert quiz.id == "tiny" and quiz.languages == ("en", "ur")
+    assert [q.id for q in quiz.questions] == ["one", "two"]
+    assert quiz.questions[1].correct == 1
+    assert quiz.questions[0].options[1].why_not.get("ur") == "دوبارہ گنیں۔"
+    assert quiz.questions[1].references[0].url == "https://example.org/arithmetic"
+    with pytest.raises(AttributeError):
+        quiz.id = "changed"  # type: ignore[misc]
+
+
+def test_every_problem_is_reported_at_once_with_file_and_line():
+    assert problems_of(BROKEN) == [
+        "broken.yaml:6: colour is not a known key (expected one of: description, difficulty, "
+        "id, languages, questions, shuffle_questions, title)",
+        "broken.yaml:4: difficulty must be one of easy, medium, hard, got 'impossible'",
+        "broken.yaml:3: description has no 'ur' text (the quiz declares 'ur')",
+        "broken.yaml:9: questions[0].text.en is empty",
+        "broken.yaml:15: questions[0].correct is 5 but the question has 4 options "
+        "(0-based: 0 to 3)",
+        "broken.yaml:23: questions[1].hint is not a known key (expected one of: correct, "
+        "explanation, id, options, references, text)",
+        "broken.yaml:17: questions[1].id 'q1' duplicates the id of questions[0]",
+        "broken.yaml:20: questions[1].options has 1 options; a question needs 2 to 10",
+    ]
+
+
+def test_invalid_yaml_names_file_and_line():
+    assert problems_of(FIXTURES / "content" / "bad_syntax.yaml") == [
+        "bad_syntax.yaml:3: is not valid YAML: expected ',' or '}', but got ':'"]
+
+
+def test_question_over_one_message_is_rejected():
+    (problem,) = problems_of(FIXTURES / "content" / "huge.yaml")
+    assert problem.startswith("huge.yaml:10: questions[0] (en) renders to ")
+    assert "one Telegram message / Discord embed holds 4096" in problem
+
+
+def write_quiz(tmp_path: Path, **changes: object) -> Path:
+    data = yaml.safe_load((FIXTURES / "content" / "minimal.yaml").read_text(encoding="utf-8"))
+    question = data["questions"][0]
+    for key, value in changes.items():
+        if key.startswith("q_"):
+            question[key[2:]] = value
+        else:
+            data[key] = value
+    path = tmp_path / "quiz.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def test_explanation_over_a_discord_message_is_rejected(tmp_path: Path):
+    long = {"en": "Because " * 186, "ur": "کیونکہ " * 212}
+    options = [{"text": {"en": "2", "ur": "2"}},
+               {"text": {"en": "3", "ur": "3"}, "why_not": {"en": "x" * 480, "ur": "ی" * 480}}]
+    problems = problems_of(write_quiz(tmp_path, q_explanation=long, q_options=options))
+    assert len(problems) == 2
+    assert all("questions[0].explanation" in p and "one Discord message holds 2000" in p
+               for p in problems)
+
+
+def line_of(path: Path, needle: str) -> int:
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+def test_language_outside_the_declared_ones(tmp_path: Path):
+    path = write_quiz(tmp_path, q_text={"en": "a", "ur": "b", "fr": "c"})
+    assert problems_of(path) == [
+        f"quiz.yaml:{line_of(path, 'fr: c')}: questions[0].text.fr is a language the quiz does "
+        "not declare in `languages`"]
+
+
+def test_wrong_types_are_named(tmp_path: Path):
+    path = write_quiz(tmp_path, q_correct="B", q_options="A, B", languages="en")
+    problems = problems_of(path)
+    assert problems[0] == (f"quiz.yaml:{line_of(path, 'languages:')}: languages must be a list "
+                           "of language codes like [en, ur], got 'en'")
+    assert any("questions[0].options must be a list, got a string" in p for p in problems)
+    assert any("questions[0].correct must be the 0-based index of the right option, got 'B'"
+               in p for p in problems)
+
+
+def test_missing_keys_and_bad_reference(tmp_path: Path):
+    path = write_quiz(tmp_path, q_references=[{"title": "Paper", "url": "not a url"}])
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    del data["questions"][1]["explanation"]
+    path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+    problems = problems_of(path)
+    assert any(p.endswith("questions[0].references[0].url must be an http(s) URL, got "
+                          "'not a url'") for p in problems)
+    assert any(p.endswith("questions[1].explanation is missing") for p in problems)
+
+
+def test_duplicate_quiz_ids_across_files(tmp_path: Path):
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_bytes((FIXTURES / "content" / "minimal.yaml").read_bytes())
+    with pytest.raises(ContentError, match="id 'tiny' is already used by"):
+        load_quizzes([tmp_path])
+
+
+def test_validate_command_exit_codes(capsys: pytest.CaptureFixture[str]):
+    assert main(["validate", str(FIXTURES / "content" / "minimal.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "tiny (easy), 2 questions, languages en, ur" in out
+    assert main(["validate", str(BROKEN), str(FIXTURES / "content" / "minimal.yaml")]) == 1
+    captured = capsys.readouterr()
+    assert "questions[0].correct is 5 but the question has 4 options" in captured.err
+    assert "8 problem(s) found." in captured.err
+    assert main(["validate", "does/not/exist.yaml"]) == 1
+    assert "no such file" in capsys.readouterr().err

@@ -1,0 +1,79 @@
+"""Rendering is pure: engine results in, text out, no network."""
+
+from __future__ import annotations
+
+import html
+
+from bot.i18n import LRI, Catalogue
+from bot.render import (
+    Markup,
+    answered_question_text,
+    feedback_text,
+    progress_bar,
+    question_text,
+    summary_text,
+    toast,
+)
+from bot.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
+
+
+def prompt(lang: str = "en", **kw) -> QuestionPrompt:
+    values = dict(session_id=1, quiz_id="q", quiz_title="Quiz", lang=lang,
+                  kind=SessionKind.FULL, position=2, total=8, question_id="x",
+                  text="Why <NVLink>?", options=("Speed & size", "Colour", "Taste", "None"))
+    values.update(kw)
+    return QuestionPrompt(**values)
+
+
+def result(p: QuestionPrompt, chosen: int = 1, correct: int = 0) -> AnswerResult:
+    return AnswerResult(
+        session_id=1, lang=p.lang, question=p, chosen=chosen, correct=correct,
+        is_correct=chosen == correct, explanation="Because all-reduce.",
+        rationale="Colour is irrelevant." if chosen != correct else None, references=(),
+        answered=3, score=2, next=None, summary=None)
+
+
+def test_progress_bar():
+    assert progress_bar(0, 8) == "▱" * 8
+    assert progress_bar(4, 8) == "▰" * 4 + "▱" * 4
+    assert progress_bar(8, 8) == "▰" * 8
+
+
+def test_question_has_header_bar_and_lettered_options(catalogue: Catalogue):
+    text = question_text(catalogue, prompt())
+    assert text.splitlines()[0] == "Question 3/8  ▰▰▱▱▱▱▱▱"
+    assert "A) Speed & size" in text and "D) None" in text
+
+
+def test_html_markup_escapes_user_text(catalogue: Catalogue):
+    m = Markup(escape=html.escape, bold=lambda s: f"<b>{s}</b>")
+    text = question_text(catalogue, prompt(), m)
+    assert "Why &lt;NVLink&gt;?" in text and "<b>A</b>) Speed &amp; size" in text
+
+
+def test_feedback_wrong_choice_shows_right_answer_and_why_not(catalogue: Catalogue):
+    text = feedback_text(catalogue, result(prompt()))
+    assert text.splitlines()[:3] == ["❌ Not quite.", "Your answer: B",
+                                     "Right answer: A) Speed & size"]
+    assert "Because all-reduce." in text and "Why not B: Colour is irrelevant." in text
+    assert toast(catalogue, result(prompt())) == "❌ Wrong: the answer is A"
+
+
+def test_answered_question_marks_choice_and_answer(catalogue: Catalogue):
+    lines = answered_question_text(catalogue, result(prompt())).splitlines()
+    assert "✅ A) Speed & size" in lines and "❌ B) Colour" in lines
+
+
+def test_urdu_isolates_letters_and_latin(catalogue: Catalogue):
+    p = prompt("ur", text="کون سا GPU؟", options=("ایک", "دو", "تین", "چار"))
+    text = question_text(catalogue, p)
+    assert f"{LRI}A" in text and f"{LRI}GPU" in text
+
+
+def test_summary_lists_missed_with_answers(catalogue: Catalogue):
+    s = Summary(session_id=1, quiz_id="q", quiz_title="Quiz", lang="en", kind=SessionKind.FULL,
+                score=7, total=8, missed=(MissedQuestion(3, "x", "Why?", "Because"),),
+                best_score=7)
+    text = summary_text(catalogue, s)
+    assert "Finished Quiz: 7/8" in text and "4. Why?\n   → Because" in text
+    assert "Your best: 7/8" in text

@@ -1,0 +1,168 @@
+"""SQLite store: migrations, durability under concurrency, refusing files it must not touch."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from bot.engine import Engine
+from bot.errors import ConfigError, StoreRefused
+from bot.results import Actor, AnswerResult
+from bot.store import SQLiteStore, migrations, path_from_url
+from tests.helpers import right_option
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+async def test_migrations_from_empty_are_recorded(tmp_path: Path):
+    store = await SQLiteStore.open(f"sqlite:///{tmp_path}/nested/dir/q.db")
+    await store.close()
+    db = sqlite3.connect(tmp_path / "nested/dir/q.db")
+    try:
+        versions = [r[0] for r in db.execute("SELECT version FROM schema_migrations")]
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        db.close()
+    assert versions == [v for v, _, _ in migrations()]
+    assert {"users", "sessions", "answers", "best_scores"} <= tables
+    assert mode == "wal"
+
+
+async def test_reopen_applies_nothing_twice(tmp_path: Path):
+    for _ in range(3):
+        store = await SQLiteStore.open(tmp_path / "q.db")
+        await store.close()
+    db = sqlite3.connect(tmp_path / "q.db")
+    try:
+        assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(
+            migrations())
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("url, expected", [
+    ("sqlite:///data/quizbot.db", Path("data/quizbot.db")),
+    ("sqlite:////var/lib/quizbot/q.db", Path("/var/lib/quizbot/q.db")),
+])
+def test_storage_url_forms(url: str, expected: Path):
+    assert path_from_url(url) == expected
+
+
+@pytest.mark.parametrize("url", ["postgres://x", "sqlite://", "data/q.db"])
+def test_bad_storage_url(url: str):
+    with pytest.raises(ConfigError, match=r"storage\.url"):
+        path_from_url(url)
+
+
+async def test_non_sqlite_file_is_refused_untouched(tmp_path: Path):
+    path = tmp_path / "q.db"
+    path.write_text("these are my notes, not a database\n" * 50)
+    before = digest(path)
+    with pytest.raises(StoreRefused, match="not a SQLite database"):
+        await SQLiteStore.open(path)
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["q.db"]
+
+
+async def test_corrupt_database_is_refused_untouched(tmp_path: Path, quizzes):
+    path = tmp_path / "q.db"
+    store = await SQLiteStore.open(path)
+    engine = Engine(store, quizzes)
+    for i in range(300):
+        await engine.start(Actor("t", f"user-{i}", None, "x" * 200))
+    await store.close()
+    data = bytearray(path.read_bytes())
+    assert len(data) > 8 * 4096
+    for offset in range(4096 * 2, len(data) - 4096, 4096):  # scribble over page bodies
+        data[offset + 100 : offset + 400] = b"\xde\xad\xbe\xef" * 75
+    path.write_bytes(bytes(data))
+    before = digest(path)
+    with pytest.raises(StoreRefused, match="corrupt"):
+        await SQLiteStore.open(path)
+    assert digest(path) == before
+
+
+async def test_newer_schema_is_refused_untouched(tmp_path: Path):
+    path = tmp_path / "q.db"
+    await (await SQLiteStore.open(path)).close()
+    db = sqlite3.connect(path)
+    db.execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 0)")
+    db.commit()
+    db.close()
+    before = digest(path)
+    with pytest.raises(StoreRefused, match="newer"):
+        await SQLiteStore.open(path)
+    assert digest(path) == before
+
+
+async def test_someone_elses_sqlite_database_is_refused(tmp_path: Path):
+    path = tmp_path / "other.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
+    db.commit()
+    db.close()
+    before = digest(path)
+    with pytest.raises(StoreRefused, match="not quizbot's"):
+        await SQLiteStore.open(path)
+    assert digest(path) == before
+
+
+async def test_200_concurrent_learners_lose_nothing_and_count_nothing_twice(
+        tmp_path: Path, quizzes):
+    store = await SQLiteStore.open(tmp_path / "q.db")
+    engine = Engine(store, quizzes, rng=random.Random(11))
+    learners = [Actor("telegram", str(i), None, f"L{i}") for i in range(200)]
+
+    async def learner(actor: Actor, seed: int) -> int:
+        rng = random.Random(seed)
+        prompt = await engine.start(actor)
+        score = 0
+        while prompt is not None:
+            option = right_option(quizzes, prompt) if rng.random() < 0.5 else (
+                (right_option(quizzes, prompt) + 1) % 4)
+            # Every tap is delivered twice, concurrently, as Telegram may after a restart.
+            first, second = await asyncio.gather(
+                engine.answer(actor, prompt.session_id, prompt.position, option),
+                engine.answer(actor, prompt.session_id, prompt.position, option))
+            assert isinstance(first, AnswerResult) and isinstance(second, AnswerResult)
+            assert first.duplicate != second.duplicate
+            score += first.is_correct
+            prompt = first.next
+        return score
+
+    expected = await asyncio.gather(*[learner(a, i) for i, a in enumerate(learners)])
+    commits = store.commits
+    await store.close()
+
+    db = sqlite3.connect(tmp_path / "q.db")
+    try:
+        answers = db.execute("SELECT COUNT(*) FROM answers").fetchone()[0]
+        scores = dict(db.execute("SELECT user_id, score FROM sessions WHERE status='finished'"))
+        dupes = db.execute("SELECT COUNT(*) FROM (SELECT session_id, position FROM answers "
+                           "GROUP BY 1, 2 HAVING COUNT(*) > 1)").fetchone()[0]
+    finally:
+        db.close()
+    assert answers == 200 * 8 and dupes == 0
+    assert scores == {str(i): s for i, s in enumerate(expected)}
+    assert commits < 200 * 8  # answers shared commits (group commit)
+
+
+async def test_close_commits_writes_already_queued(tmp_path: Path):
+    store = await SQLiteStore.open(tmp_path / "q.db")
+    pending = [asyncio.create_task(store.set_language("t", str(i), "ur")) for i in range(20)]
+    await asyncio.sleep(0)  # one turn: every task has queued its write and awaits the commit
+    await store.close()
+    await asyncio.gather(*pending)
+    db = sqlite3.connect(tmp_path / "q.db")
+    try:
+        assert db.execute("SELECT COUNT(*) FROM users WHERE lang = 'ur'").fetchone()[0] == 20
+    finally:
+        db.close()

@@ -1,0 +1,174 @@
+"""`quizbot play` as a learner runs it: a real process, piped input, a real SQLite file."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.content import Quiz
+from bot.i18n import strip_isolates
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPT = re.compile(r"(or q to quit: |باہر نکلنے کے لیے q: |\[y/N\] )$")
+OPTION = re.compile(r"^([A-J])\) (.*)$", re.M)
+TIMEOUT = 20
+
+
+class Player:
+    """Drives `quizbot play` over pipes, reading until it asks for input."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.transcript = ""
+
+    @classmethod
+    async def start(cls, cwd: Path, *args: str) -> Player:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot.cli", "play", "--user", "tester", *args, cwd=cwd,
+            env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT)
+        return cls(proc)
+
+    async def until_prompt(self) -> str:
+        """Everything printed since the last input, up to the next prompt."""
+        assert self.proc.stdout is not None
+        chunk = ""
+        async with asyncio.timeout(TIMEOUT):
+            while not PROMPT.search(strip_isolates(chunk)):
+                data = await self.proc.stdout.read(4096)
+                if not data:
+                    break
+                chunk += data.decode()
+        self.transcript += chunk
+        return strip_isolates(chunk)
+
+    async def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"{line}\n".encode())
+        await self.proc.stdin.drain()
+
+    async def finish(self) -> int:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        async with asyncio.timeout(TIMEOUT):
+            self.transcript += strip_isolates((await self.proc.stdout.read()).decode())
+            return await self.proc.wait()
+
+
+def right_letter(quiz: Quiz, screen: str, lang: str) -> str:
+    """Read the options off the screen and pick the one the quiz file says is right."""
+    options = dict((letter, text.strip()) for letter, text in OPTION.findall(screen))
+    question = next(q for q in quiz.questions if strip_isolates(q.text.get(lang)) in screen)
+    right = question.options[question.correct].text.get(lang)
+    return next(letter for letter, text in options.items() if text == right)
+
+
+def wrong_letter(quiz: Quiz, screen: str, lang: str) -> str:
+    return "B" if right_letter(quiz, screen, lang) == "A" else "A"
+
+
+def db_answers(cwd: Path) -> list[tuple[int, int]]:
+    db = sqlite3.connect(cwd / "data" / "quizbot.db")
+    try:
+        return db.execute("SELECT session_id, position FROM answers ORDER BY position").fetchall()
+    finally:
+        db.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_whole_quiz_with_piped_input(tmp_path: Path, quizzes: dict[str, Quiz], lang: str):
+    quiz = quizzes["parallelism"]
+    player = await Player.start(tmp_path, "--lang", lang)
+    screen = await player.until_prompt()
+    header = "Question 1/8" if lang == "en" else "سوال 1/8"
+    assert header in screen and "A) " in screen and "D) " in screen
+    await player.send("maybe")  # not a letter: asked again, nothing recorded
+    assert ("Please type one of A/B/C/D" if lang == "en" else "A/B/C/D") in (
+        await player.until_prompt())
+    right = {0, 1, 3, 4, 6, 7}
+    for position in range(8):
+        if position:
+            screen = await player.until_prompt()
+        pick = right_letter if position in right else wrong_letter
+        await player.send(pick(quiz, screen, lang))
+    end = await player.until_prompt()  # the review offer
+    assert ("Finished Model and pipeline parallelism: 6/8" if lang == "en" else "6/8") in end
+    await player.send("n")
+    assert await player.finish() == 0
+    assert len(db_answers(tmp_path)) == 8
+    if lang == "ur":
+        assert quiz.questions[0].explanation.get("ur")[:40] in player.transcript
+        assert "درست جواب" in player.transcript
+
+
+async def test_review_offered_after_missing(tmp_path: Path, quizzes: dict[str, Quiz]):
+    quiz = quizzes["parallelism"]
+    player = await Player.start(tmp_path)
+    for position in range(8):
+        screen = await player.until_prompt()
+        await player.send(right_letter(quiz, screen, "en") if position else
+                          wrong_letter(quiz, screen, "en"))
+    assert "Review the 1 missed question(s) now?" in await player.until_prompt()
+    await player.send("y")
+    screen = await player.until_prompt()
+    assert "Review 1/1" in screen and quiz.questions[0].text.get("en") in screen
+    await player.send(right_letter(quiz, screen, "en"))
+    assert await player.finish() == 0
+    assert "Review finished: 1/1" in player.transcript
+
+
+async def test_killed_after_three_answers_resumes_at_four(tmp_path: Path,
+                                                         quizzes: dict[str, Quiz]):
+    quiz = quizzes["parallelism"]
+    player = await Player.start(tmp_path)
+    for _ in range(3):
+        screen = await player.until_prompt()
+        await player.send(right_letter(quiz, screen, "en"))
+    assert "Question 4/8" in await player.until_prompt()
+    player.proc.send_signal(signal.SIGKILL)
+    assert await player.proc.wait() == -signal.SIGKILL
+    assert [p for _, p in db_answers(tmp_path)] == [0, 1, 2]
+
+    again = await Player.start(tmp_path)
+    screen = await again.until_prompt()
+    assert "Question 4/8" in screen and "Picking up where you left off." in screen
+    for position in range(3, 8):
+        if position > 3:
+            screen = await again.until_prompt()
+        await again.send(right_letter(quiz, screen, "en"))
+    assert await again.finish() == 0
+    assert "Finished Model and pipeline parallelism: 8/8" in again.transcript
+    answers = db_answers(tmp_path)
+    assert [p for _, p in answers] == list(range(8)) and len({s for s, _ in answers}) == 1
+
+
+async def test_end_of_input_saves_and_exits_cleanly(tmp_path: Path, quizzes: dict[str, Quiz]):
+    player = await Player.start(tmp_path)
+    screen = await player.until_prompt()
+    await player.send(right_letter(quizzes["parallelism"], screen, "en"))
+    await player.until_prompt()
+    assert await player.finish() == 0
+    assert "Progress saved." in player.transcript
+    assert len(db_answers(tmp_path)) == 1
+
+
+async def test_ctrl_c_saves_and_exits_cleanly(tmp_path: Path):
+    player = await Player.start(tmp_path)
+    await player.until_prompt()
+    player.proc.send_signal(signal.SIGINT)
+    assert await player.finish() == 0
+    assert "Progress saved." in player.transcript and "Traceback" not in player.transcript
+
+
+async def test_unknown_quiz_is_a_clear_error(tmp_path: Path):
+    player = await Player.start(tmp_path, "--quiz", "nope")
+    assert await player.finish() == 1
+    assert "There is no quiz called nope." in player.transcript
