@@ -44,8 +44,11 @@ def setup_logging(config: Config) -> None:
     handler.addFilter(RedactSecrets([
         config.telegram_token.reveal(), config.discord_token.reveal(),
         config.telegram.webhook.secret_token.reveal()]))
+    handler.set_name("quizbot")
     root = logging.getLogger()
-    root.handlers[:] = [handler]
+    for old in [h for h in root.handlers if h.get_name() == "quizbot"]:
+        root.removeHandler(old)
+    root.addHandler(handler)
     root.setLevel(config.log_level)
     # httpx logs every request URL at INFO, and Telegram URLs contain the bot token.
     for noisy in ("httpx", "httpcore"):

@@ -1,0 +1,94 @@
+"""The Discord adapter: slash commands and buttons on discord.py, over the shared engine."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from bot.app import App
+from bot.errors import ConfigError
+from bot.logs import RedactSecrets
+from bot.tasks import spawn
+
+from .client import Endpoints, QuizClient, build_client
+
+__all__ = ["DiscordAdapter"]
+
+log = logging.getLogger(__name__)
+
+READY_TIMEOUT = 60.0  # seconds for login, command sync and the gateway's READY
+STOP_TIMEOUT = 10.0
+
+
+class DiscordAdapter:
+    """Runs a discord.py client as an owned background task; `quizbot run` starts and stops it."""
+
+    name = "discord"
+
+    def __init__(self, app: App, *, ready_timeout: float = READY_TIMEOUT) -> None:
+        self.app = app
+        self.ready_timeout = ready_timeout
+        self.client: QuizClient | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._endpoints = Endpoints()
+        self._redact: RedactSecrets | None = None
+
+    async def start(self) -> None:
+        """Log in, sync commands, connect; return once the gateway says READY, else raise."""
+        token = self.app.config.discord_token.reveal()
+        if not token:
+            raise ConfigError("DISCORD_BOT_TOKEN is not set")
+        self._install_redaction(token)
+        self._endpoints.point_rest(self.app.config.discord.api_base_url)
+        self.client = client = build_client(self.app, self._endpoints)
+        self._task = spawn(client.start(token), name="discord-client")
+        ready = asyncio.ensure_future(client.connected.wait())
+        done, _ = await asyncio.wait({ready, self._task}, timeout=self.ready_timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if ready in done:
+            log.info("connected to Discord as %s", client.user)
+            return
+        ready.cancel()
+        failure = self._task.exception() \
+            if self._task in done and not self._task.cancelled() else None
+        await self.stop()
+        if failure is not None:
+            raise RuntimeError(f"the Discord client stopped before READY: {failure!r}") \
+                from failure
+        raise TimeoutError(f"no READY from the Discord gateway in {self.ready_timeout:.0f} s")
+
+    async def stop(self) -> None:
+        """Close the connection and wait for the client task to end."""
+        client, task = self.client, self._task
+        self.client = self._task = None
+        try:
+            if client is not None:
+                await client.close()
+            if task is not None:
+                try:
+                    await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT)
+                except TimeoutError:
+                    log.warning("the Discord client did not stop in %s s; cancelling", STOP_TIMEOUT)
+                    task.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await task
+                except Exception:
+                    pass  # already logged by bot.tasks.spawn
+        finally:
+            self._endpoints.restore()
+            self._remove_redaction()
+
+    def _install_redaction(self, token: str) -> None:
+        """Redact the token in whatever the root logger's handlers write (defence in depth:
+        `quizbot run` already installs bot.logs.RedactSecrets on its own handler)."""
+        self._redact = RedactSecrets([token])
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(self._redact)
+
+    def _remove_redaction(self) -> None:
+        if self._redact is not None:
+            for handler in logging.getLogger().handlers:
+                handler.removeFilter(self._redact)
+            self._redact = None

@@ -1,0 +1,113 @@
+"""The slash commands, and syncing them to Discord.
+
+Each command only forwards to `handlers.Flows`; its errors reach `QuizTree.on_error`, which
+hands them to the one error mapping in `replies.report`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any, Literal, cast
+
+import discord
+from discord import app_commands
+
+from bot.i18n import Catalogue
+
+from .handlers import Flows
+
+log = logging.getLogger(__name__)
+
+# Discord shows command descriptions in the user's client locale and has no Urdu one, so the
+# descriptions are registered in English.
+DESCRIBE_IN = "en"
+
+
+def flows_of(interaction: discord.Interaction[Any]) -> Flows:
+    """The handlers of the client this interaction arrived on."""
+    return cast(Flows, interaction.client.flows)
+
+
+class QuizTree(app_commands.CommandTree[Any]):
+    """A command tree whose failures all go to the adapter's error mapping."""
+
+    async def on_error(self, interaction: discord.Interaction[Any],
+                       error: app_commands.AppCommandError, /) -> None:
+        await flows_of(interaction).report(interaction, error)
+
+
+def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]:
+    """/quiz, /review, /stats, /leaderboard, /language, /reset, /help."""
+
+    def text(key: str) -> str:
+        return cat.t(DESCRIBE_IN, key)
+
+    languages = [app_commands.Choice(name=f"{cat.t(code, 'language.name')} ({code})",
+                                     value=code) for code in cat.languages]
+
+    @app_commands.command(name="quiz", description=text("command.quiz"))
+    @app_commands.describe(quiz=text("command.param_quiz"))
+    async def quiz(interaction: discord.Interaction[Any], quiz: str | None = None) -> None:
+        await flows_of(interaction).quiz(interaction, quiz)
+
+    @quiz.autocomplete("quiz")
+    async def quiz_autocomplete(interaction: discord.Interaction[Any], current: str,
+                                ) -> list[app_commands.Choice[str]]:
+        return await flows_of(interaction).quiz_choices(interaction, current)
+
+    @app_commands.command(name="review", description=text("command.review"))
+    async def review(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).review(interaction)
+
+    @app_commands.command(name="stats", description=text("command.stats"))
+    @app_commands.describe(member=text("command.param_member"))
+    async def stats(interaction: discord.Interaction[Any],
+                    member: discord.User | None = None) -> None:
+        await flows_of(interaction).stats(interaction, member)
+
+    @app_commands.command(name="leaderboard", description=text("command.leaderboard"))
+    @app_commands.describe(scope=text("command.param_scope"))
+    async def leaderboard(interaction: discord.Interaction[Any],
+                          scope: Literal["server", "global"] = "server") -> None:
+        await flows_of(interaction).leaderboard(interaction, scope)
+
+    @app_commands.command(name="language", description=text("command.language"))
+    @app_commands.describe(language=text("command.param_language"))
+    @app_commands.choices(language=languages)
+    async def language(interaction: discord.Interaction[Any],
+                       language: app_commands.Choice[str] | None = None) -> None:
+        await flows_of(interaction).language(interaction, language.value if language else None)
+
+    @app_commands.command(name="reset", description=text("command.reset"))
+    async def reset(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).reset(interaction)
+
+    @app_commands.command(name="help", description=text("command.help"))
+    async def help_(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).help(interaction)
+
+    return [quiz, review, stats, leaderboard, language, reset, help_]
+
+
+async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:
+    """Register the commands: in the listed guilds (instant, for testing), else globally.
+
+    A failure is logged, not raised: the commands Discord already has keep working, and the
+    buttons do not depend on them.
+    """
+    targets: list[discord.abc.Snowflake | None] = (
+        [discord.Object(id=g) for g in guild_ids] if guild_ids else [None])
+    for guild in targets:
+        if guild is not None:
+            tree.copy_global_to(guild=guild)
+        where = f"guild {guild.id}" if guild is not None else "everywhere"
+        try:
+            synced = await tree.sync(guild=guild)
+        except discord.Forbidden as exc:
+            log.warning("cannot register commands in %s (is the bot invited with the "
+                        "applications.commands scope?): %s", where, exc.text)
+        except discord.HTTPException:
+            log.exception("registering commands in %s failed", where)
+        else:
+            log.info("registered %d commands in %s", len(synced), where)

@@ -1,0 +1,175 @@
+"""Engine benchmark on a real SQLite file: throughput, paced latency, baseline, memory.
+
+    python bench/engine_bench.py [--learners 1000] [--paced 1000] [--users 100000]
+
+Prints a table. Numbers, not assertions: tests never time anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sqlite3
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import aiosqlite
+
+from bot.content import Quiz, default_content_dir, load_quizzes
+from bot.engine import Engine
+from bot.results import Actor, AnswerResult, QuestionPrompt
+from bot.store import SQLiteStore
+
+
+def rss_mb() -> float:
+    """Resident set size of this process now, in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def pick(quiz: Quiz, prompt: QuestionPrompt, rng: random.Random) -> int:
+    question = quiz.question(prompt.question_id)
+    assert question is not None
+    right = prompt.options.index(question.options[question.correct].text.get(prompt.lang))
+    return right if rng.random() < 0.7 else (right + 1) % len(prompt.options)
+
+
+async def learner(engine: Engine, quiz: Quiz, actor: Actor, rng: random.Random,
+                  think: tuple[float, float] | None, latencies: list[float]) -> int:
+    prompt: QuestionPrompt | None = await engine.start(actor, quiz.id)
+    answered = 0
+    while prompt is not None:
+        if think:
+            await asyncio.sleep(rng.uniform(*think))
+        t0 = time.perf_counter()
+        result = await engine.answer(actor, prompt.session_id, prompt.position,
+                                     pick(quiz, prompt, rng))
+        latencies.append(time.perf_counter() - t0)
+        assert isinstance(result, AnswerResult) and not result.duplicate
+        answered += 1
+        prompt = result.next
+    return answered
+
+
+async def engine_run(path: Path, quizzes: dict[str, Quiz], learners: int,
+                     think: tuple[float, float] | None) -> tuple[int, float, list[float], int]:
+    store = await SQLiteStore.open(path)
+    engine = Engine(store, quizzes, rng=random.Random(1))
+    quiz = quizzes["parallelism"]
+    latencies: list[float] = []
+    tag = "paced" if think else "sat"
+    actors = [Actor("bench", f"{tag}-{i}", None, f"L{i}") for i in range(learners)]
+    commits0 = store.commits
+    t0 = time.perf_counter()
+    try:
+        counts = await asyncio.gather(*[
+            learner(engine, quiz, a, random.Random(i), think, latencies)
+            for i, a in enumerate(actors)])
+        elapsed = time.perf_counter() - t0
+        commits = store.commits - commits0
+    finally:
+        await store.close()
+    return sum(counts), elapsed, latencies, commits
+
+
+async def baseline(path: Path, rows: int) -> float:
+    """Raw aiosqlite, same pragmas: one INSERT + COMMIT per answer, back to back."""
+    db = await aiosqlite.connect(path, isolation_level=None)
+    await db.execute("PRAGMA journal_mode = WAL")
+    await db.execute("PRAGMA synchronous = FULL")
+    await db.execute("CREATE TABLE IF NOT EXISTS raw (session INTEGER, position INTEGER, "
+                     "chosen INTEGER, at REAL, PRIMARY KEY (session, position))")
+    t0 = time.perf_counter()
+    for i in range(rows):
+        await db.execute("BEGIN")
+        await db.execute("INSERT INTO raw VALUES (?, ?, ?, ?)", (i // 8, i % 8, i % 4, time.time()))
+        await db.execute("COMMIT")
+    elapsed = time.perf_counter() - t0
+    await db.close()
+    return rows / elapsed
+
+
+def seed_users(path: Path, users: int) -> None:
+    """Fill the database with `users` learners who each finished one attempt."""
+    db = sqlite3.connect(path)
+    now = time.time()
+    with db:
+        db.executemany("INSERT INTO users VALUES ('seed', ?, ?, NULL, ?)",
+                       ((str(i), f"user {i}", now) for i in range(users)))
+        db.executemany(
+            "INSERT INTO sessions (platform, user_id, quiz_id, kind, status, question_ids, "
+            "option_orders, position, score, started_at, finished_at) VALUES "
+            "('seed', ?, 'parallelism', 'full', 'finished', '[]', '[]', 8, ?, ?, ?)",
+            ((str(i), i % 9, now, now + i) for i in range(users)))
+        db.executemany("INSERT INTO best_scores VALUES ('parallelism', '', 'seed', ?, ?, 8, ?)",
+                       ((str(i), i % 9, now + i) for i in range(users)))
+    db.close()
+
+
+async def memory_run(path: Path, quizzes: dict[str, Quiz], users: int) -> float:
+    """RSS after seeding `users`, opening the store and serving a burst of traffic."""
+    await (await SQLiteStore.open(path)).close()
+    seed_users(path, users)
+    store = await SQLiteStore.open(path)
+    engine = Engine(store, quizzes)
+    quiz = quizzes["parallelism"]
+    rng = random.Random(3)
+    try:
+        await asyncio.gather(*[learner(engine, quiz, Actor("seed", str(u)), rng, None, [])
+                               for u in rng.sample(range(users), 200)])
+        for _ in range(20):
+            await engine.leaderboard(Actor("seed", "1"), scope="global")
+            await engine.stats(Actor("seed", str(rng.randrange(users))))
+        return rss_mb()
+    finally:
+        await store.close()
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=1000)[int(q * 10) - 1] * 1000
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--learners", type=int, default=1000)
+    parser.add_argument("--paced", type=int, default=1000)
+    parser.add_argument("--users", type=int, default=100_000)
+    parser.add_argument("--baseline-rows", type=int, default=4000)
+    args = parser.parse_args()
+    quizzes = load_quizzes([default_content_dir()])
+    with tempfile.TemporaryDirectory() as tmp:
+        tmpdir = Path(tmp)
+        base = await baseline(tmpdir / "baseline.db", args.baseline_rows)
+        answers, elapsed, sat_lat, commits = await engine_run(
+            tmpdir / "engine.db", quizzes, args.learners, None)
+        paced_answers, _, paced_lat, _ = await engine_run(
+            tmpdir / "paced.db", quizzes, args.paced, (0.5, 3.0))
+        rss_small = await memory_run(tmpdir / "mem-small.db", quizzes, 1_000)
+        rss_big = await memory_run(tmpdir / "mem-big.db", quizzes, args.users)
+    rate = answers / elapsed
+    rows = [
+        ("baseline: aiosqlite INSERT+COMMIT per answer", f"{base:,.0f} rows/s"),
+        (f"saturation: {args.learners} learners, {answers} answers",
+         f"{rate:,.0f} durable answers/s ({answers / commits:.1f} answers/commit)"),
+        ("ratio engine / baseline", f"{rate / base:.2f}x"),
+        ("saturation latency p50 / p99",
+         f"{pct(sat_lat, 50):.1f} / {pct(sat_lat, 99):.1f} ms"),
+        (f"paced: {args.paced} learners, think 0.5-3 s, {paced_answers} answers",
+         f"p50 {pct(paced_lat, 50):.2f} ms, p99 {pct(paced_lat, 99):.2f} ms"),
+        ("RSS with 1,000 users in the database", f"{rss_small:.1f} MB"),
+        (f"RSS with {args.users:,} users in the database", f"{rss_big:.1f} MB"),
+    ]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'measure':<{width}}  result")
+    print(f"{'-' * width}  {'-' * 40}")
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,244 @@
+"""Telegram adapter benchmark: concurrent learners tapping through the fake Bot API.
+
+    python bench/telegram_bench.py [--learners 100 500]
+
+Each learner sends /quiz and taps through the whole quiz, tapping as soon as the next
+question arrives. Latency is measured on the fake server, from the moment getUpdates hands a
+tap's update to the bot until the bot's answerCallbackQuery for it arrives. The same learners
+then drive a bare python-telegram-bot bot (no engine, no database) that only answers and
+edits, as a baseline for what PTB and HTTP cost by themselves.
+
+Each bot runs in its own process, so the fake server and the learners (this process) do not
+share an event loop with the bot being measured. Both bots use AIORateLimiter with its
+throttling off: the fake has no flood limits, and Telegram's real 30 messages/s would measure
+Telegram, not us. Numbers, not assertions: tests never time anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "adapters" / "telegram")]
+
+import yaml  # noqa: E402
+from fake_bot_api import Call, FakeBotAPI, Learner, button_data, is_question  # noqa: E402
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update  # noqa: E402
+from telegram.ext import (  # noqa: E402
+    AIORateLimiter,
+    Application,
+    CallbackQueryHandler,
+    CommandHandler,
+    ContextTypes,
+)
+
+from adapters.telegram import TelegramAdapter  # noqa: E402
+from bot.app import open_app  # noqa: E402
+from bot.config import load_config  # noqa: E402
+
+TOKEN = "424242:AAbenchmarkTokenNotARealOne_0123456"
+TAPS_PER_BARE_LEARNER = 8  # as many taps as the quiz has questions
+WAIT = 120.0  # seconds a learner waits for one reply before the run is declared stuck
+
+
+def unthrottled() -> AIORateLimiter:
+    """PTB's limiter with retries on 429 but no flood-limit pacing."""
+    return AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
+
+
+# --- the bots (run with --serve in a child process) -------------------------------------------
+
+async def until_signalled() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+
+async def serve_quizbot(config_path: Path) -> None:
+    """The real adapter on the real engine and a SQLite file."""
+    config = load_config(config_path)
+    async with open_app(config) as app:
+        adapter = TelegramAdapter(app, rate_limiter=unthrottled())
+        await adapter.start()
+        try:
+            await until_signalled()
+        finally:
+            await adapter.stop()
+
+
+async def serve_bare(base_url: str, concurrency: int) -> None:
+    """A bare PTB bot: /quiz sends buttons; a tap is answered and the message edited."""
+    keyboard = InlineKeyboardMarkup([[InlineKeyboardButton(letter, callback_data=f"t:{i}")
+                                      for i, letter in enumerate("ABCD")]])
+
+    async def quiz(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        assert update.message is not None
+        await update.message.reply_text("Question", reply_markup=keyboard)
+
+    async def tap(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        assert query is not None
+        await query.answer("ok")
+        await query.edit_message_text(f"Tapped {query.data} ({query.id})", reply_markup=keyboard)
+
+    application = (Application.builder().token(os.environ["TELEGRAM_BOT_TOKEN"])
+                   .base_url(base_url).rate_limiter(unthrottled())
+                   .concurrent_updates(concurrency).connection_pool_size(concurrency)
+                   .pool_timeout(10.0).build())
+    application.add_handler(CommandHandler("quiz", quiz))
+    application.add_handler(CallbackQueryHandler(tap))
+    async with application:
+        await application.start()
+        assert application.updater is not None
+        await application.updater.start_polling(timeout=10, drop_pending_updates=False)
+        try:
+            await until_signalled()
+        finally:
+            await application.updater.stop()
+            await application.stop()
+
+
+# --- the learners (this process) ------------------------------------------------------------
+
+async def next_sent(inbox: asyncio.Queue[Call], method: str,
+                    fits: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """The next successful `method` call to this learner's chat whose result fits."""
+    while True:
+        call = await asyncio.wait_for(inbox.get(), WAIT)
+        if call.method == method and isinstance(call.result, dict) and fits(call.result):
+            return call.result
+
+
+async def quiz_learner(api: FakeBotAPI, user_id: int) -> int:
+    """Play the whole quiz, always tapping the first button; returns taps made."""
+    learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
+    inbox = api.listen(learner.chat_id)
+    await learner.send("/quiz")
+    question = await next_sent(inbox, "sendMessage", is_question)
+    taps = 0
+    while True:
+        await learner.tap(question, button_data(question)[0])
+        taps += 1
+        reply = await next_sent(inbox, "sendMessage", lambda m: is_question(m)
+                                or m["text"].startswith("Finished"))
+        if not is_question(reply):
+            return taps
+        question = reply
+
+
+async def bare_learner(api: FakeBotAPI, user_id: int) -> int:
+    """Tap the same message as many times as the quiz has questions, one edit at a time."""
+    learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
+    inbox = api.listen(learner.chat_id)
+    await learner.send("/quiz")
+    message = await next_sent(inbox, "sendMessage", lambda m: bool(button_data(m)))
+    for _ in range(TAPS_PER_BARE_LEARNER):
+        query_id = await learner.tap(message, "t:0")
+        await next_sent(inbox, "editMessageText", lambda m, q=query_id: q in m["text"])
+    return TAPS_PER_BARE_LEARNER
+
+
+# --- a run ---------------------------------------------------------------------------------
+
+async def run(kind: str, learners: int, workdir: Path) -> dict[str, Any]:
+    """Start the bot `kind` against a fresh fake, drive `learners` through it, measure."""
+    async with FakeBotAPI(TOKEN) as api:
+        config = workdir / f"{kind}-{learners}.yaml"
+        config.write_text(yaml.safe_dump({
+            "storage": {"url": f"sqlite:///{workdir / f'{kind}-{learners}.db'}"},
+            "telegram": {"api_base_url": api.base_url},
+            "log_level": "WARNING",
+        }), encoding="utf-8")
+        args = (["--serve", "quizbot", "--config", str(config)] if kind == "quizbot"
+                else ["--serve", "bare", "--base-url", api.base_url])
+        env = {**os.environ, "TELEGRAM_BOT_TOKEN": TOKEN, "PTB_TIMEDELTA": "true"}
+        proc = await asyncio.create_subprocess_exec(sys.executable, __file__, *args, env=env)
+        try:
+            await api.wait_for(lambda: api.calls_of("getUpdates") or proc.returncode is not None
+                               or any(c.method == "getUpdates" for c in api.calls), 60)
+            assert proc.returncode is None, f"{kind} bot exited at start"
+            player: Callable[[FakeBotAPI, int], Awaitable[int]] = (
+                quiz_learner if kind == "quizbot" else bare_learner)
+            started = time.perf_counter()
+            taps = sum(await asyncio.gather(*(player(api, 10_000 + i)
+                                              for i in range(learners))))
+            wall = time.perf_counter() - started
+        finally:
+            if proc.returncode is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    await asyncio.wait_for(proc.wait(), 30)
+                except TimeoutError:
+                    proc.kill()
+                    await proc.wait()
+        latencies = sorted(
+            (api.answered[q] - api.handed_out[u]) * 1000
+            for q, u in api.callback_update.items() if q in api.answered and u in api.handed_out)
+    assert len(latencies) == taps, f"{taps} taps but {len(latencies)} answers"
+    return {"bot": kind, "learners": learners, "taps": taps, "wall": wall,
+            "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
+            "max": latencies[-1]}
+
+
+def percentile(sorted_values: list[float], pct: float) -> float:
+    """Nearest-rank percentile of an already sorted list."""
+    rank = max(1, round(pct / 100 * len(sorted_values)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    head = (f"{'bot':<9} {'learners':>8} {'taps':>6} {'p50 ms':>8} {'p99 ms':>8} "
+            f"{'max ms':>8} {'wall s':>7} {'taps/s':>7}")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(f"{r['bot']:<9} {r['learners']:>8} {r['taps']:>6} {r['p50']:>8.1f} "
+                     f"{r['p99']:>8.1f} {r['max']:>8.1f} {r['wall']:>7.2f} "
+                     f"{r['taps'] / r['wall']:>7.0f}")
+    return "\n".join(lines)
+
+
+async def bench(sizes: list[int]) -> None:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tg-bench-") as tmp:
+        for learners in sizes:
+            for kind in ("quizbot", "bare"):
+                rows.append(await run(kind, learners, Path(tmp)))
+                print(table(rows[-1:]).splitlines()[-1], flush=True)
+    print()
+    print("Tap latency: getUpdates hands the update out -> the bot's answerCallbackQuery.")
+    print(table(rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, nargs="+", default=[100, 500])
+    parser.add_argument("--serve", choices=("quizbot", "bare"), help=argparse.SUPPRESS)
+    parser.add_argument("--config", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--base-url", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+    if args.serve == "quizbot":
+        asyncio.run(serve_quizbot(args.config))
+    elif args.serve == "bare":
+        asyncio.run(serve_bare(args.base_url, 256))
+    else:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(bench(args.learners))
+
+
+if __name__ == "__main__":
+    main()

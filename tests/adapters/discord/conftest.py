@@ -1,0 +1,131 @@
+"""Fixtures: a fake Discord, a config pointing at it, the adapter running on a real SQLite
+file, and helpers that find the right button through the quiz file."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from adapters.discord import DiscordAdapter
+from adapters.discord.views import MARKDOWN
+from bot.app import App, open_app
+from bot.config import load_config
+from bot.content import Question, Quiz, default_content_dir, load_quizzes
+from bot.render import content_text
+
+from .fake_discord import TOKEN, FakeDiscord, Interaction, Message, user
+
+GUILD, CHANNEL = 1_400_000_000_000_000_001, 1_400_000_000_000_000_002
+ALICE = user(1_500_000_000_000_000_001, "alice")
+BOB = user(1_500_000_000_000_000_002, "bob")
+QUIZ: Quiz = load_quizzes([default_content_dir()])["parallelism"]
+WINDOW = 3.0  # Discord's deadline for an interaction callback
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    fake = FakeDiscord(guilds={GUILD: CHANNEL})
+    await fake.start()
+    try:
+        yield fake
+    finally:
+        await fake.close()
+    assert not fake.unhandled, f"the bot called endpoints the fake lacks: {fake.unhandled}"
+    for ix in fake.interactions.values():
+        if ix.expired or not ix.expect_reply:
+            continue
+        assert ix.callback is not None, f"interaction {ix.id} got no callback"
+        assert ix.callback.elapsed < WINDOW, f"callback after {ix.callback.elapsed:.2f} s"
+
+
+def write_config(tmp_path: Path, fake: FakeDiscord, **discord: Any) -> Path:
+    """A config file pointing at the fake and at a SQLite file in tmp_path."""
+    data = {
+        "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
+        "telegram": {"enabled": False},
+        "discord": {"api_base_url": fake.api_base_url, "guild_ids": [GUILD], **discord},
+    }
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+@asynccontextmanager
+async def running(path: Path) -> AsyncIterator[App]:
+    """The app on its database, with a started Discord adapter; stopped on exit."""
+    config = load_config(path, env={"DISCORD_BOT_TOKEN": TOKEN})
+    async with open_app(config) as app:
+        adapter = DiscordAdapter(app, ready_timeout=10.0)
+        await adapter.start()
+        try:
+            yield app
+        finally:
+            await adapter.stop()
+
+
+@pytest.fixture
+def config_path(tmp_path: Path, fake: FakeDiscord) -> Path:
+    return write_config(tmp_path, fake)
+
+
+@pytest.fixture
+async def bot(config_path: Path) -> AsyncIterator[App]:
+    async with running(config_path) as app:
+        yield app
+
+
+# --- driving a conversation ------------------------------------------------------------------
+
+
+async def replied(fake: FakeDiscord, ix: Interaction, followups: int = 0) -> Interaction:
+    """Wait for the callback and `followups` follow-up messages of `ix`."""
+    await fake.wait_for(lambda: ix.callback is not None and len(ix.followups) >= followups,
+                        what=f"a reply with {followups} follow-ups to interaction {ix.id}")
+    return ix
+
+
+async def answer(fake: FakeDiscord, who: dict[str, Any], message: Message,
+                 custom_id: str) -> Interaction:
+    """Press an answer button and wait for the edit, the explanation and what comes next."""
+    return await replied(fake, await fake.press(who, message, custom_id), followups=2)
+
+
+def question_on(message: Message, lang: str = "en") -> tuple[Question, list[str]]:
+    """The quiz question a question message shows, and its option lines in shown order."""
+    lines = message.embeds[0]["description"].splitlines()
+    for question in QUIZ.questions:
+        if MARKDOWN.escape(content_text(lang, question.text.get(lang))) in lines:
+            return question, lines[-len(question.options):]
+    raise AssertionError(f"no quiz question on {message.embeds[0]!r}")
+
+
+def shown_index(message: Message, option: int, lang: str = "en") -> int:
+    """Where the quiz file's option `option` stands on this message (the order is shuffled)."""
+    question, lines = question_on(message, lang)
+    text = MARKDOWN.escape(content_text(lang, question.options[option].text.get(lang)))
+    return next(i for i, line in enumerate(lines) if line.endswith(f") {text}"))
+
+
+def right_id(message: Message, lang: str = "en") -> str:
+    """custom_id of the right answer's button, found through the quiz file."""
+    question, _ = question_on(message, lang)
+    return str(message.buttons[shown_index(message, question.correct, lang)]["custom_id"])
+
+
+def wrong_id(message: Message, lang: str = "en") -> str:
+    """custom_id of some wrong answer's button."""
+    question, _ = question_on(message, lang)
+    wrong = (question.correct + 1) % len(question.options)
+    return str(message.buttons[shown_index(message, wrong, lang)]["custom_id"])
+
+
+async def settle() -> None:
+    """Give the bot a moment to send anything more. Only used to assert that nothing else
+    arrives; waiting for something expected always goes through `fake.wait_for`."""
+    await asyncio.sleep(0.2)

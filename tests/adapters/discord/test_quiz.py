@@ -1,0 +1,135 @@
+"""A quiz played through slash commands and buttons, in a server and in DMs."""
+
+from __future__ import annotations
+
+from bot.app import App
+from bot.i18n import strip_isolates
+from bot.results import Actor
+
+from .conftest import ALICE, BOB, GUILD, WINDOW, answer, replied, right_id, wrong_id
+from .fake_discord import FakeDiscord
+
+
+async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
+    assert {c["name"] for c in fake.commands[GUILD]} == {
+        "quiz", "review", "stats", "leaderboard", "language", "reset", "help"}
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    assert ix.callback is not None and ix.callback.type == 4
+    question = ix.original
+    assert question is not None and question.ephemeral
+    assert question.embeds[0]["title"].startswith("Question 1/8")
+    assert [b["label"] for b in question.buttons] == ["A", "B", "C", "D"]
+
+    wrong_at = {2, 5}
+    for n in range(8):
+        pick = wrong_id(question) if n in wrong_at else right_id(question)
+        ix = await answer(fake, ALICE, question, pick)
+        assert ix.callback is not None and ix.callback.type == 7  # the question, edited
+        assert [what for what, _ in ix.events] == ["callback 7", "follow-up", "follow-up"]
+        assert all(b["disabled"] for b in question.buttons)
+        marked = {b["style"]: b["custom_id"] for b in question.buttons if b["style"] in (3, 4)}
+        assert marked == ({3: right_id(question), 4: pick} if n in wrong_at else {3: pick})
+        feedback, question = ix.followups
+        assert feedback.ephemeral and question.ephemeral
+        assert ("Not quite" if n in wrong_at else "Correct!") in feedback.content
+
+    summary = question
+    assert max(i.callback.elapsed for i in fake.interactions.values() if i.callback) < WINDOW
+    assert "6/8" in summary.text
+    assert [b["label"] for b in summary.buttons] == ["🔁 Review missed", "↻ Try again"]
+    stats = await bot.engine.stats(Actor("discord", ALICE["id"]))
+    assert (stats.attempts, stats.best_score) == (1, 6)
+
+    ix = await replied(fake, await fake.press(
+        ALICE, summary, summary.button("🔁 Review missed")["custom_id"]))
+    assert ix.original is not None and ix.original.ephemeral
+    assert ix.original.embeds[0]["title"].startswith("Review 1/2")
+
+
+async def test_quiz_in_dms_is_not_ephemeral(fake: FakeDiscord, bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "quiz"))
+    question = ix.original
+    assert question is not None and not question.ephemeral
+    ix = await answer(fake, ALICE, question, right_id(question))
+    assert [m.ephemeral for m in ix.followups] == [False, False]
+    assert ix.followups[1].embeds[0]["title"].startswith("Question 2/8")
+    session = await bot.store.active_session("discord", ALICE["id"], "parallelism")
+    assert session is not None and session.chat_id is None and session.position == 1
+
+
+async def test_two_members_in_one_channel_play_separately(fake: FakeDiscord, bot: App) -> None:
+    questions = {}
+    for who in (ALICE, BOB):
+        ix = await replied(fake, await fake.slash(who, "quiz", guild=GUILD))
+        assert ix.original is not None and ix.original.ephemeral
+        questions[who["id"]] = ix.original
+    ids = {q.buttons[0]["custom_id"].split(":")[1] for q in questions.values()}
+    assert len(ids) == 2  # two sessions
+    for _ in range(8):  # interleaved: Alice right every time, Bob wrong every time
+        for who, pick in ((ALICE, right_id), (BOB, wrong_id)):
+            question = questions[who["id"]]
+            ix = await answer(fake, who, question, pick(question))
+            questions[who["id"]] = ix.followups[1]
+    assert "8/8" in questions[ALICE["id"]].text
+    assert "0/8" in questions[BOB["id"]].text
+
+    ix = await replied(fake, await fake.slash(BOB, "leaderboard", guild=GUILD))
+    board = ix.original
+    assert board is not None and not board.ephemeral  # the server's board is public
+    assert "Leaderboard here" in board.content
+    assert board.content.index("Alice: 8/8") < board.content.index("Bob: 0/8")
+
+    ix = await replied(fake, await fake.slash(BOB, "stats", guild=GUILD,
+                                              options={"member": ALICE}))
+    assert ix.original is not None and "Best score: 8/8" in ix.original.content
+
+
+async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "language", guild=GUILD))
+    prompt = ix.original
+    assert prompt is not None and [b["label"] for b in prompt.buttons] == ["English", "اردو"]
+    ix = await replied(fake, await fake.press(ALICE, prompt, prompt.button("اردو")["custom_id"]))
+    assert ix.callback is not None and ix.callback.type == 7
+    assert prompt.content == "زبان اردو کر دی گئی ہے۔" and prompt.buttons == []
+    ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD))  # an error, in Urdu
+    assert ix.original is not None and ix.original.content.startswith("دہرانے کے لیے کچھ نہیں")
+
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    question = ix.original
+    assert question is not None
+    assert strip_isolates(question.embeds[0]["title"]).startswith("سوال 1/8")
+    ix = await answer(fake, ALICE, question, right_id(question, "ur"))
+    assert "✅ درست!" in ix.followups[0].content
+    ix = await answer(fake, ALICE, ix.followups[1], wrong_id(ix.followups[1], "ur"))
+    feedback = strip_isolates(ix.followups[0].content)
+    assert "❌ درست نہیں۔" in feedback
+    assert "کیوں نہیں" in feedback  # the why-not of the chosen option
+
+    ix = await replied(fake, await fake.slash(ALICE, "language", guild=GUILD,
+                                              options={"language": "en"}))
+    assert ix.original is not None and ix.original.content == "Language set to English."
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    assert ix.original is not None and ix.original.embeds[0]["title"].startswith("Question 3/8")
+    assert "Picking up where you left off" in ix.original.embeds[0]["description"]
+
+
+async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "help", guild=GUILD))
+    help_message = ix.original
+    assert help_message is not None and help_message.ephemeral
+    assert "/quiz" in help_message.content and "8 questions" in help_message.content
+    ix = await replied(fake, await fake.press(ALICE, help_message,
+                                              help_message.button("▶ Start")["custom_id"]))
+    assert ix.original is not None and ix.original.embeds[0]["title"].startswith("Question 1/")
+
+    ix = await replied(fake, await fake.autocomplete(ALICE, "quiz", "quiz", "PARA", guild=GUILD))
+    assert ix.callback is not None and ix.callback.type == 8
+    assert [c["value"] for c in ix.callback.data["choices"]] == ["parallelism"]
+
+    ix = await replied(fake, await fake.slash(ALICE, "reset", guild=GUILD))
+    confirm = ix.original
+    assert confirm is not None and confirm.ephemeral and "cannot be undone" in confirm.content
+    ix = await replied(fake, await fake.press(ALICE, confirm,
+                                              confirm.button("Yes, delete")["custom_id"]))
+    assert confirm.content == "Your progress was deleted." and confirm.buttons == []
+    assert await bot.store.active_session("discord", ALICE["id"], "parallelism") is None

@@ -1,0 +1,85 @@
+"""Config: read once, defaults, fail fast naming the key, secrets never shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from bot.config import Secret, load_config
+from bot.errors import ConfigError
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "config.example.yaml"
+TOKEN = "123456:AAE-super-secret-token"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_example_config_loads_and_hides_tokens():
+    config = load_config(EXAMPLE, env={"TELEGRAM_BOT_TOKEN": TOKEN, "DISCORD_BOT_TOKEN": "d.t"})
+    assert config.storage_url == "sqlite:///data/quizbot.db"
+    assert config.telegram.api_base_url == "https://api.telegram.org/bot"
+    assert config.discord.api_base_url == "https://discord.com/api/v10"
+    assert config.telegram_token.reveal() == TOKEN
+    assert TOKEN not in repr(config) and TOKEN not in str(config.telegram_token)
+    assert repr(Secret("x")) == "Secret('**********')"
+
+
+def test_defaults_without_a_file():
+    config = load_config(None, env={})
+    assert config.telegram.mode == "polling" and not config.telegram_token
+    assert config.content_dir.name in {"content", "_content"}
+
+
+@pytest.mark.parametrize("text, message", [
+    ("telegram:\n  enabled: maybe\n", "telegram.enabled must be bool, got 'maybe'"),
+    ("telegram:\n  mode: carrier-pigeon\n", "telegram.mode must be one of polling, webhook"),
+    ("storage:\n  ulr: sqlite:///x.db\n", "storage.ulr is not a known key"),
+    ("discord:\n  guild_ids: [abc]\n", "discord.guild_ids must be a list of integers"),
+    ("discord:\n  shards: many\n", "discord.shards must be auto or a number"),
+    ("quiz:\n  default_language: fr\n", "quiz.default_language must be one of en, ur"),
+    ("telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.org/t\n",
+     "telegram.webhook.secret_token is required in webhook mode"),
+    ("admins:\n  slack: [1]\n", "admins.slack must be a list of ids"),
+    ("- just\n- a list\n", "must be a mapping of settings"),
+])
+def test_bad_values_name_the_key(tmp_path: Path, text: str, message: str):
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace(".", r"\.")):
+        load_config(write(tmp_path, text), env={})
+
+
+def test_webhook_secret_from_environment(tmp_path: Path):
+    path = write(tmp_path, "telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x/t\n")
+    config = load_config(path, env={"TELEGRAM_WEBHOOK_SECRET": "s3cret"})
+    assert config.telegram.webhook.secret_token.reveal() == "s3cret"
+    assert "s3cret" not in repr(config)
+
+
+def test_run_without_tokens_exits_2_naming_the_variables(tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("TELEGRAM_BOT_TOKEN", raising=False)
+    monkeypatch.delenv("DISCORD_BOT_TOKEN", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--config", str(EXAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert "TELEGRAM_BOT_TOKEN" in err and "DISCORD_BOT_TOKEN" in err and "quizbot play" in err
+
+
+def test_run_with_a_bad_config_exits_1(tmp_path, capsys):
+    assert main(["run", "--config", str(write(tmp_path, "nonsense: 1\n"))]) == 1
+    assert "nonsense is not a known key" in capsys.readouterr().err
+
+
+def test_run_refuses_a_database_that_is_not_sqlite(tmp_path, monkeypatch, capsys):
+    db = tmp_path / "notes.db"
+    db.write_text("my notes")
+    path = write(tmp_path, f"storage:\n  url: sqlite:///{db}\ntelegram:\n  enabled: false\n")
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "x.y.z")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "")
+    assert main(["run", "--config", str(path)]) == 1
+    assert "not a SQLite database" in capsys.readouterr().err
+    assert db.read_text() == "my notes"
