@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -93,29 +93,31 @@ class _List(list[Any]):
 class _LineLoader(yaml.SafeLoader):
     """SafeLoader that remembers where each mapping key and list item stands."""
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:  # type: ignore[override]
-        result = _Map(super().construct_mapping(node, deep=True))
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        result = _Map(cast(dict[str, Any], super().construct_mapping(node, deep=True)))
         result.line = node.start_mark.line + 1
         result.key_lines = {
             str(k.value): v.start_mark.line + 1 for k, v in node.value
         }
         return result
 
-    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> Any:  # type: ignore[override]
+    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> Any:
         result = _List(super().construct_sequence(node, deep=True))
         result.line = node.start_mark.line + 1
         result.item_lines = [item.start_mark.line + 1 for item in node.value]
         return result
 
 
-_LineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG,
-    lambda loader, node: loader.construct_mapping(node),  # type: ignore[attr-defined]
-)
-_LineLoader.add_constructor(
-    yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG,
-    lambda loader, node: loader.construct_sequence(node),  # type: ignore[attr-defined]
-)
+def _mapping(loader: Any, node: Any) -> Any:
+    return loader.construct_mapping(node)
+
+
+def _sequence(loader: Any, node: Any) -> Any:
+    return loader.construct_sequence(node)
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -210,8 +212,8 @@ class _Checker:
         if self.problems or not self.languages:
             return None
         assert title and description and questions is not None
-        return Quiz(quiz_id, title, description, difficulty, self.languages, questions,
-                    shuffle, self.source)
+        return Quiz(str(quiz_id), title, description, str(difficulty), self.languages,
+                    questions, shuffle, self.source)
 
     def questions(self, root: _Map) -> tuple[Question, ...] | None:
         items, line = root.get("questions"), root.key_lines.get("questions", 1)
@@ -237,12 +239,12 @@ class _Checker:
                            f"{qid!r} duplicates the id of questions[{seen[qid]}]")
             else:
                 seen[qid] = i
-            question = self.question(q, path, item_line)
-            if question is not None and isinstance(qid, str):
-                out.append(Question(qid, *question, line=item_line))
+            question = self.question(q, path, item_line, qid)
+            if question is not None:
+                out.append(question)
         return tuple(out)
 
-    def question(self, q: _Map, path: str, line: int) -> tuple[Any, ...] | None:
+    def question(self, q: _Map, path: str, line: int, qid: Any) -> Question | None:
         text = self.text(q, "text", path, max_len=1500) if "text" in q else None
         explanation = (self.text(q, "explanation", path, max_len=1500)
                        if "explanation" in q else None)
@@ -259,9 +261,10 @@ class _Checker:
                        f"(0-based: 0 to {len(options) - 1})")
             correct = None
         references = self.references(q, path)
-        if None in (text, explanation, options, correct, references):
+        if (text is None or explanation is None or options is None or correct is None
+                or references is None or not isinstance(qid, str)):
             return None
-        return text, options, correct, explanation, references
+        return Question(qid, text, options, correct, explanation, references, line=line)
 
     def options(self, q: _Map, path: str) -> tuple[Option, ...] | None:
         items = q.get("options")
@@ -317,7 +320,7 @@ def _join(path: str, key: str) -> str:
 
 
 def _line_of(value: Any, key: str, default: int) -> int:
-    return getattr(value, "key_lines", {}).get(key, default)
+    return int(getattr(value, "key_lines", {}).get(key, default))
 
 
 def _kind(value: Any) -> str:

@@ -231,7 +231,7 @@ class Engine:
         duplicate, and changes nothing. The answer is committed before this returns.
         """
         async with self._locks.hold(("session", session_id)):
-            row = await self.store.get_session(session_id)
+            row, previous = await self.store.session_and_answer(session_id, position)
             if row is None:
                 return StaleAnswer(session_id, await self.language(actor), None)
             if (row.platform, row.user_id) != (actor.platform, actor.user_id):
@@ -240,7 +240,6 @@ class Engine:
             quiz = self._quizzes.get(row.quiz_id)
             if quiz is None or not _fits(quiz, row):
                 return StaleAnswer(session_id, lang, None)
-            previous = await self.store.get_answer(session_id, position)
             if previous is not None:
                 return await self._result(quiz, row, previous, lang, duplicate=True)
             if (not row.active or position != row.position
@@ -251,13 +250,11 @@ class Engine:
             chosen = row.option_orders[position][option]
             correct = chosen == question.correct
             finished = position + 1 == len(row.question_ids)
-            recorded = await self.store.record_answer(NewAnswer(
+            await self.store.record_answer(NewAnswer(
                 session_id=session_id, position=position, question_id=question.id,
                 chosen=chosen, correct=correct, finished=finished, quiz_id=quiz.id,
                 platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
                 total=len(row.question_ids), kind=row.kind))
-            if not recorded:  # the row moved under us (a second process?): the store wins
-                return StaleAnswer(session_id, lang, None)
             after = replace(row, position=position + 1, score=row.score + int(correct),
                             status="finished" if finished else "active")
             answer = AnswerRow(session_id, position, question.id, chosen, correct)

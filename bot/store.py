@@ -2,8 +2,13 @@
 
 Writes go through one writer connection that groups whatever is queued into a single
 transaction (group commit): each caller awaits the COMMIT that holds its write, so nothing
-acknowledged is uncommitted, yet a thousand learners do not pay a thousand fsyncs. Reads
-use a second connection; in WAL mode it sees only committed data and never waits on a write.
+acknowledged is uncommitted, yet a thousand learners do not pay a thousand fsyncs. Hot
+writes are plain statements, so a batch runs each distinct statement once with
+`executemany` (one hop to the connection's thread for all learners in the batch). Reads use
+a second connection; in WAL mode it sees only committed data and never waits on a write.
+
+Writes in one batch must be independent of each other; the engine guarantees that by
+serialising each session's answers (and each user's session changes) with a lock.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ from bot.tasks import spawn
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Op = Callable[[aiosqlite.Connection], Awaitable[Any]]
+Statements = tuple[tuple[str, tuple[Any, ...]], ...]  # run in order; batched by SQL text
+Op = Callable[[aiosqlite.Connection], Awaitable[Any]] | Statements
 SQLITE_HEADER = b"SQLite format 3\x00"
 MAX_BATCH = 1024
 
@@ -111,7 +117,9 @@ class Store(Protocol):
     async def abandon(self, session_id: int) -> None: ...
     async def get_answer(self, session_id: int, position: int) -> AnswerRow | None: ...
     async def answers(self, session_id: int) -> list[AnswerRow]: ...
-    async def record_answer(self, answer: NewAnswer) -> bool: ...
+    async def session_and_answer(self, session_id: int, position: int
+                                 ) -> tuple[SessionRow | None, AnswerRow | None]: ...
+    async def record_answer(self, answer: NewAnswer) -> None: ...
     async def attempts(self, platform: str, user_id: str, quiz_id: str
                        ) -> tuple[int, int | None, int | None]: ...
     async def question_stats(self, platform: str, user_id: str, quiz_id: str
@@ -233,7 +241,7 @@ class SQLiteStore:
     async def _commit(self, batch: list[tuple[Op, asyncio.Future[Any]]]) -> None:
         try:
             await self._w.execute("BEGIN IMMEDIATE")
-            results = [await op(self._w) for op, _ in batch]
+            results = await self._run_batch([op for op, _ in batch])
             await self._w.execute("COMMIT")
             self.commits += 1
         except Exception:
@@ -247,10 +255,21 @@ class SQLiteStore:
             if not fut.done():
                 fut.set_result(result)
 
+    async def _run_batch(self, ops: list[Op]) -> list[Any]:
+        """Statement ops grouped by SQL text (one executemany each), then callable ops."""
+        grouped: dict[str, list[tuple[Any, ...]]] = {}
+        for op in ops:
+            if isinstance(op, tuple):
+                for sql, params in op:
+                    grouped.setdefault(sql, []).append(params)
+        for sql, rows in grouped.items():
+            await self._w.executemany(sql, rows)
+        return [True if isinstance(op, tuple) else await op(self._w) for op in ops]
+
     async def _commit_one(self, op: Op, fut: asyncio.Future[Any]) -> None:
         try:
             await self._w.execute("BEGIN IMMEDIATE")
-            result = await op(self._w)
+            (result,) = await self._run_batch([op])
             await self._w.execute("COMMIT")
             self.commits += 1
         except Exception as exc:
@@ -279,25 +298,19 @@ class SQLiteStore:
         if row is not None and (row[0] == display_name or not display_name):
             return row[1]  # type: ignore[no-any-return]
 
-        async def op(db: aiosqlite.Connection) -> None:
-            await db.execute(
-                "INSERT INTO users (platform, user_id, display_name, created_at) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) "
-                "DO UPDATE SET display_name = excluded.display_name",
-                (platform, user_id, display_name, time.time()))
-
-        await self._write(op)
+        await self._write(((
+            "INSERT INTO users (platform, user_id, display_name, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) "
+            "DO UPDATE SET display_name = excluded.display_name",
+            (platform, user_id, display_name, time.time())),))
         return row[1] if row is not None else None
 
     async def set_language(self, platform: str, user_id: str, lang: str) -> None:
         """Persist the user's language choice."""
-        async def op(db: aiosqlite.Connection) -> None:
-            await db.execute(
-                "INSERT INTO users (platform, user_id, lang, created_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (platform, user_id) DO UPDATE SET lang = excluded.lang",
-                (platform, user_id, lang, time.time()))
-
-        await self._write(op)
+        await self._write(((
+            "INSERT INTO users (platform, user_id, lang, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (platform, user_id) DO UPDATE SET lang = excluded.lang",
+            (platform, user_id, lang, time.time())),))
 
     # --- sessions ------------------------------------------------------------------------
 
@@ -306,6 +319,10 @@ class SQLiteStore:
         "s.question_ids, s.option_orders, s.position, s.score, s.started_at, s.finished_at, "
         "u.lang FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
     )
+    _SESSION_ANSWER_SQL = (
+        _SESSION_SQL.replace(" FROM sessions s", ", a.chosen, a.correct, a.question_id "
+                                                 "FROM sessions s")
+        + "LEFT JOIN answers a ON a.session_id = s.id AND a.position = ? WHERE s.id = ?")
 
     @staticmethod
     def _session(row: Any) -> SessionRow | None:
@@ -358,13 +375,21 @@ class SQLiteStore:
 
     async def abandon(self, session_id: int) -> None:
         """Mark an unfinished session abandoned (it stays in history)."""
-        async def op(db: aiosqlite.Connection) -> None:
-            await db.execute("UPDATE sessions SET status = 'abandoned' WHERE id = ? "
-                             "AND status = 'active'", (session_id,))
-
-        await self._write(op)
+        await self._write((("UPDATE sessions SET status = 'abandoned' WHERE id = ? "
+                            "AND status = 'active'", (session_id,)),))
 
     # --- answers -------------------------------------------------------------------------
+
+    async def session_and_answer(self, session_id: int, position: int
+                                 ) -> tuple[SessionRow | None, AnswerRow | None]:
+        """The session and its answer at `position` (if any), in one read."""
+        row = await self._fetchone(self._SESSION_ANSWER_SQL, (position, session_id))
+        if row is None:
+            return None, None
+        answer = None if row[14] is None else AnswerRow(
+            session_id, position, row[16], row[14], bool(row[15]))
+        return self._session(row), answer
+
 
     async def get_answer(self, session_id: int, position: int) -> AnswerRow | None:
         """The recorded answer at this position of the session, if any."""
@@ -380,37 +405,34 @@ class SQLiteStore:
             "WHERE session_id = ? ORDER BY position", (session_id,))
         return [AnswerRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
 
-    async def record_answer(self, answer: NewAnswer) -> bool:
-        """Store the answer and advance the session, atomically; False if already answered."""
-        a = answer
+    async def record_answer(self, answer: NewAnswer) -> None:
+        """Store the answer and advance the session in one transaction; return once committed.
 
-        async def op(db: aiosqlite.Connection) -> bool:
-            now = time.time()
-            cur = await db.execute(
-                "UPDATE sessions SET position = position + 1, score = score + ?, "
-                "status = CASE WHEN ? THEN 'finished' ELSE status END, "
-                "finished_at = CASE WHEN ? THEN ? ELSE finished_at END "
-                "WHERE id = ? AND position = ? AND status = 'active'",
-                (int(a.correct), a.finished, a.finished, now, a.session_id, a.position))
-            if cur.rowcount != 1:
-                return False  # lost a race with another delivery of the same tap
-            await db.execute(
-                "INSERT INTO answers (session_id, position, question_id, chosen, correct, "
-                "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now))
-            if a.finished and a.kind == SessionKind.FULL:
-                scopes = [""] + ([f"{a.platform}:{a.chat_id}"] if a.chat_id else [])
-                await db.executemany(
-                    "INSERT INTO best_scores (quiz_id, scope, platform, user_id, score, total, "
-                    "finished_at) SELECT ?, ?, ?, ?, score, ?, ? FROM sessions WHERE id = ? "
-                    "ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE SET "
-                    "score = excluded.score, total = excluded.total, "
-                    "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",
-                    [(a.quiz_id, scope, a.platform, a.user_id, a.total, now, a.session_id)
-                     for scope in scopes])
-            return True
-
-        return bool(await self._write(op))
+        Guarded so a repeat can do no harm: the session only advances from the answered
+        position, and an answer already stored for (session, position) is kept.
+        """
+        a, now = answer, time.time()
+        statements: list[tuple[str, tuple[Any, ...]]] = [
+            ("UPDATE sessions SET position = position + 1, score = score + ?, "
+             "status = CASE WHEN ? THEN 'finished' ELSE status END, "
+             "finished_at = CASE WHEN ? THEN ? ELSE finished_at END "
+             "WHERE id = ? AND position = ? AND status = 'active'",
+             (int(a.correct), a.finished, a.finished, now, a.session_id, a.position)),
+            ("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
+             "answered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+             (a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now)),
+        ]
+        if a.finished and a.kind == SessionKind.FULL:
+            scopes = [""] + ([f"{a.platform}:{a.chat_id}"] if a.chat_id else [])
+            statements += [(
+                "INSERT INTO best_scores (quiz_id, scope, platform, user_id, score, total, "
+                "finished_at) SELECT ?, ?, ?, ?, score, ?, ? FROM sessions WHERE id = ? "
+                "ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE SET "
+                "score = excluded.score, total = excluded.total, "
+                "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",
+                (a.quiz_id, scope, a.platform, a.user_id, a.total, now, a.session_id))
+                for scope in scopes]
+        await self._write(tuple(statements))
 
     # --- stats and leaderboards -----------------------------------------------------------
 
