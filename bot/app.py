@@ -34,6 +34,9 @@ class Adapter(Protocol):
 
     async def start(self) -> None: ...
     async def stop(self) -> None: ...
+    async def wait_stopped(self) -> None:
+        """Return if the adapter stops on its own (e.g. a revoked token), so the process
+        exits instead of idling with no bot."""
 
 
 @asynccontextmanager

@@ -128,6 +128,7 @@ async def run(config: Config) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    code = EXIT_OK
     async with open_app(config) as app:
         started: list[Adapter] = []
         try:
@@ -136,7 +137,14 @@ async def run(config: Config) -> int:
                 await adapter.start()
                 started.append(adapter)
                 log.info("%s adapter started", platform)
-            await stop.wait()
+            waiters = [asyncio.ensure_future(stop.wait())] + [
+                asyncio.ensure_future(a.wait_stopped()) for a in started]
+            _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in pending:
+                waiter.cancel()
+            if not stop.is_set():
+                log.error("an adapter stopped on its own; shutting down")
+                code = EXIT_ERROR
             log.info("shutting down")
         finally:
             for adapter in reversed(started):
@@ -144,7 +152,7 @@ async def run(config: Config) -> int:
                     await adapter.stop()
                 except Exception:
                     log.exception("%s adapter failed to stop cleanly", adapter.name)
-    return EXIT_OK
+    return code
 
 
 if __name__ == "__main__":

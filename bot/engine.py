@@ -320,8 +320,9 @@ class Engine:
         questions = tuple(
             QuestionStat(q.id, q.text.get(lang), *per_question.get(q.id, (0, 0)))
             for q in quiz.questions)
+        own = (who.platform, who.user_id) == (actor.platform, actor.user_id)
         return UserStats(lang, quiz.id, quiz.title.get(lang), who.display_name, attempts, best,
-                         last, len(quiz.questions), questions)
+                         last, len(quiz.questions), questions, own=own)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
                           scope: str = CHAT, limit: int = 10) -> Leaderboard:

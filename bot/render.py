@@ -155,9 +155,14 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
 def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
     """A learner's attempts, best and last score, accuracy per question."""
     lang = stats.lang
-    lines = [m.bold(cat.t(lang, "stats.title", title=stats.quiz_title))]
+    if stats.own:
+        title = cat.t(lang, "stats.title", title=stats.quiz_title)
+    else:
+        title = cat.t(lang, "stats.title_member", name=stats.display_name, title=stats.quiz_title)
+    lines = [m.bold(m.escape(title))]
     if not stats.attempts:
-        lines.append(m.escape(cat.t(lang, "stats.none")))
+        lines.append(m.escape(cat.t(lang, "stats.none" if stats.own else "stats.none_member",
+                                    name=stats.display_name)))
     else:
         lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
         lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=stats.total)))

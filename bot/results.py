@@ -140,6 +140,7 @@ class UserStats:
     last_score: int | None
     total: int  # questions in the quiz
     questions: tuple[QuestionStat, ...] = field(default_factory=tuple)
+    own: bool = True  # False when someone looks at another member's stats
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,11 @@ class DiscordAdapter:
             self._endpoints.restore()
             self._remove_redaction()
 
+    async def wait_stopped(self) -> None:
+        """Return when the client task ends by itself (revoked token, fatal gateway close)."""
+        if self._task is not None:
+            await asyncio.wait({self._task})
+
     def _install_redaction(self, token: str) -> None:
         """Redact the token in whatever the root logger's handlers write (defence in depth:
         `quizbot run` already installs bot.logs.RedactSecrets on its own handler)."""

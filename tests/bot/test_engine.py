@@ -245,7 +245,7 @@ async def test_stats_attempts_best_last_and_accuracy(engine, quizzes):
     assert (by_id[second].answered, by_id[second].correct) == (2, 1)
     assert by_id[last].accuracy == 0.0
     member = await engine.stats(SARA, member=ALI)
-    assert member.attempts == 2
+    assert member.attempts == 2 and not member.own and stats.own
 
 
 async def test_leaderboards_global_and_per_chat_with_ties(engine, quizzes):

@@ -77,3 +77,15 @@ def test_summary_lists_missed_with_answers(catalogue: Catalogue):
     text = summary_text(catalogue, s)
     assert "Finished Quiz: 7/8" in text and "4. Why?\n   → Because" in text
     assert "Your best: 7/8" in text
+
+
+def test_stats_title_says_whose(catalogue: Catalogue):
+    from bot.render import stats_text
+    from bot.results import UserStats
+
+    mine = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8)
+    theirs = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8, own=False)
+    assert stats_text(catalogue, mine).splitlines() == [
+        "Your stats: Quiz", "You have not finished this quiz yet. Send /quiz to start."]
+    assert stats_text(catalogue, theirs).splitlines() == [
+        "Stats of Ali: Quiz", "Ali has not finished this quiz yet."]
