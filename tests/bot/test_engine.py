@@ -272,3 +272,31 @@ async def test_reset_deletes_progress_and_scores(engine, quizzes, store):
     assert stats.attempts == 0 and stats.best_score is None
     assert (await engine.leaderboard(ALI, scope="global")).rows == ()
     assert await engine.language(ALI) == "ur"  # the language choice stays
+
+
+async def test_reload_is_admin_only(store, quizzes):
+    from bot.errors import NotAdmin
+
+    admin = Actor("telegram", "42", None, "Admin")
+    engine = Engine(store, quizzes, admins={"telegram": frozenset({"42"})},
+                    reload=lambda: quizzes)
+    assert engine.is_admin(admin) and not engine.is_admin(ALI)
+    assert not engine.is_admin(Actor("discord", "42"))  # ids are per platform
+    with pytest.raises(NotAdmin):
+        await engine.reload(ALI)
+    infos = await engine.reload(admin)
+    assert [i.id for i in infos] == ["parallelism"]
+
+
+async def test_changed_quiz_file_restarts_a_stale_session(store, quizzes):
+    import dataclasses
+
+    engine = Engine(store, quizzes)
+    prompt = await engine.start(ALI)
+    await engine.answer(ALI, prompt.session_id, 0, 0)
+    quiz = quizzes["parallelism"]
+    trimmed = dataclasses.replace(quiz, questions=quiz.questions[1:])
+    edited = Engine(store, {"parallelism": trimmed})
+    assert isinstance(await edited.answer(ALI, prompt.session_id, 1, 0), StaleAnswer)
+    fresh = await edited.start(ALI)
+    assert fresh.session_id != prompt.session_id and fresh.total == 7
