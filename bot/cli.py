@@ -15,7 +15,7 @@ from pathlib import Path
 from bot import __version__
 from bot.app import Adapter, App, open_app
 from bot.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_config
-from bot.content import default_content_dir, iter_quiz_files, load_file
+from bot.content import default_content_dir, load_all
 from bot.errors import ConfigError, ContentError, StoreRefused
 from bot.logs import setup_logging
 
@@ -71,26 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def validate(paths: Sequence[Path]) -> int:
     """Print every problem in the quiz files and return 1, or a summary per quiz and 0."""
-    problems: list[str] = []
-    seen: dict[str, str] = {}
-    files = list(iter_quiz_files(paths))
-    for path in files:
-        if not path.exists():
-            problems.append(f"{path}: no such file or folder")
-            continue
-        try:
-            quiz = load_file(path)
-        except ContentError as exc:
-            problems.extend(exc.problems)
-            continue
-        if quiz.id in seen:
-            problems.append(f"{path}:1: id {quiz.id!r} is already used by {seen[quiz.id]}")
-            continue
-        seen[quiz.id] = str(path)
-        print(f"ok  {path}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} questions, "
-              f"languages {', '.join(quiz.languages)}")
-    if not files:
-        problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found")
+    quizzes, problems = load_all(paths)
+    for quiz in quizzes.values():
+        print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
+              f"questions, languages {', '.join(quiz.languages)}")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -369,12 +369,15 @@ def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
-    """Load every quiz file under `paths`; raise one ContentError with all problems."""
+def load_all(paths: Iterable[Path]) -> tuple[dict[str, Quiz], list[str]]:
+    """Every valid quiz under `paths`, and every problem found on the way."""
     paths = list(paths)
     quizzes: dict[str, Quiz] = {}
     problems: list[str] = []
     for path in iter_quiz_files(paths):
+        if not path.exists():
+            problems.append(f"{path}: no such file or folder")
+            continue
         try:
             quiz = load_file(path)
         except ContentError as exc:
@@ -385,10 +388,16 @@ def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
                 f"{path}:1: id {quiz.id!r} is already used by {quizzes[quiz.id].source}")
             continue
         quizzes[quiz.id] = quiz
+    if not quizzes and not problems:
+        problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found")
+    return quizzes, problems
+
+
+def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
+    """Load every quiz file under `paths`; raise one ContentError with all problems."""
+    quizzes, problems = load_all(paths)
     if problems:
         raise ContentError(problems)
-    if not quizzes:
-        raise ContentError([f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found"])
     return quizzes
 
 
