@@ -31,10 +31,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "adapters" / "telegram")]
+sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
-from fake_bot_api import Call, FakeBotAPI, Learner, button_data, is_question  # noqa: E402
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update  # noqa: E402
 from telegram.ext import (  # noqa: E402
     AIORateLimiter,
@@ -47,6 +46,8 @@ from telegram.ext import (  # noqa: E402
 from adapters.telegram import TelegramAdapter  # noqa: E402
 from bot.app import open_app  # noqa: E402
 from bot.config import load_config  # noqa: E402
+from tests.adapters.telegram.fake_bot_api import Call, FakeBotAPI  # noqa: E402
+from tests.adapters.telegram.learners import Learner, button_data, is_question  # noqa: E402
 
 TOKEN = "424242:AAbenchmarkTokenNotARealOne_0123456"
 TAPS_PER_BARE_LEARNER = 8  # as many taps as the quiz has questions

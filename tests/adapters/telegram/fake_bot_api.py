@@ -9,35 +9,19 @@ every call and when each update was handed out.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
-import json
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Any
 
 from aiohttp import web
 
-JSON_FIELDS = frozenset({
-    "reply_markup", "commands", "scope", "entities", "link_preview_options",
-    "reply_parameters", "allowed_updates",
-})
-INT_FIELDS = frozenset({"chat_id", "message_id", "offset", "limit", "timeout",
-                        "max_connections", "message_thread_id"})
-BOOL_FIELDS = frozenset({"show_alert", "drop_pending_updates", "disable_notification"})
-HTML_TAGS = frozenset({"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a",
-                       "code", "pre", "tg-spoiler", "span", "blockquote", "tg-emoji"})
+from tests.adapters.telegram.wire import ApiError, parse_html, read_params
+
 MAX_POLL = 10.0  # seconds a long poll may hang, whatever the client asks
-
-
-class ApiError(Exception):
-    """An error answer: HTTP status, Bot API description, optional parameters."""
-
-    def __init__(self, code: int, description: str, parameters: dict[str, Any] | None = None):
-        super().__init__(description)
-        self.code, self.description, self.parameters = code, description, parameters
 
 
 @dataclass
@@ -46,6 +30,12 @@ class Call:
     params: dict[str, Any]
     time: float  # time.perf_counter() when the request arrived
     error: str | None = None  # the description, when the fake answered with an error
+    result: Any = None  # what a successful call returned (e.g. the sent Message)
+
+    @property
+    def ok(self) -> bool:
+        """Finished, and successfully (a call in progress is neither ok nor failed)."""
+        return self.error is None and self.result is not None
 
 
 @dataclass
@@ -54,46 +44,6 @@ class Injected:
     description: str
     parameters: dict[str, Any] | None = None
     drop: bool = False  # close the connection instead of answering (a network failure)
-
-
-class _Html(HTMLParser):
-    """Telegram's HTML parse mode: a small tag set, properly nested; plain text out."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.text: list[str] = []
-        self.open: list[str] = []
-        self.problem: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag not in HTML_TAGS:
-            self.problem = self.problem or f'Unsupported start tag "{tag}"'
-        elif tag == "a" and not dict(attrs).get("href"):
-            self.problem = self.problem or "Can't find end tag corresponding to start tag a"
-        self.open.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if not self.open or self.open[-1] != tag:
-            self.problem = self.problem or f'Unmatched end tag "{tag}"'
-        else:
-            self.open.pop()
-
-    def handle_data(self, data: str) -> None:
-        if "<" in data or ">" in data:
-            self.problem = self.problem or "unescaped < or > in text"
-        self.text.append(data)
-
-
-def parse_html(source: str) -> str:
-    """Plain text of a parse_mode=HTML message, or ApiError like Telegram's."""
-    parser = _Html()
-    parser.feed(source)
-    parser.close()
-    if parser.open and not parser.problem:
-        parser.problem = f"Can't find end tag corresponding to start tag {parser.open[-1]}"
-    if parser.problem:
-        raise ApiError(400, f"Bad Request: can't parse entities: {parser.problem}")
-    return "".join(parser.text)
 
 
 class FakeBotAPI:
@@ -124,6 +74,7 @@ class FakeBotAPI:
         self._changed = asyncio.Condition()
         self._listeners: dict[int, list[asyncio.Queue[Call]]] = defaultdict(list)
         self._closing = False
+        self._polls = 0
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -175,6 +126,11 @@ class FakeBotAPI:
         self.inject(method, 429, f"Too Many Requests: retry after {retry_after}",
                     retry_after=retry_after, times=times)
 
+    async def revoke(self) -> None:
+        """The token stops working (as after /revoke in BotFather): every call gets 401."""
+        self.token = "revoked"
+        await self._notify()
+
     def listen(self, chat_id: int) -> asyncio.Queue[Call]:
         """A queue receiving every successful call aimed at `chat_id` (for the benchmark)."""
         queue: asyncio.Queue[Call] = asyncio.Queue()
@@ -183,24 +139,16 @@ class FakeBotAPI:
 
     def calls_of(self, method: str, chat_id: int | None = None) -> list[Call]:
         """Successful calls of `method` (to `chat_id`, if given)."""
-        return [c for c in self.calls if c.method == method and c.error is None
+        return [c for c in self.calls if c.method == method and c.ok
                 and (chat_id is None or c.params.get("chat_id") == chat_id)]
 
     def errors_of(self, method: str) -> list[Call]:
         return [c for c in self.calls if c.method == method and c.error is not None]
 
-    def chat_messages(self, chat_id: int) -> list[dict[str, Any]]:
-        """Every message in the chat, oldest first (including the users' own)."""
-        return [m for (c, _), m in sorted(self.messages.items()) if c == chat_id]
-
-    def bot_messages(self, chat_id: int) -> list[dict[str, Any]]:
-        return [m for m in self.chat_messages(chat_id) if m["from"]["id"] == self.bot["id"]]
-
-    def last_bot_message(self, chat_id: int) -> dict[str, Any]:
-        return self.bot_messages(chat_id)[-1]
-
-    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0,
-                       what: str = "condition") -> Any:
+    async def wait_for(
+            self, predicate: Callable[[], Any],
+            timeout: float = 10.0,  # noqa: ASYNC109 - a bounded wait is the point
+            what: str = "condition") -> Any:
         """Wait until `predicate()` is truthy (re-checked after every call); return it."""
         async def check() -> Any:
             async with self._changed:
@@ -215,13 +163,6 @@ class FakeBotAPI:
             recent = [f"{c.method} {c.error or ''}" for c in self.calls[-12:]]
             raise AssertionError(f"timed out after {timeout}s waiting for {what}; "
                                  f"last calls: {recent}") from None
-
-    async def wait_calls(self, method: str, count: int, chat_id: int | None = None,
-                         timeout: float = 10.0) -> list[Call]:
-        """Wait until `method` succeeded `count` times (to `chat_id`); return those calls."""
-        await self.wait_for(lambda: len(self.calls_of(method, chat_id)) >= count, timeout,
-                            f"{count} x {method} to {chat_id}")
-        return self.calls_of(method, chat_id)
 
     # --- update builders ------------------------------------------------------------------
 
@@ -265,7 +206,7 @@ class FakeBotAPI:
                  data: str) -> dict[str, Any]:
         """An Update for a tap on an inline button of `message` (as it stands now)."""
         current = self.messages.get((message["chat"]["id"], message["message_id"]), message)
-        query_id = f"{next(self._callback_ids)}{user['id']}"
+        query_id = str(7 * 10**15 + next(self._callback_ids))  # unique, Telegram-like
         return {"callback_query": {"id": query_id, "from": user, "message": current,
                                    "chat_instance": f"ci{message['chat']['id']}",
                                    "data": data}}
@@ -279,9 +220,6 @@ class FakeBotAPI:
         await self._notify()
         return int(update["update_id"])
 
-    def pending_updates(self) -> int:
-        return len(self._updates)
-
     # --- the server -----------------------------------------------------------------------
 
     async def _notify(self) -> None:
@@ -290,9 +228,10 @@ class FakeBotAPI:
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         method = request.match_info["method"]
-        params = await _read_params(request)
+        params = await read_params(request)
         call = Call(method, params, time.perf_counter())
         self.calls.append(call)
+        await self._notify()  # waiters may watch for a call starting (a long poll)
         try:
             if request.match_info["token"] != self.token:
                 raise ApiError(401, "Unauthorized")
@@ -306,7 +245,7 @@ class FakeBotAPI:
             handler = getattr(self, f"_api_{method}", None)
             if handler is None:
                 raise ApiError(404, "Not Found")
-            result = await handler(params)
+            result = call.result = await handler(params)
         except ApiError as exc:
             call.error = exc.description
             await self._notify()
@@ -372,14 +311,20 @@ class FakeBotAPI:
         while self._updates and self._updates[0]["update_id"] < offset:
             self._updates.popleft()  # confirmed by the client
         timeout = min(float(params.get("timeout") or 0), MAX_POLL)
+        self._polls += 1
+        poll = self._polls  # a newer getUpdates ends this one, as on Telegram
+        await self._notify()
         if not self._updates and timeout > 0 and not self._closing:
             async with self._changed:
-                try:
-                    await asyncio.wait_for(
-                        self._changed.wait_for(lambda: bool(self._updates) or self._closing),
-                        timeout)
-                except TimeoutError:
-                    pass
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait_for(
+                        lambda: bool(self._updates) or self._closing or self._polls != poll
+                        or self.token == "revoked"), timeout)
+        if self.token == "revoked":
+            raise ApiError(401, "Unauthorized")
+        if self._polls != poll:
+            raise ApiError(409, "Conflict: terminated by other getUpdates request; make sure "
+                                "that only one bot instance is running")
         batch = list(itertools.islice(self._updates, int(params.get("limit") or 100)))
         now = time.perf_counter()
         for update in batch:
@@ -473,43 +418,3 @@ class FakeBotAPI:
                 "pending_update_count": len(self._updates)}
 
 
-async def _read_params(request: web.Request) -> dict[str, Any]:
-    """Parameters as JSON body, query string, or form (urlencoded or multipart) fields.
-
-    python-telegram-bot 22 posts urlencoded forms whose object values are JSON strings.
-    """
-    if request.content_type == "application/json":
-        body = await request.json() if request.can_read_body else {}
-        return dict(body or {})
-    raw: dict[str, Any] = dict(request.query)
-    if request.can_read_body:
-        form = await request.post()
-        raw.update({k: v for k, v in form.items() if isinstance(v, str)})
-    return {k: _decode(k, v) for k, v in raw.items()}
-
-
-def _decode(key: str, value: str) -> Any:
-    if key in JSON_FIELDS:
-        return json.loads(value)
-    if key in INT_FIELDS:
-        try:
-            return int(value)
-        except ValueError:
-            return value  # "@channelname"
-    if key in BOOL_FIELDS:
-        return value in ("true", "True", "1")
-    return value
-
-
-def buttons(message: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """The inline keyboard rows of a message, [] when it has none."""
-    return list((message.get("reply_markup") or {}).get("inline_keyboard", []))
-
-
-def button_data(message: dict[str, Any]) -> list[str]:
-    """Every callback_data on the message, row by row."""
-    return [b["callback_data"] for row in buttons(message) for b in row if "callback_data" in b]
-
-
-def texts(calls: Iterable[Call]) -> list[str]:
-    return [str(c.params.get("text", "")) for c in calls]

@@ -1,0 +1,171 @@
+"""The Telegram adapter: builds python-telegram-bot around the engine, starts and stops it."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Any
+
+from telegram import LinkPreviewOptions, Update
+from telegram.constants import ParseMode
+from telegram.error import InvalidToken, TelegramError
+from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, Defaults
+
+from adapters.telegram import redact, views
+from adapters.telegram.handlers import Handlers, PTBApplication
+from adapters.telegram.processor import PerUserUpdateProcessor
+from bot.app import App
+from bot.errors import ConfigError
+from bot.i18n import Catalogue
+
+log = logging.getLogger(__name__)
+
+ALLOWED_UPDATES = (Update.MESSAGE, Update.CALLBACK_QUERY)
+# PTB 22 warns on every RetryAfter it builds unless time periods are opted into timedelta
+# (the coming default); we never read them as ints.
+PTB_TIMEDELTA = "PTB_TIMEDELTA"
+POLL_TIMEOUT = 10  # seconds a getUpdates long poll may wait on Telegram's side
+POLLING_TASK = "Updater:start_polling:polling_task"  # the name PTB 22 gives its poll loop
+
+
+def file_url(api_base_url: str) -> str:
+    """The file download base matching an API base: .../bot -> .../file/bot."""
+    base = api_base_url.rstrip("/")
+    if base.endswith("/bot"):
+        return f"{base[: -len('/bot')]}/file/bot"
+    return f"{base}/file/bot"
+
+
+class TelegramAdapter:
+    """Runs the quiz on Telegram by long polling (default) or a webhook."""
+
+    name = "telegram"
+
+    def __init__(self, app: App, *, rate_limiter: BaseRateLimiter[Any] | None = None) -> None:
+        self.app = app
+        self.config = app.config.telegram
+        self._rate_limiter = rate_limiter
+        self._redactor = redact.TokenRedactor(app.config.telegram_token.reveal(),
+                                              self.config.webhook.secret_token.reveal())
+        self._log_targets: list[logging.Filterer] = []
+        self._stopped = asyncio.Event()
+        self.application: PTBApplication | None = None
+
+    def build(self) -> PTBApplication:
+        """The PTB application with our handlers; nothing is contacted yet."""
+        token = self.app.config.telegram_token.reveal()
+        if not token:
+            raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
+        concurrent = self.config.concurrent_updates
+        application = (
+            Application.builder()
+            .token(token)
+            .base_url(self.config.api_base_url)
+            .base_file_url(file_url(self.config.api_base_url))
+            .defaults(Defaults(parse_mode=ParseMode.HTML,
+                               link_preview_options=LinkPreviewOptions(is_disabled=True)))
+            .rate_limiter(self._rate_limiter or AIORateLimiter(max_retries=3))
+            .concurrent_updates(PerUserUpdateProcessor(concurrent))
+            # One connection per update in flight, and patience when they are all busy.
+            .connection_pool_size(max(concurrent, 8))
+            .pool_timeout(10.0)
+            .build()
+        )
+        Handlers(self.app).register(application)
+        return application
+
+    async def start(self) -> None:
+        """Check the token (getMe), publish the command menus, start receiving updates."""
+        self._log_targets = redact.install(self._redactor)
+        os.environ.setdefault(PTB_TIMEDELTA, "true")
+        application = self.build()
+        try:
+            await _initialize(application, self.config.api_base_url)
+            await publish_commands(application, self.app.catalogue)
+            await application.start()
+            updater = application.updater
+            assert updater is not None
+            if self.config.mode == "webhook":
+                hook = self.config.webhook
+                await updater.start_webhook(
+                    listen=hook.listen, port=hook.port, url_path=hook.url_path,
+                    webhook_url=hook.public_url, secret_token=hook.secret_token.reveal(),
+                    allowed_updates=list(ALLOWED_UPDATES), drop_pending_updates=False)
+            else:
+                before = asyncio.all_tasks()
+                await updater.start_polling(
+                    timeout=POLL_TIMEOUT, drop_pending_updates=False, bootstrap_retries=3,
+                    allowed_updates=list(ALLOWED_UPDATES))
+                self._watch(asyncio.all_tasks() - before)
+        except BaseException:
+            await _close(application)
+            redact.uninstall(self._redactor, self._log_targets)
+            raise
+        self.application = application
+        bot = application.bot
+        log.info("telegram: @%s running (%s)", bot.username, self.config.mode)
+
+    def _watch(self, new_tasks: set[asyncio.Task[Any]]) -> None:
+        """Notice when PTB's polling loop gives up (it only does for a rejected token)."""
+        polling = [t for t in new_tasks if t.get_name() == POLLING_TASK]
+        if not polling:
+            log.warning("telegram: no %s task found; a dead poll loop will go unnoticed",
+                        POLLING_TASK)
+        for task in polling:
+            task.add_done_callback(lambda _: self._stopped.set())
+
+    async def wait_stopped(self) -> None:
+        """Return when the adapter stopped on its own (polling ended, e.g. a revoked
+        token) or was stopped; in webhook mode only the latter."""
+        await self._stopped.wait()
+
+    async def stop(self) -> None:
+        """Stop receiving, let updates in flight finish, close connections."""
+        application, self.application = self.application, None
+        self._stopped.set()
+        if application is None:
+            return
+        try:
+            await _close(application)
+        finally:
+            redact.uninstall(self._redactor, self._log_targets)
+        log.info("telegram: stopped")
+
+
+async def _initialize(application: PTBApplication, base_url: str) -> None:
+    """getMe through PTB; a rejected token becomes a ConfigError that does not quote it."""
+    try:
+        await application.initialize()
+    except InvalidToken:
+        # PTB's own message quotes the token; a traceback on stderr would leak it.
+        raise ConfigError(f"TELEGRAM_BOT_TOKEN was rejected by the Bot API at {base_url}"
+                          ) from None
+
+
+async def _close(application: PTBApplication) -> None:
+    updater = application.updater
+    if updater is not None and updater.running:
+        try:
+            await updater.stop()
+        except TelegramError as exc:  # the polling loop had died, e.g. on a revoked token
+            log.warning("telegram: polling had already stopped: %s", exc)
+    try:
+        if application.running:
+            await application.stop()  # waits for updates being processed
+    finally:
+        await application.shutdown()
+        # After a failed getMe the application never counted as initialised, so its
+        # shutdown skips the bot; close the bot's HTTP connections ourselves (a no-op else).
+        await application.bot.shutdown()
+
+
+async def publish_commands(application: PTBApplication, cat: Catalogue) -> None:
+    """The command menu in the default language, and per language_code for the others."""
+    for lang in cat.languages:
+        code = None if lang == cat.default else lang
+        try:
+            await application.bot.set_my_commands(views.bot_commands(cat, lang),
+                                                  language_code=code)
+        except TelegramError as exc:  # a menu is nice to have, not a reason to stay down
+            log.warning("telegram: setMyCommands(%s) failed: %s", lang, exc)

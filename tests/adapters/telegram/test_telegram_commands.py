@@ -1,0 +1,178 @@
+"""Commands and action buttons: /start and deep links, Urdu, /language, /reset, groups."""
+
+from __future__ import annotations
+
+from bot import payload
+from bot.errors import NoActiveSession
+from bot.i18n import strip_isolates
+from bot.results import Actor
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
+from tests.adapters.telegram.support import AnswerKey, Running
+
+
+async def test_start_welcomes_with_language_and_start_buttons(bot: Running,
+                                                              api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/start")
+    welcome = await learner.reply(since)
+    assert welcome["text"].startswith("Welcome to quizbot: Model and pipeline parallelism")
+    assert [[b["text"] for b in row] for row in buttons(welcome)] == [
+        ["English", "اردو"], ["▶ Start"]]
+    assert button_data(welcome) == ["q1:lang:en", "q1:lang:ur", "q1:start:parallelism"]
+
+    since = learner.mark()
+    await learner.press(welcome, "▶ Start")
+    question = await learner.reply(since, is_question)
+    assert "Question 1/8" in question["text"]
+
+
+async def test_deep_link_opens_the_quiz_and_unknown_quiz_is_explained(
+        bot: Running, api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/start parallelism")
+    question = await learner.reply(since, is_question)
+    assert "Question 1/8" in question["text"]
+    since = learner.mark()
+    await learner.send("/start no-such-quiz")
+    error = await learner.reply(since)
+    assert error["text"] == bot.cat.t("en", "error.unknown_quiz", quiz="no-such-quiz")
+
+
+async def test_urdu_user_gets_urdu_and_right_to_left_buttons(bot: Running, api: FakeBotAPI,
+                                                             key: AnswerKey) -> None:
+    learner = Learner(api, api.user(3003, "Ayesha", language_code="ur"))
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    assert strip_isolates(question["text"]).startswith("سوال 1/8")
+    row = buttons(question)[0]
+    assert [b["text"] for b in row] == ["D", "C", "B", "A"]
+    assert [payload.decode(b["callback_data"]).option for b in row] == [3, 2, 1, 0]
+
+    since = learner.mark()
+    query = await learner.press(question, key.right(question["text"], "ur"))
+    assert (await learner.toast(query)).params["text"] == bot.cat.t("ur", "answer.toast_correct")
+    feedback = await learner.reply(since, lambda m: not is_question(m))
+    assert strip_isolates(feedback["text"]).startswith("✅ درست!")
+    await learner.reply(since, lambda m: is_question(m) and "2/8" in strip_isolates(m["text"]))
+
+    since = learner.mark()
+    await learner.send("/language")
+    prompt = await learner.reply(since)
+    assert prompt["text"] == bot.cat.t("ur", "language.prompt")
+    since = learner.mark()
+    query = await learner.press(prompt, "English")
+    assert (await learner.toast(query)).params["text"] == "Language set to English."
+    changed = await api.wait_for(
+        lambda: api.messages[(learner.chat_id, prompt["message_id"])].get("edit_date")
+        and api.messages[(learner.chat_id, prompt["message_id"])])
+    assert changed["text"] == "Language set to English."
+    assert button_data(changed) == ["q1:start:parallelism"]
+    since = learner.mark()
+    await learner.send("/quiz")
+    resumed = await learner.reply(since, is_question)
+    assert "Question 2/8" in resumed["text"] and "Picking up" in resumed["text"]
+    assert [b["text"] for b in buttons(resumed)[0]] == ["A", "B", "C", "D"]
+
+
+async def test_reset_asks_first_and_old_buttons_go_stale(bot: Running, api: FakeBotAPI,
+                                                        key: AnswerKey) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    me = Actor("telegram", "1001")
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+
+    since = learner.mark()
+    await learner.send("/reset")
+    confirm = await learner.reply(since)
+    assert confirm["text"] == bot.cat.t("en", "reset.confirm")
+    assert button_data(confirm) == ["q1:reset:yes-1001", "q1:reset:no-1001"]
+    query = await learner.press(confirm, "Cancel")
+    await learner.toast(query)
+    cancelled = await api.wait_for(
+        lambda: api.messages[(learner.chat_id, confirm["message_id"])].get("edit_date")
+        and api.messages[(learner.chat_id, confirm["message_id"])])
+    assert cancelled["text"] == bot.cat.t("en", "reset.cancelled") and not buttons(cancelled)
+    assert (await bot.app.engine.current(me)).position == 0
+
+    since = learner.mark()
+    await learner.send("/reset")
+    confirm = await learner.reply(since)
+    query = await learner.press(confirm, "Yes, delete")
+    await learner.toast(query)
+    done = await api.wait_for(
+        lambda: api.messages[(learner.chat_id, confirm["message_id"])].get("edit_date")
+        and api.messages[(learner.chat_id, confirm["message_id"])])
+    assert done["text"] == bot.cat.t("en", "reset.done")
+    try:
+        await bot.app.engine.current(me)
+        raise AssertionError("reset must delete the session")
+    except NoActiveSession:
+        pass
+
+    query = await learner.press(question, key.right(question["text"]))
+    toast = await learner.toast(query)
+    assert toast.params["text"] == bot.cat.t("en", "answer.stale_finished")
+    await api.wait_for(lambda: not buttons(api.messages[(learner.chat_id,
+                                                         question["message_id"])]))
+
+
+async def test_group_reset_buttons_belong_to_who_asked(bot: Running, api: FakeBotAPI) -> None:
+    group = api.group_chat(-1009, "Readers")
+    a = Learner(api, api.user(1001, "Alice"), group)
+    b = Learner(api, api.user(2002, "Bob"), group)
+    since = b.mark()
+    await b.send("/quiz")
+    await b.reply(since, is_question)
+    since = a.mark()
+    await a.send("/reset")
+    confirm = await a.reply(since)
+    query = await b.press(confirm, "Yes, delete")
+    toast = await b.toast(query)
+    assert toast.params["text"] == bot.cat.t("en", "error.not_your_button")
+    await b.barrier()
+    assert (await bot.app.engine.current(Actor("telegram", "2002"))).position == 0
+    assert buttons(api.messages[(group["id"], confirm["message_id"])])
+
+
+async def test_group_leaderboard_is_the_groups_private_is_global(
+        bot: Running, api: FakeBotAPI) -> None:
+    group = api.group_chat(-1007, "Readers")
+    engine = bot.app.engine
+    for user_id, name, chat in (("1001", "Alice", str(group["id"])), ("2002", "Bob", None)):
+        actor = Actor("telegram", user_id, chat, name)
+        prompt = await engine.start(actor)
+        for position in range(prompt.total):
+            await engine.answer(actor, prompt.session_id, position, 0)
+    a = Learner(api, api.user(1001, "Alice"), group)
+    since = a.mark()
+    await a.send("/leaderboard")
+    board = await a.reply(since)
+    assert board["text"].startswith("Leaderboard here:")
+    assert "Alice" in board["text"] and "Bob" not in board["text"]
+    private = Learner(api, api.user(2002, "Bob"))
+    since = private.mark()
+    await private.send("/leaderboard")
+    board = await private.reply(since)
+    assert board["text"].startswith("Global leaderboard:")
+    assert "Alice" in board["text"] and "Bob" in board["text"]
+
+
+async def test_stats_help_and_unknown_command(bot: Running, api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/stats")
+    stats = await learner.reply(since)
+    assert stats["text"].startswith("Your stats: Model and pipeline parallelism")
+    since = learner.mark()
+    await learner.send("/frobnicate")
+    unknown = await learner.reply(since)
+    assert unknown["text"] == bot.cat.t("en", "error.unknown_command")
+    since = learner.mark()
+    await learner.send("/review")
+    nothing = await learner.reply(since)
+    assert nothing["text"] == bot.cat.t("en", "error.nothing_to_review")

@@ -1,0 +1,198 @@
+"""Telegram's failure modes: edits that change nothing or miss, blocked users, rate limits,
+dropped connections, and our own bugs. No exception reaches the user; the engine stays right."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import traceback
+from pathlib import Path
+
+import pytest
+
+from adapters.telegram import TelegramAdapter
+from bot.app import open_app
+from bot.config import load_config
+from bot.errors import ConfigError
+from bot.results import Actor
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, buttons, is_question
+from tests.adapters.telegram.support import AnswerKey, Running, write_config
+
+ME = Actor("telegram", "1001")
+
+
+def alice(api: FakeBotAPI) -> Learner:
+    return Learner(api, api.user(1001, "Alice"))
+
+
+async def test_edit_that_changes_nothing_is_ignored(bot: Running, api: FakeBotAPI) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/start")
+    welcome = await learner.reply(since)
+    since = learner.mark()
+    first = await learner.tap(welcome, "q1:lang:en")
+    second = await learner.tap(welcome, "q1:lang:en")  # the same edit again
+    await learner.toast(first)
+    await learner.toast(second)
+    until = await learner.barrier()
+    assert [c.error for c in api.calls[since:until] if c.method == "editMessageText"] == [
+        None, api.errors_of("editMessageText")[0].error]
+    assert "message is not modified" in api.errors_of("editMessageText")[0].error
+    assert learner.sent(since, until, methods=("sendMessage",)) == []  # no apology sent
+
+
+async def test_vanished_question_message_gets_a_fresh_one(bot: Running, api: FakeBotAPI,
+                                                          key: AnswerKey) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    update = api.callback(learner.user, question, "")
+    letter = key.right(question["text"])
+    row = buttons(question)[0]
+    update["callback_query"]["data"] = next(b["callback_data"] for b in row
+                                            if b["text"] == letter)
+    del api.messages[(learner.chat_id, question["message_id"])]  # deleted meanwhile
+    since = learner.mark()
+    await api.push_update(update)
+    nxt = await learner.reply(since, is_question)
+    assert "Question 2/8" in nxt["text"]
+    assert "message to edit not found" in api.errors_of("editMessageText")[0].error
+    fresh = [c.result["text"] for c in learner.sent(since, methods=("sendMessage",))]
+    assert fresh[0].startswith("Question 1/8") and "✅" in fresh[0]  # the answered question
+    assert fresh[1].startswith("✅ Correct!")
+
+
+async def test_blocked_user_is_dropped_quietly_and_state_stays_right(
+        bot: Running, api: FakeBotAPI, key: AnswerKey, caplog: pytest.LogCaptureFixture,
+) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    api.blocked.add(learner.chat_id)
+    query = await learner.press(question, key.right(question["text"]))
+    await learner.toast(query)  # answering a tap works even when messages cannot
+    await api.wait_for(lambda: api.errors_of("editMessageText"))
+    api.blocked.clear()
+    await learner.barrier()
+    assert any("blocked the bot" in r.getMessage() for r in caplog.records
+               if r.levelno == logging.INFO)
+    assert (await bot.app.engine.current(ME)).position == 1  # the answer counted
+    since = learner.mark()
+    await learner.send("/quiz")
+    resumed = await learner.reply(since, is_question)
+    assert "Question 2/8" in resumed["text"]
+
+
+async def test_rate_limit_is_retried(bot: Running, api: FakeBotAPI) -> None:
+    learner = alice(api)
+    api.rate_limit("sendMessage", retry_after=1)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    assert "Question 1/8" in question["text"]
+    assert [c.error for c in api.calls[since:] if c.method == "sendMessage"][:2] == [
+        "Too Many Requests: retry after 1", None]
+
+
+async def test_rate_limit_beyond_retries_does_not_escape(
+        bot: Running, api: FakeBotAPI, caplog: pytest.LogCaptureFixture) -> None:
+    learner = alice(api)
+    api.rate_limit("sendMessage", retry_after=1, times=4)  # AIORateLimiter retries 3 times
+    since = learner.mark()
+    await learner.send("/quiz")
+    await learner.barrier()
+    assert len(api.errors_of("sendMessage")) == 4
+    assert any("reply to chat 1001 failed" in r.getMessage() for r in caplog.records)
+    caplog.clear()  # PTB's limiter logs the last RetryAfter at ERROR itself
+    await learner.send("/quiz")
+    assert "Question 1/8" in (await learner.reply(since, is_question))["text"]
+
+
+async def test_dropped_connection_does_not_escape(bot: Running, api: FakeBotAPI,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    learner = alice(api)
+    api.inject("sendMessage", drop=True)
+    since = learner.mark()
+    await learner.send("/stats")
+    until = await learner.barrier()
+    assert learner.sent(since, until) == []
+    assert any("reply to chat 1001 failed" in r.getMessage() for r in caplog.records)
+    since = learner.mark()
+    await learner.send("/stats")
+    stats = await learner.reply(since)
+    assert stats["text"].startswith("Your stats:")
+
+
+async def test_unexpected_error_gets_an_apology_and_a_log(
+        bot: Running, api: FakeBotAPI, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    async def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(bot.app.engine, "stats", broken)
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/stats")
+    apology = await learner.reply(since)
+    assert apology["text"] == bot.cat.t("en", "error.generic")
+    failures = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert failures and "disk on fire" in failures[0].exc_text
+    caplog.clear()
+
+
+async def test_quiz_error_from_a_button_is_an_alert(bot: Running, api: FakeBotAPI) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/start")
+    welcome = await learner.reply(since)
+    query = await learner.tap(welcome, "q1:review:parallelism")
+    toast = await learner.toast(query)
+    assert toast.params["text"] == bot.cat.t("en", "error.nothing_to_review")
+    assert toast.params["show_alert"] is True
+
+
+async def test_failure_after_the_toast_still_tells_the_user(
+        bot: Running, api: FakeBotAPI, key: AnswerKey,
+        caplog: pytest.LogCaptureFixture) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    api.inject("editMessageText", 400, "Bad Request: can't parse entities: boom")
+    since = learner.mark()
+    query = await learner.press(question, key.right(question["text"]))
+    assert (await learner.toast(query)).params["text"] == bot.cat.t("en", "answer.toast_correct")
+    apology = await learner.reply(since)
+    assert apology["text"] == bot.cat.t("en", "error.generic")
+    assert [r for r in caplog.records if r.levelno == logging.ERROR]
+    caplog.clear()
+    assert (await bot.app.engine.current(ME)).position == 1  # the engine kept the answer
+
+
+async def test_wrong_token_fails_fast_and_cleans_up(tmp_path: Path, api: FakeBotAPI) -> None:
+    config = load_config(write_config(tmp_path, api),
+                         env={"TELEGRAM_BOT_TOKEN": "999:AAWrongTokenWrongTokenWrong"})
+    async with open_app(config) as app:
+        adapter = TelegramAdapter(app)
+        with pytest.raises(ConfigError, match="TELEGRAM_BOT_TOKEN was rejected") as failure:
+            await adapter.start()
+        await adapter.stop()  # harmless after a failed start
+    shown = "".join(traceback.format_exception(failure.value))
+    assert "WrongToken" not in shown  # PTB's InvalidToken quotes it; ours must not
+    assert api.errors_of("getMe")[0].error == "Unauthorized"
+    assert not any(type(f).__name__ == "TokenRedactor"
+                   for h in logging.getLogger().handlers for f in h.filters)
+
+
+async def test_revoked_token_stops_the_adapter(bot: Running, api: FakeBotAPI,
+                                               caplog: pytest.LogCaptureFixture) -> None:
+    waiter = asyncio.ensure_future(bot.adapter.wait_stopped())
+    await asyncio.sleep(0)
+    assert not waiter.done()  # running normally
+    await api.revoke()
+    await asyncio.wait_for(waiter, 10)  # PTB's poll loop gave up; `quizbot run` will exit
+    caplog.clear()  # PTB logs the rejected token at ERROR ("Invalid token. Aborting")

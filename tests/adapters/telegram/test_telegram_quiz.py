@@ -1,0 +1,148 @@
+"""The adapter against the fake Bot API: playing, tapping twice, stale and foreign buttons."""
+
+from __future__ import annotations
+
+from bot import payload
+from bot.errors import NoActiveSession
+from bot.results import Actor
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
+from tests.adapters.telegram.support import AnswerKey, Running
+
+
+def alice(api: FakeBotAPI, lang: str = "en") -> Learner:
+    return Learner(api, api.user(1001, "Alice", "Smith", language_code=lang))
+
+
+async def test_commands_published_in_english_and_urdu(bot: Running, api: FakeBotAPI) -> None:
+    english = {c["command"]: c["description"] for c in api.commands[None]}
+    urdu = {c["command"]: c["description"] for c in api.commands["ur"]}
+    names = {"start", "quiz", "review", "stats", "leaderboard", "language", "reset", "help"}
+    assert set(english) == set(urdu) == names
+    assert english["quiz"] == bot.cat.t("en", "command.quiz")
+    assert urdu["quiz"] == bot.cat.t("ur", "command.quiz") != english["quiz"]
+
+
+async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI,
+                                                   key: AnswerKey) -> None:
+    learner, cat = alice(api), bot.cat
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    wrong_on = {2, 5}  # third and sixth questions
+    for n in range(8):
+        assert f"Question {n + 1}/8" in question["text"]
+        row = buttons(question)
+        assert len(row) == 1 and [b["text"] for b in row[0]] == ["A", "B", "C", "D"]
+        letter = key.wrong(question["text"]) if n in wrong_on else key.right(question["text"])
+        since = learner.mark()
+        query = await learner.press(question, letter)
+        toast = await learner.toast(query)
+        expected = "answer.toast_correct" if n not in wrong_on else "answer.toast_wrong"
+        assert toast.params["text"] == cat.t(
+            "en", expected, letter=key.right(question["text"]))
+        feedback = await learner.reply(since, lambda m: "Right answer:" in m["text"])
+        verdict = "Correct!" if n not in wrong_on else "Not quite."
+        assert verdict in feedback["text"]
+        edited = api.messages[(learner.chat_id, question["message_id"])]
+        assert "✅" in edited["text"] and not buttons(edited)  # marked, and can't be tapped
+        if n < 7:
+            question = await learner.reply(since, is_question)
+    summary = await learner.reply(since, lambda m: m["text"].startswith("Finished"))
+    assert "6/8" in summary["text"].splitlines()[0]
+    assert button_data(summary) == [payload.encode_action("review", "parallelism"),
+                                    payload.encode_action("retry", "parallelism")]
+    actor = Actor("telegram", "1001")
+    stats = await bot.app.engine.stats(actor)
+    assert (stats.attempts, stats.best_score) == (1, 6)
+
+    since = learner.mark()
+    await learner.press(summary, cat.t("en", "button.review"))
+    review = await learner.reply(since, is_question)
+    assert "Review 1/2" in review["text"]
+
+
+async def test_double_tap_counted_once(bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    since = learner.mark()
+    right, wrong = key.right(question["text"]), key.wrong(question["text"])
+    first = await learner.press(question, right)
+    second = await learner.press(question, wrong)  # same message, before any reply
+    assert (await learner.toast(second)).params["text"] == bot.cat.t("en", "answer.duplicate")
+    assert (await learner.toast(first)).params["text"] == bot.cat.t("en", "answer.toast_correct")
+    until = await learner.barrier()
+    sent = learner.sent(since, until)
+    assert [c.method for c in sent] == ["editMessageText", "sendMessage", "sendMessage"]
+    assert "Question 2/8" in sent[2].params["text"]
+    current = await bot.app.engine.current(Actor("telegram", "1001"))
+    assert current.position == 1
+    answers = await bot.app.store.answers(current.session_id)
+    assert len(answers) == 1 and answers[0].correct
+
+
+async def test_stale_button_resends_current_question(bot: Running, api: FakeBotAPI) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    session = payload.decode(button_data(question)[0])
+    assert isinstance(session, payload.AnswerPayload)
+    ahead = payload.encode_answer(session.session_id, 3, 0)  # a button for question 4
+    since = learner.mark()
+    query = await learner.tap(question, ahead)
+    assert (await learner.toast(query)).params["text"] == bot.cat.t("en", "answer.stale")
+    again = await learner.reply(since, is_question)
+    assert "Question 1/8" in again["text"]
+    assert button_data(again) == button_data(question)
+    assert not buttons(api.messages[(learner.chat_id, question["message_id"])])
+    assert (await bot.app.engine.current(Actor("telegram", "1001"))).position == 0
+
+
+async def test_garbage_callback_data_only_toasts(bot: Running, api: FakeBotAPI) -> None:
+    learner = alice(api)
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    since = learner.mark()
+    queries = [await learner.tap(question, data)
+               for data in ("garbage", "a2:1:0:0", "q1:explode:x", "a1:1:0:0:extra")]
+    for query in queries:
+        toast = await learner.toast(query)
+        assert toast.params["text"] == bot.cat.t("en", "error.unknown_button")
+    until = await learner.barrier()
+    assert learner.sent(since, until) == []
+    assert button_data(api.messages[(learner.chat_id, question["message_id"])])
+
+
+async def test_group_members_play_their_own_sessions(bot: Running, api: FakeBotAPI,
+                                                     key: AnswerKey) -> None:
+    group = api.group_chat(-1001234567890)
+    a = Learner(api, api.user(1001, "Alice"), group)
+    b = Learner(api, api.user(2002, "Bob"), group)
+    since = a.mark()
+    await a.send("/quiz@quizbot_test_bot")
+    alices = await a.reply(since, is_question)
+    assert alices["text"].startswith("For Alice:")
+
+    since = b.mark()
+    query = await b.press(alices, key.right(alices["text"]))
+    assert (await b.toast(query)).params["text"] == bot.cat.t("en", "answer.not_yours")
+    until = await b.barrier()
+    assert b.sent(since, until) == []
+    assert buttons(api.messages[(group["id"], alices["message_id"])])
+    with_alice = Actor("telegram", "1001", str(group["id"]))
+    assert (await bot.app.engine.current(with_alice)).position == 0
+    try:
+        await bot.app.engine.current(Actor("telegram", "2002"))
+        raise AssertionError("Bob's tap must not have started anything")
+    except NoActiveSession:
+        pass
+
+    since = a.mark()
+    query = await a.press(alices, key.right(alices["text"]))
+    assert (await a.toast(query)).params["text"] == bot.cat.t("en", "answer.toast_correct")
+    second = await a.reply(since, is_question)
+    assert second["text"].startswith("For Alice:") and "Question 2/8" in second["text"]
