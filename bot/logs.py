@@ -1,44 +1,83 @@
-"""Logging set up once at start: tokens redacted from every record, httpx URLs silenced."""
+"""Logging: set up once at start; secrets redacted from every record; httpx URLs silenced."""
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterable
 
 from bot.config import Config
 
-REDACTED = "[REDACTED]"
+MASK = "<token>"
+# httpx logs every request URL at INFO, and Telegram URLs contain the bot token.
+NOISY_LOGGERS = ("httpx", "httpcore")
+# Logger filters see only records logged on that very logger; handler filters see every
+# record that reaches the handler, so `install` attaches to both.
+GUARDED_LOGGERS = ("telegram", "telegram.ext", "discord", "discord.http", "httpx", "httpcore")
 
 
 class RedactSecrets(logging.Filter):
-    """Replace every configured secret in a record's message (and args) with [REDACTED]."""
+    """Replace each secret in a record's message, traceback and stack with <token>."""
 
-    def __init__(self, secrets: list[str]) -> None:
+    def __init__(self, secrets: Iterable[str]) -> None:
         super().__init__()
-        self.secrets = [s for s in secrets if s]
+        # A Telegram token is "<bot id>:<secret>": mask the secret half on its own as well.
+        parts = {p for s in secrets if s for p in (s, s.partition(":")[2])}
+        self.secrets = sorted((p for p in parts if len(p) >= 8), key=len, reverse=True)
+
+    def scrub(self, text: str) -> str:
+        """`text` with every secret masked."""
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        return text
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record in place; never drop it."""
         if not self.secrets:
             return True
-        message = record.getMessage()
-        if record.exc_info and not record.exc_text:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-        clean = _redact(message, self.secrets)
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: the handler will report it
+            message = str(record.msg)
+        clean = self.scrub(message)
         if clean != message:
             record.msg, record.args = clean, None
-        if record.exc_text:
-            record.exc_text = _redact(record.exc_text, self.secrets)
+        if record.exc_info and record.exc_info[1] is not None:
+            text = record.exc_text or logging.Formatter().formatException(record.exc_info)
+            record.exc_text = self.scrub(text)
+        elif record.exc_text:
+            record.exc_text = self.scrub(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.scrub(record.stack_info)
         return True
 
 
-def _redact(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, REDACTED)
-    return text
+def install(redactor: RedactSecrets) -> list[logging.Filterer]:
+    """Attach `redactor` to the root handlers and the platform libraries' loggers."""
+    quiet_noisy_loggers()
+    targets: list[logging.Filterer] = [logging.getLogger(n) for n in GUARDED_LOGGERS]
+    targets += logging.getLogger().handlers
+    for target in targets:
+        target.addFilter(redactor)
+    return targets
+
+
+def uninstall(redactor: RedactSecrets, targets: list[logging.Filterer]) -> None:
+    """Detach what `install` attached."""
+    for target in targets:
+        target.removeFilter(redactor)
+
+
+def quiet_noisy_loggers() -> None:
+    """Keep httpx/httpcore below INFO, where they would log URLs with the token."""
+    for name in NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:
+            logger.setLevel(logging.WARNING)
 
 
 def setup_logging(config: Config) -> None:
-    """Log to stderr at the configured level; redact tokens; keep httpx from logging URLs."""
+    """Log to stderr at the configured level, every configured secret redacted."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets([
@@ -50,7 +89,5 @@ def setup_logging(config: Config) -> None:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(config.log_level)
-    # httpx logs every request URL at INFO, and Telegram URLs contain the bot token.
-    for noisy in ("httpx", "httpcore"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    quiet_noisy_loggers()
     logging.getLogger("aiosqlite").setLevel(logging.WARNING)

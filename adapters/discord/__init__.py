@@ -7,9 +7,9 @@ import contextlib
 import logging
 from typing import Any
 
+from bot import logs
 from bot.app import App
 from bot.errors import ConfigError
-from bot.logs import RedactSecrets
 from bot.tasks import spawn
 
 from .client import Endpoints, QuizClient, build_client
@@ -33,7 +33,8 @@ class DiscordAdapter:
         self.client: QuizClient | None = None
         self._task: asyncio.Task[Any] | None = None
         self._endpoints = Endpoints()
-        self._redact: RedactSecrets | None = None
+        self._redactor: logs.RedactSecrets | None = None
+        self._log_targets: list[logging.Filterer] = []
 
     async def start(self) -> None:
         """Log in, sync commands, connect; return once the gateway says READY, else raise."""
@@ -86,14 +87,12 @@ class DiscordAdapter:
             await asyncio.wait({self._task})
 
     def _install_redaction(self, token: str) -> None:
-        """Redact the token in whatever the root logger's handlers write (defence in depth:
-        `quizbot run` already installs bot.logs.RedactSecrets on its own handler)."""
-        self._redact = RedactSecrets([token])
-        for handler in logging.getLogger().handlers:
-            handler.addFilter(self._redact)
+        """Mask the token wherever discord.py or the root handlers log (defence in depth:
+        `quizbot run` already redacts its own handler)."""
+        self._redactor = logs.RedactSecrets([token])
+        self._log_targets = logs.install(self._redactor)
 
     def _remove_redaction(self) -> None:
-        if self._redact is not None:
-            for handler in logging.getLogger().handlers:
-                handler.removeFilter(self._redact)
-            self._redact = None
+        if self._redactor is not None:
+            logs.uninstall(self._redactor, self._log_targets)
+            self._redactor, self._log_targets = None, []

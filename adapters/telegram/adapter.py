@@ -12,9 +12,10 @@ from telegram.constants import ParseMode
 from telegram.error import InvalidToken, TelegramError
 from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, Defaults
 
-from adapters.telegram import redact, views
+from adapters.telegram import views
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.processor import PerUserUpdateProcessor
+from bot import logs
 from bot.app import App
 from bot.errors import ConfigError
 from bot.i18n import Catalogue
@@ -46,8 +47,8 @@ class TelegramAdapter:
         self.app = app
         self.config = app.config.telegram
         self._rate_limiter = rate_limiter
-        self._redactor = redact.TokenRedactor(app.config.telegram_token.reveal(),
-                                              self.config.webhook.secret_token.reveal())
+        self._redactor = logs.RedactSecrets([app.config.telegram_token.reveal(),
+                                             self.config.webhook.secret_token.reveal()])
         self._log_targets: list[logging.Filterer] = []
         self._stopped = asyncio.Event()
         self.application: PTBApplication | None = None
@@ -77,7 +78,7 @@ class TelegramAdapter:
 
     async def start(self) -> None:
         """Check the token (getMe), publish the command menus, start receiving updates."""
-        self._log_targets = redact.install(self._redactor)
+        self._log_targets = logs.install(self._redactor)
         os.environ.setdefault(PTB_TIMEDELTA, "true")
         application = self.build()
         try:
@@ -100,7 +101,7 @@ class TelegramAdapter:
                 self._watch(asyncio.all_tasks() - before)
         except BaseException:
             await _close(application)
-            redact.uninstall(self._redactor, self._log_targets)
+            logs.uninstall(self._redactor, self._log_targets)
             raise
         self.application = application
         bot = application.bot
@@ -129,7 +130,7 @@ class TelegramAdapter:
         try:
             await _close(application)
         finally:
-            redact.uninstall(self._redactor, self._log_targets)
+            logs.uninstall(self._redactor, self._log_targets)
         log.info("telegram: stopped")
 
 

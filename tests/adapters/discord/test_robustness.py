@@ -13,6 +13,7 @@ import pytest
 from adapters.discord import replies
 from bot import payload
 from bot.app import App
+from bot.logs import MASK
 from bot.results import Actor
 
 from .conftest import (
@@ -191,7 +192,7 @@ async def test_token_never_logged(tmp_path: Path, fake: FakeDiscord,
         logging.getLogger("discord.http").warning("leaked %s", TOKEN)
         question = await start_quiz(fake, ALICE)
         await answer(fake, ALICE, question, right_id(question))
-    assert "leaked [REDACTED]" in caplog.text
+    assert f"leaked {MASK}" in caplog.text
     assert TOKEN not in caplog.text
 
 

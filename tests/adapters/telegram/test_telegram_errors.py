@@ -184,7 +184,7 @@ async def test_wrong_token_fails_fast_and_cleans_up(tmp_path: Path, api: FakeBot
     shown = "".join(traceback.format_exception(failure.value))
     assert "WrongToken" not in shown  # PTB's InvalidToken quotes it; ours must not
     assert api.errors_of("getMe")[0].error == "Unauthorized"
-    assert not any(type(f).__name__ == "TokenRedactor"
+    assert not any(type(f).__name__ == "RedactSecrets"
                    for h in logging.getLogger().handlers for f in h.filters)
 
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from adapters.telegram.redact import MASK
+from bot.logs import MASK
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import SECRET_PART, TOKEN, AnswerKey, BotFactory
@@ -40,4 +40,4 @@ async def test_token_absent_from_debug_logs(start_bot: BotFactory, api: FakeBotA
         assert SECRET_PART not in record.getMessage()
     # The filters leave with the adapter: nothing lingers on the handlers.
     assert not any(f for h in logging.getLogger().handlers for f in h.filters
-                   if type(f).__name__ == "TokenRedactor")
+                   if type(f).__name__ == "RedactSecrets")

@@ -10,7 +10,6 @@ from telegram import Chat, Update, User
 
 from adapters.telegram.adapter import file_url
 from adapters.telegram.processor import PerUserUpdateProcessor
-from adapters.telegram.redact import MASK, TokenRedactor
 from adapters.telegram.views import (
     actor_of,
     question_message,
@@ -19,6 +18,7 @@ from adapters.telegram.views import (
 )
 from bot import payload
 from bot.i18n import Catalogue
+from bot.logs import MASK, RedactSecrets
 from bot.results import Actor, MissedQuestion, QuestionPrompt, SessionKind, Summary
 from tests.adapters.telegram.wire import ApiError, parse_html
 
@@ -144,7 +144,7 @@ async def test_processor_closes_an_update_cancelled_while_queued() -> None:
 
 
 def test_redactor_scrubs_message_args_and_traceback() -> None:
-    redactor = TokenRedactor(TOKEN)
+    redactor = RedactSecrets([TOKEN])
     secret = TOKEN.split(":")[1]
     record = logging.LogRecord("httpx", logging.WARNING, __file__, 1,
                                "POST %s failed", (f"https://x/bot{TOKEN}/getMe",), None)
