@@ -59,7 +59,9 @@ class TelegramConfig:
     api_base_url: str = TELEGRAM_API
     mode: str = "polling"
     webhook: WebhookConfig = field(default_factory=WebhookConfig)
-    concurrent_updates: int = 256
+    # Updates handled at once (each user's in order). Telegram allows ~30 messages/s per bot,
+    # so more concurrency buys nothing but a bigger HTTP pool to manage.
+    concurrent_updates: int = 64
 
 
 @dataclass(frozen=True)
@@ -170,7 +172,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         api_base_url=tg.get("api_base_url", str, TELEGRAM_API),
         mode=tg.choice("mode", ("polling", "webhook"), "polling"),
         webhook=webhook,
-        concurrent_updates=tg.get("concurrent_updates", int, 256),
+        concurrent_updates=tg.get("concurrent_updates", int, TelegramConfig.concurrent_updates),
     )
     tg.done()
     if telegram.enabled and telegram.mode == "webhook":
