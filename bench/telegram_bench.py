@@ -2,11 +2,14 @@
 
     python bench/telegram_bench.py [--learners 100 500]
 
-Each learner sends /quiz and taps through the whole quiz, tapping as soon as the next
-question arrives. Latency is measured on the fake server, from the moment getUpdates hands a
-tap's update to the bot until the bot's answerCallbackQuery for it arrives. The same learners
-then drive a bare python-telegram-bot bot (no engine, no database) that only answers and
-edits, as a baseline for what PTB and HTTP cost by themselves.
+Each learner sends /quiz and taps through the whole quiz. Two load shapes: "closed" learners
+tap the instant the next question arrives (saturation: latency is mostly queueing, and a
+bot that sends more messages per tap queues longer), "paced" learners think 5-15 s before
+each tap, as people reading a hard question do. Latency is measured on the fake server,
+from the moment getUpdates hands a tap's update to the bot until the bot's
+answerCallbackQuery for it arrives. The same learners then drive a bare python-telegram-bot
+bot (no engine, no database) that only answers and edits, as a baseline for what PTB and
+HTTP cost by themselves.
 
 Each bot runs in its own process, so the fake server and the learners (this process) do not
 share an event loop with the bot being measured. Both bots use AIORateLimiter with its
@@ -21,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import random
 import signal
 import statistics
 import sys
@@ -45,12 +49,13 @@ from telegram.ext import (  # noqa: E402
 
 from adapters.telegram import TelegramAdapter  # noqa: E402
 from bot.app import open_app  # noqa: E402
-from bot.config import load_config  # noqa: E402
+from bot.config import TelegramConfig, load_config  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import Call, FakeBotAPI  # noqa: E402
 from tests.adapters.telegram.learners import Learner, button_data, is_question  # noqa: E402
 
 TOKEN = "424242:AAbenchmarkTokenNotARealOne_0123456"
 TAPS_PER_BARE_LEARNER = 8  # as many taps as the quiz has questions
+PACED = (5.0, 15.0)  # seconds a paced learner thinks before each tap
 WAIT = 120.0  # seconds a learner waits for one reply before the run is declared stuck
 
 
@@ -124,14 +129,21 @@ async def next_sent(inbox: asyncio.Queue[Call], method: str,
             return call.result
 
 
-async def quiz_learner(api: FakeBotAPI, user_id: int) -> int:
+async def think(user_id: int, seconds: tuple[float, float], rng: random.Random) -> None:
+    if seconds[1] > 0:
+        await asyncio.sleep(rng.uniform(*seconds))
+
+
+async def quiz_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]) -> int:
     """Play the whole quiz, always tapping the first button; returns taps made."""
     learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
     inbox = api.listen(learner.chat_id)
+    rng = random.Random(user_id)
     await learner.send("/quiz")
     question = await next_sent(inbox, "sendMessage", is_question)
     taps = 0
     while True:
+        await think(user_id, pause, rng)
         await learner.tap(question, button_data(question)[0])
         taps += 1
         reply = await next_sent(inbox, "sendMessage", lambda m: is_question(m)
@@ -141,13 +153,15 @@ async def quiz_learner(api: FakeBotAPI, user_id: int) -> int:
         question = reply
 
 
-async def bare_learner(api: FakeBotAPI, user_id: int) -> int:
+async def bare_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]) -> int:
     """Tap the same message as many times as the quiz has questions, one edit at a time."""
     learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
     inbox = api.listen(learner.chat_id)
+    rng = random.Random(user_id)
     await learner.send("/quiz")
     message = await next_sent(inbox, "sendMessage", lambda m: bool(button_data(m)))
     for _ in range(TAPS_PER_BARE_LEARNER):
+        await think(user_id, pause, rng)
         query_id = await learner.tap(message, "t:0")
         await next_sent(inbox, "editMessageText", lambda m, q=query_id: q in m["text"])
     return TAPS_PER_BARE_LEARNER
@@ -155,7 +169,8 @@ async def bare_learner(api: FakeBotAPI, user_id: int) -> int:
 
 # --- a run ---------------------------------------------------------------------------------
 
-async def run(kind: str, learners: int, workdir: Path) -> dict[str, Any]:
+async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float],
+              ) -> dict[str, Any]:
     """Start the bot `kind` against a fresh fake, drive `learners` through it, measure."""
     async with FakeBotAPI(TOKEN) as api:
         config = workdir / f"{kind}-{learners}.yaml"
@@ -172,10 +187,10 @@ async def run(kind: str, learners: int, workdir: Path) -> dict[str, Any]:
             await api.wait_for(lambda: api.calls_of("getUpdates") or proc.returncode is not None
                                or any(c.method == "getUpdates" for c in api.calls), 60)
             assert proc.returncode is None, f"{kind} bot exited at start"
-            player: Callable[[FakeBotAPI, int], Awaitable[int]] = (
+            player: Callable[[FakeBotAPI, int, tuple[float, float]], Awaitable[int]] = (
                 quiz_learner if kind == "quizbot" else bare_learner)
             started = time.perf_counter()
-            taps = sum(await asyncio.gather(*(player(api, 10_000 + i)
+            taps = sum(await asyncio.gather(*(player(api, 10_000 + i, pause)
                                               for i in range(learners))))
             wall = time.perf_counter() - started
         finally:
@@ -190,7 +205,8 @@ async def run(kind: str, learners: int, workdir: Path) -> dict[str, Any]:
             (api.answered[q] - api.handed_out[u]) * 1000
             for q, u in api.callback_update.items() if q in api.answered and u in api.handed_out)
     assert len(latencies) == taps, f"{taps} taps but {len(latencies)} answers"
-    return {"bot": kind, "learners": learners, "taps": taps, "wall": wall,
+    load = "closed" if pause[1] == 0 else f"{pause[0]:g}-{pause[1]:g}s"
+    return {"bot": kind, "load": load, "learners": learners, "taps": taps, "wall": wall,
             "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
             "max": latencies[-1]}
 
@@ -202,23 +218,24 @@ def percentile(sorted_values: list[float], pct: float) -> float:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = (f"{'bot':<9} {'learners':>8} {'taps':>6} {'p50 ms':>8} {'p99 ms':>8} "
+    head = (f"{'bot':<9} {'load':<8} {'learners':>8} {'taps':>6} {'p50 ms':>8} {'p99 ms':>8} "
             f"{'max ms':>8} {'wall s':>7} {'taps/s':>7}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['bot']:<9} {r['learners']:>8} {r['taps']:>6} {r['p50']:>8.1f} "
-                     f"{r['p99']:>8.1f} {r['max']:>8.1f} {r['wall']:>7.2f} "
+        lines.append(f"{r['bot']:<9} {r['load']:<8} {r['learners']:>8} {r['taps']:>6} "
+                     f"{r['p50']:>8.1f} {r['p99']:>8.1f} {r['max']:>8.1f} {r['wall']:>7.2f} "
                      f"{r['taps'] / r['wall']:>7.0f}")
     return "\n".join(lines)
 
 
-async def bench(sizes: list[int]) -> None:
+async def bench(sizes: list[int], pauses: list[tuple[float, float]]) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="tg-bench-") as tmp:
-        for learners in sizes:
-            for kind in ("quizbot", "bare"):
-                rows.append(await run(kind, learners, Path(tmp)))
-                print(table(rows[-1:]).splitlines()[-1], flush=True)
+        for pause in pauses:
+            for learners in sizes:
+                for kind in ("quizbot", "bare"):
+                    rows.append(await run(kind, learners, Path(tmp), pause))
+                    print(table(rows[-1:]).splitlines()[-1], flush=True)
     print()
     print("Tap latency: getUpdates hands the update out -> the bot's answerCallbackQuery.")
     print(table(rows))
@@ -227,6 +244,9 @@ async def bench(sizes: list[int]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, nargs="+", default=[100, 500])
+    parser.add_argument("--load", choices=("closed", "paced", "both"), default="both")
+    parser.add_argument("--think", type=float, nargs=2, default=PACED, metavar=("MIN", "MAX"),
+                        help="seconds a paced learner thinks before each tap")
     parser.add_argument("--serve", choices=("quizbot", "bare"), help=argparse.SUPPRESS)
     parser.add_argument("--config", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -235,10 +255,13 @@ def main() -> None:
     if args.serve == "quizbot":
         asyncio.run(serve_quizbot(args.config))
     elif args.serve == "bare":
-        asyncio.run(serve_bare(args.base_url, 256))
+        asyncio.run(serve_bare(args.base_url, TelegramConfig.concurrent_updates))
     else:
+        paced = (args.think[0], args.think[1])
+        pauses = {"closed": [(0.0, 0.0)], "paced": [paced],
+                  "both": [(0.0, 0.0), paced]}[args.load]
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(bench(args.learners))
+            asyncio.run(bench(args.learners, pauses))
 
 
 if __name__ == "__main__":

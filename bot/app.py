@@ -44,7 +44,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
     """Load content, open the store, build the engine; close the store on exit."""
     quizzes = load_quizzes([config.content_dir])
     catalogue = Catalogue.load(default=config.default_language)
-    store = await SQLiteStore.open(config.storage_url)
+    store = await SQLiteStore.open(config.storage_url, synchronous=config.storage_synchronous)
     try:
         engine = Engine(
             store, quizzes, languages=catalogue.languages,

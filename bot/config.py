@@ -77,6 +77,7 @@ class DiscordConfig:
 @dataclass(frozen=True)
 class Config:
     storage_url: str = "sqlite:///data/quizbot.db"
+    storage_synchronous: str = "full"
     content_dir: Path = field(default_factory=default_content_dir)
     default_quiz: str | None = None
     default_language: str = "en"
@@ -146,6 +147,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
 
     storage = root.section("storage")
     url = storage.get("url", str, Config.storage_url)
+    synchronous = storage.choice("synchronous", ("full", "normal"), Config.storage_synchronous)
     storage.done()
     content = root.section("content")
     content_dir = content.get("dir", str, None)
@@ -211,6 +213,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
 
     return Config(
         storage_url=url,  # relative paths are relative to the working directory
+        storage_synchronous=synchronous,
         content_dir=Path(content_dir) if content_dir else default_content_dir(),
         default_quiz=default_quiz,
         default_language=default_language,

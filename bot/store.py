@@ -207,13 +207,17 @@ class SQLiteStore:
                 raise _refuse(path, f"its schema is version {version}, newer than this "
                                     f"quizbot understands ({latest}); upgrade quizbot")
         path.parent.mkdir(parents=True, exist_ok=True)
+        if synchronous.upper() not in ("FULL", "NORMAL", "OFF"):
+            raise ConfigError(f"storage.synchronous must be full or normal, got {synchronous!r}")
         conns = []
-        for _ in range(2):
-            conn = await aiosqlite.connect(path, isolation_level=None)
+        # The writer lets sqlite3 open each transaction with its first write (no BEGIN round
+        # trip to the connection's thread); the reader stays in autocommit.
+        for isolation in ("DEFERRED", None):
+            conn = await aiosqlite.connect(path, isolation_level=isolation)
             conns.append(conn)
             await conn.execute("PRAGMA busy_timeout = 5000")
             await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute(f"PRAGMA synchronous = {synchronous}")
+            await conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
             await conn.execute("PRAGMA foreign_keys = ON")
         writer, reader = conns
         await _migrate(writer, known)
@@ -240,14 +244,12 @@ class SQLiteStore:
 
     async def _commit(self, batch: list[tuple[Op, asyncio.Future[Any]]]) -> None:
         try:
-            await self._w.execute("BEGIN IMMEDIATE")
             results = await self._run_batch([op for op, _ in batch])
-            await self._w.execute("COMMIT")
+            await self._w.commit()
             self.commits += 1
         except Exception:
             # One bad op must not sink its neighbours: roll back, then run each alone.
-            if self._w.in_transaction:
-                await self._w.execute("ROLLBACK")
+            await self._w.rollback()
             for op, fut in batch:
                 await self._commit_one(op, fut)
             return
@@ -268,13 +270,11 @@ class SQLiteStore:
 
     async def _commit_one(self, op: Op, fut: asyncio.Future[Any]) -> None:
         try:
-            await self._w.execute("BEGIN IMMEDIATE")
             (result,) = await self._run_batch([op])
-            await self._w.execute("COMMIT")
+            await self._w.commit()
             self.commits += 1
         except Exception as exc:
-            if self._w.in_transaction:
-                await self._w.execute("ROLLBACK")
+            await self._w.rollback()
             if not fut.done():
                 fut.set_exception(exc)
         else:

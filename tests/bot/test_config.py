@@ -43,6 +43,7 @@ def test_defaults_without_a_file():
     ("discord:\n  guild_ids: [abc]\n", "discord.guild_ids must be a list of integers"),
     ("discord:\n  shards: many\n", "discord.shards must be auto or a number"),
     ("quiz:\n  default_language: fr\n", "quiz.default_language must be one of en, ur"),
+    ("storage:\n  synchronous: fast\n", "storage.synchronous must be one of full, normal"),
     ("telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.org/t\n",
      "telegram.webhook.secret_token is required in webhook mode"),
     ("admins:\n  slack: [1]\n", "admins.slack must be a list of ids"),
