@@ -170,12 +170,13 @@ async def bare_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]
 # --- a run ---------------------------------------------------------------------------------
 
 async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float],
-              ) -> dict[str, Any]:
+              synchronous: str = "full") -> dict[str, Any]:
     """Start the bot `kind` against a fresh fake, drive `learners` through it, measure."""
     async with FakeBotAPI(TOKEN) as api:
         config = workdir / f"{kind}-{learners}.yaml"
         config.write_text(yaml.safe_dump({
-            "storage": {"url": f"sqlite:///{workdir / f'{kind}-{learners}.db'}"},
+            "storage": {"url": f"sqlite:///{workdir / f'{kind}-{learners}-{synchronous}.db'}",
+                        "synchronous": synchronous},
             "telegram": {"api_base_url": api.base_url},
             "log_level": "WARNING",
         }), encoding="utf-8")
@@ -206,7 +207,8 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
             for q, u in api.callback_update.items() if q in api.answered and u in api.handed_out)
     assert len(latencies) == taps, f"{taps} taps but {len(latencies)} answers"
     load = "closed" if pause[1] == 0 else f"{pause[0]:g}-{pause[1]:g}s"
-    return {"bot": kind, "load": load, "learners": learners, "taps": taps, "wall": wall,
+    name = kind if kind == "bare" else f"{kind}/{synchronous}"
+    return {"bot": name, "load": load, "learners": learners, "taps": taps, "wall": wall,
             "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
             "max": latencies[-1]}
 
@@ -218,11 +220,11 @@ def percentile(sorted_values: list[float], pct: float) -> float:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    head = (f"{'bot':<9} {'load':<8} {'learners':>8} {'taps':>6} {'p50 ms':>8} {'p99 ms':>8} "
+    head = (f"{'bot':<15} {'load':<8} {'learners':>8} {'taps':>6} {'p50 ms':>8} {'p99 ms':>8} "
             f"{'max ms':>8} {'wall s':>7} {'taps/s':>7}")
     lines = [head, "-" * len(head)]
     for r in rows:
-        lines.append(f"{r['bot']:<9} {r['load']:<8} {r['learners']:>8} {r['taps']:>6} "
+        lines.append(f"{r['bot']:<15} {r['load']:<8} {r['learners']:>8} {r['taps']:>6} "
                      f"{r['p50']:>8.1f} {r['p99']:>8.1f} {r['max']:>8.1f} {r['wall']:>7.2f} "
                      f"{r['taps'] / r['wall']:>7.0f}")
     return "\n".join(lines)
@@ -233,8 +235,8 @@ async def bench(sizes: list[int], pauses: list[tuple[float, float]]) -> None:
     with tempfile.TemporaryDirectory(prefix="tg-bench-") as tmp:
         for pause in pauses:
             for learners in sizes:
-                for kind in ("quizbot", "bare"):
-                    rows.append(await run(kind, learners, Path(tmp), pause))
+                for kind, sync in (("quizbot", "full"), ("quizbot", "normal"), ("bare", "")):
+                    rows.append(await run(kind, learners, Path(tmp), pause, sync or "full"))
                     print(table(rows[-1:]).splitlines()[-1], flush=True)
     print()
     print("Tap latency: getUpdates hands the update out -> the bot's answerCallbackQuery.")

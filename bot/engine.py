@@ -6,11 +6,9 @@ returns frozen results from `bot.results`. It imports nothing from telegram or d
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import AsyncIterator, Callable, Hashable, Mapping
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from bot.content import Question, Quiz
 from bot.errors import (
@@ -21,6 +19,7 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
+from bot.locks import KeyedLocks
 from bot.results import (
     Actor,
     AnswerOutcome,
@@ -46,30 +45,6 @@ class NothingMissed(NothingToReview):
     """The last attempt had no wrong answers."""
 
     key = "error.perfect_nothing_to_review"
-
-
-@dataclass
-class _Locks:
-    """Per-key asyncio locks that disappear when nobody holds or waits for them."""
-
-    _held: dict[Hashable, tuple[asyncio.Lock, int]] = field(default_factory=dict)
-
-    @asynccontextmanager
-    async def hold(self, key: Hashable) -> AsyncIterator[None]:
-        lock, users = self._held.get(key, (asyncio.Lock(), 0))
-        self._held[key] = (lock, users + 1)
-        try:
-            async with lock:
-                yield
-        finally:
-            lock, users = self._held[key]
-            if users == 1:
-                del self._held[key]
-            else:
-                self._held[key] = (lock, users - 1)
-
-    def __len__(self) -> int:
-        return len(self._held)
 
 
 class Engine:
@@ -101,7 +76,7 @@ class Engine:
         self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
         self._rng = rng or random.Random()
         self._reload = reload
-        self._locks = _Locks()
+        self._locks = KeyedLocks()
 
     # --- quizzes and languages ----------------------------------------------------------------
 

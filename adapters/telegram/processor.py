@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Hashable
 from typing import Any
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
+
+from bot.locks import KeyedLocks
 
 
 class PerUserUpdateProcessor(BaseUpdateProcessor):
@@ -24,7 +25,7 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
 
     def __init__(self, max_concurrent_updates: int) -> None:
         super().__init__(max_concurrent_updates)
-        self._locks: dict[Hashable, tuple[asyncio.Lock, int]] = {}
+        self._locks = KeyedLocks()
 
     @property
     def busy_users(self) -> int:
@@ -37,21 +38,14 @@ class PerUserUpdateProcessor(BaseUpdateProcessor):
         if key is None:
             await coroutine
             return
-        lock, waiting = self._locks.get(key, (asyncio.Lock(), 0))
-        self._locks[key] = (lock, waiting + 1)
         started = False
         try:
-            async with lock:
+            async with self._locks.hold(key):
                 started = True
                 await coroutine
         finally:
             if not started and inspect.iscoroutine(coroutine):
                 coroutine.close()  # cancelled while queued: never leave it un-awaited
-            lock, waiting = self._locks[key]
-            if waiting == 1:
-                del self._locks[key]
-            else:
-                self._locks[key] = (lock, waiting - 1)
 
     async def initialize(self) -> None:
         """Nothing to allocate."""
