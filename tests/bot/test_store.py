@@ -21,6 +21,14 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+async def assert_refused_untouched(path: Path, match: str) -> None:
+    """Opening `path` fails with a message matching `match`; the file keeps its bytes."""
+    before = digest(path)
+    with pytest.raises(StoreRefused, match=match):
+        await SQLiteStore.open(path)
+    assert digest(path) == before
+
+
 async def test_migrations_from_empty_are_recorded(tmp_path: Path):
     store = await SQLiteStore.open(f"sqlite:///{tmp_path}/nested/dir/q.db")
     await store.close()
@@ -65,10 +73,7 @@ def test_bad_storage_url(url: str):
 async def test_non_sqlite_file_is_refused_untouched(tmp_path: Path):
     path = tmp_path / "q.db"
     path.write_text("these are my notes, not a database\n" * 50)
-    before = digest(path)
-    with pytest.raises(StoreRefused, match="not a SQLite database"):
-        await SQLiteStore.open(path)
-    assert digest(path) == before
+    await assert_refused_untouched(path, "not a SQLite database")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["q.db"]
 
 
@@ -84,10 +89,7 @@ async def test_corrupt_database_is_refused_untouched(tmp_path: Path, quizzes):
     for offset in range(4096 * 2, len(data) - 4096, 4096):  # scribble over page bodies
         data[offset + 100 : offset + 400] = b"\xde\xad\xbe\xef" * 75
     path.write_bytes(bytes(data))
-    before = digest(path)
-    with pytest.raises(StoreRefused, match="corrupt"):
-        await SQLiteStore.open(path)
-    assert digest(path) == before
+    await assert_refused_untouched(path, "corrupt")
 
 
 async def test_newer_schema_is_refused_untouched(tmp_path: Path):
@@ -97,10 +99,7 @@ async def test_newer_schema_is_refused_untouched(tmp_path: Path):
     db.execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 0)")
     db.commit()
     db.close()
-    before = digest(path)
-    with pytest.raises(StoreRefused, match="newer"):
-        await SQLiteStore.open(path)
-    assert digest(path) == before
+    await assert_refused_untouched(path, "newer")
 
 
 async def test_someone_elses_sqlite_database_is_refused(tmp_path: Path):
@@ -109,10 +108,7 @@ async def test_someone_elses_sqlite_database_is_refused(tmp_path: Path):
     db.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY)")
     db.commit()
     db.close()
-    before = digest(path)
-    with pytest.raises(StoreRefused, match="not quizbot's"):
-        await SQLiteStore.open(path)
-    assert digest(path) == before
+    await assert_refused_untouched(path, "not quizbot's")
 
 
 async def test_200_concurrent_learners_lose_nothing_and_count_nothing_twice(
