@@ -67,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ContentError, StoreRefused) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except Exception:
+        # Through logging, not Python's default hook: the log handler redacts tokens.
+        log.exception("quizbot stopped on an unexpected error")
+        return EXIT_ERROR
 
 
 def validate(paths: Sequence[Path]) -> int:

@@ -84,3 +84,15 @@ def test_run_refuses_a_database_that_is_not_sqlite(tmp_path, monkeypatch, capsys
     assert main(["run", "--config", str(path)]) == 1
     assert "not a SQLite database" in capsys.readouterr().err
     assert db.read_text() == "my notes"
+
+
+def test_run_fails_cleanly_when_the_platform_is_unreachable(tmp_path, monkeypatch, capsys):
+    token = "123456:AAunreachableSecretToken_abcdef"
+    path = write(tmp_path, f"storage:\n  url: sqlite:///{tmp_path}/q.db\n"
+                           "telegram:\n  api_base_url: http://127.0.0.1:9/bot\n"
+                           "discord:\n  enabled: false\n")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", token)
+    assert main(["run", "--config", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "quizbot stopped on an unexpected error" in err
+    assert token not in err and token.split(":")[1] not in err
