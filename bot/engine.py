@@ -36,6 +36,7 @@ from bot.results import (
     Summary,
     UserStats,
 )
+from bot.session_cache import SessionCache
 from bot.store import AnswerRow, NewAnswer, SessionRow, Store
 
 GLOBAL, CHAT = "global", "chat"
@@ -77,6 +78,7 @@ class Engine:
         self._rng = rng or random.Random()
         self._reload = reload
         self._locks = KeyedLocks()
+        self._sessions = SessionCache()
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -114,6 +116,7 @@ class Engine:
             raise UnsupportedLanguage(lang=lang)
         await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
         await self.store.set_language(actor.platform, actor.user_id, lang)
+        self._sessions.forget_user(actor.platform, actor.user_id)
         return lang
 
     def is_admin(self, actor: Actor) -> bool:
@@ -125,6 +128,7 @@ class Engine:
         if not self.is_admin(actor) or self._reload is None:
             raise NotAdmin()
         self._quizzes = dict(self._reload())
+        self._sessions.clear()
         return self.quiz_infos(await self.language(actor))
 
     # --- sessions --------------------------------------------------------------------------
@@ -136,6 +140,7 @@ class Engine:
         async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
             row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
             if row is not None and _fits(quiz, row):
+                self._sessions.put(row)
                 return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
             return await self._new_session(actor, quiz, SessionKind.FULL, quiz.questions, lang)
 
@@ -188,12 +193,14 @@ class Engine:
         session_id = await self.store.create_session(
             actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
             [q.id for q in order], option_orders)
+        self._sessions.forget_user(actor.platform, actor.user_id, quiz.id)  # now abandoned
         row = SessionRow(
             id=session_id, platform=actor.platform, user_id=actor.user_id,
             chat_id=actor.chat_id, quiz_id=quiz.id, kind=kind, status="active",
             question_ids=tuple(q.id for q in order),
             option_orders=tuple(tuple(p) for p in option_orders), position=0, score=0,
             started_at=0.0, finished_at=None, lang=lang)
+        self._sessions.put(row)
         return self._prompt(quiz, row, 0, lang)
 
     # --- answers ---------------------------------------------------------------------------
@@ -206,7 +213,11 @@ class Engine:
         duplicate, and changes nothing. The answer is committed before this returns.
         """
         async with self._locks.hold(("session", session_id)):
-            row, previous = await self.store.session_and_answer(session_id, position)
+            row, previous = self._sessions.get(session_id), None
+            if row is None:
+                row, previous = await self.store.session_and_answer(session_id, position)
+            elif position < row.position:  # answered before: the stored answer decides
+                previous = await self.store.get_answer(session_id, position)
             if row is None:
                 return StaleAnswer(session_id, await self.language(actor), None)
             if (row.platform, row.user_id) != (actor.platform, actor.user_id):
@@ -232,6 +243,7 @@ class Engine:
                 total=len(row.question_ids), kind=row.kind))
             after = replace(row, position=position + 1, score=row.score + int(correct),
                             status="finished" if finished else "active")
+            self._sessions.put(after)
             answer = AnswerRow(session_id, position, question.id, chosen, correct)
             return await self._result(quiz, after, answer, lang, duplicate=False)
 
@@ -316,6 +328,7 @@ class Engine:
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""
+        self._sessions.forget_user(actor.platform, actor.user_id)
         return await self.store.reset_user(actor.platform, actor.user_id)
 
 

@@ -406,27 +406,28 @@ class SQLiteStore:
         return [AnswerRow(r[0], r[1], r[2], r[3], bool(r[4])) for r in rows]
 
     async def record_answer(self, answer: NewAnswer) -> None:
-        """Store the answer and advance the session in one transaction; return once committed.
+        """Store the answer (a trigger advances the session); return once committed.
 
-        Guarded so a repeat can do no harm: the session only advances from the answered
-        position, and an answer already stored for (session, position) is kept.
+        A repeat of an answer already stored for (session, position) inserts nothing and so
+        changes nothing.
         """
         a, now = answer, time.time()
         statements: list[tuple[str, tuple[Any, ...]]] = [
-            ("UPDATE sessions SET position = position + 1, score = score + ?, "
-             "status = CASE WHEN ? THEN 'finished' ELSE status END, "
-             "finished_at = CASE WHEN ? THEN ? ELSE finished_at END "
-             "WHERE id = ? AND position = ? AND status = 'active'",
-             (int(a.correct), a.finished, a.finished, now, a.session_id, a.position)),
             ("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
              "answered_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
              (a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now)),
         ]
+        if a.finished:
+            statements.append((
+                "UPDATE sessions SET status = 'finished', finished_at = ? "
+                "WHERE id = ? AND status = 'active' AND position = ?",
+                (now, a.session_id, a.position + 1)))
         if a.finished and a.kind == SessionKind.FULL:
             scopes = [""] + ([f"{a.platform}:{a.chat_id}"] if a.chat_id else [])
             statements += [(
                 "INSERT INTO best_scores (quiz_id, scope, platform, user_id, score, total, "
-                "finished_at) SELECT ?, ?, ?, ?, score, ?, ? FROM sessions WHERE id = ? "
+                "finished_at) SELECT ?, ?, ?, ?, score, ?, ? FROM sessions "
+                "WHERE id = ? AND status = 'finished' "
                 "ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE SET "
                 "score = excluded.score, total = excluded.total, "
                 "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",

@@ -300,3 +300,24 @@ async def test_changed_quiz_file_restarts_a_stale_session(store, quizzes):
     assert isinstance(await edited.answer(ALI, prompt.session_id, 1, 0), StaleAnswer)
     fresh = await edited.start(ALI)
     assert fresh.session_id != prompt.session_id and fresh.total == 7
+
+
+async def test_language_change_mid_session_applies_to_the_next_answer(engine, quizzes):
+    prompt = await engine.start(ALI)
+    first = await engine.answer(ALI, prompt.session_id, 0, 0)
+    assert first.lang == "en"
+    await engine.set_language(ALI, "ur")
+    second = await engine.answer(ALI, prompt.session_id, 1, 0)
+    assert second.lang == "ur"
+    assert second.explanation == quizzes["parallelism"].questions[1].explanation.get("ur")
+
+
+async def test_a_fresh_engine_sees_what_another_engine_wrote(store, quizzes):
+    """The session cache never hides the database from a restarted process."""
+    first = Engine(store, quizzes)
+    prompt = await first.start(ALI)
+    await first.answer(ALI, prompt.session_id, 0, 0)
+    restarted = Engine(store, quizzes)
+    again = await restarted.answer(ALI, prompt.session_id, 0, 1)
+    assert again.duplicate and again.chosen == 0
+    assert (await restarted.answer(ALI, prompt.session_id, 1, 0)).answered == 2

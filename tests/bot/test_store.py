@@ -162,3 +162,23 @@ async def test_close_commits_writes_already_queued(tmp_path: Path):
         assert db.execute("SELECT COUNT(*) FROM users WHERE lang = 'ur'").fetchone()[0] == 20
     finally:
         db.close()
+
+
+async def test_a_repeated_answer_row_advances_the_session_once(store: SQLiteStore):
+    from bot.results import SessionKind
+    from bot.store import NewAnswer
+
+    await store.touch_user("t", "1", "T")
+    sid = await store.create_session("t", "1", None, "quiz", SessionKind.FULL, ["a", "b"],
+                                     [[0, 1], [1, 0]])
+    answer = NewAnswer(sid, 0, "a", chosen=1, correct=True, finished=False)
+    await asyncio.gather(store.record_answer(answer), store.record_answer(answer))
+    row = await store.get_session(sid)
+    assert (row.position, row.score) == (1, 1)
+    last = NewAnswer(sid, 1, "b", chosen=0, correct=False, finished=True, quiz_id="quiz",
+                     platform="t", user_id="1", total=2)
+    await store.record_answer(last)
+    await store.record_answer(last)
+    row = await store.get_session(sid)
+    assert (row.position, row.score, row.status) == (2, 1, "finished")
+    assert [b.score for b in await store.best("quiz", "", 10)] == [1]
