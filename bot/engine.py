@@ -12,10 +12,12 @@ from dataclasses import replace
 
 from bot.content import Question, Quiz
 from bot.errors import (
+    ContentError,
     NoActiveSession,
     NotAdmin,
     NothingToReview,
     QuizInProgress,
+    ReloadFailed,
     UnknownQuiz,
     UnsupportedLanguage,
 )
@@ -124,10 +126,17 @@ class Engine:
         return actor.user_id in self._admins.get(actor.platform, frozenset())
 
     async def reload(self, actor: Actor) -> tuple[QuizInfo, ...]:
-        """Admin only: re-read quiz files. Unfinished sessions whose questions vanished restart."""
+        """Admin only: re-read quiz files. Unfinished sessions whose questions vanished restart.
+
+        Files that do not validate change nothing: ReloadFailed lists their problems.
+        """
         if not self.is_admin(actor) or self._reload is None:
             raise NotAdmin()
-        self._quizzes = dict(self._reload())
+        try:
+            quizzes = dict(self._reload())
+        except ContentError as exc:
+            raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
+        self._quizzes = quizzes
         self._sessions.clear()
         return self.quiz_infos(await self.language(actor))
 

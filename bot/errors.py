@@ -42,6 +42,12 @@ class NotAdmin(QuizError):
     key = "error.not_admin"
 
 
+class ReloadFailed(QuizError):
+    """The quiz files on disk do not validate; the quizzes in use stay."""
+
+    key = "error.reload_failed"
+
+
 class ContentError(Exception):
     """Quiz files failed validation; `problems` holds every message, each naming file and field."""
 

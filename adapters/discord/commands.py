@@ -38,7 +38,7 @@ class QuizTree(app_commands.CommandTree[Any]):
 
 
 def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]:
-    """/quiz, /review, /stats, /leaderboard, /language, /reset, /help."""
+    """/quiz, /review, /stats, /leaderboard, /language, /reset, /help, /reload (admins)."""
 
     def text(key: str) -> str:
         return cat.t(DESCRIBE_IN, key)
@@ -87,7 +87,13 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).help(interaction)
 
-    return [quiz, review, stats, leaderboard, language, reset, help_]
+    # Shown only to server admins by default; the engine still checks the configured ids.
+    @app_commands.command(name="reload", description=text("command.reload"))
+    @app_commands.default_permissions(administrator=True)
+    async def reload(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).reload(interaction)
+
+    return [quiz, review, stats, leaderboard, language, reset, help_, reload]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

@@ -137,6 +137,14 @@ class Flows:
         await send(interaction, ephemeral=True, content=MARKDOWN.escape(text),
                    view=start_view(self.cat, lang, quiz.id))
 
+    async def reload(self, interaction: discord.Interaction[Any]) -> None:
+        """/reload (admins): re-read the quiz files."""
+        infos = await timely(interaction, self.engine.reload(actor_of(interaction)))
+        lang = await self.lang(interaction)
+        text = self.cat.t(lang, "admin.reloaded", count=len(infos),
+                          ids=", ".join(info.id for info in infos))
+        await send(interaction, ephemeral=True, content=MARKDOWN.escape(text))
+
     async def quiz_choices(self, interaction: discord.Interaction[Any], current: str,
                            ) -> list[app_commands.Choice[str]]:
         """Autocomplete for /quiz: quiz ids whose id or title contains what was typed."""

@@ -48,6 +48,7 @@ class Handlers:
             "stats": self.stats, "leaderboard": self.leaderboard, "language": self.language,
             "reset": self.reset, "help": self.help,
         }
+        commands["reload"] = self.reload  # admins only; not in the command menu
         for name, step in commands.items():
             application.add_handler(CommandHandler(name, self._guarded(step)))
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
@@ -156,6 +157,13 @@ class Handlers:
         lang = await turn.lang()
         quiz = self.engine.quiz()
         text = self.cat.t(lang, "help", title=quiz.title.get(lang), count=len(quiz.questions))
+        await turn.say(HTML.escape(text))
+
+    async def reload(self, turn: Turn, args: Sequence[str]) -> None:
+        """/reload (admins): re-read the quiz files."""
+        infos = await self.engine.reload(turn.actor)
+        text = self.cat.t(await turn.lang(), "admin.reloaded", count=len(infos),
+                          ids=", ".join(info.id for info in infos))
         await turn.say(HTML.escape(text))
 
     async def unknown(self, turn: Turn, args: Sequence[str]) -> None:

@@ -321,3 +321,17 @@ async def test_a_fresh_engine_sees_what_another_engine_wrote(store, quizzes):
     again = await restarted.answer(ALI, prompt.session_id, 0, 1)
     assert again.duplicate and again.chosen == 0
     assert (await restarted.answer(ALI, prompt.session_id, 1, 0)).answered == 2
+
+
+async def test_reload_with_broken_files_keeps_the_quizzes_in_use(store, quizzes):
+    from bot.errors import ContentError, ReloadFailed
+
+    def broken():
+        raise ContentError(["content/x.yaml:3: questions[0].correct is 5 but ..."])
+
+    admin = Actor("telegram", "42")
+    engine = Engine(store, quizzes, admins={"telegram": frozenset({"42"})}, reload=broken)
+    with pytest.raises(ReloadFailed) as info:
+        await engine.reload(admin)
+    assert "content/x.yaml:3" in info.value.params["problems"]
+    assert engine.quiz().id == "parallelism"

@@ -12,7 +12,7 @@ from .fake_discord import FakeDiscord
 
 async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert {c["name"] for c in fake.commands[GUILD]} == {
-        "quiz", "review", "stats", "leaderboard", "language", "reset", "help"}
+        "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload"}
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 4
     question = ix.original
@@ -133,3 +133,19 @@ async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) ->
                                               confirm.button("Yes, delete")["custom_id"]))
     assert confirm.content == "Your progress was deleted." and confirm.buttons == []
     assert await bot.store.active_session("discord", ALICE["id"], "parallelism") is None
+
+
+async def test_reload_is_for_configured_admins_only(tmp_path, fake: FakeDiscord) -> None:
+    from .conftest import running, write_config
+
+    path = write_config(tmp_path, fake)
+    path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
+    async with running(path) as app:
+        reload = next(c for c in fake.commands[GUILD] if c["name"] == "reload")
+        assert int(reload["default_member_permissions"]) == 8  # shown to server admins only
+        ix = await replied(fake, await fake.slash(ALICE, "reload", guild=GUILD))
+        assert ix.original is not None and ix.original.ephemeral
+        assert ix.original.content == app.catalogue.t("en", "admin.reloaded", count=1,
+                                                      ids="parallelism")
+        ix = await replied(fake, await fake.slash(BOB, "reload", guild=GUILD))
+        assert ix.original.content == app.catalogue.t("en", "error.not_admin")

@@ -33,9 +33,9 @@ async def api() -> AsyncIterator[FakeBotAPI]:
 def start_bot(tmp_path: Path, api: FakeBotAPI) -> BotFactory:
     """`async with start_bot(**telegram_settings) as running:` runs the adapter in-process."""
     @asynccontextmanager
-    async def run(**telegram: Any) -> AsyncIterator[Running]:
+    async def run(*, admins: list[int] | None = None, **telegram: Any) -> AsyncIterator[Running]:
         env = {"TELEGRAM_BOT_TOKEN": TOKEN}
-        config = load_config(write_config(tmp_path, api, **telegram), env=env)
+        config = load_config(write_config(tmp_path, api, admins=admins, **telegram), env=env)
         async with open_app(config) as app:
             adapter = TelegramAdapter(app)
             await adapter.start()

@@ -31,13 +31,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def write_config(tmp_path: Path, api: FakeBotAPI, **telegram: Any) -> Path:
+def write_config(tmp_path: Path, api: FakeBotAPI, *, admins: list[int] | None = None,
+                 **telegram: Any) -> Path:
     """A config file pointing at the fake and a SQLite file in tmp_path."""
-    data = {
+    data: dict[str, Any] = {
         "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
         "telegram": {"api_base_url": api.base_url, "concurrent_updates": 64, **telegram},
         "log_level": "DEBUG",
     }
+    if admins:
+        data["admins"] = {"telegram": admins}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path

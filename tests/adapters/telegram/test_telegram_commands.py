@@ -8,7 +8,7 @@ from bot.i18n import strip_isolates
 from bot.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
-from tests.adapters.telegram.support import AnswerKey, Running
+from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
 
 
 async def test_start_welcomes_with_language_and_start_buttons(bot: Running,
@@ -176,3 +176,19 @@ async def test_stats_help_and_unknown_command(bot: Running, api: FakeBotAPI) -> 
     await learner.send("/review")
     nothing = await learner.reply(since)
     assert nothing["text"] == bot.cat.t("en", "error.nothing_to_review")
+
+
+async def test_reload_is_for_configured_admins_only(start_bot: BotFactory,
+                                                    api: FakeBotAPI) -> None:
+    async with start_bot(admins=[9009]) as running:
+        admin = Learner(api, api.user(9009, "Admin"))
+        since = admin.mark()
+        await admin.send("/reload")
+        reply = await admin.reply(since)
+        assert reply["text"] == running.cat.t("en", "admin.reloaded", count=1,
+                                              ids="parallelism")
+        someone = Learner(api, api.user(1001, "Alice"))
+        since = someone.mark()
+        await someone.send("/reload")
+        refused = await someone.reply(since)
+        assert refused["text"] == running.cat.t("en", "error.not_admin")
