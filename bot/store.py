@@ -114,7 +114,6 @@ class Store(Protocol):
     async def create_session(self, platform: str, user_id: str, chat_id: str | None,
                              quiz_id: str, kind: SessionKind, question_ids: Sequence[str],
                              option_orders: Sequence[Sequence[int]]) -> int: ...
-    async def abandon(self, session_id: int) -> None: ...
     async def get_answer(self, session_id: int, position: int) -> AnswerRow | None: ...
     async def answers(self, session_id: int) -> list[AnswerRow]: ...
     async def session_and_answer(self, session_id: int, position: int
@@ -372,11 +371,6 @@ class SQLiteStore:
             return cur.lastrowid
 
         return int(await self._write(op))
-
-    async def abandon(self, session_id: int) -> None:
-        """Mark an unfinished session abandoned (it stays in history)."""
-        await self._write((("UPDATE sessions SET status = 'abandoned' WHERE id = ? "
-                            "AND status = 'active'", (session_id,)),))
 
     # --- answers -------------------------------------------------------------------------
 
