@@ -156,7 +156,8 @@ async def test_close_commits_writes_already_queued(tmp_path: Path):
     pending = [asyncio.create_task(store.set_language("t", str(i), "ur")) for i in range(20)]
     await asyncio.sleep(0)  # one turn: every task has queued its write and awaits the commit
     await store.close()
-    await asyncio.gather(*pending)
+    async with asyncio.timeout(5):  # a close that dropped queued writes would hang here
+        await asyncio.gather(*pending)
     db = sqlite3.connect(tmp_path / "q.db")
     try:
         assert db.execute("SELECT COUNT(*) FROM users WHERE lang = 'ur'").fetchone()[0] == 20
