@@ -18,10 +18,10 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.content import Quiz, default_content_dir, load_quizzes
 from bot.engine import Engine
+from bot.quiz import Quiz, default_content_dir, load_quizzes
 from bot.results import Actor, AnswerResult, QuestionPrompt
-from bot.store import SQLiteStore
+from bot.store.sqlite import SQLiteStore
 
 
 def rss_mb() -> float:

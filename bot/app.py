@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.config import Config
-from bot.content import load_quizzes
 from bot.engine import Engine
 from bot.i18n import Catalogue
-from bot.store import SQLiteStore
+from bot.quiz import load_quizzes
+from bot.store.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
 

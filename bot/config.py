@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-from bot.content import default_content_dir
 from bot.errors import ConfigError
+from bot.quiz import default_content_dir
 
 TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
 DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"

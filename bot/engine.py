@@ -10,7 +10,6 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from bot.content import Question, Quiz
 from bot.errors import (
     ContentError,
     NoActiveSession,
@@ -22,6 +21,7 @@ from bot.errors import (
     UnsupportedLanguage,
 )
 from bot.locks import KeyedLocks
+from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
     AnswerOutcome,
@@ -39,7 +39,7 @@ from bot.results import (
     UserStats,
 )
 from bot.session_cache import SessionCache
-from bot.store import AnswerRow, NewAnswer, SessionRow, Store
+from bot.store.sqlite import AnswerRow, NewAnswer, SessionRow, Store
 
 GLOBAL, CHAT = "global", "chat"
 

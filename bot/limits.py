@@ -10,7 +10,7 @@ from bot.render import feedback_text, question_text
 from bot.results import AnswerResult, QuestionPrompt, SessionKind
 
 if TYPE_CHECKING:
-    from bot.content import Question, Quiz
+    from bot.quiz import Question, Quiz
 
 TELEGRAM_MESSAGE = 4096
 DISCORD_MESSAGE = 2000

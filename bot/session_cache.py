@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from bot.store import SessionRow
+from bot.store.sqlite import SessionRow
 
 
 class SessionCache:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import Quiz, default_content_dir, load_quizzes
 from bot.engine import Engine
 from bot.i18n import Catalogue
-from bot.store import SQLiteStore
+from bot.quiz import Quiz, default_content_dir, load_quizzes
+from bot.store.sqlite import SQLiteStore
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.content import Quiz
+from bot.quiz import Quiz
 from bot.results import QuestionPrompt
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from adapters.cli import main
 from bot.config import Secret, load_config
 from bot.errors import ConfigError
 

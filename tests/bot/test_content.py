@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.cli import main
-from bot.content import load_file, load_quizzes
+from adapters.cli import main
 from bot.errors import ContentError
+from bot.quiz import load_file, load_quizzes
 from tests.conftest import FIXTURES
 
 BROKEN = FIXTURES / "content" / "broken.yaml"

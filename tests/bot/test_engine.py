@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import Quiz
 from bot.engine import Engine, NothingMissed
 from bot.errors import (
     NoActiveSession,
@@ -16,8 +15,9 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
+from bot.quiz import Quiz
 from bot.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer
-from bot.store import SQLiteStore
+from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 
 ALI = Actor("telegram", "1", None, "Ali")

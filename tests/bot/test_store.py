@@ -13,7 +13,7 @@ import pytest
 from bot.engine import Engine
 from bot.errors import ConfigError, StoreRefused
 from bot.results import Actor, AnswerResult
-from bot.store import SQLiteStore, migrations, path_from_url
+from bot.store.sqlite import SQLiteStore, migrations, path_from_url
 from tests.helpers import right_option
 
 
@@ -167,7 +167,7 @@ async def test_close_commits_writes_already_queued(tmp_path: Path):
 
 async def test_a_repeated_answer_row_advances_the_session_once(store: SQLiteStore):
     from bot.results import SessionKind
-    from bot.store import NewAnswer
+    from bot.store.sqlite import NewAnswer
 
     await store.touch_user("t", "1", "T")
     sid = await store.create_session("t", "1", None, "quiz", SessionKind.FULL, ["a", "b"],

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from bot.content import Quiz, default_content_dir, iter_quiz_files, load_file
 from bot.i18n import Catalogue
 from bot.limits import FEEDBACK_LIMIT, QUESTION_LIMIT, sample_prompt, worst_feedback
+from bot.quiz import Quiz, default_content_dir, iter_quiz_files, load_file
 from bot.render import feedback_text, question_text
 
 FILES = list(iter_quiz_files([default_content_dir()]))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import Quiz
 from bot.i18n import strip_isolates
+from bot.quiz import Quiz
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = re.compile(r"(or q to quit: |باہر نکلنے کے لیے q: |\[y/N\] )$")
@@ -32,7 +32,7 @@ class Player:
     async def start(cls, cwd: Path, *args: str) -> Player:
         env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot.cli", "play", "--user", "tester", *args, cwd=cwd,
+            sys.executable, "-m", "adapters.cli", "play", "--user", "tester", *args, cwd=cwd,
             env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT)
         return cls(proc)

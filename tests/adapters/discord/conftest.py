@@ -16,7 +16,7 @@ from adapters.discord import DiscordAdapter
 from adapters.discord.views import MARKDOWN
 from bot.app import App, open_app
 from bot.config import load_config
-from bot.content import Question, Quiz, default_content_dir, load_quizzes
+from bot.quiz import Question, Quiz, default_content_dir, load_quizzes
 from bot.render import content_text
 
 from .fake_discord import TOKEN, FakeDiscord, Interaction, Message, user

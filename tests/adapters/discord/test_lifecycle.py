@@ -58,7 +58,7 @@ async def test_buttons_work_after_the_process_was_killed(tmp_path: Path, fake: F
     async def launch(run: int) -> asyncio.subprocess.Process:
         with (tmp_path / f"run{run}.log").open("wb") as log:
             proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot.cli", "run", "--config", str(path),
+                sys.executable, "-m", "adapters.cli", "run", "--config", str(path),
                 cwd=ROOT, env=env, stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL, stderr=log)
         procs.append(proc)

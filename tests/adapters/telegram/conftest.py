@@ -13,7 +13,7 @@ import pytest
 from adapters.telegram import TelegramAdapter
 from bot.app import open_app
 from bot.config import load_config
-from bot.content import default_content_dir, load_quizzes
+from bot.quiz import default_content_dir, load_quizzes
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN, AnswerKey, BotFactory, Running, write_config
 

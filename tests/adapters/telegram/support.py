@@ -14,8 +14,8 @@ import yaml
 
 from adapters.telegram import TelegramAdapter
 from bot.app import App
-from bot.content import Quiz
 from bot.i18n import Catalogue, strip_isolates
+from bot.quiz import Quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ"

@@ -30,11 +30,11 @@ def stderr_log(tmp_path: Path) -> Iterator[IO[bytes]]:
 @asynccontextmanager
 async def quizbot(config: Path, api: FakeBotAPI, stderr: IO[bytes],
                   ) -> AsyncIterator[asyncio.subprocess.Process]:
-    """`python -m bot.cli run --config PATH`, ready once it polls; SIGKILLed if still alive."""
+    """`python -m adapters.cli run --config PATH`, ready once it polls; SIGKILLed if still alive."""
     since = len(api.calls)
     env = {"TELEGRAM_BOT_TOKEN": TOKEN, "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "run", "--config", str(config),
+        sys.executable, "-m", "adapters.cli", "run", "--config", str(config),
         cwd=str(config.parent), env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=stderr, stderr=stderr)
     try:
@@ -100,7 +100,7 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
     assert len(feedback) <= 8  # a redelivered tap never explains itself twice
 
     from bot.config import load_config
-    from bot.store import SQLiteStore
+    from bot.store.sqlite import SQLiteStore
     store = await SQLiteStore.open(load_config(config, env={}).storage_url)
     try:
         attempts, best, last = await store.attempts("telegram", "1001", "parallelism")
@@ -123,7 +123,7 @@ async def test_rejected_token_exits_with_a_message_that_does_not_quote_it(
     wrong = "999:AAWrongTokenWrongTokenWrongToken"
     env = {"TELEGRAM_BOT_TOKEN": wrong, "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot.cli", "run", "--config", str(write_config(tmp_path, api)),
+        sys.executable, "-m", "adapters.cli", "run", "--config", str(write_config(tmp_path, api)),
         cwd=str(tmp_path), env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=stderr_log, stderr=stderr_log)
     assert await asyncio.wait_for(proc.wait(), 30) != 0

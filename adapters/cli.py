@@ -15,9 +15,9 @@ from pathlib import Path
 from bot import __version__
 from bot.app import Adapter, App, open_app
 from bot.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_config
-from bot.content import default_content_dir, load_all
 from bot.errors import ConfigError, ContentError, StoreRefused
 from bot.logs import setup_logging
+from bot.quiz import default_content_dir, load_all
 
 log = logging.getLogger("quizbot")
 

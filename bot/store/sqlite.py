@@ -142,7 +142,7 @@ def path_from_url(url: str) -> Path:
 def migrations() -> list[tuple[int, str, str]]:
     """(version, name, sql) for every numbered file in bot/migrations, in order."""
     found = []
-    for entry in resources.files("bot.migrations").iterdir():
+    for entry in (resources.files("bot.store") / "migrations" / "sqlite").iterdir():
         name = entry.name
         if name.endswith(".sql") and name[:4].isdigit():
             found.append((int(name[:4]), name, entry.read_text(encoding="utf-8")))

@@ -1,20 +1,12 @@
-"""Quiz content: YAML files under content/ loaded and validated into frozen dataclasses.
-
-Every problem is collected (not just the first) and names file, line and field path, e.g.
-``content/x.yaml:42: questions[3].correct is 5 but the question has 4 options``.
-"""
+"""Validation of one quiz file's data: every problem names file, line and field path."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-import yaml
-
-from bot.errors import ContentError
+from bot.quiz.model import Option, Question, Quiz, Text
+from bot.quiz.yaml_lines import LineList, LineMap
 from bot.results import Reference
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -32,98 +24,7 @@ OPTION_KEYS = {"text", "why_not"}
 REFERENCE_KEYS = {"title", "url"}
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
-    """A string in every language the quiz ships."""
-
-    values: tuple[tuple[str, str], ...]
-
-    def get(self, lang: str, fallback: str = "en") -> str:
-        """The text in `lang`, else in `fallback`, else the first one present."""
-        table = dict(self.values)
-        return table.get(lang) or table.get(fallback) or self.values[0][1]
-
-
-@dataclass(frozen=True, slots=True)
-class Option:
-    text: Text
-    why_not: Text | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Question:
-    id: str
-    text: Text
-    options: tuple[Option, ...]
-    correct: int
-    explanation: Text
-    references: tuple[Reference, ...] = ()
-    line: int = field(default=0, compare=False)  # where it starts in its file
-
-
-@dataclass(frozen=True, slots=True)
-class Quiz:
-    id: str
-    title: Text
-    description: Text
-    difficulty: str
-    languages: tuple[str, ...]
-    questions: tuple[Question, ...]
-    shuffle_questions: bool = False
-    source: str = ""
-
-    def question(self, question_id: str) -> Question | None:
-        """The question with this id, or None if the file no longer has it."""
-        return next((q for q in self.questions if q.id == question_id), None)
-
-
-# --- YAML with line numbers -------------------------------------------------------------
-
-
-class _Map(dict[str, Any]):
-    line: int
-    key_lines: dict[str, int]
-
-
-class _List(list[Any]):
-    line: int
-    item_lines: list[int]
-
-
-class _LineLoader(yaml.SafeLoader):
-    """SafeLoader that remembers where each mapping key and list item stands."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
-        result = _Map(cast(dict[str, Any], super().construct_mapping(node, deep=True)))
-        result.line = node.start_mark.line + 1
-        result.key_lines = {
-            str(k.value): v.start_mark.line + 1 for k, v in node.value
-        }
-        return result
-
-    def construct_sequence(self, node: yaml.SequenceNode, deep: bool = False) -> Any:
-        result = _List(super().construct_sequence(node, deep=True))
-        result.line = node.start_mark.line + 1
-        result.item_lines = [item.start_mark.line + 1 for item in node.value]
-        return result
-
-
-def _mapping(loader: Any, node: Any) -> Any:
-    return loader.construct_mapping(node)
-
-
-def _sequence(loader: Any, node: Any) -> Any:
-    return loader.construct_sequence(node)
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _sequence)
-
-
-# --- validation ---------------------------------------------------------------------------
-
-
-class _Checker:
+class Checker:
     """Walks one file's data, collecting problems instead of stopping at the first."""
 
     def __init__(self, source: str) -> None:
@@ -136,11 +37,11 @@ class _Checker:
         self.problems.append(f"{where}: {path} {message}" if path else f"{where}: {message}")
 
     def mapping(self, value: Any, line: int | None, path: str, keys: set[str],
-                required: set[str]) -> _Map | None:
+                required: set[str]) -> LineMap | None:
         if not isinstance(value, dict):
             self.error(line, path, f"must be a mapping, got {_kind(value)}")
             return None
-        assert isinstance(value, _Map)
+        assert isinstance(value, LineMap)
         for key in sorted(set(value) - keys, key=str):
             self.error(value.key_lines.get(str(key), value.line), _join(path, str(key)),
                        f"is not a known key (expected one of: {', '.join(sorted(keys))})")
@@ -148,7 +49,7 @@ class _Checker:
             self.error(value.line, _join(path, key), "is missing")
         return value
 
-    def text(self, parent: _Map, key: str, path: str, *, max_len: int) -> Text | None:
+    def text(self, parent: LineMap, key: str, path: str, *, max_len: int) -> Text | None:
         value, full = parent.get(key), _join(path, key)
         line = parent.key_lines.get(key, parent.line)
         if not self.languages:
@@ -215,14 +116,14 @@ class _Checker:
         return Quiz(str(quiz_id), title, description, str(difficulty), self.languages,
                     questions, shuffle, self.source)
 
-    def questions(self, root: _Map) -> tuple[Question, ...] | None:
+    def questions(self, root: LineMap) -> tuple[Question, ...] | None:
         items, line = root.get("questions"), root.key_lines.get("questions", 1)
         if "questions" not in root:
             return None
         if not isinstance(items, list) or not items:
             self.error(line, "questions", "must be a non-empty list of questions")
             return None
-        assert isinstance(items, _List)
+        assert isinstance(items, LineList)
         out: list[Question] = []
         seen: dict[str, int] = {}
         for i, (item, item_line) in enumerate(zip(items, items.item_lines, strict=True)):
@@ -244,7 +145,7 @@ class _Checker:
                 out.append(question)
         return tuple(out)
 
-    def question(self, q: _Map, path: str, line: int, qid: Any) -> Question | None:
+    def question(self, q: LineMap, path: str, line: int, qid: Any) -> Question | None:
         text = self.text(q, "text", path, max_len=1500) if "text" in q else None
         explanation = (self.text(q, "explanation", path, max_len=1500)
                        if "explanation" in q else None)
@@ -266,7 +167,7 @@ class _Checker:
             return None
         return Question(qid, text, options, correct, explanation, references, line=line)
 
-    def options(self, q: _Map, path: str) -> tuple[Option, ...] | None:
+    def options(self, q: LineMap, path: str) -> tuple[Option, ...] | None:
         items = q.get("options")
         if "options" not in q:
             return None
@@ -274,7 +175,7 @@ class _Checker:
         if not isinstance(items, list):
             self.error(line, f"{path}.options", f"must be a list, got {_kind(items)}")
             return None
-        assert isinstance(items, _List)
+        assert isinstance(items, LineList)
         if not MIN_OPTIONS <= len(items) <= MAX_OPTIONS:
             self.error(line, f"{path}.options",
                        f"has {len(items)} options; a question needs {MIN_OPTIONS} to {MAX_OPTIONS}")
@@ -291,7 +192,7 @@ class _Checker:
                 out.append(Option(text, why_not))
         return tuple(out) if len(out) == len(items) else None
 
-    def references(self, q: _Map, path: str) -> tuple[Reference, ...] | None:
+    def references(self, q: LineMap, path: str) -> tuple[Reference, ...] | None:
         items = q.get("references", [])
         line = q.key_lines.get("references", q.line)
         if not isinstance(items, list):
@@ -331,77 +232,3 @@ def _kind(value: Any) -> str:
     if isinstance(value, str):
         return "a string"
     return "nothing" if value is None else type(value).__name__
-
-
-# --- loading --------------------------------------------------------------------------------
-
-
-def load_file(path: Path, *, display: str | None = None) -> Quiz:
-    """Load and validate one quiz file; raise ContentError listing every problem."""
-    source = display or str(path)
-    try:
-        raw = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ContentError([f"{source}: cannot be read: {exc}"]) from exc
-    try:
-        data = yaml.load(raw, Loader=_LineLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{source}:{mark.line + 1}" if mark else source
-        raise ContentError([f"{where}: is not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
-    checker = _Checker(source)
-    quiz = checker.quiz(data)
-    if quiz is not None:
-        from bot.limits import check_rendered_sizes  # late: limits renders with the catalogue
-
-        checker.problems.extend(check_rendered_sizes(quiz))
-    if checker.problems or quiz is None:
-        raise ContentError(checker.problems or [f"{source}: no quiz found"])
-    return quiz
-
-
-def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Every *.yaml / *.yml file named or found below the given paths, sorted."""
-    for path in paths:
-        if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
-        else:
-            yield path
-
-
-def load_all(paths: Iterable[Path]) -> tuple[dict[str, Quiz], list[str]]:
-    """Every valid quiz under `paths`, and every problem found on the way."""
-    paths = list(paths)
-    quizzes: dict[str, Quiz] = {}
-    problems: list[str] = []
-    for path in iter_quiz_files(paths):
-        if not path.exists():
-            problems.append(f"{path}: no such file or folder")
-            continue
-        try:
-            quiz = load_file(path)
-        except ContentError as exc:
-            problems.extend(exc.problems)
-            continue
-        if quiz.id in quizzes:
-            problems.append(
-                f"{path}:1: id {quiz.id!r} is already used by {quizzes[quiz.id].source}")
-            continue
-        quizzes[quiz.id] = quiz
-    if not quizzes and not problems:
-        problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found")
-    return quizzes, problems
-
-
-def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
-    """Load every quiz file under `paths`; raise one ContentError with all problems."""
-    quizzes, problems = load_all(paths)
-    if problems:
-        raise ContentError(problems)
-    return quizzes
-
-
-def default_content_dir() -> Path:
-    """The shipped content/: inside the wheel as bot/_content, else the source checkout's."""
-    packaged = Path(__file__).parent / "_content"
-    return packaged if packaged.is_dir() else Path(__file__).resolve().parent.parent / "content"

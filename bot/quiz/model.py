@@ -1,0 +1,52 @@
+"""The quiz model: frozen dataclasses the loader builds and the engine reads."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bot.results import Reference
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A string in every language the quiz ships."""
+
+    values: tuple[tuple[str, str], ...]
+
+    def get(self, lang: str, fallback: str = "en") -> str:
+        """The text in `lang`, else in `fallback`, else the first one present."""
+        table = dict(self.values)
+        return table.get(lang) or table.get(fallback) or self.values[0][1]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    text: Text
+    why_not: Text | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: Text
+    options: tuple[Option, ...]
+    correct: int
+    explanation: Text
+    references: tuple[Reference, ...] = ()
+    line: int = field(default=0, compare=False)  # where it starts in its file
+
+
+@dataclass(frozen=True, slots=True)
+class Quiz:
+    id: str
+    title: Text
+    description: Text
+    difficulty: str
+    languages: tuple[str, ...]
+    questions: tuple[Question, ...]
+    shuffle_questions: bool = False
+    source: str = ""
+
+    def question(self, question_id: str) -> Question | None:
+        """The question with this id, or None if the file no longer has it."""
+        return next((q for q in self.questions if q.id == question_id), None)

@@ -1,0 +1,1 @@
+"""The store: a `Store` port, its SQLite implementation and the migration runner."""
