@@ -20,7 +20,6 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
-from bot.locks import KeyedLocks
 from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
@@ -38,8 +37,7 @@ from bot.results import (
     Summary,
     UserStats,
 )
-from bot.session_cache import SessionCache
-from bot.store.sqlite import AnswerRow, NewAnswer, SessionRow, Store
+from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
 
 GLOBAL, CHAT = "global", "chat"
 
@@ -79,8 +77,6 @@ class Engine:
         self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
         self._rng = rng or random.Random()
         self._reload = reload
-        self._locks = KeyedLocks()
-        self._sessions = SessionCache()
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -118,7 +114,6 @@ class Engine:
             raise UnsupportedLanguage(lang=lang)
         await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
         await self.store.set_language(actor.platform, actor.user_id, lang)
-        self._sessions.forget_user(actor.platform, actor.user_id)
         return lang
 
     def is_admin(self, actor: Actor) -> bool:
@@ -137,7 +132,6 @@ class Engine:
         except ContentError as exc:
             raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
         self._quizzes = quizzes
-        self._sessions.clear()
         return self.quiz_infos(await self.language(actor))
 
     # --- sessions --------------------------------------------------------------------------
@@ -146,38 +140,40 @@ class Engine:
         """Resume the user's unfinished session of the quiz, or start a new one."""
         quiz = self.quiz(quiz_id)
         lang = await self.language(actor)
-        async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
-            row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
-            if row is not None and _fits(quiz, row):
-                self._sessions.put(row)
-                return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
-            return await self._new_session(actor, quiz, SessionKind.FULL, quiz.questions, lang)
+        new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
+        row = await self.store.start_session(new, replace=False)
+        if row.kind != SessionKind.FULL or not _fits(quiz, row):
+            row = await self.store.start_session(new, replace=True)
+        return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""
         quiz = self.quiz(quiz_id)
         lang = await self.language(actor)
-        async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
-            return await self._new_session(actor, quiz, SessionKind.FULL, quiz.questions, lang)
+        new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
+        row = await self.store.start_session(new, replace=True)
+        return self._prompt(quiz, row, 0, lang)
 
     async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """A session over the questions missed in the user's last finished attempt."""
         quiz = self.quiz(quiz_id)
         lang = await self.language(actor)
-        async with self._locks.hold((actor.platform, actor.user_id, quiz.id)):
-            row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
-            if row is not None and _fits(quiz, row):
-                if row.kind == SessionKind.REVIEW:
-                    return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+        row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+        if row is not None and _fits(quiz, row):
+            if row.kind == SessionKind.REVIEW:
+                return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+            if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
-            last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
-            if last is None:
-                raise NothingToReview()
-            missed = {a.question_id for a in await self.store.answers(last.id) if not a.correct}
-            questions = [q for q in quiz.questions if q.id in missed]
-            if not questions:
-                raise NothingMissed()
-            return await self._new_session(actor, quiz, SessionKind.REVIEW, questions, lang)
+        last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
+        if last is None:
+            raise NothingToReview()
+        missed = {a.question_id for a in await self.store.answers(last.id) if not a.correct}
+        questions = [q for q in quiz.questions if q.id in missed]
+        if not questions:
+            raise NothingMissed()
+        new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
+        row = await self.store.start_session(new, replace=True)
+        return self._prompt(quiz, row, 0, lang)
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """The question the user's unfinished session is at; NoActiveSession if none."""
@@ -188,9 +184,8 @@ class Engine:
             raise NoActiveSession()
         return self._prompt(quiz, row, row.position, lang, resumed=True)
 
-    async def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
-                           questions: tuple[Question, ...] | list[Question], lang: str,
-                           ) -> QuestionPrompt:
+    def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
+                     questions: tuple[Question, ...] | list[Question]) -> NewSession:
         order = list(questions)
         if quiz.shuffle_questions or self._shuffle_questions:
             self._rng.shuffle(order)
@@ -198,19 +193,9 @@ class Engine:
         for q in order:
             perm = list(range(len(q.options)))
             self._rng.shuffle(perm)
-            option_orders.append(perm)
-        session_id = await self.store.create_session(
-            actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
-            [q.id for q in order], option_orders)
-        self._sessions.forget_user(actor.platform, actor.user_id, quiz.id)  # now abandoned
-        row = SessionRow(
-            id=session_id, platform=actor.platform, user_id=actor.user_id,
-            chat_id=actor.chat_id, quiz_id=quiz.id, kind=kind, status="active",
-            question_ids=tuple(q.id for q in order),
-            option_orders=tuple(tuple(p) for p in option_orders), position=0, score=0,
-            started_at=0.0, finished_at=None, lang=lang)
-        self._sessions.put(row)
-        return self._prompt(quiz, row, 0, lang)
+            option_orders.append(tuple(perm))
+        return NewSession(actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
+                          tuple(q.id for q in order), tuple(option_orders))
 
     # --- answers ---------------------------------------------------------------------------
 
@@ -218,43 +203,48 @@ class Engine:
                      ) -> AnswerOutcome:
         """Record the learner's choice (a shown option index) for question `position`.
 
-        Idempotent: a repeated (session, position) returns the first result, marked
-        duplicate, and changes nothing. The answer is committed before this returns.
+        Who may answer and whether it counts are decided here and in the store's
+        `record_answer`, nowhere else: only the session's owner; only the current question of
+        an active session; a position counts once (a repeat returns the stored answer,
+        marked duplicate). The answer is committed before this returns.
         """
-        async with self._locks.hold(("session", session_id)):
-            row, previous = self._sessions.get(session_id), None
-            if row is None:
-                row, previous = await self.store.session_and_answer(session_id, position)
-            elif position < row.position:  # answered before: the stored answer decides
-                previous = await self.store.get_answer(session_id, position)
-            if row is None:
-                return StaleAnswer(session_id, await self.language(actor), None)
-            if (row.platform, row.user_id) != (actor.platform, actor.user_id):
-                return NotYours(session_id, await self.language(actor))
-            lang = self.resolve_language(row.lang, actor.locale)
-            quiz = self._quizzes.get(row.quiz_id)
-            if quiz is None or not _fits(quiz, row):
-                return StaleAnswer(session_id, lang, None)
-            if previous is not None:
-                return await self._result(quiz, row, previous, lang, duplicate=True)
-            if (not row.active or position != row.position
-                    or not 0 <= option < len(row.option_orders[position])):
-                current = self._prompt(quiz, row, row.position, lang) if row.active else None
-                return StaleAnswer(session_id, lang, current)
-            question = _question(quiz, row, position)
-            chosen = row.option_orders[position][option]
-            correct = chosen == question.correct
-            finished = position + 1 == len(row.question_ids)
-            await self.store.record_answer(NewAnswer(
-                session_id=session_id, position=position, question_id=question.id,
-                chosen=chosen, correct=correct, finished=finished, quiz_id=quiz.id,
-                platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
-                total=len(row.question_ids), kind=row.kind))
-            after = replace(row, position=position + 1, score=row.score + int(correct),
-                            status="finished" if finished else "active")
-            self._sessions.put(after)
-            answer = AnswerRow(session_id, position, question.id, chosen, correct)
-            return await self._result(quiz, after, answer, lang, duplicate=False)
+        row, previous = await self.store.session_and_answer(session_id, position)
+        if row is None:
+            return StaleAnswer(session_id, await self.language(actor), None)
+        if (row.platform, row.user_id) != (actor.platform, actor.user_id):
+            return NotYours(session_id, await self.language(actor))
+        lang = self.resolve_language(row.lang, actor.locale)
+        quiz = self._quizzes.get(row.quiz_id)
+        if quiz is None or not _fits(quiz, row):
+            return StaleAnswer(session_id, lang, None)
+        if previous is not None:
+            return await self._result(quiz, row, previous, lang, duplicate=True)
+        if (not row.active or position != row.position
+                or not 0 <= option < len(row.option_orders[position])):
+            return StaleAnswer(session_id, lang, self._where(quiz, row, lang))
+        question = _question(quiz, row, position)
+        chosen = row.option_orders[position][option]
+        finished = position + 1 == len(row.question_ids)
+        recorded = await self.store.record_answer(NewAnswer(
+            session_id=session_id, position=position, question_id=question.id, chosen=chosen,
+            correct=chosen == question.correct, finished=finished, quiz_id=quiz.id,
+            platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
+            total=len(row.question_ids), kind=row.kind))
+        if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)
+            now = await self.store.get_session(session_id)
+            return StaleAnswer(session_id, lang, self._where(quiz, now, lang))
+        assert recorded.answer is not None
+        if recorded.outcome == Write.REPEAT:
+            return await self._result(quiz, row, recorded.answer, lang, duplicate=True)
+        after = replace(row, position=position + 1, score=recorded.score,
+                        status="finished" if finished else "active")
+        return await self._result(quiz, after, recorded.answer, lang, duplicate=False)
+
+    def _where(self, quiz: Quiz, row: SessionRow | None, lang: str) -> QuestionPrompt | None:
+        """The question an active session is at, if it still fits the quiz."""
+        if row is None or not row.active or not _fits(quiz, row):
+            return None
+        return self._prompt(quiz, row, row.position, lang)
 
     async def _result(self, quiz: Quiz, row: SessionRow, answer: AnswerRow, lang: str,
                       *, duplicate: bool) -> AnswerResult:
@@ -337,7 +327,6 @@ class Engine:
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""
-        self._sessions.forget_user(actor.platform, actor.user_id)
         return await self.store.reset_user(actor.platform, actor.user_id)
 
 

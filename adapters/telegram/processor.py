@@ -9,14 +9,16 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
-from bot.locks import KeyedLocks
+from adapters.telegram.locks import KeyedLocks
 
 
 class PerUserUpdateProcessor(BaseUpdateProcessor):
     """Different users run in parallel; one user's updates run one after another.
 
-    A learner who taps twice quickly must see the first tap's answer before the second is
-    judged, or the second could be answered against a question the first already moved past.
+    This is about what the learner sees, not about what counts: the store decides whether a
+    tap counts (any process, any order). Keeping one user's updates in arrival order means
+    replies come back in the order the learner sent (a /reset typed right after a tap is
+    answered after it), and the chat's outbox then keeps them in that order on the wire.
     Locks exist only while someone holds or waits for them, so memory follows the number of
     busy users, not of users ever seen.
     """

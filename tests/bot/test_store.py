@@ -165,21 +165,30 @@ async def test_close_commits_writes_already_queued(tmp_path: Path):
         db.close()
 
 
-async def test_a_repeated_answer_row_advances_the_session_once(store: SQLiteStore):
+async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore):
     from bot.results import SessionKind
-    from bot.store.sqlite import NewAnswer
+    from bot.store.protocol import NewAnswer, NewSession, Write
 
     await store.touch_user("t", "1", "T")
-    sid = await store.create_session("t", "1", None, "quiz", SessionKind.FULL, ["a", "b"],
-                                     [[0, 1], [1, 0]])
-    answer = NewAnswer(sid, 0, "a", chosen=1, correct=True, finished=False)
-    await asyncio.gather(store.record_answer(answer), store.record_answer(answer))
+    row = await store.start_session(NewSession("t", "1", None, "quiz", SessionKind.FULL,
+                                               ("a", "b"), ((0, 1), (1, 0))), replace=False)
+    sid = row.id
+
+    def answer(position: int, qid: str, chosen: int, correct: bool, finished: bool) -> NewAnswer:
+        return NewAnswer(sid, position, qid, chosen, correct, finished, "quiz", "t", "1", None,
+                         2, SessionKind.FULL)
+
+    first = answer(0, "a", 1, True, False)
+    outcomes = await asyncio.gather(store.record_answer(first), store.record_answer(first))
+    assert sorted(o.outcome for o in outcomes) == [Write.APPLIED, Write.REPEAT]
     row = await store.get_session(sid)
     assert (row.position, row.score) == (1, 1)
-    last = NewAnswer(sid, 1, "b", chosen=0, correct=False, finished=True, quiz_id="quiz",
-                     platform="t", user_id="1", total=2)
-    await store.record_answer(last)
-    await store.record_answer(last)
+    # an answer for a position the session is not at is stale, and changes nothing
+    assert (await store.record_answer(answer(0 + 5, "b", 0, True, True))).outcome == Write.STALE
+    last = answer(1, "b", 0, False, True)
+    assert (await store.record_answer(last)).outcome == Write.APPLIED
+    again = await store.record_answer(answer(1, "b", 1, True, True))  # a different choice
+    assert again.outcome == Write.REPEAT and again.answer.chosen == 0  # the first one stands
     row = await store.get_session(sid)
     assert (row.position, row.score, row.status) == (2, 1, "finished")
     assert [b.score for b in await store.best("quiz", "", 10)] == [1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.locks import KeyedLocks
+from adapters.telegram.locks import KeyedLocks
 
 
 async def test_same_key_runs_in_order_other_keys_in_parallel():

@@ -1,0 +1,115 @@
+"""Group commit on one writer connection: many callers, one fsync per batch.
+
+Each caller hands in a unit of work (an async function of the connection) and awaits the
+COMMIT that holds it. Units run one after another, in the order they were queued, inside a
+single `BEGIN IMMEDIATE` transaction; whatever queues while a COMMIT runs goes into the next
+one. If a unit raises, the batch is rolled back and its units are retried one per
+transaction, so one bad unit fails alone and never sinks its neighbours.
+
+A unit must decide everything from what it reads inside the transaction (guarded updates,
+`ON CONFLICT`), never from state read before it, so running it again after a rollback is
+safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from bot.tasks import spawn
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Unit = Callable[[aiosqlite.Connection], Awaitable[Any]]
+MAX_BATCH = 512
+
+
+class GroupCommit:
+    """Runs units of work on `conn` (opened with isolation_level=None) in group commits."""
+
+    def __init__(self, conn: aiosqlite.Connection,
+                 on_commit: Callable[[float], None] | None = None) -> None:
+        self._conn = conn
+        self._queue: list[tuple[Unit, asyncio.Future[Any]]] = []
+        self._wakeup = asyncio.Event()
+        self._closed = False
+        self._on_commit = on_commit
+        self.commits = 0  # transactions committed, for benchmarks and tests
+        self._task = spawn(self._loop(), name="sqlite-group-commit")
+
+    async def run(self, unit: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+        """Run `unit` in the next transaction; return its result once that is committed."""
+        if self._closed:
+            raise RuntimeError("store is closed")
+        fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append((unit, fut))
+        self._wakeup.set()
+        return await fut
+
+    async def _loop(self) -> None:
+        while True:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            await self._drain()
+            if self._closed and not self._queue:
+                return
+
+    async def _drain(self) -> None:
+        while self._queue:
+            batch = self._queue[:MAX_BATCH]
+            del self._queue[:MAX_BATCH]
+            await self._commit(batch)
+
+    async def _commit(self, batch: list[tuple[Unit, asyncio.Future[Any]]]) -> None:
+        try:
+            results = await self._transaction([unit for unit, _ in batch])
+        except Exception as exc:
+            if len(batch) == 1:
+                _settle(batch[0][1], exc=exc)
+                return
+            log.info("a batch of %d writes failed (%s); retrying each alone", len(batch), exc)
+            for item in batch:
+                await self._commit([item])
+            return
+        for (_, fut), result in zip(batch, results, strict=True):
+            _settle(fut, result=result)
+
+    async def _transaction(self, units: list[Unit]) -> list[Any]:
+        started = time.perf_counter()
+        await self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            results = [await unit(self._conn) for unit in units]
+            await self._conn.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self._conn.execute("ROLLBACK")
+            raise
+        self.commits += 1
+        if self._on_commit is not None:
+            self._on_commit(time.perf_counter() - started)
+        return results
+
+    async def close(self) -> None:
+        """Commit what is queued, then stop; later `run` calls raise."""
+        if self._closed:
+            return
+        self._closed = True
+        self._wakeup.set()
+        await self._task  # the loop drains the queue, then returns
+
+
+def _settle(fut: asyncio.Future[Any], *, result: Any = None,
+            exc: BaseException | None = None) -> None:
+    if fut.done():  # the caller gave up (cancelled); the write stands or fell regardless
+        return
+    if exc is not None:
+        fut.set_exception(exc)
+    else:
+        fut.set_result(result)
