@@ -12,9 +12,10 @@ import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from adapters.term_wrap import wrap
 from bot.app import App, open_app
 from bot.config import Config
-from bot.errors import QuizError
+from bot.errors import QuizError, SaveFailed
 from bot.render import LETTERS, PLAIN, Markup, feedback_text, question_text, summary_text
 from bot.results import Actor, AnswerResult, NotYours, QuestionPrompt, StaleAnswer
 
@@ -63,16 +64,20 @@ class TerminalGame:
                 return letters.index(raw)
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1
-            print(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown))
+            print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
 
     def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
         """Ask every remaining question of the session; return the last result."""
         while True:
             print()
-            print(question_text(self.cat, prompt, self.markup))
+            print(wrap(question_text(self.cat, prompt, self.markup)))
             option = self.choose(prompt)
-            outcome = self.call(self.app.engine.answer(
-                self.actor, prompt.session_id, prompt.position, option))
+            try:
+                outcome = self.call(self.app.engine.answer(
+                    self.actor, prompt.session_id, prompt.position, option))
+            except SaveFailed as exc:  # not counted: say so and ask the same question again
+                print(wrap(self.cat.t(prompt.lang, exc.key, **exc.params)))
+                continue
             if isinstance(outcome, StaleAnswer | NotYours):
                 # Someone else (another terminal) moved this session on: show where it is.
                 current = outcome.current if isinstance(outcome, StaleAnswer) else None
@@ -81,10 +86,12 @@ class TerminalGame:
                 prompt = current
                 continue
             print()
-            print(feedback_text(self.cat, outcome, self.markup))
+            if outcome.duplicate:  # another terminal answered first: show what was kept
+                print(wrap(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
+            print(wrap(feedback_text(self.cat, outcome, self.markup)))
             if outcome.summary is not None:
                 print()
-                print(summary_text(self.cat, outcome.summary, self.markup))
+                print(wrap(summary_text(self.cat, outcome.summary, self.markup)))
                 return outcome
             assert outcome.next is not None
             prompt = outcome.next
@@ -103,6 +110,14 @@ class TerminalGame:
             last = self.play_session(self.call(engine.review(self.actor, prompt.quiz_id)))
 
 
+def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
+    """The learner's language, or the default when the store cannot even say (disk full)."""
+    try:
+        return runner.run(app.engine.language(actor))
+    except QuizError:
+        return app.engine.default_lang
+
+
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
@@ -116,10 +131,10 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) ->
         except (EndOfInput, KeyboardInterrupt):
             print()
             saved_lang = runner.run(app.engine.language(actor))
-            print(app.catalogue.t(saved_lang, "terminal.saved"))
+            print(wrap(app.catalogue.t(saved_lang, "terminal.saved")))
         except QuizError as exc:
-            saved_lang = runner.run(app.engine.language(actor))
-            print(app.catalogue.t(saved_lang, exc.key, **exc.params), file=sys.stderr)
+            saved_lang = _language(runner, app, actor)
+            print(wrap(app.catalogue.t(saved_lang, exc.key, **exc.params)), file=sys.stderr)
             code = 1
         finally:
             runner.run(context.__aexit__(None, None, None))

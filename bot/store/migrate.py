@@ -53,6 +53,12 @@ def application_id(header: bytes) -> int:
     return int.from_bytes(header[APPLICATION_ID_OFFSET:APPLICATION_ID_OFFSET + 4], "big")
 
 
+def _header(path: Path) -> tuple[bytes, bool]:
+    """The file's first 100 bytes, and whether a -wal file lies beside it."""
+    with path.open("rb") as fh:
+        return fh.read(HEADER_SIZE), Path(f"{path}-wal").exists()
+
+
 def _readonly_uri(path: Path, *, immutable: bool) -> str:
     uri = f"{path.absolute().as_uri()}?mode=ro"
     return uri + "&immutable=1" if immutable else uri
@@ -61,8 +67,7 @@ def _readonly_uri(path: Path, *, immutable: bool) -> str:
 async def inspect_sqlite(path: Path, known: list[tuple[int, str, str]] | None = None) -> int:
     """Check an existing file without writing to it; return its schema version."""
     known = migrations("sqlite") if known is None else known
-    with path.open("rb") as fh:  # noqa: ASYNC230 - 100 bytes of a local file
-        header = fh.read(HEADER_SIZE)
+    header, has_wal = _header(path)
     if len(header) < HEADER_SIZE or not header.startswith(SQLITE_HEADER):
         raise refuse(path, "it is not a SQLite database")
     app_id = application_id(header)
@@ -72,9 +77,9 @@ async def inspect_sqlite(path: Path, known: list[tuple[int, str, str]] | None = 
     # A live quizbot database always has a -wal file beside it; only then can someone be
     # writing it, and only then is a locking read-only open needed (and it adds no file).
     # Anything else is read immutable: no locks, no journal, no sidecar files.
-    live = app_id == APPLICATION_ID and Path(f"{path}-wal").exists()
+    live = app_id == APPLICATION_ID and has_wal
     try:
-        uri = _readonly_uri(path, immutable=not live)  # noqa: ASYNC240 - no I/O, just getcwd
+        uri = _readonly_uri(path, immutable=not live)
         async with aiosqlite.connect(uri, uri=True) as db:
             rows = await db.execute_fetchall("PRAGMA quick_check")
             verdict = [r[0] for r in rows]
