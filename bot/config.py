@@ -23,6 +23,7 @@ TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
 MAX_SHARDS = 4096
+SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
 
 
 class Secret:
@@ -111,7 +112,8 @@ class _Reader:
         value = self.data[key]
         if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
             names = " or ".join(k.__name__ for k in _tuple(kind))
-            raise self._fail(key, f"must be {names}, got {value!r}")
+            shown = "a value not shown here" if key in SECRET_KEYS else repr(value)
+            raise self._fail(key, f"must be {names}, got {shown}")
         return value
 
     def integer(self, key: str, default: int, low: int, high: int | None = None) -> int:

@@ -117,3 +117,11 @@ def test_read_only_filesystem_each_case_says_which(tmp_path: Path):
                                 "cannot create the folder", "read-only")
         assert snapshot(mnt) == before and sorted(p.name for p in mnt.iterdir()) == [
             "empty", "q.db"]
+
+
+def test_a_disk_that_fills_during_the_first_migration_is_one_line(tmp_path: Path):
+    mnt = tmp_path / "tiny"
+    with tmpfs(mnt, size="40k"):
+        err = assert_one_line_failure(play(tmp_path, mnt / "q.db"), "cannot write the database",
+                                      "free some disk space")
+        assert "full" in err
