@@ -111,3 +111,18 @@ async def test_a_write_the_disk_refuses_is_save_failed_and_the_store_recovers(tm
 def test_store_unavailable_is_not_a_quiz_error():
     from bot.errors import QuizError
     assert not issubclass(StoreUnavailable, QuizError)
+
+
+async def test_a_failed_open_leaves_no_worker_thread_behind(tmp_path: Path, monkeypatch):
+    import threading
+
+    import bot.store.sqlite as sqlite_store
+
+    async def broken(db, known):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(sqlite_store, "migrate_sqlite", broken)
+    before = set(threading.enumerate())
+    with pytest.raises(StoreUnavailable, match="cannot write the database"):
+        await SQLiteStore.open(tmp_path / "q.db")
+    assert [t for t in threading.enumerate() if t not in before and t.is_alive()] == []
