@@ -164,7 +164,7 @@ async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, s
     `db` is in autocommit mode (isolation_level=None): the transactions here are explicit.
     """
     tables = await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")
-    if not tables:  # a new file: marked as ours before anything else is written to it
+    if not tables:  # a new file: marked as ours before any table goes into it
         await db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     await db.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
