@@ -75,6 +75,12 @@ class DiscordConfig:
 
 
 @dataclass(frozen=True)
+class MetricsConfig:
+    port: int | None = None  # None: no /healthz or /metrics server
+    listen: str = "127.0.0.1"
+
+
+@dataclass(frozen=True)
 class Config:
     storage_url: str = "sqlite:///data/quizbot.db"
     storage_synchronous: str = "full"
@@ -86,6 +92,8 @@ class Config:
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     log_level: str = "INFO"
+    log_format: str = "text"
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
     discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
 
@@ -209,6 +217,14 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
                               "telegram or discord")
         admins[platform] = frozenset(str(i) for i in ids)
     log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
+    log_format = root.choice("log_format", ("text", "json"), "text")
+    mt = root.section("metrics")
+    metrics_port = mt.get("port", int, None)
+    if metrics_port is not None and not 1 <= metrics_port <= 65535:
+        raise ConfigError(f"{source}: metrics.port must be between 1 and 65535, "
+                          f"got {metrics_port}")
+    metrics = MetricsConfig(port=metrics_port, listen=mt.get("listen", str, MetricsConfig.listen))
+    mt.done()
     root.done()
 
     return Config(
@@ -222,6 +238,8 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         discord=discord,
         admins=admins,
         log_level=log_level,
+        log_format=log_format,
+        metrics=metrics,
         telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
         discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
     )
