@@ -21,6 +21,7 @@ from bot.errors import (
     UnsupportedLanguage,
 )
 from bot.locks import KeyedLocks
+from bot.metrics import Observer
 from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
@@ -65,6 +66,7 @@ class Engine:
         admins: Mapping[str, frozenset[str]] | None = None,
         rng: random.Random | None = None,
         reload: Callable[[], Mapping[str, Quiz]] | None = None,
+        observer: Observer | None = None,  # metrics hook (issue 14)
     ) -> None:
         if not quizzes:
             raise ValueError("the engine needs at least one quiz")
@@ -81,6 +83,7 @@ class Engine:
         self._reload = reload
         self._locks = KeyedLocks()
         self._sessions = SessionCache()
+        self._observer = observer
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -210,6 +213,8 @@ class Engine:
             option_orders=tuple(tuple(p) for p in option_orders), position=0, score=0,
             started_at=0.0, finished_at=None, lang=lang)
         self._sessions.put(row)
+        if self._observer is not None:  # metrics hook (issue 14)
+            self._observer.session_started(actor.platform)
         return self._prompt(quiz, row, 0, lang)
 
     # --- answers ---------------------------------------------------------------------------
@@ -250,6 +255,10 @@ class Engine:
                 chosen=chosen, correct=correct, finished=finished, quiz_id=quiz.id,
                 platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
                 total=len(row.question_ids), kind=row.kind))
+            if self._observer is not None:  # metrics hook (issue 14)
+                self._observer.answer_recorded(row.platform, correct)
+                if finished:
+                    self._observer.session_finished(row.platform)
             after = replace(row, position=position + 1, score=row.score + int(correct),
                             status="finished" if finished else "active")
             self._sessions.put(after)

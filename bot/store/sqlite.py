@@ -193,6 +193,7 @@ class SQLiteStore:
         self._closed = False
         self._task = spawn(self._write_loop(), name="sqlite-writer")
         self.commits = 0  # transactions committed, for benchmarks
+        self.on_commit: Callable[[float], None] | None = None  # metrics hook (issue 14)
 
     @classmethod
     async def open(cls, url_or_path: str | Path, *, synchronous: str = "FULL") -> SQLiteStore:
@@ -244,8 +245,11 @@ class SQLiteStore:
     async def _commit(self, batch: list[tuple[Op, asyncio.Future[Any]]]) -> None:
         try:
             results = await self._run_batch([op for op, _ in batch])
+            started = time.perf_counter()
             await self._w.commit()
             self.commits += 1
+            if self.on_commit is not None:  # metrics hook (issue 14)
+                self.on_commit(time.perf_counter() - started)
         except Exception:
             # One bad op must not sink its neighbours: roll back, then run each alone.
             await self._w.rollback()
