@@ -58,6 +58,7 @@ class Flows:
         self.engine = app.engine
         self.cat = app.catalogue
         self.announce = app.config.discord.announce_results
+        self.metrics = app.metrics
 
     async def lang(self, interaction: discord.Interaction[Any]) -> str:
         """The language this user reads (their /language choice, else the default)."""
@@ -65,6 +66,8 @@ class Flows:
 
     async def report(self, interaction: discord.Interaction[Any], error: BaseException) -> None:
         """Hand a failure to the one error mapping."""
+        if isinstance(error, discord.HTTPException):  # metrics hook (issue 14)
+            self.metrics.api_error("discord", http_kind(error))
         await replies.report(interaction, error, cat=self.cat,
                              lang=lambda: self.lang(interaction))
 
@@ -263,6 +266,13 @@ class Flows:
             await note(interaction, self.cat, await self.lang(interaction), "error.unknown_button")
         except Exception as exc:
             await self.report(interaction, exc)
+
+
+def http_kind(error: discord.HTTPException) -> str:
+    """A bounded metric label for a Discord API failure."""
+    kinds = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+             429: "rate_limited"}
+    return kinds.get(error.status, "server" if error.status >= 500 else "other")
 
 
 def _owns(interaction: discord.Interaction[Any]) -> bool:

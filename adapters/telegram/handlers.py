@@ -40,6 +40,7 @@ class Handlers:
 
     def __init__(self, app: App) -> None:
         self.engine, self.cat = app.engine, app.catalogue
+        self.metrics = app.metrics
 
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
@@ -63,7 +64,7 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
-            turn = Turn(update, context.bot, self.engine, actor)
+            turn = Turn(update, context.bot, self.engine, actor, self.metrics)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)
@@ -78,6 +79,7 @@ class Handlers:
 
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""
+        turn.failed(exc)  # metrics hook (issue 14)
         if isinstance(exc, QuizError):
             await self._report(turn, exc.key, exc.params)
         elif isinstance(exc, Forbidden):

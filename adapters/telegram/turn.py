@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+import time
 
 from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters, Update
 from telegram.error import BadRequest, TelegramError
 
+from adapters.telegram.observe import error_kind
 from bot.engine import Engine
+from bot.metrics import Metrics
 from bot.results import Actor
 
 log = logging.getLogger(__name__)
@@ -27,8 +30,10 @@ def message_gone(exc: BadRequest) -> bool:
 class Turn:
     """The context of one update; handlers reply through it, never through the bot."""
 
-    def __init__(self, update: Update, bot: Bot, engine: Engine, actor: Actor) -> None:
+    def __init__(self, update: Update, bot: Bot, engine: Engine, actor: Actor,
+                 metrics: Metrics | None = None) -> None:
         self.update, self.bot, self.engine, self.actor = update, bot, engine, actor
+        self.metrics, self.received = metrics, time.perf_counter()  # metrics hook (issue 14)
         self.query = update.callback_query
         chat = update.effective_chat
         self.chat_id = chat.id if chat is not None else int(actor.user_id)
@@ -59,6 +64,16 @@ class Turn:
             await self.query.answer(text, show_alert=alert)
         except TelegramError as exc:  # e.g. a query too old after a restart
             log.warning("telegram: answerCallbackQuery failed: %s", exc)
+            self.failed(exc)
+        else:
+            if self.metrics is not None:  # metrics hook (issue 14)
+                self.metrics.observe_ack("telegram", time.perf_counter() - self.received)
+
+    def failed(self, exc: BaseException) -> None:
+        """Count a Bot API failure by kind (anything else is not an API error)."""
+        kind = error_kind(exc)
+        if kind is not None and self.metrics is not None:
+            self.metrics.api_error("telegram", kind)
 
     async def say(self, text: str, markup: InlineKeyboardMarkup | None = None) -> Message:
         """Send a message to the chat (in groups, as a reply to the command)."""
