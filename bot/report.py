@@ -66,6 +66,7 @@ class QuestionRow:
     wrong_option: str  # the most chosen wrong option's letter ('' if never answered wrong)
     wrong_count: int
     question: str = ""  # the question's text, when the quiz file is at hand
+    wrong_text: str = ""  # that wrong option's text, likewise
 
     @property
     def accuracy(self) -> float | None:
@@ -95,7 +96,7 @@ def question_rows(conn: sqlite3.Connection, scope: Scope,
         "AND w.rank = 1 GROUP BY a.quiz_id, a.question_id ORDER BY a.quiz_id, a.question_id",
         params).fetchall()
     out = [QuestionRow(r[0], r[1], int(r[2]), int(r[3]), letter(r[4]), int(r[5] or 0),
-                       _question_text(quizzes, r[0], r[1])) for r in rows]
+                       *_texts(quizzes, r[0], r[1], r[4])) for r in rows]
     return _in_file_order(out, quizzes)
 
 
@@ -118,13 +119,18 @@ def format_overview(view: Overview) -> str:
     if not view.questions:
         lines.append("no answers in full attempts yet")
         return "\n".join(lines)
-    lines.append(f"{'quiz':<14} {'question':<22} {'answered':>8} {'right':>6} "
-                 f"{'accuracy':>8}  most chosen wrong")
+    qw = max(len("quiz"), *(len(q.quiz_id) for q in view.questions))
+    iw = max(len("question"), *(len(q.question_id) for q in view.questions))
+    lines.append(f"{'quiz':<{qw}}  {'question':<{iw}}  {'answered':>8}  {'right':>5}  "
+                 f"{'accuracy':>8}  most chosen wrong option")
     for q in view.questions:
         accuracy = f"{q.accuracy:.0%}" if q.accuracy is not None else "-"
-        wrong = f"{q.wrong_option} ({q.wrong_count}x)" if q.wrong_option else "-"
-        lines.append(f"{q.quiz_id:<14} {q.question_id:<22} {q.answered:>8} {q.correct:>6} "
-                     f"{accuracy:>8}  {wrong}")
+        wrong = "-"
+        if q.wrong_option:
+            text = q.wrong_text if len(q.wrong_text) <= 50 else q.wrong_text[:49] + "…"
+            wrong = f"{q.wrong_option} ({q.wrong_count}x)" + (f" {text}" if text else "")
+        lines.append(f"{q.quiz_id:<{qw}}  {q.question_id:<{iw}}  {q.answered:>8}  "
+                     f"{q.correct:>5}  {accuracy:>8}  {wrong}")
     return "\n".join(lines)
 
 
@@ -238,7 +244,13 @@ def _in_file_order(rows: list[QuestionRow], quizzes: Mapping[str, Quiz] | None
     return sorted(rows, key=key)
 
 
-def _question_text(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str) -> str:
+def _texts(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str,
+           wrong: int | None) -> tuple[str, str]:
+    """The question's text and the wrong option's, in English ('' when the file changed)."""
     quiz = (quizzes or {}).get(quiz_id)
     question = quiz.question(question_id) if quiz else None
-    return question.text.get("en") if question else ""
+    if question is None:
+        return "", ""
+    option = question.options[wrong].text.get("en") \
+        if wrong is not None and 0 <= wrong < len(question.options) else ""
+    return question.text.get("en"), option
