@@ -8,11 +8,14 @@ import io
 import json
 import random
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot import report
+from bot.app import open_app
+from bot.config import load_config
 from bot.engine import Engine
 from bot.errors import StoreRefused
 from bot.quiz import Quiz
@@ -116,12 +119,14 @@ async def test_restore_refuses_while_a_bot_has_the_database_open(
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
     ops.backup(live, tmp_path / "b.db")
-    with ops.hold(live, exclusive=False):  # what open_app holds while the bot runs
+    config = load_config(None, env={})
+    config = replace(config, storage_url=f"sqlite:///{live}")
+    async with open_app(config):  # a running bot (or quizbot play) on the file
         with pytest.raises(StoreRefused, match="a quizbot process is using it"):
-            ops.restore(tmp_path / "b.db", live)
-    with ops.hold(live, exclusive=True):  # a restore in progress: bots refuse to start
-        with pytest.raises(StoreRefused, match="being restored"):
-            ops.hold(live, exclusive=False).__enter__()
+            await asyncio.to_thread(ops.restore, tmp_path / "b.db", live)
+    with ops.hold(live, exclusive=True), pytest.raises(StoreRefused, match="being restored"):
+        async with open_app(config):  # a bot started during a restore does not start
+            pass
     assert ops.restore(tmp_path / "b.db", live).answers == 8  # once nobody holds it
 
 
