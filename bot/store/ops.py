@@ -41,7 +41,9 @@ def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
     Raises StoreRefused at once, never waits, when the other kind is held.
     """
     db.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path(db), os.O_RDWR | os.O_CREAT, 0o600)
+    # Read-only is enough for flock, and lets the bot use a lock file another user (root,
+    # running `quizbot restore`) created.
+    fd = os.open(lock_path(db), os.O_RDONLY | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
