@@ -1,9 +1,11 @@
-"""The `quizbot` command: play (terminal), run (chat platforms), validate (content)."""
+"""The `quizbot` command: play (terminal), run (chat platforms), validate (content), and
+the operations a deployment needs: backup, restore, stats, export, check."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import importlib
 import logging
@@ -23,11 +25,16 @@ from bot.errors import (
     StoreUnavailable,
 )
 from bot.logs import setup_logging
+from bot.metrics import Health, serve
 from bot.quiz import default_content_dir, load_all
 
 log = logging.getLogger("quizbot")
 
 EXIT_OK, EXIT_ERROR, EXIT_NO_TOKEN = 0, 1, 2
+# After SIGTERM each adapter gets this long to stop taking updates and finish the ones in
+# flight; then the store flushes and closes. Under Docker's default 10 s stop grace period.
+STOP_BOUND = 8.0
+OPS = ("backup", "restore", "stats", "export", "check")
 ADAPTERS = {  # platform -> "module:Class", imported only when enabled
     "telegram": "adapters.telegram:TelegramAdapter",
     "discord": "adapters.discord:DiscordAdapter",
@@ -53,6 +60,25 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="check quiz files and list every error")
     validate.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                           help="files or folders (default: the shipped content/)")
+
+    config_help = "config file (default: the built-in defaults, as for play)"
+    backup = sub.add_parser("backup", help="consistent copy of the database, safe while the "
+                                           "bot runs")
+    backup.add_argument("path", type=Path, metavar="PATH", help="new file to write")
+    restore = sub.add_parser("restore", help="replace the database with a backup (bot stopped)")
+    restore.add_argument("path", type=Path, metavar="PATH", help="backup file to restore")
+    restore.add_argument("--force", action="store_true",
+                         help="restore even though the database has newer activity")
+    sub.add_parser("stats", help="users, sessions, answers and per-question accuracy")
+    export = sub.add_parser("export", help="results per learner and question, for a teacher")
+    export.add_argument("--format", choices=("csv", "json"), required=True)
+    export.add_argument("--chat", metavar="ID",
+                        help="only sessions started in this chat (ID or platform:ID)")
+    export.add_argument("--output", "-o", metavar="PATH", type=Path,
+                        help="write here instead of standard output")
+    sub.add_parser("check", help="check config, content, database and tokens; start nothing")
+    for name in OPS:
+        sub.choices[name].add_argument("--config", metavar="PATH", type=Path, help=config_help)
     return parser
 
 
@@ -63,12 +89,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "validate":
             return validate(args.paths or [default_content_dir()])
         config = load_config(args.config)
-        setup_logging(config)
+        setup_logging(config, quiet=args.command == "play")
         if args.command == "play":
             from adapters.terminal import play
 
             return play(config, quiz_id=args.quiz, lang=args.lang,
                         user=args.user or getpass.getuser())
+        if args.command in OPS:
+            from adapters import ops_cli
+
+            return ops_cli.COMMANDS[args.command](config, args)
         return asyncio.run(run(config))
     except (ConfigError, ContentError, StoreRefused, StoreUnavailable, StartupFailed) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
@@ -123,8 +153,12 @@ async def run(config: Config) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     code = EXIT_OK
-    async with open_app(config) as app:
+    async with open_app(config) as app, contextlib.AsyncExitStack() as stack:
         started: list[Adapter] = []
+        if config.metrics.port is not None:
+            health = Health(lambda: app.store.get_session(0), platforms, started)
+            await stack.enter_async_context(
+                serve(app.metrics, health, config.metrics.listen, config.metrics.port))
         try:
             for platform in platforms:
                 adapter = _make_adapter(platform, app)
@@ -143,9 +177,13 @@ async def run(config: Config) -> int:
         finally:
             for adapter in reversed(started):
                 try:
-                    await adapter.stop()
+                    await asyncio.wait_for(adapter.stop(), STOP_BOUND)
+                except TimeoutError:
+                    log.error("%s adapter did not stop within %.0f s", adapter.name, STOP_BOUND)
+                    code = EXIT_ERROR
                 except Exception:
                     log.exception("%s adapter failed to stop cleanly", adapter.name)
+    log.info("stopped")
     return code
 
 

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.config import Config
 from bot.engine import Engine
 from bot.i18n import Catalogue
+from bot.metrics import Metrics
 from bot.quiz import load_quizzes
-from bot.store.sqlite import SQLiteStore
+from bot.store import ops
+from bot.store.sqlite import SQLiteStore, path_from_url
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +27,7 @@ class App:
     engine: Engine
     catalogue: Catalogue
     store: SQLiteStore
+    metrics: Metrics = field(default_factory=Metrics)
 
 
 class Adapter(Protocol):
@@ -37,21 +40,31 @@ class Adapter(Protocol):
     async def wait_stopped(self) -> None:
         """Return if the adapter stops on its own (e.g. a revoked token), so the process
         exits instead of idling with no bot."""
+    def connected(self) -> bool:
+        """True while the platform connection is up (for /healthz)."""
 
 
 @asynccontextmanager
 async def open_app(config: Config) -> AsyncIterator[App]:
-    """Load content, open the store, build the engine; close the store on exit."""
+    """Load content, open the store, build the engine; close the store on exit.
+
+    While open, the database's in-use lock is held shared (`quizbot restore` refuses then).
+    """
     quizzes = load_quizzes([config.content_dir])
     catalogue = Catalogue.load(default=config.default_language)
-    store = await SQLiteStore.open(config.storage_url, synchronous=config.storage_synchronous)
-    try:
+    metrics = Metrics()
+    async with AsyncExitStack() as stack:
+        store = await SQLiteStore.open(config.storage_url,
+                                       synchronous=config.storage_synchronous)
+        stack.push_async_callback(store.close)
+        # Only once the file is known to be ours: a refused file's folder stays untouched.
+        stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
+        store.on_commit = metrics.observe_commit
         engine = Engine(
             store, quizzes, languages=catalogue.languages,
             default_lang=config.default_language, default_quiz=config.default_quiz,
             shuffle_questions=config.shuffle_questions, admins=config.admins,
             reload=lambda: load_quizzes([config.content_dir]),
+            observer=metrics,
         )
-        yield App(config, engine, catalogue, store)
-    finally:
-        await store.close()
+        yield App(config, engine, catalogue, store, metrics)

@@ -78,6 +78,12 @@ class DiscordConfig:
 
 
 @dataclass(frozen=True)
+class MetricsConfig:
+    port: int | None = None  # None: no /healthz or /metrics server
+    listen: str = "127.0.0.1"
+
+
+@dataclass(frozen=True)
 class Config:
     storage_url: str = "sqlite:///data/quizbot.db"
     storage_synchronous: str = "full"
@@ -91,6 +97,8 @@ class Config:
     log_level: str = "INFO"
     # How long an unreachable platform API is retried at start before quizbot gives up.
     startup_timeout: float = 60.0
+    log_format: str = "text"
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
     telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
     discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
 
@@ -245,6 +253,14 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         admins[platform] = frozenset(str(i) for i in ids)
     log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
     startup_timeout = root.seconds("startup_timeout", Config.startup_timeout, 1, 3600)
+    log_format = root.choice("log_format", ("text", "json"), "text")
+    mt = root.section("metrics")
+    metrics_port = mt.get("port", int, None)
+    if metrics_port is not None and not 1 <= metrics_port <= 65535:
+        raise ConfigError(f"{source}: metrics.port must be between 1 and 65535, "
+                          f"got {metrics_port}")
+    metrics = MetricsConfig(port=metrics_port, listen=mt.get("listen", str, MetricsConfig.listen))
+    mt.done()
     root.done()
 
     return Config(
@@ -259,6 +275,8 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         admins=admins,
         log_level=log_level,
         startup_timeout=startup_timeout,
+        log_format=log_format,
+        metrics=metrics,
         telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
         discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
     )

@@ -20,6 +20,7 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
+from bot.metrics import Observer
 from bot.payload import AnswerPayload, Payload
 from bot.quiz import Question, Quiz
 from bot.results import (
@@ -69,6 +70,7 @@ class Engine:
         admins: Mapping[str, frozenset[str]] | None = None,
         rng: random.Random | None = None,
         reload: Callable[[], Mapping[str, Quiz]] | None = None,
+        observer: Observer | None = None,  # metrics hook (issue 14)
     ) -> None:
         if not quizzes:
             raise ValueError("the engine needs at least one quiz")
@@ -83,6 +85,7 @@ class Engine:
         self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
         self._rng = rng or random.Random()
         self._reload = reload
+        self._observer = observer
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -152,6 +155,8 @@ class Engine:
         row = await self.store.start_session(new, replace=False)
         if row.kind != SessionKind.FULL or not _fits(quiz, row):
             row = await self.store.start_session(new, replace=True)
+        if row.position == 0 and row.question_ids == new.question_ids:
+            self._started(actor)
         return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
@@ -160,6 +165,7 @@ class Engine:
         lang = await self.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
         row = await self.store.start_session(new, replace=True)
+        self._started(actor)
         return self._prompt(quiz, row, 0, lang)
 
     async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
@@ -181,6 +187,7 @@ class Engine:
             raise NothingMissed()
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
         row = await self.store.start_session(new, replace=True)
+        self._started(actor)
         return self._prompt(quiz, row, 0, lang)
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
@@ -191,6 +198,10 @@ class Engine:
         if row is None or not _fits(quiz, row):
             raise NoActiveSession()
         return self._prompt(quiz, row, row.position, lang, resumed=True)
+
+    def _started(self, actor: Actor) -> None:
+        if self._observer is not None:  # metrics hook (issue 14)
+            self._observer.session_started(actor.platform)
 
     def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
                      questions: tuple[Question, ...] | list[Question]) -> NewSession:
@@ -244,6 +255,10 @@ class Engine:
         assert recorded.answer is not None
         if recorded.outcome == Write.REPEAT:
             return await self._result(quiz, row, recorded.answer, lang, duplicate=True)
+        if self._observer is not None:  # metrics hook (issue 14)
+            self._observer.answer_recorded(row.platform, recorded.answer.correct)
+            if finished:
+                self._observer.session_finished(row.platform)
         after = replace(row, position=position + 1, score=recorded.score,
                         status="finished" if finished else "active")
         return await self._result(quiz, after, recorded.answer, lang, duplicate=False)

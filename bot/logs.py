@@ -1,7 +1,16 @@
-"""Logging: set up once at start; secrets redacted from every record; httpx URLs silenced."""
+"""Logging: set up once at start; secrets redacted from every record; httpx URLs silenced.
+
+`log_format: json` writes one JSON object per line: time, level, logger, message, the
+platform (from the `platform` extra, else from the logger's name) and whichever ids the
+call passed as extras (`extra={"chat_id": ...}`). Nothing else of the record is copied, so
+a message text a learner typed can only appear if a log call put it in its message, which
+none does; secrets are masked before formatting, as in text logs.
+"""
 
 from __future__ import annotations
 
+import datetime
+import json
 import logging
 import re
 import sys
@@ -97,10 +106,57 @@ def quiet_noisy_loggers() -> None:
             logger.setLevel(logging.WARNING)
 
 
-def setup_logging(config: Config) -> None:
-    """Log to stderr at the configured level, every configured secret redacted."""
+ID_FIELDS = ("user_id", "chat_id", "session_id", "update_id", "guild_id", "interaction_id")
+PLATFORM_PREFIXES = {"telegram": "telegram", "adapters.telegram": "telegram",
+                     "discord": "discord", "adapters.discord": "discord",
+                     "adapters.terminal": "terminal"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record, on one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as compact JSON (newlines inside values are escaped by json)."""
+        out: dict[str, object] = {
+            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
+            .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        platform = getattr(record, "platform", None) or _platform_of(record.name)
+        if platform:
+            out["platform"] = platform
+        for name in ID_FIELDS:
+            value = getattr(record, name, None)
+            if value is not None:
+                out[name] = value
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            out["exc"] = record.exc_text
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+def _platform_of(logger: str) -> str | None:
+    for prefix, platform in PLATFORM_PREFIXES.items():
+        if logger == prefix or logger.startswith(prefix + "."):
+            return platform
+    return None
+
+
+def setup_logging(config: Config, *, quiet: bool = False) -> None:
+    """Log to stderr at the configured level, every configured secret redacted.
+
+    `quiet` (the terminal game) shows nothing below WARNING, whatever log_level says: the
+    learner's screen is for the quiz, not for migrations being applied.
+    """
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    if config.log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets([
         config.telegram_token.reveal(), config.discord_token.reveal(),
         config.telegram.webhook.secret_token.reveal(), url_password(config.storage_url)]))
@@ -109,6 +165,7 @@ def setup_logging(config: Config) -> None:
     for old in [h for h in root.handlers if h.get_name() == "quizbot"]:
         root.removeHandler(old)
     root.addHandler(handler)
-    root.setLevel(config.log_level)
+    level = logging.getLevelName(config.log_level)
+    root.setLevel(max(level, logging.WARNING) if quiet else level)
     quiet_noisy_loggers()
     logging.getLogger("aiosqlite").setLevel(logging.WARNING)

@@ -92,6 +92,11 @@ class DiscordAdapter:
             self._endpoints.restore()
             self._remove_redaction()
 
+    def connected(self) -> bool:
+        """True while the gateway session is ready and the client is not closed."""
+        client = self.client
+        return client is not None and client.is_ready() and not client.is_closed()
+
     async def wait_stopped(self) -> None:
         """Return when the client task ends by itself (revoked token, fatal gateway close)."""
         if self._task is not None:

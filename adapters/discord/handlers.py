@@ -40,6 +40,7 @@ class Flows:
         self.cat = app.catalogue
         self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False)
         self.announce = app.config.discord.announce_results
+        self.metrics = app.metrics
 
     async def lang(self, interaction: discord.Interaction[Any]) -> str:
         """The language this user reads (their /language choice, else the default)."""
@@ -47,6 +48,8 @@ class Flows:
 
     async def report(self, interaction: discord.Interaction[Any], error: BaseException) -> None:
         """Hand a failure to the one error mapping."""
+        if isinstance(error, discord.HTTPException):  # metrics hook (issue 14)
+            self.metrics.api_error("discord", http_kind(error))
         await replies.report(interaction, error, cat=self.cat,
                              lang=lambda: self.lang(interaction))
 
@@ -178,3 +181,10 @@ class Flows:
             return
         log.debug("button %r is ours but does not parse", custom_id)
         await self.press(interaction, None)
+
+
+def http_kind(error: discord.HTTPException) -> str:
+    """A bounded metric label for a Discord API failure."""
+    kinds = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+             429: "rate_limited"}
+    return kinds.get(error.status, "server" if error.status >= 500 else "other")

@@ -121,6 +121,13 @@ class TelegramAdapter:
         for task in polling:
             task.add_done_callback(lambda _: self._stopped.set())
 
+    def connected(self) -> bool:
+        """True while PTB's application and its updater (polling or webhook) run."""
+        application = self.application
+        return (application is not None and application.running
+                and application.updater is not None and application.updater.running
+                and not self._stopped.is_set())
+
     async def wait_stopped(self) -> None:
         """Return when the adapter stopped on its own (polling ended, e.g. a revoked
         token) or was stopped; in webhook mode only the latter."""

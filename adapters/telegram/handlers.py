@@ -45,6 +45,7 @@ class Handlers:
         self.engine, self.cat = app.engine, app.catalogue
         self.plan = Planner(app.catalogue, HTML, shared_chats=True)
         self.outbox = outbox
+        self.metrics = app.metrics
 
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
@@ -68,7 +69,7 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
-            turn = Turn(update, context.bot, actor, self.outbox, self._apologise)
+            turn = Turn(update, context.bot, actor, self.outbox, self._apologise, self.metrics)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)
@@ -83,6 +84,7 @@ class Handlers:
 
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""
+        turn.failed(exc)  # metrics hook (issue 14)
         if isinstance(exc, QuizError):
             await self._report(turn, exc)
         elif isinstance(exc, Forbidden):

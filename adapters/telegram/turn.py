@@ -7,13 +7,16 @@ the edit and the new messages through the chat's outbox, in order.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 
 from telegram import Bot, Message, ReplyParameters, Update
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
 
 from adapters.telegram import views
+from adapters.telegram.observe import error_kind
 from adapters.telegram.outbox import Outbox
+from bot.metrics import Metrics
 from bot.plan import Card, Reply
 from bot.results import Actor
 
@@ -35,9 +38,11 @@ class Turn:
     """The context of one update; handlers reply through it, never through the bot."""
 
     def __init__(self, update: Update, bot: Bot, actor: Actor, outbox: Outbox,
-                 apologise: Callable[[Turn], Awaitable[None]]) -> None:
+                 apologise: Callable[[Turn], Awaitable[None]],
+                 metrics: Metrics | None = None) -> None:
         self.update, self.bot, self.actor, self.outbox = update, bot, actor, outbox
         self._apologise = apologise
+        self.metrics, self.received = metrics, time.perf_counter()  # metrics hook (issue 14)
         self.query = update.callback_query
         chat = update.effective_chat
         self.chat_id = chat.id if chat is not None else int(actor.user_id)
@@ -56,7 +61,17 @@ class Turn:
         try:
             await self.query.answer(text, show_alert=alert)
         except TelegramError as exc:  # e.g. a query too old after a restart
+            self.failed(exc)
             log.warning("telegram: answerCallbackQuery failed: %s", exc)
+        else:
+            if self.metrics is not None:  # metrics hook (issue 14)
+                self.metrics.observe_ack("telegram", time.perf_counter() - self.received)
+
+    def failed(self, exc: BaseException) -> None:
+        """Count a Bot API failure by kind (anything else is not an API error)."""
+        kind = error_kind(exc)
+        if kind is not None and self.metrics is not None:
+            self.metrics.api_error("telegram", kind)
 
     async def deliver(self, reply: Reply) -> None:
         """Carry out a plan: the ack now; the edit and new messages in the chat's order."""
@@ -77,17 +92,18 @@ class Turn:
         """Platform refusals of a deferred send are logged, never raised into the outbox."""
         try:
             await work
-        except Forbidden as exc:
-            log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
-                     self.chat_id, exc.message)
-        except (RetryAfter, TimedOut) as exc:
-            log.warning("telegram: reply to chat %s failed: %s", self.chat_id, exc)
-        except NetworkError as exc:
-            if isinstance(exc, BadRequest):  # our fault: say so rather than stay silent
+        except TelegramError as exc:
+            self.failed(exc)  # metrics hook (issue 14)
+            if isinstance(exc, Forbidden):
+                log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
+                         self.chat_id, exc.message)
+            elif isinstance(exc, BadRequest):  # our fault: say so rather than stay silent
                 log.error("telegram: Telegram refused a reply to chat %s: %s", self.chat_id, exc)
                 await self._apologise(self)
-            else:
+            elif isinstance(exc, RetryAfter | TimedOut | NetworkError):
                 log.warning("telegram: reply to chat %s failed: %s", self.chat_id, exc)
+            else:
+                raise
 
     async def say(self, card: Card) -> Message:
         """Send a card to the chat (in groups, as a reply to the command)."""

@@ -68,7 +68,7 @@ class GroupCommit:
         self._queue: list[tuple[Unit, asyncio.Future[Any]]] = []
         self._wakeup = asyncio.Event()
         self._closed = False
-        self._on_commit = on_commit
+        self.on_commit = on_commit
         self.commits = 0  # transactions committed, for benchmarks and tests
         self._task = spawn(self._loop(), name="sqlite-group-commit")
 
@@ -126,8 +126,8 @@ class GroupCommit:
                 await self._conn.execute("ROLLBACK")
             raise
         self.commits += 1
-        if self._on_commit is not None:
-            self._on_commit(time.perf_counter() - started)
+        if self.on_commit is not None:
+            self.on_commit(time.perf_counter() - started)
         return results
 
     async def close(self) -> None:

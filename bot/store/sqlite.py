@@ -93,6 +93,15 @@ class SQLiteStore:
         self._writes = GroupCommit(writer, on_commit)
 
     @property
+    def on_commit(self) -> Callable[[float], None] | None:
+        """Called with each COMMIT's duration in seconds (metrics)."""
+        return self._writes.on_commit
+
+    @on_commit.setter
+    def on_commit(self, callback: Callable[[float], None] | None) -> None:
+        self._writes.on_commit = callback
+
+    @property
     def commits(self) -> int:
         """Transactions committed so far (benchmarks and tests)."""
         return self._writes.commits
