@@ -12,7 +12,8 @@ from bot.config import Config
 from bot.engine import Engine
 from bot.i18n import Catalogue
 from bot.quiz import load_quizzes
-from bot.store.sqlite import SQLiteStore
+from bot.store import open_store
+from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ class App:
     config: Config
     engine: Engine
     catalogue: Catalogue
-    store: SQLiteStore
+    store: Store
 
 
 class Adapter(Protocol):
@@ -44,7 +45,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
     """Load content, open the store, build the engine; close the store on exit."""
     quizzes = load_quizzes([config.content_dir])
     catalogue = Catalogue.load(default=config.default_language)
-    store = await SQLiteStore.open(config.storage_url, synchronous=config.storage_synchronous)
+    store = await open_store(config)
     try:
         engine = Engine(
             store, quizzes, languages=catalogue.languages,
