@@ -79,10 +79,10 @@ def throwaway_server(*, fsync: bool = True) -> Iterator[str]:
         if not fsync:  # tests only: faster, and a crash of the test server loses nothing
             options += ["-c", "fsync=off", "-c", "synchronous_commit=off",
                         "-c", "full_page_writes=off"]
-        log = (root / "server.log").open("wb")
-        proc = subprocess.Popen([*prefix, str(bindir / "postgres"), "-D", str(data),
-                                 "-p", str(port), *options],
-                                stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        with (root / "server.log").open("wb") as log:  # the child keeps its own copy
+            proc = subprocess.Popen([*prefix, str(bindir / "postgres"), "-D", str(data),
+                                     "-p", str(port), *options], stdout=log,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         _wait_ready(bindir, port, proc, root / "server.log")
         yield f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{port}/postgres"
     finally:

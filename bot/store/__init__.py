@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.errors import ConfigError
-from bot.store.urls import redact, scheme_of
+from bot.store.urls import scheme_of
 
 if TYPE_CHECKING:
     from bot.config import Config, Secret
@@ -30,7 +30,7 @@ async def open_url(url: str, *, password: Secret | None = None, pool_size: int =
         return await PostgresStore.open(url, password=password, pool_size=pool_size)
     raise ConfigError(
         "storage.url must be sqlite:///path/to.db or postgresql://user:password@host:port/db "
-        f"(got {redact(url) if scheme else 'a URL with no scheme'})")
+        f"(got {f'a {scheme}: URL' if scheme else 'a URL with no scheme'})")
 
 
 async def open_store(config: Config) -> Store:
