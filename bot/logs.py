@@ -82,7 +82,7 @@ def setup_logging(config: Config) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets([
         config.telegram_token.reveal(), config.discord_token.reveal(),
-        config.telegram.webhook.secret_token.reveal()]))
+        config.telegram.webhook.secret_token.reveal(), config.storage_password.reveal()]))
     handler.set_name("quizbot")
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == "quizbot"]:
