@@ -16,7 +16,6 @@ from bot.store import open_store, open_url
 from bot.store.migrate import migrations
 from bot.store.postgres import PostgresStore
 from bot.store.urls import redact, split_password
-from tests.pgserver import PASSWORD
 
 
 async def snapshot(url: str) -> list[tuple[str, str, int]]:
@@ -45,11 +44,17 @@ async def run_sql(url: str, *statements: str) -> None:
         await conn.close()
 
 
+def password_of(url: str) -> str:
+    password = split_password(url)[1]
+    assert len(password) >= 8  # the test server has one, and long enough to search for
+    return password
+
+
 async def assert_refused_untouched(url: str, match: str) -> None:
     before = await snapshot(url)
     with pytest.raises(StoreRefused, match=match) as caught:
         await open_url(url)
-    assert PASSWORD not in str(caught.value)
+    assert password_of(url) not in str(caught.value)
     assert await snapshot(url) == before
 
 
@@ -98,6 +103,7 @@ async def test_a_newer_schema_is_refused_untouched(postgres_url: str):
 
 
 def test_the_password_is_split_off_and_redacted():
+    PASSWORD = "pg-Pa55word-test"
     url = f"postgresql://quiz%40bot:{PASSWORD}@db.internal:5432/quizbot"
     bare, password = split_password(url)
     assert bare == "postgresql://quiz%40bot@db.internal:5432/quizbot" and password == PASSWORD
@@ -108,6 +114,7 @@ def test_the_password_is_split_off_and_redacted():
 async def test_the_password_shows_nowhere(postgres_url: str, tmp_path: Path,
                                           caplog: pytest.LogCaptureFixture):
     caplog.set_level(logging.DEBUG)
+    PASSWORD = password_of(postgres_url)
     path = tmp_path / "config.yaml"
     path.write_text(f"storage:\n  url: {postgres_url}\n  pool_size: 3\n", encoding="utf-8")
     config = load_config(path, env={})
@@ -131,11 +138,12 @@ async def test_the_password_shows_nowhere(postgres_url: str, tmp_path: Path,
 
 def test_copy_db_errors_never_show_a_password(postgres_server: str,
                                               capsys: pytest.CaptureFixture[str]):
+    PASSWORD = password_of(postgres_server)
     wrong = postgres_server.replace(PASSWORD, "Wr0ng-" + PASSWORD[::-1])
     unreachable = postgres_server.rsplit("@", 1)[0] + "@127.0.0.1:1/quizbot"
     assert main(["copy-db", "--from", unreachable, "--to", wrong]) == 1
     err = capsys.readouterr().err
-    assert "Cannot use the database postgresql://quizbot@127.0.0.1:1/quizbot" in err
+    assert f"Cannot use the database {split_password(unreachable)[0]}:" in err
     assert PASSWORD not in err
     assert main(["copy-db", "--from", wrong, "--to", unreachable]) == 1
     err = capsys.readouterr().err
