@@ -57,6 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
     run.add_argument("--config", metavar="PATH", type=Path, required=True)
 
+    copy = sub.add_parser("copy-db", help="copy all data between stores (target must be empty)")
+    copy.add_argument("--from", dest="source", metavar="URL", required=True,
+                      help="storage URL to read, e.g. sqlite:///data/quizbot.db")
+    copy.add_argument("--to", dest="target", metavar="URL", required=True,
+                      help="empty storage URL to fill, e.g. postgresql://user@host:5432/quizbot")
+
+    telegram = sub.add_parser("telegram", help="Telegram operations")
+    telegram_sub = telegram.add_subparsers(dest="telegram_command", required=True)
+    hook = telegram_sub.add_parser("set-webhook", help="register the configured webhook once")
+    hook.add_argument("--config", metavar="PATH", type=Path, required=True)
+
     validate = sub.add_parser("validate", help="check quiz files and list every error")
     validate.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                           help="files or folders (default: the shipped content/)")
@@ -88,6 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "validate":
             return validate(args.paths or [default_content_dir()])
+        if args.command == "copy-db":
+            return copy_db(args.source, args.target)
         config = load_config(args.config)
         setup_logging(config, quiet=args.command == "play")
         if args.command == "play":
@@ -99,6 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from adapters import ops_cli
 
             return ops_cli.COMMANDS[args.command](config, args)
+        if args.command == "telegram":
+            return set_webhook(config)
         return asyncio.run(run(config))
     except (ConfigError, ContentError, StoreRefused, StoreUnavailable, StartupFailed) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
@@ -120,6 +135,29 @@ def validate(paths: Sequence[Path]) -> int:
     if problems:
         print(f"{len(problems)} problem(s) found.", file=sys.stderr)
     return EXIT_ERROR if problems else EXIT_OK
+
+
+def copy_db(source: str, target: str) -> int:
+    """Copy every row from `source` to the empty `target`; print what was copied."""
+    from bot.config import Secret
+    from bot.store.copy import copy_db as copy_all
+    from bot.store.urls import redact, split_password
+
+    (src, src_pw), (dst, dst_pw) = split_password(source), split_password(target)
+    copied = asyncio.run(copy_all(src, dst, source_password=Secret(src_pw),
+                                  target_password=Secret(dst_pw)))
+    rows = ", ".join(f"{n} {table}" for table, n in copied.rows.items())
+    print(f"copied {rows} from {redact(source)} to {redact(target)}; counts verified")
+    return EXIT_OK
+
+
+def set_webhook(config: Config) -> int:
+    """`quizbot telegram set-webhook`: one setWebhook for every worker behind the proxy."""
+    from adapters.telegram.webhook import set_webhook as register
+
+    url = asyncio.run(register(config))
+    print(f"webhook registered: {url}")
+    return EXIT_OK
 
 
 def wanted_adapters(config: Config) -> list[str]:

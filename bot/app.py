@@ -13,8 +13,9 @@ from bot.engine import Engine
 from bot.i18n import Catalogue
 from bot.metrics import Metrics
 from bot.quiz import load_quizzes
-from bot.store import ops
-from bot.store.sqlite import SQLiteStore, path_from_url
+from bot.store import open_store, ops
+from bot.store.protocol import Store
+from bot.store.sqlite import path_from_url
 
 log = logging.getLogger(__name__)
 
@@ -26,7 +27,7 @@ class App:
     config: Config
     engine: Engine
     catalogue: Catalogue
-    store: SQLiteStore
+    store: Store
     metrics: Metrics = field(default_factory=Metrics)
 
 
@@ -54,11 +55,11 @@ async def open_app(config: Config) -> AsyncIterator[App]:
     catalogue = Catalogue.load(default=config.default_language)
     metrics = Metrics()
     async with AsyncExitStack() as stack:
-        store = await SQLiteStore.open(config.storage_url,
-                                       synchronous=config.storage_synchronous)
+        store = await open_store(config)
         stack.push_async_callback(store.close)
         # Only once the file is known to be ours: a refused file's folder stays untouched.
-        stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
+        if config.storage_url.startswith("sqlite:"):
+            stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
         store.on_commit = metrics.observe_commit
         engine = Engine(
             store, quizzes, languages=catalogue.languages,

@@ -16,6 +16,7 @@ import yaml
 
 from bot.errors import ConfigError
 from bot.quiz import default_content_dir
+from bot.store.urls import split_password
 
 TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
 DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
@@ -54,6 +55,9 @@ class WebhookConfig:
     url_path: str = "telegram"
     public_url: str = ""
     secret_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    # Whether `quizbot run` calls setWebhook at start. Several workers behind one proxy set
+    # it false and register once with `quizbot telegram set-webhook`.
+    register: bool = True
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class DiscordConfig:
     gateway_url: str | None = None
     guild_ids: tuple[int, ...] = ()
     shards: str | int | None = None  # None: one shard; "auto": AutoShardedClient; n: n shards
+    shard_ids: tuple[int, ...] | None = None  # the shards this process runs (None: all)
     announce_results: bool = False  # post "X scored 7/8" publicly in the channel
 
 
@@ -87,6 +92,9 @@ class MetricsConfig:
 class Config:
     storage_url: str = "sqlite:///data/quizbot.db"
     storage_synchronous: str = "full"
+    storage_pool_size: int = 10  # PostgreSQL connections per process
+    # The password of a postgresql:// storage.url, split off so storage_url never shows it.
+    storage_password: Secret = field(default_factory=lambda: Secret(""), repr=False)
     content_dir: Path = field(default_factory=default_content_dir)
     default_quiz: str | None = None
     default_language: str = "en"
@@ -187,7 +195,11 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     storage = root.section("storage")
     url = storage.get("url", str, Config.storage_url)
     synchronous = storage.choice("synchronous", ("full", "normal"), Config.storage_synchronous)
+    pool_size = storage.get("pool_size", int, Config.storage_pool_size)
+    if not 1 <= pool_size <= 1000:
+        raise ConfigError(f"{source}: storage.pool_size must be 1 to 1000, got {pool_size}")
     storage.done()
+    url, storage_password = split_password(url)
     content = root.section("content")
     content_dir = content.get("dir", str, None)
     content.done()
@@ -206,6 +218,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         public_url=hook.url("public_url", "", ("https", "http")),
         secret_token=Secret(hook.get("secret_token", str, "")
                             or env.get("TELEGRAM_WEBHOOK_SECRET", "")),
+        register=hook.get("register", bool, True),
     )
     hook.done()
     telegram = TelegramConfig(
@@ -234,12 +247,23 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
             isinstance(shards, int) and not 1 <= shards <= MAX_SHARDS):
         raise ConfigError(f"{source}: discord.shards must be auto or a number from 1 to "
                           f"{MAX_SHARDS}, got {shards!r}")
+    shard_ids = dc.get("shard_ids", list, None)
+    if shard_ids is not None:
+        if not isinstance(shards, int) or isinstance(shards, bool) or shards < 1:
+            raise ConfigError(f"{source}: discord.shard_ids needs discord.shards set to the "
+                              "total number of shards")
+        if not shard_ids or not all(isinstance(i, int) and not isinstance(i, bool)
+                                    and 0 <= i < shards for i in shard_ids):
+            raise ConfigError(f"{source}: discord.shard_ids must be a non-empty list of "
+                              f"shard numbers from 0 to {shards - 1}, got {shard_ids!r}")
+        shard_ids = tuple(sorted(set(shard_ids)))
     discord = DiscordConfig(
         enabled=dc.get("enabled", bool, True),
         api_base_url=dc.url("api_base_url", DISCORD_API, ("https", "http")).rstrip("/"),
         gateway_url=dc.url("gateway_url", None, ("wss", "ws")),
         guild_ids=tuple(guild_ids),
         shards=shards,
+        shard_ids=shard_ids,
         announce_results=dc.get("announce_results", bool, False),
     )
     dc.done()
@@ -266,6 +290,8 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     return Config(
         storage_url=url,  # relative paths are relative to the working directory
         storage_synchronous=synchronous,
+        storage_pool_size=pool_size,
+        storage_password=Secret(storage_password),
         content_dir=Path(content_dir) if content_dir else default_content_dir(),
         default_quiz=default_quiz,
         default_language=default_language,

@@ -159,7 +159,7 @@ def setup_logging(config: Config, *, quiet: bool = False) -> None:
             logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets([
         config.telegram_token.reveal(), config.discord_token.reveal(),
-        config.telegram.webhook.secret_token.reveal(), url_password(config.storage_url)]))
+        config.telegram.webhook.secret_token.reveal(), config.storage_password.reveal()]))
     handler.set_name("quizbot")
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == "quizbot"]:

@@ -152,4 +152,8 @@ def build_client(app: App, endpoints: Endpoints) -> QuizClient:
         return QuizClient(app, endpoints)
     if shards == "auto":
         return QuizShardedClient(app, endpoints)
+    shard_ids = app.config.discord.shard_ids
+    if shard_ids is not None:  # this process runs only these; others run the rest
+        return QuizShardedClient(app, endpoints, shard_count=int(shards),
+                                 shard_ids=list(shard_ids))
     return QuizShardedClient(app, endpoints, shard_count=int(shards))

@@ -14,7 +14,7 @@ from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, Defaults
 
 from adapters.startup import until_up
-from adapters.telegram import views
+from adapters.telegram import views, webhook
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
@@ -56,6 +56,7 @@ class TelegramAdapter:
         self._stopped = asyncio.Event()
         self.application: PTBApplication | None = None
         self.outbox = Outbox()
+        self._listener: webhook.WebhookServer | None = None  # webhook.register: false
 
     def build(self) -> PTBApplication:
         """The PTB application with our handlers; nothing is contacted yet."""
@@ -92,7 +93,9 @@ class TelegramAdapter:
             await application.start()
             updater = application.updater
             assert updater is not None
-            if self.config.mode == "webhook":
+            if self.config.mode == "webhook" and not self.config.webhook.register:
+                self._listener = await webhook.listen_only(application, self.config.webhook)
+            elif self.config.mode == "webhook":
                 hook = self.config.webhook
                 await updater.start_webhook(
                     listen=hook.listen, port=hook.port, url_path=hook.url_path,
@@ -105,6 +108,7 @@ class TelegramAdapter:
                     allowed_updates=list(ALLOWED_UPDATES))
                 self._watch(asyncio.all_tasks() - before)
         except BaseException:
+            await self._stop_listener()
             await _close(application, self.outbox)
             logs.uninstall(self._redactor, self._log_targets)
             raise
@@ -140,10 +144,17 @@ class TelegramAdapter:
         if application is None:
             return
         try:
+            await self._stop_listener()
             await _close(application, self.outbox)
         finally:
             logs.uninstall(self._redactor, self._log_targets)
         log.info("telegram: stopped")
+
+
+    async def _stop_listener(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.shutdown()
 
 
 async def _initialize(application: PTBApplication, base_url: str, give_up_after: float,

@@ -7,6 +7,7 @@ number of processes on one database agree: the database is the only truth.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -103,6 +104,9 @@ class BestRow:
 
 class Store(Protocol):
     """What the engine needs from storage; SQLite and PostgreSQL implement it."""
+
+    # Called with the duration in seconds of each committed write transaction (metrics).
+    on_commit: Callable[[float], None] | None
 
     async def touch_user(self, platform: str, user_id: str, display_name: str) -> str | None:
         """Create the user or update their name; return their chosen language, if any."""

@@ -1,0 +1,166 @@
+"""The Store contract on SQLite and PostgreSQL alike; two stores on one database stand in
+for two processes (nothing is shared between them but the database)."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+from bot.engine import Engine
+from bot.quiz import Quiz
+from bot.results import Actor, AnswerResult, SessionKind
+from bot.store.protocol import NewAnswer, NewSession, Store, Write
+from tests.bot.store.conftest import Opener
+from tests.helpers import right_option
+
+QUESTIONS = ("a", "b", "c")
+
+
+def new_session(user: str = "1", quiz: str = "quiz") -> NewSession:
+    return NewSession("t", user, "chat", quiz, SessionKind.FULL, QUESTIONS,
+                      ((0, 1), (1, 0), (0, 1)))
+
+
+def answer_of(sid: int, position: int, correct: bool, *, user: str = "1",
+              chosen: int = 0) -> NewAnswer:
+    return NewAnswer(sid, position, QUESTIONS[position], chosen, correct,
+                     position == len(QUESTIONS) - 1, "quiz", "t", user, "chat",
+                     len(QUESTIONS), SessionKind.FULL)
+
+
+async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
+    store = any_store
+    await store.touch_user("t", "1", "T")
+    sid = (await store.start_session(new_session(), replace=False)).id
+    first = answer_of(sid, 0, True, chosen=1)
+    outcomes = await asyncio.gather(store.record_answer(first), store.record_answer(first))
+    assert sorted(o.outcome for o in outcomes) == [Write.APPLIED, Write.REPEAT]
+    row = await store.get_session(sid)
+    assert row is not None and (row.position, row.score) == (1, 1)
+    assert (await store.record_answer(answer_of(sid, 2, True))).outcome == Write.STALE
+    assert (await store.record_answer(answer_of(sid, 1, False))).outcome == Write.APPLIED
+    last = await store.record_answer(answer_of(sid, 2, True))
+    assert (last.outcome, last.score) == (Write.APPLIED, 2)
+    again = await store.record_answer(answer_of(sid, 2, False, chosen=1))
+    assert again.outcome == Write.REPEAT and again.answer is not None
+    assert (again.answer.chosen, again.answer.correct) == (0, True)  # the first one stands
+    row = await store.get_session(sid)
+    assert row is not None and (row.position, row.score, row.status) == (3, 2, "finished")
+    assert [a.correct for a in await store.answers(sid)] == [True, False, True]
+    assert [(b.user_id, b.score) for b in await store.best("quiz", "", 10)] == [("1", 2)]
+    assert [b.score for b in await store.best("quiz", "t:chat", 10)] == [2]
+    assert await store.best_of("quiz", "t", "1") == 2
+    assert await store.attempts("t", "1", "quiz") == (1, 2, 2)
+    assert await store.question_stats("t", "1", "quiz") == {"a": (1, 1), "b": (1, 0),
+                                                            "c": (1, 1)}
+    finished = await store.last_finished("t", "1", "quiz")
+    assert finished is not None and finished.id == sid
+
+
+async def test_one_tap_through_two_processes_counts_once(open_store: Opener):
+    one, two = await open_store(), await open_store()
+    await one.touch_user("t", "1", "T")
+    sid = (await one.start_session(new_session(), replace=False)).id
+    for position in range(len(QUESTIONS)):
+        tap = answer_of(sid, position, position != 1)
+        results = await asyncio.gather(*(s.record_answer(tap) for s in (one, two, one, two)))
+        assert sorted(r.outcome for r in results) == [Write.APPLIED] + [Write.REPEAT] * 3
+    row = await two.get_session(sid)
+    assert row is not None and (row.position, row.score, row.status) == (3, 2, "finished")
+    assert len(await one.answers(sid)) == 3
+    assert await two.attempts("t", "1", "quiz") == (1, 2, 2)
+
+
+async def test_concurrent_starts_in_two_processes_leave_one_active_session(open_store: Opener):
+    one, two = await open_store(), await open_store()
+    for user in ("1", "2"):
+        await one.touch_user("t", user, "T")
+    # resume-or-start from both processes at once: everybody gets the same session
+    rows = await asyncio.gather(*(s.start_session(new_session(), replace=False)
+                                  for s in (one, two) * 5))
+    assert len({r.id for r in rows}) == 1
+    # restarts racing each other: exactly one survives as the active one
+    rows = await asyncio.gather(*(s.start_session(new_session(), replace=True)
+                                  for s in (one, two) * 5))
+    assert len({r.id for r in rows}) == 10
+    active = await two.active_session("t", "1", "quiz")
+    assert active is not None and active.id in {r.id for r in rows}
+    others = [await one.get_session(r.id) for r in rows if r.id != active.id]
+    assert {o.status for o in others if o is not None} == {"abandoned"}
+    assert await one.active_session("t", "2", "quiz") is None  # nobody else's changed
+
+
+async def test_a_reset_racing_answers_leaves_no_orphans(open_store: Opener):
+    one, two = await open_store(), await open_store()
+    await one.touch_user("t", "1", "T")
+    await one.set_language("t", "1", "ur")
+    sid = (await one.start_session(new_session(), replace=False)).id
+    await one.record_answer(answer_of(sid, 0, True))
+    late = answer_of(sid, 1, True)
+    removed, recorded = await asyncio.gather(two.reset_user("t", "1"), one.record_answer(late))
+    assert removed == 1
+    # Whichever ran first, the session and its answers are gone; the language stays.
+    assert await one.get_session(sid) is None and await two.answers(sid) == []
+    assert recorded.outcome in (Write.APPLIED, Write.STALE)
+    assert (await one.record_answer(answer_of(sid, 2, True))).outcome == Write.STALE
+    assert await two.touch_user("t", "1", "T") == "ur"
+    assert await one.attempts("t", "1", "quiz") == (0, None, None)
+
+
+async def test_leaderboard_keeps_the_best_and_orders_ties_by_finish(any_store: Store):
+    store = any_store
+    for user, scores in (("1", [1, 3, 2]), ("2", [3]), ("3", [2])):
+        await store.touch_user("t", user, f"U{user}")
+        for score in scores:
+            sid = (await store.start_session(new_session(user), replace=True)).id
+            for position in range(3):
+                await store.record_answer(answer_of(sid, position, position < score, user=user))
+    board = await store.best("quiz", "", 10)
+    assert [(b.user_id, b.display_name, b.score, b.total) for b in board] == [
+        ("1", "U1", 3, 3), ("2", "U2", 3, 3), ("3", "U3", 2, 3)]
+    assert len(await store.best("quiz", "", 2)) == 2
+    assert await store.attempts("t", "1", "quiz") == (3, 3, 2)
+    assert await store.best_of("quiz", "t", "9") is None
+
+
+async def test_languages_and_names(any_store: Store):
+    store = any_store
+    assert await store.touch_user("t", "1", "Ali") is None
+    await store.set_language("t", "1", "ur")
+    await store.set_language("t", "2", "en")  # creates the user
+    assert await store.touch_user("t", "1", "Ali Khan") == "ur"
+    assert await store.touch_user("t", "2", "") == "en"
+    await store.start_session(new_session("1"), replace=False)
+    row = await store.active_session("t", "1", "quiz")
+    assert row is not None and row.lang == "ur" and row.question_ids == QUESTIONS
+    assert row.option_orders == ((0, 1), (1, 0), (0, 1)) and row.chat_id == "chat"
+
+
+async def test_200_learners_on_two_processes_lose_nothing(open_store: Opener,
+                                                          quizzes: dict[str, Quiz]):
+    stores = [await open_store(), await open_store()]
+    engines = [Engine(s, quizzes, rng=random.Random(i)) for i, s in enumerate(stores)]
+    learners = [Actor("telegram", str(i), None, f"L{i}") for i in range(200)]
+
+    async def learner(actor: Actor, seed: int) -> int:
+        rng = random.Random(seed)
+        prompt = await engines[seed % 2].start(actor)
+        score = 0
+        while prompt is not None:
+            right = right_option(quizzes, prompt)
+            option = right if rng.random() < 0.5 else (right + 1) % 4
+            # each tap is delivered twice at once, to both processes
+            first, second = await asyncio.gather(*(
+                e.answer(actor, prompt.session_id, prompt.position, option) for e in engines))
+            assert isinstance(first, AnswerResult) and isinstance(second, AnswerResult)
+            assert first.duplicate != second.duplicate
+            score += first.is_correct
+            prompt = (second if first.duplicate else first).next
+        return score
+
+    expected = await asyncio.gather(*(learner(a, i) for i, a in enumerate(learners)))
+    for actor, score in zip(learners, expected, strict=True):
+        assert await stores[1].attempts("telegram", actor.user_id, "parallelism") == (
+            1, score, score)
+        finished = await stores[0].last_finished("telegram", actor.user_id, "parallelism")
+        assert finished is not None and len(await stores[0].answers(finished.id)) == 8

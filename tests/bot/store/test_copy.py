@@ -1,0 +1,142 @@
+"""copy-db: SQLite -> PostgreSQL -> SQLite keeps every row; a non-empty target is refused."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from adapters.cli import main
+from bot.engine import Engine
+from bot.quiz import Quiz
+from bot.results import Actor
+from bot.store import open_url
+from bot.store.copy import CopyRefused, copy_db
+from bot.store.protocol import Store
+from tests.helpers import right_option, wrong_option
+
+
+async def fill(store: Store, quizzes: dict[str, Quiz]) -> None:
+    """Finished, abandoned and active sessions, languages, group boards."""
+    engine = Engine(store, quizzes, rng=random.Random(3))
+    for i in range(12):
+        actor = Actor("telegram" if i % 2 else "discord", str(100 + i), str(i % 3) or None,
+                      f"Learner {i}")
+        if i % 4 == 0:
+            await engine.set_language(actor, "ur")
+        prompt = await engine.start(actor)
+        for n in range(8 if i % 3 else 5):  # every third learner stops half-way
+            assert prompt is not None
+            pick = right_option if (i + n) % 3 else wrong_option
+            result = await engine.answer(actor, prompt.session_id, prompt.position,
+                                         pick(quizzes, prompt))
+            prompt = result.next  # type: ignore[union-attr]
+        if i % 5 == 0:
+            await engine.restart(actor)  # an abandoned attempt stays in history
+
+
+async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
+    """Everything the engine can read back about these users."""
+    out: list[object] = []
+    for platform, user in users:
+        out.append(await store.touch_user(platform, user, ""))
+        out.append(await store.attempts(platform, user, "parallelism"))
+        out.append(await store.question_stats(platform, user, "parallelism"))
+        active = await store.active_session(platform, user, "parallelism")
+        out.append(active)
+        if active is not None:
+            out.append(await store.answers(active.id))
+        last = await store.last_finished(platform, user, "parallelism")
+        out.append(last)
+        if last is not None:
+            out.append(await store.answers(last.id))
+    for scope in ("", "telegram:1", "discord:2"):
+        out.append(await store.best("parallelism", scope, 50))
+    return out
+
+
+USERS = [("telegram" if i % 2 else "discord", str(100 + i)) for i in range(12)]
+
+
+async def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, postgres_url: str,
+                                                            quizzes: dict[str, Quiz]):
+    first, back = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
+    store = await open_url(first)
+    await fill(store, quizzes)
+    before = await dump(store, USERS)
+    await store.close()
+
+    copied = await copy_db(first, postgres_url)
+    assert copied.rows["users"] == 12 and copied.rows["answers"] > 12 * 5
+    pg = await open_url(postgres_url)
+    try:
+        assert await dump(pg, USERS) == before
+        # new sessions get ids after the copied ones (buttons carry the old ids)
+        fresh = await Engine(pg, quizzes).start(Actor("telegram", "new", None, "New"))
+        assert fresh.session_id > max(r.id for r in [
+            await pg.last_finished(p, u, "parallelism") for p, u in USERS] if r)
+    finally:
+        await pg.close()
+
+    # and back, new session included
+    assert (await copy_db(postgres_url, back)).rows["users"] == 13
+    db = sqlite3.connect(tmp_path / "b.db")
+    try:
+        assert db.execute("SELECT COUNT(*) FROM users").fetchone()[0] == 13
+        corrects = {r[0] for r in db.execute("SELECT DISTINCT correct FROM answers")}
+    finally:
+        db.close()
+    assert corrects == {0, 1}  # booleans became SQLite's 0/1 again
+    store = await open_url(back)
+    try:
+        assert await dump(store, USERS) == before
+    finally:
+        await store.close()
+
+
+def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]):
+    source, target = tmp_path / "a.db", tmp_path / "b.db"
+
+    async def seed() -> None:
+        for path, user in ((source, "1"), (target, "2")):
+            store = await open_url(f"sqlite:///{path}")
+            await store.set_language("t", user, "ur")
+            await store.close()
+
+    asyncio.run(seed())
+    before = target.read_bytes()
+    assert main(["copy-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{target}"]) == 1
+    assert "not empty (1 users)" in capsys.readouterr().err
+    assert target.read_bytes() == before
+    fresh = tmp_path / "c.db"
+    assert main(["copy-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{fresh}"]) == 0
+    assert "copied 1 users, 0 sessions, 0 answers, 0 best_scores" in capsys.readouterr().out
+
+
+async def test_a_copy_into_a_used_postgres_changes_nothing(tmp_path: Path, postgres_url: str):
+    store = await open_url(postgres_url)
+    await store.set_language("t", "9", "en")
+    await store.close()
+    source = f"sqlite:///{tmp_path / 'a.db'}"
+    store = await open_url(source)
+    await store.set_language("t", "1", "ur")
+    await store.close()
+    with pytest.raises(CopyRefused, match="not empty"):
+        await copy_db(source, postgres_url)
+    conn = await asyncpg.connect(postgres_url)
+    try:
+        assert [tuple(r) for r in await conn.fetch("SELECT user_id, lang FROM users")] == [
+            ("9", "en")]
+    finally:
+        await conn.close()
+
+
+async def test_the_same_database_twice_is_refused(tmp_path: Path):
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    with pytest.raises(CopyRefused, match="same database"):
+        await copy_db(url, f"sqlite:///{tmp_path}/../{tmp_path.name}/a.db")

@@ -1,0 +1,34 @@
+"""Pytest fixtures for a real PostgreSQL: one server per test session, a database per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from tests.pgserver import URL_ENV, create_database, drop_database, server_bin, throwaway_server
+
+NO_SERVER = (f"PostgreSQL tests skipped: {URL_ENV} is not set and no server binary was found "
+             "under /usr/lib/postgresql/*/bin or on PATH (apt-get install postgresql)")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """A superuser URL: $QUIZBOT_TEST_POSTGRES_URL, or a throwaway server started here."""
+    url = os.environ.get(URL_ENV)
+    if url:
+        yield url
+        return
+    if server_bin() is None:
+        pytest.skip(NO_SERVER)
+    with throwaway_server(fsync=False) as started:
+        yield started
+
+
+@pytest.fixture
+async def postgres_url(postgres_server: str) -> AsyncIterator[str]:
+    """The URL of a new, empty database, dropped after the test."""
+    url = await create_database(postgres_server)
+    yield url
+    await drop_database(postgres_server, url)
