@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,8 @@ class AnswerResult:
     next: QuestionPrompt | None
     summary: Summary | None
     duplicate: bool = False  # True when this tap had already been recorded
+    image: Path | None = None  # a picture for the explanation (Telegram photo, Discord embed)
+    timeline: str | None = None  # the same schedule as monospace text, for the terminal
 
     @property
     def is_last(self) -> bool:
