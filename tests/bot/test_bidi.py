@@ -38,6 +38,9 @@ CONTROLS = re.compile("[\u2066-\u2069\u200e\u200f\u202a-\u202e]")
 # non-RTL text from a letter/digit/opening bracket to a letter/digit/closing bracket/%.
 PIECE = re.compile(rf"[A-Za-z0-9(\[][^{RTL}\n\u2066-\u2069]*[A-Za-z0-9)\]%]|[A-Za-z0-9]")
 NUMBER_OR_FORMULA = re.compile(r"[0-9=+−×·/^≈%]")
+# An option label ("A) ...") belongs to the right-to-left line, not to the option's text:
+# in Urdu it stands at the right, whatever the option says.
+LABEL = re.compile(r"(?<![A-Za-z0-9])[A-J]\)(?= )")
 
 
 def visual(line: str) -> str:
@@ -64,7 +67,7 @@ def broken_pieces(text: str) -> list[str]:
     broken = []
     for line in text.splitlines():
         shown = visual(line)
-        for match in PIECE.finditer(strip_isolates(line)):
+        for match in PIECE.finditer(LABEL.sub("\u0600", strip_isolates(line))):
             piece = balanced(match.group(0).strip())
             if piece and NUMBER_OR_FORMULA.search(piece) and piece not in shown:
                 broken.append(piece)
