@@ -26,7 +26,7 @@ from bot.errors import (
 )
 from bot.logs import setup_logging
 from bot.metrics import Health, serve
-from bot.quiz import default_content_dir, load_all
+from bot.quiz import default_content_dir, load_all, quality_warnings
 
 log = logging.getLogger("quizbot")
 
@@ -125,11 +125,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def validate(paths: Sequence[Path]) -> int:
-    """Print every problem in the quiz files and return 1, or a summary per quiz and 0."""
+    """Print every problem in the quiz files and return 1, or a summary per quiz and 0.
+
+    Quality warnings (the right option is usually the longest...) are printed too but do
+    not fail the check."""
     quizzes, problems = load_all(paths)
     for quiz in quizzes.values():
         print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
               f"questions, languages {', '.join(quiz.languages)}")
+        for warning in quality_warnings(quiz):
+            print(f"warning: {warning}", file=sys.stderr)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

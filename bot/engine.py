@@ -44,6 +44,7 @@ from bot.results import (
     UnknownButton,
     UserStats,
 )
+from bot.schedule import timeline
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
 
 GLOBAL, CHAT = "global", "chat"
@@ -288,7 +289,8 @@ class Engine:
             rationale=why_not.get(lang) if why_not and not answer.correct else None,
             references=question.references, answered=answer.position + 1, score=score,
             next=None if is_last else self._prompt(quiz, row, answer.position + 1, lang),
-            summary=summary, duplicate=duplicate)
+            summary=summary, duplicate=duplicate, image=question.image,
+            timeline=timeline(question.schedule) if question.schedule else None)
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.answers(row.id)

@@ -92,7 +92,8 @@ class AnswerResult:
     next: QuestionPrompt | None
     summary: Summary | None
     duplicate: bool = False  # True when this tap had already been recorded
-    image: Path | None = None  # a picture that goes with the explanation, if any
+    image: Path | None = None  # a picture for the explanation (Telegram photo, Discord embed)
+    timeline: str | None = None  # the same schedule as monospace text, for the terminal
 
     @property
     def is_last(self) -> bool:

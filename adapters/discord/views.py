@@ -7,6 +7,7 @@ decides. Views are rendering only (see `_frozen`).
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any, Protocol, cast
 
@@ -133,7 +134,9 @@ def message_of(card: Card) -> dict[str, Any]:
         if card.footer:
             embed.set_footer(text=card.footer)
         if card.image is not None:
-            message["file"] = discord.File(card.image, filename=card.image.name)
+            # from memory: discord.py need not close a file it did not open
+            message["file"] = discord.File(io.BytesIO(card.image.read_bytes()),
+                                           filename=card.image.name)
             embed.set_image(url=f"attachment://{card.image.name}")
         message["embed"] = embed
     else:

@@ -2,6 +2,7 @@
 
 from bot.quiz.load import default_content_dir, iter_quiz_files, load_all, load_file, load_quizzes
 from bot.quiz.model import Option, Question, Quiz, Text
+from bot.quiz.quality import quality_warnings
 
 __all__ = ["Option", "Question", "Quiz", "Text", "default_content_dir", "iter_quiz_files",
-           "load_all", "load_file", "load_quizzes"]
+           "load_all", "load_file", "load_quizzes", "quality_warnings"]

@@ -29,7 +29,7 @@ def load_file(path: Path, *, display: str | None = None) -> Quiz:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else source
         raise ContentError([f"{where}: is not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
-    checker = Checker(source)
+    checker = Checker(source, base=path.parent)
     quiz = checker.quiz(data)
     if quiz is not None:
         from bot.limits import check_rendered_sizes  # late: limits renders with the catalogue

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bot.results import Reference
+from bot.schedule import ScheduleSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +25,7 @@ class Text:
 class Option:
     text: Text
     why_not: Text | None = None
+    line: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +37,10 @@ class Question:
     explanation: Text
     references: tuple[Reference, ...] = ()
     line: int = field(default=0, compare=False)  # where it starts in its file
+    image: Path | None = None  # a picture for the explanation, resolved from the YAML's folder
+    # The pipeline schedule the image shows, when its name says (gpipe-p4-m4.png): lets a
+    # terminal show the same schedule as a text timeline.
+    schedule: ScheduleSpec | None = None
 
 
 @dataclass(frozen=True, slots=True)

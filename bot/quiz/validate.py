@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bot.quiz.model import Option, Question, Quiz, Text
 from bot.quiz.yaml_lines import LineList, LineMap
 from bot.results import Reference
+from bot.schedule import ScheduleSpec
 
 DIFFICULTIES = ("easy", "medium", "hard")
 MIN_OPTIONS, MAX_OPTIONS = 2, 10
@@ -18,8 +20,9 @@ URL_RE = re.compile(r"https?://\S+")
 QUIZ_KEYS = {"id", "title", "description", "difficulty", "languages", "questions",
              "shuffle_questions"}
 QUIZ_REQUIRED = QUIZ_KEYS - {"shuffle_questions"}
-QUESTION_KEYS = {"id", "text", "options", "correct", "explanation", "references"}
-QUESTION_REQUIRED = QUESTION_KEYS - {"references"}
+QUESTION_KEYS = {"id", "text", "options", "correct", "explanation", "references", "image"}
+QUESTION_REQUIRED = QUESTION_KEYS - {"references", "image"}
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 OPTION_KEYS = {"text", "why_not"}
 REFERENCE_KEYS = {"title", "url"}
 
@@ -27,8 +30,9 @@ REFERENCE_KEYS = {"title", "url"}
 class Checker:
     """Walks one file's data, collecting problems instead of stopping at the first."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
+        self.base = base  # the YAML file's folder, which image paths are relative to
         self.problems: list[str] = []
         self.languages: tuple[str, ...] = ()
 
@@ -162,10 +166,35 @@ class Checker:
                        f"(0-based: 0 to {len(options) - 1})")
             correct = None
         references = self.references(q, path)
+        image = self.image(q, path) if "image" in q else None
         if (text is None or explanation is None or options is None or correct is None
-                or references is None or not isinstance(qid, str)):
+                or references is None or not isinstance(qid, str)
+                or ("image" in q and image is None)):
             return None
-        return Question(qid, text, options, correct, explanation, references, line=line)
+        schedule = ScheduleSpec.parse(image.stem) if image else None
+        return Question(qid, text, options, correct, explanation, references, line=line,
+                        image=image, schedule=schedule)
+
+    def image(self, q: LineMap, path: str) -> Path | None:
+        """The picture's path: relative to the YAML file, inside its folder, present."""
+        value, line = q.get("image"), q.key_lines.get("image", q.line)
+        where = f"{path}.image"
+        if not isinstance(value, str) or not value.strip():
+            self.error(line, where, f"must be a path like img/gpipe-p4-m4.png, got {value!r}")
+            return None
+        rel = PurePosixPath(value.strip())
+        if rel.is_absolute() or ".." in rel.parts or "\\" in value:
+            self.error(line, where, f"{value!r} must be relative to the quiz file's folder "
+                       "and stay inside it (no leading / or ..)")
+            return None
+        if rel.suffix.lower() not in IMAGE_SUFFIXES:
+            self.error(line, where, f"{value!r} must be a {', '.join(IMAGE_SUFFIXES)} file")
+            return None
+        full = (self.base or Path(".")) / rel
+        if not full.is_file():
+            self.error(line, where, f"{value} does not exist (looked for {full})")
+            return None
+        return full.resolve()
 
     def options(self, q: LineMap, path: str) -> tuple[Option, ...] | None:
         items = q.get("options")
@@ -189,7 +218,7 @@ class Checker:
             text = self.text(o, "text", opath, max_len=500) if "text" in o else None
             why_not = self.text(o, "why_not", opath, max_len=500) if "why_not" in o else None
             if text is not None:
-                out.append(Option(text, why_not))
+                out.append(Option(text, why_not, line=item_line))
         return tuple(out) if len(out) == len(items) else None
 
     def references(self, q: LineMap, path: str) -> tuple[Reference, ...] | None:

@@ -42,7 +42,7 @@ def test_every_problem_is_reported_at_once_with_file_and_line():
         "broken.yaml:15: questions[0].correct is 5 but the question has 4 options "
         "(0-based: 0 to 3)",
         "broken.yaml:23: questions[1].hint is not a known key (expected one of: correct, "
-        "explanation, id, options, references, text)",
+        "explanation, id, image, options, references, text)",
         "broken.yaml:17: questions[1].id 'q1' duplicates the id of questions[0]",
         "broken.yaml:20: questions[1].options has 1 options; a question needs 2 to 10",
     ]
@@ -141,3 +141,78 @@ def test_validate_command_exit_codes(capsys: pytest.CaptureFixture[str]):
     assert "8 problem(s) found." in captured.err
     assert main(["validate", "does/not/exist.yaml"]) == 1
     assert "no such file" in capsys.readouterr().err
+
+
+# --- pictures -----------------------------------------------------------------------------
+
+PICTURED = """\
+id: pictured
+title: {en: Pictured, ur: تصویر}
+description: {en: One question with a picture., ur: ایک سوال، ایک تصویر۔}
+difficulty: easy
+languages: [en, ur]
+questions:
+  - id: one
+    text: {en: "Bubble?", ur: "ببل؟"}
+    options:
+      - text: {en: "3/7", ur: "3/7"}
+      - text: {en: "1/4", ur: "1/4"}
+        why_not: {en: No., ur: نہیں۔}
+    correct: 0
+    explanation: {en: See the picture., ur: تصویر دیکھیں۔}
+    image: IMAGE
+"""
+
+
+def pictured(tmp_path: Path, image: str, *, ship: str | None = None) -> Path:
+    path = tmp_path / "pictured.yaml"
+    path.write_text(PICTURED.replace("IMAGE", image), encoding="utf-8")
+    if ship:
+        (tmp_path / ship).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / ship).write_bytes(b"\x89PNG")
+    return path
+
+
+def test_image_resolves_from_the_quiz_folder_and_names_its_schedule(tmp_path: Path):
+    quiz = load_file(pictured(tmp_path, "img/gpipe-p4-m4.png", ship="img/gpipe-p4-m4.png"))
+    q = quiz.questions[0]
+    assert q.image == (tmp_path / "img" / "gpipe-p4-m4.png").resolve()
+    assert q.schedule is not None and (q.schedule.kind, q.schedule.p, q.schedule.m) == (
+        "gpipe", 4, 4)
+    other = load_file(pictured(tmp_path, "img/cluster.png", ship="img/cluster.png"))
+    assert other.questions[0].image is not None and other.questions[0].schedule is None
+
+
+@pytest.mark.parametrize("image, message", [
+    ("img/missing.png", "questions[0].image img/missing.png does not exist"),
+    ("/etc/passwd.png", "must be relative to the quiz file's folder"),
+    ("../outside.png", "must be relative to the quiz file's folder"),
+    ("img/notes.txt", "must be a .png, .jpg, .jpeg file"),
+    ("[1, 2]", "must be a path like img/gpipe-p4-m4.png"),
+])
+def test_bad_image_is_an_error_naming_file_and_line(tmp_path: Path, image: str, message: str):
+    (problem,) = problems_of(pictured(tmp_path, image))
+    assert problem.startswith("pictured.yaml:15: ") and message in problem
+
+
+async def test_answer_result_carries_image_and_timeline(tmp_path: Path):
+    import random
+
+    from bot.engine import Engine
+    from bot.results import Actor, AnswerResult
+    from bot.schedule import ScheduleSpec, timeline
+    from bot.store.sqlite import SQLiteStore
+
+    quiz = load_file(pictured(tmp_path, "img/gpipe-p4-m4.png", ship="img/gpipe-p4-m4.png"))
+    store = await SQLiteStore.open(tmp_path / "q.db")
+    try:
+        engine = Engine(store, {quiz.id: quiz}, rng=random.Random(1))
+        actor = Actor("terminal", "t")
+        prompt = await engine.start(actor)
+        result = await engine.answer(actor, prompt.session_id, 0, 0)
+        assert isinstance(result, AnswerResult)
+        assert result.image == quiz.questions[0].image
+        assert result.timeline == timeline(ScheduleSpec("gpipe", 4, 4))
+        assert result.timeline.startswith("GPU1 F1 F2 F3 F4 ..")
+    finally:
+        await store.close()

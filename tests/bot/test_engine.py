@@ -285,7 +285,7 @@ async def test_reload_is_admin_only(store, quizzes):
     with pytest.raises(NotAdmin):
         await engine.reload(ALI)
     infos = await engine.reload(admin)
-    assert [i.id for i in infos] == ["parallelism"]
+    assert [i.id for i in infos] == ["parallelism", "parallelism-deep"]
 
 
 async def test_changed_quiz_file_restarts_a_stale_session(store, quizzes):

@@ -30,7 +30,14 @@ def test_urdu_strings_are_urdu(catalogue: Catalogue):
     ("سوال 3/8", f"سوال {LRI}3/8{PDI}"),
     ("ایک GPU کی میموری", f"ایک {LRI}GPU{PDI} کی میموری"),
     ("NVIDIA Megatron-LM فریم ورک", f"{LRI}NVIDIA Megatron-LM{PDI} فریم ورک"),
-    ("(exploding gradients) سے", f"({LRI}exploding gradients{PDI}) سے"),
+    ("(exploding gradients) سے", f"{LRI}(exploding gradients){PDI} سے"),
+    ("ببل (p−1)/(m+p−1) ہے", f"ببل {LRI}(p−1)/(m+p−1){PDI} ہے"),
+    ("پر 3,072 GPUs، یعنی 1,000 ارب", f"پر {LRI}3,072 GPUs{PDI}، یعنی {LRI}1,000{PDI} ارب"),
+    ("3/7 ≈ 43%، اور 2·b·s·h", f"{LRI}3/7 ≈ 43%{PDI}، اور {LRI}2·b·s·h{PDI}"),
+    ("(یعنی 3/7) ہے", f"(یعنی {LRI}3/7{PDI}) ہے"),  # a bracket opened in Urdu stays Urdu
+    ("Narayanan et al. (2021) نے", f"{LRI}Narayanan et al. (2021){PDI} نے"),
+    ("دیکھیں https://arxiv.org/abs/2104.04473۔", f"دیکھیں {LRI}https://arxiv.org/abs/2104.04473{PDI}۔"),
+    ("تاریخ 2021-04-09 کو", f"تاریخ {LRI}2021-04-09{PDI} کو"),
     ("بھیجیں /quiz ابھی", "بھیجیں /quiz ابھی"),  # commands stay tappable
 ])
 def test_latin_runs_are_isolated_in_rtl(text: str, expected: str):
@@ -38,10 +45,23 @@ def test_latin_runs_are_isolated_in_rtl(text: str, expected: str):
     assert strip_isolates(isolate_latin(text)) == text
 
 
+def test_isolating_twice_changes_nothing():
+    once = isolate_latin("سوال 3/8: GPU اور (p−1)/(m+p−1)")
+    assert isolate_latin(once) == once
+    # An isolate already in the text (a display name) is kept, the rest still isolated.
+    named = isolate_latin(f"1. {LRI}Ali 7{PDI}: 5/8")
+    assert named == f"{LRI}1{PDI}. {LRI}Ali 7{PDI}: {LRI}5/8{PDI}"
+
+
 def test_t_isolates_only_in_rtl(catalogue: Catalogue):
     assert catalogue.t("en", "question.header", number=3, total=8) == "Question 3/8"
     ur = catalogue.t("ur", "question.header", number=3, total=8)
     assert ur == f"سوال {LRI}3/8{PDI}"
+
+
+def test_a_lang_placeholder_is_not_the_language(catalogue: Catalogue):
+    text = strip_isolates(catalogue.t("ur", "error.unsupported_language", lang="fr"))
+    assert "fr" in text and "ur" in text
 
 
 def test_unknown_language_falls_back_to_default(catalogue: Catalogue):

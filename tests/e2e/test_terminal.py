@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import codecs
 import os
 import re
 import signal
@@ -27,6 +28,8 @@ class Player:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.transcript = ""
+        # A read may end inside a multi-byte character (Urdu is 2 bytes a letter).
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
 
     @classmethod
     async def start(cls, cwd: Path, *args: str) -> Player:
@@ -46,7 +49,7 @@ class Player:
                 data = await self.proc.stdout.read(4096)
                 if not data:
                     break
-                chunk += data.decode()
+                chunk += self.decoder.decode(data)
         self.transcript += chunk
         return strip_isolates(chunk)
 
@@ -59,7 +62,8 @@ class Player:
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.proc.stdin.close()
         async with asyncio.timeout(TIMEOUT):
-            self.transcript += strip_isolates((await self.proc.stdout.read()).decode())
+            rest = self.decoder.decode(await self.proc.stdout.read(), final=True)
+            self.transcript += strip_isolates(rest)
             return await self.proc.wait()
 
 
@@ -177,3 +181,28 @@ async def test_unknown_quiz_is_a_clear_error(tmp_path: Path):
     player = await Player.start(tmp_path, "--quiz", "nope")
     assert await player.finish() == 1
     assert "There is no quiz called nope." in player.transcript
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_deep_quiz_play_through(tmp_path: Path, quizzes: dict[str, Quiz], lang: str):
+    quiz = quizzes["parallelism-deep"]
+    total = len(quiz.questions)
+    player = await Player.start(tmp_path, "--quiz", "parallelism-deep", "--lang", lang)
+    screen = await player.until_prompt()
+    assert (f"Question 1/{total}" if lang == "en" else f"سوال 1/{total}") in screen
+    for position in range(total):
+        if position:
+            screen = await player.until_prompt()
+        pick = right_letter if position % 3 else wrong_letter  # 0, 3, 6, ... missed
+        await player.send(pick(quiz, screen, lang))
+    end = await player.until_prompt()  # the review offer
+    score = total - len(range(0, total, 3))
+    assert f"{score}/{total}" in end
+    title = quiz.title.get(lang)
+    assert title in end
+    await player.send("n")
+    assert await player.finish() == 0
+    assert len(db_answers(tmp_path)) == total
+    # The explanations, with their formulas, reached the learner.
+    assert "(p−1)/(v·m+p−1) = 3/19" in player.transcript
+    assert quiz.questions[-1].explanation.get(lang)[:60] in player.transcript

@@ -129,7 +129,7 @@ async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) ->
 
     ix = await replied(fake, await fake.autocomplete(ALICE, "quiz", "quiz", "PARA", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 8
-    assert [c["value"] for c in ix.callback.data["choices"]] == ["parallelism"]
+    assert [c["value"] for c in ix.callback.data["choices"]] == ["parallelism", "parallelism-deep"]
 
     ix = await replied(fake, await fake.slash(ALICE, "reset", guild=GUILD))
     confirm = ix.original
@@ -150,7 +150,7 @@ async def test_reload_is_for_configured_admins_only(tmp_path, fake: FakeDiscord)
         assert int(reload["default_member_permissions"]) == 8  # shown to server admins only
         ix = await replied(fake, await fake.slash(ALICE, "reload", guild=GUILD))
         assert ix.original is not None and ix.original.ephemeral
-        assert ix.original.content == app.catalogue.t("en", "admin.reloaded", count=1,
-                                                      ids="parallelism")
+        assert ix.original.content == app.catalogue.t("en", "admin.reloaded", count=2,
+                                                      ids="parallelism, parallelism-deep")
         ix = await replied(fake, await fake.slash(BOB, "reload", guild=GUILD))
         assert ix.original.content == app.catalogue.t("en", "error.not_admin")

@@ -188,8 +188,8 @@ async def test_reload_is_for_configured_admins_only(start_bot: BotFactory,
         since = admin.mark()
         await admin.send("/reload")
         reply = await admin.reply(since)
-        assert reply["text"] == running.cat.t("en", "admin.reloaded", count=1,
-                                              ids="parallelism")
+        assert reply["text"] == running.cat.t("en", "admin.reloaded", count=2,
+                                              ids="parallelism, parallelism-deep")
         someone = Learner(api, api.user(1001, "Alice"))
         since = someone.mark()
         await someone.send("/reload")

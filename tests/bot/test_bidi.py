@@ -1,0 +1,160 @@
+"""Every Urdu string the bot can show, laid out by a real Unicode bidi algorithm (UAX #9,
+python-bidi): each formula, number and Latin run must read intact, left to right.
+
+The isolates are *not* stripped before layout: they are what makes the text read right.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Iterator
+
+import pytest
+from bidi import get_display
+
+from bot.i18n import LRI, PDI, Catalogue, isolate_latin, strip_isolates
+from bot.limits import sample_prompt
+from bot.quiz import Quiz, default_content_dir, load_quizzes
+from bot.render import (
+    answered_question_text,
+    feedback_text,
+    question_text,
+    stats_text,
+    summary_text,
+)
+from bot.results import (
+    AnswerResult,
+    MissedQuestion,
+    QuestionStat,
+    SessionKind,
+    Summary,
+    UserStats,
+)
+
+RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
+CONTROLS = re.compile("[\u2066-\u2069\u200e\u200f\u202a-\u202e]")
+# The test's own idea of a left-to-right piece, independent of bot.i18n: a stretch of
+# non-RTL text from a letter/digit/opening bracket to a letter/digit/closing bracket/%.
+PIECE = re.compile(rf"[A-Za-z0-9(\[][^{RTL}\n\u2066-\u2069]*[A-Za-z0-9)\]%]|[A-Za-z0-9]")
+NUMBER_OR_FORMULA = re.compile(r"[0-9=+−×·/^≈%]")
+# An option label ("A) ...") belongs to the right-to-left line, not to the option's text:
+# in Urdu it stands at the right, whatever the option says.
+LABEL = re.compile(r"(?<![A-Za-z0-9])[A-J]\)(?= )")
+
+
+def visual(line: str) -> str:
+    """The line as a right-to-left display shows it, left to right, controls removed."""
+    return CONTROLS.sub("", get_display(line, base_dir="R"))
+
+
+def balanced(piece: str) -> str:
+    """Drop edge brackets that are not closed inside the piece (they belong to the Urdu)."""
+    while piece:
+        if piece[0] in "([" and piece.count("(") + piece.count("[") > (
+                piece.count(")") + piece.count("]")):
+            piece = piece[1:].lstrip()
+        elif piece[-1] in ")]" and piece.count(")") + piece.count("]") > (
+                piece.count("(") + piece.count("[")):
+            piece = piece[:-1].rstrip()
+        else:
+            break
+    return piece
+
+
+def broken_pieces(text: str) -> list[str]:
+    """Formulas and numbers of `text` that do not read intact once laid out RTL."""
+    broken = []
+    for line in text.splitlines():
+        shown = visual(line)
+        for match in PIECE.finditer(LABEL.sub("\u0600", strip_isolates(line))):
+            piece = balanced(match.group(0).strip())
+            if piece and NUMBER_OR_FORMULA.search(piece) and piece not in shown:
+                broken.append(piece)
+    return broken
+
+
+def test_the_check_sees_the_old_breakage():
+    """Left alone or isolated piecewise, formulas and numbers come out reordered."""
+    assert broken_pieces("ببل (p−1)/(m+p−1) حصہ ہے") == ["(p−1)/(m+p−1)"]
+    piecewise = f"پر {LRI}3{PDI},{LRI}072{PDI} GPUs اور {LRI}1{PDI},{LRI}000{PDI} ارب"
+    assert broken_pieces(piecewise) == ["3,072 GPUs", "1,000"]
+    assert "072,3" in visual(piecewise) and "000,1" in visual(piecewise)
+    assert broken_pieces(isolate_latin("ببل (p−1)/(m+p−1) حصہ، پر 3,072 GPUs")) == []
+
+
+# --- everything the bot shows in Urdu ----------------------------------------------------------
+
+
+def sample_params(template: str) -> dict[str, object]:
+    """Plausible values for a UI template's placeholders, numbers with separators."""
+    values: dict[str, object] = {
+        "number": 3, "total": 8, "count": 12, "score": 7, "best": 8, "last": 6, "rank": 2,
+        "attempts": 1_024, "accuracy": 75, "correct": 3, "answered": 4, "letter": "B",
+        "letters": "A/B/C/D", "title": "ماڈل اور پائپ لائن متوازیت", "name": "Ali Raza",
+        "option": "NVIDIA Megatron-LM", "text": "ببل (p−1)/(m+p−1) ہے، 3,072 GPUs پر",
+        "answer": "80 GB", "quiz": "parallelism-deep", "lang": "fr", "ids": "parallelism",
+        "problems": "content/x.yaml:42: questions[3].correct is 5",
+    }
+    names = {n for _, n, _, _ in string.Formatter().parse(template) if n}
+    return {n: values.get(n, "x1") for n in names}
+
+
+def ui_strings(catalogue: Catalogue) -> Iterator[tuple[str, str]]:
+    for key in sorted(catalogue.keys("ur")):
+        raw = catalogue.raw("ur", key)
+        yield key, catalogue.t("ur", key, **sample_params(raw))
+
+
+def content_messages(catalogue: Catalogue, quiz: Quiz) -> Iterator[tuple[str, str]]:
+    """Each question, its answered form and its feedback for every choice, as rendered."""
+    yield f"{quiz.id}.title", summary_text(catalogue, Summary(
+        1, quiz.id, quiz.title.get("ur"), "ur", SessionKind.FULL, 7, len(quiz.questions),
+        tuple(MissedQuestion(i, q.id, q.text.get("ur"), q.options[q.correct].text.get("ur"))
+              for i, q in enumerate(quiz.questions)), best_score=7))
+    yield f"{quiz.id}.description", isolate_latin(quiz.description.get("ur"))
+    yield f"{quiz.id}.stats", stats_text(catalogue, UserStats(
+        "ur", quiz.id, quiz.title.get("ur"), "Ali", 2, 7, 6, len(quiz.questions),
+        tuple(QuestionStat(q.id, q.text.get("ur"), 4, 3) for q in quiz.questions)))
+    for q in quiz.questions:
+        prompt = sample_prompt(quiz, q, "ur")
+        yield q.id, question_text(catalogue, prompt)
+        for chosen, option in enumerate(q.options):
+            result = AnswerResult(
+                session_id=1, lang="ur", question=prompt, chosen=chosen, correct=q.correct,
+                is_correct=chosen == q.correct, explanation=q.explanation.get("ur"),
+                rationale=option.why_not.get("ur") if option.why_not else None,
+                references=q.references, answered=1, score=0, next=None, summary=None)
+            yield f"{q.id}[{chosen}]", feedback_text(catalogue, result)
+            yield f"{q.id}[{chosen}] answered", answered_question_text(catalogue, result)
+
+
+def test_every_urdu_ui_string_reads_right(catalogue: Catalogue):
+    shown = dict(ui_strings(catalogue))
+    assert len(shown) > 50
+    problems = {key: bad for key, text in shown.items() if (bad := broken_pieces(text))}
+    assert problems == {}
+
+
+@pytest.mark.parametrize("quiz_id", sorted(load_quizzes([default_content_dir()])))
+def test_every_urdu_content_string_reads_right(catalogue: Catalogue,
+                                               quizzes: dict[str, Quiz], quiz_id: str):
+    quiz = quizzes[quiz_id]
+    problems = {}
+    checked = 0
+    for where, text in content_messages(catalogue, quiz):
+        checked += len(NUMBER_OR_FORMULA.findall(strip_isolates(text)))
+        if bad := broken_pieces(text):
+            problems[where] = bad
+    assert problems == {}
+    assert checked > 100  # there are formulas and numbers to check
+
+
+def test_key_formulas_read_intact_in_the_shipped_urdu(catalogue: Catalogue,
+                                                      quizzes: dict[str, Quiz]):
+    seed = quizzes["parallelism"]
+    urdu = "\n".join(isolate_latin(q.explanation.get("ur")) for q in seed.questions)
+    shown = "\n".join(visual(line) for line in urdu.splitlines())
+    for formula in ("(p−1)/(m+p−1)", "3,072", "1,000"):
+        assert formula in strip_isolates(urdu)
+        assert formula in shown, formula

@@ -1,0 +1,115 @@
+"""parallelism-deep: complete in both languages, not answerable from the shape of its options,
+and its computed answers agree with the formulas and the schedule simulation."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from bot.quiz import Question, Quiz, quality_warnings
+from bot.schedule import ScheduleSpec, simulate
+
+
+@pytest.fixture(scope="module")
+def deep(quizzes: dict[str, Quiz]) -> Quiz:
+    return quizzes["parallelism-deep"]
+
+
+def right(q: Question, lang: str = "en") -> str:
+    return q.options[q.correct].text.get(lang)
+
+
+def test_shape(deep: Quiz):
+    assert deep.difficulty == "hard" and deep.languages == ("en", "ur")
+    assert len(deep.questions) >= 20
+    # The right answer is spread over the positions, not parked in one.
+    counts = Counter(q.correct for q in deep.questions)
+    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) <= len(deep.questions) // 3
+
+
+def test_every_question_teaches_in_both_languages(deep: Quiz):
+    for q in deep.questions:
+        for lang in ("en", "ur"):
+            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
+        for i, option in enumerate(q.options):
+            if i == q.correct:
+                assert option.why_not is None, q.id
+            else:
+                assert option.why_not is not None, (q.id, i)
+                assert {lang for lang, _ in option.why_not.values} == {"en", "ur"}
+                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
+        assert q.references, q.id
+        assert all(r.url.startswith(("https://arxiv.org/abs/", "https://github.com/"))
+                   for r in q.references), q.id
+
+
+def test_no_giveaways(deep: Quiz):
+    assert quality_warnings(deep) == []
+    for lang in ("en", "ur"):
+        longest = [q.id for q in deep.questions
+                   if all(len(right(q, lang)) > len(o.text.get(lang))
+                          for k, o in enumerate(q.options) if k != q.correct)]
+        assert len(longest) <= len(deep.questions) // 4, (lang, longest)
+
+
+def test_pictures_match_the_numbers_in_the_explanations(quizzes: dict[str, Quiz]):
+    pictured = [q for quiz in quizzes.values() for q in quiz.questions if q.schedule]
+    assert len(pictured) >= 6
+    for q in pictured:
+        assert q.schedule is not None and q.image is not None
+        bubble = simulate(q.schedule).bubble
+        assert f"{bubble.numerator}/{bubble.denominator}" in q.explanation.get("en"), q.id
+        assert f"{bubble.numerator}/{bubble.denominator}" in q.explanation.get("ur"), q.id
+
+
+# --- the computed answers, recomputed ----------------------------------------------------------
+
+
+def question(deep: Quiz, qid: str) -> Question:
+    q = deep.question(qid)
+    assert q is not None, qid
+    return q
+
+
+def test_gpipe_bubble_answer(deep: Quiz):
+    p, m = 8, 24
+    f = Fraction(p - 1, m + p - 1)
+    assert simulate(ScheduleSpec("gpipe", p, m)).bubble == f
+    assert right(question(deep, "d01-gpipe-bubble")).startswith(f"{f.numerator}/{f.denominator}")
+
+
+def test_interleaved_bubble_answer(deep: Quiz):
+    f = simulate(ScheduleSpec("interleaved", 4, 8, 2)).bubble
+    assert f == Fraction(3, 19)
+    assert right(question(deep, "d02-interleaved-bubble")).startswith("3/19")
+
+
+def test_activations_in_flight_answer(deep: Quiz):
+    gpipe = simulate(ScheduleSpec("gpipe", 4, 8)).peak_in_flight(0)
+    one = simulate(ScheduleSpec("1f1b", 4, 8)).peak_in_flight(0)
+    assert right(question(deep, "d03-activations-in-flight")) == f"GPipe {gpipe}, 1F1B {one}"
+
+
+def test_tensor_allreduce_bytes_answer(deep: Quiz):
+    t, h, s, b, nbytes = 4, 8192, 4096, 1, 2
+    per_allreduce = 2 * (t - 1) / t * b * s * h * nbytes
+    assert right(question(deep, "d04-tensor-allreduce-bytes")) == (
+        f"About {round(2 * per_allreduce / 1e6)} MB")
+
+
+def test_zero3_gpu_count_answer(deep: Quiz):
+    states_gb = 70e9 * 16 / 1e9
+    assert right(question(deep, "d05-zero3-gpus-needed")) == f"N = {math.ceil(states_gb / 60)}"
+
+
+def test_activation_memory_answer(deep: Quiz):
+    s, b, h, a, t = 2048, 1, 12288, 96, 8
+    per_gpu = s * b * h * (34 + 5 * a * s / h) / t
+    assert right(question(deep, "d16-activation-memory")) == f"About {per_gpu / 1e9:.2f} GB"
+
+
+def test_3d_layout_answer(deep: Quiz):
+    assert right(question(deep, "d06-3d-layout")).startswith(f"d = {512 // (8 * 8)};")
