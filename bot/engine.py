@@ -7,6 +7,7 @@ returns frozen results from `bot.results`. It imports nothing from telegram or d
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
@@ -20,6 +21,7 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
+from bot.learning import Memory
 from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
@@ -38,6 +40,7 @@ from bot.results import (
     UserStats,
 )
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
+from bot.study import Study
 
 GLOBAL, CHAT = "global", "chat"
 
@@ -48,8 +51,8 @@ class NothingMissed(NothingToReview):
     key = "error.perfect_nothing_to_review"
 
 
-class Engine:
-    """Runs quizzes for any platform on top of a `Store`."""
+class Engine(Study):
+    """Runs quizzes for any platform on top of a `Store` (spaced review: `bot.study`)."""
 
     def __init__(
         self,
@@ -63,6 +66,9 @@ class Engine:
         admins: Mapping[str, frozenset[str]] | None = None,
         rng: random.Random | None = None,
         reload: Callable[[], Mapping[str, Quiz]] | None = None,
+        clock: Callable[[], float] = time.time,
+        memory: Memory | None = None,
+        due_titles: Mapping[str, str] | None = None,
     ) -> None:
         if not quizzes:
             raise ValueError("the engine needs at least one quiz")
@@ -77,6 +83,10 @@ class Engine:
         self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
         self._rng = rng or random.Random()
         self._reload = reload
+        self.clock = clock  # epoch seconds; tests pass a simulated clock
+        self.memory = memory or Memory()
+        self._due_titles = dict(due_titles or {"en": "Spaced review"})
+        self._due_cache = None
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -131,7 +141,7 @@ class Engine:
             quizzes = dict(self._reload())
         except ContentError as exc:
             raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
-        self._quizzes = quizzes
+        self._quizzes = quizzes  # the due quiz follows: its cache is keyed by this dict
         return self.quiz_infos(await self.language(actor))
 
     # --- sessions --------------------------------------------------------------------------
@@ -144,7 +154,8 @@ class Engine:
         row = await self.store.start_session(new, replace=False)
         if row.kind != SessionKind.FULL or not _fits(quiz, row):
             row = await self.store.start_session(new, replace=True)
-        return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+        return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
+                                                     resumed=row.position > 0))
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""
@@ -152,7 +163,7 @@ class Engine:
         lang = await self.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
         row = await self.store.start_session(new, replace=True)
-        return self._prompt(quiz, row, 0, lang)
+        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
 
     async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """A session over the questions missed in the user's last finished attempt."""
@@ -161,7 +172,8 @@ class Engine:
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and _fits(quiz, row):
             if row.kind == SessionKind.REVIEW:
-                return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+                return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
+                                                             resumed=row.position > 0))
             if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
         last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
@@ -173,7 +185,7 @@ class Engine:
             raise NothingMissed()
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
         row = await self.store.start_session(new, replace=True)
-        return self._prompt(quiz, row, 0, lang)
+        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """The question the user's unfinished session is at; NoActiveSession if none."""
@@ -182,7 +194,8 @@ class Engine:
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is None or not _fits(quiz, row):
             raise NoActiveSession()
-        return self._prompt(quiz, row, row.position, lang, resumed=True)
+        return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
+                                                     resumed=True))
 
     def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
                      questions: tuple[Question, ...] | list[Question]) -> NewSession:
@@ -200,13 +213,15 @@ class Engine:
     # --- answers ---------------------------------------------------------------------------
 
     async def answer(self, actor: Actor, session_id: int, position: int, option: int,
-                     ) -> AnswerOutcome:
+                     sure: bool | None = None) -> AnswerOutcome:
         """Record the learner's choice (a shown option index) for question `position`.
 
         Who may answer and whether it counts are decided here and in the store's
         `record_answer`, nowhere else: only the session's owner; only the current question of
         an active session; a position counts once (a repeat returns the stored answer,
-        marked duplicate). The answer is committed before this returns.
+        marked duplicate). The answer is committed before this returns, with the learner's
+        memory card for the question moved in the same transaction (`sure`: the confidence
+        mark, None when not asked).
         """
         row, previous = await self.store.session_and_answer(session_id, position)
         if row is None:
@@ -214,7 +229,7 @@ class Engine:
         if (row.platform, row.user_id) != (actor.platform, actor.user_id):
             return NotYours(session_id, await self.language(actor))
         lang = self.resolve_language(row.lang, actor.locale)
-        quiz = self._quizzes.get(row.quiz_id)
+        quiz = self.session_quiz(row.quiz_id)
         if quiz is None or not _fits(quiz, row):
             return StaleAnswer(session_id, lang, None)
         if previous is not None:
@@ -225,11 +240,13 @@ class Engine:
         question = _question(quiz, row, position)
         chosen = row.option_orders[position][option]
         finished = position + 1 == len(row.question_ids)
+        correct = chosen == question.correct
         recorded = await self.store.record_answer(NewAnswer(
             session_id=session_id, position=position, question_id=question.id, chosen=chosen,
-            correct=chosen == question.correct, finished=finished, quiz_id=quiz.id,
+            correct=correct, finished=finished, quiz_id=quiz.id,
             platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
-            total=len(row.question_ids), kind=row.kind))
+            total=len(row.question_ids), kind=row.kind,
+            review=self.review_of(row, question.id, position, correct, sure)))
         if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)
             now = await self.store.get_session(session_id)
             return StaleAnswer(session_id, lang, self._where(quiz, now, lang))
@@ -238,7 +255,10 @@ class Engine:
             return await self._result(quiz, row, recorded.answer, lang, duplicate=True)
         after = replace(row, position=position + 1, score=recorded.score,
                         status="finished" if finished else "active")
-        return await self._result(quiz, after, recorded.answer, lang, duplicate=False)
+        result = await self._result(quiz, after, recorded.answer, lang, duplicate=False)
+        if result.next is not None:
+            result = replace(result, next=await self.asking(actor, result.next))
+        return replace(result, sure=sure)
 
     def _where(self, quiz: Quiz, row: SessionRow | None, lang: str) -> QuestionPrompt | None:
         """The question an active session is at, if it still fits the quiz."""
