@@ -115,6 +115,10 @@ class Pace:
         self.clock, self.sleep = clock, sleep
         self._next = 0.0
 
+    def hold(self, seconds: float) -> None:
+        """No slot before `seconds` from now (the platform said to wait)."""
+        self._next = max(self._next, self.clock() + seconds)
+
     async def wait(self) -> None:
         """Return at this caller's slot (slots are handed out in call order)."""
         now = self.clock()
