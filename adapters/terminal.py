@@ -14,9 +14,10 @@ from typing import TypeVar
 
 from bot.app import App, open_app
 from bot.config import Config
-from bot.errors import QuizError
-from bot.render import LETTERS, PLAIN, Markup, feedback_text, question_text, summary_text
-from bot.results import Actor, AnswerResult, NotYours, QuestionPrompt, StaleAnswer
+from bot.errors import NoActiveSession, QuizError
+from bot.plan import Card, Planner, Reply
+from bot.render import LETTERS, PLAIN, Markup
+from bot.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
@@ -26,6 +27,12 @@ def _markup() -> Markup:
     if not sys.stdout.isatty():
         return PLAIN
     return Markup(bold=lambda s: f"\033[1m{s}\033[0m")
+
+
+def card_text(card: Card) -> str:
+    """A plan card as terminal text: whose it is, the title, the body."""
+    head = [line for line in (card.lead, card.title) if line]
+    return "\n".join(head) + "\n\n" + card.body if head else card.body
 
 
 class EndOfInput(Exception):
@@ -38,7 +45,7 @@ class TerminalGame:
     def __init__(self, app: App, runner: asyncio.Runner, actor: Actor) -> None:
         self.app, self.runner, self.actor = app, runner, actor
         self.cat = app.catalogue
-        self.markup = _markup()
+        self.plan = Planner(app.catalogue, _markup(), shared_chats=False)
 
     def call(self, coro: Awaitable[T]) -> T:
         """Run one engine call to completion on the game's event loop."""
@@ -65,29 +72,39 @@ class TerminalGame:
                 return int(raw) - 1
             print(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown))
 
+    def show(self, reply: Reply) -> None:
+        """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
+        if reply.ack and reply.edit is None:
+            print(reply.ack)
+        for card in ((reply.edit,) if reply.edit else ()) + reply.send:
+            print()
+            print(card_text(card))
+
     def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
         """Ask every remaining question of the session; return the last result."""
+        engine, quiz_id = self.app.engine, prompt.quiz_id
+        self.show(self.plan.asked(prompt, self.actor))
         while True:
-            print()
-            print(question_text(self.cat, prompt, self.markup))
             option = self.choose(prompt)
-            outcome = self.call(self.app.engine.answer(
-                self.actor, prompt.session_id, prompt.position, option))
-            if isinstance(outcome, StaleAnswer | NotYours):
-                # Someone else (another terminal) moved this session on: show where it is.
-                current = outcome.current if isinstance(outcome, StaleAnswer) else None
-                if current is None:
-                    return None
-                prompt = current
+            outcome = self.call(engine.answer(self.actor, prompt.session_id, prompt.position,
+                                              option))
+            self.show(self.plan.pressed(outcome, self.actor))
+            if isinstance(outcome, AnswerResult) and not outcome.duplicate:
+                if outcome.summary is not None:
+                    return outcome
+                assert outcome.next is not None
+                prompt = outcome.next
                 continue
-            print()
-            print(feedback_text(self.cat, outcome, self.markup))
-            if outcome.summary is not None:
+            if isinstance(outcome, AnswerResult):  # answered already (another terminal)
                 print()
-                print(summary_text(self.cat, outcome.summary, self.markup))
-                return outcome
-            assert outcome.next is not None
-            prompt = outcome.next
+                print(card_text(self.plan.answered(outcome)))
+            # Someone else (another terminal) moved this session on: go where it is.
+            try:
+                prompt = self.call(engine.current(self.actor, quiz_id))
+            except NoActiveSession:
+                return None
+            if not isinstance(outcome, StaleAnswer) or outcome.current is None:
+                self.show(self.plan.asked(prompt, self.actor))
 
     def run(self, quiz_id: str | None, lang: str | None) -> None:
         engine = self.app.engine
