@@ -18,6 +18,9 @@ from bot.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_confi
 from bot.errors import ConfigError, ContentError, StoreRefused
 from bot.logs import setup_logging
 from bot.quiz import default_content_dir, load_all
+from bot.reminders import Reminders, Sender
+from bot.scheduler import Scheduler
+from bot.study import reminder_kind
 
 log = logging.getLogger("quizbot")
 
@@ -96,6 +99,19 @@ def wanted_adapters(config: Config) -> list[str]:
     return wanted
 
 
+def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
+    """The due-job loop, with a reminder sender from each adapter that has one."""
+    senders: dict[str, Sender] = {}
+    for adapter in adapters:
+        make = getattr(adapter, "reminder_sender", None)
+        if make is not None:
+            senders[adapter.name] = make()
+    reminders = Reminders(app.engine, senders)
+    scheduler = Scheduler(app.store, {reminder_kind(p): reminders for p in senders})
+    scheduler.start()
+    return scheduler
+
+
 def _make_adapter(platform: str, app: App) -> Adapter:
     module, cls = ADAPTERS[platform].split(":")
     factory = getattr(importlib.import_module(module), cls)
@@ -119,12 +135,14 @@ async def run(config: Config) -> int:
     code = EXIT_OK
     async with open_app(config) as app:
         started: list[Adapter] = []
+        scheduler: Scheduler | None = None
         try:
             for platform in platforms:
                 adapter = _make_adapter(platform, app)
                 await adapter.start()
                 started.append(adapter)
                 log.info("%s adapter started", platform)
+            scheduler = start_scheduler(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]
             _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
@@ -135,6 +153,8 @@ async def run(config: Config) -> int:
                 code = EXIT_ERROR
             log.info("shutting down")
         finally:
+            if scheduler is not None:
+                await scheduler.stop()
             for adapter in reversed(started):
                 try:
                     await adapter.stop()

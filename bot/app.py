@@ -46,11 +46,12 @@ async def open_app(config: Config) -> AsyncIterator[App]:
     catalogue = Catalogue.load(default=config.default_language)
     store = await SQLiteStore.open(config.storage_url, synchronous=config.storage_synchronous)
     try:
+        due_titles = {lang: catalogue.t(lang, "due.title") for lang in catalogue.languages}
         engine = Engine(
             store, quizzes, languages=catalogue.languages,
             default_lang=config.default_language, default_quiz=config.default_quiz,
             shuffle_questions=config.shuffle_questions, admins=config.admins,
-            reload=lambda: load_quizzes([config.content_dir]),
+            reload=lambda: load_quizzes([config.content_dir]), due_titles=due_titles,
         )
         yield App(config, engine, catalogue, store)
     finally:

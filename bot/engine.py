@@ -328,7 +328,8 @@ class Engine(Study):
         press what. An answer belongs to its session's owner (checked in `answer`); every
         other button names its owner in the payload; anyone else gets `NotYours`."""
         if isinstance(data, AnswerPayload):
-            return await self.answer(actor, data.session_id, data.position, data.option)
+            return await self.answer(actor, data.session_id, data.position, data.option,
+                                     sure=data.sure)
         if data is None:
             return UnknownButton(await self.language(actor))
         if data.owner and data.owner != actor.user_id:
@@ -340,6 +341,10 @@ class Engine(Study):
             return await self.restart(actor, arg)
         if data.action == "review":
             return await self.review(actor, arg)
+        if data.action == "due":
+            return await self.review_due(actor)
+        if data.action == "conf":
+            return await self.set_confidence(actor, data.arg == "on")
         if data.action == "lang":
             return LanguageSet(await self.set_language(actor, data.arg), self.quiz().id)
         if data.action == "reset":

@@ -150,8 +150,18 @@ class UnknownButton:
     lang: str
 
 
+@dataclass(frozen=True, slots=True)
+class SettingsView:
+    """A learner's learning settings as shown by /settings."""
+
+    lang: str
+    confidence: bool
+    remind_at: str | None  # "19:30" local, None: off
+    utc_offset: str  # "UTC+05:00"
+
+
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
-                | UnknownButton)
+                | UnknownButton | SettingsView)
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,16 +228,6 @@ class Wait:
 
     unit: str  # "minutes", "hours", "days"
     amount: int
-
-
-@dataclass(frozen=True, slots=True)
-class SettingsView:
-    """A learner's learning settings as shown by /settings."""
-
-    lang: str
-    confidence: bool
-    remind_at: str | None  # "19:30" local, None: off
-    utc_offset: str  # "UTC+05:00"
 
 
 @dataclass(frozen=True, slots=True)

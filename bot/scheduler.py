@@ -52,7 +52,8 @@ class Scheduler:
 
     async def tick(self) -> int:
         """Claim one batch of due jobs and run it (handlers concurrently); return how many."""
-        jobs = await self.store.claim_due(self.clock(), self.batch, self.worker, self.lease)
+        jobs = await self.store.claim_due(self.clock(), self.batch, self.worker, self.lease,
+                                          tuple(self.handlers))  # only what we can run
         if jobs:
             await asyncio.gather(*(self._run(job) for job in jobs))
         return len(jobs)

@@ -29,7 +29,7 @@ from bot.store.protocol import SessionRow
 if TYPE_CHECKING:
     from bot.store.protocol import NewSession, Store
 
-REMIND = "remind"  # job kind of a daily reminder
+REMIND = "remind"  # job kinds of daily reminders: "remind:<platform>"
 DUE_BATCH = 10  # questions in one spaced-review session
 HISTORY_DAYS = 14
 
@@ -144,7 +144,8 @@ class Study:
         s = replace(s, remind_at=minute, chat_id=actor.chat_id,
                     utc_offset=s.utc_offset if minutes_east is None else minutes_east)
         due_at = learning.next_occurrence(self.clock(), minute, s.utc_offset)
-        job = NewJob(REMIND, reminder_key(actor.platform, actor.user_id), due_at,
+        job = NewJob(reminder_kind(actor.platform), reminder_key(actor.platform, actor.user_id),
+                     due_at,
                      {"platform": actor.platform, "user_id": actor.user_id})
         await self.store.save_settings(s, job=job)
         return _view(lang, s)
@@ -195,6 +196,11 @@ class Study:
         return Progress(lang, who.display_name, len(cards), due_now, next_due,
                         learning.streak(days, today), retention, sure[0], sure[1], guess[0],
                         guess[1], questions, history)
+
+
+def reminder_kind(platform: str) -> str:
+    """The job kind of a platform's reminders: only a process that runs it claims them."""
+    return f"{REMIND}:{platform}"
 
 
 def _view(lang: str, s: LearnerSettings) -> SettingsView:

@@ -6,7 +6,7 @@ Kept apart from `protocol.py` so the PostgreSQL store can implement it as one pi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -95,11 +95,11 @@ class JobStore(Protocol):
     async def cancel_job(self, key: str) -> bool:
         """Delete the job with this key; True if there was one."""
 
-    async def claim_due(self, now: float, limit: int, worker: str, lease: float
-                        ) -> list[JobRow]:
-        """Claim up to `limit` jobs due by `now`, oldest first, by one conditional UPDATE ...
-        RETURNING: unclaimed ones, and ones whose claim is older than `lease` seconds (their
-        runner died)."""
+    async def claim_due(self, now: float, limit: int, worker: str, lease: float,
+                        kinds: Sequence[str] | None = None) -> list[JobRow]:
+        """Claim up to `limit` jobs due by `now` (of `kinds`, if given: what this process can
+        run), oldest first, by one conditional UPDATE ... RETURNING: unclaimed ones, and ones
+        whose claim is older than `lease` seconds (their runner died)."""
 
     async def finish_job(self, job: JobRow, next_due_at: float | None) -> bool:
         """Done: delete the job, or move it to `next_due_at` unclaimed. Only while `job` is

@@ -184,17 +184,24 @@ class SQLiteLearning:
 
         return await self._writes.run(unit)
 
-    async def claim_due(self, now: float, limit: int, worker: str, lease: float
-                        ) -> list[JobRow]:
+    async def claim_due(self, now: float, limit: int, worker: str, lease: float,
+                        kinds: Sequence[str] | None = None) -> list[JobRow]:
         """Claim up to `limit` due jobs, oldest first, with one conditional UPDATE."""
+        wanted = list(kinds) if kinds is not None else []
+        # One placeholder per kind: the values still travel as parameters.
+        of_kind = f"AND kind IN ({', '.join('?' * len(wanted))}) " if kinds is not None else ""
+
         async def unit(db: aiosqlite.Connection) -> list[JobRow]:
+            if kinds is not None and not wanted:
+                return []
             rows = await db.execute_fetchall(
                 "UPDATE jobs SET claimed_at = ?, claimed_by = ?, attempts = attempts + 1 "
                 "WHERE id IN (SELECT id FROM jobs WHERE done_at IS NULL AND due_at <= ? "
-                "AND (claimed_at IS NULL OR claimed_at < ?) ORDER BY due_at, id LIMIT ?) "
+                f"AND (claimed_at IS NULL OR claimed_at < ?) {of_kind}"
+                "ORDER BY due_at, id LIMIT ?) "
                 "AND done_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?) "
                 "RETURNING id, kind, key, due_at, payload, claimed_at, claimed_by, attempts",
-                (now, worker, now, now - lease, limit, now - lease))
+                (now, worker, now, now - lease, *wanted, limit, now - lease))
             return sorted((_job(r) for r in rows), key=lambda j: (j.due_at, j.id))
 
         return await self._writes.run(unit)

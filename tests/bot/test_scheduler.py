@@ -112,3 +112,13 @@ async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_p
         assert await store.answers(5) == []
     finally:
         await store.close()
+
+
+async def test_a_process_claims_only_the_kinds_it_runs(store: SQLiteStore):
+    await store.schedule_job(NewJob("remind:discord", "d", 10.0))
+    await store.schedule_job(NewJob("remind:telegram", "t", 20.0))
+    assert await store.claim_due(100.0, 10, "A", 60.0, ()) == []
+    [job] = await store.claim_due(100.0, 10, "A", 60.0, ("remind:telegram",))
+    assert job.key == "t"
+    [job] = await store.claim_due(100.0, 10, "B", 60.0, ("remind:discord", "x"))
+    assert job.key == "d"
