@@ -43,6 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
     play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    play.add_argument("--review", action="store_true",
+                      help="review the questions due for you now, across every quiz")
 
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
     run.add_argument("--config", metavar="PATH", type=Path, required=True)
@@ -65,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from adapters.terminal import play
 
             return play(config, quiz_id=args.quiz, lang=args.lang,
-                        user=args.user or getpass.getuser())
+                        user=args.user or getpass.getuser(), review=args.review)
         return asyncio.run(run(config))
     except (ConfigError, ContentError, StoreRefused) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
