@@ -12,9 +12,10 @@ import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from adapters.term_wrap import wrap
 from bot.app import App, open_app
 from bot.config import Config
-from bot.errors import NoActiveSession, NothingDue, QuizError
+from bot.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
 from bot.learning import DUE_QUIZ
 from bot.plan import Card, Planner, Reply
 from bot.render import LETTERS, PLAIN, Markup
@@ -71,15 +72,15 @@ class TerminalGame:
                 return letters.index(raw)
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1
-            print(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown))
+            print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
 
     def show(self, reply: Reply) -> None:
         """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
         if reply.ack and reply.edit is None:
-            print(reply.ack)
+            print(wrap(reply.ack))
         for card in ((reply.edit,) if reply.edit else ()) + reply.send:
             print()
-            print(card_text(card))
+            print(wrap(card_text(card)))
 
     def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
         """Ask every remaining question of the session; return the last result."""
@@ -87,18 +88,26 @@ class TerminalGame:
         self.show(self.plan.asked(prompt, self.actor))
         while True:
             option = self.choose(prompt)
-            outcome = self.call(engine.answer(self.actor, prompt.session_id, prompt.position,
-                                              option))
-            self.show(self.plan.pressed(outcome, self.actor))
+            try:
+                outcome = self.call(engine.answer(self.actor, prompt.session_id,
+                                                  prompt.position, option))
+            except SaveFailed as exc:  # not counted: say so and ask the same question again
+                print(wrap(self.cat.t(prompt.lang, exc.key, **exc.params)))
+                self.show(self.plan.asked(prompt, self.actor))
+                continue
+            if isinstance(outcome, AnswerResult) and outcome.duplicate:
+                # another terminal answered first: show what the database kept
+                print()
+                print(wrap(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
+                print(wrap(card_text(self.plan.answered(outcome))))
+            else:
+                self.show(self.plan.pressed(outcome, self.actor))
             if isinstance(outcome, AnswerResult) and not outcome.duplicate:
                 if outcome.summary is not None:
                     return outcome
                 assert outcome.next is not None
                 prompt = outcome.next
                 continue
-            if isinstance(outcome, AnswerResult):  # answered already (another terminal)
-                print()
-                print(card_text(self.plan.answered(outcome)))
             # Someone else (another terminal) moved this session on: go where it is.
             try:
                 prompt = self.call(engine.review_due(self.actor) if quiz_id == DUE_QUIZ
@@ -128,6 +137,14 @@ class TerminalGame:
             last = self.play_session(self.call(engine.review(self.actor, prompt.quiz_id)))
 
 
+def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
+    """The learner's language, or the default when the store cannot even say (disk full)."""
+    try:
+        return runner.run(app.engine.language(actor))
+    except QuizError:
+        return app.engine.default_lang
+
+
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
          review: bool = False) -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
@@ -142,10 +159,10 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
         except (EndOfInput, KeyboardInterrupt):
             print()
             saved_lang = runner.run(app.engine.language(actor))
-            print(app.catalogue.t(saved_lang, "terminal.saved"))
+            print(wrap(app.catalogue.t(saved_lang, "terminal.saved")))
         except QuizError as exc:
-            saved_lang = runner.run(app.engine.language(actor))
-            print(app.catalogue.t(saved_lang, exc.key, **exc.params), file=sys.stderr)
+            saved_lang = _language(runner, app, actor)
+            print(wrap(app.catalogue.t(saved_lang, exc.key, **exc.params)), file=sys.stderr)
             code = 1
         finally:
             runner.run(context.__aexit__(None, None, None))

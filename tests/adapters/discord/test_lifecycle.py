@@ -15,6 +15,7 @@ from discord.http import Route
 from adapters.discord import DiscordAdapter
 from bot.app import open_app
 from bot.config import load_config
+from bot.errors import StartupFailed
 
 from .conftest import ALICE, GUILD, answer, replied, right_id, running, write_config
 from .fake_discord import FakeDiscord, Message
@@ -110,7 +111,7 @@ async def test_a_bad_token_fails_start_cleanly(tmp_path: Path, fake: FakeDiscord
     config = load_config(write_config(tmp_path, fake), env={"DISCORD_BOT_TOKEN": "wrong"})
     async with open_app(config) as app:
         adapter = DiscordAdapter(app, ready_timeout=10.0)
-        with pytest.raises(RuntimeError, match="LoginFailure"):
+        with pytest.raises(StartupFailed, match="DISCORD_BOT_TOKEN was rejected"):
             await adapter.start()
     assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == (DEFAULT_REST, DEFAULT_GATEWAY)
     assert fake.identifies == []

@@ -42,6 +42,37 @@ async def start_quiz(fake: FakeDiscord, who: dict[str, Any], guild: int | None =
     return ix.original
 
 
+async def test_someone_elses_buttons_of_every_kind_change_nothing(fake: FakeDiscord,
+                                                                   bot: App) -> None:
+    """Alice's messages are ephemeral in a server, but the rule must not rest on that: the
+    owner in each button's payload is what refuses Bob, and nothing of Alice's changes."""
+    refusal = bot.catalogue.t("en", "error.not_your_button")
+
+    async def refused(message: Message, label: str) -> None:
+        ix = await replied(fake, await fake.press(BOB, message, message.button(label)[
+            "custom_id"]))
+        assert ix.original is not None and ix.original.ephemeral
+        assert ix.original.content == refusal
+        assert ix.callback is not None and ix.callback.type == 4  # a note, not an edit
+
+    language = (await replied(fake, await fake.slash(ALICE, "language", guild=GUILD))).original
+    assert language is not None
+    await refused(language, "اردو")
+    reset = (await replied(fake, await fake.slash(ALICE, "reset", guild=GUILD))).original
+    assert reset is not None
+    await refused(reset, "Yes, delete")
+    question = await start_quiz(fake, ALICE)
+    for n in range(8):
+        ix = await answer(fake, ALICE, question, wrong_id(question) if n == 0
+                          else right_id(question))
+        question = ix.followups[0]
+    await refused(question, "🔁 Review missed")
+    await refused(question, "↻ Try again")
+    assert await bot.store.active_session("discord", BOB["id"], "parallelism") is None
+    assert await bot.engine.language(Actor("discord", BOB["id"])) == "en"
+    assert (await bot.engine.stats(Actor("discord", ALICE["id"]))).attempts == 1  # not reset
+
+
 async def test_double_press_is_counted_once(fake: FakeDiscord, bot: App) -> None:
     question = await start_quiz(fake, ALICE)
     pick = right_id(question)

@@ -87,13 +87,13 @@ class FakeBotAPI:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def start(self) -> None:
-        """Listen on a random port of 127.0.0.1."""
+    async def start(self, port: int = 0) -> None:
+        """Listen on `port` (a random one by default) of 127.0.0.1."""
         app = web.Application(client_max_size=8 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         server = site._server
         assert server is not None and server.sockets
@@ -350,8 +350,12 @@ class FakeBotAPI:
                                "from": self.bot, "chat": chat, "date": int(time.time()),
                                "photo": [{"file_id": "p1", "file_unique_id": "p1",
                                           "width": 720, "height": 420}]}
-        if "caption" in params:
-            msg["caption"] = str(params["caption"])
+        if "caption" in params:  # parsed like a message's text; Telegram allows 1024
+            source = str(params["caption"])
+            caption = parse_html(source) if params.get("parse_mode") == "HTML" else source
+            if len(caption.encode("utf-16-le")) // 2 > 1024:
+                raise ApiError(400, "Bad Request: message caption is too long")
+            msg["caption"] = caption
         if markup := self._markup(params):
             msg["reply_markup"] = markup
         self.messages[(chat["id"], msg["message_id"])] = msg

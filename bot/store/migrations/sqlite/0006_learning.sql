@@ -30,9 +30,10 @@ CREATE UNIQUE INDEX sessions_one_active ON sessions (platform, user_id, quiz_id)
     WHERE status = 'active';
 CREATE INDEX sessions_by_user ON sessions (platform, user_id, quiz_id, kind, status, finished_at);
 
+-- (IF NOT EXISTS: a database whose version rows were reset re-runs this safely.)
 -- One FSRS memory card per learner and question (fsrs.Card as JSON), with its due time
 -- in a column so "what is due, most overdue first" is an index range scan.
-CREATE TABLE cards (
+CREATE TABLE IF NOT EXISTS cards (
     platform    TEXT NOT NULL,
     user_id     TEXT NOT NULL,
     quiz_id     TEXT NOT NULL,
@@ -44,13 +45,13 @@ CREATE TABLE cards (
     PRIMARY KEY (platform, user_id, quiz_id, question_id),
     FOREIGN KEY (platform, user_id) REFERENCES users (platform, user_id) ON DELETE CASCADE
 );
-CREATE INDEX cards_due ON cards (platform, user_id, due_at);
+CREATE INDEX IF NOT EXISTS cards_due ON cards (platform, user_id, due_at);
 
 -- Every answer that counted, from any source (solo session, round), once: `answer_key`
 -- makes applying it idempotent, and the card moves only when this INSERT inserts.
 -- `day` is the learner's local calendar day (days since 1970-01-01 at their offset) at the
 -- time of the answer: streaks and history read it without date arithmetic in SQL.
-CREATE TABLE reviews (
+CREATE TABLE IF NOT EXISTS reviews (
     answer_key  TEXT PRIMARY KEY,              -- e.g. 's:<session>:<position>'
     platform    TEXT NOT NULL,
     user_id     TEXT NOT NULL,
@@ -63,10 +64,10 @@ CREATE TABLE reviews (
     day         INTEGER NOT NULL,
     FOREIGN KEY (platform, user_id) REFERENCES users (platform, user_id) ON DELETE CASCADE
 );
-CREATE INDEX reviews_by_user ON reviews (platform, user_id, day);
+CREATE INDEX IF NOT EXISTS reviews_by_user ON reviews (platform, user_id, day);
 
 -- Per-learner learning settings; a missing row means the defaults (all off, UTC).
-CREATE TABLE learner_settings (
+CREATE TABLE IF NOT EXISTS learner_settings (
     platform    TEXT NOT NULL,
     user_id     TEXT NOT NULL,
     confidence  INTEGER NOT NULL DEFAULT 0 CHECK (confidence IN (0, 1)),
@@ -80,7 +81,7 @@ CREATE TABLE learner_settings (
 -- Due jobs for bot.scheduler (reminders now; round reveals later). A job is claimed by a
 -- conditional UPDATE ... RETURNING, so of several processes exactly one runs it; a claim
 -- older than the lease is taken to be a crashed runner's and may be claimed again.
-CREATE TABLE jobs (
+CREATE TABLE IF NOT EXISTS jobs (
     id          INTEGER PRIMARY KEY,
     kind        TEXT NOT NULL,
     key         TEXT NOT NULL UNIQUE,          -- one live job per key, e.g. 'remind:telegram:42'
@@ -91,4 +92,4 @@ CREATE TABLE jobs (
     attempts    INTEGER NOT NULL DEFAULT 0,
     done_at     REAL
 );
-CREATE INDEX jobs_due ON jobs (due_at) WHERE done_at IS NULL;
+CREATE INDEX IF NOT EXISTS jobs_due ON jobs (due_at) WHERE done_at IS NULL;
