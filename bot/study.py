@@ -141,7 +141,8 @@ class Study:
             raise BadReminder()
         lang = await self.language(actor)
         s = await self.store.learner_settings(actor.platform, actor.user_id)
-        s = replace(s, remind_at=minute, chat_id=actor.chat_id,
+        # Reminders go to the learner's private chat (DM), never into a group they typed in.
+        s = replace(s, remind_at=minute, chat_id=None,
                     utc_offset=s.utc_offset if minutes_east is None else minutes_east)
         due_at = learning.next_occurrence(self.clock(), minute, s.utc_offset)
         job = NewJob(reminder_kind(actor.platform), reminder_key(actor.platform, actor.user_id),
