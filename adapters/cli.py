@@ -27,6 +27,9 @@ from bot.errors import (
 from bot.logs import setup_logging
 from bot.metrics import Health, serve
 from bot.quiz import default_content_dir, load_all, quality_warnings
+from bot.reminders import Reminders, Sender
+from bot.scheduler import Scheduler
+from bot.study import reminder_kind
 
 log = logging.getLogger("quizbot")
 
@@ -53,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
     play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    play.add_argument("--review", action="store_true",
+                      help="review the questions due for you now, across every quiz")
 
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
     run.add_argument("--config", metavar="PATH", type=Path, required=True)
@@ -107,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from adapters.terminal import play
 
             return play(config, quiz_id=args.quiz, lang=args.lang,
-                        user=args.user or getpass.getuser())
+                        user=args.user or getpass.getuser(), review=args.review)
         if args.command in OPS:
             from adapters import ops_cli
 
@@ -175,6 +180,19 @@ def wanted_adapters(config: Config) -> list[str]:
     return wanted
 
 
+def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
+    """The due-job loop, with a reminder sender from each adapter that has one."""
+    senders: dict[str, Sender] = {}
+    for adapter in adapters:
+        make = getattr(adapter, "reminder_sender", None)
+        if make is not None:
+            senders[adapter.name] = make()
+    reminders = Reminders(app.engine, senders)
+    scheduler = Scheduler(app.store, {reminder_kind(p): reminders for p in senders})
+    scheduler.start()
+    return scheduler
+
+
 def _make_adapter(platform: str, app: App) -> Adapter:
     module, cls = ADAPTERS[platform].split(":")
     factory = getattr(importlib.import_module(module), cls)
@@ -202,12 +220,14 @@ async def run(config: Config) -> int:
             health = Health(lambda: app.store.get_session(0), platforms, started)
             await stack.enter_async_context(
                 serve(app.metrics, health, config.metrics.listen, config.metrics.port))
+        scheduler: Scheduler | None = None
         try:
             for platform in platforms:
                 adapter = _make_adapter(platform, app)
                 await adapter.start()
                 started.append(adapter)
                 log.info("%s adapter started", platform)
+            scheduler = start_scheduler(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]
             _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
@@ -218,6 +238,8 @@ async def run(config: Config) -> int:
                 code = EXIT_ERROR
             log.info("shutting down")
         finally:
+            if scheduler is not None:
+                await scheduler.stop()
             for adapter in reversed(started):
                 try:
                     await asyncio.wait_for(adapter.stop(), STOP_BOUND)

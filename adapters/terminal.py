@@ -15,7 +15,8 @@ from typing import TypeVar
 from adapters.term_wrap import wrap
 from bot.app import App, open_app
 from bot.config import Config
-from bot.errors import NoActiveSession, QuizError, SaveFailed
+from bot.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
+from bot.learning import DUE_QUIZ
 from bot.plan import Card, Planner, Reply
 from bot.render import LETTERS, PLAIN, Markup
 from bot.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
@@ -109,16 +110,23 @@ class TerminalGame:
                 continue
             # Someone else (another terminal) moved this session on: go where it is.
             try:
-                prompt = self.call(engine.current(self.actor, quiz_id))
-            except NoActiveSession:
+                prompt = self.call(engine.review_due(self.actor) if quiz_id == DUE_QUIZ
+                                   else engine.current(self.actor, quiz_id))
+            except (NoActiveSession, NothingDue):
                 return None
             if not isinstance(outcome, StaleAnswer) or outcome.current is None:
                 self.show(self.plan.asked(prompt, self.actor))
 
-    def run(self, quiz_id: str | None, lang: str | None) -> None:
+    def run(self, quiz_id: str | None, lang: str | None, review: bool = False) -> None:
         engine = self.app.engine
         if lang:
             self.call(engine.set_language(self.actor, lang))
+        if review:  # quizbot play --review: the due questions of every quiz
+            try:
+                self.play_session(self.call(engine.review_due(self.actor)))
+            except NothingDue as exc:
+                print(self.cat.t(self.call(engine.language(self.actor)), exc.key, **exc.params))
+            return
         prompt = self.call(engine.start(self.actor, quiz_id))
         last = self.play_session(prompt)
         while last is not None and last.summary is not None and last.summary.missed:
@@ -137,7 +145,8 @@ def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
         return app.engine.default_lang
 
 
-def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) -> int:
+def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
+         review: bool = False) -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
     with asyncio.Runner() as runner:
@@ -146,7 +155,7 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) ->
         game = TerminalGame(app, runner, actor)
         code = 0
         try:
-            game.run(quiz_id, lang)
+            game.run(quiz_id, lang, review)
         except (EndOfInput, KeyboardInterrupt):
             print()
             saved_lang = runner.run(app.engine.language(actor))

@@ -61,11 +61,12 @@ async def open_app(config: Config) -> AsyncIterator[App]:
         if config.storage_url.startswith("sqlite:"):
             stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
         store.on_commit = metrics.observe_commit
+        due_titles = {lang: catalogue.t(lang, "due.title") for lang in catalogue.languages}
         engine = Engine(
             store, quizzes, languages=catalogue.languages,
             default_lang=config.default_language, default_quiz=config.default_quiz,
             shuffle_questions=config.shuffle_questions, admins=config.admins,
-            reload=lambda: load_quizzes([config.content_dir]),
+            reload=lambda: load_quizzes([config.content_dir]), due_titles=due_titles,
             observer=metrics,
         )
         yield App(config, engine, catalogue, store, metrics)

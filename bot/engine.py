@@ -7,6 +7,7 @@ returns frozen results from `bot.results`. It imports nothing from telegram or d
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
@@ -20,6 +21,7 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
+from bot.learning import Memory
 from bot.metrics import Observer
 from bot.payload import AnswerPayload, Payload
 from bot.quiz import Question, Quiz
@@ -46,6 +48,7 @@ from bot.results import (
 )
 from bot.schedule import timeline
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
+from bot.study import Study
 
 GLOBAL, CHAT = "global", "chat"
 
@@ -56,8 +59,8 @@ class NothingMissed(NothingToReview):
     key = "error.perfect_nothing_to_review"
 
 
-class Engine:
-    """Runs quizzes for any platform on top of a `Store`."""
+class Engine(Study):
+    """Runs quizzes for any platform on top of a `Store` (spaced review: `bot.study`)."""
 
     def __init__(
         self,
@@ -72,6 +75,9 @@ class Engine:
         rng: random.Random | None = None,
         reload: Callable[[], Mapping[str, Quiz]] | None = None,
         observer: Observer | None = None,  # metrics hook (issue 14)
+        clock: Callable[[], float] = time.time,
+        memory: Memory | None = None,
+        due_titles: Mapping[str, str] | None = None,
     ) -> None:
         if not quizzes:
             raise ValueError("the engine needs at least one quiz")
@@ -87,6 +93,10 @@ class Engine:
         self._rng = rng or random.Random()
         self._reload = reload
         self._observer = observer
+        self.clock = clock  # epoch seconds; tests pass a simulated clock
+        self.memory = memory or Memory()
+        self._due_titles = dict(due_titles or {"en": "Spaced review"})
+        self._due_cache = None
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -143,7 +153,7 @@ class Engine:
             quizzes = dict(self._reload())
         except ContentError as exc:
             raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
-        self._quizzes = quizzes
+        self._quizzes = quizzes  # the due quiz follows: its cache is keyed by this dict
         return self.quiz_infos(await self.language(actor))
 
     # --- sessions --------------------------------------------------------------------------
@@ -158,7 +168,8 @@ class Engine:
             row = await self.store.start_session(new, replace=True)
         if row.position == 0 and row.question_ids == new.question_ids:
             self._started(actor)
-        return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+        return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
+                                                     resumed=row.position > 0))
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""
@@ -167,7 +178,7 @@ class Engine:
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
         row = await self.store.start_session(new, replace=True)
         self._started(actor)
-        return self._prompt(quiz, row, 0, lang)
+        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
 
     async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """A session over the questions missed in the user's last finished attempt."""
@@ -176,7 +187,8 @@ class Engine:
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and _fits(quiz, row):
             if row.kind == SessionKind.REVIEW:
-                return self._prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+                return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
+                                                             resumed=row.position > 0))
             if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
         last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
@@ -189,7 +201,7 @@ class Engine:
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
         row = await self.store.start_session(new, replace=True)
         self._started(actor)
-        return self._prompt(quiz, row, 0, lang)
+        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """The question the user's unfinished session is at; NoActiveSession if none."""
@@ -198,7 +210,8 @@ class Engine:
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is None or not _fits(quiz, row):
             raise NoActiveSession()
-        return self._prompt(quiz, row, row.position, lang, resumed=True)
+        return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
+                                                     resumed=True))
 
     def _started(self, actor: Actor) -> None:
         if self._observer is not None:  # metrics hook (issue 14)
@@ -220,13 +233,15 @@ class Engine:
     # --- answers ---------------------------------------------------------------------------
 
     async def answer(self, actor: Actor, session_id: int, position: int, option: int,
-                     ) -> AnswerOutcome:
+                     sure: bool | None = None) -> AnswerOutcome:
         """Record the learner's choice (a shown option index) for question `position`.
 
         Who may answer and whether it counts are decided here and in the store's
         `record_answer`, nowhere else: only the session's owner; only the current question of
         an active session; a position counts once (a repeat returns the stored answer,
-        marked duplicate). The answer is committed before this returns.
+        marked duplicate). The answer is committed before this returns, with the learner's
+        memory card for the question moved in the same transaction (`sure`: the confidence
+        mark, None when not asked).
         """
         row, previous = await self.store.session_and_answer(session_id, position)
         if row is None:
@@ -234,7 +249,7 @@ class Engine:
         if (row.platform, row.user_id) != (actor.platform, actor.user_id):
             return NotYours(session_id, await self.language(actor))
         lang = self.resolve_language(row.lang, actor.locale)
-        quiz = self._quizzes.get(row.quiz_id)
+        quiz = self.session_quiz(row.quiz_id)
         if quiz is None or not _fits(quiz, row):
             return StaleAnswer(session_id, lang, None)
         if previous is not None:
@@ -245,11 +260,13 @@ class Engine:
         question = _question(quiz, row, position)
         chosen = row.option_orders[position][option]
         finished = position + 1 == len(row.question_ids)
+        correct = chosen == question.correct
         recorded = await self.store.record_answer(NewAnswer(
             session_id=session_id, position=position, question_id=question.id, chosen=chosen,
-            correct=chosen == question.correct, finished=finished, quiz_id=quiz.id,
+            correct=correct, finished=finished, quiz_id=quiz.id,
             platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
-            total=len(row.question_ids), kind=row.kind))
+            total=len(row.question_ids), kind=row.kind,
+            review=self.review_of(row, question.id, position, correct, sure)))
         if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)
             now = await self.store.get_session(session_id)
             return StaleAnswer(session_id, lang, self._where(quiz, now, lang))
@@ -262,7 +279,10 @@ class Engine:
                 self._observer.session_finished(row.platform)
         after = replace(row, position=position + 1, score=recorded.score,
                         status="finished" if finished else "active")
-        return await self._result(quiz, after, recorded.answer, lang, duplicate=False)
+        result = await self._result(quiz, after, recorded.answer, lang, duplicate=False)
+        if result.next is not None:
+            result = replace(result, next=await self.asking(actor, result.next))
+        return replace(result, sure=sure)
 
     def _where(self, quiz: Quiz, row: SessionRow | None, lang: str) -> QuestionPrompt | None:
         """The question an active session is at, if it still fits the quiz."""
@@ -325,7 +345,8 @@ class Engine:
         press what. An answer belongs to its session's owner (checked in `answer`); every
         other button names its owner in the payload; anyone else gets `NotYours`."""
         if isinstance(data, AnswerPayload):
-            return await self.answer(actor, data.session_id, data.position, data.option)
+            return await self.answer(actor, data.session_id, data.position, data.option,
+                                     sure=data.sure)
         if data is None:
             return UnknownButton(await self.language(actor))
         if data.owner and data.owner != actor.user_id:
@@ -337,6 +358,10 @@ class Engine:
             return await self.restart(actor, arg)
         if data.action == "review":
             return await self.review(actor, arg)
+        if data.action == "due":
+            return await self.review_due(actor)
+        if data.action == "conf":
+            return await self.set_confidence(actor, data.arg == "on")
         if data.action == "lang":
             return LanguageSet(await self.set_language(actor, data.arg), self.quiz().id)
         if data.action == "reset":

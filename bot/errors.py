@@ -30,6 +30,23 @@ class NothingToReview(QuizError):
     key = "error.nothing_to_review"
 
 
+class NothingDue(NothingToReview):
+    """No question is due for spaced review; says when the next one is (if any)."""
+
+    key = "error.nothing_due_never"
+
+    def __init__(self, unit: str | None = None, amount: int = 0) -> None:
+        super().__init__(amount=amount)
+        if unit is not None:
+            self.key = f"error.nothing_due_{unit}"
+
+
+class BadReminder(QuizError):
+    """`/remind` with something that is not HH:MM (and optionally an offset like +05:00)."""
+
+    key = "error.bad_reminder"
+
+
 class QuizInProgress(QuizError):
     key = "error.quiz_in_progress"
 

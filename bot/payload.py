@@ -2,6 +2,7 @@
 and Discord's 100-char custom_id. The database is the truth; a payload only points.
 
     a1:<session base36>:<position>:<option>     answer (the session names its owner)
+    a1:<session base36>:<position>:<option><s|g> answer marked "sure" or "guess"
     q2:<action>:<owner base36>:<arg>            any other button, owned by one user
     q1:<action>:<arg>                           older action buttons, still understood
 
@@ -15,11 +16,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-ANSWER_RE = re.compile(r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])")
+ANSWER_RE = re.compile(
+    r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])(?P<sure>[sg]?)")
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
     r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
-ACTIONS = frozenset({"start", "retry", "review", "lang", "reset", "noop"})
+ACTIONS = frozenset({"start", "retry", "review", "lang", "reset", "noop",
+                     "due", "conf"})  # due: spaced review now; conf: confidence on/off
 MAX_BYTES = 64  # Telegram's limit; Discord allows 100
 
 
@@ -28,6 +31,7 @@ class AnswerPayload:
     session_id: int
     position: int
     option: int
+    sure: bool | None = None  # the confidence mark, when the learner was asked
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +54,12 @@ def _base36(n: int) -> str:
             return out
 
 
-def encode_answer(session_id: int, position: int, option: int) -> str:
-    """Payload for the answer button `option` of question `position` in `session_id`."""
-    return f"a1:{_base36(session_id)}:{position}:{option}"
+def encode_answer(session_id: int, position: int, option: int, sure: bool | None = None
+                  ) -> str:
+    """Payload for the answer button `option` of question `position` in `session_id`
+    (marked sure or guess when `sure` is given)."""
+    mark = "" if sure is None else ("s" if sure else "g")
+    return f"a1:{_base36(session_id)}:{position}:{option}{mark}"
 
 
 def encode_action(action: str, arg: str = "", owner: str = "") -> str:
@@ -72,7 +79,8 @@ def decode(data: str | None) -> Payload | None:
     if not data or len(data) > MAX_BYTES:
         return None
     if m := ANSWER_RE.fullmatch(data):
-        return AnswerPayload(int(m["session"], 36), int(m["position"]), int(m["option"]))
+        sure = {"s": True, "g": False}.get(m["sure"])
+        return AnswerPayload(int(m["session"], 36), int(m["position"]), int(m["option"]), sure)
     if m := ACTION_RE.fullmatch(data):
         if m["action"] is not None:
             owner = str(int(m["owner"], 36)) if m["owner"] else ""

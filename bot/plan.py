@@ -26,10 +26,14 @@ from bot.results import (
     Leaderboard,
     NotYours,
     PressOutcome,
+    Progress,
     QuestionPrompt,
     QuizInfo,
+    ReminderNote,
     ResetCancelled,
     ResetDone,
+    SessionKind,
+    SettingsView,
     StaleAnswer,
     Summary,
     UnknownButton,
@@ -62,6 +66,7 @@ class Card:
     footer: str = ""
     rows: tuple[tuple[Button, ...], ...] = ()
     image: Path | None = None
+    picture: bytes | None = None  # a PNG made on the fly (the /stats chart): a photo / embed
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +115,20 @@ class Planner:
         lead = ""
         if self.shared_chats and actor.chat_id is not None and actor.display_name:
             lead = self.t(prompt.lang, "question.for", name=actor.display_name)
-        buttons = [Button(render.letter(i), encode_answer(prompt.session_id, prompt.position, i),
-                          "primary") for i in range(len(prompt.options))]
+        if prompt.confidence:  # one tap still: the top row is "sure", the bottom "a guess"
+            body = f"{body}\n\n{self.t(prompt.lang, 'question.confidence_hint')}"
+            rows = tuple(_row(prompt.lang, [
+                Button(f"{render.letter(i)} {mark}",
+                       encode_answer(prompt.session_id, prompt.position, i, sure),
+                       "primary" if sure else "secondary")
+                for i in range(len(prompt.options))]) for sure, mark in ((True, "👍"),
+                                                                         (False, "🤔")))
+        else:
+            rows = (_row(prompt.lang, [
+                Button(render.letter(i), encode_answer(prompt.session_id, prompt.position, i),
+                       "primary") for i in range(len(prompt.options))]),)
         return Card(body, title=_title(self.cat, prompt), lead=lead, footer=prompt.quiz_title,
-                    rows=(_row(prompt.lang, buttons),))
+                    rows=rows)
 
     def answered(self, result: AnswerResult) -> Card:
         """The question after the press: choice and right answer marked, then the
@@ -137,6 +152,8 @@ class Planner:
         """Final score and missed questions, with Review missed and Try again."""
         owner = _owner(actor)
         buttons = []
+        if summary.kind == SessionKind.DUE:  # spaced review: the schedule decides what's next
+            return Card(render.summary_text(self.cat, summary, self.m))
         if summary.missed:
             buttons.append(Button(self.cat.t(summary.lang, "button.review"),
                                   encode_action("review", summary.quiz_id, owner), "primary"))
@@ -167,6 +184,9 @@ class Planner:
             start = Button(self.cat.t(outcome.lang, "button.start"),
                            encode_action("start", outcome.quiz_id, _owner(actor)), "primary")
             return Reply(ack=done, edit=Card(self.m.escape(done), rows=((start,),)))
+        if isinstance(outcome, SettingsView):
+            return Reply(ack=self.cat.t(outcome.lang, "settings.saved"),
+                         edit=self.settings_card(outcome, actor))
         if isinstance(outcome, ResetDone):
             return Reply(edit=Card(self.t(outcome.lang, "reset.done")))
         if isinstance(outcome, ResetCancelled):
@@ -229,6 +249,37 @@ class Planner:
 
     def stats(self, stats: UserStats) -> Reply:
         return Reply(send=(Card(render.stats_text(self.cat, stats, self.m)),))
+
+    def progress(self, stats: UserStats, progress: Progress, picture: bytes | None = None
+                 ) -> Reply:
+        """/stats: the quiz's scores and the spaced-review progress, with the chart if any."""
+        body = (render.stats_text(self.cat, stats, self.m) + "\n\n"
+                + render.progress_text(self.cat, progress, self.m))
+        return Reply(send=(Card(body, picture=picture),))
+
+    def settings_card(self, view: SettingsView, actor: Actor) -> Card:
+        """/settings: confidence on/off (a button) and the reminder (commands)."""
+        label = "button.confidence_off" if view.confidence else "button.confidence_on"
+        toggle = Button(self.cat.t(view.lang, label),
+                        encode_action("conf", "off" if view.confidence else "on",
+                                      _owner(actor)), "primary")
+        return Card(self.m.escape(render.settings_text(self.cat, view)), rows=((toggle,),))
+
+    def settings(self, view: SettingsView, actor: Actor) -> Reply:
+        return Reply(send=(self.settings_card(view, actor),))
+
+    def reminder_set(self, view: SettingsView) -> Reply:
+        """/remind HH:MM or /remind off: what is set now."""
+        if view.remind_at is None:
+            return self.text(view.lang, "remind.off")
+        return self.text(view.lang, "remind.set", time=view.remind_at, offset=view.utc_offset)
+
+    def reminder(self, note: ReminderNote) -> Card:
+        """The daily reminder, with Review now (the learner's own button)."""
+        owner = note.user_id if note.user_id.isdigit() else ""
+        button = Button(self.cat.t(note.lang, "button.review_now"),
+                        encode_action("due", "", owner), "primary")
+        return Card(self.m.escape(render.reminder_text(self.cat, note)), rows=((button,),))
 
     def leaderboard(self, board: Leaderboard) -> Reply:
         return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m)),), public=True)

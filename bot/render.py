@@ -14,7 +14,10 @@ from bot.i18n import Catalogue, is_rtl, isolate, isolate_latin
 from bot.results import (
     AnswerResult,
     Leaderboard,
+    Progress,
     QuestionPrompt,
+    ReminderNote,
+    SettingsView,
     Summary,
     UserStats,
 )
@@ -61,7 +64,8 @@ def content_text(lang: str, text: str) -> str:
 
 def question_header(cat: Catalogue, prompt: QuestionPrompt) -> str:
     """"Question 3/8" (or "Review 1/2")."""
-    key = "question.review_header" if prompt.kind == "review" else "question.header"
+    key = {"review": "question.review_header", "due": "question.due_header"}.get(
+        prompt.kind, "question.header")
     return cat.t(prompt.lang, key, number=prompt.number, total=prompt.total)
 
 
@@ -142,7 +146,7 @@ def feedback_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> st
 def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     """Final score, missed questions with their right answers, best score."""
     lang = summary.lang
-    key = "summary.review_title" if summary.kind == "review" else "summary.title"
+    key = "summary.review_title" if summary.kind in ("review", "due") else "summary.title"
     lines = [m.bold(m.escape(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
                                    total=summary.total)))]
     lines.append(progress_bar(summary.score, summary.total))
@@ -203,3 +207,52 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
 
 def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
+    """Spaced review: due now, streak, retention, calibration, accuracy per question."""
+    lang = p.lang
+    lines = [m.bold(m.escape(cat.t(lang, "progress.title")))]
+    if not p.cards:
+        lines.append(m.escape(cat.t(lang, "progress.none")))
+        return "\n".join(lines)
+    lines.append(m.escape(cat.t(lang, "progress.due", due=p.due_now, cards=p.cards)))
+    if p.next_due is not None:
+        lines.append(m.escape(cat.t(lang, f"progress.next_{p.next_due.unit}",
+                                    amount=p.next_due.amount)))
+    lines.append(m.escape(cat.t(lang, "progress.streak", days=p.streak)))
+    if p.retention is not None:
+        lines.append(m.escape(cat.t(lang, "progress.retention",
+                                    percent=round(100 * p.retention))))
+    if p.calibration is not None:
+        lines.append(m.escape(cat.t(lang, "progress.calibration",
+                                    percent=round(100 * p.calibration),
+                                    right=p.sure_correct, sure=p.sure_answered)))
+    if p.guess_answered:
+        lines.append(m.escape(cat.t(lang, "progress.guesses", right=p.guess_correct,
+                                    guesses=p.guess_answered)))
+    if p.questions:
+        lines += ["", m.escape(cat.t(lang, "progress.per_question"))]
+        for i, q in enumerate(p.questions, 1):
+            lines.append(m.escape(cat.t(
+                lang, "stats.question", number=i, accuracy=round(100 * q.accuracy),
+                correct=q.correct, answered=q.answered, text=_short(q.text))))
+    return "\n".join(lines)
+
+
+def settings_text(cat: Catalogue, s: SettingsView) -> str:
+    """/settings: confidence marks and the daily reminder."""
+    lang = s.lang
+    conf = cat.t(lang, "settings.on" if s.confidence else "settings.off")
+    lines = [cat.t(lang, "settings.title"), cat.t(lang, "settings.confidence", state=conf)]
+    if s.remind_at is None:
+        lines.append(cat.t(lang, "settings.remind_off", offset=s.utc_offset))
+    else:
+        lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
+    lines.append(cat.t(lang, "settings.help"))
+    return "\n".join(lines)
+
+
+def reminder_text(cat: Catalogue, note: ReminderNote) -> str:
+    """The daily reminder: how many questions are due."""
+    return cat.t(note.lang, "reminder.text", due=note.due)

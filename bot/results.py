@@ -21,6 +21,7 @@ class Actor:
 class SessionKind(StrEnum):
     FULL = "full"
     REVIEW = "review"
+    DUE = "due"  # spaced review: the learner's due questions across every quiz
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,7 @@ class QuestionPrompt:
     text: str
     options: tuple[str, ...]
     resumed: bool = False  # True when an unfinished session was picked up again
+    confidence: bool = False  # ask "sure or guess" with the answer (the learner opted in)
 
     @property
     def number(self) -> int:
@@ -92,6 +94,7 @@ class AnswerResult:
     next: QuestionPrompt | None
     summary: Summary | None
     duplicate: bool = False  # True when this tap had already been recorded
+    sure: bool | None = None  # the confidence mark given with this answer, if asked
     image: Path | None = None  # a picture for the explanation (Telegram photo, Discord embed)
     timeline: str | None = None  # the same schedule as monospace text, for the terminal
 
@@ -148,8 +151,18 @@ class UnknownButton:
     lang: str
 
 
+@dataclass(frozen=True, slots=True)
+class SettingsView:
+    """A learner's learning settings as shown by /settings."""
+
+    lang: str
+    confidence: bool
+    remind_at: str | None  # "19:30" local, None: off
+    utc_offset: str  # "UTC+05:00"
+
+
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
-                | UnknownButton)
+                | UnknownButton | SettingsView)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,3 +219,55 @@ class QuizInfo:
     difficulty: str
     questions: int
     languages: tuple[str, ...]
+
+
+# --- spaced review, settings, reminders, progress -----------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """How long until something, in the largest whole unit that fits ("in 3 days")."""
+
+    unit: str  # "minutes", "hours", "days"
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderNote:
+    """A reminder to send: the platform adapter renders and delivers it."""
+
+    platform: str
+    user_id: str
+    chat_id: str | None  # None: the user's private chat (same id as the user)
+    lang: str
+    due: int  # questions due now
+
+
+@dataclass(frozen=True, slots=True)
+class DayStat:
+    label: str  # "03-14"
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Spaced-review progress across every quiz, for /stats (text and chart)."""
+
+    lang: str
+    display_name: str
+    cards: int  # questions the learner has a memory card for
+    due_now: int
+    next_due: Wait | None  # when the next card falls due, if none is due now
+    streak: int  # local days in a row with at least one review
+    retention: float | None  # mean FSRS recall probability now, over their cards
+    sure_answered: int
+    sure_correct: int
+    guess_answered: int
+    guess_correct: int
+    questions: tuple[QuestionStat, ...]  # every answer that counted, per question
+    history: tuple[DayStat, ...]  # the last days, oldest first
+
+    @property
+    def calibration(self) -> float | None:
+        """How often "sure" was right."""
+        return self.sure_correct / self.sure_answered if self.sure_answered else None

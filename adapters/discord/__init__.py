@@ -7,13 +7,19 @@ import contextlib
 import logging
 from typing import Any
 
+import discord
+
 from bot import logs
 from bot.app import App
 from bot.errors import ConfigError, StartupFailed
+from bot.plan import Planner
+from bot.reminders import Delivery, Sender, Sent
+from bot.results import ReminderNote
 from bot.tasks import spawn
 
 from .client import Endpoints, QuizClient, build_client
 from .startup import check_token
+from .views import MARKDOWN, message_of
 
 __all__ = ["DiscordAdapter"]
 
@@ -96,6 +102,29 @@ class DiscordAdapter:
         """True while the gateway session is ready and the client is not closed."""
         client = self.client
         return client is not None and client.is_ready() and not client.is_closed()
+
+    def reminder_sender(self) -> Sender:
+        """How reminders reach Discord users: a DM with Review now."""
+        plan = Planner(self.app.catalogue, MARKDOWN, shared_chats=False)
+
+        async def send(note: ReminderNote) -> Sent:
+            client = self.client
+            if client is None or not client.is_ready():
+                return Sent(Delivery.RETRY, 60.0)
+            try:
+                user = client.get_user(int(note.user_id)) or await client.fetch_user(
+                    int(note.user_id))
+                await user.send(**message_of(plan.reminder(note)))
+            except discord.Forbidden:  # 50007: DMs closed, or no server in common
+                return Sent(Delivery.BLOCKED)
+            except discord.NotFound:
+                return Sent(Delivery.BLOCKED)
+            except discord.HTTPException as exc:
+                log.warning("discord: reminder to %s failed: %s", note.user_id, exc)
+                return Sent(Delivery.RETRY, 60.0)
+            return Sent(Delivery.SENT)
+
+        return send
 
     async def wait_stopped(self) -> None:
         """Return when the client task ends by itself (revoked token, fatal gateway close)."""

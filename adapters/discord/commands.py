@@ -57,8 +57,20 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]
         return await flows_of(interaction).quiz_choices(interaction, current)
 
     @app_commands.command(name="review", description=text("command.review"))
-    async def review(interaction: discord.Interaction[Any]) -> None:
-        await flows_of(interaction).review(interaction)
+    @app_commands.describe(what=text("command.param_what"))
+    async def review(interaction: discord.Interaction[Any],
+                     what: Literal["due", "last"] = "due") -> None:
+        await flows_of(interaction).review(interaction, what)
+
+    @app_commands.command(name="settings", description=text("command.settings"))
+    async def settings(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).settings(interaction)
+
+    @app_commands.command(name="remind", description=text("command.remind"))
+    @app_commands.describe(time=text("command.param_time"), offset=text("command.param_offset"))
+    async def remind(interaction: discord.Interaction[Any], time: str,
+                     offset: str | None = None) -> None:
+        await flows_of(interaction).remind(interaction, time, offset)
 
     @app_commands.command(name="stats", description=text("command.stats"))
     @app_commands.describe(member=text("command.param_member"))
@@ -93,7 +105,7 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]
     async def reload(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).reload(interaction)
 
-    return [quiz, review, stats, leaderboard, language, reset, help_, reload]
+    return [quiz, review, settings, remind, stats, leaderboard, language, reset, help_, reload]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import logging
 import re
+from dataclasses import replace
 from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.app import App
+from bot.chart import progress_png
 from bot.engine import CHAT, GLOBAL
 from bot.payload import Payload
 from bot.plan import Planner, Reply
@@ -82,11 +84,27 @@ class Flows:
         prompt = await self._do(interaction, self.engine.start(actor, quiz_id or None))
         await self.deliver(interaction, self.plan.asked(prompt, actor))
 
-    async def review(self, interaction: discord.Interaction[Any]) -> None:
-        """/review: retake the questions missed last time."""
+    async def review(self, interaction: discord.Interaction[Any], what: str = "due") -> None:
+        """/review: the due questions of every quiz; /review last: last time's misses."""
         actor = actor_of(interaction)
-        prompt = await self._do(interaction, self.engine.review(actor))
+        work = self.engine.review(actor) if what == "last" else self.engine.review_due(actor)
+        prompt = await self._do(interaction, work)
         await self.deliver(interaction, self.plan.asked(prompt, actor))
+
+    async def settings(self, interaction: discord.Interaction[Any]) -> None:
+        """/settings: confidence marks (a button) and the reminder."""
+        actor = actor_of(interaction)
+        view = await self._do(interaction, self.engine.settings(actor))
+        await self.deliver(interaction, self.plan.settings(view, actor))
+
+    async def remind(self, interaction: discord.Interaction[Any], at: str,
+                     offset: str | None) -> None:
+        """/remind time:HH:MM [offset:+05:00], or time:off. Reminders come as DMs."""
+        actor = actor_of(interaction)
+        work = (self.engine.remind_off(actor) if at.strip().lower() == "off"
+                else self.engine.remind(replace(actor, chat_id=None), at, offset))
+        view = await self._do(interaction, work)
+        await self.deliver(interaction, self.plan.reminder_set(view))
 
     async def stats(self, interaction: discord.Interaction[Any],
                     member: discord.User | discord.Member | None) -> None:
@@ -96,7 +114,9 @@ class Flows:
         if member is not None and member.id != interaction.user.id:
             other = Actor("discord", str(member.id), actor.chat_id, member.display_name)
         stats = await self._do(interaction, self.engine.stats(actor, member=other))
-        await self.deliver(interaction, self.plan.stats(stats))
+        progress = await self.engine.progress(actor, member=other)
+        picture = progress_png(progress) if progress.cards else None
+        await self.deliver(interaction, self.plan.progress(stats, progress, picture))
 
     async def leaderboard(self, interaction: discord.Interaction[Any], scope: str) -> None:
         """/leaderboard [server|global]: this server's board by default, public."""

@@ -21,6 +21,8 @@ from bot.render import Markup
 MESSAGE_LIMIT = 2000  # characters in a message's content; an embed description holds 4096
 COLOUR = discord.Colour.blurple()
 
+PICTURE = "stats.png"  # the /stats chart's attachment name
+
 
 def _escape(text: str) -> str:
     return discord.utils.escape_markdown(text)
@@ -128,7 +130,7 @@ def message_of(card: Card) -> dict[str, Any]:
     """Keyword arguments that show a card: an embed when it has a title (or is too long
     for a plain message), else plain content; its buttons as a frozen view."""
     message: dict[str, Any] = {}
-    if card.title or card.image or len(card.body) > MESSAGE_LIMIT:
+    if card.title or card.image or card.picture or len(card.body) > MESSAGE_LIMIT:
         embed = discord.Embed(title=card.title or None, description=card.body,
                               colour=TONES[card.tone])
         if card.footer:
@@ -138,11 +140,20 @@ def message_of(card: Card) -> dict[str, Any]:
             message["file"] = discord.File(io.BytesIO(card.image.read_bytes()),
                                            filename=card.image.name)
             embed.set_image(url=f"attachment://{card.image.name}")
+        elif card.picture is not None:  # the /stats chart, made on the fly
+            message["file"] = discord.File(io.BytesIO(card.picture), filename=PICTURE)
+            embed.set_image(url=f"attachment://{PICTURE}")
         message["embed"] = embed
     else:
         message["content"] = card.body
-    items = [button_of(b) for row in card.rows for b in row]
-    message["view"] = _frozen(*items) if items else None
+    items: list[discord.ui.Item[Any]] = []
+    for number, row in enumerate(card.rows):  # the plan's rows stay rows (e.g. sure / guess)
+        for b in row:
+            item = button_of(b)
+            item.row = number
+            items.append(item)
+    if items:  # no view at all otherwise: send_message refuses view=None
+        message["view"] = _frozen(*items)
     return message
 
 
@@ -151,6 +162,7 @@ def edit_of(card: Card) -> dict[str, Any]:
     message = message_of(card)
     message.setdefault("content", None)
     message.setdefault("embed", None)
+    message.setdefault("view", None)  # an edit with no buttons takes the old ones off
     if "file" in message:
         message["attachments"] = [message.pop("file")]
     return message

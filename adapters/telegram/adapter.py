@@ -10,7 +10,15 @@ from typing import Any
 
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
-from telegram.error import InvalidToken, NetworkError, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, Defaults
 
 from adapters.startup import until_up
@@ -22,6 +30,9 @@ from bot import logs
 from bot.app import App
 from bot.errors import ConfigError
 from bot.i18n import Catalogue
+from bot.plan import Planner
+from bot.reminders import Delivery, Sender, Sent
+from bot.results import ReminderNote
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +143,20 @@ class TelegramAdapter:
                 and application.updater is not None and application.updater.running
                 and not self._stopped.is_set())
 
+    def reminder_sender(self) -> Sender:
+        """How reminders reach Telegram users: one message with Review now."""
+        plan = Planner(self.app.catalogue, views.HTML, shared_chats=False)
+
+        async def send(note: ReminderNote) -> Sent:
+            application = self.application
+            if application is None:
+                return Sent(Delivery.RETRY, 60.0)
+            card = plan.reminder(note)
+            return await deliver_reminder(application.bot, int(note.chat_id or note.user_id),
+                                          views.text_of(card), views.keyboard_of(card))
+
+        return send
+
     async def wait_stopped(self) -> None:
         """Return when the adapter stopped on its own (polling ended, e.g. a revoked
         token) or was stopped; in webhook mode only the latter."""
@@ -198,3 +223,24 @@ async def publish_commands(application: PTBApplication, cat: Catalogue) -> None:
                                                   language_code=code)
         except TelegramError as exc:  # a menu is nice to have, not a reason to stay down
             log.warning("telegram: setMyCommands(%s) failed: %s", lang, exc)
+
+
+async def deliver_reminder(bot: Any, chat_id: int, text: str, markup: Any) -> Sent:
+    """Send one reminder; a blocked bot (403) or a vanished chat stops that learner's
+    reminders, a rate limit or network failure tries again later."""
+    try:
+        await bot.send_message(chat_id, text, reply_markup=markup)
+    except Forbidden:
+        return Sent(Delivery.BLOCKED)
+    except RetryAfter as exc:
+        after = exc.retry_after
+        return Sent(Delivery.RETRY, after if isinstance(after, int | float)
+                    else after.total_seconds())
+    except BadRequest as exc:
+        if "chat not found" in exc.message.lower():
+            return Sent(Delivery.BLOCKED)
+        raise
+    except (TimedOut, NetworkError) as exc:
+        log.warning("telegram: reminder to %s failed: %s", chat_id, exc)
+        return Sent(Delivery.RETRY, 60.0)
+    return Sent(Delivery.SENT)

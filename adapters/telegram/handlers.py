@@ -28,6 +28,7 @@ from adapters.telegram.turn import Turn
 from adapters.telegram.views import HTML
 from bot import payload
 from bot.app import App
+from bot.chart import progress_png
 from bot.errors import QuizError
 from bot.plan import Planner, Reply
 
@@ -52,7 +53,8 @@ class Handlers:
         commands: dict[str, Step] = {
             "start": self.start, "quiz": self.quiz, "review": self.review,
             "stats": self.stats, "leaderboard": self.leaderboard, "language": self.language,
-            "reset": self.reset, "help": self.help,
+            "reset": self.reset, "help": self.help, "settings": self.settings,
+            "remind": self.remind,
         }
         commands["reload"] = self.reload  # admins only; not in the command menu
         for name, step in commands.items():
@@ -129,12 +131,32 @@ class Handlers:
         return self.plan.asked(await self.engine.start(turn.actor, _first(args)), turn.actor)
 
     async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/review [id]: the questions missed last time."""
-        return self.plan.asked(await self.engine.review(turn.actor, _first(args)), turn.actor)
+        """/review: the due questions of every quiz; /review last [id]: last time's misses."""
+        if args and args[0].lower() == "last":
+            prompt = await self.engine.review(turn.actor, _first(args[1:]))
+        else:
+            prompt = await self.engine.review_due(turn.actor)
+        return self.plan.asked(prompt, turn.actor)
 
     async def stats(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/stats [id]: attempts, scores, accuracy per question."""
-        return self.plan.stats(await self.engine.stats(turn.actor, _first(args)))
+        """/stats [id]: scores, spaced-review progress, and the same as a chart."""
+        stats = await self.engine.stats(turn.actor, _first(args))
+        progress = await self.engine.progress(turn.actor)
+        picture = progress_png(progress) if progress.cards else None
+        return self.plan.progress(stats, progress, picture)
+
+    async def settings(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/settings: confidence marks (a button) and the reminder."""
+        return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
+
+    async def remind(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/remind HH:MM [+05:00] or /remind off."""
+        if args and args[0].lower() == "off":
+            return self.plan.reminder_set(await self.engine.remind_off(turn.actor))
+        if not args:
+            return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
+        view = await self.engine.remind(turn.actor, args[0], _first(args[1:]))
+        return self.plan.reminder_set(view)
 
     async def leaderboard(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/leaderboard [id]: this group's board in a group, the global one in private."""

@@ -21,6 +21,7 @@ from bot.plan import Card, Reply
 from bot.results import Actor
 
 log = logging.getLogger(__name__)
+CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption
 
 
 def not_modified(exc: BadRequest) -> bool:
@@ -111,7 +112,16 @@ class Turn:
         message = self.update.message
         if self.actor.chat_id is not None and message is not None:
             reply = ReplyParameters(message.message_id, allow_sending_without_reply=True)
-        return await self.bot.send_message(self.chat_id, views.text_of(card),
+        text = views.text_of(card)
+        if card.picture is not None:  # the chart: a photo, captioned when the text fits
+            if len(text) <= CAPTION_LIMIT:
+                return await self.bot.send_photo(self.chat_id, card.picture, caption=text,
+                                                 reply_markup=views.keyboard_of(card),
+                                                 reply_parameters=reply)
+            await self.bot.send_message(self.chat_id, text, reply_parameters=reply)
+            return await self.bot.send_photo(self.chat_id, card.picture,
+                                             reply_markup=views.keyboard_of(card))
+        return await self.bot.send_message(self.chat_id, text,
                                            reply_markup=views.keyboard_of(card),
                                            reply_parameters=reply)
 

@@ -16,7 +16,8 @@ from bot.plan import Card
 from bot.results import Actor
 
 PLATFORM = "telegram"
-COMMANDS = ("start", "quiz", "review", "stats", "leaderboard", "language", "reset", "help")
+COMMANDS = ("start", "quiz", "review", "stats", "leaderboard", "language", "settings", "remind",
+            "reset", "help")
 GROUP_CHATS = frozenset({Chat.GROUP, Chat.SUPERGROUP})
 
 

@@ -171,20 +171,34 @@ async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, s
         "name TEXT NOT NULL, applied_at REAL NOT NULL)")
     rows = await db.execute_fetchall("SELECT version FROM schema_migrations")
     applied = {r[0] for r in rows}
-    for version, name, sql in known:
-        if version in applied:
-            continue
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            for statement in statements(sql):
-                await db.execute(statement)
-            await db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                             (version, name, time.time()))
-            await db.execute("COMMIT")
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
-        log.info("applied migration %s", name)
+    pending = [m for m in known if m[0] not in applied]
+    if not pending:
+        return
+    # Rebuilding a table (SQLite's only way to change a CHECK) drops the old one, which with
+    # foreign keys on would cascade into the rows that reference it. SQLite's documented
+    # recipe: keys off outside the transaction, check them before COMMIT, back on after.
+    rows = await db.execute_fetchall("PRAGMA foreign_keys")
+    keys_on = bool(next(iter(rows))[0])
+    await db.execute("PRAGMA foreign_keys = OFF")
+    try:
+        for version, name, sql in pending:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in statements(sql):
+                    await db.execute(statement)
+                broken = list(await db.execute_fetchall("PRAGMA foreign_key_check"))
+                if broken:
+                    raise RuntimeError(f"migration {name} breaks foreign keys: {broken[:3]}")
+                await db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                                 (version, name, time.time()))
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+            log.info("applied migration %s", name)
+    finally:
+        if keys_on:
+            await db.execute("PRAGMA foreign_keys = ON")
 
 
 def statements(sql: str) -> list[str]:

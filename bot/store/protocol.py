@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from bot.results import SessionKind
+from bot.store.learning import LearningStore, NewReview
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,7 @@ class NewAnswer:
     chat_id: str | None
     total: int
     kind: SessionKind
+    review: NewReview | None = None  # applied to the learner's card in the same transaction
 
 
 class Write(StrEnum):
@@ -102,7 +104,7 @@ class BestRow:
     finished_at: float
 
 
-class Store(Protocol):
+class Store(LearningStore, Protocol):
     """What the engine needs from storage; SQLite and PostgreSQL implement it."""
 
     # Called with the duration in seconds of each committed write transaction (metrics).
@@ -158,8 +160,8 @@ class Store(Protocol):
         """The user's global best score on this quiz."""
 
     async def reset_user(self, platform: str, user_id: str) -> int:
-        """Delete the user's sessions, answers and scores (the language stays); return how
-        many sessions went."""
+        """Delete the user's sessions, answers, scores, cards and reviews (the language and
+        learning settings stay); return how many sessions went."""
 
     async def close(self) -> None:
         """Finish queued writes and close every connection."""

@@ -40,6 +40,7 @@ from bot.store.protocol import (
     Write,
     scopes_of,
 )
+from bot.store.sqlite_learning import SQLiteLearning, apply_review
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +83,8 @@ def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
                      bool(row["correct"]))
 
 
-class SQLiteStore:
-    """Store on one SQLite file."""
+class SQLiteStore(SQLiteLearning):
+    """Store on one SQLite file (the learning half in `sqlite_learning`)."""
 
     def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection,
                  *, on_commit: Callable[[float], None] | None = None) -> None:
@@ -293,6 +294,8 @@ class SQLiteStore:
                     "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",
                     [(a.quiz_id, scope, a.platform, a.user_id, score, a.total, now)
                      for scope in scopes_of(a.platform, a.chat_id)])
+            if a.review is not None:  # the learner's card moves with the answer, or not at all
+                await apply_review(db, a.review)
             stored = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct)
             return Recorded(Write.APPLIED, stored, score)
 
@@ -341,8 +344,10 @@ class SQLiteStore:
     async def reset_user(self, platform: str, user_id: str) -> int:
         """Delete the user's sessions, answers and scores (the language choice stays)."""
         async def unit(db: aiosqlite.Connection) -> int:
-            await db.execute("DELETE FROM best_scores WHERE platform = ? AND user_id = ?",
-                             (platform, user_id))
+            for sql in ("DELETE FROM best_scores WHERE platform = ? AND user_id = ?",
+                        "DELETE FROM cards WHERE platform = ? AND user_id = ?",
+                        "DELETE FROM reviews WHERE platform = ? AND user_id = ?"):
+                await db.execute(sql, (platform, user_id))
             cur = await db.execute("DELETE FROM sessions WHERE platform = ? AND user_id = ?",
                                    (platform, user_id))
             return cur.rowcount

@@ -67,7 +67,7 @@ class Player:
             return await self.proc.wait()
 
 
-HEADER = re.compile(r"^(Question|Review|سوال|دہرائی) \d+/\d+", re.M)
+HEADER = re.compile(r"^(Question|Review|Spaced review|سوال|دہرائی) \d+/\d+", re.M)
 
 
 def right_letter(quiz: Quiz, screen: str, lang: str) -> str:
@@ -206,3 +206,28 @@ async def test_deep_quiz_play_through(tmp_path: Path, quizzes: dict[str, Quiz], 
     # The explanations, with their formulas, reached the learner.
     assert "(p−1)/(v·m+p−1) = 3/19" in player.transcript
     assert quiz.questions[-1].explanation.get(lang)[:60] in player.transcript
+
+
+async def test_play_review_serves_the_due_questions(tmp_path: Path, quizzes: dict[str, Quiz]):
+    quiz = quizzes["parallelism"]
+    player = await Player.start(tmp_path, "--review")
+    assert await player.finish() == 0
+    assert "Nothing to review yet" in player.transcript
+    player = await Player.start(tmp_path)
+    screen = await player.until_prompt()
+    await player.send(wrong_letter(quiz, screen, "en"))
+    await player.until_prompt()
+    await player.send("q")
+    await player.finish()
+    db = sqlite3.connect(tmp_path / "data" / "quizbot.db")
+    try:  # a day later, as far as the schedule is concerned
+        with db:
+            db.execute("UPDATE cards SET due_at = due_at - 86400")
+    finally:
+        db.close()
+    player = await Player.start(tmp_path, "--review")
+    screen = await player.until_prompt()
+    assert "Spaced review 1/1" in screen
+    await player.send(right_letter(quiz, screen, "en"))
+    assert await player.finish() == 0
+    assert "Correct!" in player.transcript and "Review finished: 1/1" in player.transcript

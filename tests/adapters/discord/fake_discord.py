@@ -330,7 +330,7 @@ class FakeDiscord:
 
     async def _put_commands(self, request: web.Request, guild: str | None = None,
                             ) -> web.Response:
-        body = await _body(request)
+        body = await json_of(request)
         key = int(guild) if guild else None
         self.commands[key] = [
             {**cmd, "id": str(next(self._ids)), "application_id": str(APP_ID), "version": "1",
@@ -347,7 +347,7 @@ class FakeDiscord:
             ix.refused += 1
             return _json({"message": "Interaction has already been acknowledged.",
                           "code": 40060}, status=400)
-        body = await _body(request)
+        body = await json_of(request)
         kind, data = body["type"], body.get("data") or {}
         ix.callback = Callback(kind, data, asyncio.get_running_loop().time() - ix.sent_at)
         ix.record(f"callback {kind}")
@@ -374,7 +374,7 @@ class FakeDiscord:
         ix = self._by_token(token)
         if ix is None or ix.callback is None:
             return _json({"message": "Unknown Webhook", "code": 10015}, status=404)
-        body = await _body(request)
+        body = await json_of(request)
         original = ix.original
         if original is not None and original.flags & LOADING:  # fills the "thinking…" one
             original.apply(body)
@@ -399,14 +399,14 @@ class FakeDiscord:
             self.messages.pop(target.id, None)
             return web.Response(status=204)
         if request.method == "PATCH":
-            target.apply(await _body(request))
+            target.apply(await json_of(request))
             target.flags &= ~LOADING
             if ix is not None:
                 ix.record("edit")
         return _json(target.to_json())
 
     async def _channel_message(self, request: web.Request, channel: str) -> web.Response:
-        body = await _body(request)
+        body = await json_of(request)
         guild = next((g for g, c in self.guilds.items() if c == int(channel)), None)
         message = Message(next(self._ids), int(channel), guild, self.bot,
                           content=body.get("content") or "", embeds=body.get("embeds") or [])
@@ -432,19 +432,14 @@ def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -
                         headers={"Content-Type": "application/json", **(headers or {})})
 
 
-async def _body(request: web.Request) -> Any:
-    """The JSON body of a request; for multipart (a message with files), its payload_json,
-    with the names of the attached files under "_files"."""
-    if not request.content_type.startswith("multipart/"):
-        return await request.json()
-    payload: dict[str, Any] = {}
-    files: list[str] = []
-    reader = await request.multipart()
-    async for part in reader:
-        if part.name == "payload_json":
-            payload = json.loads(await part.text())  # type: ignore[union-attr]
-        else:
-            files.append(part.filename or "")  # type: ignore[union-attr]
-            await part.read()  # type: ignore[union-attr]
-    payload["_files"] = files
-    return payload
+async def json_of(request: web.Request) -> Any:
+    """The JSON body, also from a multipart upload (a message with a file: `payload_json`,
+    the files noted as `attachments_uploaded`)."""
+    if request.content_type.startswith("multipart/"):
+        form = await request.post()
+        body = json.loads(str(form["payload_json"]))
+        files = [k for k, v in form.items() if not isinstance(v, str)]
+        data = body.get("data", body)
+        data["attachments_uploaded"] = files
+        return body
+    return await request.json()

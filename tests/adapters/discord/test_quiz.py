@@ -12,7 +12,8 @@ from .fake_discord import FakeDiscord
 
 async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert {c["name"] for c in fake.commands[GUILD]} == {
-        "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload"}
+        "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload",
+        "settings", "remind"}
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 4
     question = ix.original
@@ -84,7 +85,11 @@ async def test_two_members_in_one_channel_play_separately(fake: FakeDiscord, bot
 
     ix = await replied(fake, await fake.slash(BOB, "stats", guild=GUILD,
                                               options={"member": ALICE}))
-    assert ix.original is not None and "Best score: 8/8" in ix.original.content
+    stats = ix.original
+    assert stats is not None and "Best score: 8/8" in stats.embeds[0]["description"]
+    # With the chart as the embed's image, uploaded with the message.
+    assert stats.embeds[0]["image"]["url"] == "attachment://stats.png"
+    assert "Streak: 1 day(s)" in stats.embeds[0]["description"]
 
 
 async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None:
@@ -96,6 +101,10 @@ async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None
     assert prompt.content == "زبان اردو کر دی گئی ہے۔"
     assert [b["label"] for b in prompt.buttons] == ["▶ شروع کریں"]
     ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD))  # an error, in Urdu
+    assert ix.original is not None
+    assert ix.original.content == bot.catalogue.t("ur", "error.nothing_due_never")
+    ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
+                                              options={"what": "last"}))
     assert ix.original is not None and ix.original.content.startswith("دہرانے کے لیے کچھ نہیں")
 
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))

@@ -343,6 +343,24 @@ class FakeBotAPI:
         self.html[(chat["id"], msg["message_id"])] = str(params["text"])
         return msg
 
+    async def _api_sendPhoto(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A photo (uploaded as a multipart file, which `read_params` leaves out)."""
+        chat = self._chat(params)
+        msg: dict[str, Any] = {"message_id": self._next_message_id(chat["id"]),
+                               "from": self.bot, "chat": chat, "date": int(time.time()),
+                               "photo": [{"file_id": "p1", "file_unique_id": "p1",
+                                          "width": 720, "height": 420}]}
+        if "caption" in params:  # parsed like a message's text; Telegram allows 1024
+            source = str(params["caption"])
+            caption = parse_html(source) if params.get("parse_mode") == "HTML" else source
+            if len(caption.encode("utf-16-le")) // 2 > 1024:
+                raise ApiError(400, "Bad Request: message caption is too long")
+            msg["caption"] = caption
+        if markup := self._markup(params):
+            msg["reply_markup"] = markup
+        self.messages[(chat["id"], msg["message_id"])] = msg
+        return msg
+
     async def _api_editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:
         key, msg = self._stored(params)
         text, markup = self._text(params), self._markup(params)

@@ -71,7 +71,7 @@ class Learner:
         """The first message the bot sent to this chat after `since` that fits `predicate`,
         as it stands now (later edits included)."""
         def found() -> dict[str, Any] | None:
-            for call in self.sent(since, methods=("sendMessage",)):
+            for call in self.sent(since, methods=("sendMessage", "sendPhoto")):
                 if predicate is None or predicate(call.result):
                     return self.api.messages[(self.chat_id, call.result["message_id"])]
             return None

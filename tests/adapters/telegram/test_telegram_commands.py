@@ -176,7 +176,7 @@ async def test_stats_help_and_unknown_command(bot: Running, api: FakeBotAPI) -> 
     unknown = await learner.reply(since)
     assert unknown["text"] == bot.cat.t("en", "error.unknown_command")
     since = learner.mark()
-    await learner.send("/review")
+    await learner.send("/review last")
     nothing = await learner.reply(since)
     assert nothing["text"] == bot.cat.t("en", "error.nothing_to_review")
 

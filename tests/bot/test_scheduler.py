@@ -1,0 +1,124 @@
+"""The due-job scheduler: claimed once across processes, resumed after a crash, paced."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from pathlib import Path
+
+from bot.scheduler import Pace, Scheduler
+from bot.store.learning import JobRow, NewJob
+from bot.store.sqlite import SQLiteStore
+from tests.clock import FakeClock
+
+
+async def test_two_processes_never_both_claim_a_job(tmp_path: Path):
+    a = await SQLiteStore.open(tmp_path / "q.db")
+    b = await SQLiteStore.open(tmp_path / "q.db")
+    try:
+        for i in range(50):
+            await a.schedule_job(NewJob("t", f"k{i}", 100.0 + i, {"i": i}))
+        claims = await asyncio.gather(*(s.claim_due(200.0, 7, name, 60.0)
+                                        for _ in range(10) for s, name in ((a, "A"), (b, "B"))))
+        ids = [job.id for batch in claims for job in batch]
+        assert len(ids) == len(set(ids)) == 50
+        assert await a.claim_due(200.0, 100, "A", 60.0) == []  # all held, none expired
+    finally:
+        await a.close()
+        await b.close()
+
+
+async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: SQLiteStore):
+    await store.schedule_job(NewJob("t", "late", 50.0))
+    await store.schedule_job(NewJob("t", "early", 10.0))
+    await store.schedule_job(NewJob("t", "future", 500.0))
+    jobs = await store.claim_due(100.0, 10, "A", 60.0)
+    assert [j.key for j in jobs] == ["early", "late"]
+    # The lease runs out (A died): B claims again; A finishing late changes nothing.
+    again = await store.claim_due(200.0, 10, "B", 60.0)
+    assert [j.key for j in again] == ["early", "late"] and again[0].attempts == 2
+    assert not await store.finish_job(jobs[0], None)
+    assert await store.finish_job(again[0], None)  # done: gone
+    assert await store.finish_job(again[1], 1000.0)  # moved on, unclaimed
+    assert [j.key for j in await store.claim_due(999.0, 10, "C", 60.0)] == ["future"]
+    assert [j.key for j in await store.claim_due(1000.0, 10, "C", 60.0)] == ["late"]
+
+
+async def test_rescheduling_a_key_replaces_its_job(store: SQLiteStore):
+    await store.schedule_job(NewJob("t", "k", 10.0, {"v": 1}))
+    [held] = await store.claim_due(20.0, 10, "A", 60.0)
+    await store.schedule_job(NewJob("t", "k", 30.0, {"v": 2}))  # e.g. a new /remind time
+    assert not await store.finish_job(held, 99.0)  # the old run must not undo it
+    [job] = await store.claim_due(30.0, 10, "A", 60.0)
+    assert job.payload == {"v": 2} and job.due_at == 30.0
+    assert await store.cancel_job("k") and not await store.cancel_job("k")
+
+
+async def test_scheduler_runs_each_job_once_and_backs_off_failures(store: SQLiteStore):
+    clock = FakeClock(1000.0)
+    runs: list[str] = []
+
+    async def handler(job: JobRow) -> float | None:
+        runs.append(job.key)
+        if job.key == "bad":
+            raise RuntimeError("boom")
+        return None
+
+    for key in ("a", "b", "bad"):
+        await store.schedule_job(NewJob("t", key, 900.0))
+    scheduler = Scheduler(store, {"t": handler}, clock=clock, sleep=clock.sleep, batch=2)
+    assert await scheduler.run_until_idle() == 3
+    assert sorted(runs) == ["a", "b", "bad"]
+    assert await scheduler.tick() == 0  # "bad" waits out its backoff
+    clock.advance(31)
+    assert await scheduler.tick() == 1 and runs[-1] == "bad"
+
+
+async def test_pace_hands_out_slots_at_the_rate():
+    clock = FakeClock(0.0)
+    pace = Pace(30.0, clock=clock, sleep=clock.sleep)
+    times = []
+    for _ in range(91):
+        await pace.wait()
+        times.append(clock.now)
+    assert abs(times[-1] - 3.0) < 1e-6  # 91 sends: the first at 0, then one per 1/30 s
+    assert all(b - a >= 1 / 30 - 1e-9 for a, b in itertools.pairwise(times))
+
+
+async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_path: Path):
+    """Rebuilding `sessions` must not cascade into `answers` (foreign keys off meanwhile)."""
+    import aiosqlite
+
+    from bot.store.migrate import migrate_sqlite, migrations
+
+    path = tmp_path / "old.db"
+    async with aiosqlite.connect(path, isolation_level=None) as db:
+        await db.execute("PRAGMA foreign_keys = ON")
+        await migrate_sqlite(db, [m for m in migrations("sqlite") if m[0] <= 3])
+        await db.execute("INSERT INTO users VALUES ('telegram', '1', 'Ali', 'ur', 0)")
+        await db.execute(
+            "INSERT INTO sessions (id, platform, user_id, quiz_id, kind, status, question_ids, "
+            "option_orders, position, score, started_at) VALUES (5, 'telegram', '1', "
+            "'parallelism', 'review', 'active', '[\"a\", \"b\"]', '[[0, 1], [1, 0]]', 1, 1, 0)")
+        await db.execute("INSERT INTO answers VALUES (5, 0, 'a', 0, 1, 0)")
+    store = await SQLiteStore.open(path)
+    try:
+        row = await store.get_session(5)
+        assert row is not None and row.position == 1 and row.lang == "ur"
+        assert [a.question_id for a in await store.answers(5)] == ["a"]
+        rows = await store._all("PRAGMA foreign_keys")
+        assert rows[0][0] == 1  # back on for the store's own work
+        await store.reset_user("telegram", "1")  # and cascading again
+        assert await store.answers(5) == []
+    finally:
+        await store.close()
+
+
+async def test_a_process_claims_only_the_kinds_it_runs(store: SQLiteStore):
+    await store.schedule_job(NewJob("remind:discord", "d", 10.0))
+    await store.schedule_job(NewJob("remind:telegram", "t", 20.0))
+    assert await store.claim_due(100.0, 10, "A", 60.0, ()) == []
+    [job] = await store.claim_due(100.0, 10, "A", 60.0, ("remind:telegram",))
+    assert job.key == "t"
+    [job] = await store.claim_due(100.0, 10, "B", 60.0, ("remind:discord", "x"))
+    assert job.key == "d"
