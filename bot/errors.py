@@ -62,3 +62,33 @@ class ConfigError(Exception):
 
 class StoreRefused(Exception):
     """The database file cannot be used (not SQLite, corrupt, newer schema); it was not touched."""
+
+
+class RoundsAreForGroups(QuizError):
+    """/round in a private chat: rounds are a group's."""
+
+    key = "round.groups_only"
+
+
+class RoundRunning(QuizError):
+    """The chat already has a round going."""
+
+    key = "round.already_running"
+
+
+class NoRound(QuizError):
+    """/round stop or skip with no round going."""
+
+    key = "round.none"
+
+
+class NotHost(QuizError):
+    """Only the host or a moderator may stop or skip a round."""
+
+    key = "round.not_host"
+
+
+class BadRoundLength(QuizError):
+    """Seconds per question (or the number of questions) out of range."""
+
+    key = "round.bad_length"

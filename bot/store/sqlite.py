@@ -33,6 +33,7 @@ from bot.store.protocol import (
     Write,
     scopes_of,
 )
+from bot.store.sqlite_rounds import SQLiteRounds
 
 log = logging.getLogger(__name__)
 
@@ -75,8 +76,8 @@ def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
                      bool(row["correct"]))
 
 
-class SQLiteStore:
-    """Store on one SQLite file."""
+class SQLiteStore(SQLiteRounds):
+    """Store on one SQLite file (rounds: `bot.store.sqlite_rounds`)."""
 
     def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection,
                  *, on_commit: Callable[[float], None] | None = None) -> None:
