@@ -20,21 +20,27 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
+from bot.payload import AnswerPayload, Payload
 from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
     AnswerOutcome,
     AnswerResult,
+    LanguageSet,
     Leaderboard,
     LeaderboardRow,
     MissedQuestion,
     NotYours,
+    PressOutcome,
     QuestionPrompt,
     QuestionStat,
     QuizInfo,
+    ResetCancelled,
+    ResetDone,
     SessionKind,
     StaleAnswer,
     Summary,
+    UnknownButton,
     UserStats,
 )
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
@@ -90,11 +96,13 @@ class Engine:
 
     def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
         """Every quiz, titled in `lang`, sorted by id."""
-        return tuple(
-            QuizInfo(q.id, q.title.get(lang), q.description.get(lang), q.difficulty,
-                     len(q.questions), q.languages)
-            for q in sorted(self._quizzes.values(), key=lambda q: q.id)
-        )
+        return tuple(self.quiz_info(lang, quiz_id) for quiz_id in sorted(self._quizzes))
+
+    def quiz_info(self, lang: str, quiz_id: str | None = None) -> QuizInfo:
+        """One quiz (the default one if not named), titled in `lang`."""
+        quiz = self.quiz(quiz_id)
+        return QuizInfo(quiz.id, quiz.title.get(lang), quiz.description.get(lang),
+                        quiz.difficulty, len(quiz.questions), quiz.languages)
 
     def resolve_language(self, chosen: str | None, locale: str | None) -> str:
         """The user's choice, else their app's language if we ship it, else the default."""
@@ -292,6 +300,34 @@ class Engine:
             options=tuple(question.options[i].text.get(lang)
                           for i in row.option_orders[position]),
             resumed=resumed)
+
+    # --- buttons ----------------------------------------------------------------------------
+
+    async def press(self, actor: Actor, data: Payload | None) -> PressOutcome:
+        """Any button of ours, decoded by `bot.payload`: the one place that decides who may
+        press what. An answer belongs to its session's owner (checked in `answer`); every
+        other button names its owner in the payload; anyone else gets `NotYours`."""
+        if isinstance(data, AnswerPayload):
+            return await self.answer(actor, data.session_id, data.position, data.option)
+        if data is None:
+            return UnknownButton(await self.language(actor))
+        if data.owner and data.owner != actor.user_id:
+            return NotYours(0, await self.language(actor))
+        arg = data.arg or None
+        if data.action == "start":
+            return await self.start(actor, arg)
+        if data.action == "retry":
+            return await self.restart(actor, arg)
+        if data.action == "review":
+            return await self.review(actor, arg)
+        if data.action == "lang":
+            return LanguageSet(await self.set_language(actor, data.arg), self.quiz().id)
+        if data.action == "reset":
+            choice = data.arg.partition("-")[0]  # q1 buttons said "yes-<user id>"
+            if choice == "yes":
+                return ResetDone(await self.language(actor), await self.reset(actor))
+            return ResetCancelled(await self.language(actor))
+        return UnknownButton(await self.language(actor))
 
     # --- stats, leaderboards, reset ------------------------------------------------------------
 

@@ -81,7 +81,8 @@ def question_body(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> 
 
 def question_text(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> str:
     """A whole question message: header with progress bar, question, lettered options."""
-    head = f"{m.bold(question_header(cat, prompt))}  {progress_bar(prompt.position, prompt.total)}"
+    head = (f"{m.bold(m.escape(question_header(cat, prompt)))}  "
+            f"{progress_bar(prompt.position, prompt.total)}")
     parts = [head]
     if prompt.resumed:
         parts.append(m.escape(cat.t(prompt.lang, "question.resumed")))
@@ -89,14 +90,20 @@ def question_text(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> 
     return "\n".join(parts)
 
 
-def answered_question_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
-    """The question message after a tap: the choice and the right answer marked."""
+def answered_body(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """The question after a tap, without its header: the choice and the right answer marked."""
     p, lang = result.question, result.lang
-    lines = [m.bold(question_header(cat, p)), "", m.escape(content_text(lang, p.text)), ""]
+    lines = [m.escape(content_text(lang, p.text)), ""]
     for i, text in enumerate(p.options):
         mark = "✅" if i == result.correct else ("❌" if i == result.chosen else "▫️")
         lines.append(f"{mark} {m.bold(letter_in(lang, i))}) {m.escape(content_text(lang, text))}")
     return "\n".join(lines)
+
+
+def answered_question_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """The question message after a tap, with its header."""
+    return f"{m.bold(m.escape(question_header(cat, result.question)))}\n\n" + answered_body(
+        cat, result, m)
 
 
 def verdict(cat: Catalogue, result: AnswerResult) -> str:
@@ -117,7 +124,7 @@ def feedback_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> st
     """Verdict, right answer, explanation, why-not for a wrong choice, references."""
     lang = result.lang
     right = result.question.options[result.correct]
-    lines = [m.bold(verdict(cat, result))]
+    lines = [m.bold(m.escape(verdict(cat, result)))]
     if not result.is_correct:
         lines.append(m.escape(cat.t(lang, "answer.your_choice", letter=letter(result.chosen))))
     lines.append(m.escape(cat.t(lang, "answer.right_answer", letter=letter(result.correct),
@@ -136,8 +143,8 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     """Final score, missed questions with their right answers, best score."""
     lang = summary.lang
     key = "summary.review_title" if summary.kind == "review" else "summary.title"
-    lines = [m.bold(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
-                          total=summary.total))]
+    lines = [m.bold(m.escape(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
+                                   total=summary.total)))]
     lines.append(progress_bar(summary.score, summary.total))
     if not summary.missed:
         lines.append(m.escape(cat.t(lang, "summary.perfect")))
@@ -182,7 +189,7 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
     """Ranked best scores, ties broken by who got there first."""
     lang = board.lang
     key = "leaderboard.title_global" if board.scope == "global" else "leaderboard.title_chat"
-    lines = [m.bold(cat.t(lang, key, title=board.quiz_title))]
+    lines = [m.bold(m.escape(cat.t(lang, key, title=board.quiz_title)))]
     if not board.rows:
         lines.append(m.escape(cat.t(lang, "leaderboard.empty")))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ class AnswerResult:
     next: QuestionPrompt | None
     summary: Summary | None
     duplicate: bool = False  # True when this tap had already been recorded
+    image: Path | None = None  # a picture that goes with the explanation, if any
 
     @property
     def is_last(self) -> bool:
@@ -115,6 +117,38 @@ class NotYours:
 
 
 AnswerOutcome = AnswerResult | StaleAnswer | NotYours
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSet:
+    """The learner chose a language."""
+
+    lang: str
+    quiz_id: str  # the default quiz, for a Start button
+
+
+@dataclass(frozen=True, slots=True)
+class ResetDone:
+    """The learner confirmed /reset: their sessions and scores are gone."""
+
+    lang: str
+    sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResetCancelled:
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownButton:
+    """A button this version does not understand (forged, or from an old release)."""
+
+    lang: str
+
+
+PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
+                | UnknownButton)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, Defaults
 
 from adapters.telegram import views
 from adapters.telegram.handlers import Handlers, PTBApplication
+from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
 from bot import logs
 from bot.app import App
@@ -52,6 +53,7 @@ class TelegramAdapter:
         self._log_targets: list[logging.Filterer] = []
         self._stopped = asyncio.Event()
         self.application: PTBApplication | None = None
+        self.outbox = Outbox()
 
     def build(self) -> PTBApplication:
         """The PTB application with our handlers; nothing is contacted yet."""
@@ -73,7 +75,7 @@ class TelegramAdapter:
             .pool_timeout(10.0)
             .build()
         )
-        Handlers(self.app).register(application)
+        Handlers(self.app, self.outbox).register(application)
         return application
 
     async def start(self) -> None:
@@ -100,7 +102,7 @@ class TelegramAdapter:
                     allowed_updates=list(ALLOWED_UPDATES))
                 self._watch(asyncio.all_tasks() - before)
         except BaseException:
-            await _close(application)
+            await _close(application, self.outbox)
             logs.uninstall(self._redactor, self._log_targets)
             raise
         self.application = application
@@ -128,7 +130,7 @@ class TelegramAdapter:
         if application is None:
             return
         try:
-            await _close(application)
+            await _close(application, self.outbox)
         finally:
             logs.uninstall(self._redactor, self._log_targets)
         log.info("telegram: stopped")
@@ -144,7 +146,7 @@ async def _initialize(application: PTBApplication, base_url: str) -> None:
                           ) from None
 
 
-async def _close(application: PTBApplication) -> None:
+async def _close(application: PTBApplication, outbox: Outbox) -> None:
     updater = application.updater
     if updater is not None and updater.running:
         try:
@@ -154,6 +156,7 @@ async def _close(application: PTBApplication) -> None:
     try:
         if application.running:
             await application.stop()  # waits for updates being processed
+        await outbox.drain()  # then for the replies they handed to the outbox
     finally:
         await application.shutdown()
         # After a failed getMe the application never counted as initialised, so its

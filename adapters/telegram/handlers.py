@@ -1,6 +1,8 @@
-"""Telegram handlers: parse the update, make one engine call, render the result.
+"""Telegram handlers: parse the update, make one engine call, let the plan say what to show.
 
-`Handlers._fail` is the one place where errors turn into messages.
+Follow one tap: `tap` decodes the button, `Engine.press` decides (owner, current question,
+counted once), `Planner.pressed` builds the reply, `Turn.deliver` sends it. `_fail` is the
+one place where errors turn into messages.
 """
 
 from __future__ import annotations
@@ -21,16 +23,17 @@ from telegram.ext import (
 )
 
 from adapters.telegram import views
+from adapters.telegram.outbox import Outbox
 from adapters.telegram.turn import Turn
 from adapters.telegram.views import HTML
-from bot import payload, render
+from bot import payload
 from bot.app import App
 from bot.errors import QuizError
-from bot.results import AnswerResult, NotYours, QuestionPrompt, StaleAnswer
+from bot.plan import Planner, Reply
 
 log = logging.getLogger(__name__)
 
-Step = Callable[[Turn, Sequence[str]], Coroutine[Any, Any, None]]
+Step = Callable[[Turn, Sequence[str]], Coroutine[Any, Any, Reply]]
 Callback = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 PTBApplication: TypeAlias = "Application[Any, Any, Any, Any, Any, Any]"
 
@@ -38,8 +41,10 @@ PTBApplication: TypeAlias = "Application[Any, Any, Any, Any, Any, Any]"
 class Handlers:
     """Every command and button of the bot, bound to one engine."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, outbox: Outbox) -> None:
         self.engine, self.cat = app.engine, app.catalogue
+        self.plan = Planner(app.catalogue, HTML, shared_chats=True)
+        self.outbox = outbox
 
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
@@ -63,12 +68,12 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
-            turn = Turn(update, context.bot, self.engine, actor)
+            turn = Turn(update, context.bot, actor, self.outbox, self._apologise)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)
             try:
-                await step(turn, args)
+                await turn.deliver(await step(turn, args))
             except Exception as exc:  # _fail sorts and logs every kind
                 await self._fail(turn, exc)
             finally:
@@ -79,7 +84,7 @@ class Handlers:
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""
         if isinstance(exc, QuizError):
-            await self._report(turn, exc.key, exc.params)
+            await self._report(turn, exc)
         elif isinstance(exc, Forbidden):
             log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
                      turn.chat_id, exc.message)
@@ -89,167 +94,80 @@ class Handlers:
             log.warning("telegram: reply to chat %s failed: %s", turn.chat_id, exc)
         else:
             log.error("telegram: update in chat %s failed", turn.chat_id, exc_info=exc)
-            await self._report(turn, "error.generic", {})
+            await self._report(turn, None)
 
-    async def _report(self, turn: Turn, key: str, params: dict[str, object]) -> None:
+    async def _report(self, turn: Turn, error: QuizError | None) -> None:
         try:
-            lang = await turn.lang()
+            lang = await self.engine.language(turn.actor)
         except Exception:  # the store failing may be why we are here
             lang = self.cat.default
-        text = self.cat.t(lang, key, **params)
         try:
-            if not turn.answered:  # a button: a pop-up the user must dismiss
-                await turn.toast(text[:200], alert=True)
-            else:
-                await turn.say(HTML.escape(text))
+            await turn.deliver(self.plan.error(lang, error, pressed=turn.pressed))
         except Exception as exc:  # nothing more we can tell the user
-            log.warning("telegram: could not report %s to chat %s: %s", key, turn.chat_id, exc)
+            log.warning("telegram: could not report an error to chat %s: %s", turn.chat_id, exc)
+
+    async def _apologise(self, turn: Turn) -> None:
+        await self._report(turn, None)
 
     async def _unhandled(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram: unhandled error for update %r", getattr(update, "update_id", None),
                   exc_info=context.error)
 
-    # --- commands ----------------------------------------------------------------------------
+    # --- commands: each is one engine call and one plan -------------------------------------
 
-    async def start(self, turn: Turn, args: Sequence[str]) -> None:
+    async def start(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/start: welcome, language choice, Start; `/start <quiz-id>` opens that quiz."""
         if args:
-            await self._ask(turn, await self.engine.start(turn.actor, args[0]))
-            return
-        lang = await turn.lang()
-        quiz = self.engine.quiz()
-        text = self.cat.t(lang, "welcome", title=quiz.title.get(lang), count=len(quiz.questions))
-        await turn.say(HTML.escape(text), views.language_keyboard(self.cat, lang, quiz.id))
+            return self.plan.asked(await self.engine.start(turn.actor, args[0]), turn.actor)
+        lang = await self.engine.language(turn.actor)
+        return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor)
 
-    async def quiz(self, turn: Turn, args: Sequence[str]) -> None:
+    async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quiz [id]: resume the unfinished session or start one."""
-        await self._ask(turn, await self.engine.start(turn.actor, _first(args)))
+        return self.plan.asked(await self.engine.start(turn.actor, _first(args)), turn.actor)
 
-    async def review(self, turn: Turn, args: Sequence[str]) -> None:
+    async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/review [id]: the questions missed last time."""
-        await self._ask(turn, await self.engine.review(turn.actor, _first(args)))
+        return self.plan.asked(await self.engine.review(turn.actor, _first(args)), turn.actor)
 
-    async def stats(self, turn: Turn, args: Sequence[str]) -> None:
+    async def stats(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/stats [id]: attempts, scores, accuracy per question."""
-        stats = await self.engine.stats(turn.actor, _first(args))
-        await turn.say(render.stats_text(self.cat, stats, HTML))
+        return self.plan.stats(await self.engine.stats(turn.actor, _first(args)))
 
-    async def leaderboard(self, turn: Turn, args: Sequence[str]) -> None:
+    async def leaderboard(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/leaderboard [id]: this group's board in a group, the global one in private."""
         scope = "chat" if turn.actor.chat_id is not None else "global"
         board = await self.engine.leaderboard(turn.actor, _first(args), scope=scope)
-        await turn.say(render.leaderboard_text(self.cat, board, HTML))
+        return self.plan.leaderboard(board)
 
-    async def language(self, turn: Turn, args: Sequence[str]) -> None:
+    async def language(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/language: one button per shipped language."""
-        lang = await turn.lang()
-        await turn.say(HTML.escape(self.cat.t(lang, "language.prompt")),
-                       views.language_keyboard(self.cat, lang))
+        return self.plan.language_prompt(await self.engine.language(turn.actor), turn.actor)
 
-    async def reset(self, turn: Turn, args: Sequence[str]) -> None:
-        """/reset: ask first; the buttons do the deleting."""
-        lang = await turn.lang()
-        await turn.say(HTML.escape(self.cat.t(lang, "reset.confirm")),
-                       views.reset_keyboard(self.cat, lang, turn.actor.user_id))
+    async def reset(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/reset: ask first; the buttons (the asker's only) do the deleting."""
+        return self.plan.reset_prompt(await self.engine.language(turn.actor), turn.actor)
 
-    async def help(self, turn: Turn, args: Sequence[str]) -> None:
+    async def help(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/help: what the bot can do."""
-        lang = await turn.lang()
-        quiz = self.engine.quiz()
-        text = self.cat.t(lang, "help", title=quiz.title.get(lang), count=len(quiz.questions))
-        await turn.say(HTML.escape(text))
+        lang = await self.engine.language(turn.actor)
+        return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor)
 
-    async def reload(self, turn: Turn, args: Sequence[str]) -> None:
+    async def reload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/reload (admins): re-read the quiz files."""
         infos = await self.engine.reload(turn.actor)
-        text = self.cat.t(await turn.lang(), "admin.reloaded", count=len(infos),
-                          ids=", ".join(info.id for info in infos))
-        await turn.say(HTML.escape(text))
+        return self.plan.reloaded(await self.engine.language(turn.actor), infos)
 
-    async def unknown(self, turn: Turn, args: Sequence[str]) -> None:
+    async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any other command in a private chat."""
-        lang = await turn.lang()
-        await turn.say(HTML.escape(self.cat.t(lang, "error.unknown_command")))
+        return self.plan.text(await self.engine.language(turn.actor), "error.unknown_command")
 
     # --- buttons ------------------------------------------------------------------------------
 
-    async def tap(self, turn: Turn, args: Sequence[str]) -> None:
-        """Any inline button: an answer, or an action."""
-        data = payload.decode(args[0] if args else None)
-        if isinstance(data, payload.AnswerPayload):
-            await self._answer(turn, data)
-        elif isinstance(data, payload.ActionPayload):
-            await self._action(turn, data)
-        else:
-            await turn.toast(self.cat.t(await turn.lang(), "error.unknown_button"))
-
-    async def _answer(self, turn: Turn, data: payload.AnswerPayload) -> None:
-        outcome = await self.engine.answer(turn.actor, data.session_id, data.position,
-                                           data.option)
-        turn.use_lang(outcome.lang)
-        if isinstance(outcome, NotYours):
-            await turn.toast(self.cat.t(outcome.lang, "answer.not_yours"))
-        elif isinstance(outcome, StaleAnswer):
-            key = "answer.stale" if outcome.current is not None else "answer.stale_finished"
-            await turn.toast(self.cat.t(outcome.lang, key))
-            await turn.drop_buttons()
-            if outcome.current is not None:
-                await self._ask(turn, outcome.current)
-        else:
-            await self._answered(turn, outcome)
-
-    async def _answered(self, turn: Turn, result: AnswerResult) -> None:
-        await turn.toast(render.toast(self.cat, result))
-        if result.duplicate:
-            return  # the first delivery already said everything
-        answered = render.answered_question_text(self.cat, result, HTML)
-        await turn.edit(views.for_member(self.cat, result.lang, turn.actor, answered))
-        await turn.say(render.feedback_text(self.cat, result, HTML))
-        if result.next is not None:
-            await self._ask(turn, result.next)
-        elif result.summary is not None:
-            await turn.say(render.summary_text(self.cat, result.summary, HTML),
-                           views.summary_keyboard(self.cat, result.summary))
-
-    async def _action(self, turn: Turn, data: payload.ActionPayload) -> None:
-        actor, arg = turn.actor, data.arg or None
-        if data.action == "start":
-            await self._ask(turn, await self.engine.start(actor, arg))
-        elif data.action == "retry":
-            await self._ask(turn, await self.engine.restart(actor, arg))
-        elif data.action == "review":
-            await self._ask(turn, await self.engine.review(actor, arg))
-        elif data.action == "lang":
-            await self._set_language(turn, data.arg)
-        elif data.action == "reset":
-            await self._confirm_reset(turn, data.arg)
-
-    async def _set_language(self, turn: Turn, code: str) -> None:
-        lang = await self.engine.set_language(turn.actor, code)
-        turn.use_lang(lang)
-        done = self.cat.t(lang, "language.set")
-        await turn.toast(done)
-        keyboard = views.start_keyboard(self.cat, lang, self.engine.quiz().id)
-        if turn.actor.chat_id is None:
-            await turn.edit(HTML.escape(done), keyboard)
-        else:  # the language buttons in a group are everyone's: leave them
-            text = views.for_member(self.cat, lang, turn.actor, HTML.escape(done))
-            await turn.say(text, keyboard)
-
-    async def _confirm_reset(self, turn: Turn, arg: str) -> None:
-        choice, _, owner = arg.partition("-")
-        lang = await turn.lang()
-        if owner and owner != turn.actor.user_id:
-            await turn.toast(self.cat.t(lang, "error.not_your_button"))
-            return
-        if choice == "yes":
-            await self.engine.reset(turn.actor)
-        key = "reset.done" if choice == "yes" else "reset.cancelled"
-        await turn.edit(HTML.escape(self.cat.t(lang, key)))
-
-    async def _ask(self, turn: Turn, prompt: QuestionPrompt) -> None:
-        text, keyboard = views.question_message(self.cat, prompt, turn.actor)
-        await turn.say(text, keyboard)
+    async def tap(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """Any inline button: the engine decides, the plan shows."""
+        pressed = payload.decode(args[0] if args else None)
+        return self.plan.pressed(await self.engine.press(turn.actor, pressed), turn.actor)
 
 
 def _first(args: Sequence[str]) -> str | None:

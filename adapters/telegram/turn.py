@@ -1,13 +1,20 @@
-"""One update being handled: who acts, where, and replies that survive Telegram's quirks."""
+"""One update being handled: who acts, where, and carrying out the plan's `Reply`.
+
+`Turn.deliver` is the only code that turns a plan into Bot API calls: the ack at once, then
+the edit and the new messages through the chat's outbox, in order.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
-from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters, Update
-from telegram.error import BadRequest, TelegramError
+from telegram import Bot, Message, ReplyParameters, Update
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
 
-from bot.engine import Engine
+from adapters.telegram import views
+from adapters.telegram.outbox import Outbox
+from bot.plan import Card, Reply
 from bot.results import Actor
 
 log = logging.getLogger(__name__)
@@ -27,46 +34,69 @@ def message_gone(exc: BadRequest) -> bool:
 class Turn:
     """The context of one update; handlers reply through it, never through the bot."""
 
-    def __init__(self, update: Update, bot: Bot, engine: Engine, actor: Actor) -> None:
-        self.update, self.bot, self.engine, self.actor = update, bot, engine, actor
+    def __init__(self, update: Update, bot: Bot, actor: Actor, outbox: Outbox,
+                 apologise: Callable[[Turn], Awaitable[None]]) -> None:
+        self.update, self.bot, self.actor, self.outbox = update, bot, actor, outbox
+        self._apologise = apologise
         self.query = update.callback_query
         chat = update.effective_chat
         self.chat_id = chat.id if chat is not None else int(actor.user_id)
-        self._lang: str | None = None
-        self._answered = self.query is None
-
-    async def lang(self) -> str:
-        """The user's language (asks the engine once per update)."""
-        if self._lang is None:
-            self._lang = await self.engine.language(self.actor)
-        return self._lang
-
-    def use_lang(self, lang: str) -> None:
-        """Remember a language the engine already told us (saves a lookup)."""
-        self._lang = lang
+        self._acked = self.query is None
 
     @property
-    def answered(self) -> bool:
-        """True once the callback query got its answer (always True for messages)."""
-        return self._answered
+    def pressed(self) -> bool:
+        """True for a button press whose callback query is still unanswered."""
+        return self.query is not None and not self._acked
 
-    async def toast(self, text: str | None = None, *, alert: bool = False) -> None:
+    async def ack(self, text: str | None = None, *, alert: bool = False) -> None:
         """Answer the callback query (once); a failure here never stops the reply."""
-        if self._answered or self.query is None:
+        if self._acked or self.query is None:
             return
-        self._answered = True
+        self._acked = True
         try:
             await self.query.answer(text, show_alert=alert)
         except TelegramError as exc:  # e.g. a query too old after a restart
             log.warning("telegram: answerCallbackQuery failed: %s", exc)
 
-    async def say(self, text: str, markup: InlineKeyboardMarkup | None = None) -> Message:
-        """Send a message to the chat (in groups, as a reply to the command)."""
+    async def deliver(self, reply: Reply) -> None:
+        """Carry out a plan: the ack now; the edit and new messages in the chat's order."""
+        await self.ack(reply.ack, alert=reply.alert)
+        if reply.edit is None and not reply.clear_buttons and not reply.send:
+            return
+        self.outbox.post(self.chat_id, lambda: self._guarded(self._effects(reply)))
+
+    async def _effects(self, reply: Reply) -> None:
+        if reply.edit is not None:
+            await self.edit(reply.edit)
+        elif reply.clear_buttons:
+            await self.drop_buttons()
+        for card in reply.send:
+            await self.say(card)
+
+    async def _guarded(self, work: Awaitable[None]) -> None:
+        """Platform refusals of a deferred send are logged, never raised into the outbox."""
+        try:
+            await work
+        except Forbidden as exc:
+            log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
+                     self.chat_id, exc.message)
+        except (RetryAfter, TimedOut) as exc:
+            log.warning("telegram: reply to chat %s failed: %s", self.chat_id, exc)
+        except NetworkError as exc:
+            if isinstance(exc, BadRequest):  # our fault: say so rather than stay silent
+                log.error("telegram: Telegram refused a reply to chat %s: %s", self.chat_id, exc)
+                await self._apologise(self)
+            else:
+                log.warning("telegram: reply to chat %s failed: %s", self.chat_id, exc)
+
+    async def say(self, card: Card) -> Message:
+        """Send a card to the chat (in groups, as a reply to the command)."""
         reply = None
         message = self.update.message
         if self.actor.chat_id is not None and message is not None:
             reply = ReplyParameters(message.message_id, allow_sending_without_reply=True)
-        return await self.bot.send_message(self.chat_id, text, reply_markup=markup,
+        return await self.bot.send_message(self.chat_id, views.text_of(card),
+                                           reply_markup=views.keyboard_of(card),
                                            reply_parameters=reply)
 
     @property
@@ -74,15 +104,16 @@ class Turn:
         message = self.query.message if self.query is not None else None
         return message.message_id if message is not None else None
 
-    async def edit(self, text: str, markup: InlineKeyboardMarkup | None = None) -> None:
-        """Replace the tapped message; if it vanished, send the text as a new message."""
+    async def edit(self, card: Card) -> None:
+        """Replace the tapped message; if it vanished, send the card as a new message."""
         message_id = self.tapped_message_id
         if message_id is None:
-            await self.say(text, markup)
+            await self.say(card)
             return
         try:
-            await self.bot.edit_message_text(text, chat_id=self.chat_id, message_id=message_id,
-                                             reply_markup=markup)
+            await self.bot.edit_message_text(views.text_of(card), chat_id=self.chat_id,
+                                             message_id=message_id,
+                                             reply_markup=views.keyboard_of(card))
         except BadRequest as exc:
             if not_modified(exc):
                 return
@@ -90,7 +121,7 @@ class Turn:
                 raise
             log.info("telegram: message %s in chat %s is gone; sending a new one",
                      message_id, self.chat_id)
-            await self.say(text, markup)
+            await self.say(card)
 
     async def drop_buttons(self) -> None:
         """Take the buttons off the tapped message, if it still has any."""
@@ -106,4 +137,5 @@ class Turn:
 
     async def finish(self) -> None:
         """Every callback query gets an answer, or the user's button spins for seconds."""
-        await self.toast()
+        await self.ack()
+

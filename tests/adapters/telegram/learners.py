@@ -77,6 +77,18 @@ class Learner:
             return None
         return await self.api.wait_for(found, timeout, f"a reply in chat {self.chat_id}")
 
+    async def edited(self, since: int,
+                     predicate: Callable[[dict[str, Any]], bool] | None = None,
+                     timeout: float = 10.0) -> dict[str, Any]:  # noqa: ASYNC109
+        """The first message the bot edited in this chat after `since` that fits
+        `predicate` (an answered question turns into its result and explanation)."""
+        def found() -> dict[str, Any] | None:
+            for call in self.sent(since, methods=("editMessageText",)):
+                if predicate is None or predicate(call.result):
+                    return self.api.messages[(self.chat_id, call.result["message_id"])]
+            return None
+        return await self.api.wait_for(found, timeout, f"an edit in chat {self.chat_id}")
+
     async def toast(self, query_id: str, timeout: float = 10.0) -> Call:  # noqa: ASYNC109
         """The answerCallbackQuery for this tap."""
         def found() -> Call | None:

@@ -61,8 +61,8 @@ async def test_vanished_question_message_gets_a_fresh_one(bot: Running, api: Fak
     assert "Question 2/8" in nxt["text"]
     assert "message to edit not found" in api.errors_of("editMessageText")[0].error
     fresh = [c.result["text"] for c in learner.sent(since, methods=("sendMessage",))]
-    assert fresh[0].startswith("Question 1/8") and "✅" in fresh[0]  # the answered question
-    assert fresh[1].startswith("✅ Correct!")
+    assert fresh[0].startswith("Question 1/8") and "✅ Correct!" in fresh[0]  # answered + why
+    assert fresh[1].startswith("Question 2/8")
 
 
 async def test_blocked_user_is_dropped_quietly_and_state_stays_right(

@@ -41,7 +41,7 @@ async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI
         expected = "answer.toast_correct" if n not in wrong_on else "answer.toast_wrong"
         assert toast.params["text"] == cat.t(
             "en", expected, letter=key.right(question["text"]))
-        feedback = await learner.reply(since, lambda m: "Right answer:" in m["text"])
+        feedback = await learner.edited(since, lambda m: "Right answer:" in m["text"])
         verdict = "Correct!" if n not in wrong_on else "Not quite."
         assert verdict in feedback["text"]
         edited = api.messages[(learner.chat_id, question["message_id"])]
@@ -50,8 +50,8 @@ async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI
             question = await learner.reply(since, is_question)
     summary = await learner.reply(since, lambda m: m["text"].startswith("Finished"))
     assert "6/8" in summary["text"].splitlines()[0]
-    assert button_data(summary) == [payload.encode_action("review", "parallelism"),
-                                    payload.encode_action("retry", "parallelism")]
+    assert button_data(summary) == [payload.encode_action("review", "parallelism", "1001"),
+                                    payload.encode_action("retry", "parallelism", "1001")]
     actor = Actor("telegram", "1001")
     stats = await bot.app.engine.stats(actor)
     assert (stats.attempts, stats.best_score) == (1, 6)
@@ -75,8 +75,11 @@ async def test_double_tap_counted_once(bot: Running, api: FakeBotAPI, key: Answe
     assert (await learner.toast(first)).params["text"] == bot.cat.t("en", "answer.toast_correct")
     until = await learner.barrier()
     sent = learner.sent(since, until)
-    assert [c.method for c in sent] == ["editMessageText", "sendMessage", "sendMessage"]
-    assert "Question 2/8" in sent[2].params["text"]
+    # one edit (the question turned into its result and explanation) and one next
+    # question: the repeated tap added nothing
+    assert [c.method for c in sent] == ["editMessageText", "sendMessage"]
+    assert "Right answer:" in sent[0].params["text"]
+    assert "Question 2/8" in sent[1].params["text"]
     current = await bot.app.engine.current(Actor("telegram", "1001"))
     assert current.position == 1
     answers = await bot.app.store.answers(current.session_id)

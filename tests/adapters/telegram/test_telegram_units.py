@@ -10,15 +10,11 @@ from telegram import Chat, Update, User
 
 from adapters.telegram.adapter import file_url
 from adapters.telegram.processor import PerUserUpdateProcessor
-from adapters.telegram.views import (
-    actor_of,
-    question_message,
-    reset_keyboard,
-    summary_keyboard,
-)
+from adapters.telegram.views import HTML, actor_of, keyboard_of, text_of
 from bot import payload
 from bot.i18n import Catalogue
 from bot.logs import MASK, RedactSecrets
+from bot.plan import Planner
 from bot.results import Actor, MissedQuestion, QuestionPrompt, SessionKind, Summary
 from tests.adapters.telegram.wire import ApiError, parse_html
 
@@ -30,6 +26,11 @@ def prompt(lang: str = "en", text: str = "Which is faster?") -> QuestionPrompt:
         session_id=1234567, quiz_id="parallelism", quiz_title="T", lang=lang,
         kind=SessionKind.FULL, position=2, total=8, question_id="q3", text=text,
         options=("a < b & c", "<script>", "x > y", "plain"))
+
+
+def question_message(catalogue: Catalogue, p: QuestionPrompt, actor: Actor):
+    card = Planner(catalogue, HTML, shared_chats=True).question(p, actor)
+    return text_of(card), keyboard_of(card)
 
 
 def test_question_html_escapes_content_and_parses_as_telegram_html(
@@ -56,19 +57,30 @@ def test_urdu_row_reads_right_to_left(catalogue: Catalogue) -> None:
     assert [payload.decode(b.callback_data).option for b in row] == [3, 2, 1, 0]
 
 
-def test_summary_offers_review_only_when_something_was_missed(catalogue: Catalogue) -> None:
+def test_summary_and_reset_buttons_belong_to_the_learner(catalogue: Catalogue) -> None:
+    plan = Planner(catalogue, HTML, shared_chats=True)
+    learner = Actor("telegram", str(2**52), "-100", "A")
     missed = Summary(1, "parallelism", "T", "en", SessionKind.FULL, 7, 8,
                      (MissedQuestion(2, "q3", "?", "!"),))
     perfect = Summary(1, "parallelism", "T", "en", SessionKind.FULL, 8, 8, ())
-    assert [b.callback_data for b in summary_keyboard(catalogue, missed).inline_keyboard[0]] \
-        == ["q1:review:parallelism", "q1:retry:parallelism"]
-    assert [b.callback_data for b in summary_keyboard(catalogue, perfect).inline_keyboard[0]] \
-        == ["q1:retry:parallelism"]
-    long_id = str(2**52)
-    reset = reset_keyboard(catalogue, "en", long_id).inline_keyboard[0]
-    assert [payload.decode(b.callback_data) for b in reset] == [
-        payload.ActionPayload("reset", f"yes-{long_id}"),
-        payload.ActionPayload("reset", f"no-{long_id}")]
+
+    def pressed(card):
+        return [payload.decode(b.callback_data) for b in keyboard_of(card).inline_keyboard[0]]
+
+    owner = learner.user_id
+    assert pressed(plan.summary(missed, learner)) == [
+        payload.ActionPayload("review", "parallelism", owner),
+        payload.ActionPayload("retry", "parallelism", owner)]
+    assert pressed(plan.summary(perfect, learner)) == [
+        payload.ActionPayload("retry", "parallelism", owner)]
+    reset = plan.reset_prompt("en", learner).send[0]
+    assert pressed(reset) == [payload.ActionPayload("reset", "yes", owner),
+                              payload.ActionPayload("reset", "no", owner)]
+    assert all(len(b.callback_data.encode()) <= 64
+               for b in keyboard_of(reset).inline_keyboard[0])
+    # buttons sent before owners existed still decode, and a q1 reset keeps its owner
+    assert payload.decode("q1:retry:parallelism") == payload.ActionPayload("retry", "parallelism")
+    assert payload.decode("q1:reset:yes-42") == payload.ActionPayload("reset", "yes", "42")
 
 
 def test_actor_of_private_and_group_updates() -> None:
