@@ -12,6 +12,7 @@ from bot.config import Config
 from bot.engine import Engine
 from bot.i18n import Catalogue
 from bot.quiz import load_quizzes
+from bot.rounds import Rounds
 from bot.store.sqlite import SQLiteStore
 
 log = logging.getLogger(__name__)
@@ -25,6 +26,7 @@ class App:
     engine: Engine
     catalogue: Catalogue
     store: SQLiteStore
+    rounds: Rounds | None = None  # study-group rounds; each adapter runs its driver
 
 
 class Adapter(Protocol):
@@ -52,6 +54,9 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             shuffle_questions=config.shuffle_questions, admins=config.admins,
             reload=lambda: load_quizzes([config.content_dir]),
         )
-        yield App(config, engine, catalogue, store)
+        rounds = Rounds(engine, store, default_seconds=config.rounds.default_seconds,
+                        reveal_seconds=config.rounds.reveal_seconds)
+        engine.rounds = rounds
+        yield App(config, engine, catalogue, store, rounds)
     finally:
         await store.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import Protocol
 
 from bot.errors import (
     ContentError,
@@ -20,7 +21,7 @@ from bot.errors import (
     UnknownQuiz,
     UnsupportedLanguage,
 )
-from bot.payload import AnswerPayload, Payload
+from bot.payload import AnswerPayload, Payload, RoundPayload
 from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
@@ -43,9 +44,17 @@ from bot.results import (
     UnknownButton,
     UserStats,
 )
+from bot.round_results import PressOutcome as RoundPressOutcome
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
 
 GLOBAL, CHAT = "global", "chat"
+
+
+class RoundPresser(Protocol):
+    """Where a round's lettered buttons go (`bot.rounds.Rounds`)."""
+
+    async def press(self, actor: Actor, round_id: int, qindex: int, option: int,
+                    ) -> RoundPressOutcome: ...
 
 
 class NothingMissed(NothingToReview):
@@ -83,6 +92,7 @@ class Engine:
         self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
         self._rng = rng or random.Random()
         self._reload = reload
+        self.rounds: RoundPresser | None = None  # set by the composition root
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -311,6 +321,10 @@ class Engine:
             return await self.answer(actor, data.session_id, data.position, data.option)
         if data is None:
             return UnknownButton(await self.language(actor))
+        if isinstance(data, RoundPayload):  # anyone in the chat may press a round's button
+            if self.rounds is None:
+                return UnknownButton(await self.language(actor))
+            return await self.rounds.press(actor, data.round_id, data.qindex, data.option)
         if data.owner and data.owner != actor.user_id:
             return NotYours(0, await self.language(actor))
         arg = data.arg or None

@@ -4,6 +4,7 @@ and Discord's 100-char custom_id. The database is the truth; a payload only poin
     a1:<session base36>:<position>:<option>     answer (the session names its owner)
     q2:<action>:<owner base36>:<arg>            any other button, owned by one user
     q1:<action>:<arg>                           older action buttons, still understood
+    r1:<round base36>:<qindex>:<option>         a round's lettered button (anyone may press)
 
 Every button of a learner's quiz has an owner: only they may press it (`Engine.press`
 checks, the one place that rule lives). An empty owner means anyone may press (e.g. a
@@ -19,6 +20,7 @@ ANSWER_RE = re.compile(r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3})
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
     r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
+ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<option>[0-9])")
 ACTIONS = frozenset({"start", "retry", "review", "lang", "reset", "noop"})
 MAX_BYTES = 64  # Telegram's limit; Discord allows 100
 
@@ -37,7 +39,14 @@ class ActionPayload:
     owner: str = ""  # user id of who may press it; "" for anyone
 
 
-Payload = AnswerPayload | ActionPayload
+@dataclass(frozen=True, slots=True)
+class RoundPayload:
+    round_id: int
+    qindex: int
+    option: int
+
+
+Payload = AnswerPayload | ActionPayload | RoundPayload
 
 
 def _base36(n: int) -> str:
@@ -67,12 +76,19 @@ def encode_action(action: str, arg: str = "", owner: str = "") -> str:
     return data
 
 
+def encode_round(round_id: int, qindex: int, option: int) -> str:
+    """Payload for the lettered button `option` of question `qindex` in a round."""
+    return f"r1:{_base36(round_id)}:{qindex}:{option}"
+
+
 def decode(data: str | None) -> Payload | None:
     """Parse a payload; None for anything forged, truncated or from an unknown version."""
     if not data or len(data) > MAX_BYTES:
         return None
     if m := ANSWER_RE.fullmatch(data):
         return AnswerPayload(int(m["session"], 36), int(m["position"]), int(m["option"]))
+    if m := ROUND_RE.fullmatch(data):
+        return RoundPayload(int(m["round"], 36), int(m["qindex"]), int(m["option"]))
     if m := ACTION_RE.fullmatch(data):
         if m["action"] is not None:
             owner = str(int(m["owner"], 36)) if m["owner"] else ""

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from bot.round_results import LockedIn, PressRefused
+
 
 @dataclass(frozen=True, slots=True)
 class Actor:
@@ -148,7 +150,7 @@ class UnknownButton:
 
 
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
-                | UnknownButton)
+                | UnknownButton | LockedIn | PressRefused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,6 +197,7 @@ class Leaderboard:
     quiz_title: str
     scope: str  # "global" or "chat"
     rows: tuple[LeaderboardRow, ...]
+    kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
 
 
 @dataclass(frozen=True, slots=True)

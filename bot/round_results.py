@@ -69,6 +69,7 @@ class RoundReveal:
     final: bool
     stopped: bool
     next_at: float | None  # when the next question opens
+    revealed_at: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

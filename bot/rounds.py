@@ -22,7 +22,7 @@ from dataclasses import replace
 from bot.engine import Engine
 from bot.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
 from bot.quiz import Quiz
-from bot.results import Actor
+from bot.results import Actor, Leaderboard, LeaderboardRow
 from bot.round_results import (
     LockedIn,
     PressOutcome,
@@ -187,6 +187,24 @@ class Rounds:
             return reveal.message_ref
         return await self.store.round_message(reveal.round_id, reveal.question.qindex)
 
+    # --- boards ----------------------------------------------------------------------------
+
+    async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
+                          scope: str = "chat", kind: str = "all",
+                          limit: int = 10) -> Leaderboard:
+        """The chat's (or the global) board: every attempt, or only solo ones or rounds."""
+        if kind not in ("solo", "rounds"):
+            return await self.engine.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+        quiz = self.engine.quiz(quiz_id)
+        lang = await self.engine.language(actor)
+        chat = actor.chat_id if scope == "chat" else None
+        rows = await self.store.board(quiz.id, actor.platform, chat, rounds=kind == "rounds",
+                                      limit=limit)
+        return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
+                           tuple(LeaderboardRow(i, r.display_name or r.user_id, r.platform,
+                                                r.user_id, r.score, r.total, r.finished_at)
+                                 for i, r in enumerate(rows, 1)), kind=kind)
+
     # --- rows to results -----------------------------------------------------------------
 
     def _quiz(self, row: RoundRow) -> Quiz | None:
@@ -218,7 +236,8 @@ class Rounds:
             quiz_title=quiz.title.get(row.lang) if quiz else row.quiz_id, question=None,
             correct=-1, counts=(), right=(), explanation="", standings=standings,
             message_ref=reveal.message_ref, final=reveal.final,
-            stopped=stopped or row.status == "stopped", next_at=row.next_open_at)
+            stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
+            revealed_at=reveal.revealed_at)
         if qindex is None:
             return base
         order = row.option_orders[qindex]
