@@ -59,6 +59,11 @@ def _base36(n: int) -> str:
             return out
 
 
+def base36(n: int) -> str:
+    """`n` (>= 0) in base 36, as the payloads write ids."""
+    return _base36(n)
+
+
 def encode_answer(session_id: int, position: int, option: int) -> str:
     """Payload for the answer button `option` of question `position` in `session_id`."""
     return f"a1:{_base36(session_id)}:{position}:{option}"

@@ -47,6 +47,9 @@ from bot.tasks import spawn
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
+# Whether a member other than the host may stop or skip: known, or asked of the platform
+# only when it matters (Telegram's getChatMember).
+Manages = bool | Callable[[], Awaitable[bool]]
 MIN_SECONDS, MAX_SECONDS = 10, 300
 POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
 
@@ -109,18 +112,20 @@ class Rounds:
         return RoundStarted(row.id, lang, quiz.title.get(lang), row.total, seconds,
                             actor.display_name)
 
-    async def _running(self, actor: Actor, chat_id: str | None, may_manage: bool) -> RoundRow:
+    async def _running(self, actor: Actor, chat_id: str | None, may_manage: Manages) -> RoundRow:
         if chat_id is None:
             raise RoundsAreForGroups()
         row = await self.store.active_round(actor.platform, chat_id)
         if row is None:
             raise NoRound()
-        if row.host_id != actor.user_id and not may_manage:
-            raise NotHost(host=row.host_name)
+        if row.host_id != actor.user_id:
+            allowed = may_manage if isinstance(may_manage, bool) else await may_manage()
+            if not allowed:
+                raise NotHost(host=row.host_name)
         return row
 
     async def stop(self, actor: Actor, chat_id: str | None, *,
-                   may_manage: bool = False) -> RoundReveal:
+                   may_manage: Manages = False) -> RoundReveal:
         """End the chat's round now: the host, or a member the platform lets moderate."""
         row = await self._running(actor, chat_id, may_manage)
         reveal = await self.store.stop_round(row.id, self.clock())
@@ -128,7 +133,8 @@ class Rounds:
             raise NoRound()
         return self._reveal(reveal, stopped=True)
 
-    async def skip(self, actor: Actor, chat_id: str | None, *, may_manage: bool = False) -> None:
+    async def skip(self, actor: Actor, chat_id: str | None, *,
+                   may_manage: Manages = False) -> None:
         """Reveal the open question now (between questions: open the next one now)."""
         row = await self._running(actor, chat_id, may_manage)
         if not await self.store.skip_round(row.id, self.clock()):
