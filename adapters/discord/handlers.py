@@ -47,7 +47,7 @@ log = logging.getLogger(__name__)
 
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
-OURS = re.compile(r"[aq][0-9]+:")
+OURS = re.compile(r"[aqr][0-9]+:")
 CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100
 
 
