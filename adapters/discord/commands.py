@@ -74,10 +74,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
         await flows_of(interaction).stats(interaction, member)
 
     @app_commands.command(name="leaderboard", description=text("command.leaderboard"))
-    @app_commands.describe(scope=text("command.param_scope"))
+    @app_commands.describe(scope=text("command.param_scope"), kind=text("command.param_kind"))
     async def leaderboard(interaction: discord.Interaction[Any],
-                          scope: Literal["server", "global"] = "server") -> None:
-        await flows_of(interaction).leaderboard(interaction, scope)
+                          scope: Literal["server", "global"] = "server",
+                          kind: Literal["all", "solo", "rounds"] = "all") -> None:
+        await flows_of(interaction).leaderboard(interaction, scope, kind)
 
     @app_commands.command(name="language", description=text("command.language"))
     @app_commands.describe(language=text("command.param_language"))

@@ -56,6 +56,7 @@ class Flows:
 
     def __init__(self, app: App) -> None:
         self.engine = app.engine
+        self.rounds = app.rounds
         self.cat = app.catalogue
         self.announce = app.config.discord.announce_results
 
@@ -106,10 +107,15 @@ class Flows:
         await send(interaction, ephemeral=private,
                    **text_message(stats_text(self.cat, stats, MARKDOWN)))
 
-    async def leaderboard(self, interaction: discord.Interaction[Any], scope: str) -> None:
-        """/leaderboard [server|global]: this server's board by default, public."""
-        work = self.engine.leaderboard(actor_of(interaction),
-                                       scope=GLOBAL if scope == "global" else CHAT)
+    async def leaderboard(self, interaction: discord.Interaction[Any], scope: str,
+                          kind: str = "all") -> None:
+        """/leaderboard [server|global] [all|solo|rounds]: this server's board by default,
+        public; every result, or only solo quizzes or only rounds."""
+        where = GLOBAL if scope == "global" else CHAT
+        if kind != "all" and self.rounds is not None:
+            work = self.rounds.leaderboard(actor_of(interaction), scope=where, kind=kind)
+        else:
+            work = self.engine.leaderboard(actor_of(interaction), scope=where)
         board = await timely(interaction, work, ephemeral=False)
         await send(interaction, ephemeral=False,
                    **text_message(leaderboard_text(self.cat, board, MARKDOWN)))
