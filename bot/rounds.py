@@ -299,15 +299,26 @@ class RoundDriver:
         self.rounds, self.platform, self.sink, self.poll = rounds, platform, sink, poll
         self._tails: dict[int, asyncio.Task[None]] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def start(self) -> None:
         """Run the loop as an owned background task."""
         if self._task is None:
+            self._stopping = False
             self._task = spawn(self._loop(), name=f"rounds-{self.platform}")
 
-    async def stop(self) -> None:
-        """Stop the loop; events being shown are cancelled (the store keeps what is due)."""
+    async def stop(self, *, grace: float = 5.0) -> None:
+        """Stop the loop; let events already claimed be shown (a claimed reveal is not
+        claimed again), cancelling what is still running after `grace` seconds."""
         task, self._task = self._task, None
+        # Never cancel a claim in flight: its transaction commits regardless, and the events
+        # it returns would be lost. The loop sees the flag between ticks.
+        self._stopping = True
+        self.rounds.wakeup(self.platform).set()
+        with contextlib.suppress(TimeoutError):
+            if task is not None:
+                await asyncio.wait_for(asyncio.shield(task), grace)
+            await asyncio.wait_for(self.idle(), grace)
         tasks = [t for t in (task, *self._tails.values()) if t is not None]
         for t in tasks:
             t.cancel()
@@ -318,7 +329,7 @@ class RoundDriver:
 
     async def _loop(self) -> None:
         wakeup = self.rounds.wakeup(self.platform)
-        while True:
+        while not self._stopping:
             wakeup.clear()
             try:
                 await self.tick()
@@ -327,7 +338,7 @@ class RoundDriver:
                 log.exception("rounds: claiming due work on %s failed", self.platform)
                 due = None
             wait = self.poll if due is None else min(self.poll, due - self.rounds.clock())
-            if wait > 0:
+            if wait > 0 and not self._stopping:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(wakeup.wait(), wait)
 

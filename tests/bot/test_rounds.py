@@ -313,3 +313,29 @@ async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: SQLiteSt
         assert isinstance(reveal, RoundReveal) and reveal.final
     finally:
         await driver.stop()
+
+
+def test_round_payload_fits_and_round_trips() -> None:
+    from bot.payload import RoundPayload, decode, encode_round
+
+    data = encode_round(36**12 - 1, 299, 9)
+    assert len(data.encode()) <= 64
+    assert decode(data) == RoundPayload(36**12 - 1, 299, 9)
+    assert decode("r1:1:0:x") is None and decode("r2:1:0:0") is None
+
+
+def test_rounds_config_keys(tmp_path: Path) -> None:
+    from bot.config import load_config
+    from bot.errors import ConfigError
+
+    path = tmp_path / "c.yaml"
+    path.write_text("rounds:\n  default_seconds: 20\n  reveal_seconds: 2.5\n")
+    config = load_config(path, env={})
+    assert (config.rounds.default_seconds, config.rounds.reveal_seconds) == (20, 2.5)
+    assert load_config(None, env={}).rounds.default_seconds == 30
+    path.write_text("rounds:\n  default_seconds: 5\n")
+    with pytest.raises(ConfigError, match=r"rounds\.default_seconds"):
+        load_config(path, env={})
+    path.write_text("rounds:\n  seconds: 5\n")
+    with pytest.raises(ConfigError, match=r"rounds\.seconds"):
+        load_config(path, env={})
