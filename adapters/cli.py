@@ -15,7 +15,13 @@ from pathlib import Path
 from bot import __version__
 from bot.app import Adapter, App, open_app
 from bot.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_config
-from bot.errors import ConfigError, ContentError, StoreRefused
+from bot.errors import (
+    ConfigError,
+    ContentError,
+    StartupFailed,
+    StoreRefused,
+    StoreUnavailable,
+)
 from bot.logs import setup_logging
 from bot.quiz import default_content_dir, load_all
 
@@ -64,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return play(config, quiz_id=args.quiz, lang=args.lang,
                         user=args.user or getpass.getuser())
         return asyncio.run(run(config))
-    except (ConfigError, ContentError, StoreRefused) as exc:
+    except (ConfigError, ContentError, StoreRefused, StoreUnavailable, StartupFailed) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except Exception:

@@ -12,11 +12,13 @@ import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
+from adapters.term_wrap import wrap
 from bot.app import App, open_app
 from bot.config import Config
-from bot.errors import QuizError
-from bot.render import LETTERS, PLAIN, Markup, feedback_text, question_text, summary_text
-from bot.results import Actor, AnswerResult, NotYours, QuestionPrompt, StaleAnswer
+from bot.errors import NoActiveSession, QuizError, SaveFailed
+from bot.plan import Card, Planner, Reply
+from bot.render import LETTERS, PLAIN, Markup
+from bot.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
@@ -26,6 +28,12 @@ def _markup() -> Markup:
     if not sys.stdout.isatty():
         return PLAIN
     return Markup(bold=lambda s: f"\033[1m{s}\033[0m")
+
+
+def card_text(card: Card) -> str:
+    """A plan card as terminal text: whose it is, the title, the body."""
+    head = [line for line in (card.lead, card.title) if line]
+    return "\n".join(head) + "\n\n" + card.body if head else card.body
 
 
 class EndOfInput(Exception):
@@ -38,7 +46,7 @@ class TerminalGame:
     def __init__(self, app: App, runner: asyncio.Runner, actor: Actor) -> None:
         self.app, self.runner, self.actor = app, runner, actor
         self.cat = app.catalogue
-        self.markup = _markup()
+        self.plan = Planner(app.catalogue, _markup(), shared_chats=False)
 
     def call(self, coro: Awaitable[T]) -> T:
         """Run one engine call to completion on the game's event loop."""
@@ -63,31 +71,49 @@ class TerminalGame:
                 return letters.index(raw)
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1
-            print(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown))
+            print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
+
+    def show(self, reply: Reply) -> None:
+        """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
+        if reply.ack and reply.edit is None:
+            print(wrap(reply.ack))
+        for card in ((reply.edit,) if reply.edit else ()) + reply.send:
+            print()
+            print(wrap(card_text(card)))
 
     def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
         """Ask every remaining question of the session; return the last result."""
+        engine, quiz_id = self.app.engine, prompt.quiz_id
+        self.show(self.plan.asked(prompt, self.actor))
         while True:
-            print()
-            print(question_text(self.cat, prompt, self.markup))
             option = self.choose(prompt)
-            outcome = self.call(self.app.engine.answer(
-                self.actor, prompt.session_id, prompt.position, option))
-            if isinstance(outcome, StaleAnswer | NotYours):
-                # Someone else (another terminal) moved this session on: show where it is.
-                current = outcome.current if isinstance(outcome, StaleAnswer) else None
-                if current is None:
-                    return None
-                prompt = current
+            try:
+                outcome = self.call(engine.answer(self.actor, prompt.session_id,
+                                                  prompt.position, option))
+            except SaveFailed as exc:  # not counted: say so and ask the same question again
+                print(wrap(self.cat.t(prompt.lang, exc.key, **exc.params)))
+                self.show(self.plan.asked(prompt, self.actor))
                 continue
-            print()
-            print(feedback_text(self.cat, outcome, self.markup))
-            if outcome.summary is not None:
+            if isinstance(outcome, AnswerResult) and outcome.duplicate:
+                # another terminal answered first: show what the database kept
                 print()
-                print(summary_text(self.cat, outcome.summary, self.markup))
-                return outcome
-            assert outcome.next is not None
-            prompt = outcome.next
+                print(wrap(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
+                print(wrap(card_text(self.plan.answered(outcome))))
+            else:
+                self.show(self.plan.pressed(outcome, self.actor))
+            if isinstance(outcome, AnswerResult) and not outcome.duplicate:
+                if outcome.summary is not None:
+                    return outcome
+                assert outcome.next is not None
+                prompt = outcome.next
+                continue
+            # Someone else (another terminal) moved this session on: go where it is.
+            try:
+                prompt = self.call(engine.current(self.actor, quiz_id))
+            except NoActiveSession:
+                return None
+            if not isinstance(outcome, StaleAnswer) or outcome.current is None:
+                self.show(self.plan.asked(prompt, self.actor))
 
     def run(self, quiz_id: str | None, lang: str | None) -> None:
         engine = self.app.engine
@@ -103,6 +129,14 @@ class TerminalGame:
             last = self.play_session(self.call(engine.review(self.actor, prompt.quiz_id)))
 
 
+def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
+    """The learner's language, or the default when the store cannot even say (disk full)."""
+    try:
+        return runner.run(app.engine.language(actor))
+    except QuizError:
+        return app.engine.default_lang
+
+
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
@@ -116,10 +150,10 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str) ->
         except (EndOfInput, KeyboardInterrupt):
             print()
             saved_lang = runner.run(app.engine.language(actor))
-            print(app.catalogue.t(saved_lang, "terminal.saved"))
+            print(wrap(app.catalogue.t(saved_lang, "terminal.saved")))
         except QuizError as exc:
-            saved_lang = runner.run(app.engine.language(actor))
-            print(app.catalogue.t(saved_lang, exc.key, **exc.params), file=sys.stderr)
+            saved_lang = _language(runner, app, actor)
+            print(wrap(app.catalogue.t(saved_lang, exc.key, **exc.params)), file=sys.stderr)
             code = 1
         finally:
             runner.run(context.__aexit__(None, None, None))

@@ -2,7 +2,8 @@
 
     python bench/telegram_bench.py [--learners 100 500]
 
-Each learner sends /quiz and taps through the whole quiz. Two load shapes: "closed" learners
+Each learner sends /quiz and taps through the whole quiz. Three load shapes: "burst" learners
+all tap at the same moment, question after question (a study group told "go"), "closed" learners
 tap the instant the next question arrives (saturation: latency is mostly queueing, and a
 bot that sends more messages per tap queues longer), "paced" learners think 5-15 s before
 each tap, as people reading a hard question do. Latency is measured on the fake server,
@@ -129,12 +130,19 @@ async def next_sent(inbox: asyncio.Queue[Call], method: str,
             return call.result
 
 
-async def think(user_id: int, seconds: tuple[float, float], rng: random.Random) -> None:
-    if seconds[1] > 0:
+BURST = (-1.0, -1.0)  # the "pause" of a burst run: everyone taps at the same moment
+
+
+async def think(user_id: int, seconds: tuple[float, float], rng: random.Random,
+                together: asyncio.Barrier | None = None) -> None:
+    if together is not None:
+        await together.wait()  # every learner has their question: tap all at once
+    elif seconds[1] > 0:
         await asyncio.sleep(rng.uniform(*seconds))
 
 
-async def quiz_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]) -> int:
+async def quiz_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float],
+                       together: asyncio.Barrier | None = None) -> int:
     """Play the whole quiz, always tapping the first button; returns taps made."""
     learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
     inbox = api.listen(learner.chat_id)
@@ -143,7 +151,7 @@ async def quiz_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]
     question = await next_sent(inbox, "sendMessage", is_question)
     taps = 0
     while True:
-        await think(user_id, pause, rng)
+        await think(user_id, pause, rng, together)
         await learner.tap(question, button_data(question)[0])
         taps += 1
         reply = await next_sent(inbox, "sendMessage", lambda m: is_question(m)
@@ -153,7 +161,8 @@ async def quiz_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]
         question = reply
 
 
-async def bare_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]) -> int:
+async def bare_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float],
+                       together: asyncio.Barrier | None = None) -> int:
     """Tap the same message as many times as the quiz has questions, one edit at a time."""
     learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
     inbox = api.listen(learner.chat_id)
@@ -161,7 +170,7 @@ async def bare_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]
     await learner.send("/quiz")
     message = await next_sent(inbox, "sendMessage", lambda m: bool(button_data(m)))
     for _ in range(TAPS_PER_BARE_LEARNER):
-        await think(user_id, pause, rng)
+        await think(user_id, pause, rng, together)
         query_id = await learner.tap(message, "t:0")
         await next_sent(inbox, "editMessageText", lambda m, q=query_id: q in m["text"])
     return TAPS_PER_BARE_LEARNER
@@ -188,10 +197,11 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
             await api.wait_for(lambda: api.calls_of("getUpdates") or proc.returncode is not None
                                or any(c.method == "getUpdates" for c in api.calls), 60)
             assert proc.returncode is None, f"{kind} bot exited at start"
-            player: Callable[[FakeBotAPI, int, tuple[float, float]], Awaitable[int]] = (
+            player: Callable[..., Awaitable[int]] = (
                 quiz_learner if kind == "quizbot" else bare_learner)
+            together = asyncio.Barrier(learners) if pause == BURST else None
             started = time.perf_counter()
-            taps = sum(await asyncio.gather(*(player(api, 10_000 + i, pause)
+            taps = sum(await asyncio.gather(*(player(api, 10_000 + i, pause, together)
                                               for i in range(learners))))
             wall = time.perf_counter() - started
         finally:
@@ -206,7 +216,8 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
             (api.answered[q] - api.handed_out[u]) * 1000
             for q, u in api.callback_update.items() if q in api.answered and u in api.handed_out)
     assert len(latencies) == taps, f"{taps} taps but {len(latencies)} answers"
-    load = "closed" if pause[1] == 0 else f"{pause[0]:g}-{pause[1]:g}s"
+    load = ("burst" if pause == BURST else "closed" if pause[1] == 0
+            else f"{pause[0]:g}-{pause[1]:g}s")
     name = kind if kind == "bare" else f"{kind}/{synchronous}"
     return {"bot": name, "load": load, "learners": learners, "taps": taps, "wall": wall,
             "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
@@ -246,7 +257,8 @@ async def bench(sizes: list[int], pauses: list[tuple[float, float]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, nargs="+", default=[100, 500])
-    parser.add_argument("--load", choices=("closed", "paced", "both"), default="both")
+    parser.add_argument("--load", choices=("closed", "paced", "burst", "both", "all"),
+                        default="all")
     parser.add_argument("--think", type=float, nargs=2, default=PACED, metavar=("MIN", "MAX"),
                         help="seconds a paced learner thinks before each tap")
     parser.add_argument("--serve", choices=("quizbot", "bare"), help=argparse.SUPPRESS)
@@ -260,8 +272,8 @@ def main() -> None:
         asyncio.run(serve_bare(args.base_url, TelegramConfig.concurrent_updates))
     else:
         paced = (args.think[0], args.think[1])
-        pauses = {"closed": [(0.0, 0.0)], "paced": [paced],
-                  "both": [(0.0, 0.0), paced]}[args.load]
+        pauses = {"closed": [(0.0, 0.0)], "paced": [paced], "burst": [BURST],
+                  "both": [(0.0, 0.0), paced], "all": [BURST, (0.0, 0.0), paced]}[args.load]
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(bench(args.learners, pauses))
 

@@ -21,6 +21,9 @@ TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
 DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
 TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
+MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
+MAX_SHARDS = 4096
+SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
 
 
 class Secret:
@@ -93,6 +96,8 @@ class Config:
     rounds: RoundsConfig = field(default_factory=RoundsConfig)
     admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     log_level: str = "INFO"
+    # How long an unreachable platform API is retried at start before quizbot gives up.
+    startup_timeout: float = 60.0
     telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
     discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
 
@@ -114,7 +119,33 @@ class _Reader:
         value = self.data[key]
         if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
             names = " or ".join(k.__name__ for k in _tuple(kind))
-            raise self._fail(key, f"must be {names}, got {value!r}")
+            shown = "a value not shown here" if key in SECRET_KEYS else repr(value)
+            raise self._fail(key, f"must be {names}, got {shown}")
+        return value
+
+    def integer(self, key: str, default: int, low: int, high: int | None = None) -> int:
+        """An int in [low, high] (no upper bound when `high` is None)."""
+        value = self.get(key, int, default)
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise self._fail(key, f"must be {bounds}, got {value!r}")
+        return int(value)
+
+    def seconds(self, key: str, default: float, low: float, high: float) -> float:
+        """A number of seconds in [low, high]."""
+        value = self.get(key, (int, float), default)
+        if not low <= value <= high:
+            raise self._fail(key, f"must be from {low:g} to {high:g} seconds, got {value!r}")
+        return float(value)
+
+    def url(self, key: str, default: str | None, schemes: tuple[str, ...]) -> Any:
+        """A URL with one of `schemes` and a host."""
+        value = self.get(key, str, default)
+        if value is not None and value != default:
+            scheme, _, rest = value.partition("://")
+            if scheme not in schemes or not rest.split("/")[0]:
+                raise self._fail(key, f"must be a {' or '.join(schemes)} URL such as "
+                                      f"{schemes[0]}://127.0.0.1:8080/..., got {value!r}")
         return value
 
     def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
@@ -169,19 +200,20 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     hook = tg.section("webhook")
     webhook = WebhookConfig(
         listen=hook.get("listen", str, WebhookConfig.listen),
-        port=hook.get("port", int, WebhookConfig.port),
+        port=hook.integer("port", WebhookConfig.port, 1, 65535),
         url_path=hook.get("url_path", str, WebhookConfig.url_path).strip("/"),
-        public_url=hook.get("public_url", str, ""),
+        public_url=hook.url("public_url", "", ("https", "http")),
         secret_token=Secret(hook.get("secret_token", str, "")
                             or env.get("TELEGRAM_WEBHOOK_SECRET", "")),
     )
     hook.done()
     telegram = TelegramConfig(
         enabled=tg.get("enabled", bool, True),
-        api_base_url=tg.get("api_base_url", str, TELEGRAM_API),
+        api_base_url=tg.url("api_base_url", TELEGRAM_API, ("https", "http")),
         mode=tg.choice("mode", ("polling", "webhook"), "polling"),
         webhook=webhook,
-        concurrent_updates=tg.get("concurrent_updates", int, TelegramConfig.concurrent_updates),
+        concurrent_updates=tg.integer("concurrent_updates", TelegramConfig.concurrent_updates,
+                                      1, MAX_CONCURRENT_UPDATES),
     )
     tg.done()
     if telegram.enabled and telegram.mode == "webhook":
@@ -193,15 +225,18 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
 
     dc = root.section("discord")
     guild_ids = dc.get("guild_ids", list, [])
-    if not all(isinstance(g, int) and not isinstance(g, bool) for g in guild_ids):
-        raise ConfigError(f"{source}: discord.guild_ids must be a list of integers")
+    if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in guild_ids):
+        raise ConfigError(f"{source}: discord.guild_ids must be a list of integers "
+                          "(guild ids, each above 0)")
     shards = dc.get("shards", (str, int), None)
-    if isinstance(shards, str) and shards != "auto":
-        raise ConfigError(f"{source}: discord.shards must be auto or a number, got {shards!r}")
+    if (isinstance(shards, str) and shards != "auto") or (
+            isinstance(shards, int) and not 1 <= shards <= MAX_SHARDS):
+        raise ConfigError(f"{source}: discord.shards must be auto or a number from 1 to "
+                          f"{MAX_SHARDS}, got {shards!r}")
     discord = DiscordConfig(
         enabled=dc.get("enabled", bool, True),
-        api_base_url=dc.get("api_base_url", str, DISCORD_API).rstrip("/"),
-        gateway_url=dc.get("gateway_url", str, None),
+        api_base_url=dc.url("api_base_url", DISCORD_API, ("https", "http")).rstrip("/"),
+        gateway_url=dc.url("gateway_url", None, ("wss", "ws")),
         guild_ids=tuple(guild_ids),
         shards=shards,
         announce_results=dc.get("announce_results", bool, False),
@@ -229,6 +264,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
                               "telegram or discord")
         admins[platform] = frozenset(str(i) for i in ids)
     log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
+    startup_timeout = root.seconds("startup_timeout", Config.startup_timeout, 1, 3600)
     root.done()
 
     return Config(
@@ -243,6 +279,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         rounds=rounds,
         admins=admins,
         log_level=log_level,
+        startup_timeout=startup_timeout,
         telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
         discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
     )

@@ -64,6 +64,25 @@ class StoreRefused(Exception):
     """The database file cannot be used (not SQLite, corrupt, newer schema); it was not touched."""
 
 
+class SaveFailed(QuizError):
+    """The database could not store a write (disk full, I/O error); nothing was acknowledged.
+
+    Raised per write, mid-quiz: the learner is asked to try again, everyone else carries on,
+    and the next write succeeds once space returns.
+    """
+
+    key = "error.save_failed"
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be opened for writing (read-only file or folder, a folder where the
+    file should be, a folder that cannot be created, a full disk); the message says which."""
+
+
+class StartupFailed(Exception):
+    """A platform said no at start (rejected token) or never came up in time; one line."""
+
+
 class RoundsAreForGroups(QuizError):
     """/round in a private chat: rounds are a group's."""
 

@@ -6,7 +6,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from bot.i18n import Catalogue
-from bot.render import feedback_text, question_text
+from bot.render import answered_body, feedback_text, question_header, question_text
 from bot.results import AnswerResult, QuestionPrompt, SessionKind
 
 if TYPE_CHECKING:
@@ -15,10 +15,10 @@ if TYPE_CHECKING:
 TELEGRAM_MESSAGE = 4096
 DISCORD_MESSAGE = 2000
 DISCORD_EMBED_DESCRIPTION = 4096
-# A question goes out as one Telegram message or one Discord embed; an explanation as one
-# Telegram message or one plain Discord message, the tightest of all.
+# A question goes out as one Telegram message or one Discord embed, and so does the answered
+# question, which carries the explanation (the plan edits the question into it).
 QUESTION_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_EMBED_DESCRIPTION)
-FEEDBACK_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_MESSAGE)
+FEEDBACK_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_EMBED_DESCRIPTION)
 
 
 @cache
@@ -54,6 +54,12 @@ def _why(question: Question, index: int, lang: str) -> str | None:
     return why.get(lang) if why else None
 
 
+def answered_size(cat: Catalogue, result: AnswerResult) -> int:
+    """Characters of the answered-question message: header, marked options, explanation."""
+    return (len(question_header(cat, result.question)) + 2 + len(answered_body(cat, result))
+            + 2 + len(feedback_text(cat, result)))
+
+
 def check_rendered_sizes(quiz: Quiz, catalogue: Catalogue | None = None) -> list[str]:
     """One problem per question and language whose rendered text is over a platform limit."""
     cat = catalogue or _catalogue()
@@ -66,9 +72,10 @@ def check_rendered_sizes(quiz: Quiz, catalogue: Catalogue | None = None) -> list
                 problems.append(
                     f"{where} ({lang}) renders to {size} characters with its options; "
                     f"one Telegram message / Discord embed holds {QUESTION_LIMIT}")
-            size = len(feedback_text(cat, worst_feedback(quiz, question, lang)))
+            size = answered_size(cat, worst_feedback(quiz, question, lang))
             if size > FEEDBACK_LIMIT:
                 problems.append(
-                    f"{where}.explanation ({lang}) renders to {size} characters with its "
-                    f"why_not and references; one Discord message holds {FEEDBACK_LIMIT}")
+                    f"{where}.explanation ({lang}) renders to {size} characters with the "
+                    f"question, its why_not and references; one Telegram message / Discord "
+                    f"embed holds {FEEDBACK_LIMIT}")
     return problems

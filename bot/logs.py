@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Iterable
+from urllib.parse import urlsplit
 
 from bot.config import Config
 
@@ -16,8 +18,27 @@ NOISY_LOGGERS = ("httpx", "httpcore")
 GUARDED_LOGGERS = ("telegram", "telegram.ext", "discord", "discord.http", "httpx", "httpcore")
 
 
+# Secrets no config holds: Discord's per-interaction tokens, in gateway payloads that
+# discord.py logs at DEBUG ('token': '...') and in the interaction and webhook URLs its HTTP
+# client logs (/interactions/<id>/<token>/callback, /webhooks/<app id>/<token>/...).
+PATTERNS = (
+    re.compile(r"""(['"]token['"]\s*:\s*['"])[^'"]+"""),
+    re.compile(r"(/interactions/\d+/)[^/\s?'\"]+"),
+    re.compile(r"(/webhooks/\d+/)[^/\s?'\"]+"),
+)
+
+
+def url_password(url: str) -> str:
+    """The password in a URL such as postgresql://user:password@host/db, else ''."""
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:
+        return ""
+
+
 class RedactSecrets(logging.Filter):
-    """Replace each secret in a record's message, traceback and stack with <token>."""
+    """Replace each secret, and each Discord interaction token, in a record's message,
+    traceback and stack with <token>."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
         super().__init__()
@@ -29,12 +50,12 @@ class RedactSecrets(logging.Filter):
         """`text` with every secret masked."""
         for secret in self.secrets:
             text = text.replace(secret, MASK)
+        for pattern in PATTERNS:
+            text = pattern.sub(rf"\g<1>{MASK}", text)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Rewrite the record in place; never drop it."""
-        if not self.secrets:
-            return True
         try:
             message = record.getMessage()
         except Exception:  # a broken format string: the handler will report it
@@ -82,7 +103,7 @@ def setup_logging(config: Config) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets([
         config.telegram_token.reveal(), config.discord_token.reveal(),
-        config.telegram.webhook.secret_token.reveal()]))
+        config.telegram.webhook.secret_token.reveal(), url_password(config.storage_url)]))
     handler.set_name("quizbot")
     root = logging.getLogger()
     for old in [h for h in root.handlers if h.get_name() == "quizbot"]:

@@ -9,16 +9,16 @@ from typing import Any
 
 from bot import logs
 from bot.app import App
-from bot.errors import ConfigError
+from bot.errors import ConfigError, StartupFailed
 from bot.tasks import spawn
 
 from .client import Endpoints, QuizClient, build_client
+from .startup import check_token
 
 __all__ = ["DiscordAdapter"]
 
 log = logging.getLogger(__name__)
 
-READY_TIMEOUT = 60.0  # seconds for login, command sync and the gateway's READY
 STOP_TIMEOUT = 10.0
 
 
@@ -27,9 +27,10 @@ class DiscordAdapter:
 
     name = "discord"
 
-    def __init__(self, app: App, *, ready_timeout: float = READY_TIMEOUT) -> None:
+    def __init__(self, app: App, *, ready_timeout: float | None = None) -> None:
         self.app = app
-        self.ready_timeout = ready_timeout
+        # Seconds for login, command sync and the gateway's READY (startup_timeout).
+        self.ready_timeout = ready_timeout or app.config.startup_timeout
         self.client: QuizClient | None = None
         self._task: asyncio.Task[Any] | None = None
         self._endpoints = Endpoints()
@@ -42,6 +43,14 @@ class DiscordAdapter:
         if not token:
             raise ConfigError("DISCORD_BOT_TOKEN is not set")
         self._install_redaction(token)
+        assert self._redactor is not None
+        try:
+            await check_token(self.app.config.discord.api_base_url, token,
+                              give_up_after=self.app.config.startup_timeout,
+                              scrub=self._redactor.scrub)
+        except BaseException:
+            self._remove_redaction()
+            raise
         self._endpoints.point_rest(self.app.config.discord.api_base_url)
         self.client = client = build_client(self.app, self._endpoints)
         self._task = spawn(client.start(token), name="discord-client")
@@ -56,9 +65,11 @@ class DiscordAdapter:
             if self._task in done and not self._task.cancelled() else None
         await self.stop()
         if failure is not None:
-            raise RuntimeError(f"the Discord client stopped before READY: {failure!r}") \
-                from failure
-        raise TimeoutError(f"no READY from the Discord gateway in {self.ready_timeout:.0f} s")
+            raise StartupFailed(f"the Discord client stopped before READY: "
+                                f"{logs.RedactSecrets([token]).scrub(repr(failure))}") from None
+        raise StartupFailed(f"no READY from the Discord gateway in {self.ready_timeout:g} s; "
+                            "check discord.gateway_url and the network, or raise "
+                            "startup_timeout")
 
     async def stop(self) -> None:
         """Close the connection and wait for the client task to end."""

@@ -1,4 +1,5 @@
-"""What every slash command and button does: parse, one engine call, render, reply.
+"""What every slash command and button does: parse, one engine call, let the plan say what
+to show, carry it out with `deliver`.
 
 In a server every member has their own session, so a learner's quiz messages are
 ephemeral there; in DMs they are ordinary messages. Failures go to `replies.report`.
@@ -15,33 +16,13 @@ from discord import app_commands
 
 from bot.app import App
 from bot.engine import CHAT, GLOBAL
-from bot.payload import ActionPayload, AnswerPayload
-from bot.render import feedback_text, leaderboard_text, stats_text
-from bot.results import (
-    Actor,
-    AnswerResult,
-    NotYours,
-    QuestionPrompt,
-    SessionKind,
-    StaleAnswer,
-    Summary,
-)
+from bot.payload import Payload
+from bot.plan import Planner, Reply
+from bot.results import Actor, AnswerResult, SessionKind, Summary
 
 from . import replies
-from .replies import actor_of, custom_id_of, in_server, note, send, timely, update
-from .views import (
-    MARKDOWN,
-    answered_embed,
-    answered_view,
-    language_view,
-    question_embed,
-    question_view,
-    reset_view,
-    start_view,
-    summary_embed,
-    summary_view,
-    text_message,
-)
+from .replies import actor_of, in_server, note, send, timely, update
+from .views import MARKDOWN, edit_of, message_of
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +39,7 @@ class Flows:
         self.engine = app.engine
         self.rounds = app.rounds
         self.cat = app.catalogue
+        self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False)
         self.announce = app.config.discord.announce_results
 
     async def lang(self, interaction: discord.Interaction[Any]) -> str:
@@ -69,30 +51,40 @@ class Flows:
         await replies.report(interaction, error, cat=self.cat,
                              lang=lambda: self.lang(interaction))
 
-    async def show_question(self, interaction: discord.Interaction[Any],
-                            prompt: QuestionPrompt) -> None:
-        """Send a question with its lettered buttons (ephemeral in a server)."""
-        await send(interaction, ephemeral=in_server(interaction),
-                   embed=question_embed(self.cat, prompt), view=question_view(prompt))
+    async def deliver(self, interaction: discord.Interaction[Any], reply: Reply) -> None:
+        """Carry out a plan. A press edits its message when the plan says so (the edit
+        itself is the acknowledgement), else the ack is an ephemeral note; cards follow,
+        ephemeral in a server unless the plan makes them public."""
+        if reply.edit is not None:
+            await update(interaction, **edit_of(reply.edit))
+        elif reply.ack is not None:
+            await send(interaction, ephemeral=True, content=MARKDOWN.escape(reply.ack))
+        if reply.edit is None and reply.clear_buttons and interaction.message is not None:
+            try:  # the pressed question is over: take its buttons off
+                await interaction.followup.edit_message(interaction.message.id, view=None)
+            except discord.HTTPException as exc:
+                log.debug("could not clear the buttons of a stale question: %s", exc)
+        private = in_server(interaction) and not reply.public
+        for card in reply.send:
+            await send(interaction, ephemeral=private, **message_of(card))
 
-    async def _text(self, interaction: discord.Interaction[Any], lang: str, key: str,
-                    **message: Any) -> None:
-        await send(interaction, ephemeral=True,
-                   content=MARKDOWN.escape(self.cat.t(lang, key)), **message)
+    async def _do(self, interaction: discord.Interaction[Any], work: Any, *,
+                  public: bool = False) -> Any:
+        return await timely(interaction, work, ephemeral=in_server(interaction) and not public)
 
-    # --- slash commands ----------------------------------------------------------------------
+    # --- slash commands: each is one engine call and one plan -------------------------------
 
     async def quiz(self, interaction: discord.Interaction[Any], quiz_id: str | None) -> None:
         """/quiz [quiz]: start, or resume the unfinished session."""
-        work = self.engine.start(actor_of(interaction), quiz_id or None)
-        prompt = await timely(interaction, work, ephemeral=in_server(interaction))
-        await self.show_question(interaction, prompt)
+        actor = actor_of(interaction)
+        prompt = await self._do(interaction, self.engine.start(actor, quiz_id or None))
+        await self.deliver(interaction, self.plan.asked(prompt, actor))
 
     async def review(self, interaction: discord.Interaction[Any]) -> None:
         """/review: retake the questions missed last time."""
-        work = self.engine.review(actor_of(interaction))
-        prompt = await timely(interaction, work, ephemeral=in_server(interaction))
-        await self.show_question(interaction, prompt)
+        actor = actor_of(interaction)
+        prompt = await self._do(interaction, self.engine.review(actor))
+        await self.deliver(interaction, self.plan.asked(prompt, actor))
 
     async def stats(self, interaction: discord.Interaction[Any],
                     member: discord.User | discord.Member | None) -> None:
@@ -101,11 +93,8 @@ class Flows:
         other = None
         if member is not None and member.id != interaction.user.id:
             other = Actor("discord", str(member.id), actor.chat_id, member.display_name)
-        private = in_server(interaction)
-        stats = await timely(interaction, self.engine.stats(actor, member=other),
-                             ephemeral=private)
-        await send(interaction, ephemeral=private,
-                   **text_message(stats_text(self.cat, stats, MARKDOWN)))
+        stats = await self._do(interaction, self.engine.stats(actor, member=other))
+        await self.deliver(interaction, self.plan.stats(stats))
 
     async def leaderboard(self, interaction: discord.Interaction[Any], scope: str,
                           kind: str = "all") -> None:
@@ -116,9 +105,8 @@ class Flows:
             work = self.rounds.leaderboard(actor_of(interaction), scope=where, kind=kind)
         else:
             work = self.engine.leaderboard(actor_of(interaction), scope=where)
-        board = await timely(interaction, work, ephemeral=False)
-        await send(interaction, ephemeral=False,
-                   **text_message(leaderboard_text(self.cat, board, MARKDOWN)))
+        board = await self._do(interaction, work, public=True)
+        await self.deliver(interaction, self.plan.leaderboard(board))
 
     async def language(self, interaction: discord.Interaction[Any], choice: str | None) -> None:
         """/language [en|ur]: set it, or offer one button per language."""
@@ -128,28 +116,23 @@ class Flows:
             await note(interaction, self.cat, lang, "language.set")
             return
         lang = await timely(interaction, self.engine.language(actor))
-        await self._text(interaction, lang, "language.prompt", view=language_view(self.cat))
+        await self.deliver(interaction, self.plan.language_prompt(lang, actor))
 
     async def reset(self, interaction: discord.Interaction[Any]) -> None:
-        """/reset: ask first, with Yes / Cancel buttons."""
+        """/reset: ask first, with Yes / Cancel buttons that only the asker may press."""
         lang = await timely(interaction, self.lang(interaction))
-        await self._text(interaction, lang, "reset.confirm", view=reset_view(self.cat, lang))
+        await self.deliver(interaction, self.plan.reset_prompt(lang, actor_of(interaction)))
 
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         """/help: what the bot does, with a Start button."""
         lang = await timely(interaction, self.lang(interaction))
-        quiz = self.engine.quiz()
-        text = self.cat.t(lang, "help", title=quiz.title.get(lang), count=len(quiz.questions))
-        await send(interaction, ephemeral=True, content=MARKDOWN.escape(text),
-                   view=start_view(self.cat, lang, quiz.id))
+        reply = self.plan.help(lang, self.engine.quiz_info(lang), actor_of(interaction))
+        await self.deliver(interaction, reply)
 
     async def reload(self, interaction: discord.Interaction[Any]) -> None:
         """/reload (admins): re-read the quiz files."""
         infos = await timely(interaction, self.engine.reload(actor_of(interaction)))
-        lang = await self.lang(interaction)
-        text = self.cat.t(lang, "admin.reloaded", count=len(infos),
-                          ids=", ".join(info.id for info in infos))
-        await send(interaction, ephemeral=True, content=MARKDOWN.escape(text))
+        await self.deliver(interaction, self.plan.reloaded(await self.lang(interaction), infos))
 
     async def quiz_choices(self, interaction: discord.Interaction[Any], current: str,
                            ) -> list[app_commands.Choice[str]]:
@@ -164,45 +147,18 @@ class Flows:
 
     # --- buttons ---------------------------------------------------------------------------
 
-    async def answer(self, interaction: discord.Interaction[Any], pressed: AnswerPayload) -> None:
-        """An answer button: mark it on the question, explain, then the next question."""
+    async def press(self, interaction: discord.Interaction[Any],
+                    pressed: Payload | None) -> None:
+        """Any button of ours: the engine decides (owner, current question, counted once),
+        the plan says what to show."""
         try:
-            await self._answer(interaction, pressed)
+            actor = actor_of(interaction)
+            outcome = await timely(interaction, self.engine.press(actor, pressed), update=True)
+            await self.deliver(interaction, self.plan.pressed(outcome, actor))
+            if isinstance(outcome, AnswerResult) and outcome.summary and not outcome.duplicate:
+                await self._announce(interaction, outcome.summary)
         except Exception as exc:
             await self.report(interaction, exc)
-
-    async def _answer(self, interaction: discord.Interaction[Any], pressed: AnswerPayload) -> None:
-        work = self.engine.answer(actor_of(interaction), pressed.session_id, pressed.position,
-                                  pressed.option)
-        outcome = await timely(interaction, work, update=True)
-        if isinstance(outcome, NotYours):
-            await note(interaction, self.cat, outcome.lang, "answer.not_yours")
-        elif isinstance(outcome, StaleAnswer):
-            key = "answer.stale" if outcome.current else "answer.stale_finished"
-            await note(interaction, self.cat, outcome.lang, key)
-            if outcome.current is not None:
-                await self.show_question(interaction, outcome.current)
-        elif outcome.duplicate:
-            await note(interaction, self.cat, outcome.lang, "answer.duplicate")
-        else:
-            await self._answered(interaction, outcome)
-
-    async def _answered(self, interaction: discord.Interaction[Any], result: AnswerResult) -> None:
-        private = in_server(interaction)
-        # The callback (inside the 3 seconds) edits the question; the rest are follow-ups.
-        await update(interaction, embed=answered_embed(self.cat, result),
-                     view=answered_view(result))
-        await interaction.followup.send(
-            ephemeral=private, **text_message(feedback_text(self.cat, result, MARKDOWN)))
-        if result.next is not None:
-            await interaction.followup.send(ephemeral=private,
-                                            embed=question_embed(self.cat, result.next),
-                                            view=question_view(result.next))
-        elif result.summary is not None:
-            await interaction.followup.send(ephemeral=private,
-                                            embed=summary_embed(self.cat, result.summary),
-                                            view=summary_view(self.cat, result.summary))
-            await self._announce(interaction, result.summary)
 
     async def _announce(self, interaction: discord.Interaction[Any], summary: Summary) -> None:
         """Post "X scored 7/8" in the channel, when configured; a refusal is only logged."""
@@ -221,58 +177,10 @@ class Flows:
             log.warning("could not announce a result in channel %s (HTTP %s, code %s): %s",
                         interaction.channel_id, exc.status, exc.code, exc.text)
 
-    async def action(self, interaction: discord.Interaction[Any],
-                     pressed: ActionPayload | None) -> None:
-        """Review missed, Try again, Start, a language, a reset confirmation."""
-        try:
-            await self._action(interaction, pressed)
-        except Exception as exc:
-            await self.report(interaction, exc)
-
-    async def _action(self, interaction: discord.Interaction[Any],
-                      pressed: ActionPayload | None) -> None:
-        if pressed is None:
-            log.debug("unknown action button %r", custom_id_of(interaction))
-            await note(interaction, self.cat, await self.lang(interaction), "error.unknown_button")
-            return
-        if not _owns(interaction):
-            await note(interaction, self.cat, await self.lang(interaction), "answer.not_yours")
-            return
-        actor = actor_of(interaction)
-        private = in_server(interaction)
-        action, arg = pressed.action, pressed.arg
-        if action in ("start", "retry", "review"):
-            call = {"start": self.engine.start, "retry": self.engine.restart,
-                    "review": self.engine.review}[action]
-            prompt = await timely(interaction, call(actor, arg or None), ephemeral=private)
-            await self.show_question(interaction, prompt)
-        elif action == "lang":
-            lang = await timely(interaction, self.engine.set_language(actor, arg), update=True)
-            await update(interaction, content=MARKDOWN.escape(self.cat.t(lang, "language.set")),
-                         view=None)
-        elif action == "reset":
-            if arg == "yes":
-                await timely(interaction, self.engine.reset(actor), update=True)
-            lang = await self.lang(interaction)
-            key = "reset.done" if arg == "yes" else "reset.cancelled"
-            await update(interaction, content=MARKDOWN.escape(self.cat.t(lang, key)), view=None)
-        else:  # "noop"
-            await interaction.response.defer()
-
     async def unknown_button(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         """A component no template matched: ours but unparseable gets a note; others nothing."""
         if not OURS.match(custom_id):
             log.debug("ignoring component %r: not one of ours", custom_id)
             return
         log.debug("button %r is ours but does not parse", custom_id)
-        try:
-            await note(interaction, self.cat, await self.lang(interaction), "error.unknown_button")
-        except Exception as exc:
-            await self.report(interaction, exc)
-
-
-def _owns(interaction: discord.Interaction[Any]) -> bool:
-    """False when the button is on a message another user's interaction produced."""
-    message = interaction.message
-    meta = message.interaction_metadata if message is not None else None
-    return meta is None or meta.user.id == interaction.user.id
+        await self.press(interaction, None)

@@ -13,18 +13,9 @@ from typing import Any, Protocol, cast
 import discord
 
 from bot import payload
-from bot.i18n import Catalogue
 from bot.payload import ActionPayload, AnswerPayload
-from bot.render import (
-    Markup,
-    answered_question_text,
-    letter,
-    progress_bar,
-    question_body,
-    question_header,
-    summary_text,
-)
-from bot.results import AnswerResult, QuestionPrompt, Summary
+from bot.plan import Button, Card
+from bot.render import Markup
 
 MESSAGE_LIMIT = 2000  # characters in a message's content; an embed description holds 4096
 COLOUR = discord.Colour.blurple()
@@ -44,11 +35,8 @@ MARKDOWN = Markup(
 class ButtonHandler(Protocol):
     """What a pressed button calls; the client carries one as `flows`."""
 
-    async def answer(self, interaction: discord.Interaction[Any], pressed: AnswerPayload) -> None:
-        ...
-
-    async def action(self, interaction: discord.Interaction[Any],
-                     pressed: ActionPayload | None) -> None:
+    async def press(self, interaction: discord.Interaction[Any],
+                    pressed: payload.Payload | None) -> None:
         ...
 
 
@@ -76,15 +64,17 @@ class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payl
         return cls(match.group(0), label=getattr(item, "label", None) or "?")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await handler_of(interaction).answer(interaction, self.pressed)
+        await handler_of(interaction).press(interaction, self.pressed)
 
 
 class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.ACTION_RE):
     """Review missed, Try again, a language, a reset confirmation: `payload.encode_action`."""
 
     def __init__(self, custom_id: str, *, label: str,
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 disabled: bool = False) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled,
+                                           custom_id=custom_id))
         pressed = payload.decode(custom_id)
         # None for an action this version does not know (an old or forged button)
         self.pressed = pressed if isinstance(pressed, ActionPayload) else None
@@ -96,7 +86,7 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payl
         return cls(match.group(0), label=getattr(item, "label", None) or "?")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await handler_of(interaction).action(interaction, self.pressed)
+        await handler_of(interaction).press(interaction, self.pressed)
 
 
 DYNAMIC_ITEMS = (AnswerButton, ActionButton)
@@ -116,99 +106,48 @@ def _frozen(*items: discord.ui.Item[Any]) -> discord.ui.View:
     return view
 
 
-# --- questions -------------------------------------------------------------------------------
+# --- plan cards ------------------------------------------------------------------------------
+
+TONES = {"neutral": COLOUR, "correct": discord.Colour.green(), "wrong": discord.Colour.red()}
+STYLES = {"primary": discord.ButtonStyle.primary, "secondary": discord.ButtonStyle.secondary,
+          "success": discord.ButtonStyle.success, "danger": discord.ButtonStyle.danger}
 
 
-def question_embed(cat: Catalogue, prompt: QuestionPrompt) -> discord.Embed:
-    """"Question 3/8 ▰▰▱▱…" over the question and its lettered options."""
-    title = f"{question_header(cat, prompt)}  {progress_bar(prompt.position, prompt.total)}"
-    body = question_body(cat, prompt, MARKDOWN)
-    if prompt.resumed:
-        body = f"*{_escape(cat.t(prompt.lang, 'question.resumed'))}*\n\n{body}"
-    embed = discord.Embed(title=title, description=body, colour=COLOUR)
-    embed.set_footer(text=prompt.quiz_title)
-    return embed
+def button_of(button: Button) -> discord.ui.Item[Any]:
+    """A plan button as the DynamicItem whose template matches its payload."""
+    style = STYLES[button.style]
+    if button.payload.startswith("a1:"):
+        return AnswerButton(button.payload, label=button.label, style=style,
+                            disabled=button.disabled)
+    return ActionButton(button.payload, label=button.label, style=style,
+                        disabled=button.disabled)
 
 
-def question_view(prompt: QuestionPrompt) -> discord.ui.View:
-    """One lettered button per option."""
-    return _frozen(*(
-        AnswerButton(payload.encode_answer(prompt.session_id, prompt.position, i),
-                     label=letter(i))
-        for i in range(len(prompt.options))))
+def message_of(card: Card) -> dict[str, Any]:
+    """Keyword arguments that show a card: an embed when it has a title (or is too long
+    for a plain message), else plain content; its buttons as a frozen view."""
+    message: dict[str, Any] = {}
+    if card.title or card.image or len(card.body) > MESSAGE_LIMIT:
+        embed = discord.Embed(title=card.title or None, description=card.body,
+                              colour=TONES[card.tone])
+        if card.footer:
+            embed.set_footer(text=card.footer)
+        if card.image is not None:
+            message["file"] = discord.File(card.image, filename=card.image.name)
+            embed.set_image(url=f"attachment://{card.image.name}")
+        message["embed"] = embed
+    else:
+        message["content"] = card.body
+    items = [button_of(b) for row in card.rows for b in row]
+    message["view"] = _frozen(*items) if items else None
+    return message
 
 
-def answered_embed(cat: Catalogue, result: AnswerResult) -> discord.Embed:
-    """The question after the press: the choice and the right answer marked."""
-    colour = discord.Colour.green() if result.is_correct else discord.Colour.red()
-    embed = discord.Embed(description=answered_question_text(cat, result, MARKDOWN),
-                          colour=colour)
-    embed.set_footer(text=result.question.quiz_title)
-    return embed
-
-
-def answered_view(result: AnswerResult) -> discord.ui.View:
-    """The same buttons, disabled: green for the right answer, red for a wrong choice."""
-    prompt = result.question
-
-    def style(i: int) -> discord.ButtonStyle:
-        if i == result.correct:
-            return discord.ButtonStyle.success
-        if i == result.chosen:
-            return discord.ButtonStyle.danger
-        return discord.ButtonStyle.secondary
-
-    return _frozen(*(
-        AnswerButton(payload.encode_answer(prompt.session_id, prompt.position, i),
-                     label=letter(i), style=style(i), disabled=True)
-        for i in range(len(prompt.options))))
-
-
-# --- everything else -----------------------------------------------------------------------
-
-
-def summary_embed(cat: Catalogue, summary: Summary) -> discord.Embed:
-    """Final score, missed questions with their right answers, best score."""
-    return discord.Embed(description=summary_text(cat, summary, MARKDOWN), colour=COLOUR)
-
-
-def summary_view(cat: Catalogue, summary: Summary) -> discord.ui.View:
-    """Review missed (when something was missed) and Try again."""
-    items: list[discord.ui.Item[Any]] = []
-    if summary.missed:
-        items.append(ActionButton(payload.encode_action("review", summary.quiz_id),
-                                  label=cat.t(summary.lang, "button.review"),
-                                  style=discord.ButtonStyle.primary))
-    items.append(ActionButton(payload.encode_action("retry", summary.quiz_id),
-                              label=cat.t(summary.lang, "button.retry")))
-    return _frozen(*items)
-
-
-def start_view(cat: Catalogue, lang: str, quiz_id: str) -> discord.ui.View:
-    """A single Start button."""
-    return _frozen(ActionButton(payload.encode_action("start", quiz_id),
-                                label=cat.t(lang, "button.start"),
-                                style=discord.ButtonStyle.primary))
-
-
-def language_view(cat: Catalogue) -> discord.ui.View:
-    """One button per shipped language, each labelled in its own language."""
-    return _frozen(*(ActionButton(payload.encode_action("lang", code),
-                                  label=cat.t(code, "language.name"))
-                     for code in cat.languages))
-
-
-def reset_view(cat: Catalogue, lang: str) -> discord.ui.View:
-    """Yes, delete / Cancel."""
-    return _frozen(
-        ActionButton(payload.encode_action("reset", "yes"), label=cat.t(lang, "button.yes"),
-                     style=discord.ButtonStyle.danger),
-        ActionButton(payload.encode_action("reset", "no"), label=cat.t(lang, "button.no")),
-    )
-
-
-def text_message(text: str) -> dict[str, Any]:
-    """Keyword arguments that show `text`: as content, or as an embed when it is too long."""
-    if len(text) <= MESSAGE_LIMIT:
-        return {"content": text}
-    return {"embed": discord.Embed(description=text, colour=COLOUR)}
+def edit_of(card: Card) -> dict[str, Any]:
+    """Keyword arguments that turn an existing message into `card`."""
+    message = message_of(card)
+    message.setdefault("content", None)
+    message.setdefault("embed", None)
+    if "file" in message:
+        message["attachments"] = [message.pop("file")]
+    return message

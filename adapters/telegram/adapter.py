@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from typing import Any
 
 from telegram import LinkPreviewOptions, Update
 from telegram.constants import ParseMode
-from telegram.error import InvalidToken, TelegramError
+from telegram.error import InvalidToken, NetworkError, TelegramError
 from telegram.ext import Application, BaseRateLimiter, Defaults
 
+from adapters.startup import until_up
 from adapters.telegram import views
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
@@ -89,7 +91,8 @@ class TelegramAdapter:
         os.environ.setdefault(PTB_TIMEDELTA, "true")
         application = self.build()
         try:
-            await _initialize(application, self.config.api_base_url)
+            await _initialize(application, self.config.api_base_url,
+                              self.app.config.startup_timeout, self._redactor.scrub)
             await publish_commands(application, self.app.catalogue)
             await application.start()
             updater = application.updater
@@ -145,10 +148,14 @@ class TelegramAdapter:
         log.info("telegram: stopped")
 
 
-async def _initialize(application: PTBApplication, base_url: str) -> None:
-    """getMe through PTB; a rejected token becomes a ConfigError that does not quote it."""
+async def _initialize(application: PTBApplication, base_url: str, give_up_after: float,
+                      scrub: Callable[[str], str]) -> None:
+    """getMe through PTB, retried while the Bot API cannot be reached (for `give_up_after`
+    seconds); a rejected token becomes a ConfigError that does not quote it."""
     try:
-        await application.initialize()
+        await until_up(f"the Telegram Bot API at {scrub(base_url)}", application.initialize,
+                       transient=(NetworkError,), give_up_after=give_up_after, scrub=scrub,
+                       hint="check telegram.api_base_url and the network")
     except InvalidToken:
         # PTB's own message quotes the token; a traceback on stderr would leak it.
         raise ConfigError(f"TELEGRAM_BOT_TOKEN was rejected by the Bot API at {base_url}"

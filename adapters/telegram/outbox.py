@@ -18,11 +18,19 @@ from bot.tasks import spawn
 Send = Callable[[], Awaitable[Any]]
 
 
-class Outbox:
-    """One chain of sends per chat; tasks are owned here and awaited on `drain`."""
+SENDS_IN_FLIGHT = 16  # Telegram takes ~30 messages/s; more at once only crowds out the acks
 
-    def __init__(self) -> None:
+
+class Outbox:
+    """One chain of sends per chat; tasks are owned here and awaited on `drain`.
+
+    At most `in_flight` sends run at once across chats, so the HTTP connections stay free
+    for what must be fast: the acks of the taps arriving meanwhile.
+    """
+
+    def __init__(self, in_flight: int = SENDS_IN_FLIGHT) -> None:
         self._tails: dict[Hashable, asyncio.Task[Any]] = {}
+        self._slots = asyncio.Semaphore(in_flight)
 
     def post(self, chat: Hashable, send: Send) -> None:
         """Run `send` after everything posted to `chat` before it."""
@@ -31,12 +39,12 @@ class Outbox:
         self._tails[chat] = task
         task.add_done_callback(lambda done: self._forget(chat, done))
 
-    @staticmethod
-    async def _after(before: asyncio.Task[Any] | None, send: Send) -> None:
+    async def _after(self, before: asyncio.Task[Any] | None, send: Send) -> None:
         if before is not None:
             with contextlib.suppress(BaseException):  # its failure is logged by its owner
                 await asyncio.shield(before)
-        await send()
+        async with self._slots:
+            await send()
 
     def _forget(self, chat: Hashable, task: asyncio.Task[Any]) -> None:
         if self._tails.get(chat) is task:

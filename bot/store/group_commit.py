@@ -9,6 +9,11 @@ transaction, so one bad unit fails alone and never sinks its neighbours.
 A unit must decide everything from what it reads inside the transaction (guarded updates,
 `ON CONFLICT`), never from state read before it, so running it again after a rollback is
 safe.
+
+When the disk says no (full, I/O error, gone read-only) the batch fails as `SaveFailed`, a
+`QuizError` every adapter shows as "could not save your answer, try again": nothing in the
+batch was committed, nothing committed before is lost, and the next batch tries again, so
+the store recovers by itself once space returns.
 """
 
 from __future__ import annotations
@@ -16,12 +21,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.errors import SaveFailed
 from bot.tasks import spawn
 
 log = logging.getLogger(__name__)
@@ -29,6 +36,27 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 Unit = Callable[[aiosqlite.Connection], Awaitable[Any]]
 MAX_BATCH = 512
+# SQLite's primary result codes for "the storage refused the write": the transaction did not
+# happen, and the same write may succeed later.
+_STORAGE_HINTS = {
+    sqlite3.SQLITE_FULL: "free some disk space",
+    sqlite3.SQLITE_IOERR: "check the disk and its filesystem",
+    sqlite3.SQLITE_READONLY: "make the database file and its folder writable",
+    sqlite3.SQLITE_CANTOPEN: "check that the database folder exists and is writable",
+}
+
+
+def storage_failure(exc: BaseException) -> bool:
+    """True for a disk-full, I/O or read-only error from SQLite (not a bug in a unit)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.OperationalError) and code is not None \
+        and code & 0xFF in _STORAGE_HINTS
+
+
+def storage_hint(exc: BaseException) -> str:
+    """What a maintainer can do about a storage error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return _STORAGE_HINTS.get((code or 0) & 0xFF, "check the database file and its disk")
 
 
 class GroupCommit:
@@ -71,6 +99,12 @@ class GroupCommit:
         try:
             results = await self._transaction([unit for unit, _ in batch])
         except Exception as exc:
+            if storage_failure(exc):
+                log.warning("could not save %d write(s): %s; %s", len(batch), exc,
+                            storage_hint(exc))
+                for _, fut in batch:
+                    _settle(fut, exc=SaveFailed(str(exc)))
+                return
             if len(batch) == 1:
                 _settle(batch[0][1], exc=exc)
                 return

@@ -1,14 +1,18 @@
 """Numbered schema migrations per dialect, and opening a SQLite file safely.
 
 Migrations are `bot/store/migrations/<dialect>/NNNN_name.sql`, applied in order at start,
-each in its own transaction, and recorded in `schema_migrations`. A file that is not ours
-(not SQLite, corrupt, someone else's database, a newer schema) is refused after a read-only
-look, before a single byte is written.
+each in its own transaction, and recorded in `schema_migrations`. A quizbot database carries
+`PRAGMA application_id = APPLICATION_ID` (migration 0004 sets it). A file that is not ours
+(not SQLite, another application's id, corrupt, someone else's tables, a newer schema) is
+refused after a look that cannot write: the header is read as bytes, and SQLite opens the file
+with `immutable=1`, which takes no locks and creates no `-wal`/`-shm` files.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sqlite3
 import time
 from importlib import resources
@@ -16,11 +20,15 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.errors import StoreRefused
+from bot.errors import StoreRefused, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+HEADER_SIZE = 100
+APPLICATION_ID_OFFSET = 68  # big-endian 32-bit integer in the SQLite file header
+APPLICATION_ID = 0x71626F74  # "qbot"
+VERSION_TABLE_COLUMNS = ("version", "name", "applied_at")
 
 
 def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
@@ -40,14 +48,38 @@ def refuse(path: object, why: str) -> StoreRefused:
         f"storage.url at another file.")
 
 
-async def inspect_sqlite(path: Path) -> int:
-    """Check an existing file read-only; return its schema version. Never writes to it."""
+def application_id(header: bytes) -> int:
+    """The application_id in a SQLite header (0 when the file never set one)."""
+    return int.from_bytes(header[APPLICATION_ID_OFFSET:APPLICATION_ID_OFFSET + 4], "big")
+
+
+def _header(path: Path) -> tuple[bytes, bool]:
+    """The file's first 100 bytes, and whether a -wal file lies beside it."""
     with path.open("rb") as fh:
-        header = fh.read(16)
-    if header != SQLITE_HEADER:
+        return fh.read(HEADER_SIZE), Path(f"{path}-wal").exists()
+
+
+def _readonly_uri(path: Path, *, immutable: bool) -> str:
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    return uri + "&immutable=1" if immutable else uri
+
+
+async def inspect_sqlite(path: Path, known: list[tuple[int, str, str]] | None = None) -> int:
+    """Check an existing file without writing to it; return its schema version."""
+    known = migrations("sqlite") if known is None else known
+    header, has_wal = _header(path)
+    if len(header) < HEADER_SIZE or not header.startswith(SQLITE_HEADER):
         raise refuse(path, "it is not a SQLite database")
+    app_id = application_id(header)
+    if app_id not in (0, APPLICATION_ID):
+        raise refuse(path, f"it is another application's SQLite database "
+                           f"(application_id {app_id:#010x}, quizbot's is {APPLICATION_ID:#010x})")
+    # A live quizbot database always has a -wal file beside it; only then can someone be
+    # writing it, and only then is a locking read-only open needed (and it adds no file).
+    # Anything else is read immutable: no locks, no journal, no sidecar files.
+    live = app_id == APPLICATION_ID and has_wal
     try:
-        uri = f"{path.absolute().as_uri()}?mode=ro"  # noqa: ASYNC240 - no I/O, just getcwd
+        uri = _readonly_uri(path, immutable=not live)
         async with aiosqlite.connect(uri, uri=True) as db:
             rows = await db.execute_fetchall("PRAGMA quick_check")
             verdict = [r[0] for r in rows]
@@ -55,14 +87,75 @@ async def inspect_sqlite(path: Path) -> int:
                 raise refuse(path, f"it is corrupt ({'; '.join(verdict[:3])})")
             tables = {r[0] for r in await db.execute_fetchall(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not tables:
+            if not tables and app_id == 0:
                 return 0
             if "schema_migrations" not in tables:
                 raise refuse(path, "it is a SQLite database, but not quizbot's")
-            rows = await db.execute_fetchall("SELECT MAX(version) FROM schema_migrations")
-            return int(next(iter(rows))[0] or 0)
+            columns = tuple(r[1] for r in await db.execute_fetchall(
+                "PRAGMA table_info(schema_migrations)"))
+            if columns != VERSION_TABLE_COLUMNS:
+                raise refuse(path, "it is a SQLite database, but not quizbot's "
+                                   "(its schema_migrations table is not ours)")
+            recorded = [(int(v), str(n)) for v, n in await db.execute_fetchall(
+                "SELECT version, name FROM schema_migrations ORDER BY version")]
     except sqlite3.DatabaseError as exc:
         raise refuse(path, f"it is corrupt ({exc})") from exc
+    if app_id == 0:
+        # From before application_id: ours only if every recorded migration is one of ours.
+        ours = {(v, n) for v, n, _ in known}
+        if (not recorded and tables != {"schema_migrations"}) or any(
+                r not in ours for r in recorded):
+            raise refuse(path, "it is a SQLite database, but not quizbot's (its "
+                               "schema_migrations table records migrations quizbot never had)")
+    return max((v for v, _ in recorded), default=0)
+
+
+def check_writable(path: Path) -> None:
+    """Raise StoreUnavailable, naming the cause, unless `path` can be created or written.
+
+    Creates missing folders (that is not touching anyone's file); writes nothing else.
+    """
+    if path.is_dir():
+        raise StoreUnavailable(
+            f"storage.url points at {path}, which is a folder; name a file inside it, "
+            f"e.g. sqlite:///{path / 'quizbot.db'}")
+    folder = path.parent if str(path.parent) else Path(".")
+    for ancestor in (folder, *folder.parents):
+        if ancestor.exists() and not ancestor.is_dir():
+            raise StoreUnavailable(
+                f"cannot create the database {path}: {ancestor} is a file, not a folder; "
+                "point storage.url somewhere else")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StoreUnavailable(
+            f"cannot create the folder {folder} for the database: {_reason(exc)}; create it "
+            "or point storage.url somewhere quizbot may write") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise StoreUnavailable(
+            f"the database {path} is read-only{_fs_note(path)}; quizbot must write to it: "
+            "make it writable (or its filesystem) or point storage.url at a copy")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        what = "the database" if path.exists() else "a new database"
+        raise StoreUnavailable(
+            f"the folder {folder} is read-only{_fs_note(folder)}; quizbot must create {what}'s "
+            f"-wal and -shm files beside it: make the folder writable or point storage.url "
+            "elsewhere")
+
+
+def _fs_note(path: Path) -> str:
+    """' (a read-only filesystem)' when that is why, else ''."""
+    try:
+        flags = os.statvfs(path).f_flag
+    except OSError:
+        return ""
+    return " (on a read-only filesystem)" if flags & os.ST_RDONLY else ""
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.EROFS:
+        return "the filesystem is read-only"
+    return exc.strerror or str(exc)
 
 
 async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, str]]) -> None:
@@ -70,6 +163,9 @@ async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, s
 
     `db` is in autocommit mode (isolation_level=None): the transactions here are explicit.
     """
+    tables = await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")
+    if not tables:  # a new file: marked as ours before any table goes into it
+        await db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     await db.execute(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
         "name TEXT NOT NULL, applied_at REAL NOT NULL)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,10 +20,16 @@ from urllib.parse import unquote
 
 import aiosqlite
 
-from bot.errors import ConfigError
+from bot.errors import ConfigError, StoreUnavailable
 from bot.results import SessionKind
-from bot.store.group_commit import GroupCommit
-from bot.store.migrate import inspect_sqlite, migrate_sqlite, migrations, refuse
+from bot.store.group_commit import GroupCommit, storage_hint
+from bot.store.migrate import (
+    check_writable,
+    inspect_sqlite,
+    migrate_sqlite,
+    migrations,
+    refuse,
+)
 from bot.store.protocol import (
     AnswerRow,
     BestRow,
@@ -100,12 +107,12 @@ class SQLiteStore(SQLiteRounds):
             raise ConfigError(f"storage.synchronous must be full or normal, got {synchronous!r}")
         known = migrations("sqlite")
         latest = known[-1][0]
-        if path.exists() and path.stat().st_size > 0:
-            version = await inspect_sqlite(path)
+        if path.is_file() and path.stat().st_size > 0:
+            version = await inspect_sqlite(path, known)
             if version > latest:
                 raise refuse(path, f"its schema is version {version}, newer than this "
                                    f"quizbot understands ({latest}); upgrade quizbot")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        check_writable(path)
         conns: list[aiosqlite.Connection] = []
         try:
             for _ in ("writer", "reader"):
@@ -118,9 +125,12 @@ class SQLiteStore(SQLiteRounds):
                 await conn.execute("PRAGMA foreign_keys = ON")
             writer, reader = conns
             await migrate_sqlite(writer, known)
-        except BaseException:
+        except BaseException as exc:
             for conn in conns:  # an open aiosqlite thread would keep the process alive
                 await conn.close()
+            if isinstance(exc, sqlite3.OperationalError):
+                raise StoreUnavailable(
+                    f"cannot write the database {path}: {exc}; {storage_hint(exc)}") from None
             raise
         return cls(path, writer, reader, on_commit=on_commit)
 

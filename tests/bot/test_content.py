@@ -54,9 +54,10 @@ def test_invalid_yaml_names_file_and_line():
 
 
 def test_question_over_one_message_is_rejected():
-    (problem,) = problems_of(FIXTURES / "content" / "huge.yaml")
+    problem, answered = problems_of(FIXTURES / "content" / "huge.yaml")
     assert problem.startswith("huge.yaml:10: questions[0] (en) renders to ")
     assert "one Telegram message / Discord embed holds 4096" in problem
+    assert answered.startswith("huge.yaml:10: questions[0].explanation (en)")  # with it
 
 
 def write_quiz(tmp_path: Path, **changes: object) -> Path:
@@ -72,14 +73,22 @@ def write_quiz(tmp_path: Path, **changes: object) -> Path:
     return path
 
 
-def test_explanation_over_a_discord_message_is_rejected(tmp_path: Path):
-    long = {"en": "Because " * 186, "ur": "کیونکہ " * 212}
-    options = [{"text": {"en": "2", "ur": "2"}},
-               {"text": {"en": "3", "ur": "3"}, "why_not": {"en": "x" * 480, "ur": "ی" * 480}}]
-    problems = problems_of(write_quiz(tmp_path, q_explanation=long, q_options=options))
+def test_explanation_over_one_message_is_rejected(tmp_path: Path):
+    # the answered question (question, marked options, explanation, why-not, references)
+    # is one message: over 4096 characters it cannot be sent, though each part fits alone
+    text = {"en": "Which " * 230, "ur": "کون " * 340}
+    options = [{"text": {"en": f"{i} " * 140, "ur": f"{i} " * 140},
+                **({"why_not": {"en": "x" * 480, "ur": "ی" * 480}} if i else {})}
+               for i in range(4)]
+    long = {"en": "Because " * 180, "ur": "کیونکہ " * 205}
+    problems = problems_of(write_quiz(tmp_path, q_text=text, q_explanation=long,
+                                      q_options=options))
     assert len(problems) == 2
-    assert all("questions[0].explanation" in p and "one Discord message holds 2000" in p
+    assert all("questions[0].explanation" in p and "Discord embed holds 4096" in p
                for p in problems)
+    short = {"en": "Because " * 20, "ur": "کیونکہ " * 20}
+    assert load_file(write_quiz(tmp_path, q_text=text, q_explanation=short,
+                                q_options=options)).questions
 
 
 def line_of(path: Path, needle: str) -> int:

@@ -7,9 +7,15 @@ import re
 import pytest
 
 from bot.i18n import Catalogue
-from bot.limits import FEEDBACK_LIMIT, QUESTION_LIMIT, sample_prompt, worst_feedback
+from bot.limits import (
+    FEEDBACK_LIMIT,
+    QUESTION_LIMIT,
+    answered_size,
+    sample_prompt,
+    worst_feedback,
+)
 from bot.quiz import Quiz, default_content_dir, iter_quiz_files, load_file
-from bot.render import feedback_text, question_text
+from bot.render import question_text
 
 FILES = list(iter_quiz_files([default_content_dir()]))
 
@@ -37,7 +43,7 @@ def test_rendered_sizes_fit_the_platforms(path, lang, catalogue: Catalogue):
     quiz = load_file(path)
     for q in quiz.questions:
         assert len(question_text(catalogue, sample_prompt(quiz, q, lang))) <= QUESTION_LIMIT
-        assert len(feedback_text(catalogue, worst_feedback(quiz, q, lang))) <= FEEDBACK_LIMIT
+        assert answered_size(catalogue, worst_feedback(quiz, q, lang)) <= FEEDBACK_LIMIT
 
 
 # --- the parallelism quiz, as the seed gave it ------------------------------------------------

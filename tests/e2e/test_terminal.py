@@ -63,8 +63,13 @@ class Player:
             return await self.proc.wait()
 
 
+HEADER = re.compile(r"^(Question|Review|سوال|دہرائی) \d+/\d+", re.M)
+
+
 def right_letter(quiz: Quiz, screen: str, lang: str) -> str:
     """Read the options off the screen and pick the one the quiz file says is right."""
+    asked = list(HEADER.finditer(screen))
+    screen = screen[asked[-1].start():] if asked else screen  # the question being asked
     options = dict((letter, text.strip()) for letter, text in OPTION.findall(screen))
     question = next(q for q in quiz.questions if strip_isolates(q.text.get(lang)) in screen)
     right = question.options[question.correct].text.get(lang)

@@ -92,8 +92,9 @@ async def replied(fake: FakeDiscord, ix: Interaction, followups: int = 0) -> Int
 
 async def answer(fake: FakeDiscord, who: dict[str, Any], message: Message,
                  custom_id: str) -> Interaction:
-    """Press an answer button and wait for the edit, the explanation and what comes next."""
-    return await replied(fake, await fake.press(who, message, custom_id), followups=2)
+    """Press an answer button and wait for the edit (the question turned into its result and
+    explanation) and what comes next."""
+    return await replied(fake, await fake.press(who, message, custom_id), followups=1)
 
 
 def question_on(message: Message, lang: str = "en") -> tuple[Question, list[str]]:
@@ -115,14 +116,20 @@ def shown_index(message: Message, option: int, lang: str = "en") -> int:
 def right_id(message: Message, lang: str = "en") -> str:
     """custom_id of the right answer's button, found through the quiz file."""
     question, _ = question_on(message, lang)
-    return str(message.buttons[shown_index(message, question.correct, lang)]["custom_id"])
+    return button_for(message, shown_index(message, question.correct, lang))
 
 
 def wrong_id(message: Message, lang: str = "en") -> str:
     """custom_id of some wrong answer's button."""
     question, _ = question_on(message, lang)
     wrong = (question.correct + 1) % len(question.options)
-    return str(message.buttons[shown_index(message, wrong, lang)]["custom_id"])
+    return button_for(message, shown_index(message, wrong, lang))
+
+
+def button_for(message: Message, shown: int) -> str:
+    """custom_id of the button lettered for shown option `shown` (rows run right to left
+    in Urdu, so the letter decides, not the position)."""
+    return str(message.button("ABCDEFGHIJ"[shown])["custom_id"])
 
 
 async def settle() -> None:

@@ -15,6 +15,7 @@ from discord.http import Route
 from adapters.discord import DiscordAdapter
 from bot.app import open_app
 from bot.config import load_config
+from bot.errors import StartupFailed
 
 from .conftest import ALICE, GUILD, answer, replied, right_id, running, write_config
 from .fake_discord import FakeDiscord, Message
@@ -38,14 +39,14 @@ async def test_buttons_work_after_a_restart_in_process(tmp_path: Path, fake: Fak
         assert fake.identifies[0]["intents"] == 1  # guilds only, nothing privileged
         question = await first_question(fake)
         ix = await answer(fake, ALICE, question, right_id(question))
-        question = ix.followups[1]
+        question = ix.followups[0]
     assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == (DEFAULT_REST, DEFAULT_GATEWAY)
     await fake.wait_for(lambda: fake.connected == 0, what="the old connection to close")
 
     async with running(path):  # a new client, engine and store on the same file
         ix = await answer(fake, ALICE, question, right_id(question))
         assert ix.callback is not None and ix.callback.type == 7
-        assert ix.followups[1].embeds[0]["title"].startswith("Question 3/8")
+        assert ix.followups[0].embeds[0]["title"].startswith("Question 3/8")
     assert len(fake.identifies) == 2
 
 
@@ -71,7 +72,7 @@ async def test_buttons_work_after_the_process_was_killed(tmp_path: Path, fake: F
         proc = await launch(1)
         question = await first_question(fake)
         ix = await answer(fake, ALICE, question, right_id(question))
-        question = ix.followups[1]
+        question = ix.followups[0]
         proc.kill()  # SIGKILL: no goodbye, no cleanup
         await proc.wait()
         await fake.wait_for(lambda: fake.connected == 0, what="the dead bot's socket to close")
@@ -79,7 +80,7 @@ async def test_buttons_work_after_the_process_was_killed(tmp_path: Path, fake: F
         proc = await launch(2)
         ix = await answer(fake, ALICE, question, right_id(question))
         assert ix.callback is not None and ix.callback.type == 7
-        assert ix.followups[1].embeds[0]["title"].startswith("Question 3/8")
+        assert ix.followups[0].embeds[0]["title"].startswith("Question 3/8")
         proc.send_signal(signal.SIGTERM)
         assert await asyncio.wait_for(proc.wait(), 20) == 0
         assert fake.token not in (tmp_path / "run2.log").read_text()
@@ -110,7 +111,7 @@ async def test_a_bad_token_fails_start_cleanly(tmp_path: Path, fake: FakeDiscord
     config = load_config(write_config(tmp_path, fake), env={"DISCORD_BOT_TOKEN": "wrong"})
     async with open_app(config) as app:
         adapter = DiscordAdapter(app, ready_timeout=10.0)
-        with pytest.raises(RuntimeError, match="LoginFailure"):
+        with pytest.raises(StartupFailed, match="DISCORD_BOT_TOKEN was rejected"):
             await adapter.start()
     assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == (DEFAULT_REST, DEFAULT_GATEWAY)
     assert fake.identifies == []

@@ -23,16 +23,19 @@ async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
 
     wrong_at = {2, 5}
     for n in range(8):
-        pick = wrong_id(question) if n in wrong_at else right_id(question)
+        right = right_id(question)
+        pick = wrong_id(question) if n in wrong_at else right
         ix = await answer(fake, ALICE, question, pick)
         assert ix.callback is not None and ix.callback.type == 7  # the question, edited
-        assert [what for what, _ in ix.events] == ["callback 7", "follow-up", "follow-up"]
+        assert [what for what, _ in ix.events] == ["callback 7", "follow-up"]
         assert all(b["disabled"] for b in question.buttons)
         marked = {b["style"]: b["custom_id"] for b in question.buttons if b["style"] in (3, 4)}
-        assert marked == ({3: right_id(question), 4: pick} if n in wrong_at else {3: pick})
-        feedback, question = ix.followups
-        assert feedback.ephemeral and question.ephemeral
-        assert ("Not quite" if n in wrong_at else "Correct!") in feedback.content
+        assert marked == ({3: right, 4: pick} if n in wrong_at else {3: pick})
+        feedback = question.embeds[0]["description"]  # the edit carries the explanation
+        assert ("Not quite" if n in wrong_at else "Correct!") in feedback
+        assert question.embeds[0]["color"] == (0x2ECC71 if n not in wrong_at else 0xE74C3C)
+        (question,) = ix.followups
+        assert question.ephemeral
 
     summary = question
     assert max(i.callback.elapsed for i in fake.interactions.values() if i.callback) < WINDOW
@@ -52,8 +55,8 @@ async def test_quiz_in_dms_is_not_ephemeral(fake: FakeDiscord, bot: App) -> None
     question = ix.original
     assert question is not None and not question.ephemeral
     ix = await answer(fake, ALICE, question, right_id(question))
-    assert [m.ephemeral for m in ix.followups] == [False, False]
-    assert ix.followups[1].embeds[0]["title"].startswith("Question 2/8")
+    assert [m.ephemeral for m in ix.followups] == [False]
+    assert ix.followups[0].embeds[0]["title"].startswith("Question 2/8")
     session = await bot.store.active_session("discord", ALICE["id"], "parallelism")
     assert session is not None and session.chat_id is None and session.position == 1
 
@@ -70,7 +73,7 @@ async def test_two_members_in_one_channel_play_separately(fake: FakeDiscord, bot
         for who, pick in ((ALICE, right_id), (BOB, wrong_id)):
             question = questions[who["id"]]
             ix = await answer(fake, who, question, pick(question))
-            questions[who["id"]] = ix.followups[1]
+            questions[who["id"]] = ix.followups[0]
     assert "8/8" in questions[ALICE["id"]].text
     assert "0/8" in questions[BOB["id"]].text
 
@@ -91,7 +94,8 @@ async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None
     assert prompt is not None and [b["label"] for b in prompt.buttons] == ["English", "اردو"]
     ix = await replied(fake, await fake.press(ALICE, prompt, prompt.button("اردو")["custom_id"]))
     assert ix.callback is not None and ix.callback.type == 7
-    assert prompt.content == "زبان اردو کر دی گئی ہے۔" and prompt.buttons == []
+    assert prompt.content == "زبان اردو کر دی گئی ہے۔"
+    assert [b["label"] for b in prompt.buttons] == ["▶ شروع کریں"]
     ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD))  # an error, in Urdu
     assert ix.original is not None and ix.original.content.startswith("دہرانے کے لیے کچھ نہیں")
 
@@ -100,9 +104,10 @@ async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None
     assert question is not None
     assert strip_isolates(question.embeds[0]["title"]).startswith("سوال 1/8")
     ix = await answer(fake, ALICE, question, right_id(question, "ur"))
-    assert "✅ درست!" in ix.followups[0].content
-    ix = await answer(fake, ALICE, ix.followups[1], wrong_id(ix.followups[1], "ur"))
-    feedback = strip_isolates(ix.followups[0].content)
+    assert "✅ درست!" in question.embeds[0]["description"]
+    question = ix.followups[0]
+    ix = await answer(fake, ALICE, question, wrong_id(question, "ur"))
+    feedback = strip_isolates(question.embeds[0]["description"])
     assert "❌ درست نہیں۔" in feedback
     assert "کیوں نہیں" in feedback  # the why-not of the chosen option
 

@@ -1,0 +1,144 @@
+"""The reply plan on the wire: Bot API calls per answer, one owner per button, HTML-safe
+titles. Real python-telegram-bot against the fake Bot API on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from adapters.telegram import TelegramAdapter
+from bot import payload
+from bot.app import open_app
+from bot.config import load_config
+from bot.results import Actor
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
+from tests.adapters.telegram.support import TOKEN, AnswerKey, Running, write_config
+from tests.conftest import FIXTURES
+
+TITLE = "Pipes & <Tensors>"
+
+
+async def test_an_answered_question_costs_three_bot_api_calls(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    for n in range(8):
+        since = learner.mark()
+        pick = key.right(question["text"]) if n % 2 else key.wrong(question["text"])
+        query = await learner.press(question, pick)
+        await learner.toast(query)
+        if n < 7:
+            nxt = await learner.reply(since, is_question)
+        else:
+            nxt = await learner.reply(since, lambda m: m["text"].startswith("Finished"))
+        until = await learner.barrier()
+        calls = [c.method for c in api.calls[since:until]
+                 if c.method not in ("getUpdates", "getMe") and c.ok]
+        # the ack, one edit that turns the question into its result and explanation, and
+        # one message with what comes next (the barrier's /help reply is `until` itself)
+        assert calls == ["answerCallbackQuery", "editMessageText", "sendMessage"], calls
+        edited = api.messages[(learner.chat_id, question["message_id"])]
+        assert "Right answer:" in edited["text"] and not buttons(edited)
+        question = nxt
+
+
+async def test_someone_elses_buttons_of_every_kind_are_refused(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    group = api.group_chat(-1009)
+    alice = Learner(api, api.user(1001, "Alice"), group)
+    bob = Learner(api, api.user(2002, "Bob"), group)
+    not_yours = bot.cat.t("en", "answer.not_yours")
+    not_your_button = bot.cat.t("en", "error.not_your_button")
+
+    async def refused(message: dict, label: str, expected: str) -> None:
+        before = len(api.calls)
+        query = await bob.press(message, label)
+        assert (await bob.toast(query)).params["text"] == expected
+        until = await bob.barrier()
+        changed = [c for c in api.calls[before:until] if c.ok and c.method in (
+            "editMessageText", "editMessageReplyMarkup")]
+        assert changed == []  # nothing of Alice's was touched
+
+    since = alice.mark()
+    await alice.send("/start")
+    welcome = await alice.reply(since)
+    await refused(welcome, "اردو", not_your_button)  # language
+    await refused(welcome, "▶ Start", not_your_button)  # start
+    since = alice.mark()
+    await alice.send("/reset")
+    confirm = await alice.reply(since)
+    await refused(confirm, "Yes, delete", not_your_button)  # reset
+    since = alice.mark()
+    await alice.send("/quiz")
+    question = await alice.reply(since, is_question)
+    await refused(question, key.right(question["text"]), not_yours)  # answer
+    for n in range(8):
+        since = alice.mark()
+        query = await alice.press(question, key.wrong(question["text"]) if n == 0
+                                  else key.right(question["text"]))
+        await alice.toast(query)
+        question = await alice.reply(since, lambda m: is_question(m) or "Finished" in m["text"])
+    summary = question
+    await refused(summary, "🔁 Review missed", not_your_button)  # review
+    await refused(summary, "↻ Try again", not_your_button)  # retry
+    assert await bot.app.store.active_session("telegram", "2002", "parallelism") is None
+    assert (await bot.app.engine.stats(alice_actor())).attempts == 1
+    assert await bot.app.engine.language(bob_actor()) == "en"
+
+
+def alice_actor() -> Actor:
+    return Actor("telegram", "1001")
+
+
+def bob_actor() -> Actor:
+    return Actor("telegram", "2002", None, "Bob")
+
+
+@pytest.fixture
+async def ampersand_bot(tmp_path: Path, api: FakeBotAPI) -> AsyncIterator[Running]:
+    content = tmp_path / "content"
+    content.mkdir()
+    data = yaml.safe_load((FIXTURES / "content" / "minimal.yaml").read_text(encoding="utf-8"))
+    data["title"] = {"en": TITLE, "ur": TITLE}
+    (content / "tiny.yaml").write_text(yaml.safe_dump(data, allow_unicode=True),
+                                       encoding="utf-8")
+    path = write_config(tmp_path, api)
+    config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    config["content"] = {"dir": str(content)}
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    async with open_app(load_config(path, env={"TELEGRAM_BOT_TOKEN": TOKEN})) as app:
+        adapter = TelegramAdapter(app)
+        await adapter.start()
+        try:
+            yield Running(app, adapter)
+        finally:
+            await adapter.stop()
+
+
+async def test_a_title_with_html_characters_reaches_telegram_intact(
+        ampersand_bot: Running, api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    for _ in range(2):
+        since = learner.mark()
+        await learner.tap(question, button_data(question)[0])
+        question = await learner.reply(since, lambda m: is_question(m) or "Finished" in m["text"])
+    summary = question
+    assert summary["text"].startswith(f"Finished {TITLE}:")  # parsed as Telegram parses HTML
+    for command, heading in (("/stats", f"Your stats: {TITLE}"),
+                             ("/leaderboard", f"Global leaderboard: {TITLE}")):
+        since = learner.mark()
+        await learner.send(command)
+        reply = await learner.reply(since)
+        assert reply["text"].startswith(heading)
+    assert not api.errors_of("sendMessage")
+    assert payload.decode(button_data(summary)[-1]) == payload.ActionPayload(
+        "retry", "tiny", "1001")

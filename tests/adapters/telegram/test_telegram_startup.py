@@ -1,0 +1,73 @@
+"""`quizbot run` when the Bot API is down at start: a warning per try with backoff, then one
+line and exit 1 after startup_timeout; and it starts normally once the API comes up."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.support import SECRET_PART, TOKEN, free_port
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def config_for(tmp_path: Path, port: int, timeout: float) -> Path:
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump({
+        "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
+        "telegram": {"api_base_url": f"http://127.0.0.1:{port}/bot"},
+        "discord": {"enabled": False},
+        "startup_timeout": timeout,
+    }))
+    return path
+
+
+async def start(config: Path) -> asyncio.subprocess.Process:
+    env = {"TELEGRAM_BOT_TOKEN": TOKEN, "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "adapters.cli", "run", "--config", str(config),
+        cwd=str(config.parent), env=env, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+
+
+async def test_unreachable_api_is_retried_then_one_line_and_exit_1(tmp_path: Path):
+    proc = await start(config_for(tmp_path, free_port(), timeout=2))
+    assert proc.stderr is not None
+    async with asyncio.timeout(15):
+        err = (await proc.stderr.read()).decode()
+        assert await proc.wait() == 1
+    warnings = [line for line in err.splitlines() if "WARNING" in line and "unreachable" in line]
+    assert len(warnings) >= 2, err  # retried, one line per try
+    assert all("retrying in" in w for w in warnings)
+    final = [line for line in err.splitlines() if line.startswith("quizbot:")]
+    assert len(final) == 1 and "could not be reached in 2 s" in final[0], err
+    assert "Traceback" not in err and TOKEN not in err and SECRET_PART not in err
+
+
+async def test_an_api_that_comes_up_during_the_retries_is_used(tmp_path: Path):
+    port = free_port()
+    proc = await start(config_for(tmp_path, port, timeout=30))
+    assert proc.stderr is not None
+    api = FakeBotAPI(TOKEN)
+    try:
+        async with asyncio.timeout(15):
+            while b"unreachable" not in (line := await proc.stderr.readline()):
+                assert line, "quizbot exited before its first retry"
+        await api.start(port)
+        await api.wait_for(lambda: any(c.method == "getUpdates" for c in api.calls),
+                           timeout=20, what="quizbot to poll once the API is up")
+        proc.send_signal(signal.SIGTERM)
+        async with asyncio.timeout(15):
+            rest = (await proc.stderr.read()).decode()
+            assert await proc.wait() == 0, rest
+        assert "Traceback" not in rest and TOKEN not in rest and SECRET_PART not in rest
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        await api.close()
