@@ -13,6 +13,7 @@ from bot.engine import Engine
 from bot.i18n import Catalogue
 from bot.metrics import Metrics
 from bot.quiz import load_quizzes
+from bot.rounds import Rounds
 from bot.store import open_store, ops
 from bot.store.protocol import Store
 from bot.store.sqlite import path_from_url
@@ -29,6 +30,7 @@ class App:
     catalogue: Catalogue
     store: Store
     metrics: Metrics = field(default_factory=Metrics)
+    rounds: Rounds | None = None  # study-group rounds; each adapter runs its driver
 
 
 class Adapter(Protocol):
@@ -69,4 +71,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             reload=lambda: load_quizzes([config.content_dir]), due_titles=due_titles,
             observer=metrics,
         )
-        yield App(config, engine, catalogue, store, metrics)
+        rounds = Rounds(engine, store, default_seconds=config.rounds.default_seconds,
+                        reveal_seconds=config.rounds.reveal_seconds)
+        engine.rounds = rounds
+        yield App(config, engine, catalogue, store, metrics, rounds)

@@ -89,6 +89,12 @@ class MetricsConfig:
 
 
 @dataclass(frozen=True)
+class RoundsConfig:
+    default_seconds: int = 30  # each question of a study-group round stays open this long
+    reveal_seconds: float = 5  # from a reveal to the next question
+
+
+@dataclass(frozen=True)
 class Config:
     storage_url: str = "sqlite:///data/quizbot.db"
     storage_synchronous: str = "full"
@@ -101,6 +107,7 @@ class Config:
     shuffle_questions: bool = False
     telegram: TelegramConfig = field(default_factory=TelegramConfig)
     discord: DiscordConfig = field(default_factory=DiscordConfig)
+    rounds: RoundsConfig = field(default_factory=RoundsConfig)
     admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     log_level: str = "INFO"
     # How long an unreachable platform API is retried at start before quizbot gives up.
@@ -268,6 +275,19 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     )
     dc.done()
 
+    rd = root.section("rounds")
+    rounds = RoundsConfig(
+        default_seconds=rd.get("default_seconds", int, RoundsConfig.default_seconds),
+        reveal_seconds=float(rd.get("reveal_seconds", (int, float), RoundsConfig.reveal_seconds)),
+    )
+    rd.done()
+    if not 10 <= rounds.default_seconds <= 300:
+        raise ConfigError(f"{source}: rounds.default_seconds must be 10-300, got "
+                          f"{rounds.default_seconds}")
+    if not 0 <= rounds.reveal_seconds <= 60:
+        raise ConfigError(f"{source}: rounds.reveal_seconds must be 0-60, got "
+                          f"{rounds.reveal_seconds}")
+
     admins_raw = root.get("admins", dict, {})
     admins = {}
     for platform, ids in admins_raw.items():
@@ -298,6 +318,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         shuffle_questions=shuffle,
         telegram=telegram,
         discord=discord,
+        rounds=rounds,
         admins=admins,
         log_level=log_level,
         startup_timeout=startup_timeout,

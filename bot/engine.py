@@ -10,6 +10,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import replace
+from typing import Protocol
 
 from bot.errors import (
     ContentError,
@@ -23,7 +24,7 @@ from bot.errors import (
 )
 from bot.learning import Memory
 from bot.metrics import Observer
-from bot.payload import AnswerPayload, Payload
+from bot.payload import AnswerPayload, Payload, RoundPayload
 from bot.quiz import Question, Quiz
 from bot.results import (
     Actor,
@@ -46,11 +47,19 @@ from bot.results import (
     UnknownButton,
     UserStats,
 )
+from bot.round_results import PressOutcome as RoundPressOutcome
 from bot.schedule import timeline
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
 from bot.study import Study
 
 GLOBAL, CHAT = "global", "chat"
+
+
+class RoundPresser(Protocol):
+    """Where a round's lettered buttons go (`bot.rounds.Rounds`)."""
+
+    async def press(self, actor: Actor, round_id: int, qindex: int, option: int,
+                    ) -> RoundPressOutcome: ...
 
 
 class NothingMissed(NothingToReview):
@@ -97,6 +106,7 @@ class Engine(Study):
         self.memory = memory or Memory()
         self._due_titles = dict(due_titles or {"en": "Spaced review"})
         self._due_cache = None
+        self.rounds: RoundPresser | None = None  # set by the composition root
 
     # --- quizzes and languages ----------------------------------------------------------------
 
@@ -349,6 +359,10 @@ class Engine(Study):
                                      sure=data.sure)
         if data is None:
             return UnknownButton(await self.language(actor))
+        if isinstance(data, RoundPayload):  # anyone in the chat may press a round's button
+            if self.rounds is None:
+                return UnknownButton(await self.language(actor))
+            return await self.rounds.press(actor, data.round_id, data.qindex, data.option)
         if data.owner and data.owner != actor.user_id:
             return NotYours(0, await self.language(actor))
         arg = data.arg or None

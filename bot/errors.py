@@ -98,3 +98,33 @@ class StoreUnavailable(Exception):
 
 class StartupFailed(Exception):
     """A platform said no at start (rejected token) or never came up in time; one line."""
+
+
+class RoundsAreForGroups(QuizError):
+    """/round in a private chat: rounds are a group's."""
+
+    key = "round.groups_only"
+
+
+class RoundRunning(QuizError):
+    """The chat already has a round going."""
+
+    key = "round.already_running"
+
+
+class NoRound(QuizError):
+    """/round stop or skip with no round going."""
+
+    key = "round.none"
+
+
+class NotHost(QuizError):
+    """Only the host or a moderator may stop or skip a round."""
+
+    key = "round.not_host"
+
+
+class BadRoundLength(QuizError):
+    """Seconds per question (or the number of questions) out of range."""
+
+    key = "round.bad_length"

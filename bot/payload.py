@@ -5,6 +5,7 @@ and Discord's 100-char custom_id. The database is the truth; a payload only poin
     a1:<session base36>:<position>:<option><s|g> answer marked "sure" or "guess"
     q2:<action>:<owner base36>:<arg>            any other button, owned by one user
     q1:<action>:<arg>                           older action buttons, still understood
+    r1:<round base36>:<qindex>:<option>         a round's lettered button (anyone may press)
 
 Every button of a learner's quiz has an owner: only they may press it (`Engine.press`
 checks, the one place that rule lives). An empty owner means anyone may press (e.g. a
@@ -21,6 +22,7 @@ ANSWER_RE = re.compile(
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
     r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
+ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<option>[0-9])")
 ACTIONS = frozenset({"start", "retry", "review", "lang", "reset", "noop",
                      "due", "conf"})  # due: spaced review now; conf: confidence on/off
 MAX_BYTES = 64  # Telegram's limit; Discord allows 100
@@ -41,7 +43,14 @@ class ActionPayload:
     owner: str = ""  # user id of who may press it; "" for anyone
 
 
-Payload = AnswerPayload | ActionPayload
+@dataclass(frozen=True, slots=True)
+class RoundPayload:
+    round_id: int
+    qindex: int
+    option: int
+
+
+Payload = AnswerPayload | ActionPayload | RoundPayload
 
 
 def _base36(n: int) -> str:
@@ -52,6 +61,11 @@ def _base36(n: int) -> str:
         out = digits[r] + out
         if n == 0:
             return out
+
+
+def base36(n: int) -> str:
+    """`n` (>= 0) in base 36, as the payloads write ids."""
+    return _base36(n)
 
 
 def encode_answer(session_id: int, position: int, option: int, sure: bool | None = None
@@ -74,6 +88,11 @@ def encode_action(action: str, arg: str = "", owner: str = "") -> str:
     return data
 
 
+def encode_round(round_id: int, qindex: int, option: int) -> str:
+    """Payload for the lettered button `option` of question `qindex` in a round."""
+    return f"r1:{_base36(round_id)}:{qindex}:{option}"
+
+
 def decode(data: str | None) -> Payload | None:
     """Parse a payload; None for anything forged, truncated or from an unknown version."""
     if not data or len(data) > MAX_BYTES:
@@ -81,6 +100,8 @@ def decode(data: str | None) -> Payload | None:
     if m := ANSWER_RE.fullmatch(data):
         sure = {"s": True, "g": False}.get(m["sure"])
         return AnswerPayload(int(m["session"], 36), int(m["position"]), int(m["option"]), sure)
+    if m := ROUND_RE.fullmatch(data):
+        return RoundPayload(int(m["round"], 36), int(m["qindex"]), int(m["option"]))
     if m := ACTION_RE.fullmatch(data):
         if m["action"] is not None:
             owner = str(int(m["owner"], 36)) if m["owner"] else ""

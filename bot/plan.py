@@ -42,6 +42,15 @@ from bot.results import (
 from bot.results import (
     LanguageSet as LanguageSetResult,
 )
+from bot.round_results import LockedIn, PressRefused
+
+
+def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused) -> str:
+    """The private answer to a press on a round's button: never whether it was right."""
+    if isinstance(outcome, LockedIn):
+        key = "round.already_locked" if outcome.repeat else "round.locked"
+        return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
+    return cat.t(outcome.lang, f"round.{outcome.reason}")
 
 Style = Literal["primary", "secondary", "success", "danger"]
 Tone = Literal["neutral", "correct", "wrong"]
@@ -53,6 +62,7 @@ class Button:
     payload: str
     style: Style = "secondary"
     disabled: bool = False  # shown greyed where the platform can (Discord); else left off
+    url: str = ""  # a link button (payload unused), e.g. a deep link into a private chat
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +201,8 @@ class Planner:
             return Reply(edit=Card(self.t(outcome.lang, "reset.done")))
         if isinstance(outcome, ResetCancelled):
             return Reply(edit=Card(self.t(outcome.lang, "reset.cancelled")))
+        if isinstance(outcome, LockedIn | PressRefused):  # a round's button: a private ack
+            return Reply(ack=round_ack(self.cat, outcome))
         assert isinstance(outcome, UnknownButton)
         return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
 

@@ -193,7 +193,10 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
     """Ranked best scores, ties broken by who got there first."""
     lang = board.lang
     key = "leaderboard.title_global" if board.scope == "global" else "leaderboard.title_chat"
-    lines = [m.bold(m.escape(cat.t(lang, key, title=board.quiz_title)))]
+    title = cat.t(lang, key, title=board.quiz_title)
+    if board.kind != "all":
+        title = f"{title} · {cat.t(lang, 'leaderboard.kind_' + board.kind)}"
+    lines = [m.bold(m.escape(title))]
     if not board.rows:
         lines.append(m.escape(cat.t(lang, "leaderboard.empty")))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from bot.round_results import LockedIn, PressRefused
+
 
 @dataclass(frozen=True, slots=True)
 class Actor:
@@ -162,7 +164,7 @@ class SettingsView:
 
 
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
-                | UnknownButton | SettingsView)
+                | UnknownButton | SettingsView | LockedIn | PressRefused)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,7 @@ class Leaderboard:
     quiz_title: str
     scope: str  # "global" or "chat"
     rows: tuple[LeaderboardRow, ...]
+    kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
 
 
 @dataclass(frozen=True, slots=True)

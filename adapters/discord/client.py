@@ -13,11 +13,12 @@ from discord.http import Route
 
 from bot.app import App
 from bot.config import DISCORD_API
-from bot.payload import ACTION_RE, ANSWER_RE
+from bot.payload import ACTION_RE, ANSWER_RE, ROUND_RE
 
 from .commands import QuizTree, build_commands, sync_commands
 from .handlers import Flows
 from .replies import custom_id_of
+from .rounds import DiscordRounds, RoundButton
 from .views import DYNAMIC_ITEMS
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class QuizClient(discord.Client):
         )
         self.app = app
         self.flows = Flows(app)
+        self.rounds = DiscordRounds(app, self) if app.rounds is not None else None
         self.endpoints = endpoints
         self.connected = asyncio.Event()  # set on READY (every shard's, when sharded)
         self.tree = QuizTree(self)
@@ -86,9 +88,11 @@ class QuizClient(discord.Client):
     async def setup_hook(self) -> None:
         """After login, before the gateway: buttons, gateway address, commands."""
         # Registered by template, so buttons on messages sent before a restart still work.
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, RoundButton)
         await self._resolve_gateway()
         await sync_commands(self.tree, self.app.config.discord.guild_ids)
+        if self.rounds is not None:  # posts through REST; needs no gateway
+            self.rounds.driver.start()
 
     async def _resolve_gateway(self) -> int | None:
         """Point discord.py at the configured (or the REST proxy's) gateway; return the
@@ -112,7 +116,8 @@ class QuizClient(discord.Client):
         if interaction.type is not discord.InteractionType.component:
             return
         custom_id = custom_id_of(interaction)
-        if not (ANSWER_RE.fullmatch(custom_id) or ACTION_RE.fullmatch(custom_id)):
+        if not (ANSWER_RE.fullmatch(custom_id) or ACTION_RE.fullmatch(custom_id)
+                or ROUND_RE.fullmatch(custom_id)):
             await self.flows.unknown_button(interaction, custom_id)
 
 

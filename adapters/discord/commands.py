@@ -16,6 +16,7 @@ from discord import app_commands
 from bot.i18n import Catalogue
 
 from .handlers import Flows
+from .rounds import DiscordRounds
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,13 @@ class QuizTree(app_commands.CommandTree[Any]):
         await flows_of(interaction).report(interaction, error)
 
 
-def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]:
+def rounds_of(interaction: discord.Interaction[Any]) -> DiscordRounds:
+    """The round commands of the client this interaction arrived on."""
+    return cast(DiscordRounds, interaction.client.rounds)
+
+
+def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
+                                           | app_commands.Group]:
     """/quiz, /review, /stats, /leaderboard, /language, /reset, /help, /reload (admins)."""
 
     def text(key: str) -> str:
@@ -79,10 +86,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]
         await flows_of(interaction).stats(interaction, member)
 
     @app_commands.command(name="leaderboard", description=text("command.leaderboard"))
-    @app_commands.describe(scope=text("command.param_scope"))
+    @app_commands.describe(scope=text("command.param_scope"), kind=text("command.param_kind"))
     async def leaderboard(interaction: discord.Interaction[Any],
-                          scope: Literal["server", "global"] = "server") -> None:
-        await flows_of(interaction).leaderboard(interaction, scope)
+                          scope: Literal["server", "global"] = "server",
+                          kind: Literal["all", "solo", "rounds"] = "all") -> None:
+        await flows_of(interaction).leaderboard(interaction, scope, kind)
 
     @app_commands.command(name="language", description=text("command.language"))
     @app_commands.describe(language=text("command.param_language"))
@@ -105,7 +113,28 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]]
     async def reload(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).reload(interaction)
 
-    return [quiz, review, settings, remind, stats, leaderboard, language, reset, help_, reload]
+    round_ = app_commands.Group(name="round", description=text("command.round"),
+                                guild_only=True)
+
+    @round_.command(name="start", description=text("command.round"))
+    @app_commands.describe(quiz=text("command.param_quiz"),
+                           seconds=text("command.param_seconds"),
+                           questions=text("command.param_questions"))
+    async def round_start(interaction: discord.Interaction[Any], quiz: str | None = None,
+                          seconds: app_commands.Range[int, 10, 300] | None = None,
+                          questions: app_commands.Range[int, 1, 50] | None = None) -> None:
+        await rounds_of(interaction).start(interaction, quiz, seconds, questions)
+
+    @round_.command(name="stop", description=text("round.stopped"))
+    async def round_stop(interaction: discord.Interaction[Any]) -> None:
+        await rounds_of(interaction).stop(interaction)
+
+    @round_.command(name="skip", description=text("round.skipped"))
+    async def round_skip(interaction: discord.Interaction[Any]) -> None:
+        await rounds_of(interaction).skip(interaction)
+
+    return [quiz, review, settings, remind, stats, leaderboard, language, reset, help_, reload,
+            round_]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

@@ -30,7 +30,7 @@ log = logging.getLogger(__name__)
 
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
-OURS = re.compile(r"[aq][0-9]+:")
+OURS = re.compile(r"[aqr][0-9]+:")
 CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100
 
 
@@ -39,6 +39,7 @@ class Flows:
 
     def __init__(self, app: App) -> None:
         self.engine = app.engine
+        self.rounds = app.rounds
         self.cat = app.catalogue
         self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False)
         self.announce = app.config.discord.announce_results
@@ -118,10 +119,15 @@ class Flows:
         picture = progress_png(progress) if progress.cards else None
         await self.deliver(interaction, self.plan.progress(stats, progress, picture))
 
-    async def leaderboard(self, interaction: discord.Interaction[Any], scope: str) -> None:
-        """/leaderboard [server|global]: this server's board by default, public."""
-        work = self.engine.leaderboard(actor_of(interaction),
-                                       scope=GLOBAL if scope == "global" else CHAT)
+    async def leaderboard(self, interaction: discord.Interaction[Any], scope: str,
+                          kind: str = "all") -> None:
+        """/leaderboard [server|global] [all|solo|rounds]: this server's board by default,
+        public; every result, or only solo quizzes or only rounds."""
+        where = GLOBAL if scope == "global" else CHAT
+        if kind != "all" and self.rounds is not None:
+            work = self.rounds.leaderboard(actor_of(interaction), scope=where, kind=kind)
+        else:
+            work = self.engine.leaderboard(actor_of(interaction), scope=where)
         board = await self._do(interaction, work, public=True)
         await self.deliver(interaction, self.plan.leaderboard(board))
 

@@ -19,13 +19,14 @@ from telegram.error import (
     TelegramError,
     TimedOut,
 )
-from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, Defaults
+from telegram.ext import Application, BaseRateLimiter, Defaults
 
 from adapters.startup import until_up
 from adapters.telegram import views, webhook
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
+from adapters.telegram.rounds import GroupPostRateLimiter, TelegramRounds
 from bot import logs
 from bot.app import App
 from bot.errors import ConfigError
@@ -68,6 +69,7 @@ class TelegramAdapter:
         self.application: PTBApplication | None = None
         self.outbox = Outbox()
         self._listener: webhook.WebhookServer | None = None  # webhook.register: false
+        self.rounds: TelegramRounds | None = None
 
     def build(self) -> PTBApplication:
         """The PTB application with our handlers; nothing is contacted yet."""
@@ -82,14 +84,17 @@ class TelegramAdapter:
             .base_file_url(file_url(self.config.api_base_url))
             .defaults(Defaults(parse_mode=ParseMode.HTML,
                                link_preview_options=LinkPreviewOptions(is_disabled=True)))
-            .rate_limiter(self._rate_limiter or AIORateLimiter(max_retries=3))
+            .rate_limiter(self._rate_limiter or GroupPostRateLimiter(max_retries=3))
             .concurrent_updates(PerUserUpdateProcessor(concurrent))
             # One connection per update in flight, and patience when they are all busy.
             .connection_pool_size(max(concurrent, 8))
             .pool_timeout(10.0)
             .build()
         )
-        Handlers(self.app, self.outbox).register(application)
+        rounds = None
+        if self.app.rounds is not None:
+            rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)
+        Handlers(self.app, self.outbox, rounds).register(application)
         return application
 
     async def start(self) -> None:
@@ -124,6 +129,8 @@ class TelegramAdapter:
             logs.uninstall(self._redactor, self._log_targets)
             raise
         self.application = application
+        if self.rounds is not None:  # after start: the first claim may post at once
+            self.rounds.driver.start()
         bot = application.bot
         log.info("telegram: @%s running (%s)", bot.username, self.config.mode)
 
@@ -168,6 +175,8 @@ class TelegramAdapter:
         self._stopped.set()
         if application is None:
             return
+        if self.rounds is not None:  # what it did not show stays due in the store
+            await self.rounds.driver.stop()
         try:
             await self._stop_listener()
             await _close(application, self.outbox)

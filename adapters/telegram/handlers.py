@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
 from typing import Any, TypeAlias
 
 from telegram import Update
@@ -24,6 +25,7 @@ from telegram.ext import (
 
 from adapters.telegram import views
 from adapters.telegram.outbox import Outbox
+from adapters.telegram.rounds import TelegramRounds
 from adapters.telegram.turn import Turn
 from adapters.telegram.views import HTML
 from bot import payload
@@ -34,6 +36,8 @@ from bot.plan import Planner, Reply
 
 log = logging.getLogger(__name__)
 
+BOARD_KINDS = ("all", "solo", "rounds")
+
 Step = Callable[[Turn, Sequence[str]], Coroutine[Any, Any, Reply]]
 Callback = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]
 PTBApplication: TypeAlias = "Application[Any, Any, Any, Any, Any, Any]"
@@ -42,11 +46,12 @@ PTBApplication: TypeAlias = "Application[Any, Any, Any, Any, Any, Any]"
 class Handlers:
     """Every command and button of the bot, bound to one engine."""
 
-    def __init__(self, app: App, outbox: Outbox) -> None:
+    def __init__(self, app: App, outbox: Outbox, rounds: TelegramRounds | None = None) -> None:
         self.engine, self.cat = app.engine, app.catalogue
         self.plan = Planner(app.catalogue, HTML, shared_chats=True)
         self.outbox = outbox
         self.metrics = app.metrics
+        self.rounds = rounds
 
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
@@ -57,6 +62,8 @@ class Handlers:
             "remind": self.remind,
         }
         commands["reload"] = self.reload  # admins only; not in the command menu
+        if self.rounds is not None:
+            commands["round"] = self.round
         for name, step in commands.items():
             application.add_handler(CommandHandler(name, self._guarded(step)))
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
@@ -121,13 +128,24 @@ class Handlers:
 
     async def start(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/start: welcome, language choice, Start; `/start <quiz-id>` opens that quiz."""
+        if args and self.rounds is not None and (
+                linked := await self.rounds.group_start(turn.actor, args[0])) is not None:
+            actor, note = linked  # a solo quiz opened from a group: it counts there
+            asked = self.plan.asked(await self.engine.start(actor, linked_quiz(args[0])), actor)
+            return replace(asked, send=note.send + asked.send) if note else asked
         if args:
             return self.plan.asked(await self.engine.start(turn.actor, args[0]), turn.actor)
         lang = await self.engine.language(turn.actor)
         return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor)
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/quiz [id]: resume the unfinished session or start one."""
+        """/quiz [id]: resume the unfinished session or start one; in a group, a button
+        that opens it in a private chat (a group must not fill up with solo questions)."""
+        if turn.actor.chat_id is not None and self.rounds is not None:
+            lang = await self.engine.language(turn.actor)
+            link = self.rounds.solo_link(turn.actor, lang, _first(args))
+            if link is not None:
+                return link
         return self.plan.asked(await self.engine.start(turn.actor, _first(args)), turn.actor)
 
     async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
@@ -159,9 +177,16 @@ class Handlers:
         return self.plan.reminder_set(view)
 
     async def leaderboard(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/leaderboard [id]: this group's board in a group, the global one in private."""
+        """/leaderboard [id] [solo|rounds]: this group's board in a group, the global one in
+        private; every result, or only solo quizzes or only rounds."""
         scope = "chat" if turn.actor.chat_id is not None else "global"
-        board = await self.engine.leaderboard(turn.actor, _first(args), scope=scope)
+        kinds = [a for a in args if a in BOARD_KINDS]
+        quiz_id = _first([a for a in args if a not in BOARD_KINDS])
+        if kinds and kinds[0] != "all" and self.rounds is not None:
+            board = await self.rounds.rounds.leaderboard(turn.actor, quiz_id, scope=scope,
+                                                         kind=kinds[0])
+        else:
+            board = await self.engine.leaderboard(turn.actor, quiz_id, scope=scope)
         return self.plan.leaderboard(board)
 
     async def language(self, turn: Turn, args: Sequence[str]) -> Reply:
@@ -182,6 +207,11 @@ class Handlers:
         infos = await self.engine.reload(turn.actor)
         return self.plan.reloaded(await self.engine.language(turn.actor), infos)
 
+    async def round(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/round [quiz] [seconds], /round stop, /round skip: a timed round for the group."""
+        assert self.rounds is not None
+        return await self.rounds.command(turn.actor, args)
+
     async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any other command in a private chat."""
         return self.plan.text(await self.engine.language(turn.actor), "error.unknown_command")
@@ -196,3 +226,8 @@ class Handlers:
 
 def _first(args: Sequence[str]) -> str | None:
     return args[0] if args else None
+
+
+def linked_quiz(data: str) -> str:
+    """The quiz id of a group deep link (`g<chat>_<quiz>`)."""
+    return data.partition("_")[2]

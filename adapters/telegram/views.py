@@ -17,7 +17,7 @@ from bot.results import Actor
 
 PLATFORM = "telegram"
 COMMANDS = ("start", "quiz", "review", "stats", "leaderboard", "language", "settings", "remind",
-            "reset", "help")
+            "reset", "help", "round")
 GROUP_CHATS = frozenset({Chat.GROUP, Chat.SUPERGROUP})
 
 
@@ -57,7 +57,8 @@ def text_of(card: Card) -> str:
 
 def keyboard_of(card: Card) -> InlineKeyboardMarkup | None:
     """The card's buttons; Telegram cannot grey a button out, so disabled ones are left off."""
-    rows = [[InlineKeyboardButton(b.label, callback_data=b.payload) for b in row
+    rows = [[InlineKeyboardButton(b.label, url=b.url) if b.url
+             else InlineKeyboardButton(b.label, callback_data=b.payload) for b in row
              if not b.disabled] for row in card.rows]
     rows = [row for row in rows if row]
     return InlineKeyboardMarkup(rows) if rows else None

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from bot.results import SessionKind
 from bot.store.learning import LearningStore, NewReview
+from bot.store.round_rows import RoundStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,7 @@ class BestRow:
     finished_at: float
 
 
-class Store(LearningStore, Protocol):
+class Store(LearningStore, RoundStore, Protocol):
     """What the engine needs from storage; SQLite and PostgreSQL implement it."""
 
     # Called with the duration in seconds of each committed write transaction (metrics).

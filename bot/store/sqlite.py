@@ -41,6 +41,7 @@ from bot.store.protocol import (
     scopes_of,
 )
 from bot.store.sqlite_learning import SQLiteLearning, apply_review
+from bot.store.sqlite_rounds import SQLiteRounds
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +84,9 @@ def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
                      bool(row["correct"]))
 
 
-class SQLiteStore(SQLiteLearning):
-    """Store on one SQLite file (the learning half in `sqlite_learning`)."""
+class SQLiteStore(SQLiteRounds, SQLiteLearning):
+    """Store on one SQLite file (the learning half in `sqlite_learning`, rounds in
+    `sqlite_rounds`)."""
 
     def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection,
                  *, on_commit: Callable[[float], None] | None = None) -> None:

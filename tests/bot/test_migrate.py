@@ -7,11 +7,12 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
+import aiosqlite
 import pytest
 
 from bot.errors import SaveFailed, StoreRefused, StoreUnavailable
 from bot.store.group_commit import storage_failure
-from bot.store.migrate import APPLICATION_ID, application_id, migrations
+from bot.store.migrate import APPLICATION_ID, application_id, migrate_sqlite, migrations
 from bot.store.sqlite import SQLiteStore
 
 
@@ -25,10 +26,9 @@ def app_id_of(path: Path) -> int:
 
 async def test_a_database_from_before_application_id_is_recognised_and_marked(tmp_path: Path):
     path = tmp_path / "q.db"
-    await (await SQLiteStore.open(path)).close()
-    db = sqlite3.connect(path)  # turn it back into a quizbot database of schema version 3
-    db.executescript("PRAGMA application_id = 0; DELETE FROM schema_migrations WHERE version > 3;")
-    db.close()
+    async with aiosqlite.connect(path, isolation_level=None) as conn:  # schema version 3
+        await migrate_sqlite(conn, [m for m in migrations() if m[0] <= 3])
+        await conn.execute("PRAGMA application_id = 0")
     assert app_id_of(path) == 0
     store = await SQLiteStore.open(path)
     await store.close()

@@ -92,6 +92,8 @@ class FakeDiscord:
         self.interactions: dict[int, Interaction] = {}
         self.messages: dict[int, Message] = {}
         self.channel_messages: list[Message] = []
+        self.channel_log: list[tuple[str, int, float]] = []  # ("post"|"edit", message, time)
+        self.permissions: dict[str, str] = {}  # user id -> member permissions (default all)
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.identifies: list[dict[str, Any]] = []
         self.connections: list[dict[str, str]] = []  # each gateway URL's query
@@ -164,7 +166,7 @@ class FakeDiscord:
 
     async def slash(self, who: dict[str, Any], name: str, *, guild: int | None = None,
                     options: dict[str, Any] | None = None, expired: bool = False,
-                    ) -> Interaction:
+                    subcommand: str | None = None) -> Interaction:
         """A user runs /name in `guild`'s channel (or in a DM with the bot)."""
         opts, resolved = [], {}
         for key, value in (options or {}).items():
@@ -176,6 +178,8 @@ class FakeDiscord:
             else:
                 kind = 4 if isinstance(value, int) else 3
                 opts.append({"name": key, "type": kind, "value": value})
+        if subcommand is not None:  # /name subcommand [options]
+            opts = [{"name": subcommand, "type": 1, "options": opts}]
         data: dict[str, Any] = {"id": str(self._command_id(name, guild)), "name": name,
                                 "type": 1, "options": opts}
         if resolved:
@@ -213,6 +217,8 @@ class FakeDiscord:
         ix = Interaction(next(self._ids), f"itoken-{next(self._ids)}", kind, who, guild, channel,
                          message, expired=expired)
         payload = interaction_payload(ix, data)
+        if "member" in payload and who["id"] in self.permissions:
+            payload["member"]["permissions"] = self.permissions[who["id"]]
         sock = self._socket_for(guild)
         self.interactions[ix.id] = ix
         ix.sent_at = asyncio.get_running_loop().time()
@@ -312,6 +318,8 @@ class FakeDiscord:
             ("PATCH", wh + r"/messages/(?P<msg>@original|\d+)", self._webhook_message),
             ("DELETE", wh + r"/messages/(?P<msg>@original|\d+)", self._webhook_message),
             ("POST", r"/channels/(?P<channel>\d+)/messages", self._channel_message),
+            ("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<msg>\d+)",
+             self._edit_channel_message),
         ]
 
     async def _me(self, request: web.Request) -> web.Response:
@@ -409,9 +417,20 @@ class FakeDiscord:
         body = await json_of(request)
         guild = next((g for g, c in self.guilds.items() if c == int(channel)), None)
         message = Message(next(self._ids), int(channel), guild, self.bot,
-                          content=body.get("content") or "", embeds=body.get("embeds") or [])
+                          content=body.get("content") or "", embeds=body.get("embeds") or [],
+                          components=body.get("components") or [])
         self.messages[message.id] = message
         self.channel_messages.append(message)
+        self.channel_log.append(("post", message.id, asyncio.get_running_loop().time()))
+        return _json(message.to_json())
+
+    async def _edit_channel_message(self, request: web.Request, channel: str, msg: str,
+                                    ) -> web.Response:
+        message = self.messages.get(int(msg))
+        if message is None or message.channel_id != int(channel):
+            return _json({"message": "Unknown Message", "code": 10008}, status=404)
+        message.apply(await request.json())
+        self.channel_log.append(("edit", message.id, asyncio.get_running_loop().time()))
         return _json(message.to_json())
 
     def _new_message(self, ix: Interaction, data: dict[str, Any], flags: int) -> Message:

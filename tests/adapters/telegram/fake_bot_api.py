@@ -22,6 +22,9 @@ from aiohttp import web
 from tests.adapters.telegram.wire import ApiError, parse_html, read_params
 
 MAX_POLL = 10.0  # seconds a long poll may hang, whatever the client asks
+GROUP_POSTS_PER_MINUTE = 20  # Telegram's flood limit for a bot's messages into one group
+GROUP_POSTS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarkup",
+                         "sendPhoto"})
 
 
 @dataclass
@@ -51,8 +54,17 @@ class FakeBotAPI:
     what goes into `telegram.api_base_url`."""
 
     def __init__(self, token: str, *, bot_id: int | None = None,
-                 username: str = "quizbot_test_bot") -> None:
+                 username: str = "quizbot_test_bot",
+                 clock: Callable[[], float] = time.perf_counter,
+                 group_limit: int = GROUP_POSTS_PER_MINUTE) -> None:
         self.token = token
+        # Call.time and the per-group flood window read this clock; a test that moves time
+        # itself passes its own so that "a minute" is the test's minute.
+        self.clock = clock
+        self.group_limit = group_limit
+        self.group_posts: dict[int, list[float]] = defaultdict(list)  # chat -> post times
+        self.flooded: list[Call] = []  # posts refused with 429 by the group flood limit
+        self.members: dict[tuple[int, int], str] = {}  # (group, user) -> ChatMember status
         self.bot = {"id": bot_id or int(token.split(":")[0]), "is_bot": True,
                     "first_name": "Quizbot", "username": username, "can_join_groups": True,
                     "can_read_all_group_messages": False, "supports_inline_queries": False}
@@ -196,6 +208,8 @@ class FakeBotAPI:
         msg: dict[str, Any] = {"message_id": self._next_message_id(chat["id"]),
                                "date": int(time.time()), "chat": chat, "from": user,
                                "text": text}
+        if chat["id"] < 0:  # whoever writes in a group is in it
+            self.members.setdefault((chat["id"], user["id"]), "member")
         if text.startswith("/"):
             msg["entities"] = [{"type": "bot_command", "offset": 0,
                                 "length": len(text.split()[0])}]
@@ -229,7 +243,7 @@ class FakeBotAPI:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         method = request.match_info["method"]
         params = await read_params(request)
-        call = Call(method, params, time.perf_counter())
+        call = Call(method, params, self.clock())
         self.calls.append(call)
         await self._notify()  # waiters may watch for a call starting (a long poll)
         try:
@@ -242,6 +256,7 @@ class FakeBotAPI:
                     request.transport.close()
                     raise ApiError(599, "connection dropped")
                 raise ApiError(fault.status, fault.description, fault.parameters)
+            self._flood_check(call)
             handler = getattr(self, f"_api_{method}", None)
             if handler is None:
                 raise ApiError(404, "Not Found")
@@ -259,6 +274,30 @@ class FakeBotAPI:
             queue.put_nowait(call)
         await self._notify()
         return web.json_response({"ok": True, "result": result})
+
+    def _flood_check(self, call: Call) -> None:
+        """Telegram's ~20 posts a minute into one group: beyond it, 429 with retry_after."""
+        chat_id = call.params.get("chat_id")
+        if call.method not in GROUP_POSTS or not isinstance(chat_id, int) or chat_id >= 0:
+            return
+        recent = [t for t in self.group_posts[chat_id] if t > call.time - 60]
+        self.group_posts[chat_id] = recent
+        if len(recent) >= self.group_limit:
+            wait = max(1, int(recent[0] + 60 - call.time + 0.999))
+            self.flooded.append(call)
+            raise ApiError(429, f"Too Many Requests: retry after {wait}", {"retry_after": wait})
+        recent.append(call.time)
+
+    def posts_per_minute(self, chat_id: int) -> int:
+        """The most successful posts into `chat_id` within any 60 s of the call log."""
+        times = sorted(c.time for c in self.calls if c.method in GROUP_POSTS and c.ok
+                       and c.params.get("chat_id") == chat_id)
+        best, start = 0, 0
+        for end, t in enumerate(times):
+            while times[start] <= t - 60:
+                start += 1
+            best = max(best, end - start + 1)
+        return best
 
     def _next_message_id(self, chat_id: int) -> int:
         return next(self._message_ids.setdefault(chat_id, itertools.count(1)))
@@ -405,6 +444,21 @@ class FakeBotAPI:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
         self.answered[query_id] = time.perf_counter()
         return True
+
+    async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat = self._chat(params)
+        user_id = int(params["user_id"])
+        status = self.members.get((chat["id"], user_id), "left")
+        member: dict[str, Any] = {"status": status, "user": self.user(user_id, f"user{user_id}")}
+        if status == "administrator":
+            member.update(can_be_edited=False, is_anonymous=False, can_manage_chat=True,
+                          can_delete_messages=True, can_manage_video_chats=False,
+                          can_restrict_members=True, can_promote_members=False,
+                          can_change_info=False, can_invite_users=True, can_post_stories=False,
+                          can_edit_stories=False, can_delete_stories=False)
+        elif status == "creator":
+            member.update(is_anonymous=False)
+        return member
 
     async def _api_sendChatAction(self, params: dict[str, Any]) -> bool:
         self._chat(params)

@@ -129,7 +129,7 @@ async def test_group_reset_buttons_belong_to_who_asked(bot: Running, api: FakeBo
     a = Learner(api, api.user(1001, "Alice"), group)
     b = Learner(api, api.user(2002, "Bob"), group)
     since = b.mark()
-    await b.send("/quiz")
+    await b.send("/start parallelism")  # /quiz in a group opens in private (a deep link)
     await b.reply(since, is_question)
     since = a.mark()
     await a.send("/reset")

@@ -18,7 +18,7 @@ async def test_commands_published_in_english_and_urdu(bot: Running, api: FakeBot
     english = {c["command"]: c["description"] for c in api.commands[None]}
     urdu = {c["command"]: c["description"] for c in api.commands["ur"]}
     names = {"start", "quiz", "review", "stats", "leaderboard", "language", "reset", "help",
-             "settings", "remind"}
+             "settings", "remind", "round"}
     assert set(english) == set(urdu) == names
     assert english["quiz"] == bot.cat.t("en", "command.quiz")
     assert urdu["quiz"] == bot.cat.t("ur", "command.quiz") != english["quiz"]
@@ -127,7 +127,7 @@ async def test_group_members_play_their_own_sessions(bot: Running, api: FakeBotA
     a = Learner(api, api.user(1001, "Alice"), group)
     b = Learner(api, api.user(2002, "Bob"), group)
     since = a.mark()
-    await a.send("/quiz@quizbot_test_bot")
+    await a.send("/start@quizbot_test_bot parallelism")  # /quiz here sends a deep link
     alices = await a.reply(since, is_question)
     assert alices["text"].startswith("For Alice:")
 

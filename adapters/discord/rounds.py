@@ -1,0 +1,158 @@
+"""Rounds on Discord: `/round start|stop|skip`, the round's buttons, the driver's sink.
+
+A round's questions are channel messages (bot token, no 15-minute interaction-token
+lifetime to outlive), each edited into its reveal; the command's own interaction only gets
+the public "round started" answer. A press gets an ephemeral acknowledgement.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, cast
+
+import discord
+
+from bot import payload
+from bot.app import App
+from bot.payload import RoundPayload
+from bot.plan import Button, Card, round_ack
+from bot.round_plan import RoundPlanner
+from bot.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion
+from bot.rounds import RoundDriver, Rounds
+
+from .replies import actor_of, note, send, timely
+from .views import COLOUR, MARKDOWN, _frozen
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+STYLES = {"primary": discord.ButtonStyle.primary, "secondary": discord.ButtonStyle.secondary,
+          "success": discord.ButtonStyle.success, "danger": discord.ButtonStyle.danger}
+
+
+def closes_at(q: RoundQuestion) -> str:
+    """Discord renders `<t:…:R>` live in each reader's clock ("in 25 seconds")."""
+    return f"⏳ <t:{int(q.deadline)}:R>"
+
+
+class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.ROUND_RE):
+    """A round's lettered button: anyone in the channel may press; the store decides."""
+
+    def __init__(self, custom_id: str, *, label: str,
+                 style: discord.ButtonStyle = discord.ButtonStyle.primary) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        pressed = payload.decode(custom_id)
+        assert isinstance(pressed, RoundPayload)  # the template guarantees it
+        self.pressed = pressed
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str],
+                             ) -> RoundButton:
+        return cls(match.group(0), label=getattr(item, "label", None) or "?")
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        rounds = cast(DiscordRounds, interaction.client.rounds)
+        await rounds.press(interaction, self.pressed)
+
+
+def embed_of(card: Card) -> discord.Embed:
+    embed = discord.Embed(title=card.title or None, description=card.body, colour=COLOUR)
+    if card.footer:
+        embed.set_footer(text=card.footer)
+    return embed
+
+
+def view_of(card: Card) -> discord.ui.View | None:
+    buttons: list[Button] = [b for row in card.rows for b in row if not b.disabled]
+    if not buttons:
+        return None
+    return _frozen(*(RoundButton(b.payload, label=b.label, style=STYLES[b.style])
+                     for b in buttons))
+
+
+class DiscordRounds:
+    """The round commands and buttons of one client, and its driver."""
+
+    def __init__(self, app: App, client: discord.Client) -> None:
+        assert app.rounds is not None
+        self.rounds: Rounds = app.rounds
+        self.engine, self.cat, self.client = app.engine, app.catalogue, client
+        self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at)
+        self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
+
+    # --- commands ----------------------------------------------------------------------------
+
+    async def start(self, interaction: discord.Interaction[Any], quiz: str | None,
+                    seconds: int | None, questions: int | None) -> None:
+        """/round start [quiz] [seconds] [questions]: a public answer, then the questions."""
+        actor = actor_of(interaction)
+        channel = str(interaction.channel_id) if interaction.guild_id else None
+        work = self.rounds.start(actor, channel, quiz or None, seconds=seconds,
+                                 questions=questions)
+        started = await timely(interaction, work, ephemeral=False)
+        (card,) = self.plan.started(started).send
+        await send(interaction, ephemeral=False, content=card.body)
+
+    def _may_manage(self, interaction: discord.Interaction[Any]) -> bool:
+        permissions = interaction.permissions
+        return bool(permissions.manage_messages or permissions.administrator)
+
+    async def stop(self, interaction: discord.Interaction[Any]) -> None:
+        """/round stop: the host or a member who may manage messages."""
+        actor = actor_of(interaction)
+        channel = str(interaction.channel_id) if interaction.guild_id else None
+        reveal = await timely(interaction, self.rounds.stop(
+            actor, channel, may_manage=self._may_manage(interaction)))
+        self.driver.submit(reveal)
+        await note(interaction, self.cat, await self.engine.language(actor), "round.stopped")
+
+    async def skip(self, interaction: discord.Interaction[Any]) -> None:
+        """/round skip: reveal the open question now."""
+        actor = actor_of(interaction)
+        channel = str(interaction.channel_id) if interaction.guild_id else None
+        await timely(interaction, self.rounds.skip(actor, channel,
+                                                   may_manage=self._may_manage(interaction)))
+        await note(interaction, self.cat, await self.engine.language(actor), "round.skipped")
+
+    async def press(self, interaction: discord.Interaction[Any], pressed: RoundPayload) -> None:
+        """A lettered button: lock in, answered privately."""
+        flows = interaction.client.flows
+        try:
+            outcome = await timely(interaction, self.engine.press(actor_of(interaction), pressed))
+            if isinstance(outcome, LockedIn | PressRefused):
+                text = round_ack(self.cat, outcome)
+            else:  # rounds are off in this process
+                text = self.cat.t(await self.engine.language(actor_of(interaction)),
+                                  "error.unknown_button")
+            await send(interaction, ephemeral=True, content=MARKDOWN.escape(text))
+        except Exception as exc:
+            await flows.report(interaction, exc)
+
+    # --- the driver's sink -------------------------------------------------------------------
+
+    async def show(self, event: RoundEvent) -> str | None:
+        """Post a question as a channel message, or edit it into its reveal."""
+        channel = self.client.get_partial_messageable(int(event.chat_id))
+        card = (self.plan.question(event) if isinstance(event, RoundQuestion)
+                else self.plan.reveal(event))
+        embed, view = embed_of(card), view_of(card)
+        try:
+            if not isinstance(event, RoundQuestion) and event.message_ref is not None:
+                try:
+                    await channel.get_partial_message(int(event.message_ref)).edit(
+                        embed=embed, view=None)
+                    return None
+                except discord.NotFound:
+                    log.info("round %s: the question message is gone; posting the reveal",
+                             event.round_id)
+            if view is None:
+                message = await channel.send(embed=embed)
+            else:
+                message = await channel.send(embed=embed, view=view)
+            return str(message.id)
+        except discord.HTTPException as exc:  # e.g. 50013 Missing Permissions in the channel
+            log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",
+                        event.round_id, event.chat_id, exc.status, exc.text)
+            return None

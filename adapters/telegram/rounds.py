@@ -1,0 +1,192 @@
+"""Rounds on Telegram: `/round` in groups, the driver's sink, deep links for solo play.
+
+A round's question is one group message; its reveal is an edit of that message (the podium
+rides on the last one), so a round costs two group messages per question. Solo play started
+in a group opens in a private chat through a deep link that names the group, so the result
+still counts on the group's board.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from telegram import Bot, ChatMember
+from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError, TimedOut
+from telegram.ext import AIORateLimiter
+
+from adapters.telegram import views
+from adapters.telegram.turn import message_gone, not_modified
+from bot.app import App
+from bot.i18n import Catalogue
+from bot.payload import base36
+from bot.plan import Button, Card, Planner, Reply
+from bot.results import Actor
+from bot.round_plan import RoundPlanner
+from bot.round_results import RoundEvent, RoundQuestion
+from bot.rounds import RoundDriver, Rounds
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "telegram"
+MANAGERS = frozenset({ChatMember.ADMINISTRATOR, ChatMember.OWNER})
+MEMBERS = MANAGERS | {ChatMember.MEMBER, ChatMember.RESTRICTED}
+# /start payload of a solo quiz opened from a group: g<-chat id, base36>_<quiz id>
+GROUP_START = re.compile(r"g(?P<chat>[0-9a-z]{1,13})_(?P<quiz>[a-z0-9_-]{1,40})")
+START_PAYLOAD_LIMIT = 64
+# The Bot API calls that post into a chat: the only ones Telegram's ~20 a minute per group
+# applies to, so the only ones the group bucket should meter.
+CHAT_POSTS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarkup",
+                        "sendPhoto", "editMessageMedia", "editMessageCaption", "deleteMessage"})
+
+
+class GroupPostRateLimiter(AIORateLimiter):
+    """PTB's limiter, but the per-group bucket only counts posts into the group.
+
+    PTB meters every call with a negative chat_id (getChatMember too) against the group's
+    20 a minute; admin checks and deep-link checks would then eat the budget a reveal needs.
+    """
+
+    async def process_request(self, callback: Callable[..., Any], args: Any,
+                              kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
+                              rate_limit_args: int | None) -> Any:
+        if endpoint not in CHAT_POSTS and "chat_id" in data:
+            data = {k: v for k, v in data.items() if k != "chat_id"}  # the request keeps it
+        return await super().process_request(callback, args, kwargs, endpoint, data,
+                                              rate_limit_args)
+
+
+def closes_in(cat: Catalogue) -> Callable[[RoundQuestion], str]:
+    """Telegram shows no live timestamps: "closes in 30 s"."""
+    return lambda q: views.HTML.escape(cat.t(q.lang, "round.closes_in", seconds=q.seconds))
+
+
+def start_payload(chat_id: str, quiz_id: str) -> str | None:
+    """The deep-link payload of a solo quiz started from group `chat_id`, if it fits."""
+    chat = int(chat_id)
+    if chat >= 0:
+        return None
+    data = f"g{base36(-chat)}_{quiz_id}"
+    return data if len(data) <= START_PAYLOAD_LIMIT and GROUP_START.fullmatch(data) else None
+
+
+def parse_start(data: str) -> tuple[int, str] | None:
+    """(group chat id, quiz id) from a deep-link payload, or None."""
+    m = GROUP_START.fullmatch(data)
+    return (-int(m["chat"], 36), m["quiz"]) if m else None
+
+
+async def is_member(bot: Bot, chat_id: int, user_id: int, *, manager: bool = False) -> bool:
+    """Ask Telegram whether the user is in the group (or one of its administrators)."""
+    try:
+        member = await bot.get_chat_member(chat_id, user_id)
+    except TelegramError as exc:
+        log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
+        return False
+    if member.status == ChatMember.RESTRICTED and not manager:
+        return bool(getattr(member, "is_member", False))
+    return member.status in (MANAGERS if manager else MEMBERS)
+
+
+class TelegramRounds:
+    """The `/round` command, the deep-link parts of /quiz and /start, and the sink."""
+
+    def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
+        assert app.rounds is not None
+        self.rounds: Rounds = app.rounds
+        self.engine, self.cat = app.engine, app.catalogue
+        self.plan = Planner(app.catalogue, views.HTML, shared_chats=True)
+        self.round_plan = RoundPlanner(app.catalogue, views.HTML, closes_in(app.catalogue))
+        self._bot = bot
+        self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
+
+    # --- commands --------------------------------------------------------------------------
+
+    async def command(self, actor: Actor, args: Sequence[str]) -> Reply:
+        """/round [quiz] [seconds] | /round stop | /round skip."""
+        lang = await self.engine.language(actor)
+        if actor.chat_id is None:
+            return self.plan.text(lang, "round.groups_only")
+        word = args[0].lower() if args else ""
+        manage = self._manager_check(actor)
+        if word == "stop":
+            self.driver.submit(await self.rounds.stop(actor, actor.chat_id, may_manage=manage))
+            return Reply()
+        if word == "skip":
+            await self.rounds.skip(actor, actor.chat_id, may_manage=manage)
+            return Reply()
+        quiz_id, seconds = None, None
+        for arg in args:
+            if arg.isdigit():
+                seconds = int(arg)
+            else:
+                quiz_id = arg
+        await self.rounds.start(actor, actor.chat_id, quiz_id, seconds=seconds)
+        return Reply()  # the first question, posted by the driver at once, is the answer
+
+    def _manager_check(self, actor: Actor) -> Callable[[], Awaitable[bool]]:
+        async def check() -> bool:
+            assert actor.chat_id is not None
+            return await is_member(self._bot(), int(actor.chat_id), int(actor.user_id),
+                                   manager=True)
+        return check
+
+    def solo_link(self, actor: Actor, lang: str, quiz_id: str | None) -> Reply | None:
+        """/quiz in a group: one message with a button into a private chat, or None where
+        the bot's username or the payload do not allow a link."""
+        assert actor.chat_id is not None
+        quiz = self.engine.quiz(quiz_id)
+        data = start_payload(actor.chat_id, quiz.id)
+        username = self._bot().username
+        if data is None or not username:
+            return None
+        url = f"https://t.me/{username}?start={data}"
+        text = self.plan.t(lang, "round.private_quiz", name=actor.display_name or "")
+        button = Button(self.cat.t(lang, "round.private_button"), "", "primary", url=url)
+        return Reply(send=(Card(text, rows=((button,),)),))
+
+    async def group_start(self, actor: Actor, data: str) -> tuple[Actor, Reply | None] | None:
+        """`/start g<chat>_<quiz>` in private: the actor as seen from that group (if Telegram
+        says they are in it), and a note when they are not; None if it is no such link."""
+        parsed = parse_start(data)
+        if parsed is None or actor.chat_id is not None:
+            return None
+        chat_id, quiz_id = parsed
+        self.engine.quiz(quiz_id)  # UnknownQuiz for a forged one
+        if await is_member(self._bot(), chat_id, int(actor.user_id)):
+            return Actor(actor.platform, actor.user_id, str(chat_id), actor.display_name,
+                         actor.locale), None
+        return actor, self.plan.text(await self.engine.language(actor), "round.not_member")
+
+    # --- the driver's sink -------------------------------------------------------------------
+
+    async def show(self, event: RoundEvent) -> str | None:
+        """Post a question (returning its message id) or edit it into its reveal."""
+        bot, chat = self._bot(), int(event.chat_id)
+        if isinstance(event, RoundQuestion):
+            card = self.round_plan.question(event)
+        else:
+            card = self.round_plan.reveal(event)
+        text, keyboard = views.text_of(card), views.keyboard_of(card)
+        try:
+            if not isinstance(event, RoundQuestion) and event.message_ref is not None:
+                try:
+                    await bot.edit_message_text(text, chat_id=chat,
+                                                message_id=int(event.message_ref),
+                                                reply_markup=keyboard)
+                    return None
+                except BadRequest as exc:
+                    if not_modified(exc):
+                        return None
+                    if not message_gone(exc):
+                        raise
+            message = await bot.send_message(chat, text, reply_markup=keyboard)
+            return str(message.message_id)
+        except Forbidden as exc:
+            log.info("telegram: group %s removed the bot; round %s unseen (%s)", chat,
+                     event.round_id, exc.message)
+        except (RetryAfter, TimedOut) as exc:
+            log.warning("telegram: round %s message to %s failed: %s", event.round_id, chat, exc)
+        return None

@@ -1,0 +1,170 @@
+"""The store port for study-group rounds, and the rows it hands back.
+
+Every method is one transaction (or one read). Who locks in, who reveals, who opens the
+next question is decided in SQL by a guarded statement whose row count decides, so two
+processes on one database agree: a press counts once, a question is revealed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from bot.store.protocol import BestRow
+
+
+@dataclass(frozen=True, slots=True)
+class NewRound:
+    platform: str
+    chat_id: str  # where the round's messages go (a Telegram group, a Discord channel)
+    board_chat: str  # whose leaderboard it counts on (the group, the Discord server)
+    host_id: str
+    host_name: str
+    quiz_id: str
+    lang: str
+    question_ids: tuple[str, ...]
+    option_orders: tuple[tuple[int, ...], ...]  # per question: shown index -> file index
+    seconds: int
+    reveal_pause: float
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRow:
+    id: int
+    platform: str
+    chat_id: str
+    board_chat: str
+    host_id: str
+    host_name: str
+    quiz_id: str
+    lang: str
+    question_ids: tuple[str, ...]
+    option_orders: tuple[tuple[int, ...], ...]
+    seconds: int
+    reveal_pause: float
+    status: str  # "active", "finished", "stopped"
+    position: int  # the last opened question; -1 before the first
+    next_open_at: float | None  # when the next question opens; None while one is open
+    started_at: float
+    finished_at: float | None
+
+    @property
+    def total(self) -> int:
+        return len(self.question_ids)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedQuestion:
+    """A question that was just opened (its claim won by this caller)."""
+
+    round: RoundRow
+    qindex: int
+    opened_at: float
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class RoundAnswer:
+    user_id: str
+    display_name: str
+    qindex: int
+    chosen: int  # index in the quiz file
+    correct: bool
+    elapsed: float  # seconds from the question opening to the press
+
+
+@dataclass(frozen=True, slots=True)
+class NewPress:
+    round_id: int
+    qindex: int
+    user_id: str
+    display_name: str
+    chosen: int  # index in the quiz file
+    correct: bool
+    now: float
+
+
+class PressWrite(StrEnum):
+    """What `press_round` did."""
+
+    LOCKED = "locked"  # stored: the member's answer to this question
+    REPEAT = "repeat"  # already locked in; the stored answer stands
+    LATE = "late"  # the question's deadline passed (or it was revealed)
+    STALE = "stale"  # an earlier question, or a finished round
+    GONE = "gone"  # no such round or question
+
+
+@dataclass(frozen=True, slots=True)
+class Pressed:
+    outcome: PressWrite
+    chosen: int | None  # the stored answer (LOCKED and REPEAT), a file index
+    early: bool = False  # every member has answered: the deadline was moved to now
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A question whose reveal this caller won (or a round stopped between questions)."""
+
+    round: RoundRow  # as it stands after the reveal (finished or stopped on the last one)
+    qindex: int | None  # None: stopped while no question was open
+    deadline: float | None
+    revealed_at: float
+    message_ref: str | None
+    answers: tuple[RoundAnswer, ...]  # every answer of the round up to this question
+
+    @property
+    def final(self) -> bool:
+        return not self.round.active
+
+
+class RoundStore(Protocol):
+    """What `bot.rounds` needs from storage; SQLite (and PostgreSQL) implement it."""
+
+    async def create_round(self, new: NewRound, now: float) -> RoundRow | None:
+        """Store a round whose first question opens at `now`; None if the chat already
+        has a running round."""
+
+    async def get_round(self, round_id: int) -> RoundRow | None:
+        """The round with this id, or None."""
+
+    async def active_round(self, platform: str, chat_id: str) -> RoundRow | None:
+        """The chat's running round, if any."""
+
+    async def open_due_questions(self, platform: str, now: float) -> list[OpenedQuestion]:
+        """Claim and open every question due by `now` (one caller wins each)."""
+
+    async def press_round(self, press: NewPress) -> Pressed:
+        """Lock in a member's first answer to the open question; on every member having
+        answered (not on the first question), move its deadline to now."""
+
+    async def reveal_due_questions(self, platform: str, now: float) -> list[Reveal]:
+        """Claim every open question whose deadline passed (`revealed_at IS NULL` guards
+        it: one caller wins), schedule the next or finish the round (recording each
+        participant's session), and return what to show."""
+
+    async def skip_round(self, round_id: int, now: float) -> bool:
+        """Make the open question (or, between questions, the next one) due now."""
+
+    async def stop_round(self, round_id: int, now: float) -> Reveal | None:
+        """Stop a running round now: claim the open question's reveal if any, record the
+        participants; None if it was not running."""
+
+    async def set_round_message(self, round_id: int, qindex: int, ref: str) -> None:
+        """Remember the platform's id of a question message (to edit it into its reveal)."""
+
+    async def round_message(self, round_id: int, qindex: int) -> str | None:
+        """The stored id of a question message."""
+
+    async def next_round_due(self, platform: str) -> float | None:
+        """The earliest pending deadline or opening time of the platform's rounds."""
+
+    async def board(self, quiz_id: str, platform: str, chat_id: str | None, *,
+                    rounds: bool, limit: int) -> list[BestRow]:
+        """Best finished attempts from rounds (`rounds`) or from solo play only, in a chat
+        (or everywhere, chat_id None), earlier finish first among equals."""

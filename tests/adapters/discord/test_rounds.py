@@ -1,0 +1,141 @@
+"""Study-group rounds on the fake Discord, with the test's clock: public questions as
+channel messages edited into their reveals, ephemeral lock-in, host-only stop and skip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.app import App
+from bot.quiz import Question
+from bot.results import Actor
+
+from .conftest import ALICE, BOB, CHANNEL, GUILD, QUIZ, replied
+from .fake_discord import FakeDiscord, Message, user
+
+CAROL = user(1_500_000_000_000_000_003, "carol")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def question_of(message: Message) -> Question:
+    description = message.embeds[0]["description"]
+    return next(q for q in QUIZ.questions if q.text.get("en") in description)
+
+
+def letter_of(message: Message, option: int) -> str:
+    """The letter the quiz file's option `option` has on this message."""
+    question = question_of(message)
+    text = question.options[option].text.get("en")
+    for line in message.embeds[0]["description"].splitlines():
+        if line.endswith(f") {text}"):
+            return line.split(")")[0].strip("*")
+    raise AssertionError(f"option {option} not on the message")
+
+
+def button_of(message: Message, letter: str) -> str:
+    return str(message.button(letter)["custom_id"])
+
+
+class Room:
+    def __init__(self, fake: FakeDiscord, app: App) -> None:
+        self.fake, self.app = fake, app
+        self.clock = Clock()
+        assert app.rounds is not None
+        app.rounds.clock = self.clock
+
+    def advance(self, seconds: float) -> None:
+        self.clock.now += seconds
+        assert self.app.rounds is not None
+        self.app.rounds.wakeup("discord").set()
+
+    async def question(self, number: int) -> Message:
+        def posted() -> Message | None:
+            found = [m for m in self.fake.channel_messages if m.channel_id == CHANNEL
+                     and m.embeds and m.embeds[0].get("title", "").startswith(
+                         f"Round · Question {number}/")]
+            return found[0] if found else None
+        return await self.fake.wait_for(posted, what=f"round question {number}")
+
+    async def reveal(self, message: Message) -> str:
+        await self.fake.wait_for(lambda: "Answer:" in message.embeds[0]["description"]
+                                 or "Final podium" in message.embeds[0]["description"],
+                                 what="the reveal edit")
+        assert message.buttons == []
+        return str(message.embeds[0]["description"])
+
+    async def press(self, who: dict[str, Any], message: Message, letter: str) -> str:
+        ix = await replied(self.fake, await self.fake.press(who, message,
+                                                            button_of(message, letter)))
+        reply = ix.original
+        assert reply is not None and reply.ephemeral
+        return reply.content
+
+
+async def test_round_in_a_channel(fake: FakeDiscord, bot: App) -> None:
+    room = Room(fake, bot)
+    ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                              options={"seconds": 20, "questions": 2}))
+    assert ix.original is not None and not ix.original.ephemeral
+    assert ix.original.content.startswith("Alice started a round of Model and pipeline")
+    first = await room.question(1)
+    assert not first.ephemeral and first.interaction_metadata is None  # a channel message
+    assert f"<t:{int(room.clock.now) + 20}:R>" in first.embeds[0]["description"]
+    assert [b["label"] for b in first.buttons] == ["A", "B", "C", "D"]
+
+    question = question_of(first)
+    right = letter_of(first, question.correct)
+    wrong = letter_of(first, (question.correct + 1) % 4)
+    room.advance(4)
+    assert await room.press(ALICE, first, right) == f"🔒 Locked in: {right}"
+    assert await room.press(ALICE, first, wrong) == \
+        f"Already locked in: {right}. It cannot be changed."
+    room.advance(2)
+    assert await room.press(BOB, first, wrong) == f"🔒 Locked in: {wrong}"
+    assert await room.press(CAROL, first, right) == f"🔒 Locked in: {right}"
+    room.advance(14)
+    reveal = await room.reveal(first)
+    assert f"✅ Answer: {right})" in reveal
+    assert f"{right} ▇▇▇▇▇▇▇▇▇▇ 2" in reveal and f"{wrong} ▇▇▇▇▇ 1" in reveal
+    assert "Got it right: Alice, Carol" in reveal
+    assert reveal.index("1. Alice: 1 (4.0 s)") < reveal.index("2. Carol: 1 (6.0 s)")
+
+    room.advance(5)
+    second = await room.question(2)
+    # Bob is not the host and may not manage messages: refused
+    fake.permissions[BOB["id"]] = "0"
+    ix = await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="skip"))
+    assert ix.original is not None and ix.original.ephemeral
+    assert ix.original.content == bot.catalogue.t("en", "round.not_host", host="Alice")
+    for who in (ALICE, BOB, CAROL):  # everyone who joined answered: revealed at once
+        question = question_of(second)
+        await room.press(who, second, letter_of(second, question.correct))
+    reveal = await room.reveal(second)
+    assert "Final podium" in reveal and "🥇 1. Alice: 2" in reveal
+
+    stats = await bot.engine.stats(Actor("discord", CAROL["id"]))
+    assert (stats.attempts, stats.best_score) == (1, 2)
+    board = await bot.engine.leaderboard(Actor("discord", BOB["id"], str(GUILD)))
+    assert [r.display_name for r in board.rows] == ["Alice", "Carol", "Bob"]
+    # two channel calls per question: the post and its edit
+    assert [what for what, _, _ in fake.channel_log] == ["post", "edit", "post", "edit"]
+
+
+async def test_stop_by_a_moderator_and_not_in_dms(fake: FakeDiscord, bot: App) -> None:
+    room = Room(fake, bot)
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start"))
+    first = await room.question(1)
+    fake.permissions[BOB["id"]] = str(1 << 13)  # MANAGE_MESSAGES
+    ix = await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="stop"))
+    assert ix.original is not None and ix.original.ephemeral
+    reveal = await room.reveal(first)
+    assert "The round was stopped." in reveal
+    room.advance(60)
+    ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="skip"))
+    assert ix.original is not None
+    assert ix.original.content == bot.catalogue.t("en", "round.none")

@@ -1,0 +1,62 @@
+"""`quizbot run` SIGKILLed while a round's question is open: after the restart the question
+is revealed at its stored deadline (not before, not much after), once, and the round goes on.
+
+Real time here (a subprocess cannot share the test's clock): the shortest question, 10 s.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import IO
+
+import yaml
+
+from bot.i18n import strip_isolates
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, button_data
+from tests.adapters.telegram.support import AnswerKey, write_config
+from tests.adapters.telegram.test_telegram_process import quizbot, stderr_log  # noqa: F401
+
+GROUP_ID = -1001234500077
+
+
+async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:  # noqa: F811
+    api.clock = time.time  # calls stamped in the same clock as the stored deadlines
+    config = write_config(tmp_path, api)
+    data = yaml.safe_load(config.read_text())
+    data["rounds"] = {"reveal_seconds": 1}
+    config.write_text(yaml.safe_dump(data))
+    group = api.group_chat(GROUP_ID)
+    hana = Learner(api, api.user(1001, "Hana"), group)
+
+    async with quizbot(config, api, stderr_log):
+        since = hana.mark()
+        await hana.send("/round 10")
+        question = await hana.reply(
+            since, lambda m: any(d.startswith("r1:") for d in button_data(m)))
+        query = await hana.press(question, key.right(question["text"]))
+        await hana.toast(query)
+    # SIGKILLed with the question open.
+
+    with sqlite3.connect(tmp_path / "quiz.db") as db:
+        (deadline, revealed), = db.execute(
+            "SELECT deadline, revealed_at FROM round_questions WHERE qindex = 0").fetchall()
+    assert revealed is None and deadline > time.time()
+
+    async with quizbot(config, api, stderr_log):
+        since = hana.mark()
+        edited = await hana.edited(since, lambda m: m["message_id"] == question["message_id"],
+                                   timeout=20)
+        reveal = strip_isolates(edited["text"])
+        assert "Got it right: Hana" in reveal and "Next question in 1 s." in reveal
+        edit = next(c for c in api.calls_of("editMessageText", GROUP_ID)
+                    if c.params["message_id"] == question["message_id"])
+        assert deadline <= edit.time < deadline + 1.0  # honoured: not early, not late
+        second = await hana.reply(since, lambda m: "Round · Question 2/8" in m["text"])
+        assert second["message_id"] != question["message_id"]  # and the round goes on
+    edits = [c for c in api.calls_of("editMessageText", GROUP_ID)
+             if c.params["message_id"] == question["message_id"]]
+    assert len(edits) == 1

@@ -1,0 +1,341 @@
+"""Round rules on a real SQLite file with an injected clock: lock-in, late/double/stale
+presses, reveals (timed, early, once only across two stores), standings, stop/skip rights,
+restart, and what a finished round leaves in /stats, /review and the boards."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.engine import Engine
+from bot.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
+from bot.quiz import Quiz
+from bot.results import Actor
+from bot.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion, RoundReveal
+from bot.rounds import RoundDriver, Rounds, standings_of
+from bot.store.round_rows import RoundAnswer
+from bot.store.sqlite import SQLiteStore
+
+GROUP = "-1001"
+HOST = Actor("telegram", "1", GROUP, "Hana")
+BILAL = Actor("telegram", "2", GROUP, "Bilal")
+CHEN = Actor("telegram", "3", GROUP, "Chen")
+
+
+class Clock:
+    """Time as the test says it is."""
+
+    def __init__(self, now: float = 1_800_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def rounds(engine: Engine, store: SQLiteStore, clock: Clock) -> Rounds:
+    return Rounds(engine, store, clock=clock, default_seconds=20, reveal_seconds=5,
+                  rng=random.Random(3))
+
+
+def right(quizzes: dict[str, Quiz], q: RoundQuestion) -> int:
+    """Shown index of the right option, through the quiz file."""
+    question = next(x for x in quizzes["parallelism"].questions if x.text.get(q.lang) == q.text)
+    return q.options.index(question.options[question.correct].text.get(q.lang))
+
+
+def wrong(quizzes: dict[str, Quiz], q: RoundQuestion) -> int:
+    return (right(quizzes, q) + 1) % len(q.options)
+
+
+async def opened(rounds: Rounds) -> RoundQuestion:
+    events = await rounds.due("telegram")
+    assert [type(e) for e in events] == [RoundQuestion], events
+    question = events[0]
+    assert isinstance(question, RoundQuestion)
+    return question
+
+
+async def revealed(rounds: Rounds) -> RoundReveal:
+    events = await rounds.due("telegram")
+    assert [type(e) for e in events] == [RoundReveal], events
+    reveal = events[0]
+    assert isinstance(reveal, RoundReveal)
+    return reveal
+
+
+async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
+                                                   quizzes: dict[str, Quiz], engine: Engine,
+                                                   store: SQLiteStore) -> None:
+    started = await rounds.start(HOST, GROUP, questions=3)
+    assert (started.total, started.seconds) == (3, 20)
+    q = await opened(rounds)
+    assert (q.qindex, q.total, q.deadline) == (0, 3, clock.now + 20)
+
+    # Question 1: Hana right after 4 s, Bilal right after 2 s, Chen wrong (then silent).
+    clock.advance(2)
+    assert await rounds.press(BILAL, q.round_id, 0, right(quizzes, q)) == \
+        LockedIn(q.round_id, "en", right(quizzes, q))
+    clock.advance(2)
+    await rounds.press(HOST, q.round_id, 0, right(quizzes, q))
+    await rounds.press(CHEN, q.round_id, 0, wrong(quizzes, q))
+    assert await rounds.due("telegram") == []  # everyone answered, but Q1 runs its full time
+    clock.advance(16)
+    reveal = await revealed(rounds)
+    assert reveal.correct == right(quizzes, q)
+    assert sum(reveal.counts) == 3 and reveal.counts[right(quizzes, q)] == 2
+    assert reveal.right == ("Bilal", "Hana")  # fastest first
+    assert [(s.display_name, s.score) for s in reveal.standings] == \
+        [("Bilal", 1), ("Hana", 1), ("Chen", 0)]
+    assert reveal.next_at == clock.now + 5 and not reveal.final
+    assert await rounds.due("telegram") == []  # the pause before the next question
+
+    # Question 2: Hana right, Bilal wrong; Chen stays silent, so it runs to its deadline.
+    clock.advance(5)
+    q = await opened(rounds)
+    assert q.qindex == 1
+    clock.advance(1)
+    await rounds.press(HOST, q.round_id, 1, right(quizzes, q))
+    await rounds.press(BILAL, q.round_id, 1, wrong(quizzes, q))
+    assert await rounds.due("telegram") == []
+    clock.advance(19)
+    reveal = await revealed(rounds)
+    assert reveal.right == ("Hana",)
+    assert [s.display_name for s in reveal.standings][:1] == ["Hana"]
+
+    # Question 3: nobody answers.
+    clock.advance(5)
+    q = await opened(rounds)
+    clock.advance(20)
+    reveal = await revealed(rounds)
+    assert reveal.final and not reveal.stopped and reveal.counts == (0,) * len(q.options)
+    assert [(s.rank, s.display_name, s.score) for s in reveal.standings] == \
+        [(1, "Hana", 2), (2, "Bilal", 1), (3, "Chen", 0)]
+    assert await rounds.due("telegram") == []
+    assert await store.active_round("telegram", GROUP) is None
+
+    # The round counts in every participant's /stats, on the group's board, in /review.
+    stats = await engine.stats(HOST)
+    assert (stats.attempts, stats.best_score) == (1, 2)
+    board = await engine.leaderboard(BILAL)
+    assert [(r.display_name, r.score, r.total) for r in board.rows] == \
+        [("Hana", 2, 3), ("Bilal", 1, 3), ("Chen", 0, 3)]
+    assert [r.display_name for r in await store.board("parallelism", "telegram", GROUP,
+                                                      rounds=True, limit=10)] == \
+        ["Hana", "Bilal", "Chen"]
+    assert await store.board("parallelism", "telegram", GROUP, rounds=False, limit=10) == []
+    review = await engine.review(BILAL)
+    assert review.total == 1  # Bilal's one wrong answer; unanswered questions are not his
+
+
+async def test_double_late_stale_and_forged_presses(rounds: Rounds, clock: Clock,
+                                                    quizzes: dict[str, Quiz]) -> None:
+    await rounds.start(HOST, GROUP, questions=2)
+    q = await opened(rounds)
+    first = await rounds.press(BILAL, q.round_id, 0, wrong(quizzes, q))
+    again = await rounds.press(BILAL, q.round_id, 0, right(quizzes, q))
+    assert again == LockedIn(q.round_id, "en", wrong(quizzes, q), repeat=True)
+    assert isinstance(first, LockedIn) and not first.repeat
+    clock.advance(20)  # the deadline passed; nobody has claimed the reveal yet
+    assert await rounds.press(CHEN, q.round_id, 0, 0) == PressRefused(q.round_id, "en", "late")
+    await revealed(rounds)
+    clock.advance(5)
+    q2 = await opened(rounds)
+    assert await rounds.press(CHEN, q.round_id, 0, 0) == PressRefused(q.round_id, "en", "stale")
+    assert (await rounds.press(CHEN, q.round_id, 1, 9)).reason == "gone"  # type: ignore[union-attr]
+    assert (await rounds.press(CHEN, 999, 0, 0)).reason == "gone"  # type: ignore[union-attr]
+    assert isinstance(await rounds.press(CHEN, q2.round_id, 1, 0), LockedIn)
+
+
+async def test_early_reveal_once_every_member_answered(rounds: Rounds, clock: Clock,
+                                                       quizzes: dict[str, Quiz]) -> None:
+    await rounds.start(HOST, GROUP, questions=2)
+    q = await opened(rounds)
+    await rounds.press(HOST, q.round_id, 0, 0)
+    await rounds.press(BILAL, q.round_id, 0, 1)
+    clock.advance(20)
+    await revealed(rounds)
+    clock.advance(5)
+    q = await opened(rounds)
+    wakeup = rounds.wakeup("telegram")
+    wakeup.clear()
+    await rounds.press(HOST, q.round_id, 1, right(quizzes, q))
+    assert not wakeup.is_set() and await rounds.due("telegram") == []
+    clock.advance(3)
+    await rounds.press(BILAL, q.round_id, 1, right(quizzes, q))
+    assert wakeup.is_set()  # the driver is woken, not left to the 17 s still on the clock
+    reveal = await revealed(rounds)
+    assert reveal.final and reveal.right == ("Hana", "Bilal")
+    assert [s.display_name for s in reveal.standings] == ["Hana", "Bilal"]
+
+
+async def test_two_stores_on_one_file_reveal_each_question_once(
+        tmp_path: Path, quizzes: dict[str, Quiz], clock: Clock) -> None:
+    stores = [await SQLiteStore.open(tmp_path / "shared.db") for _ in range(2)]
+    try:
+        pair = [Rounds(Engine(s, quizzes), s, clock=clock, default_seconds=10) for s in stores]
+        await pair[0].start(HOST, GROUP, questions=2)
+        for _ in range(2):
+            both = await asyncio.gather(*(r.due("telegram") for r in pair))
+            assert sorted(len(events) for events in both) == [0, 1]  # one opens the question
+            clock.advance(10)
+            both = await asyncio.gather(*(r.due("telegram") for r in pair))
+            reveals = [e for events in both for e in events]
+            assert len(reveals) == 1 and isinstance(reveals[0], RoundReveal)
+            clock.advance(5)
+        assert (await stores[1].get_round(1)).status == "finished"  # type: ignore[union-attr]
+    finally:
+        for s in stores:
+            await s.close()
+
+
+async def test_restart_honours_the_stored_deadline(tmp_path: Path, quizzes: dict[str, Quiz],
+                                                   clock: Clock) -> None:
+    store = await SQLiteStore.open(tmp_path / "r.db")
+    rounds = Rounds(Engine(store, quizzes), store, clock=clock)
+    await rounds.start(HOST, GROUP, seconds=30, questions=2)
+    q = await opened(rounds)
+    await store.close()  # the process dies with the question open
+
+    clock.advance(10)
+    store = await SQLiteStore.open(tmp_path / "r.db")
+    try:
+        rounds = Rounds(Engine(store, quizzes), store, clock=clock)
+        assert await rounds.next_due("telegram") == q.deadline
+        assert await rounds.due("telegram") == []
+        clock.advance(20)
+        reveal = await revealed(rounds)
+        assert reveal.question is not None and reveal.question.qindex == 0
+        assert await rounds.next_due("telegram") == clock.now + 5  # and the round goes on
+    finally:
+        await store.close()
+
+
+async def test_stop_and_skip_are_for_the_host_or_moderators(rounds: Rounds, clock: Clock
+                                                            ) -> None:
+    await rounds.start(HOST, GROUP, questions=3)
+    q = await opened(rounds)
+    with pytest.raises(NotHost):
+        await rounds.skip(BILAL, GROUP)
+    with pytest.raises(NotHost):
+        await rounds.stop(BILAL, GROUP)
+    assert await rounds.due("telegram") == []
+    await rounds.skip(HOST, GROUP)
+    assert (await revealed(rounds)).question.qindex == 0  # type: ignore[union-attr]
+    await rounds.skip(BILAL, GROUP, may_manage=True)  # between questions: the next one now
+    q = await opened(rounds)
+    await rounds.press(CHEN, q.round_id, 1, 0)
+    stopped = await rounds.stop(BILAL, GROUP, may_manage=True)
+    assert stopped.final and stopped.stopped and stopped.question is not None
+    assert stopped.question.qindex == 1 and sum(stopped.counts) == 1
+    assert [s.display_name for s in stopped.standings] == ["Chen"]
+    clock.advance(60)
+    assert await rounds.due("telegram") == []  # the stopped question is not revealed again
+    with pytest.raises(NoRound):
+        await rounds.stop(HOST, GROUP)
+
+
+async def test_start_refusals(rounds: Rounds) -> None:
+    with pytest.raises(RoundsAreForGroups):
+        await rounds.start(Actor("telegram", "1"), None)
+    with pytest.raises(BadRoundLength):
+        await rounds.start(HOST, GROUP, seconds=5)
+    with pytest.raises(BadRoundLength):
+        await rounds.start(HOST, GROUP, questions=99)
+    await rounds.start(HOST, GROUP)
+    with pytest.raises(RoundRunning):
+        await rounds.start(BILAL, GROUP)
+    other = Actor("telegram", "2", "-1002", "Bilal")
+    assert (await rounds.start(other, "-1002")).total == 8  # another group is free
+
+
+def test_standings_tie_break_by_time() -> None:
+    answers = [RoundAnswer("a", "A", 0, 1, True, 9.0), RoundAnswer("b", "B", 0, 1, True, 3.0),
+               RoundAnswer("c", "C", 0, 0, False, 1.0), RoundAnswer("d", "D", 0, 1, True, 3.0)]
+    assert [(s.rank, s.display_name) for s in standings_of(answers)] == \
+        [(1, "B"), (1, "D"), (3, "A"), (4, "C")]
+
+
+async def test_driver_shows_events_in_order_and_stores_message_refs(
+        rounds: Rounds, clock: Clock, store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
+    shown: list[RoundEvent] = []
+
+    async def sink(event: RoundEvent) -> str | None:
+        shown.append(event)
+        return f"msg-{len(shown)}" if isinstance(event, RoundQuestion) else None
+
+    driver = RoundDriver(rounds, "telegram", sink)
+    await rounds.start(HOST, GROUP, questions=1)
+    assert await driver.tick() == 1
+    await driver.idle()
+    assert await store.round_message(1, 0) == "msg-1"
+    clock.advance(20)
+    await driver.tick()
+    await driver.idle()
+    reveal = shown[-1]
+    assert isinstance(reveal, RoundReveal) and reveal.message_ref == "msg-1" and reveal.final
+
+
+async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: SQLiteStore,
+                                                 quizzes: dict[str, Quiz]) -> None:
+    clock = Clock()
+    rounds = Rounds(engine, store, clock=clock)
+    shown: asyncio.Queue[RoundEvent] = asyncio.Queue()
+
+    async def sink(event: RoundEvent) -> str | None:
+        shown.put_nowait(event)
+        return None
+
+    driver = RoundDriver(rounds, "telegram", sink, poll=30.0)  # only a wakeup can help
+    driver.start()
+    try:
+        await rounds.start(HOST, GROUP, questions=2)
+        q = await asyncio.wait_for(shown.get(), 2)
+        await rounds.press(HOST, q.round_id, 0, 0)
+        await rounds.skip(HOST, GROUP)
+        assert isinstance(await asyncio.wait_for(shown.get(), 2), RoundReveal)
+        await rounds.skip(HOST, GROUP)
+        q = await asyncio.wait_for(shown.get(), 2)
+        assert isinstance(q, RoundQuestion) and q.qindex == 1
+        await rounds.press(HOST, q.round_id, 1, right(quizzes, q))  # the only member: early
+        reveal = await asyncio.wait_for(shown.get(), 2)
+        assert isinstance(reveal, RoundReveal) and reveal.final
+    finally:
+        await driver.stop()
+
+
+def test_round_payload_fits_and_round_trips() -> None:
+    from bot.payload import RoundPayload, decode, encode_round
+
+    data = encode_round(36**12 - 1, 299, 9)
+    assert len(data.encode()) <= 64
+    assert decode(data) == RoundPayload(36**12 - 1, 299, 9)
+    assert decode("r1:1:0:x") is None and decode("r2:1:0:0") is None
+
+
+def test_rounds_config_keys(tmp_path: Path) -> None:
+    from bot.config import load_config
+    from bot.errors import ConfigError
+
+    path = tmp_path / "c.yaml"
+    path.write_text("rounds:\n  default_seconds: 20\n  reveal_seconds: 2.5\n")
+    config = load_config(path, env={})
+    assert (config.rounds.default_seconds, config.rounds.reveal_seconds) == (20, 2.5)
+    assert load_config(None, env={}).rounds.default_seconds == 30
+    path.write_text("rounds:\n  default_seconds: 5\n")
+    with pytest.raises(ConfigError, match=r"rounds\.default_seconds"):
+        load_config(path, env={})
+    path.write_text("rounds:\n  seconds: 5\n")
+    with pytest.raises(ConfigError, match=r"rounds\.seconds"):
+        load_config(path, env={})
