@@ -34,7 +34,8 @@ def _markup() -> Markup:
 def card_text(card: Card) -> str:
     """A plan card as terminal text: whose it is, the title, the body."""
     head = [line for line in (card.lead, card.title) if line]
-    return "\n".join(head) + "\n\n" + card.body if head else card.body
+    text = "\n".join(head) + "\n\n" + card.body if head else card.body
+    return f"{text}\n\n{card.figure}" if card.figure else text
 
 
 class EndOfInput(Exception):

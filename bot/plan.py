@@ -75,8 +75,17 @@ class Card:
     tone: Tone = "neutral"
     footer: str = ""
     rows: tuple[tuple[Button, ...], ...] = ()
-    image: Path | None = None
+    image: Path | None = None  # a shipped picture (a schedule diagram): a photo / embed image
     picture: bytes | None = None  # a PNG made on the fly (the /stats chart): a photo / embed
+    figure: str = ""  # the same as monospace text, for where pictures cannot go (terminal)
+
+    def png(self) -> tuple[str, bytes] | None:
+        """The card's picture as (file name, PNG bytes), whichever kind it has."""
+        if self.image is not None:
+            return self.image.name, self.image.read_bytes()
+        if self.picture is not None:
+            return "stats.png", self.picture
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +165,8 @@ class Planner:
                           style(i), disabled=True) for i in range(len(p.options))]
         return Card(body, title=render.question_header(self.cat, p),
                     tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
-                    rows=(_row(result.lang, buttons),), image=result.image)
+                    rows=(_row(result.lang, buttons),), image=result.image,
+                    figure=result.timeline or "")
 
     def summary(self, summary: Summary, actor: Actor) -> Card:
         """Final score and missed questions, with Review missed and Try again."""

@@ -21,7 +21,6 @@ from bot.render import Markup
 MESSAGE_LIMIT = 2000  # characters in a message's content; an embed description holds 4096
 COLOUR = discord.Colour.blurple()
 
-PICTURE = "stats.png"  # the /stats chart's attachment name
 
 
 def _escape(text: str) -> str:
@@ -135,14 +134,11 @@ def message_of(card: Card) -> dict[str, Any]:
                               colour=TONES[card.tone])
         if card.footer:
             embed.set_footer(text=card.footer)
-        if card.image is not None:
+        if (png := card.png()) is not None:  # a schedule diagram or the /stats chart
+            name, data = png
             # from memory: discord.py need not close a file it did not open
-            message["file"] = discord.File(io.BytesIO(card.image.read_bytes()),
-                                           filename=card.image.name)
-            embed.set_image(url=f"attachment://{card.image.name}")
-        elif card.picture is not None:  # the /stats chart, made on the fly
-            message["file"] = discord.File(io.BytesIO(card.picture), filename=PICTURE)
-            embed.set_image(url=f"attachment://{PICTURE}")
+            message["file"] = discord.File(io.BytesIO(data), filename=name)
+            embed.set_image(url=f"attachment://{name}")
         message["embed"] = embed
     else:
         message["content"] = card.body

@@ -84,6 +84,8 @@ class Turn:
     async def _effects(self, reply: Reply) -> None:
         if reply.edit is not None:
             await self.edit(reply.edit)
+            if (png := reply.edit.png()) is not None:  # a text edit cannot carry a picture
+                await self.bot.send_photo(self.chat_id, png[1])
         elif reply.clear_buttons:
             await self.drop_buttons()
         for card in reply.send:
@@ -113,13 +115,13 @@ class Turn:
         if self.actor.chat_id is not None and message is not None:
             reply = ReplyParameters(message.message_id, allow_sending_without_reply=True)
         text = views.text_of(card)
-        if card.picture is not None:  # the chart: a photo, captioned when the text fits
+        if (png := card.png()) is not None:  # a photo, captioned when the text fits
             if len(text) <= CAPTION_LIMIT:
-                return await self.bot.send_photo(self.chat_id, card.picture, caption=text,
+                return await self.bot.send_photo(self.chat_id, png[1], caption=text,
                                                  reply_markup=views.keyboard_of(card),
                                                  reply_parameters=reply)
             await self.bot.send_message(self.chat_id, text, reply_parameters=reply)
-            return await self.bot.send_photo(self.chat_id, card.picture,
+            return await self.bot.send_photo(self.chat_id, png[1],
                                              reply_markup=views.keyboard_of(card))
         return await self.bot.send_message(self.chat_id, text,
                                            reply_markup=views.keyboard_of(card),
