@@ -22,6 +22,11 @@ from tests.conftest import FIXTURES
 TITLE = "Pipes & <Tensors>"
 
 
+def next_or_summary(message: dict) -> bool:
+    """The next question, or the summary (photos carry no text)."""
+    return is_question(message) or "Finished" in message.get("text", "")
+
+
 async def test_an_answered_question_costs_three_bot_api_calls(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
@@ -89,7 +94,7 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
         query = await alice.press(question, key.wrong(question["text"]) if n == 0
                                   else key.right(question["text"]))
         await alice.toast(query)
-        question = await alice.reply(since, lambda m: is_question(m) or "Finished" in m.get("text", ""))
+        question = await alice.reply(since, next_or_summary)
     summary = question
     await refused(summary, "🔁 Review missed", not_your_button)  # review
     await refused(summary, "↻ Try again", not_your_button)  # retry
@@ -136,7 +141,7 @@ async def test_a_title_with_html_characters_reaches_telegram_intact(
     for _ in range(2):
         since = learner.mark()
         await learner.tap(question, button_data(question)[0])
-        question = await learner.reply(since, lambda m: is_question(m) or "Finished" in m.get("text", ""))
+        question = await learner.reply(since, next_or_summary)
     summary = question
     assert summary["text"].startswith(f"Finished {TITLE}:")  # parsed as Telegram parses HTML
     for command, heading in (("/stats", f"Your stats: {TITLE}"),
