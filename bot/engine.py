@@ -174,7 +174,7 @@ class Engine(Study):
         lang = await self.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
         row = await self.store.start_session(new, replace=False)
-        if row.kind != SessionKind.FULL or not _fits(quiz, row):
+        if row.kind != SessionKind.FULL or not quiz.fits(row.question_ids, row.option_orders):
             row = await self.store.start_session(new, replace=True)
         if row.position == 0 and row.question_ids == new.question_ids:
             self._started(actor)
@@ -195,7 +195,7 @@ class Engine(Study):
         quiz = self.quiz(quiz_id)
         lang = await self.language(actor)
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
-        if row is not None and _fits(quiz, row):
+        if row is not None and quiz.fits(row.question_ids, row.option_orders):
             if row.kind == SessionKind.REVIEW:
                 return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
                                                              resumed=row.position > 0))
@@ -218,7 +218,7 @@ class Engine(Study):
         quiz = self.quiz(quiz_id)
         lang = await self.language(actor)
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
-        if row is None or not _fits(quiz, row):
+        if row is None or not quiz.fits(row.question_ids, row.option_orders):
             raise NoActiveSession()
         return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
                                                      resumed=True))
@@ -260,7 +260,7 @@ class Engine(Study):
             return NotYours(session_id, await self.language(actor))
         lang = self.resolve_language(row.lang, actor.locale)
         quiz = self.session_quiz(row.quiz_id)
-        if quiz is None or not _fits(quiz, row):
+        if quiz is None or not quiz.fits(row.question_ids, row.option_orders):
             return StaleAnswer(session_id, lang, None)
         if previous is not None:
             return await self._result(quiz, row, previous, lang, duplicate=True)
@@ -296,7 +296,7 @@ class Engine(Study):
 
     def _where(self, quiz: Quiz, row: SessionRow | None, lang: str) -> QuestionPrompt | None:
         """The question an active session is at, if it still fits the quiz."""
-        if row is None or not row.active or not _fits(quiz, row):
+        if row is None or not row.active or not quiz.fits(row.question_ids, row.option_orders):
             return None
         return self._prompt(quiz, row, row.position, lang)
 
@@ -424,14 +424,6 @@ class Engine(Study):
 
 def _question(quiz: Quiz, row: SessionRow, position: int) -> Question:
     question = quiz.question(row.question_ids[position])
-    assert question is not None  # _fits() was checked
+    assert question is not None  # Quiz.fits() was checked
     return question
 
-
-def _fits(quiz: Quiz, row: SessionRow) -> bool:
-    """False when the quiz file changed under a stored session (question gone or reshaped)."""
-    for qid, order in zip(row.question_ids, row.option_orders, strict=True):
-        q = quiz.question(qid)
-        if q is None or len(q.options) != len(order):
-            return False
-    return True

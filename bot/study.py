@@ -94,7 +94,7 @@ class Study:
         lang = await self.language(actor)
         quiz = self.due_quiz()
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
-        if row is not None and _fits(quiz, row):
+        if row is not None and quiz.fits(row.question_ids, row.option_orders):
             return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
                                                          resumed=row.position > 0))
         now = self.clock()
@@ -209,10 +209,3 @@ def _view(lang: str, s: LearnerSettings) -> SettingsView:
                         None if s.remind_at is None else learning.format_time(s.remind_at),
                         learning.format_offset(s.utc_offset))
 
-
-def _fits(quiz: Quiz, row: SessionRow) -> bool:
-    for qid, order in zip(row.question_ids, row.option_orders, strict=True):
-        q = quiz.question(qid)
-        if q is None or len(q.options) != len(order):
-            return False
-    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,15 @@ class Quiz:
     questions: tuple[Question, ...]
     shuffle_questions: bool = False
     source: str = ""
+
+    def fits(self, question_ids: Sequence[str], option_orders: Sequence[Sequence[int]]) -> bool:
+        """False when the file changed under a stored session: a question gone, or its
+        number of options different (its stored option order would no longer apply)."""
+        for qid, order in zip(question_ids, option_orders, strict=True):
+            q = self.question(qid)
+            if q is None or len(q.options) != len(order):
+                return False
+        return True
 
     def question(self, question_id: str) -> Question | None:
         """The question with this id, or None if the file no longer has it."""

@@ -40,6 +40,7 @@ from bot.store.protocol import (
     Write,
     scopes_of,
 )
+from bot.store.sqlite_keep import KEEP_BEST_SQL
 from bot.store.sqlite_learning import SQLiteLearning, apply_review
 from bot.store.sqlite_rounds import SQLiteRounds
 
@@ -289,11 +290,7 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
                 (a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now))
             if a.finished and a.kind == SessionKind.FULL:
                 await db.executemany(
-                    "INSERT INTO best_scores (quiz_id, scope, platform, user_id, score, total, "
-                    "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                    "ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE SET "
-                    "score = excluded.score, total = excluded.total, "
-                    "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",
+                    KEEP_BEST_SQL,
                     [(a.quiz_id, scope, a.platform, a.user_id, score, a.total, now)
                      for scope in scopes_of(a.platform, a.chat_id)])
             if a.review is not None:  # the learner's card moves with the answer, or not at all

@@ -25,6 +25,7 @@ from bot.store.round_rows import (
     RoundAnswer,
     RoundRow,
 )
+from bot.store.sqlite_keep import KEEP_BEST_SQL
 
 T = TypeVar("T")
 
@@ -100,11 +101,7 @@ async def _record_participants(db: aiosqlite.Connection, rnd: RoundRow, upto: in
             [(session_id, a.qindex, rnd.question_ids[a.qindex], a.chosen, int(a.correct), now)
              for a in theirs])
         await db.executemany(
-            "INSERT INTO best_scores (quiz_id, scope, platform, user_id, score, total, "
-            "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
-            "ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE SET "
-            "score = excluded.score, total = excluded.total, "
-            "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",
+            KEEP_BEST_SQL,
             [(rnd.quiz_id, scope, rnd.platform, user_id, score, len(question_ids), now)
              for scope in scopes_of(rnd.platform, rnd.board_chat)])
 
