@@ -178,8 +178,8 @@ class Engine(Study):
             row = await self.store.start_session(new, replace=True)
         if row.position == 0 and row.question_ids == new.question_ids:
             self._started(actor)
-        return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
-                                                     resumed=row.position > 0))
+        return self._prompt(quiz, row, row.position, lang,
+                                                     resumed=row.position > 0)
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""
@@ -188,7 +188,7 @@ class Engine(Study):
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
         row = await self.store.start_session(new, replace=True)
         self._started(actor)
-        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
+        return self._prompt(quiz, row, 0, lang)
 
     async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """A session over the questions missed in the user's last finished attempt."""
@@ -197,8 +197,8 @@ class Engine(Study):
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
             if row.kind == SessionKind.REVIEW:
-                return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
-                                                             resumed=row.position > 0))
+                return self._prompt(quiz, row, row.position, lang,
+                                                             resumed=row.position > 0)
             if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
         last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
@@ -211,7 +211,7 @@ class Engine(Study):
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
         row = await self.store.start_session(new, replace=True)
         self._started(actor)
-        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
+        return self._prompt(quiz, row, 0, lang)
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """The question the user's unfinished session is at; NoActiveSession if none."""
@@ -220,8 +220,8 @@ class Engine(Study):
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is None or not quiz.fits(row.question_ids, row.option_orders):
             raise NoActiveSession()
-        return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
-                                                     resumed=True))
+        return self._prompt(quiz, row, row.position, lang,
+                                                     resumed=True)
 
     def _started(self, actor: Actor) -> None:
         if self._observer is not None:  # metrics hook (issue 14)
@@ -289,10 +289,8 @@ class Engine(Study):
                 self._observer.session_finished(row.platform)
         after = replace(row, position=position + 1, score=recorded.score,
                         status="finished" if finished else "active")
-        result = await self._result(quiz, after, recorded.answer, lang, duplicate=False)
-        if result.next is not None:
-            result = replace(result, next=await self.asking(actor, result.next))
-        return replace(result, sure=sure)
+        return await self._result(quiz, after, recorded.answer, lang, duplicate=False,
+                                  sure=sure)
 
     def _where(self, quiz: Quiz, row: SessionRow | None, lang: str) -> QuestionPrompt | None:
         """The question an active session is at, if it still fits the quiz."""
@@ -301,7 +299,7 @@ class Engine(Study):
         return self._prompt(quiz, row, row.position, lang)
 
     async def _result(self, quiz: Quiz, row: SessionRow, answer: AnswerRow, lang: str,
-                      *, duplicate: bool) -> AnswerResult:
+                      *, duplicate: bool, sure: bool | None = None) -> AnswerResult:
         question = _question(quiz, row, answer.position)
         order = row.option_orders[answer.position]
         is_last = answer.position + 1 == len(row.question_ids)
@@ -320,7 +318,7 @@ class Engine(Study):
             references=question.references, answered=answer.position + 1, score=score,
             next=None if is_last else self._prompt(quiz, row, answer.position + 1, lang),
             summary=summary, duplicate=duplicate, image=question.image,
-            timeline=timeline(question.schedule) if question.schedule else None)
+            timeline=timeline(question.schedule) if question.schedule else None, sure=sure)
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.answers(row.id)
@@ -346,7 +344,7 @@ class Engine(Study):
             question_id=question.id, text=question.text.get(lang),
             options=tuple(question.options[i].text.get(lang)
                           for i in row.option_orders[position]),
-            resumed=resumed)
+            resumed=resumed, confidence=row.confidence)
 
     # --- buttons ----------------------------------------------------------------------------
 

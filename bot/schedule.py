@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cache, cached_property
 
 KINDS = ("naive", "gpipe", "1f1b", "interleaved")
 _NAME = re.compile(r"(naive|gpipe|1f1b|interleaved)-p(\d+)-m(\d+)(?:-v(\d+))?")
@@ -194,6 +194,7 @@ def simulate(spec: ScheduleSpec, *, backward: int = 1) -> Schedule:
     return Schedule(spec, tuple(sorted(ops, key=lambda o: (o.stage, o.start))))
 
 
+@cache  # pure, and asked for on every answer to a pictured question
 def timeline(spec: ScheduleSpec, *, idle: str = ".") -> str:
     """The schedule as text, one row per GPU and one column per slot, bubble dotted:
 

@@ -79,12 +79,8 @@ class Study:
         now = self.clock()
         rating = learning.rating_for(correct, sure)
         return NewReview(review_key(row.id, position), row.platform, row.user_id, quiz_id, qid,
-                         correct, sure, int(rating), now, self.memory.updater(rating, now))
-
-    async def asking(self, actor: Actor, prompt: QuestionPrompt) -> QuestionPrompt:
-        """The prompt with the learner's confidence setting applied."""
-        settings = await self.store.learner_settings(actor.platform, actor.user_id)
-        return replace(prompt, confidence=settings.confidence) if settings.confidence else prompt
+                         correct, sure, int(rating), now, self.memory.updater(rating, now),
+                         utc_offset=row.utc_offset)
 
     # --- commands -----------------------------------------------------------------------
 
@@ -95,8 +91,8 @@ class Study:
         quiz = self.due_quiz()
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
-            return await self.asking(actor, self._prompt(quiz, row, row.position, lang,
-                                                         resumed=row.position > 0))
+            return self._prompt(quiz, row, row.position, lang,
+                                                         resumed=row.position > 0)
         now = self.clock()
         due = await self.store.due_cards(actor.platform, actor.user_id, now, DUE_BATCH * 3)
         questions = [q for c in due
@@ -111,7 +107,7 @@ class Study:
         new = replace(new, question_ids=tuple(q.id for q in questions[:DUE_BATCH]),
                       option_orders=tuple(self._shuffled(q) for q in questions[:DUE_BATCH]))
         row = await self.store.start_session(new, replace=True)
-        return await self.asking(actor, self._prompt(quiz, row, 0, lang))
+        return self._prompt(quiz, row, 0, lang)
 
     def _shuffled(self, question: Question) -> tuple[int, ...]:
         order = list(range(len(question.options)))

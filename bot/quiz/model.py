@@ -54,6 +54,11 @@ class Quiz:
     questions: tuple[Question, ...]
     shuffle_questions: bool = False
     source: str = ""
+    # question id -> question, built once: every tap looks questions up by id
+    by_id: dict[str, Question] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {q.id: q for q in self.questions})
 
     def fits(self, question_ids: Sequence[str], option_orders: Sequence[Sequence[int]]) -> bool:
         """False when the file changed under a stored session: a question gone, or its
@@ -66,4 +71,4 @@ class Quiz:
 
     def question(self, question_id: str) -> Question | None:
         """The question with this id, or None if the file no longer has it."""
-        return next((q for q in self.questions if q.id == question_id), None)
+        return self.by_id.get(question_id)

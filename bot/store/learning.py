@@ -27,6 +27,9 @@ class NewReview:
     # Stored card JSON (None for a new card) -> (new card JSON, due time); pure, so it may run
     # inside the transaction and again after a rollback.
     update: Callable[[str | None], tuple[str, float]] = field(compare=False)
+    # The learner's UTC offset in seconds when the caller knows it (read with the session),
+    # else None and the store looks it up: it decides the local day a streak counts.
+    utc_offset: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

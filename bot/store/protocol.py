@@ -35,6 +35,8 @@ class SessionRow:
     started_at: float
     finished_at: float | None
     lang: str | None  # the owner's chosen language
+    confidence: bool = False  # the owner asked to mark answers sure / guess
+    utc_offset: int | None = None  # the owner's UTC offset in seconds (None: not read)
 
     @property
     def active(self) -> bool:

@@ -22,7 +22,7 @@ import aiosqlite
 
 from bot.errors import ConfigError, StoreUnavailable
 from bot.results import SessionKind
-from bot.store.group_commit import GroupCommit, storage_hint
+from bot.store.group_commit import GroupCommit, fetchall, storage_hint
 from bot.store.migrate import (
     check_writable,
     inspect_sqlite,
@@ -40,6 +40,7 @@ from bot.store.protocol import (
     Write,
     scopes_of,
 )
+from bot.store.read_batch import ReadBatch
 from bot.store.sqlite_keep import KEEP_BEST_SQL
 from bot.store.sqlite_learning import SQLiteLearning, apply_review
 from bot.store.sqlite_rounds import SQLiteRounds
@@ -51,9 +52,14 @@ BUSY_TIMEOUT_MS = 5000
 
 _SESSION_COLUMNS = (
     "s.id, s.platform, s.user_id, s.chat_id, s.quiz_id, s.kind, s.status, s.question_ids, "
-    "s.option_orders, s.position, s.score, s.started_at, s.finished_at, u.lang")
-_SESSION_SQL = (f"SELECT {_SESSION_COLUMNS} FROM sessions s "
-                "JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id ")
+    "s.option_orders, s.position, s.score, s.started_at, s.finished_at, u.lang, "
+    "COALESCE(ls.confidence, 0) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset")
+# The owner's language, confidence setting and UTC offset come with the session: a tap
+# needs one read.
+_SESSION_FROM = (
+    "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+    "LEFT JOIN learner_settings ls ON ls.platform = s.platform AND ls.user_id = s.user_id ")
+_SESSION_SQL = f"SELECT {_SESSION_COLUMNS} {_SESSION_FROM}"
 
 
 def path_from_url(url: str) -> Path:
@@ -77,7 +83,10 @@ def session_of(row: Any) -> SessionRow | None:
         question_ids=tuple(json.loads(row["question_ids"])),
         option_orders=tuple(tuple(o) for o in json.loads(row["option_orders"])),
         position=row["position"], score=row["score"], started_at=row["started_at"],
-        finished_at=row["finished_at"], lang=row["lang"])
+        finished_at=row["finished_at"], lang=row["lang"],
+        # sqlite3.Row and asyncpg.Record: `in` looks at values, keys() at names
+        confidence=bool(row["confidence"]) if "confidence" in row.keys() else False,  # noqa: SIM118
+        utc_offset=int(row["utc_offset"]) if "utc_offset" in row.keys() else None)  # noqa: SIM118
 
 
 def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
@@ -93,6 +102,7 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
                  *, on_commit: Callable[[float], None] | None = None) -> None:
         self.path = path
         self._r = reader
+        self._reads = ReadBatch(reader)
         self._w = writer
         self._writes = GroupCommit(writer, on_commit)
 
@@ -147,7 +157,7 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
         return cls(path, writer, reader, on_commit=on_commit)
 
     async def _all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-        return list(await self._r.execute_fetchall(sql, params))
+        return await self._reads.all(sql, params)
 
     async def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         rows = await self._all(sql, params)
@@ -163,8 +173,8 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
         if row is not None and (row["display_name"] == display_name or not display_name):
             return row["lang"]  # type: ignore[no-any-return]
 
-        async def unit(db: aiosqlite.Connection) -> str | None:
-            rows = await db.execute_fetchall(
+        def unit(db: sqlite3.Connection) -> str | None:
+            rows = fetchall(db,
                 "INSERT INTO users (platform, user_id, display_name, created_at) "
                 "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) "
                 "DO UPDATE SET display_name = excluded.display_name RETURNING lang",
@@ -175,8 +185,8 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
 
     async def set_language(self, platform: str, user_id: str, lang: str) -> None:
         """Persist the user's language choice (creating the user if needed)."""
-        async def unit(db: aiosqlite.Connection) -> None:
-            await db.execute(
+        def unit(db: sqlite3.Connection) -> None:
+            db.execute(
                 "INSERT INTO users (platform, user_id, lang, created_at) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (platform, user_id) DO UPDATE SET lang = excluded.lang",
                 (platform, user_id, lang, time.time()))
@@ -208,19 +218,19 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
         """The active session unless `replace`; else abandon it and store `new` (one txn)."""
         n = new
 
-        async def unit(db: aiosqlite.Connection) -> SessionRow:
+        def unit(db: sqlite3.Connection) -> SessionRow:
             if not replace:
-                rows = await db.execute_fetchall(
+                rows = fetchall(db,
                     _SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.quiz_id = ? "
                     "AND s.status = 'active'", (n.platform, n.user_id, n.quiz_id))
                 if rows:
                     found = session_of(next(iter(rows)))
                     assert found is not None
                     return found
-            await db.execute(
+            db.execute(
                 "UPDATE sessions SET status = 'abandoned' WHERE platform = ? AND user_id = ? "
                 "AND quiz_id = ? AND status = 'active'", (n.platform, n.user_id, n.quiz_id))
-            rows = await db.execute_fetchall(
+            rows = fetchall(db,
                 "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
                 "question_ids, option_orders, started_at) "
                 "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?) RETURNING id",
@@ -228,7 +238,7 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
                  json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
                  time.time()))
             session_id = next(iter(rows))["id"]
-            found = session_of(next(iter(await db.execute_fetchall(
+            found = session_of(next(iter(fetchall(db,
                 _SESSION_SQL + "WHERE s.id = ?", (session_id,)))))
             assert found is not None
             return found
@@ -242,7 +252,7 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
         """The session and its answer at `position` (if any), in one read."""
         row = await self._one(
             f"SELECT {_SESSION_COLUMNS}, a.question_id AS a_question, a.chosen, a.correct "
-            "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+            f"{_SESSION_FROM}"
             "LEFT JOIN answers a ON a.session_id = s.id AND a.position = ? WHERE s.id = ?",
             (position, session_id))
         if row is None:
@@ -267,16 +277,16 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
         """
         a = answer
 
-        async def unit(db: aiosqlite.Connection) -> Recorded:
+        def unit(db: sqlite3.Connection) -> Recorded:
             now = time.time()
-            advanced = await db.execute_fetchall(
+            advanced = fetchall(db,
                 "UPDATE sessions SET position = position + 1, score = score + ?, "
                 "status = CASE WHEN ? THEN 'finished' ELSE status END, "
                 "finished_at = CASE WHEN ? THEN ? ELSE finished_at END "
                 "WHERE id = ? AND position = ? AND status = 'active' RETURNING score",
                 (int(a.correct), a.finished, a.finished, now, a.session_id, a.position))
             if not advanced:
-                rows = await db.execute_fetchall(
+                rows = fetchall(db,
                     "SELECT question_id, chosen, correct FROM answers "
                     "WHERE session_id = ? AND position = ?", (a.session_id, a.position))
                 if rows:
@@ -284,17 +294,17 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
                     return Recorded(Write.REPEAT, stored, 0)
                 return Recorded(Write.STALE, None, 0)
             score = int(next(iter(advanced))["score"])
-            await db.execute(
+            db.execute(
                 "INSERT INTO answers (session_id, position, question_id, chosen, correct, "
                 "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
                 (a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now))
             if a.finished and a.kind == SessionKind.FULL:
-                await db.executemany(
+                db.executemany(
                     KEEP_BEST_SQL,
                     [(a.quiz_id, scope, a.platform, a.user_id, score, a.total, now)
                      for scope in scopes_of(a.platform, a.chat_id)])
             if a.review is not None:  # the learner's card moves with the answer, or not at all
-                await apply_review(db, a.review)
+                apply_review(db, a.review)
             stored = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct)
             return Recorded(Write.APPLIED, stored, score)
 
@@ -342,12 +352,12 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
 
     async def reset_user(self, platform: str, user_id: str) -> int:
         """Delete the user's sessions, answers and scores (the language choice stays)."""
-        async def unit(db: aiosqlite.Connection) -> int:
+        def unit(db: sqlite3.Connection) -> int:
             for sql in ("DELETE FROM best_scores WHERE platform = ? AND user_id = ?",
                         "DELETE FROM cards WHERE platform = ? AND user_id = ?",
                         "DELETE FROM reviews WHERE platform = ? AND user_id = ?"):
-                await db.execute(sql, (platform, user_id))
-            cur = await db.execute("DELETE FROM sessions WHERE platform = ? AND user_id = ?",
+                db.execute(sql, (platform, user_id))
+            cur = db.execute("DELETE FROM sessions WHERE platform = ? AND user_id = ?",
                                    (platform, user_id))
             return cur.rowcount
 
@@ -358,5 +368,6 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
         try:
             await self._writes.close()
         finally:
+            await self._reads.close()
             await self._w.close()
             await self._r.close()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-import aiosqlite
-
 from bot.learning import local_day
-from bot.store.group_commit import GroupCommit
+from bot.store.group_commit import GroupCommit, fetchall
 from bot.store.learning import (
     CardRow,
     DayTotal,
@@ -23,13 +22,15 @@ from bot.store.learning import (
 _CARD_COLUMNS = "quiz_id, question_id, card, due_at, reviews"
 
 
-async def apply_review(db: aiosqlite.Connection, r: NewReview) -> bool:
+def apply_review(db: sqlite3.Connection, r: NewReview) -> bool:
     """Inside a write transaction: log the review once (by key), then move the card."""
-    rows = await db.execute_fetchall(
-        "SELECT utc_offset FROM learner_settings WHERE platform = ? AND user_id = ?",
-        (r.platform, r.user_id))
-    offset = int(next(iter(rows))["utc_offset"]) if rows else 0
-    logged = await db.execute_fetchall(
+    offset = r.utc_offset
+    if offset is None:
+        rows = fetchall(db,
+            "SELECT utc_offset FROM learner_settings WHERE platform = ? AND user_id = ?",
+            (r.platform, r.user_id))
+        offset = int(next(iter(rows))["utc_offset"]) if rows else 0
+    logged = fetchall(db,
         "INSERT INTO reviews (answer_key, platform, user_id, quiz_id, question_id, correct, "
         "sure, rating, reviewed_at, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT (answer_key) DO NOTHING RETURNING answer_key",
@@ -38,11 +39,11 @@ async def apply_review(db: aiosqlite.Connection, r: NewReview) -> bool:
          local_day(r.reviewed_at, offset)))
     if not logged:
         return False
-    rows = await db.execute_fetchall(
+    rows = fetchall(db,
         "SELECT card FROM cards WHERE platform = ? AND user_id = ? AND quiz_id = ? "
         "AND question_id = ?", (r.platform, r.user_id, r.quiz_id, r.question_id))
     card, due_at = r.update(next(iter(rows))["card"] if rows else None)
-    await db.execute(
+    db.execute(
         "INSERT INTO cards (platform, user_id, quiz_id, question_id, card, due_at, reviews, "
         "updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?) "
         "ON CONFLICT (platform, user_id, quiz_id, question_id) DO UPDATE SET "
@@ -78,9 +79,9 @@ class SQLiteLearning:
 
     async def apply_review(self, review: NewReview) -> bool:
         """Log the review once (by key) and move the card, in one transaction."""
-        async def unit(db: aiosqlite.Connection) -> bool:
-            await _ensure_user(db, review.platform, review.user_id, review.reviewed_at)
-            return await apply_review(db, review)
+        def unit(db: sqlite3.Connection) -> bool:
+            _ensure_user(db, review.platform, review.user_id, review.reviewed_at)
+            return apply_review(db, review)
 
         return await self._writes.run(unit)
 
@@ -150,9 +151,9 @@ class SQLiteLearning:
         """Store the settings and schedule or cancel a job, in one transaction."""
         s = settings
 
-        async def unit(db: aiosqlite.Connection) -> None:
-            await _ensure_user(db, s.platform, s.user_id, job.due_at if job else 0.0)
-            await db.execute(
+        def unit(db: sqlite3.Connection) -> None:
+            _ensure_user(db, s.platform, s.user_id, job.due_at if job else 0.0)
+            db.execute(
                 "INSERT INTO learner_settings (platform, user_id, confidence, utc_offset, "
                 "remind_at, chat_id) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (platform, user_id) DO UPDATE SET confidence = "
@@ -161,9 +162,9 @@ class SQLiteLearning:
                 (s.platform, s.user_id, int(s.confidence), s.utc_offset, s.remind_at,
                  s.chat_id))
             if cancel_job is not None:
-                await db.execute("DELETE FROM jobs WHERE key = ?", (cancel_job,))
+                db.execute("DELETE FROM jobs WHERE key = ?", (cancel_job,))
             if job is not None:
-                await _schedule(db, job)
+                _schedule(db, job)
 
         await self._writes.run(unit)
 
@@ -171,15 +172,15 @@ class SQLiteLearning:
 
     async def schedule_job(self, job: NewJob) -> None:
         """Insert the job, or replace the live job with the same key."""
-        async def unit(db: aiosqlite.Connection) -> None:
-            await _schedule(db, job)
+        def unit(db: sqlite3.Connection) -> None:
+            _schedule(db, job)
 
         await self._writes.run(unit)
 
     async def cancel_job(self, key: str) -> bool:
         """Delete the job with this key; True if there was one."""
-        async def unit(db: aiosqlite.Connection) -> bool:
-            cur = await db.execute("DELETE FROM jobs WHERE key = ?", (key,))
+        def unit(db: sqlite3.Connection) -> bool:
+            cur = db.execute("DELETE FROM jobs WHERE key = ?", (key,))
             return cur.rowcount > 0
 
         return await self._writes.run(unit)
@@ -191,10 +192,10 @@ class SQLiteLearning:
         # One placeholder per kind: the values still travel as parameters.
         of_kind = f"AND kind IN ({', '.join('?' * len(wanted))}) " if kinds is not None else ""
 
-        async def unit(db: aiosqlite.Connection) -> list[JobRow]:
+        def unit(db: sqlite3.Connection) -> list[JobRow]:
             if kinds is not None and not wanted:
                 return []
-            rows = await db.execute_fetchall(
+            rows = fetchall(db,
                 "UPDATE jobs SET claimed_at = ?, claimed_by = ?, attempts = attempts + 1 "
                 "WHERE id IN (SELECT id FROM jobs WHERE done_at IS NULL AND due_at <= ? "
                 f"AND (claimed_at IS NULL OR claimed_at < ?) {of_kind}"
@@ -208,13 +209,13 @@ class SQLiteLearning:
 
     async def finish_job(self, job: JobRow, next_due_at: float | None) -> bool:
         """Delete the job or move it to `next_due_at`, while it is still our claim."""
-        async def unit(db: aiosqlite.Connection) -> bool:
+        def unit(db: sqlite3.Connection) -> bool:
             if next_due_at is None:
-                cur = await db.execute(
+                cur = db.execute(
                     "DELETE FROM jobs WHERE id = ? AND claimed_by = ? AND claimed_at = ?",
                     (job.id, job.claimed_by, job.claimed_at))
             else:
-                cur = await db.execute(
+                cur = db.execute(
                     "UPDATE jobs SET due_at = ?, claimed_at = NULL, claimed_by = NULL, "
                     "attempts = 0 WHERE id = ? AND claimed_by = ? AND claimed_at = ?",
                     (next_due_at, job.id, job.claimed_by, job.claimed_at))
@@ -223,16 +224,16 @@ class SQLiteLearning:
         return await self._writes.run(unit)
 
 
-async def _schedule(db: aiosqlite.Connection, job: NewJob) -> None:
-    await db.execute(
+def _schedule(db: sqlite3.Connection, job: NewJob) -> None:
+    db.execute(
         "INSERT INTO jobs (kind, key, due_at, payload) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, due_at = excluded.due_at, "
         "payload = excluded.payload, claimed_at = NULL, claimed_by = NULL, attempts = 0, "
         "done_at = NULL", (job.kind, job.key, job.due_at, json.dumps(job.payload)))
 
 
-async def _ensure_user(db: aiosqlite.Connection, platform: str, user_id: str, now: float
+def _ensure_user(db: sqlite3.Connection, platform: str, user_id: str, now: float
                        ) -> None:
-    await db.execute(
+    db.execute(
         "INSERT INTO users (platform, user_id, created_at) VALUES (?, ?, ?) "
         "ON CONFLICT (platform, user_id) DO NOTHING", (platform, user_id, now))

@@ -8,12 +8,11 @@ plain SQL that PostgreSQL runs as well (`ON CONFLICT ... DO NOTHING`, `UPDATE ..
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Sequence
+import sqlite3
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-import aiosqlite
-
-from bot.store.group_commit import GroupCommit
+from bot.store.group_commit import GroupCommit, fetchall
 from bot.store.protocol import BestRow, scopes_of
 from bot.store.round_rows import (
     NewPress,
@@ -50,18 +49,18 @@ def round_of(row: Any) -> RoundRow | None:
         started_at=row["started_at"], finished_at=row["finished_at"])
 
 
-async def _rows(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-    return list(await db.execute_fetchall(sql, params))
+def _rows(db: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+    return list(fetchall(db, sql, params))
 
 
-async def _round(db: aiosqlite.Connection, round_id: int) -> RoundRow:
-    found = round_of(next(iter(await _rows(db, _ROUND_SQL + "WHERE id = ?", (round_id,)))))
+def _round(db: sqlite3.Connection, round_id: int) -> RoundRow:
+    found = round_of(next(iter(_rows(db, _ROUND_SQL + "WHERE id = ?", (round_id,)))))
     assert found is not None
     return found
 
 
-async def _answers(db: aiosqlite.Connection, round_id: int, upto: int) -> tuple[RoundAnswer, ...]:
-    rows = await _rows(
+def _answers(db: sqlite3.Connection, round_id: int, upto: int) -> tuple[RoundAnswer, ...]:
+    rows = _rows(
         db, "SELECT user_id, display_name, qindex, chosen, correct, elapsed FROM round_answers "
             "WHERE round_id = ? AND qindex <= ? ORDER BY qindex, elapsed, user_id",
         (round_id, upto))
@@ -69,13 +68,13 @@ async def _answers(db: aiosqlite.Connection, round_id: int, upto: int) -> tuple[
                              bool(r["correct"]), float(r["elapsed"])) for r in rows)
 
 
-async def _record_participants(db: aiosqlite.Connection, rnd: RoundRow, upto: int,
+def _record_participants(db: sqlite3.Connection, rnd: RoundRow, upto: int,
                                now: float) -> None:
     """One finished full session per member over questions 0..upto: /stats, /review and the
     boards then count the round like any attempt (round_id marks it as a round's)."""
     if upto < 0:
         return
-    answers = await _answers(db, rnd.id, upto)
+    answers = _answers(db, rnd.id, upto)
     members: dict[str, list[RoundAnswer]] = {}
     for a in answers:
         members.setdefault(a.user_id, []).append(a)
@@ -83,11 +82,11 @@ async def _record_participants(db: aiosqlite.Connection, rnd: RoundRow, upto: in
     orders = [list(o) for o in rnd.option_orders[: upto + 1]]
     for user_id, theirs in sorted(members.items()):
         score = sum(a.correct for a in theirs)
-        await db.execute(
+        db.execute(
             "INSERT INTO users (platform, user_id, display_name, created_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (platform, user_id) DO NOTHING",
             (rnd.platform, user_id, theirs[0].display_name, now))
-        rows = await _rows(
+        rows = _rows(
             db, "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
                 "question_ids, option_orders, position, score, started_at, finished_at, "
                 "round_id) VALUES (?, ?, ?, ?, 'full', 'finished', ?, ?, ?, ?, ?, ?, ?) "
@@ -95,12 +94,12 @@ async def _record_participants(db: aiosqlite.Connection, rnd: RoundRow, upto: in
             (rnd.platform, user_id, rnd.board_chat, rnd.quiz_id, json.dumps(question_ids),
              json.dumps(orders), len(question_ids), score, rnd.started_at, now, rnd.id))
         session_id = rows[0]["id"]
-        await db.executemany(
+        db.executemany(
             "INSERT INTO answers (session_id, position, question_id, chosen, correct, "
             "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
             [(session_id, a.qindex, rnd.question_ids[a.qindex], a.chosen, int(a.correct), now)
              for a in theirs])
-        await db.executemany(
+        db.executemany(
             KEEP_BEST_SQL,
             [(rnd.quiz_id, scope, rnd.platform, user_id, score, len(question_ids), now)
              for scope in scopes_of(rnd.platform, rnd.board_chat)])
@@ -117,15 +116,15 @@ class SQLiteRounds:
     async def _one(self, sql: str, params: Sequence[Any] = ()) -> Any:
         raise NotImplementedError  # SQLiteStore's
 
-    async def _unit(self, unit: Callable[[aiosqlite.Connection], Awaitable[T]]) -> T:
+    async def _unit(self, unit: Callable[[sqlite3.Connection], T]) -> T:
         return await self._writes.run(unit)
 
     async def create_round(self, new: NewRound, now: float) -> RoundRow | None:
         """Store a round whose first question opens at `now`; None if one is running."""
         n = new
 
-        async def unit(db: aiosqlite.Connection) -> RoundRow | None:
-            rows = await _rows(
+        def unit(db: sqlite3.Connection) -> RoundRow | None:
+            rows = _rows(
                 db, "INSERT INTO rounds (platform, chat_id, board_chat, host_id, host_name, "
                     "quiz_id, lang, question_ids, option_orders, seconds, reveal_pause, status, "
                     "next_open_at, started_at) "
@@ -134,7 +133,7 @@ class SQLiteRounds:
                 (n.platform, n.chat_id, n.board_chat, n.host_id, n.host_name, n.quiz_id, n.lang,
                  json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
                  n.seconds, n.reveal_pause, now, now))
-            return await _round(db, rows[0]["id"]) if rows else None
+            return _round(db, rows[0]["id"]) if rows else None
 
         return await self._unit(unit)
 
@@ -150,16 +149,16 @@ class SQLiteRounds:
 
     async def open_due_questions(self, platform: str, now: float) -> list[OpenedQuestion]:
         """Claim every round whose next question is due (the guarded UPDATE decides who)."""
-        async def unit(db: aiosqlite.Connection) -> list[OpenedQuestion]:
-            claimed = await _rows(
+        def unit(db: sqlite3.Connection) -> list[OpenedQuestion]:
+            claimed = _rows(
                 db, "UPDATE rounds SET position = position + 1, next_open_at = NULL "
                     "WHERE platform = ? AND status = 'active' AND next_open_at IS NOT NULL "
                     "AND next_open_at <= ? RETURNING id", (platform, now))
             opened = []
             for row in claimed:
-                rnd = await _round(db, row["id"])
+                rnd = _round(db, row["id"])
                 deadline = now + rnd.seconds
-                await db.execute(
+                db.execute(
                     "INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
                     "VALUES (?, ?, ?, ?)", (rnd.id, rnd.position, now, deadline))
                 opened.append(OpenedQuestion(rnd, rnd.position, now, deadline))
@@ -171,8 +170,8 @@ class SQLiteRounds:
         """First press on the open question locks in; later ones find the stored answer."""
         p = press
 
-        async def unit(db: aiosqlite.Connection) -> Pressed:
-            locked = await _rows(
+        def unit(db: sqlite3.Connection) -> Pressed:
+            locked = _rows(
                 db, "INSERT INTO round_answers (round_id, qindex, user_id, display_name, chosen, "
                     "correct, elapsed) SELECT q.round_id, q.qindex, ?, ?, ?, ?, "
                     "CASE WHEN ? > q.opened_at THEN ? - q.opened_at ELSE 0 END "
@@ -184,7 +183,7 @@ class SQLiteRounds:
             if locked:
                 # Everyone who has joined has answered: reveal now, except on the first
                 # question, which runs its full time so that people can join.
-                early = await _rows(
+                early = _rows(
                     db, "UPDATE round_questions SET deadline = ? WHERE round_id = ? "
                         "AND qindex = ? AND qindex > 0 AND revealed_at IS NULL AND deadline > ? "
                         "AND (SELECT COUNT(DISTINCT user_id) FROM round_answers "
@@ -193,12 +192,12 @@ class SQLiteRounds:
                         "RETURNING qindex",
                     (p.now, p.round_id, p.qindex, p.now, p.round_id, p.round_id, p.qindex))
                 return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early))
-            stored = await _rows(
+            stored = _rows(
                 db, "SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
                     "AND user_id = ?", (p.round_id, p.qindex, p.user_id))
             if stored:
                 return Pressed(PressWrite.REPEAT, int(stored[0]["chosen"]))
-            where = await _rows(
+            where = _rows(
                 db, "SELECT r.position FROM rounds r JOIN round_questions q "
                     "ON q.round_id = r.id AND q.qindex = ? WHERE r.id = ?",
                 (p.qindex, p.round_id))
@@ -210,50 +209,50 @@ class SQLiteRounds:
 
         return await self._unit(unit)
 
-    async def _after_reveal(self, db: aiosqlite.Connection, round_id: int, qindex: int,
+    def _after_reveal(self, db: sqlite3.Connection, round_id: int, qindex: int,
                             now: float) -> RoundRow:
-        rnd = await _round(db, round_id)
+        rnd = _round(db, round_id)
         if not rnd.active:
             return rnd
         if qindex + 1 < rnd.total:
-            await db.execute("UPDATE rounds SET next_open_at = ? WHERE id = ? AND "
+            db.execute("UPDATE rounds SET next_open_at = ? WHERE id = ? AND "
                              "status = 'active'", (now + rnd.reveal_pause, round_id))
         else:
-            await db.execute("UPDATE rounds SET status = 'finished', finished_at = ?, "
+            db.execute("UPDATE rounds SET status = 'finished', finished_at = ?, "
                              "next_open_at = NULL WHERE id = ? AND status = 'active'",
                              (now, round_id))
-            await _record_participants(db, rnd, qindex, now)
-        return await _round(db, round_id)
+            _record_participants(db, rnd, qindex, now)
+        return _round(db, round_id)
 
     async def reveal_due_questions(self, platform: str, now: float) -> list[Reveal]:
         """Claim every question past its deadline; one caller wins each (revealed_at IS NULL)."""
-        async def unit(db: aiosqlite.Connection) -> list[Reveal]:
-            claimed = await _rows(
+        def unit(db: sqlite3.Connection) -> list[Reveal]:
+            claimed = _rows(
                 db, "UPDATE round_questions SET revealed_at = ? WHERE revealed_at IS NULL "
                     "AND deadline <= ? AND round_id IN (SELECT id FROM rounds "
                     "WHERE platform = ? AND status = 'active') "
                     "RETURNING round_id, qindex, deadline, message_ref", (now, now, platform))
             reveals = []
             for row in sorted(claimed, key=lambda r: (r["deadline"], r["round_id"])):
-                rnd = await self._after_reveal(db, row["round_id"], row["qindex"], now)
+                rnd = self._after_reveal(db, row["round_id"], row["qindex"], now)
                 reveals.append(Reveal(rnd, int(row["qindex"]), row["deadline"], now,
                                       row["message_ref"],
-                                      await _answers(db, rnd.id, int(row["qindex"]))))
+                                      _answers(db, rnd.id, int(row["qindex"]))))
             return reveals
 
         return await self._unit(unit)
 
     async def skip_round(self, round_id: int, now: float) -> bool:
         """The open question's deadline (or the next opening) becomes now."""
-        async def unit(db: aiosqlite.Connection) -> bool:
-            moved = await _rows(
+        def unit(db: sqlite3.Connection) -> bool:
+            moved = _rows(
                 db, "UPDATE round_questions SET deadline = ? WHERE round_id = ? "
                     "AND revealed_at IS NULL AND deadline > ? "
                     "AND round_id IN (SELECT id FROM rounds WHERE status = 'active') "
                     "RETURNING qindex", (now, round_id, now))
             if moved:
                 return True
-            moved = await _rows(
+            moved = _rows(
                 db, "UPDATE rounds SET next_open_at = ? WHERE id = ? AND status = 'active' "
                     "AND next_open_at > ? RETURNING id", (now, round_id, now))
             return bool(moved)
@@ -262,20 +261,20 @@ class SQLiteRounds:
 
     async def stop_round(self, round_id: int, now: float) -> Reveal | None:
         """Stop the round; the open question (if any) is revealed by this caller."""
-        async def unit(db: aiosqlite.Connection) -> Reveal | None:
-            stopped = await _rows(
+        def unit(db: sqlite3.Connection) -> Reveal | None:
+            stopped = _rows(
                 db, "UPDATE rounds SET status = 'stopped', finished_at = ?, next_open_at = NULL "
                     "WHERE id = ? AND status = 'active' RETURNING position", (now, round_id))
             if not stopped:
                 return None
             position = int(stopped[0]["position"])
-            claimed = await _rows(
+            claimed = _rows(
                 db, "UPDATE round_questions SET revealed_at = ? WHERE round_id = ? "
                     "AND revealed_at IS NULL RETURNING qindex, deadline, message_ref",
                 (now, round_id))
-            rnd = await _round(db, round_id)
-            await _record_participants(db, rnd, position, now)
-            answers = await _answers(db, round_id, position)
+            rnd = _round(db, round_id)
+            _record_participants(db, rnd, position, now)
+            answers = _answers(db, round_id, position)
             if claimed:
                 row = claimed[0]
                 return Reveal(rnd, int(row["qindex"]), row["deadline"], now, row["message_ref"],
@@ -286,8 +285,8 @@ class SQLiteRounds:
 
     async def set_round_message(self, round_id: int, qindex: int, ref: str) -> None:
         """Remember the platform's id of a question message."""
-        async def unit(db: aiosqlite.Connection) -> None:
-            await db.execute("UPDATE round_questions SET message_ref = ? WHERE round_id = ? "
+        def unit(db: sqlite3.Connection) -> None:
+            db.execute("UPDATE round_questions SET message_ref = ? WHERE round_id = ? "
                              "AND qindex = ?", (ref, round_id, qindex))
 
         await self._unit(unit)
