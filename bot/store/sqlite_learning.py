@@ -30,14 +30,14 @@ def apply_review(db: sqlite3.Connection, r: NewReview) -> bool:
             "SELECT utc_offset FROM learner_settings WHERE platform = ? AND user_id = ?",
             (r.platform, r.user_id))
         offset = int(next(iter(rows))["utc_offset"]) if rows else 0
-    logged = fetchall(db,
+    logged = db.execute(
         "INSERT INTO reviews (answer_key, platform, user_id, quiz_id, question_id, correct, "
         "sure, rating, reviewed_at, day) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (answer_key) DO NOTHING RETURNING answer_key",
+        "ON CONFLICT (answer_key) DO NOTHING",
         (r.answer_key, r.platform, r.user_id, r.quiz_id, r.question_id, int(r.correct),
          None if r.sure is None else int(r.sure), r.rating, r.reviewed_at,
-         local_day(r.reviewed_at, offset)))
-    if not logged:
+         local_day(r.reviewed_at, offset))).rowcount
+    if not logged:  # this answer moved the card before (a repeat, another process)
         return False
     rows = fetchall(db,
         "SELECT card FROM cards WHERE platform = ? AND user_id = ? AND quiz_id = ? "
