@@ -216,8 +216,12 @@ class Planner:
         assert isinstance(outcome, UnknownButton)
         return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
 
+    def toast(self, result: AnswerResult) -> str:
+        """The ack of an answer: what a learner must see first, before anything else."""
+        return render.toast(self.cat, result)
+
     def _answer(self, result: AnswerResult, actor: Actor) -> Reply:
-        toast = render.toast(self.cat, result)
+        toast = self.toast(result)
         if result.duplicate:  # the first delivery already showed everything
             return Reply(ack=toast)
         if result.next is not None:

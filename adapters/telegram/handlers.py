@@ -33,6 +33,7 @@ from bot.app import App
 from bot.chart import progress_png
 from bot.errors import QuizError
 from bot.plan import Planner, Reply
+from bot.results import AnswerResult
 
 log = logging.getLogger(__name__)
 
@@ -221,7 +222,10 @@ class Handlers:
     async def tap(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any inline button: the engine decides, the plan shows."""
         pressed = payload.decode(args[0] if args else None)
-        return self.plan.pressed(await self.engine.press(turn.actor, pressed), turn.actor)
+        outcome = await self.engine.press(turn.actor, pressed)
+        if isinstance(outcome, AnswerResult):  # ack the moment it counts; render after
+            await turn.ack(self.plan.toast(outcome))
+        return self.plan.pressed(outcome, turn.actor)
 
 
 def _first(args: Sequence[str]) -> str | None:
