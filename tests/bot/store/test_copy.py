@@ -115,7 +115,8 @@ def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
     assert target.read_bytes() == before
     fresh = tmp_path / "c.db"
     assert main(["copy-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{fresh}"]) == 0
-    assert "copied 1 users, 0 sessions, 0 answers, 0 best_scores" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "copied 1 users, 0 rounds, 0 sessions, 0 answers, 0 best_scores, " in out
 
 
 async def test_a_copy_into_a_used_postgres_changes_nothing(tmp_path: Path, postgres_url: str):
