@@ -7,9 +7,13 @@ the first to commit and then re-checks its WHERE against the new row, so of any 
 deliveries through any number of processes exactly one applies. `start_session` and
 `reset_user` first lock the user's row (`FOR NO KEY UPDATE`), so one user's starts and resets
 run one after another, while answers (whose foreign-key checks take only KEY SHARE) never
-wait on them. Locks are always taken user -> session -> best score, so writers cannot
-deadlock on each other; a deadlock or serialization failure anyway (say, a manual UPDATE)
-is retried.
+wait on them. Locks are always taken user -> session -> best score -> review -> card (and
+round -> round question, see `postgres_rounds`), so writers cannot deadlock on each other; a
+deadlock or serialization failure anyway (say, a manual UPDATE) is retried, the whole unit
+again (a review's card update is pure, so it may run twice).
+
+The learning half (cards, reviews, settings, jobs) is `postgres_learning`, rounds are
+`postgres_rounds`; both mirror their SQLite counterparts statement for statement.
 """
 
 from __future__ import annotations
