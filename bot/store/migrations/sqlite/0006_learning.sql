@@ -18,17 +18,19 @@ CREATE TABLE sessions_v6 (
     score         INTEGER NOT NULL DEFAULT 0,
     started_at    REAL NOT NULL,
     finished_at   REAL,
+    round_id      INTEGER REFERENCES rounds (id) ON DELETE SET NULL,  -- from version 5
     FOREIGN KEY (platform, user_id) REFERENCES users (platform, user_id) ON DELETE CASCADE
 );
 INSERT INTO sessions_v6 (id, platform, user_id, chat_id, quiz_id, kind, status, question_ids,
-                         option_orders, position, score, started_at, finished_at)
+                         option_orders, position, score, started_at, finished_at, round_id)
     SELECT id, platform, user_id, chat_id, quiz_id, kind, status, question_ids, option_orders,
-           position, score, started_at, finished_at FROM sessions;
+           position, score, started_at, finished_at, round_id FROM sessions;
 DROP TABLE sessions;
 ALTER TABLE sessions_v6 RENAME TO sessions;
 CREATE UNIQUE INDEX sessions_one_active ON sessions (platform, user_id, quiz_id)
     WHERE status = 'active';
 CREATE INDEX sessions_by_user ON sessions (platform, user_id, quiz_id, kind, status, finished_at);
+CREATE INDEX sessions_by_round ON sessions (round_id) WHERE round_id IS NOT NULL;
 
 -- (IF NOT EXISTS: a database whose version rows were reset re-runs this safely.)
 -- One FSRS memory card per learner and question (fsrs.Card as JSON), with its due time
