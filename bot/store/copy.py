@@ -27,19 +27,42 @@ from bot.store.urls import redact, scheme_of
 
 CHUNK = 5000
 # In foreign-key order. Columns are the same on both dialects; the values differ only in
-# type: `correct` is 0/1 on SQLite and boolean on PostgreSQL, lists are JSON text / jsonb.
+# type: flags (BOOL_COLUMNS) are 0/1 on SQLite and boolean on PostgreSQL, lists and payloads
+# (JSON_COLUMNS) are JSON text / jsonb.
 TABLES: dict[str, tuple[str, ...]] = {
     "users": ("platform", "user_id", "display_name", "lang", "created_at"),
+    "rounds": ("id", "platform", "chat_id", "board_chat", "host_id", "host_name", "quiz_id",
+               "lang", "question_ids", "option_orders", "seconds", "reveal_pause", "status",
+               "position", "next_open_at", "started_at", "finished_at"),
     "sessions": ("id", "platform", "user_id", "chat_id", "quiz_id", "kind", "status",
                  "question_ids", "option_orders", "position", "score", "started_at",
-                 "finished_at"),
+                 "finished_at", "round_id"),
     "answers": ("session_id", "position", "question_id", "chosen", "correct", "answered_at"),
     "best_scores": ("quiz_id", "scope", "platform", "user_id", "score", "total",
                     "finished_at"),
+    "round_questions": ("round_id", "qindex", "opened_at", "deadline", "revealed_at",
+                        "message_ref"),
+    "round_answers": ("round_id", "qindex", "user_id", "display_name", "chosen", "correct",
+                      "elapsed"),
+    "cards": ("platform", "user_id", "quiz_id", "question_id", "card", "due_at", "reviews",
+              "updated_at"),
+    "reviews": ("answer_key", "platform", "user_id", "quiz_id", "question_id", "correct",
+                "sure", "rating", "reviewed_at", "day"),
+    "learner_settings": ("platform", "user_id", "confidence", "utc_offset", "remind_at",
+                         "chat_id"),
+    "jobs": ("id", "kind", "key", "due_at", "payload", "claimed_at", "claimed_by", "attempts",
+             "done_at"),
 }
-ORDER = {"users": "platform, user_id", "sessions": "id", "answers": "session_id, position",
-         "best_scores": "quiz_id, scope, platform, user_id"}
-JSON_COLUMNS = ("question_ids", "option_orders")
+ORDER = {"users": "platform, user_id", "rounds": "id", "sessions": "id",
+         "answers": "session_id, position", "best_scores": "quiz_id, scope, platform, user_id",
+         "round_questions": "round_id, qindex", "round_answers": "round_id, qindex, user_id",
+         "cards": "platform, user_id, quiz_id, question_id", "reviews": "answer_key",
+         "learner_settings": "platform, user_id", "jobs": "id"}
+JSON_COLUMNS = ("question_ids", "option_orders", "payload")
+BOOL_COLUMNS = ("correct", "sure", "confidence")
+# Tables whose ids were copied as they were (buttons and jobs carry them): their identity
+# sequences move past the copied ids.
+IDENTITIES = ("sessions", "rounds", "jobs")
 
 
 class CopyRefused(StoreRefused):
@@ -170,10 +193,11 @@ class _Postgres:
         await self.conn.copy_records_to_table(table, records=rows, columns=list(cols))
 
     async def after_insert(self) -> None:
-        # Ids were copied as they were (buttons carry them); new sessions continue after them.
-        await self.conn.execute(
-            "SELECT setval(pg_get_serial_sequence('sessions', 'id'), "
-            "COALESCE((SELECT MAX(id) FROM sessions), 0) + 1, false)")
+        # Ids were copied as they were (buttons carry them); new rows continue after them.
+        for table in IDENTITIES:
+            await self.conn.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
 
 
 async def _copy_into(dst: _SQLite | _Postgres, src: _SQLite | _Postgres, shown: str) -> Copied:
@@ -198,11 +222,13 @@ async def _copy_into(dst: _SQLite | _Postgres, src: _SQLite | _Postgres, shown: 
 
 
 def _from_sqlite(cols: tuple[str, ...], row: Any) -> tuple[Any, ...]:
-    return tuple(bool(v) if c == "correct" else v for c, v in zip(cols, row, strict=True))
+    return tuple(bool(v) if c in BOOL_COLUMNS and v is not None else v
+                 for c, v in zip(cols, row, strict=True))
 
 
 def _to_sqlite(cols: tuple[str, ...], row: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(int(v) if c == "correct" else _compact(v) if c in JSON_COLUMNS else v
+    return tuple(v if v is None else int(v) if c in BOOL_COLUMNS
+                 else _compact(v) if c in JSON_COLUMNS else v
                  for c, v in zip(cols, row, strict=True))
 
 

@@ -7,9 +7,13 @@ the first to commit and then re-checks its WHERE against the new row, so of any 
 deliveries through any number of processes exactly one applies. `start_session` and
 `reset_user` first lock the user's row (`FOR NO KEY UPDATE`), so one user's starts and resets
 run one after another, while answers (whose foreign-key checks take only KEY SHARE) never
-wait on them. Locks are always taken user -> session -> best score, so writers cannot
-deadlock on each other; a deadlock or serialization failure anyway (say, a manual UPDATE)
-is retried.
+wait on them. Locks are always taken user -> session -> best score -> review -> card (and
+round -> round question, see `postgres_rounds`), so writers cannot deadlock on each other; a
+deadlock or serialization failure anyway (say, a manual UPDATE) is retried, the whole unit
+again (a review's card update is pure, so it may run twice).
+
+The learning half (cards, reviews, settings, jobs) is `postgres_learning`, rounds are
+`postgres_rounds`; both mirror their SQLite counterparts statement for statement.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from bot.config import Secret
 from bot.errors import StoreRefused
 from bot.results import SessionKind
 from bot.store.pg_migrate import migrate_postgres
+from bot.store.postgres_learning import PostgresLearning, apply_review
+from bot.store.postgres_rounds import PostgresRounds
 from bot.store.protocol import (
     AnswerRow,
     BestRow,
@@ -57,8 +63,9 @@ _RETRYABLE = (asyncpg.exceptions.DeadlockDetectedError,
               asyncpg.exceptions.SerializationError)
 
 
-class PostgresStore:
-    """Store on one PostgreSQL database, shared by any number of processes."""
+class PostgresStore(PostgresRounds, PostgresLearning):
+    """Store on one PostgreSQL database, shared by any number of processes (the learning
+    half in `postgres_learning`, rounds in `postgres_rounds`)."""
 
     def __init__(self, url: str, pool: Any) -> None:
         self.url = url  # redacted: safe to show
@@ -257,6 +264,8 @@ class PostgresStore:
                     "finished_at = excluded.finished_at WHERE excluded.score > best_scores.score",
                     [(a.quiz_id, scope, a.platform, a.user_id, score, a.total, now)
                      for scope in scopes_of(a.platform, a.chat_id)])
+            if a.review is not None:  # the learner's card moves with the answer, or not at all
+                await apply_review(db, a.review)
             stored = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct)
             return Recorded(Write.APPLIED, stored, int(score))
 
@@ -303,14 +312,21 @@ class PostgresStore:
         return None if score is None else int(score)
 
     async def reset_user(self, platform: str, user_id: str) -> int:
-        """Delete the user's sessions, answers and scores (the language choice stays)."""
+        """Delete the user's sessions, answers, scores, cards and reviews (the language and
+        learning settings stay).
+
+        Sessions go first (an answer in flight holds its session's row, so the reset waits
+        for it and then deletes what it wrote), and reviews before cards, the order
+        `apply_review` takes them in.
+        """
         async def unit(db: Conn) -> int:
             await db.execute("SELECT 1 FROM users WHERE platform = $1 AND user_id = $2 "
                              "FOR NO KEY UPDATE", platform, user_id)
             gone = await db.fetch("DELETE FROM sessions WHERE platform = $1 AND user_id = $2 "
                                   "RETURNING id", platform, user_id)
-            await db.execute("DELETE FROM best_scores WHERE platform = $1 AND user_id = $2",
-                             platform, user_id)
+            for table in ("best_scores", "reviews", "cards"):
+                await db.execute(f"DELETE FROM {table} WHERE platform = $1 AND user_id = $2",
+                                 platform, user_id)
             return len(gone)
 
         return await self._write(unit)

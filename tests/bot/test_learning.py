@@ -1,4 +1,5 @@
-"""Spaced review: FSRS intervals, the due queue, confidence, streaks, settings, progress."""
+"""Spaced review: FSRS intervals, the due queue, confidence, streaks, settings, progress
+(on SQLite and PostgreSQL alike)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,17 @@ from bot.errors import BadReminder, NothingDue
 from bot.quiz import Quiz
 from bot.results import Actor, AnswerResult, QuestionPrompt, SessionKind
 from bot.store.learning import NewReview
-from bot.store.sqlite import SQLiteStore
+from bot.store.protocol import Store
 from tests.clock import FakeClock
 
 ALI = Actor("telegram", "1", None, "Ali")
 DAY = 86400.0
+
+
+@pytest.fixture
+def store(backend_store: Store) -> Store:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return backend_store
 
 
 @pytest.fixture
@@ -27,7 +34,7 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def engine(store: SQLiteStore, quizzes: dict[str, Quiz], clock: FakeClock) -> Engine:
+def engine(store: Store, quizzes: dict[str, Quiz], clock: FakeClock) -> Engine:
     return Engine(store, quizzes, rng=random.Random(7), clock=clock)
 
 
@@ -59,7 +66,7 @@ async def play_full(engine: Engine, quizzes: dict[str, Quiz], right: set[int]) -
         prompt = result.next
 
 
-async def card_of(store: SQLiteStore, question_id: str) -> Card:
+async def card_of(store: Store, question_id: str) -> Card:
     for row in await store.cards(ALI.platform, ALI.user_id):
         if row.question_id == question_id:
             return Card.from_json(row.card)
@@ -115,7 +122,7 @@ async def test_due_questions_come_back_most_overdue_first(engine, store, quizzes
     assert (again.session_id, again.position, again.resumed) == (prompt.session_id, 1, True)
 
 
-async def _session_questions(store: SQLiteStore, prompt: QuestionPrompt) -> tuple[str, ...]:
+async def _session_questions(store: Store, prompt: QuestionPrompt) -> tuple[str, ...]:
     row = await store.get_session(prompt.session_id)
     assert row is not None
     return row.question_ids

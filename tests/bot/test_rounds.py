@@ -1,6 +1,7 @@
-"""Round rules on a real SQLite file with an injected clock: lock-in, late/double/stale
-presses, reveals (timed, early, once only across two stores), standings, stop/skip rights,
-restart, and what a finished round leaves in /stats, /review and the boards."""
+"""Round rules on a real SQLite file and a real PostgreSQL database, with an injected clock:
+lock-in, late/double/stale presses, reveals (timed, early, once only across two stores),
+standings, stop/skip rights, restart, and what a finished round leaves in /stats, /review and
+the boards."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from bot.quiz import Quiz
 from bot.results import Actor
 from bot.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion, RoundReveal
 from bot.rounds import RoundDriver, Rounds, standings_of
+from bot.store import open_url
+from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer
-from bot.store.sqlite import SQLiteStore
+from tests.backends import Opener
 
 GROUP = "-1001"
 HOST = Actor("telegram", "1", GROUP, "Hana")
@@ -44,7 +47,13 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def rounds(engine: Engine, store: SQLiteStore, clock: Clock) -> Rounds:
+def store(backend_store: Store) -> Store:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return backend_store
+
+
+@pytest.fixture
+def rounds(engine: Engine, store: Store, clock: Clock) -> Rounds:
     return Rounds(engine, store, clock=clock, default_seconds=20, reveal_seconds=5,
                   rng=random.Random(3))
 
@@ -77,7 +86,7 @@ async def revealed(rounds: Rounds) -> RoundReveal:
 
 async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
                                                    quizzes: dict[str, Quiz], engine: Engine,
-                                                   store: SQLiteStore) -> None:
+                                                   store: Store) -> None:
     started = await rounds.start(HOST, GROUP, questions=3)
     assert (started.total, started.seconds) == (3, 20)
     q = await opened(rounds)
@@ -181,35 +190,31 @@ async def test_early_reveal_once_every_member_answered(rounds: Rounds, clock: Cl
 
 
 async def test_two_stores_on_one_file_reveal_each_question_once(
-        tmp_path: Path, quizzes: dict[str, Quiz], clock: Clock) -> None:
-    stores = [await SQLiteStore.open(tmp_path / "shared.db") for _ in range(2)]
-    try:
-        pair = [Rounds(Engine(s, quizzes), s, clock=clock, default_seconds=10) for s in stores]
-        await pair[0].start(HOST, GROUP, questions=2)
-        for _ in range(2):
-            both = await asyncio.gather(*(r.due("telegram") for r in pair))
-            assert sorted(len(events) for events in both) == [0, 1]  # one opens the question
-            clock.advance(10)
-            both = await asyncio.gather(*(r.due("telegram") for r in pair))
-            reveals = [e for events in both for e in events]
-            assert len(reveals) == 1 and isinstance(reveals[0], RoundReveal)
-            clock.advance(5)
-        assert (await stores[1].get_round(1)).status == "finished"  # type: ignore[union-attr]
-    finally:
-        for s in stores:
-            await s.close()
+        open_store: Opener, quizzes: dict[str, Quiz], clock: Clock) -> None:
+    stores = [await open_store() for _ in range(2)]
+    pair = [Rounds(Engine(s, quizzes), s, clock=clock, default_seconds=10) for s in stores]
+    await pair[0].start(HOST, GROUP, questions=2)
+    for _ in range(2):
+        both = await asyncio.gather(*(r.due("telegram") for r in pair))
+        assert sorted(len(events) for events in both) == [0, 1]  # one opens the question
+        clock.advance(10)
+        both = await asyncio.gather(*(r.due("telegram") for r in pair))
+        reveals = [e for events in both for e in events]
+        assert len(reveals) == 1 and isinstance(reveals[0], RoundReveal)
+        clock.advance(5)
+    assert (await stores[1].get_round(1)).status == "finished"  # type: ignore[union-attr]
 
 
-async def test_restart_honours_the_stored_deadline(tmp_path: Path, quizzes: dict[str, Quiz],
+async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict[str, Quiz],
                                                    clock: Clock) -> None:
-    store = await SQLiteStore.open(tmp_path / "r.db")
+    store = await open_url(store_url)
     rounds = Rounds(Engine(store, quizzes), store, clock=clock)
     await rounds.start(HOST, GROUP, seconds=30, questions=2)
     q = await opened(rounds)
     await store.close()  # the process dies with the question open
 
     clock.advance(10)
-    store = await SQLiteStore.open(tmp_path / "r.db")
+    store = await open_url(store_url)
     try:
         rounds = Rounds(Engine(store, quizzes), store, clock=clock)
         assert await rounds.next_due("telegram") == q.deadline
@@ -268,7 +273,7 @@ def test_standings_tie_break_by_time() -> None:
 
 
 async def test_driver_shows_events_in_order_and_stores_message_refs(
-        rounds: Rounds, clock: Clock, store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
+        rounds: Rounds, clock: Clock, store: Store, quizzes: dict[str, Quiz]) -> None:
     shown: list[RoundEvent] = []
 
     async def sink(event: RoundEvent) -> str | None:
@@ -287,7 +292,7 @@ async def test_driver_shows_events_in_order_and_stores_message_refs(
     assert isinstance(reveal, RoundReveal) and reveal.message_ref == "msg-1" and reveal.final
 
 
-async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: SQLiteStore,
+async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: Store,
                                                  quizzes: dict[str, Quiz]) -> None:
     clock = Clock()
     rounds = Rounds(engine, store, clock=clock)

@@ -1,4 +1,5 @@
-"""The due-job scheduler: claimed once across processes, resumed after a crash, paced."""
+"""The due-job scheduler: claimed once across processes, resumed after a crash, paced (the
+store tests on SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
@@ -6,29 +7,38 @@ import asyncio
 import itertools
 from pathlib import Path
 
+import pytest
+
 from bot.scheduler import Pace, Scheduler
 from bot.store.learning import JobRow, NewJob
+from bot.store.protocol import Store
 from bot.store.sqlite import SQLiteStore
+from tests.backends import Opener
 from tests.clock import FakeClock
 
 
-async def test_two_processes_never_both_claim_a_job(tmp_path: Path):
-    a = await SQLiteStore.open(tmp_path / "q.db")
-    b = await SQLiteStore.open(tmp_path / "q.db")
-    try:
-        for i in range(50):
-            await a.schedule_job(NewJob("t", f"k{i}", 100.0 + i, {"i": i}))
-        claims = await asyncio.gather(*(s.claim_due(200.0, 7, name, 60.0)
-                                        for _ in range(10) for s, name in ((a, "A"), (b, "B"))))
-        ids = [job.id for batch in claims for job in batch]
-        assert len(ids) == len(set(ids)) == 50
-        assert await a.claim_due(200.0, 100, "A", 60.0) == []  # all held, none expired
-    finally:
-        await a.close()
-        await b.close()
+@pytest.fixture
+def store(backend_store: Store) -> Store:
+    """Every test here runs on SQLite and on PostgreSQL."""
+    return backend_store
 
 
-async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: SQLiteStore):
+async def test_two_processes_never_both_claim_a_job(open_store: Opener):
+    a, b = await open_store(), await open_store()
+    for i in range(50):
+        await a.schedule_job(NewJob("t", f"k{i}", 100.0 + i, {"i": i}))
+    claims = await asyncio.gather(*(s.claim_due(200.0, 7, name, 60.0)
+                                    for _ in range(10) for s, name in ((a, "A"), (b, "B"))))
+    jobs = [job for batch in claims for job in batch]
+    ids = [job.id for job in jobs]
+    assert len(ids) == len(set(ids)) == 50
+    assert sorted(job.payload["i"] for job in jobs) == list(range(50))
+    assert all(job.attempts == 1 for job in jobs)  # no job was claimed (and counted) twice
+    assert await a.claim_due(200.0, 100, "A", 60.0) == []  # all held, none expired
+    assert await b.claim_due(200.0, 100, "B", 60.0) == []
+
+
+async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: Store):
     await store.schedule_job(NewJob("t", "late", 50.0))
     await store.schedule_job(NewJob("t", "early", 10.0))
     await store.schedule_job(NewJob("t", "future", 500.0))
@@ -44,7 +54,7 @@ async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: SQLiteSto
     assert [j.key for j in await store.claim_due(1000.0, 10, "C", 60.0)] == ["late"]
 
 
-async def test_rescheduling_a_key_replaces_its_job(store: SQLiteStore):
+async def test_rescheduling_a_key_replaces_its_job(store: Store):
     await store.schedule_job(NewJob("t", "k", 10.0, {"v": 1}))
     [held] = await store.claim_due(20.0, 10, "A", 60.0)
     await store.schedule_job(NewJob("t", "k", 30.0, {"v": 2}))  # e.g. a new /remind time
@@ -54,7 +64,7 @@ async def test_rescheduling_a_key_replaces_its_job(store: SQLiteStore):
     assert await store.cancel_job("k") and not await store.cancel_job("k")
 
 
-async def test_scheduler_runs_each_job_once_and_backs_off_failures(store: SQLiteStore):
+async def test_scheduler_runs_each_job_once_and_backs_off_failures(store: Store):
     clock = FakeClock(1000.0)
     runs: list[str] = []
 
@@ -114,7 +124,7 @@ async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_p
         await store.close()
 
 
-async def test_a_process_claims_only_the_kinds_it_runs(store: SQLiteStore):
+async def test_a_process_claims_only_the_kinds_it_runs(store: Store):
     await store.schedule_job(NewJob("remind:discord", "d", 10.0))
     await store.schedule_job(NewJob("remind:telegram", "t", 20.0))
     assert await store.claim_due(100.0, 10, "A", 60.0, ()) == []

@@ -1,39 +1,13 @@
-"""The store contract runs on both backends: `backend` is sqlite or postgres."""
+"""The store contract runs on both backends (`tests.backends`: sqlite or postgres)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
-
 import pytest
 
-from bot.store import open_url
 from bot.store.protocol import Store
+from tests.backends import Opener
 
-Opener = Callable[[], Awaitable[Store]]
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A URL of an empty database of each backend."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'quiz.db'}"
-    return str(request.getfixturevalue("postgres_url"))
-
-
-@pytest.fixture
-async def open_store(store_url: str) -> AsyncIterator[Opener]:
-    """Opens stores on the one database (as separate processes would); closes them all."""
-    opened: list[Store] = []
-
-    async def opener() -> Store:
-        store = await open_url(store_url, pool_size=8)
-        opened.append(store)
-        return store
-
-    yield opener
-    for store in opened:
-        await store.close()
+__all__ = ["Opener"]
 
 
 @pytest.fixture

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import sqlite3
 from pathlib import Path
@@ -14,29 +15,65 @@ from adapters.cli import main
 from bot.engine import Engine
 from bot.quiz import Quiz
 from bot.results import Actor
+from bot.round_results import LockedIn, RoundQuestion
+from bot.rounds import Rounds
 from bot.store import open_url
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store
+from bot.store.round_rows import NewRound
 from tests.helpers import right_option, wrong_option
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 async def fill(store: Store, quizzes: dict[str, Quiz]) -> None:
-    """Finished, abandoned and active sessions, languages, group boards."""
+    """Finished, abandoned and active sessions, languages, group boards; cards and reviews
+    (with and without confidence marks), learner settings and reminder jobs; a finished
+    round and one in flight."""
     engine = Engine(store, quizzes, rng=random.Random(3))
     for i in range(12):
         actor = Actor("telegram" if i % 2 else "discord", str(100 + i), str(i % 3) or None,
                       f"Learner {i}")
         if i % 4 == 0:
             await engine.set_language(actor, "ur")
+        if i % 3 == 0:
+            await engine.set_confidence(actor, True)
+        if i % 4 == 1:
+            await engine.remind(actor, "19:30", "+05:00")  # settings and a due job
         prompt = await engine.start(actor)
         for n in range(8 if i % 3 else 5):  # every third learner stops half-way
             assert prompt is not None
             pick = right_option if (i + n) % 3 else wrong_option
             result = await engine.answer(actor, prompt.session_id, prompt.position,
-                                         pick(quizzes, prompt))
+                                         pick(quizzes, prompt), sure=bool(n % 2)
+                                         if i % 3 == 0 else None)
             prompt = result.next  # type: ignore[union-attr]
         if i % 5 == 0:
             await engine.restart(actor)  # an abandoned attempt stays in history
+    clock = Clock()
+    rounds = Rounds(engine, store, clock=clock, default_seconds=20, reveal_seconds=5,
+                    rng=random.Random(3))
+    host, guest = (Actor("telegram", u, "-100", f"Member {u}") for u in ("101", "103"))
+    await rounds.start(host, "-100", questions=2)
+    for qindex in range(2):  # a finished round: sessions with round_id, round boards
+        [question] = await rounds.due("telegram")
+        assert isinstance(question, RoundQuestion)
+        await rounds.posted(question, f"m{qindex}")
+        for who in (host, guest)[: 2 - qindex]:  # the guest is silent on question 2
+            locked = await rounds.press(who, question.round_id, qindex, qindex)
+            assert isinstance(locked, LockedIn), locked
+        clock.now += 20
+        await rounds.due("telegram")
+        clock.now += 5
+    await rounds.start(guest, "-100", questions=3)  # and one in flight, a question open
+    [question] = await rounds.due("telegram")
+    assert isinstance(await rounds.press(host, question.round_id, 0, 1), LockedIn)
 
 
 async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
@@ -54,9 +91,30 @@ async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
         out.append(last)
         if last is not None:
             out.append(await store.answers(last.id))
-    for scope in ("", "telegram:1", "discord:2"):
+        out.append(await store.cards(platform, user))
+        out.append(await store.review_totals(platform, user))
+        out.append(await store.review_days(platform, user, 0))
+        out.append(await store.learner_settings(platform, user))
+        out.append(await store.next_due(platform, user))
+    for scope in ("", "telegram:1", "discord:2", "telegram:-100"):
         out.append(await store.best("parallelism", scope, 50))
+    for rounds in (True, False):
+        out.append(await store.board("parallelism", "telegram", "-100", rounds=rounds,
+                                     limit=50))
+    for round_id in (1, 2):
+        out.append(await store.get_round(round_id))
+        out.append([await store.round_message(round_id, q) for q in range(3)])
+    out.append(await store.next_round_due("telegram"))
     return out
+
+
+def jobs_in(path: Path) -> list[tuple[object, ...]]:
+    db = sqlite3.connect(path)
+    try:
+        return [(k, kind, due, json.loads(payload)) for k, kind, due, payload in db.execute(
+            "SELECT key, kind, due_at, payload FROM jobs ORDER BY due_at, id")]
+    finally:
+        db.close()
 
 
 USERS = [("telegram" if i % 2 else "discord", str(100 + i)) for i in range(12)]
@@ -66,12 +124,19 @@ async def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, post
                                                             quizzes: dict[str, Quiz]):
     first, back = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
     store = await open_url(first)
-    await fill(store, quizzes)
-    before = await dump(store, USERS)
-    await store.close()
+    try:
+        await fill(store, quizzes)
+        before = await dump(store, USERS)
+    finally:
+        await store.close()
+    jobs = jobs_in(tmp_path / "a.db")
 
     copied = await copy_db(first, postgres_url)
     assert copied.rows["users"] == 12 and copied.rows["answers"] > 12 * 5
+    assert (copied.rows["rounds"], copied.rows["round_questions"]) == (2, 3)
+    assert copied.rows["round_answers"] == 4 and copied.rows["jobs"] == len(jobs) == 3
+    assert copied.rows["reviews"] >= copied.rows["cards"] > 12 * 4
+    assert copied.rows["learner_settings"] == 6  # confidence: 0, 3, 6, 9; remind: 1, 5, 9
     pg = await open_url(postgres_url)
     try:
         assert await dump(pg, USERS) == before
@@ -79,18 +144,29 @@ async def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, post
         fresh = await Engine(pg, quizzes).start(Actor("telegram", "new", None, "New"))
         assert fresh.session_id > max(r.id for r in [
             await pg.last_finished(p, u, "parallelism") for p, u in USERS] if r)
+        claimed = await pg.claim_due(2e9, 10, "w", 60.0)
+        assert [(j.key, j.kind, j.due_at, j.payload) for j in claimed] == jobs
+        rnd = await pg.create_round(NewRound("discord", "-200", "-200", "1", "H",
+                                             "parallelism", "en", ("a",), ((0, 1),), 20, 5.0),
+                                    0.0)
+        assert rnd is not None and rnd.id == 3  # after the copied rounds, too
     finally:
         await pg.close()
 
-    # and back, new session included
-    assert (await copy_db(postgres_url, back)).rows["users"] == 13
+    # and back, new session and round included
+    again = await copy_db(postgres_url, back)
+    assert again.rows == {**copied.rows, "users": 13, "sessions": copied.rows["sessions"] + 1,
+                          "rounds": 3}
     db = sqlite3.connect(tmp_path / "b.db")
     try:
         assert db.execute("SELECT COUNT(*) FROM users").fetchone()[0] == 13
         corrects = {r[0] for r in db.execute("SELECT DISTINCT correct FROM answers")}
+        sure = {r[0] for r in db.execute("SELECT DISTINCT sure FROM reviews")}
+        confidence = {r[0] for r in db.execute("SELECT confidence FROM learner_settings")}
     finally:
         db.close()
     assert corrects == {0, 1}  # booleans became SQLite's 0/1 again
+    assert sure == {None, 0, 1} and confidence == {0, 1}
     store = await open_url(back)
     try:
         assert await dump(store, USERS) == before
@@ -115,7 +191,8 @@ def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
     assert target.read_bytes() == before
     fresh = tmp_path / "c.db"
     assert main(["copy-db", "--from", f"sqlite:///{source}", "--to", f"sqlite:///{fresh}"]) == 0
-    assert "copied 1 users, 0 sessions, 0 answers, 0 best_scores" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "copied 1 users, 0 rounds, 0 sessions, 0 answers, 0 best_scores, " in out
 
 
 async def test_a_copy_into_a_used_postgres_changes_nothing(tmp_path: Path, postgres_url: str):
