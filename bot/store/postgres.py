@@ -56,9 +56,14 @@ CLOSE_TIMEOUT = 10.0
 _SESSION_COLUMNS = (
     "s.id, s.platform, s.user_id, s.chat_id, s.quiz_id, s.kind, s.status, "
     "s.question_ids::text AS question_ids, s.option_orders::text AS option_orders, "
-    "s.position, s.score, s.started_at, s.finished_at, u.lang")
-_SESSION_SQL = (f"SELECT {_SESSION_COLUMNS} FROM sessions s "
-                "JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id ")
+    "s.position, s.score, s.started_at, s.finished_at, u.lang, "
+    "COALESCE(ls.confidence, FALSE) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset")
+# The owner's language, confidence setting and UTC offset come with the session: a tap
+# needs one read (as on SQLite).
+_SESSION_FROM = (
+    "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+    "LEFT JOIN learner_settings ls ON ls.platform = s.platform AND ls.user_id = s.user_id ")
+_SESSION_SQL = f"SELECT {_SESSION_COLUMNS} {_SESSION_FROM}"
 _RETRYABLE = (asyncpg.exceptions.DeadlockDetectedError,
               asyncpg.exceptions.SerializationError)
 
@@ -216,7 +221,7 @@ class PostgresStore(PostgresRounds, PostgresLearning):
         """The session and its answer at `position` (if any), in one read."""
         row = await self._pool.fetchrow(
             f"SELECT {_SESSION_COLUMNS}, a.question_id AS a_question, a.chosen, a.correct "
-            "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+            f"{_SESSION_FROM}"
             "LEFT JOIN answers a ON a.session_id = s.id AND a.position = $1 WHERE s.id = $2",
             position, session_id)
         if row is None:

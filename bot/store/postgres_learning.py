@@ -35,9 +35,11 @@ _JOB_COLUMNS = ("id, kind, key, due_at, payload::text AS payload, claimed_at, cl
 
 async def apply_review(db: Conn, r: NewReview) -> bool:
     """Inside a write transaction: log the review once (by key), then move the card."""
-    offset = await db.fetchval(
-        "SELECT utc_offset FROM learner_settings WHERE platform = $1 AND user_id = $2",
-        r.platform, r.user_id)
+    offset = r.utc_offset
+    if offset is None:
+        offset = await db.fetchval(
+            "SELECT utc_offset FROM learner_settings WHERE platform = $1 AND user_id = $2",
+            r.platform, r.user_id)
     logged = await db.fetchval(
         "INSERT INTO reviews (answer_key, platform, user_id, quiz_id, question_id, correct, "
         "sure, rating, reviewed_at, day) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) "
