@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 
-class QuizError(Exception):
+class QuizbotError(Exception):
+    """The root of every error quizbot raises on purpose. Two families: `QuizError` (a
+    learner's request refused; each names the UI string an adapter shows), and the
+    maintainer's (config, content, storage, start-up), which the CLI prints as one line."""
+
+
+class QuizError(QuizbotError):
     """Base of every error the engine raises on purpose.
 
     `key` names the UI string (in bot/locales) an adapter shows the user; `params` fill it.
@@ -65,7 +71,7 @@ class ReloadFailed(QuizError):
     key = "error.reload_failed"
 
 
-class ContentError(Exception):
+class ContentError(QuizbotError):
     """Quiz files failed validation; `problems` holds every message, each naming file and field."""
 
     def __init__(self, problems: list[str]) -> None:
@@ -73,11 +79,11 @@ class ContentError(Exception):
         self.problems = problems
 
 
-class ConfigError(Exception):
+class ConfigError(QuizbotError):
     """The config file has a missing or bad key; the message names it."""
 
 
-class StoreRefused(Exception):
+class StoreRefused(QuizbotError):
     """The database file cannot be used (not SQLite, corrupt, newer schema); it was not touched."""
 
 
@@ -91,12 +97,12 @@ class SaveFailed(QuizError):
     key = "error.save_failed"
 
 
-class StoreUnavailable(Exception):
+class StoreUnavailable(QuizbotError):
     """The database cannot be opened for writing (read-only file or folder, a folder where the
     file should be, a folder that cannot be created, a full disk); the message says which."""
 
 
-class StartupFailed(Exception):
+class StartupFailed(QuizbotError):
     """A platform said no at start (rejected token) or never came up in time; one line."""
 
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
+from bot import learning
 from bot.engine import Engine
 from bot.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
 from bot.quiz import Quiz
@@ -33,6 +34,8 @@ from bot.round_results import (
     RoundStarted,
     Standing,
 )
+from bot.store.learning import NewReview
+from bot.store.protocol import Store
 from bot.store.round_rows import (
     NewPress,
     NewRound,
@@ -40,7 +43,6 @@ from bot.store.round_rows import (
     Reveal,
     RoundAnswer,
     RoundRow,
-    RoundStore,
 )
 from bot.tasks import spawn
 
@@ -57,7 +59,7 @@ POLL = 1.0  # seconds between looks at the store for rounds another process sche
 class Rounds:
     """Runs rounds for every platform on top of a `RoundStore`; quizzes come from `engine`."""
 
-    def __init__(self, engine: Engine, store: RoundStore, *, clock: Clock = time.time,
+    def __init__(self, engine: Engine, store: Store, *, clock: Clock = time.time,
                  default_seconds: int = 30, reveal_seconds: float = 5.0,
                  rng: random.Random | None = None) -> None:
         if not MIN_SECONDS <= default_seconds <= MAX_SECONDS:
@@ -162,11 +164,24 @@ class Rounds:
             chosen == question.correct, self.clock()))
         if pressed.outcome in (PressWrite.LOCKED, PressWrite.REPEAT):
             assert pressed.chosen is not None
+            # The locked-in answer feeds the member's spaced-review card, once (keyed by
+            # round, question and member; a repeat press retries it harmlessly).
+            await self.store.apply_review(self._review_of(
+                row.id, row.quiz_id, question.id, qindex, actor,
+                pressed.chosen == question.correct))
             if pressed.early:
                 self._wake(row.platform)
             return LockedIn(round_id, lang, order.index(pressed.chosen),
                             repeat=pressed.outcome == PressWrite.REPEAT)
         return PressRefused(round_id, lang, str(pressed.outcome))
+
+    def _review_of(self, round_id: int, quiz_id: str, question_id: str, qindex: int,
+                   actor: Actor, correct: bool) -> NewReview:
+        now = self.clock()
+        rating = learning.rating_for(correct, None)
+        return NewReview(f"r:{round_id}:{qindex}:{actor.user_id}", actor.platform,
+                         actor.user_id, quiz_id, question_id, correct, None, int(rating), now,
+                         self.engine.memory.updater(rating, now))
 
     # --- what is due -----------------------------------------------------------------------
 

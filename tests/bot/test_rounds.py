@@ -344,3 +344,21 @@ def test_rounds_config_keys(tmp_path: Path) -> None:
     path.write_text("rounds:\n  seconds: 5\n")
     with pytest.raises(ConfigError, match=r"rounds\.seconds"):
         load_config(path, env={})
+
+
+async def test_a_locked_in_round_answer_moves_the_members_card_once(
+        rounds: Rounds, clock: Clock, quizzes: dict[str, Quiz], store: Store) -> None:
+    await rounds.start(HOST, GROUP, questions=2)
+    q = await opened(rounds)
+    assert await store.cards("telegram", BILAL.user_id) == []
+    await rounds.press(BILAL, q.round_id, 0, wrong(quizzes, q))
+    await rounds.press(BILAL, q.round_id, 0, right(quizzes, q))  # a repeat: no second review
+    await rounds.press(CHEN, q.round_id, 0, right(quizzes, q))
+    (bilal,) = await store.cards("telegram", BILAL.user_id)
+    (chen,) = await store.cards("telegram", CHEN.user_id)
+    assert bilal.reviews == 1 and chen.reviews == 1
+    assert bilal.question_id == chen.question_id == quizzes["parallelism"].questions[
+        [x.text.get("en") for x in quizzes["parallelism"].questions].index(q.text)].id
+    # wrong (Again) comes back sooner than right (Good): the round fed the schedule
+    assert bilal.due_at < chen.due_at
+    assert await store.cards("telegram", HOST.user_id) == []  # silent: nothing to learn from
