@@ -8,7 +8,7 @@ one place where errors turn into messages.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, TypeAlias
 
@@ -33,7 +33,7 @@ from bot.app import App
 from bot.chart import progress_png
 from bot.errors import QuizError
 from bot.plan import Planner, Reply
-from bot.results import AnswerResult
+from bot.results import AnswerResult, QuestionPrompt, SessionKind
 
 log = logging.getLogger(__name__)
 
@@ -134,28 +134,44 @@ class Handlers:
             actor, note = linked  # a solo quiz opened from a group: it counts there
             asked = self.plan.asked(await self.engine.start(actor, linked_quiz(args[0])), actor)
             return replace(asked, send=note.send + asked.send) if note else asked
+        if args and args[0] == REVIEW_LINK:
+            return await self.review(turn, ())
         if args:
-            return self.plan.asked(await self.engine.start(turn.actor, args[0]), turn.actor)
+            return await self._solo(turn, lambda: self.engine.start(turn.actor, args[0]),
+                                    args[0])
         lang = await self.engine.language(turn.actor)
         return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor)
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quiz [id]: resume the unfinished session or start one; in a group, a button
         that opens it in a private chat (a group must not fill up with solo questions)."""
-        if turn.actor.chat_id is not None and self.rounds is not None:
-            lang = await self.engine.language(turn.actor)
-            link = self.rounds.solo_link(turn.actor, lang, _first(args))
-            if link is not None:
-                return link
-        return self.plan.asked(await self.engine.start(turn.actor, _first(args)), turn.actor)
+        return await self._solo(turn, lambda: self.engine.start(turn.actor, _first(args)),
+                                _first(args))
 
     async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/review: the due questions of every quiz; /review last [id]: last time's misses."""
         if args and args[0].lower() == "last":
-            prompt = await self.engine.review(turn.actor, _first(args[1:]))
-        else:
-            prompt = await self.engine.review_due(turn.actor)
-        return self.plan.asked(prompt, turn.actor)
+            return await self._solo(turn, lambda: self.engine.review(turn.actor, _first(args[1:])),
+                                    _first(args[1:]))
+        return await self._solo(turn, lambda: self.engine.review_due(turn.actor), REVIEW_LINK)
+
+    async def _solo(self, turn: Turn, opening: Callable[[], Awaitable[QuestionPrompt]],
+                    quiz_id: str | None) -> Reply:
+        """A solo session's question: here in a private chat; in a group, one message with a
+        button that opens it in a private chat instead (a group must not fill up with
+        everyone's questions; Telegram allows ~20 messages a minute in one)."""
+        link = await self._private_link(turn, quiz_id)
+        if link is not None:
+            return link
+        return self.plan.asked(await opening(), turn.actor)
+
+    async def _private_link(self, turn: Turn, quiz_id: str | None) -> Reply | None:
+        if turn.actor.chat_id is None or self.rounds is None:
+            return None
+        lang = await self.engine.language(turn.actor)
+        if quiz_id == REVIEW_LINK:
+            return self.rounds.private_link(turn.actor, lang, REVIEW_LINK)
+        return self.rounds.solo_link(turn.actor, lang, quiz_id)
 
     async def stats(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/stats [id]: scores, spaced-review progress, and the same as a chart."""
@@ -225,7 +241,15 @@ class Handlers:
         outcome = await self.engine.press(turn.actor, pressed)
         if isinstance(outcome, AnswerResult):  # ack the moment it counts; render after
             await turn.ack(self.plan.toast(outcome))
+        elif isinstance(outcome, QuestionPrompt):  # Start / Try again / Review pressed
+            link = await self._private_link(
+                turn, REVIEW_LINK if outcome.kind == SessionKind.DUE else outcome.quiz_id)
+            if link is not None:  # in a group: the session waits in the private chat
+                return link
         return self.plan.pressed(outcome, turn.actor)
+
+
+REVIEW_LINK = "review"  # `/start review`: the deep link a group's /review hands out
 
 
 def _first(args: Sequence[str]) -> str | None:

@@ -139,8 +139,13 @@ class TelegramRounds:
         assert actor.chat_id is not None
         quiz = self.engine.quiz(quiz_id)
         data = start_payload(actor.chat_id, quiz.id)
+        return self.private_link(actor, lang, data) if data is not None else None
+
+    def private_link(self, actor: Actor, lang: str, data: str) -> Reply | None:
+        """One message with a button that opens `/start <data>` in a private chat with the
+        bot: how a group hands a learner their solo questions without filling up."""
         username = self._bot().username
-        if data is None or not username:
+        if not username:
             return None
         url = f"https://t.me/{username}?start={data}"
         text = self.plan.t(lang, "round.private_quiz", name=actor.display_name or "")

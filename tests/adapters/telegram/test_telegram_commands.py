@@ -128,9 +128,7 @@ async def test_group_reset_buttons_belong_to_who_asked(bot: Running, api: FakeBo
     group = api.group_chat(-1009, "Readers")
     a = Learner(api, api.user(1001, "Alice"), group)
     b = Learner(api, api.user(2002, "Bob"), group)
-    since = b.mark()
-    await b.send("/start parallelism")  # /quiz in a group opens in private (a deep link)
-    await b.reply(since, is_question)
+    await bot.app.engine.start(Actor("telegram", "2002", str(group["id"]), "Bob"))
     since = a.mark()
     await a.send("/reset")
     confirm = await a.reply(since)
@@ -195,3 +193,30 @@ async def test_reload_is_for_configured_admins_only(start_bot: BotFactory,
         await someone.send("/reload")
         refused = await someone.reply(since)
         assert refused["text"] == running.cat.t("en", "error.not_admin")
+
+
+async def test_in_a_group_solo_questions_open_in_a_private_chat(bot: Running,
+                                                               api: FakeBotAPI) -> None:
+    """/quiz, /review, /start <quiz> and the Start button in a group each answer with one
+    message whose button opens the questions in a private chat; no question reaches the
+    group (Telegram allows ~20 messages a minute in one)."""
+    group = api.group_chat(-1010, "Readers")
+    a = Learner(api, api.user(1001, "Alice"), group)
+    since = a.mark()
+    urls = []
+    for command in ("/quiz", "/review", "/start parallelism"):
+        before = a.mark()
+        await a.send(command)
+        (button,) = [b for row in buttons(await a.reply(before)) for b in row]
+        urls.append(button["url"])
+    group_link = f"https://t.me/quizbot_test_bot?start=g{payload.base36(1010)}_parallelism"
+    assert urls == [group_link, "https://t.me/quizbot_test_bot?start=review", group_link]
+    before = a.mark()
+    await a.send("/help")
+    help_message = await a.reply(before)
+    before = a.mark()
+    await a.toast(await a.press(help_message, "▶ Start"))
+    (button,) = [b for row in buttons(await a.reply(before)) for b in row]
+    assert button["url"] == group_link
+    await a.barrier()
+    assert not any(is_question(c.result) for c in a.sent(since, methods=("sendMessage",)))

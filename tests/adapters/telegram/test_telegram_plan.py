@@ -85,8 +85,11 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
     await alice.send("/reset")
     confirm = await alice.reply(since)
     await refused(confirm, "Yes, delete", not_your_button)  # reset
+    # Alice's questions go to her private chat; Bob's taps there are forged callbacks.
+    alice = Learner(api, api.user(1001, "Alice"))
+    bob = Learner(api, api.user(2002, "Bob"), alice.chat)
     since = alice.mark()
-    await alice.send("/start parallelism")  # /quiz in a group answers with a deep link
+    await alice.send("/quiz")
     question = await alice.reply(since, is_question)
     await refused(question, key.right(question["text"]), not_yours)  # answer
     for n in range(8):

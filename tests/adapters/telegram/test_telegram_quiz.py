@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from bot import payload
-from bot.errors import NoActiveSession
 from bot.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
@@ -119,34 +118,3 @@ async def test_garbage_callback_data_only_toasts(bot: Running, api: FakeBotAPI) 
     until = await learner.barrier()
     assert learner.sent(since, until) == []
     assert button_data(api.messages[(learner.chat_id, question["message_id"])])
-
-
-async def test_group_members_play_their_own_sessions(bot: Running, api: FakeBotAPI,
-                                                     key: AnswerKey) -> None:
-    group = api.group_chat(-1001234567890)
-    a = Learner(api, api.user(1001, "Alice"), group)
-    b = Learner(api, api.user(2002, "Bob"), group)
-    since = a.mark()
-    await a.send("/start@quizbot_test_bot parallelism")  # /quiz here sends a deep link
-    alices = await a.reply(since, is_question)
-    assert alices["text"].startswith("For Alice:")
-
-    since = b.mark()
-    query = await b.press(alices, key.right(alices["text"]))
-    assert (await b.toast(query)).params["text"] == bot.cat.t("en", "answer.not_yours")
-    until = await b.barrier()
-    assert b.sent(since, until) == []
-    assert buttons(api.messages[(group["id"], alices["message_id"])])
-    with_alice = Actor("telegram", "1001", str(group["id"]))
-    assert (await bot.app.engine.current(with_alice)).position == 0
-    try:
-        await bot.app.engine.current(Actor("telegram", "2002"))
-        raise AssertionError("Bob's tap must not have started anything")
-    except NoActiveSession:
-        pass
-
-    since = a.mark()
-    query = await a.press(alices, key.right(alices["text"]))
-    assert (await a.toast(query)).params["text"] == bot.cat.t("en", "answer.toast_correct")
-    second = await a.reply(since, is_question)
-    assert second["text"].startswith("For Alice:") and "Question 2/8" in second["text"]
