@@ -69,6 +69,14 @@ class LearnerSettings:
     chat_id: str | None = None  # where reminders go
 
 
+def settings_of(platform: str, user_id: str, row: Any) -> LearnerSettings:
+    """A learner's settings from a `learner_settings` row (defaults when there is none)."""
+    if row is None:
+        return LearnerSettings(platform, user_id)
+    return LearnerSettings(platform, user_id, bool(row["confidence"]), int(row["utc_offset"]),
+                           row["remind_at"], row["chat_id"])
+
+
 @dataclass(frozen=True, slots=True)
 class NewJob:
     kind: str

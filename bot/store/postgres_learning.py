@@ -23,6 +23,7 @@ from bot.store.learning import (
     NewJob,
     NewReview,
     ReviewTotal,
+    settings_of,
 )
 
 T = TypeVar("T")
@@ -154,10 +155,7 @@ class PostgresLearning:
         row = await self._pool.fetchrow(
             "SELECT confidence, utc_offset, remind_at, chat_id FROM learner_settings "
             "WHERE platform = $1 AND user_id = $2", platform, user_id)
-        if row is None:
-            return LearnerSettings(platform, user_id)
-        return LearnerSettings(platform, user_id, bool(row["confidence"]),
-                               int(row["utc_offset"]), row["remind_at"], row["chat_id"])
+        return settings_of(platform, user_id, row)
 
     async def save_settings(self, settings: LearnerSettings, *, job: NewJob | None = None,
                             cancel_job: str | None = None) -> None:

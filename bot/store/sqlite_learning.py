@@ -17,6 +17,7 @@ from bot.store.learning import (
     NewJob,
     NewReview,
     ReviewTotal,
+    settings_of,
 )
 
 _CARD_COLUMNS = "quiz_id, question_id, card, due_at, reviews"
@@ -141,10 +142,7 @@ class SQLiteLearning:
         row = await self._one(
             "SELECT confidence, utc_offset, remind_at, chat_id FROM learner_settings "
             "WHERE platform = ? AND user_id = ?", (platform, user_id))
-        if row is None:
-            return LearnerSettings(platform, user_id)
-        return LearnerSettings(platform, user_id, bool(row["confidence"]),
-                               int(row["utc_offset"]), row["remind_at"], row["chat_id"])
+        return settings_of(platform, user_id, row)
 
     async def save_settings(self, settings: LearnerSettings, *, job: NewJob | None = None,
                             cancel_job: str | None = None) -> None:
