@@ -18,9 +18,9 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.engine import Engine
-from bot.quiz import Quiz, default_content_dir, load_quizzes
-from bot.results import Actor, AnswerResult, QuestionPrompt
+from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt
+from bot.features.sessions import Engine
 from bot.store.sqlite import SQLiteStore
 
 

@@ -1,7 +1,7 @@
 """Reminder fan-out: N learners with a reminder at the same minute, Telegram's 30 msg/s.
 
-Two parts, both through the real scheduler (`bot.scheduler`), reminder handler
-(`bot.reminders`) and SQLite store:
+Two parts, both through the real scheduler (`bot.features.jobs`), reminder handler
+(`bot.features.reminders`) and SQLite store:
 
 1. simulated (default 100,000 learners): the clock is simulated, the sender enforces
    30 messages a second in simulated time and counts violations. Reports the simulated
@@ -32,13 +32,13 @@ from telegram import Bot  # noqa: E402
 from telegram.request import HTTPXRequest  # noqa: E402
 
 from adapters.telegram.adapter import deliver_reminder  # noqa: E402
-from bot.engine import Engine  # noqa: E402
-from bot.quiz import default_content_dir, load_quizzes  # noqa: E402
-from bot.reminders import Delivery, Reminders, Sent  # noqa: E402
-from bot.results import ReminderNote  # noqa: E402
-from bot.scheduler import Scheduler  # noqa: E402
+from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
+from bot.domain.results import ReminderNote  # noqa: E402
+from bot.features.jobs import Scheduler  # noqa: E402
+from bot.features.reminders import Delivery, Reminders, Sent  # noqa: E402
+from bot.features.review import reminder_kind  # noqa: E402
+from bot.features.sessions import Engine  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
-from bot.study import reminder_kind  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI  # noqa: E402
 from tests.adapters.telegram.wire import ApiError  # noqa: E402
 

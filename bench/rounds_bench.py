@@ -35,9 +35,9 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 
 from adapters.telegram import TelegramAdapter  # noqa: E402
-from bot.app import open_app  # noqa: E402
-from bot.config import load_config  # noqa: E402
-from bot.results import Actor  # noqa: E402
+from bot.app.compose import open_app  # noqa: E402
+from bot.app.config import load_config  # noqa: E402
+from bot.domain.results import Actor  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI  # noqa: E402
 from tests.adapters.telegram.learners import Learner, button_data  # noqa: E402
 

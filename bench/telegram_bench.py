@@ -49,8 +49,8 @@ from telegram.ext import (  # noqa: E402
 )
 
 from adapters.telegram import TelegramAdapter  # noqa: E402
-from bot.app import open_app  # noqa: E402
-from bot.config import TelegramConfig, load_config  # noqa: E402
+from bot.app.compose import open_app  # noqa: E402
+from bot.app.config import TelegramConfig, load_config  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import Call, FakeBotAPI  # noqa: E402
 from tests.adapters.telegram.learners import Learner, button_data, is_question  # noqa: E402
 

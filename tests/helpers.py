@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.quiz import Quiz
-from bot.results import QuestionPrompt
+from bot.domain.quiz import Quiz
+from bot.domain.results import QuestionPrompt
 
 
 def right_option(quizzes: dict[str, Quiz], prompt: QuestionPrompt) -> int:

@@ -9,13 +9,13 @@ from typing import Any
 
 import discord
 
-from bot import logs
-from bot.app import App
-from bot.errors import ConfigError, StartupFailed
-from bot.plan import Planner
-from bot.reminders import Delivery, Sender, Sent
-from bot.results import ReminderNote
-from bot.tasks import spawn
+from bot.app import logs
+from bot.app.compose import App
+from bot.domain.errors import ConfigError, StartupFailed
+from bot.domain.results import ReminderNote
+from bot.domain.tasks import spawn
+from bot.features.reminders import Delivery, Sender, Sent
+from bot.present.plan import Planner
 
 from .client import Endpoints, QuizClient, build_client
 from .startup import check_token

@@ -11,9 +11,9 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from bot.app import App
-from bot.config import DISCORD_API
-from bot.payload import ACTION_RE, ANSWER_RE, ROUND_RE
+from bot.app.compose import App
+from bot.app.config import DISCORD_API
+from bot.domain.payloads import ACTION_RE, ANSWER_RE, ROUND_RE
 
 from .commands import QuizTree, build_commands, sync_commands
 from .handlers import Flows

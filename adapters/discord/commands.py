@@ -13,7 +13,7 @@ from typing import Any, Literal, cast
 import discord
 from discord import app_commands
 
-from bot.i18n import Catalogue
+from bot.present.i18n import Catalogue
 
 from .handlers import Flows
 from .rounds import DiscordRounds

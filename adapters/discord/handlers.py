@@ -15,12 +15,12 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.app import App
-from bot.chart import progress_png
-from bot.engine import CHAT, GLOBAL
-from bot.payload import Payload
-from bot.plan import Planner, Reply
-from bot.results import Actor, AnswerResult, SessionKind, Summary
+from bot.app.compose import App
+from bot.domain.payloads import Payload
+from bot.domain.results import Actor, AnswerResult, SessionKind, Summary
+from bot.features.sessions import CHAT, GLOBAL
+from bot.present.chart import progress_png
+from bot.present.plan import Planner, Reply
 
 from . import replies
 from .replies import actor_of, in_server, note, send, timely, update

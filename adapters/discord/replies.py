@@ -17,9 +17,9 @@ from typing import Any, TypeVar, cast
 import discord
 from discord import app_commands
 
-from bot.errors import QuizError
-from bot.i18n import Catalogue
-from bot.results import Actor
+from bot.domain.errors import QuizError
+from bot.domain.results import Actor
+from bot.present.i18n import Catalogue
 
 from .views import MARKDOWN
 

@@ -13,13 +13,13 @@ from typing import Any, cast
 
 import discord
 
-from bot import payload
-from bot.app import App
-from bot.payload import RoundPayload
-from bot.plan import Button, Card, round_ack
-from bot.round_plan import RoundPlanner
-from bot.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion
-from bot.rounds import RoundDriver, Rounds
+from bot.app.compose import App
+from bot.domain import payloads as payload
+from bot.domain.payloads import RoundPayload
+from bot.domain.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion
+from bot.features.rounds import RoundDriver, Rounds
+from bot.present.plan import Button, Card, round_ack
+from bot.present.round_plan import RoundPlanner
 
 from .replies import actor_of, note, send, timely
 from .views import COLOUR, MARKDOWN, _frozen

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 import aiohttp
 
-from adapters.startup import until_up
-from bot.errors import StartupFailed
+from adapters.base.startup import until_up
+from bot.domain.errors import StartupFailed
 
 REQUEST_TIMEOUT = 10.0
 

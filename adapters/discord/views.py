@@ -13,10 +13,10 @@ from typing import Any, Protocol, cast
 
 import discord
 
-from bot import payload
-from bot.payload import ActionPayload, AnswerPayload
-from bot.plan import Button, Card
-from bot.render import Markup
+from bot.domain import payloads as payload
+from bot.domain.payloads import ActionPayload, AnswerPayload
+from bot.present.plan import Button, Card
+from bot.present.render import Markup
 
 MESSAGE_LIMIT = 2000  # characters in a message's content; an embed description holds 4096
 COLOUR = discord.Colour.blurple()

@@ -21,19 +21,19 @@ from telegram.error import (
 )
 from telegram.ext import Application, BaseRateLimiter, Defaults
 
-from adapters.startup import until_up
+from adapters.base.startup import until_up
 from adapters.telegram import views, webhook
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.rounds import GroupPostRateLimiter, TelegramRounds
-from bot import logs
-from bot.app import App
-from bot.errors import ConfigError
-from bot.i18n import Catalogue
-from bot.plan import Planner
-from bot.reminders import Delivery, Sender, Sent
-from bot.results import ReminderNote
+from bot.app import logs
+from bot.app.compose import App
+from bot.domain.errors import ConfigError
+from bot.domain.results import ReminderNote
+from bot.features.reminders import Delivery, Sender, Sent
+from bot.present.i18n import Catalogue
+from bot.present.plan import Planner
 
 log = logging.getLogger(__name__)
 

@@ -28,12 +28,12 @@ from adapters.telegram.outbox import Outbox
 from adapters.telegram.rounds import TelegramRounds
 from adapters.telegram.turn import Turn
 from adapters.telegram.views import HTML
-from bot import payload
-from bot.app import App
-from bot.chart import progress_png
-from bot.errors import QuizError
-from bot.plan import Planner, Reply
-from bot.results import AnswerResult, QuestionPrompt, SessionKind
+from bot.app.compose import App
+from bot.domain import payloads as payload
+from bot.domain.errors import QuizError
+from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
+from bot.present.chart import progress_png
+from bot.present.plan import Planner, Reply
 
 log = logging.getLogger(__name__)
 

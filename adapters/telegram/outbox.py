@@ -13,7 +13,7 @@ import contextlib
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
-from bot.tasks import spawn
+from bot.domain.tasks import spawn
 
 Send = Callable[[], Awaitable[Any]]
 

@@ -19,14 +19,14 @@ from telegram.ext import AIORateLimiter
 
 from adapters.telegram import views
 from adapters.telegram.turn import message_gone, not_modified
-from bot.app import App
-from bot.i18n import Catalogue
-from bot.payload import base36
-from bot.plan import Button, Card, Planner, Reply
-from bot.results import Actor
-from bot.round_plan import RoundPlanner
-from bot.round_results import RoundEvent, RoundQuestion
-from bot.rounds import RoundDriver, Rounds
+from bot.app.compose import App
+from bot.domain.payloads import base36
+from bot.domain.results import Actor
+from bot.domain.round_results import RoundEvent, RoundQuestion
+from bot.features.rounds import RoundDriver, Rounds
+from bot.present.i18n import Catalogue
+from bot.present.plan import Button, Card, Planner, Reply
+from bot.present.round_plan import RoundPlanner
 
 log = logging.getLogger(__name__)
 

@@ -16,9 +16,9 @@ from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, Tele
 from adapters.telegram import views
 from adapters.telegram.observe import error_kind
 from adapters.telegram.outbox import Outbox
-from bot.metrics import Metrics
-from bot.plan import Card, Reply
-from bot.results import Actor
+from bot.app.metrics import Metrics
+from bot.domain.results import Actor
+from bot.present.plan import Card, Reply
 
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption

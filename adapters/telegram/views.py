@@ -10,10 +10,10 @@ import html
 
 from telegram import BotCommand, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
 
-from bot import render
-from bot.i18n import Catalogue
-from bot.plan import Card
-from bot.results import Actor
+from bot.domain.results import Actor
+from bot.present import render
+from bot.present.i18n import Catalogue
+from bot.present.plan import Card
 
 PLATFORM = "telegram"
 COMMANDS = ("start", "quiz", "review", "stats", "leaderboard", "language", "settings", "remind",

@@ -17,8 +17,8 @@ from telegram import Bot, Update
 from telegram.ext._utils.webhookhandler import WebhookAppClass, WebhookServer
 
 from adapters.telegram.handlers import PTBApplication
-from bot.config import Config, WebhookConfig
-from bot.errors import ConfigError
+from bot.app.config import Config, WebhookConfig
+from bot.domain.errors import ConfigError
 
 log = logging.getLogger(__name__)
 

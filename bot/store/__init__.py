@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.errors import ConfigError
+from bot.domain.errors import ConfigError
 from bot.store.urls import scheme_of
 
 if TYPE_CHECKING:
-    from bot.config import Config, Secret
+    from bot.app.config import Config, Secret
     from bot.store.protocol import Store
 
 

@@ -30,8 +30,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.errors import SaveFailed
-from bot.tasks import spawn
+from bot.domain.errors import SaveFailed
+from bot.domain.tasks import spawn
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import aiosqlite
 
-from bot.errors import StoreRefused, StoreUnavailable
+from bot.domain.errors import StoreRefused, StoreUnavailable
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ with the stdlib `sqlite3` (no event loop: nothing here runs inside `async def`).
 target's WAL and shared-memory files consistent where a file copy would not.
 
 The in-use lock is an advisory `flock` on `<database>.lock`: every process that opens the
-store through `bot.app.open_app` holds it shared for as long as the store is open; `restore`
+store through `bot.app.compose.open_app` holds it shared for as long as the store is open; `restore`
 takes it exclusively, so it refuses while a bot (or `quizbot play`) uses the file, and a bot
 started during a restore refuses to start instead of reading half a database.
 """
@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.errors import StoreRefused
+from bot.domain.errors import StoreRefused
 from bot.store.migrate import SQLITE_HEADER, migrations
 
 

@@ -12,7 +12,7 @@ import logging
 import time
 from typing import Any
 
-from bot.errors import StoreRefused
+from bot.domain.errors import StoreRefused
 from bot.store.migrate import migrations
 
 log = logging.getLogger(__name__)

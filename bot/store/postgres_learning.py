@@ -14,7 +14,7 @@ import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from bot.learning import local_day
+from bot.domain.learning import local_day
 from bot.store.learning import (
     CardRow,
     DayTotal,

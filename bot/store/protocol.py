@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from bot.results import SessionKind
+from bot.domain.results import SessionKind
 from bot.store.learning import LearningStore, NewReview
 from bot.store.round_rows import RoundStore
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import aiosqlite
 
+from bot.domain.tasks import spawn
 from bot.store.group_commit import in_thread
-from bot.tasks import spawn
 
 MAX_BATCH = 256
 Query = tuple[str, Sequence[Any]]

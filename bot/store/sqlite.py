@@ -20,8 +20,8 @@ from urllib.parse import unquote
 
 import aiosqlite
 
-from bot.errors import ConfigError, StoreUnavailable
-from bot.results import SessionKind
+from bot.domain.errors import ConfigError, StoreUnavailable
+from bot.domain.results import SessionKind
 from bot.store.group_commit import GroupCommit, fetchall, storage_hint
 from bot.store.migrate import (
     check_writable,

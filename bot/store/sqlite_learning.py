@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from bot.learning import local_day
+from bot.domain.learning import local_day
 from bot.store.group_commit import GroupCommit, fetchall
 from bot.store.learning import (
     CardRow,

@@ -1,7 +1,8 @@
 """Storage URLs: which backend a URL names, and keeping its password out of sight.
 
 A PostgreSQL URL may carry a password (`postgresql://user:pw@host/db`). It is split off
-into a `bot.config.Secret` as soon as the URL is read, so the URL kept in the config, printed in an
+into a `bot.app.config.Secret` as soon as the URL is read, so the URL kept in the config,
+printed in an
 error or written to a log has none; only the driver is handed the password.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, unquote, urlsplit, urlunsplit
 
-from bot.errors import ConfigError
+from bot.domain.errors import ConfigError
 
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 

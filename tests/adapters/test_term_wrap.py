@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adapters.term_wrap import wrap
+from adapters.terminal.wrap import wrap
 
 URL = "https://arxiv.org/abs/1811.06965?a-very-long-query-string=that-must-stay-whole"
 

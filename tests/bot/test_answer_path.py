@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine import Engine
-from bot.errors import NoActiveSession
-from bot.quiz import Quiz
-from bot.results import Actor, AnswerResult, NotYours, StaleAnswer
+from bot.domain.errors import NoActiveSession
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, AnswerResult, NotYours, StaleAnswer
+from bot.features.sessions import Engine
 from bot.store.migrate import migrations
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option
@@ -123,10 +123,10 @@ async def test_reset_racing_an_answer_never_fails_a_tap(engine: Engine,
 WORKER = """
 import asyncio, random, sys
 from pathlib import Path
-from bot.engine import Engine
-from bot.errors import NoActiveSession
-from bot.quiz import default_content_dir, load_quizzes
-from bot.results import Actor, AnswerResult
+from bot.features.sessions import Engine
+from bot.domain.errors import NoActiveSession
+from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.domain.results import Actor, AnswerResult
 from bot.store.sqlite import SQLiteStore
 
 async def main(path, seed):

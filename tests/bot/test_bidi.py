@@ -13,23 +13,23 @@ from collections.abc import Iterator
 import pytest
 from bidi import get_display
 
-from bot.i18n import LRI, PDI, Catalogue, isolate_latin, strip_isolates
-from bot.limits import sample_prompt
-from bot.quiz import Quiz, default_content_dir, load_quizzes
-from bot.render import (
-    answered_question_text,
-    feedback_text,
-    question_text,
-    stats_text,
-    summary_text,
-)
-from bot.results import (
+from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
+from bot.domain.results import (
     AnswerResult,
     MissedQuestion,
     QuestionStat,
     SessionKind,
     Summary,
     UserStats,
+)
+from bot.present.i18n import LRI, PDI, Catalogue, isolate_latin, strip_isolates
+from bot.present.limits import sample_prompt
+from bot.present.render import (
+    answered_question_text,
+    feedback_text,
+    question_text,
+    stats_text,
+    summary_text,
 )
 
 RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"

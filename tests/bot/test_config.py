@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from adapters.cli import main
-from bot.config import Secret, load_config
-from bot.errors import ConfigError
+from adapters.cli.main import main
+from bot.app.config import Secret, load_config
+from bot.domain.errors import ConfigError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "config.example.yaml"
 TOKEN = "123456:AAE-super-secret-token"

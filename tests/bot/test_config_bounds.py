@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_config
-from bot.errors import ConfigError
+from bot.app.config import load_config
+from bot.domain.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 

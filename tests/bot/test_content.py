@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from adapters.cli import main
-from bot.errors import ContentError
-from bot.quiz import load_file, load_quizzes
+from adapters.cli.main import main
+from bot.domain.errors import ContentError
+from bot.domain.quiz import load_file, load_quizzes
 from tests.conftest import FIXTURES
 
 BROKEN = FIXTURES / "content" / "broken.yaml"
@@ -198,9 +198,9 @@ def test_bad_image_is_an_error_naming_file_and_line(tmp_path: Path, image: str, 
 async def test_answer_result_carries_image_and_timeline(tmp_path: Path):
     import random
 
-    from bot.engine import Engine
-    from bot.results import Actor, AnswerResult
-    from bot.schedule import ScheduleSpec, timeline
+    from bot.domain.pipeline import ScheduleSpec, timeline
+    from bot.domain.results import Actor, AnswerResult
+    from bot.features.sessions import Engine
     from bot.store.sqlite import SQLiteStore
 
     quiz = load_file(pictured(tmp_path, "img/gpipe-p4-m4.png", ship="img/gpipe-p4-m4.png"))

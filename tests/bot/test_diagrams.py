@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.diagrams import SPECS, build, caption, main, pixels, render
-from bot.quiz import default_content_dir, load_quizzes
-from bot.schedule import ScheduleSpec, simulate
+from bot.domain.pipeline import ScheduleSpec, simulate
+from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.present.diagrams import SPECS, build, caption, main, pixels, render
 
 IMG = default_content_dir() / "img"
 
@@ -18,7 +18,7 @@ IMG = default_content_dir() / "img"
 def test_shipped_picture_is_what_the_generator_draws(spec: ScheduleSpec):
     with Image.open(IMG / f"{spec.name}.png") as shipped:
         assert pixels(shipped.convert("RGB")) == pixels(render(spec)), (
-            f"content/img/{spec.name}.png is stale: run python -m bot.diagrams content/img")
+            f"content/img/{spec.name}.png is stale: run python -m bot.present.diagrams content/img")
 
 
 def test_no_stray_pictures_and_every_question_image_exists():
@@ -41,7 +41,7 @@ def test_picture_marks_the_bubble():
     img, sched = render(spec), simulate(spec)
     assert caption(sched) == "GPipe, p=4, m=4: bubble 3/7 = 43% of the step"
     # GPU1's fifth slot is idle in GPipe: hatched grey, not a forward or backward colour.
-    from bot.diagrams import BUBBLE, HATCH, LEFT, SCALE, TOP, UNIT
+    from bot.present.diagrams import BUBBLE, HATCH, LEFT, SCALE, TOP, UNIT
     x, y = (LEFT + 4 * UNIT + 5) * SCALE, (TOP + 5) * SCALE
     assert img.getpixel((x, y)) in (BUBBLE, HATCH)
     assert img.getpixel(((LEFT + 5) * SCALE, y)) not in (BUBBLE, HATCH)

@@ -7,16 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine import Engine, NothingMissed
-from bot.errors import (
+from bot.domain.errors import (
     NoActiveSession,
     NothingToReview,
     QuizInProgress,
     UnknownQuiz,
     UnsupportedLanguage,
 )
-from bot.quiz import Quiz
-from bot.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer
+from bot.features.sessions import Engine, NothingMissed
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 
@@ -275,7 +275,7 @@ async def test_reset_deletes_progress_and_scores(engine, quizzes, store):
 
 
 async def test_reload_is_admin_only(store, quizzes):
-    from bot.errors import NotAdmin
+    from bot.domain.errors import NotAdmin
 
     admin = Actor("telegram", "42", None, "Admin")
     engine = Engine(store, quizzes, admins={"telegram": frozenset({"42"})},
@@ -324,7 +324,7 @@ async def test_a_fresh_engine_sees_what_another_engine_wrote(store, quizzes):
 
 
 async def test_reload_with_broken_files_keeps_the_quizzes_in_use(store, quizzes):
-    from bot.errors import ContentError, ReloadFailed
+    from bot.domain.errors import ContentError, ReloadFailed
 
     def broken():
         raise ContentError(["content/x.yaml:3: questions[0].correct is 5 but ..."])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.i18n import LRI, PDI, Catalogue, isolate_latin, placeholders, strip_isolates
+from bot.present.i18n import LRI, PDI, Catalogue, isolate_latin, placeholders, strip_isolates
 
 
 def test_every_language_has_every_key_and_placeholder(catalogue: Catalogue):

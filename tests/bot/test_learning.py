@@ -9,11 +9,11 @@ from datetime import UTC, datetime
 import pytest
 from fsrs import Card, Rating, Scheduler
 
-from bot import learning
-from bot.engine import Engine
-from bot.errors import BadReminder, NothingDue
-from bot.quiz import Quiz
-from bot.results import Actor, AnswerResult, QuestionPrompt, SessionKind
+from bot.domain import learning
+from bot.domain.errors import BadReminder, NothingDue
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt, SessionKind
+from bot.features.sessions import Engine
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from tests.clock import FakeClock

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_config
-from bot.logs import MASK, setup_logging
+from bot.app.config import load_config
+from bot.app.logs import MASK, setup_logging
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ"
 
@@ -31,7 +31,7 @@ def test_json_lines_parse_carry_platform_and_ids_and_no_token(
     try:
         raise ConnectionError(f"cannot reach /bot{TOKEN}/getUpdates")
     except ConnectionError:
-        logging.getLogger("bot.engine").exception("failed", extra={"session_id": 5})
+        logging.getLogger("bot.features.sessions").exception("failed", extra={"session_id": 5})
 
     lines = capsys.readouterr().err.splitlines()
     records = [json.loads(line) for line in lines]  # each line is exactly one object

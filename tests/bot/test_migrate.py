@@ -10,7 +10,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
-from bot.errors import SaveFailed, StoreRefused, StoreUnavailable
+from bot.domain.errors import SaveFailed, StoreRefused, StoreUnavailable
 from bot.store.group_commit import storage_failure
 from bot.store.migrate import APPLICATION_ID, application_id, migrate_sqlite, migrations
 from bot.store.sqlite import SQLiteStore
@@ -109,7 +109,7 @@ async def test_a_write_the_disk_refuses_is_save_failed_and_the_store_recovers(tm
 
 
 def test_store_unavailable_is_not_a_quiz_error():
-    from bot.errors import QuizError
+    from bot.domain.errors import QuizError
     assert not issubclass(StoreUnavailable, QuizError)
 
 

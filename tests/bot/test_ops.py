@@ -13,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from bot import report
-from bot.app import open_app
-from bot.config import load_config
-from bot.engine import Engine
-from bot.errors import StoreRefused
-from bot.quiz import Quiz
-from bot.results import Actor, AnswerResult, QuestionPrompt
-from bot.store import ops
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.domain.errors import StoreRefused
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt
+from bot.features.sessions import Engine
+from bot.store import ops, report
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 

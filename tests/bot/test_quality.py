@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.cli import main
-from bot.quiz import Option, Question, Quiz, Text, default_content_dir, quality_warnings
+from adapters.cli.main import main
+from bot.domain.quiz import Option, Question, Quiz, Text, default_content_dir, quality_warnings
 from tests.conftest import FIXTURES
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_config
-from bot.errors import ConfigError
-from bot.logs import RedactSecrets, setup_logging
+from bot.app.config import load_config
+from bot.app.logs import RedactSecrets, setup_logging
+from bot.domain.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 ITOKEN = "aW50ZXJhY3Rpb246MTM0NTY3ODk6c2VjcmV0LWludGVyYWN0aW9uLXRva2Vu"

@@ -7,11 +7,11 @@ import random
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bot.engine import Engine
-from bot.quiz import Quiz
-from bot.reminders import RATES, Delivery, Reminders, Sent
-from bot.results import Actor, ReminderNote
-from bot.scheduler import Scheduler
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, ReminderNote
+from bot.features.jobs import Scheduler
+from bot.features.reminders import RATES, Delivery, Reminders, Sent
+from bot.features.sessions import Engine
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 from tests.helpers import wrong_option

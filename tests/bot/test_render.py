@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import html
 
-from bot.i18n import LRI, Catalogue
-from bot.render import (
+from bot.domain.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
+from bot.present.i18n import LRI, Catalogue
+from bot.present.render import (
     Markup,
     answered_question_text,
     feedback_text,
@@ -14,7 +15,6 @@ from bot.render import (
     summary_text,
     toast,
 )
-from bot.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
 
 
 def prompt(lang: str = "en", **kw) -> QuestionPrompt:
@@ -80,8 +80,8 @@ def test_summary_lists_missed_with_answers(catalogue: Catalogue):
 
 
 def test_stats_title_says_whose(catalogue: Catalogue):
-    from bot.render import stats_text
-    from bot.results import UserStats
+    from bot.domain.results import UserStats
+    from bot.present.render import stats_text
 
     mine = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8)
     theirs = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8, own=False)

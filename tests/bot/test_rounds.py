@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine import Engine
-from bot.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
-from bot.quiz import Quiz
-from bot.results import Actor
-from bot.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion, RoundReveal
-from bot.rounds import RoundDriver, Rounds, standings_of
+from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor
+from bot.domain.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion, RoundReveal
+from bot.features.rounds import RoundDriver, Rounds, standings_of
+from bot.features.sessions import Engine
 from bot.store import open_url
 from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer
@@ -321,7 +321,7 @@ async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: Store,
 
 
 def test_round_payload_fits_and_round_trips() -> None:
-    from bot.payload import RoundPayload, decode, encode_round
+    from bot.domain.payloads import RoundPayload, decode, encode_round
 
     data = encode_round(36**12 - 1, 299, 9)
     assert len(data.encode()) <= 64
@@ -330,8 +330,8 @@ def test_round_payload_fits_and_round_trips() -> None:
 
 
 def test_rounds_config_keys(tmp_path: Path) -> None:
-    from bot.config import load_config
-    from bot.errors import ConfigError
+    from bot.app.config import load_config
+    from bot.domain.errors import ConfigError
 
     path = tmp_path / "c.yaml"
     path.write_text("rounds:\n  default_seconds: 20\n  reveal_seconds: 2.5\n")

@@ -7,7 +7,7 @@ from itertools import pairwise
 
 import pytest
 
-from bot.schedule import ScheduleSpec, simulate, timeline
+from bot.domain.pipeline import ScheduleSpec, simulate, timeline
 
 
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.scheduler import Pace, Scheduler
+from bot.features.jobs import Pace, Scheduler
 from bot.store.learning import JobRow, NewJob
 from bot.store.protocol import Store
 from bot.store.sqlite import SQLiteStore

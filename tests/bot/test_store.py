@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine import Engine
-from bot.errors import ConfigError, StoreRefused
-from bot.results import Actor, AnswerResult
+from bot.domain.errors import ConfigError, StoreRefused
+from bot.domain.results import Actor, AnswerResult
+from bot.features.sessions import Engine
 from bot.store.sqlite import SQLiteStore, migrations, path_from_url
 from tests.helpers import right_option
 
@@ -166,7 +166,7 @@ async def test_close_commits_writes_already_queued(tmp_path: Path):
 
 
 async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore):
-    from bot.results import SessionKind
+    from bot.domain.results import SessionKind
     from bot.store.protocol import NewAnswer, NewSession, Write
 
     await store.touch_user("t", "1", "T")

@@ -9,8 +9,8 @@ from fractions import Fraction
 
 import pytest
 
-from bot.quiz import Question, Quiz, quality_warnings
-from bot.schedule import ScheduleSpec, simulate
+from bot.domain.pipeline import ScheduleSpec, simulate
+from bot.domain.quiz import Question, Quiz, quality_warnings
 
 
 @pytest.fixture(scope="module")

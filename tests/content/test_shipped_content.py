@@ -6,16 +6,16 @@ import re
 
 import pytest
 
-from bot.i18n import Catalogue
-from bot.limits import (
+from bot.domain.quiz import Quiz, default_content_dir, iter_quiz_files, load_file
+from bot.present.i18n import Catalogue
+from bot.present.limits import (
     FEEDBACK_LIMIT,
     QUESTION_LIMIT,
     answered_size,
     sample_prompt,
     worst_feedback,
 )
-from bot.quiz import Quiz, default_content_dir, iter_quiz_files, load_file
-from bot.render import question_text
+from bot.present.render import question_text
 
 FILES = list(iter_quiz_files([default_content_dir()]))
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.i18n import strip_isolates
-from bot.quiz import Quiz
+from bot.domain.quiz import Quiz
+from bot.present.i18n import strip_isolates
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = re.compile(r"(or q to quit: |باہر نکلنے کے لیے q: |\[y/N\] )$")

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from bot.quiz import Quiz
+from bot.domain.quiz import Quiz
 from tests.e2e.test_terminal import Player, right_letter, wrong_letter
 from tests.mounts import fill, tmpfs
 

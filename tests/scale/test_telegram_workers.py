@@ -14,7 +14,7 @@ import aiohttp
 import asyncpg
 import pytest
 
-from bot.quiz import default_content_dir, load_quizzes
+from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.store import open_url
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question

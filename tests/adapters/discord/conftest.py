@@ -14,10 +14,10 @@ import yaml
 
 from adapters.discord import DiscordAdapter
 from adapters.discord.views import MARKDOWN
-from bot.app import App, open_app
-from bot.config import load_config
-from bot.quiz import Question, Quiz, default_content_dir, load_quizzes
-from bot.render import content_text
+from bot.app.compose import App, open_app
+from bot.app.config import load_config
+from bot.domain.quiz import Question, Quiz, default_content_dir, load_quizzes
+from bot.present.render import content_text
 
 from .fake_discord import TOKEN, FakeDiscord, Interaction, Message, user
 

@@ -13,9 +13,9 @@ from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
 from adapters.discord import DiscordAdapter
-from bot.app import open_app
-from bot.config import load_config
-from bot.errors import StartupFailed
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.domain.errors import StartupFailed
 
 from .conftest import ALICE, GUILD, answer, replied, right_id, running, write_config
 from .fake_discord import FakeDiscord, Message

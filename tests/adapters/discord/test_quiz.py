@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.app import App
-from bot.i18n import strip_isolates
-from bot.results import Actor
+from bot.app.compose import App
+from bot.domain.results import Actor
+from bot.present.i18n import strip_isolates
 
 from .conftest import ALICE, BOB, GUILD, WINDOW, answer, replied, right_id, wrong_id
 from .fake_discord import FakeDiscord

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from adapters.discord import replies
-from bot import payload
-from bot.app import App
-from bot.logs import MASK
-from bot.results import Actor
+from bot.app.compose import App
+from bot.app.logs import MASK
+from bot.domain import payloads as payload
+from bot.domain.results import Actor
 
 from .conftest import (
     ALICE,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.app import App
-from bot.quiz import Question
-from bot.results import Actor
+from bot.app.compose import App
+from bot.domain.quiz import Question
+from bot.domain.results import Actor
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, QUIZ, replied
 from .fake_discord import FakeDiscord, Message, user

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.app import open_app
-from bot.config import load_config
-from bot.quiz import default_content_dir, load_quizzes
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.domain.quiz import default_content_dir, load_quizzes
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN, AnswerKey, BotFactory, Running, write_config
 

@@ -13,9 +13,9 @@ from typing import Any
 import yaml
 
 from adapters.telegram import TelegramAdapter
-from bot.app import App
-from bot.i18n import Catalogue, strip_isolates
-from bot.quiz import Quiz
+from bot.app.compose import App
+from bot.domain.quiz import Quiz
+from bot.present.i18n import Catalogue, strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 
 TOKEN = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawQ"

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bot import payload
-from bot.errors import NoActiveSession
-from bot.i18n import strip_isolates
-from bot.results import Actor
+from bot.domain import payloads as payload
+from bot.domain.errors import NoActiveSession
+from bot.domain.results import Actor
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running

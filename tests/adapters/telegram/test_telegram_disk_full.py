@@ -8,8 +8,8 @@ from pathlib import Path
 import yaml
 
 from adapters.telegram import TelegramAdapter
-from bot.app import open_app
-from bot.config import load_config
+from bot.app.compose import open_app
+from bot.app.config import load_config
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import TOKEN, AnswerKey

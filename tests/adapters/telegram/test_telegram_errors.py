@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from adapters.telegram import TelegramAdapter
-from bot.app import open_app
-from bot.config import load_config
-from bot.errors import ConfigError
-from bot.results import Actor
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.domain.errors import ConfigError
+from bot.domain.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, Running, write_config

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
-from bot.learning import next_occurrence
-from bot.reminders import Reminders
-from bot.results import Actor, AnswerResult
-from bot.scheduler import Scheduler
-from bot.study import reminder_kind
+from bot.domain.learning import next_occurrence
+from bot.domain.results import Actor, AnswerResult
+from bot.features.jobs import Scheduler
+from bot.features.reminders import Reminders
+from bot.features.review import reminder_kind
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import Running

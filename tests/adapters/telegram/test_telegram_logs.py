@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from bot.logs import MASK
+from bot.app.logs import MASK
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import SECRET_PART, TOKEN, AnswerKey, BotFactory

@@ -22,9 +22,9 @@ import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
 from adapters.telegram import TelegramAdapter
-from bot.app import open_app
-from bot.config import load_config
-from bot.metrics import Health, serve
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.app.metrics import Health, serve
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import (

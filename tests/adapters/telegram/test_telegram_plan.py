@@ -10,10 +10,10 @@ import pytest
 import yaml
 
 from adapters.telegram import TelegramAdapter
-from bot import payload
-from bot.app import open_app
-from bot.config import load_config
-from bot.results import Actor
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.domain import payloads as payload
+from bot.domain.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import TOKEN, AnswerKey, Running, write_config

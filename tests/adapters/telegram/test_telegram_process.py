@@ -13,7 +13,7 @@ from typing import IO
 
 import pytest
 
-from bot.results import Actor
+from bot.domain.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import SECRET_PART, TOKEN, AnswerKey, write_config
@@ -99,7 +99,7 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
                 if "✅ Correct!" in c.result["text"]]
     assert len(feedback) <= 8  # a redelivered tap never explains itself twice
 
-    from bot.config import load_config
+    from bot.app.config import load_config
     from bot.store.sqlite import SQLiteStore
     store = await SQLiteStore.open(load_config(config, env={}).storage_url)
     try:

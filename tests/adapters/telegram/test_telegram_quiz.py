@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot import payload
-from bot.results import Actor
+from bot.domain import payloads as payload
+from bot.domain.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, Running

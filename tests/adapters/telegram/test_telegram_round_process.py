@@ -13,7 +13,7 @@ from typing import IO
 
 import yaml
 
-from bot.i18n import strip_isolates
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data
 from tests.adapters.telegram.support import AnswerKey, write_config

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from bot.i18n import strip_isolates
-from bot.results import Actor
+from bot.domain.results import Actor
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running

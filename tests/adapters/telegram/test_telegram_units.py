@@ -11,11 +11,11 @@ from telegram import Chat, Update, User
 from adapters.telegram.adapter import file_url
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.views import HTML, actor_of, keyboard_of, text_of
-from bot import payload
-from bot.i18n import Catalogue
-from bot.logs import MASK, RedactSecrets
-from bot.plan import Planner
-from bot.results import Actor, MissedQuestion, QuestionPrompt, SessionKind, Summary
+from bot.app.logs import MASK, RedactSecrets
+from bot.domain import payloads as payload
+from bot.domain.results import Actor, MissedQuestion, QuestionPrompt, SessionKind, Summary
+from bot.present.i18n import Catalogue
+from bot.present.plan import Planner
 from tests.adapters.telegram.wire import ApiError, parse_html
 
 TOKEN = "987654:AAFakeTokenForUnitTests_abcdefghijk"

@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import random
 
-from bot.engine import Engine
-from bot.quiz import Quiz
-from bot.results import Actor, AnswerResult, SessionKind
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, AnswerResult, SessionKind
+from bot.features.sessions import Engine
 from bot.store.protocol import NewAnswer, NewSession, Store, Write
 from tests.bot.store.conftest import Opener
 from tests.helpers import right_option

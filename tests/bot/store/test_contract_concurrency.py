@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
 
-from bot.results import SessionKind
+from bot.domain.results import SessionKind
 from bot.store.learning import NewReview, review_key
 from bot.store.protocol import NewAnswer, NewSession, Store, Write
 from bot.store.round_rows import NewPress, NewRound, Pressed, PressWrite, Reveal

@@ -11,12 +11,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from adapters.cli import main
-from bot.engine import Engine
-from bot.quiz import Quiz
-from bot.results import Actor
-from bot.round_results import LockedIn, RoundQuestion
-from bot.rounds import Rounds
+from adapters.cli.main import main
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor
+from bot.domain.round_results import LockedIn, RoundQuestion
+from bot.features.rounds import Rounds
+from bot.features.sessions import Engine
 from bot.store import open_url
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store

@@ -9,9 +9,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from adapters.cli import main
-from bot.config import load_config
-from bot.errors import ConfigError, StoreRefused
+from adapters.cli.main import main
+from bot.app.config import load_config
+from bot.domain.errors import ConfigError, StoreRefused
 from bot.store import open_store, open_url
 from bot.store.migrate import migrations
 from bot.store.postgres import PostgresStore

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_config
-from bot.errors import ConfigError
+from bot.app.config import load_config
+from bot.domain.errors import ConfigError
 
 
 def load(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]

@@ -1,0 +1,7 @@
+"""python -m adapters.cli"""
+
+import sys
+
+from adapters.cli.main import main
+
+sys.exit(main())

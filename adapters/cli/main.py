@@ -1,0 +1,256 @@
+"""The `quizbot` command: play (terminal), run (chat platforms), validate (content), and
+the operations a deployment needs: backup, restore, stats, export, check."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import getpass
+import importlib
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+from bot.app.compose import Adapter, App, open_app
+from bot.app.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_config
+from bot.app.logs import setup_logging
+from bot.app.metrics import Health, serve
+from bot.domain.errors import (
+    ConfigError,
+    ContentError,
+    StartupFailed,
+    StoreRefused,
+    StoreUnavailable,
+)
+from bot.domain.quiz import default_content_dir, load_all, quality_warnings
+from bot.features.jobs import Scheduler
+from bot.features.reminders import Reminders, Sender
+from bot.features.review import reminder_kind
+
+log = logging.getLogger("quizbot")
+
+EXIT_OK, EXIT_ERROR, EXIT_NO_TOKEN = 0, 1, 2
+# After SIGTERM each adapter gets this long to stop taking updates and finish the ones in
+# flight; then the store flushes and closes. Under Docker's default 10 s stop grace period.
+STOP_BOUND = 8.0
+OPS = ("backup", "restore", "stats", "export", "check")
+ADAPTERS = {  # platform -> "module:Class", imported only when enabled
+    "telegram": "adapters.telegram:TelegramAdapter",
+    "discord": "adapters.discord:DiscordAdapter",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser for every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="quizbot", description="A hard quiz on model and pipeline parallelism.")
+    parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="take the quiz in this terminal (no token needed)")
+    play.add_argument("--quiz", metavar="ID", help="quiz id (default: the first quiz)")
+    play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
+    play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
+    play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    play.add_argument("--review", action="store_true",
+                      help="review the questions due for you now, across every quiz")
+
+    run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
+    run.add_argument("--config", metavar="PATH", type=Path, required=True)
+
+    copy = sub.add_parser("copy-db", help="copy all data between stores (target must be empty)")
+    copy.add_argument("--from", dest="source", metavar="URL", required=True,
+                      help="storage URL to read, e.g. sqlite:///data/quizbot.db")
+    copy.add_argument("--to", dest="target", metavar="URL", required=True,
+                      help="empty storage URL to fill, e.g. postgresql://user@host:5432/quizbot")
+
+    telegram = sub.add_parser("telegram", help="Telegram operations")
+    telegram_sub = telegram.add_subparsers(dest="telegram_command", required=True)
+    hook = telegram_sub.add_parser("set-webhook", help="register the configured webhook once")
+    hook.add_argument("--config", metavar="PATH", type=Path, required=True)
+
+    validate = sub.add_parser("validate", help="check quiz files and list every error")
+    validate.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                          help="files or folders (default: the shipped content/)")
+
+    config_help = "config file (default: the built-in defaults, as for play)"
+    backup = sub.add_parser("backup", help="consistent copy of the database, safe while the "
+                                           "bot runs")
+    backup.add_argument("path", type=Path, metavar="PATH", help="new file to write")
+    restore = sub.add_parser("restore", help="replace the database with a backup (bot stopped)")
+    restore.add_argument("path", type=Path, metavar="PATH", help="backup file to restore")
+    restore.add_argument("--force", action="store_true",
+                         help="restore even though the database has newer activity")
+    sub.add_parser("stats", help="users, sessions, answers and per-question accuracy")
+    export = sub.add_parser("export", help="results per learner and question, for a teacher")
+    export.add_argument("--format", choices=("csv", "json"), required=True)
+    export.add_argument("--chat", metavar="ID",
+                        help="only sessions started in this chat (ID or platform:ID)")
+    export.add_argument("--output", "-o", metavar="PATH", type=Path,
+                        help="write here instead of standard output")
+    sub.add_parser("check", help="check config, content, database and tokens; start nothing")
+    for name in OPS:
+        sub.choices[name].add_argument("--config", metavar="PATH", type=Path, help=config_help)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script."""
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "validate":
+            return validate(args.paths or [default_content_dir()])
+        if args.command == "copy-db":
+            return copy_db(args.source, args.target)
+        config = load_config(args.config)
+        setup_logging(config, quiet=args.command == "play")
+        if args.command == "play":
+            from adapters.terminal.play import play
+
+            return play(config, quiz_id=args.quiz, lang=args.lang,
+                        user=args.user or getpass.getuser(), review=args.review)
+        if args.command in OPS:
+            from adapters.cli import ops as ops_cli
+
+            return ops_cli.COMMANDS[args.command](config, args)
+        if args.command == "telegram":
+            return set_webhook(config)
+        return asyncio.run(run(config))
+    except (ConfigError, ContentError, StoreRefused, StoreUnavailable, StartupFailed) as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception:
+        # Through logging, not Python's default hook: the log handler redacts tokens.
+        log.exception("quizbot stopped on an unexpected error")
+        return EXIT_ERROR
+
+
+def validate(paths: Sequence[Path]) -> int:
+    """Print every problem in the quiz files and return 1, or a summary per quiz and 0.
+
+    Quality warnings (the right option is usually the longest...) are printed too but do
+    not fail the check."""
+    quizzes, problems = load_all(paths)
+    for quiz in quizzes.values():
+        print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
+              f"questions, languages {', '.join(quiz.languages)}")
+        for warning in quality_warnings(quiz):
+            print(f"warning: {warning}", file=sys.stderr)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        print(f"{len(problems)} problem(s) found.", file=sys.stderr)
+    return EXIT_ERROR if problems else EXIT_OK
+
+
+def copy_db(source: str, target: str) -> int:
+    """Copy every row from `source` to the empty `target`; print what was copied."""
+    from bot.app.config import Secret
+    from bot.store.copy import copy_db as copy_all
+    from bot.store.urls import redact, split_password
+
+    (src, src_pw), (dst, dst_pw) = split_password(source), split_password(target)
+    copied = asyncio.run(copy_all(src, dst, source_password=Secret(src_pw),
+                                  target_password=Secret(dst_pw)))
+    rows = ", ".join(f"{n} {table}" for table, n in copied.rows.items())
+    print(f"copied {rows} from {redact(source)} to {redact(target)}; counts verified")
+    return EXIT_OK
+
+
+def set_webhook(config: Config) -> int:
+    """`quizbot telegram set-webhook`: one setWebhook for every worker behind the proxy."""
+    from adapters.telegram.webhook import set_webhook as register
+
+    url = asyncio.run(register(config))
+    print(f"webhook registered: {url}")
+    return EXIT_OK
+
+
+def wanted_adapters(config: Config) -> list[str]:
+    """Platforms that are enabled and have a token in the environment."""
+    wanted = []
+    if config.telegram.enabled and config.telegram_token:
+        wanted.append("telegram")
+    if config.discord.enabled and config.discord_token:
+        wanted.append("discord")
+    return wanted
+
+
+def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
+    """The due-job loop, with a reminder sender from each adapter that has one."""
+    senders: dict[str, Sender] = {}
+    for adapter in adapters:
+        make = getattr(adapter, "reminder_sender", None)
+        if make is not None:
+            senders[adapter.name] = make()
+    reminders = Reminders(app.engine, senders)
+    scheduler = Scheduler(app.store, {reminder_kind(p): reminders for p in senders})
+    scheduler.start()
+    return scheduler
+
+
+def _make_adapter(platform: str, app: App) -> Adapter:
+    module, cls = ADAPTERS[platform].split(":")
+    factory = getattr(importlib.import_module(module), cls)
+    adapter: Adapter = factory(app)
+    return adapter
+
+
+async def run(config: Config) -> int:
+    """Start every enabled adapter with a token; stop them all on SIGINT/SIGTERM."""
+    platforms = wanted_adapters(config)
+    if not platforms:
+        print(
+            f"quizbot: no bot token set. Set {TELEGRAM_TOKEN_ENV} and/or {DISCORD_TOKEN_ENV} "
+            "(and enable the platform in the config), or try the quiz with no token: "
+            "quizbot play", file=sys.stderr)
+        return EXIT_NO_TOKEN
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    code = EXIT_OK
+    async with open_app(config) as app, contextlib.AsyncExitStack() as stack:
+        started: list[Adapter] = []
+        if config.metrics.port is not None:
+            health = Health(lambda: app.store.get_session(0), platforms, started)
+            await stack.enter_async_context(
+                serve(app.metrics, health, config.metrics.listen, config.metrics.port))
+        scheduler: Scheduler | None = None
+        try:
+            for platform in platforms:
+                adapter = _make_adapter(platform, app)
+                await adapter.start()
+                started.append(adapter)
+                log.info("%s adapter started", platform)
+            scheduler = start_scheduler(app, started)
+            waiters = [asyncio.ensure_future(stop.wait())] + [
+                asyncio.ensure_future(a.wait_stopped()) for a in started]
+            _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            for waiter in pending:
+                waiter.cancel()
+            if not stop.is_set():
+                log.error("an adapter stopped on its own; shutting down")
+                code = EXIT_ERROR
+            log.info("shutting down")
+        finally:
+            if scheduler is not None:
+                await scheduler.stop()
+            for adapter in reversed(started):
+                try:
+                    await asyncio.wait_for(adapter.stop(), STOP_BOUND)
+                except TimeoutError:
+                    log.error("%s adapter did not stop within %.0f s", adapter.name, STOP_BOUND)
+                    code = EXIT_ERROR
+                except Exception:
+                    log.exception("%s adapter failed to stop cleanly", adapter.name)
+    log.info("stopped")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The terminal adapter: the quiz with no token."""

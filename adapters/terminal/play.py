@@ -1,0 +1,170 @@
+"""Terminal adapter: `quizbot play`, the quiz with no token, on the same engine and store.
+
+Input is read with plain blocking `input()` *between* engine calls, never inside the event
+loop, so Ctrl-C and end of input (piped stdin) end the game cleanly with progress saved:
+every answer is committed before its feedback is printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from adapters.terminal.wrap import wrap
+from bot.app.compose import App, open_app
+from bot.app.config import Config
+from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
+from bot.domain.learning import DUE_QUIZ
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
+from bot.present.plan import Card, Planner, Reply
+from bot.present.render import LETTERS, PLAIN, Markup
+
+T = TypeVar("T")
+QUIT = {"q", "quit", "exit"}
+
+
+def _markup() -> Markup:
+    if not sys.stdout.isatty():
+        return PLAIN
+    return Markup(bold=lambda s: f"\033[1m{s}\033[0m")
+
+
+def card_text(card: Card) -> str:
+    """A plan card as terminal text: whose it is, the title, the body."""
+    head = [line for line in (card.lead, card.title) if line]
+    text = "\n".join(head) + "\n\n" + card.body if head else card.body
+    return f"{text}\n\n{card.figure}" if card.figure else text
+
+
+class EndOfInput(Exception):
+    """The learner typed q, pressed Ctrl-D, or the piped input ran out."""
+
+
+class TerminalGame:
+    """One learner at one terminal."""
+
+    def __init__(self, app: App, runner: asyncio.Runner, actor: Actor) -> None:
+        self.app, self.runner, self.actor = app, runner, actor
+        self.cat = app.catalogue
+        self.plan = Planner(app.catalogue, _markup(), shared_chats=False)
+
+    def call(self, coro: Awaitable[T]) -> T:
+        """Run one engine call to completion on the game's event loop."""
+        return self.runner.run(coro)  # type: ignore[arg-type]
+
+    def read(self, prompt: str) -> str:
+        try:
+            line = input(prompt)
+        except EOFError:
+            raise EndOfInput() from None
+        if line.strip().lower() in QUIT:
+            raise EndOfInput()
+        return line.strip()
+
+    def choose(self, prompt: QuestionPrompt) -> int:
+        """Ask until the learner types a valid letter (or number) for this question."""
+        letters = LETTERS[: len(prompt.options)]
+        shown = "/".join(letters)
+        while True:
+            raw = self.read(self.cat.t(prompt.lang, "terminal.prompt", letters=shown)).upper()
+            if len(raw) == 1 and raw in letters:
+                return letters.index(raw)
+            if raw.isdigit() and 1 <= int(raw) <= len(letters):
+                return int(raw) - 1
+            print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
+
+    def show(self, reply: Reply) -> None:
+        """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
+        if reply.ack and reply.edit is None:
+            print(wrap(reply.ack))
+        for card in ((reply.edit,) if reply.edit else ()) + reply.send:
+            print()
+            print(wrap(card_text(card)))
+
+    def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
+        """Ask every remaining question of the session; return the last result."""
+        engine, quiz_id = self.app.engine, prompt.quiz_id
+        self.show(self.plan.asked(prompt, self.actor))
+        while True:
+            option = self.choose(prompt)
+            try:
+                outcome = self.call(engine.answer(self.actor, prompt.session_id,
+                                                  prompt.position, option))
+            except SaveFailed as exc:  # not counted: say so and ask the same question again
+                print(wrap(self.cat.t(prompt.lang, exc.key, **exc.params)))
+                self.show(self.plan.asked(prompt, self.actor))
+                continue
+            if isinstance(outcome, AnswerResult) and outcome.duplicate:
+                # another terminal answered first: show what the database kept
+                print()
+                print(wrap(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
+                print(wrap(card_text(self.plan.answered(outcome))))
+            else:
+                self.show(self.plan.pressed(outcome, self.actor))
+            if isinstance(outcome, AnswerResult) and not outcome.duplicate:
+                if outcome.summary is not None:
+                    return outcome
+                assert outcome.next is not None
+                prompt = outcome.next
+                continue
+            # Someone else (another terminal) moved this session on: go where it is.
+            try:
+                prompt = self.call(engine.review_due(self.actor) if quiz_id == DUE_QUIZ
+                                   else engine.current(self.actor, quiz_id))
+            except (NoActiveSession, NothingDue):
+                return None
+            if not isinstance(outcome, StaleAnswer) or outcome.current is None:
+                self.show(self.plan.asked(prompt, self.actor))
+
+    def run(self, quiz_id: str | None, lang: str | None, review: bool = False) -> None:
+        engine = self.app.engine
+        if lang:
+            self.call(engine.set_language(self.actor, lang))
+        if review:  # quizbot play --review: the due questions of every quiz
+            try:
+                self.play_session(self.call(engine.review_due(self.actor)))
+            except NothingDue as exc:
+                print(self.cat.t(self.call(engine.language(self.actor)), exc.key, **exc.params))
+            return
+        prompt = self.call(engine.start(self.actor, quiz_id))
+        last = self.play_session(prompt)
+        while last is not None and last.summary is not None and last.summary.missed:
+            missed = len(last.summary.missed)
+            answer = self.read(self.cat.t(last.lang, "terminal.offer_review", count=missed))
+            if answer.lower() not in {"y", "yes", "ہاں", "ha", "haan"}:
+                return
+            last = self.play_session(self.call(engine.review(self.actor, prompt.quiz_id)))
+
+
+def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
+    """The learner's language, or the default when the store cannot even say (disk full)."""
+    try:
+        return runner.run(app.engine.language(actor))
+    except QuizError:
+        return app.engine.default_lang
+
+
+def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
+         review: bool = False) -> int:
+    """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
+    actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
+    with asyncio.Runner() as runner:
+        context = open_app(config)
+        app = runner.run(context.__aenter__())
+        game = TerminalGame(app, runner, actor)
+        code = 0
+        try:
+            game.run(quiz_id, lang, review)
+        except (EndOfInput, KeyboardInterrupt):
+            print()
+            saved_lang = runner.run(app.engine.language(actor))
+            print(wrap(app.catalogue.t(saved_lang, "terminal.saved")))
+        except QuizError as exc:
+            saved_lang = _language(runner, app, actor)
+            print(wrap(app.catalogue.t(saved_lang, exc.key, **exc.params)), file=sys.stderr)
+            code = 1
+        finally:
+            runner.run(context.__aexit__(None, None, None))
+    return code

@@ -1,0 +1,1 @@
+"""The application: config, composition root, logs, metrics."""

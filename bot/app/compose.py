@@ -1,0 +1,77 @@
+"""The composition root: config in, a running engine on an open store out."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.app.config import Config
+from bot.app.metrics import Metrics
+from bot.domain.quiz import load_quizzes
+from bot.features.rounds import Rounds
+from bot.features.sessions import Engine
+from bot.present.i18n import Catalogue
+from bot.store import open_store, ops
+from bot.store.protocol import Store
+from bot.store.sqlite import path_from_url
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class App:
+    """What every adapter is handed: the engine, the UI strings, the config."""
+
+    config: Config
+    engine: Engine
+    catalogue: Catalogue
+    store: Store
+    metrics: Metrics = field(default_factory=Metrics)
+    rounds: Rounds | None = None  # study-group rounds; each adapter runs its driver
+
+
+class Adapter(Protocol):
+    """A platform front end; `quizbot run` starts and stops each one."""
+
+    name: str
+
+    async def start(self) -> None: ...
+    async def stop(self) -> None: ...
+    async def wait_stopped(self) -> None:
+        """Return if the adapter stops on its own (e.g. a revoked token), so the process
+        exits instead of idling with no bot."""
+    def connected(self) -> bool:
+        """True while the platform connection is up (for /healthz)."""
+
+
+@asynccontextmanager
+async def open_app(config: Config) -> AsyncIterator[App]:
+    """Load content, open the store, build the engine; close the store on exit.
+
+    While open, the database's in-use lock is held shared (`quizbot restore` refuses then).
+    """
+    quizzes = load_quizzes([config.content_dir])
+    catalogue = Catalogue.load(default=config.default_language)
+    metrics = Metrics()
+    async with AsyncExitStack() as stack:
+        store = await open_store(config)
+        stack.push_async_callback(store.close)
+        # Only once the file is known to be ours: a refused file's folder stays untouched.
+        if config.storage_url.startswith("sqlite:"):
+            stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
+        store.on_commit = metrics.observe_commit
+        due_titles = {lang: catalogue.t(lang, "due.title") for lang in catalogue.languages}
+        engine = Engine(
+            store, quizzes, languages=catalogue.languages,
+            default_lang=config.default_language, default_quiz=config.default_quiz,
+            shuffle_questions=config.shuffle_questions, admins=config.admins,
+            reload=lambda: load_quizzes([config.content_dir]), due_titles=due_titles,
+            observer=metrics,
+        )
+        rounds = Rounds(engine, store, default_seconds=config.rounds.default_seconds,
+                        reveal_seconds=config.rounds.reveal_seconds)
+        engine.rounds = rounds
+        yield App(config, engine, catalogue, store, metrics, rounds)

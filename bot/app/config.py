@@ -1,0 +1,329 @@
+"""Configuration: one YAML file read once at start; fails fast naming the bad key.
+
+Tokens never live in the file: they come from TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN and are
+wrapped in `Secret` so no repr, log line or traceback shows them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.domain.errors import ConfigError
+from bot.domain.quiz import default_content_dir
+from bot.store.urls import split_password
+
+TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
+DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
+TELEGRAM_API = "https://api.telegram.org/bot"
+DISCORD_API = "https://discord.com/api/v10"
+MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
+MAX_SHARDS = 4096
+SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
+
+
+class Secret:
+    """A string that never shows itself in repr() or str()."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        """The secret itself: pass it to the library, never to a log."""
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+
+@dataclass(frozen=True)
+class WebhookConfig:
+    listen: str = "0.0.0.0"
+    port: int = 8443
+    url_path: str = "telegram"
+    public_url: str = ""
+    secret_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    # Whether `quizbot run` calls setWebhook at start. Several workers behind one proxy set
+    # it false and register once with `quizbot telegram set-webhook`.
+    register: bool = True
+
+
+@dataclass(frozen=True)
+class TelegramConfig:
+    enabled: bool = True
+    api_base_url: str = TELEGRAM_API
+    mode: str = "polling"
+    webhook: WebhookConfig = field(default_factory=WebhookConfig)
+    # Updates handled at once (each user's in order). Telegram allows ~30 messages/s per bot,
+    # so more concurrency buys nothing but a bigger HTTP pool to manage.
+    concurrent_updates: int = 64
+
+
+@dataclass(frozen=True)
+class DiscordConfig:
+    enabled: bool = True
+    api_base_url: str = DISCORD_API
+    gateway_url: str | None = None
+    guild_ids: tuple[int, ...] = ()
+    shards: str | int | None = None  # None: one shard; "auto": AutoShardedClient; n: n shards
+    shard_ids: tuple[int, ...] | None = None  # the shards this process runs (None: all)
+    announce_results: bool = False  # post "X scored 7/8" publicly in the channel
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    port: int | None = None  # None: no /healthz or /metrics server
+    listen: str = "127.0.0.1"
+
+
+@dataclass(frozen=True)
+class RoundsConfig:
+    default_seconds: int = 30  # each question of a study-group round stays open this long
+    reveal_seconds: float = 5  # from a reveal to the next question
+
+
+@dataclass(frozen=True)
+class Config:
+    storage_url: str = "sqlite:///data/quizbot.db"
+    storage_synchronous: str = "full"
+    storage_pool_size: int = 10  # PostgreSQL connections per process
+    # The password of a postgresql:// storage.url, split off so storage_url never shows it.
+    storage_password: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    content_dir: Path = field(default_factory=default_content_dir)
+    default_quiz: str | None = None
+    default_language: str = "en"
+    shuffle_questions: bool = False
+    telegram: TelegramConfig = field(default_factory=TelegramConfig)
+    discord: DiscordConfig = field(default_factory=DiscordConfig)
+    rounds: RoundsConfig = field(default_factory=RoundsConfig)
+    admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    log_level: str = "INFO"
+    # How long an unreachable platform API is retried at start before quizbot gives up.
+    startup_timeout: float = 60.0
+    log_format: str = "text"
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+
+
+class _Reader:
+    """Typed access to a nested mapping, with the dotted key in every error."""
+
+    def __init__(self, data: Mapping[str, Any], prefix: str, source: str) -> None:
+        self.data, self.prefix, self.source = data, prefix, source
+        self.used: set[str] = set()
+
+    def _fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {self.prefix}{key} {why}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        self.used.add(key)
+        if key not in self.data or self.data[key] is None:
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
+            names = " or ".join(k.__name__ for k in _tuple(kind))
+            shown = "a value not shown here" if key in SECRET_KEYS else repr(value)
+            raise self._fail(key, f"must be {names}, got {shown}")
+        return value
+
+    def integer(self, key: str, default: int, low: int, high: int | None = None) -> int:
+        """An int in [low, high] (no upper bound when `high` is None)."""
+        value = self.get(key, int, default)
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise self._fail(key, f"must be {bounds}, got {value!r}")
+        return int(value)
+
+    def seconds(self, key: str, default: float, low: float, high: float) -> float:
+        """A number of seconds in [low, high]."""
+        value = self.get(key, (int, float), default)
+        if not low <= value <= high:
+            raise self._fail(key, f"must be from {low:g} to {high:g} seconds, got {value!r}")
+        return float(value)
+
+    def url(self, key: str, default: str | None, schemes: tuple[str, ...]) -> Any:
+        """A URL with one of `schemes` and a host."""
+        value = self.get(key, str, default)
+        if value is not None and value != default:
+            scheme, _, rest = value.partition("://")
+            if scheme not in schemes or not rest.split("/")[0]:
+                raise self._fail(key, f"must be a {' or '.join(schemes)} URL such as "
+                                      f"{schemes[0]}://127.0.0.1:8080/..., got {value!r}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(key, str, default)
+        if value not in choices:
+            raise self._fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+
+    def section(self, key: str) -> _Reader:
+        return _Reader(self.get(key, dict, {}), f"{self.prefix}{key}.", self.source)
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self._fail(unknown[0], "is not a known key (see deploy/config.example.yaml)")
+
+
+def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:
+    """Read the YAML config (or defaults when `path` is None) and tokens from `env`."""
+    env = os.environ if env is None else env
+    source = str(path) if path else "<defaults>"
+    data: Any = {}
+    if path is not None:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path}: is not valid YAML: {exc}") from exc
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: must be a mapping of settings")
+    root = _Reader(data, "", source)
+
+    storage = root.section("storage")
+    url = storage.get("url", str, Config.storage_url)
+    synchronous = storage.choice("synchronous", ("full", "normal"), Config.storage_synchronous)
+    pool_size = storage.get("pool_size", int, Config.storage_pool_size)
+    if not 1 <= pool_size <= 1000:
+        raise ConfigError(f"{source}: storage.pool_size must be 1 to 1000, got {pool_size}")
+    storage.done()
+    url, storage_password = split_password(url)
+    content = root.section("content")
+    content_dir = content.get("dir", str, None)
+    content.done()
+    quiz = root.section("quiz")
+    default_quiz = quiz.get("default", str, None)
+    default_language = quiz.choice("default_language", ("en", "ur"), "en")
+    shuffle = quiz.get("shuffle_questions", bool, False)
+    quiz.done()
+
+    tg = root.section("telegram")
+    hook = tg.section("webhook")
+    webhook = WebhookConfig(
+        listen=hook.get("listen", str, WebhookConfig.listen),
+        port=hook.integer("port", WebhookConfig.port, 1, 65535),
+        url_path=hook.get("url_path", str, WebhookConfig.url_path).strip("/"),
+        public_url=hook.url("public_url", "", ("https", "http")),
+        secret_token=Secret(hook.get("secret_token", str, "")
+                            or env.get("TELEGRAM_WEBHOOK_SECRET", "")),
+        register=hook.get("register", bool, True),
+    )
+    hook.done()
+    telegram = TelegramConfig(
+        enabled=tg.get("enabled", bool, True),
+        api_base_url=tg.url("api_base_url", TELEGRAM_API, ("https", "http")),
+        mode=tg.choice("mode", ("polling", "webhook"), "polling"),
+        webhook=webhook,
+        concurrent_updates=tg.integer("concurrent_updates", TelegramConfig.concurrent_updates,
+                                      1, MAX_CONCURRENT_UPDATES),
+    )
+    tg.done()
+    if telegram.enabled and telegram.mode == "webhook":
+        if not webhook.public_url:
+            raise ConfigError(f"{source}: telegram.webhook.public_url is required in webhook mode")
+        if not webhook.secret_token:
+            raise ConfigError(f"{source}: telegram.webhook.secret_token is required in webhook "
+                              "mode (or set TELEGRAM_WEBHOOK_SECRET)")
+
+    dc = root.section("discord")
+    guild_ids = dc.get("guild_ids", list, [])
+    if not all(isinstance(g, int) and not isinstance(g, bool) and g > 0 for g in guild_ids):
+        raise ConfigError(f"{source}: discord.guild_ids must be a list of integers "
+                          "(guild ids, each above 0)")
+    shards = dc.get("shards", (str, int), None)
+    if (isinstance(shards, str) and shards != "auto") or (
+            isinstance(shards, int) and not 1 <= shards <= MAX_SHARDS):
+        raise ConfigError(f"{source}: discord.shards must be auto or a number from 1 to "
+                          f"{MAX_SHARDS}, got {shards!r}")
+    shard_ids = dc.get("shard_ids", list, None)
+    if shard_ids is not None:
+        if not isinstance(shards, int) or isinstance(shards, bool) or shards < 1:
+            raise ConfigError(f"{source}: discord.shard_ids needs discord.shards set to the "
+                              "total number of shards")
+        if not shard_ids or not all(isinstance(i, int) and not isinstance(i, bool)
+                                    and 0 <= i < shards for i in shard_ids):
+            raise ConfigError(f"{source}: discord.shard_ids must be a non-empty list of "
+                              f"shard numbers from 0 to {shards - 1}, got {shard_ids!r}")
+        shard_ids = tuple(sorted(set(shard_ids)))
+    discord = DiscordConfig(
+        enabled=dc.get("enabled", bool, True),
+        api_base_url=dc.url("api_base_url", DISCORD_API, ("https", "http")).rstrip("/"),
+        gateway_url=dc.url("gateway_url", None, ("wss", "ws")),
+        guild_ids=tuple(guild_ids),
+        shards=shards,
+        shard_ids=shard_ids,
+        announce_results=dc.get("announce_results", bool, False),
+    )
+    dc.done()
+
+    rd = root.section("rounds")
+    rounds = RoundsConfig(
+        default_seconds=rd.get("default_seconds", int, RoundsConfig.default_seconds),
+        reveal_seconds=float(rd.get("reveal_seconds", (int, float), RoundsConfig.reveal_seconds)),
+    )
+    rd.done()
+    if not 10 <= rounds.default_seconds <= 300:
+        raise ConfigError(f"{source}: rounds.default_seconds must be 10-300, got "
+                          f"{rounds.default_seconds}")
+    if not 0 <= rounds.reveal_seconds <= 60:
+        raise ConfigError(f"{source}: rounds.reveal_seconds must be 0-60, got "
+                          f"{rounds.reveal_seconds}")
+
+    admins_raw = root.get("admins", dict, {})
+    admins = {}
+    for platform, ids in admins_raw.items():
+        if platform not in ("telegram", "discord", "terminal") or not isinstance(ids, list):
+            raise ConfigError(f"{source}: admins.{platform} must be a list of ids under "
+                              "telegram or discord")
+        admins[platform] = frozenset(str(i) for i in ids)
+    log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
+    startup_timeout = root.seconds("startup_timeout", Config.startup_timeout, 1, 3600)
+    log_format = root.choice("log_format", ("text", "json"), "text")
+    mt = root.section("metrics")
+    metrics_port = mt.get("port", int, None)
+    if metrics_port is not None and not 1 <= metrics_port <= 65535:
+        raise ConfigError(f"{source}: metrics.port must be between 1 and 65535, "
+                          f"got {metrics_port}")
+    metrics = MetricsConfig(port=metrics_port, listen=mt.get("listen", str, MetricsConfig.listen))
+    mt.done()
+    root.done()
+
+    return Config(
+        storage_url=url,  # relative paths are relative to the working directory
+        storage_synchronous=synchronous,
+        storage_pool_size=pool_size,
+        storage_password=Secret(storage_password),
+        content_dir=Path(content_dir) if content_dir else default_content_dir(),
+        default_quiz=default_quiz,
+        default_language=default_language,
+        shuffle_questions=shuffle,
+        telegram=telegram,
+        discord=discord,
+        rounds=rounds,
+        admins=admins,
+        log_level=log_level,
+        startup_timeout=startup_timeout,
+        log_format=log_format,
+        metrics=metrics,
+        telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
+        discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
+    )

@@ -1,0 +1,171 @@
+"""Logging: set up once at start; secrets redacted from every record; httpx URLs silenced.
+
+`log_format: json` writes one JSON object per line: time, level, logger, message, the
+platform (from the `platform` extra, else from the logger's name) and whichever ids the
+call passed as extras (`extra={"chat_id": ...}`). Nothing else of the record is copied, so
+a message text a learner typed can only appear if a log call put it in its message, which
+none does; secrets are masked before formatting, as in text logs.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+from bot.app.config import Config
+
+MASK = "<token>"
+# httpx logs every request URL at INFO, and Telegram URLs contain the bot token.
+NOISY_LOGGERS = ("httpx", "httpcore")
+# Logger filters see only records logged on that very logger; handler filters see every
+# record that reaches the handler, so `install` attaches to both.
+GUARDED_LOGGERS = ("telegram", "telegram.ext", "discord", "discord.http", "httpx", "httpcore")
+
+
+# Secrets no config holds: Discord's per-interaction tokens, in gateway payloads that
+# discord.py logs at DEBUG ('token': '...') and in the interaction and webhook URLs its HTTP
+# client logs (/interactions/<id>/<token>/callback, /webhooks/<app id>/<token>/...).
+PATTERNS = (
+    re.compile(r"""(['"]token['"]\s*:\s*['"])[^'"]+"""),
+    re.compile(r"(/interactions/\d+/)[^/\s?'\"]+"),
+    re.compile(r"(/webhooks/\d+/)[^/\s?'\"]+"),
+)
+
+
+def url_password(url: str) -> str:
+    """The password in a URL such as postgresql://user:password@host/db, else ''."""
+    try:
+        return urlsplit(url).password or ""
+    except ValueError:
+        return ""
+
+
+class RedactSecrets(logging.Filter):
+    """Replace each secret, and each Discord interaction token, in a record's message,
+    traceback and stack with <token>."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        super().__init__()
+        # A Telegram token is "<bot id>:<secret>": mask the secret half on its own as well.
+        parts = {p for s in secrets if s for p in (s, s.partition(":")[2])}
+        self.secrets = sorted((p for p in parts if len(p) >= 8), key=len, reverse=True)
+
+    def scrub(self, text: str) -> str:
+        """`text` with every secret masked."""
+        for secret in self.secrets:
+            text = text.replace(secret, MASK)
+        for pattern in PATTERNS:
+            text = pattern.sub(rf"\g<1>{MASK}", text)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite the record in place; never drop it."""
+        try:
+            message = record.getMessage()
+        except Exception:  # a broken format string: the handler will report it
+            message = str(record.msg)
+        clean = self.scrub(message)
+        if clean != message:
+            record.msg, record.args = clean, None
+        if record.exc_info and record.exc_info[1] is not None:
+            text = record.exc_text or logging.Formatter().formatException(record.exc_info)
+            record.exc_text = self.scrub(text)
+        elif record.exc_text:
+            record.exc_text = self.scrub(record.exc_text)
+        if record.stack_info:
+            record.stack_info = self.scrub(record.stack_info)
+        return True
+
+
+def install(redactor: RedactSecrets) -> list[logging.Filterer]:
+    """Attach `redactor` to the root handlers and the platform libraries' loggers."""
+    quiet_noisy_loggers()
+    targets: list[logging.Filterer] = [logging.getLogger(n) for n in GUARDED_LOGGERS]
+    targets += logging.getLogger().handlers
+    for target in targets:
+        target.addFilter(redactor)
+    return targets
+
+
+def uninstall(redactor: RedactSecrets, targets: list[logging.Filterer]) -> None:
+    """Detach what `install` attached."""
+    for target in targets:
+        target.removeFilter(redactor)
+
+
+def quiet_noisy_loggers() -> None:
+    """Keep httpx/httpcore below INFO, where they would log URLs with the token."""
+    for name in NOISY_LOGGERS:
+        logger = logging.getLogger(name)
+        if logger.level < logging.WARNING:
+            logger.setLevel(logging.WARNING)
+
+
+ID_FIELDS = ("user_id", "chat_id", "session_id", "update_id", "guild_id", "interaction_id")
+PLATFORM_PREFIXES = {"telegram": "telegram", "adapters.telegram": "telegram",
+                     "discord": "discord", "adapters.discord": "discord",
+                     "adapters.terminal.play": "terminal"}
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record, on one line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as compact JSON (newlines inside values are escaped by json)."""
+        out: dict[str, object] = {
+            "time": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
+            .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        platform = getattr(record, "platform", None) or _platform_of(record.name)
+        if platform:
+            out["platform"] = platform
+        for name in ID_FIELDS:
+            value = getattr(record, name, None)
+            if value is not None:
+                out[name] = value
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            out["exc"] = record.exc_text
+        return json.dumps(out, ensure_ascii=False, default=str)
+
+
+def _platform_of(logger: str) -> str | None:
+    for prefix, platform in PLATFORM_PREFIXES.items():
+        if logger == prefix or logger.startswith(prefix + "."):
+            return platform
+    return None
+
+
+def setup_logging(config: Config, *, quiet: bool = False) -> None:
+    """Log to stderr at the configured level, every configured secret redacted.
+
+    `quiet` (the terminal game) shows nothing below WARNING, whatever log_level says: the
+    learner's screen is for the quiz, not for migrations being applied.
+    """
+    handler = logging.StreamHandler(sys.stderr)
+    if config.log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(
+            logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(RedactSecrets([
+        config.telegram_token.reveal(), config.discord_token.reveal(),
+        config.telegram.webhook.secret_token.reveal(), config.storage_password.reveal()]))
+    handler.set_name("quizbot")
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if h.get_name() == "quizbot"]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    level = logging.getLevelName(config.log_level)
+    root.setLevel(max(level, logging.WARNING) if quiet else level)
+    quiet_noisy_loggers()
+    logging.getLogger("aiosqlite").setLevel(logging.WARNING)

@@ -1,0 +1,175 @@
+"""Prometheus metrics and the /healthz + /metrics HTTP endpoint (off unless metrics.port).
+
+Each `Metrics` owns a private `CollectorRegistry` (never prometheus-client's global one), so
+two apps in one process, or one test after another, never share counters. The server is a
+few lines of asyncio: GET-only, one request per connection, nothing else exposed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Protocol
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
+from prometheus_client.exposition import generate_latest
+
+from bot.domain.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+# Taps are acknowledged in milliseconds (README "Performance"); Telegram gives up after ~15 s.
+ACK_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
+COMMIT_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
+DB_TIMEOUT = 2.0  # seconds /healthz waits for the database before calling it down
+MAX_REQUEST = 8192  # bytes of request line and headers we read before giving up
+
+
+class Observer(Protocol):
+    """What the engine reports (bot.engine takes one, optionally)."""
+
+    def answer_recorded(self, platform: str, correct: bool) -> None: ...
+    def session_started(self, platform: str) -> None: ...
+    def session_finished(self, platform: str) -> None: ...
+
+
+class Metrics:
+    """Every quizbot metric, on a registry of its own."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.answers = Counter("quizbot_answers", "Answers recorded (first deliveries only)",
+                               ["platform", "correct"], registry=r)
+        self.sessions_started = Counter("quizbot_sessions_started",
+                                        "Quiz and review sessions started", ["platform"],
+                                        registry=r)
+        self.sessions_finished = Counter("quizbot_sessions_finished",
+                                         "Sessions whose last question was answered",
+                                         ["platform"], registry=r)
+        self.api_errors = Counter("quizbot_platform_api_errors",
+                                  "Failed calls to the Telegram or Discord API, by kind",
+                                  ["platform", "kind"], registry=r)
+        self.ack_seconds = Histogram("quizbot_tap_ack_seconds",
+                                     "From a tap reaching the handler to its acknowledgement",
+                                     ["platform"], buckets=ACK_BUCKETS, registry=r)
+        self.commit_seconds = Histogram("quizbot_db_commit_seconds",
+                                        "Duration of one group commit (batch of writes)",
+                                        buckets=COMMIT_BUCKETS, registry=r)
+
+    def answer_recorded(self, platform: str, correct: bool) -> None:
+        """One new answer was committed."""
+        self.answers.labels(platform, "true" if correct else "false").inc()
+
+    def session_started(self, platform: str) -> None:
+        """A quiz or review session was created."""
+        self.sessions_started.labels(platform).inc()
+
+    def session_finished(self, platform: str) -> None:
+        """A session's last answer was committed."""
+        self.sessions_finished.labels(platform).inc()
+
+    def api_error(self, platform: str, kind: str) -> None:
+        """A platform API call failed; `kind` is short and bounded (e.g. forbidden)."""
+        self.api_errors.labels(platform, kind).inc()
+
+    def observe_ack(self, platform: str, seconds: float) -> None:
+        """A tap was acknowledged `seconds` after its handler began."""
+        self.ack_seconds.labels(platform).observe(seconds)
+
+    def observe_commit(self, seconds: float) -> None:
+        """A database commit took `seconds`."""
+        self.commit_seconds.observe(seconds)
+
+    def exposition(self) -> bytes:
+        """Everything, in the Prometheus text format."""
+        return generate_latest(self.registry)
+
+
+class Connected(Protocol):
+    name: str
+
+    def connected(self) -> bool: ...
+
+
+class Health:
+    """Healthy when the database answers and every expected adapter is connected."""
+
+    def __init__(self, ping_db: Callable[[], Awaitable[object]], expected: Sequence[str],
+                 adapters: Sequence[Connected]) -> None:
+        # `adapters` is the live list `quizbot run` appends to as each one starts.
+        self.ping_db, self.expected, self.adapters = ping_db, tuple(expected), adapters
+
+    async def check(self) -> tuple[bool, list[str]]:
+        """(healthy, one line per component)."""
+        lines, healthy = [], True
+        try:
+            await asyncio.wait_for(self.ping_db(), DB_TIMEOUT)
+            lines.append("database: ok")
+        except Exception as exc:  # any failure to answer is "down"
+            healthy = False
+            lines.append(f"database: down ({type(exc).__name__})")
+        running = {a.name: a for a in self.adapters}
+        for name in self.expected:
+            adapter = running.get(name)
+            up = adapter is not None and adapter.connected()
+            healthy = healthy and up
+            lines.append(f"{name}: {'connected' if up else 'not connected'}")
+        return healthy, lines
+
+
+@asynccontextmanager
+async def serve(metrics: Metrics, health: Health, host: str, port: int
+                ) -> AsyncIterator[asyncio.Server]:
+    """Serve GET /healthz and GET /metrics on host:port until the block exits."""
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
+            if len(head) > MAX_REQUEST:
+                raise ValueError("request too large")
+            method, _, rest = head.split(b"\r\n", 1)[0].decode("latin-1").partition(" ")
+            path = rest.split(" ", 1)[0].split("?", 1)[0]
+            status, ctype, body = await _respond(method, path, metrics, health)
+            writer.write(
+                f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n"
+                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("latin-1")
+                + (body if method != "HEAD" else b""))
+            await writer.drain()
+        except (TimeoutError, ValueError, ConnectionError, asyncio.IncompleteReadError,
+                asyncio.LimitOverrunError):
+            pass  # a scanner or a dropped scrape: nothing to answer
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError):
+                await writer.wait_closed()
+
+    try:
+        server = await asyncio.start_server(handle, host, port, limit=MAX_REQUEST)
+    except OSError as exc:
+        raise ConfigError(f"metrics.port: cannot listen on {host}:{port}: "
+                          f"{exc.strerror or exc}") from None
+    log.info("metrics: /healthz and /metrics on http://%s:%s", host, port)
+    try:
+        yield server
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def _respond(method: str, path: str, metrics: Metrics, health: Health
+                   ) -> tuple[str, str, bytes]:
+    text = "text/plain; charset=utf-8"
+    if method not in ("GET", "HEAD"):
+        return "405 Method Not Allowed", text, b"GET only\n"
+    if path == "/metrics":
+        return "200 OK", CONTENT_TYPE_LATEST, metrics.exposition()
+    if path == "/healthz":
+        healthy, lines = await health.check()
+        body = ("\n".join(lines) + "\n").encode()
+        return ("200 OK" if healthy else "503 Service Unavailable"), text, body
+    return "404 Not Found", text, b"try /healthz or /metrics\n"
+

@@ -1,0 +1,136 @@
+"""One rooted exception hierarchy; adapters map these to user messages in one place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class QuizbotError(Exception):
+    """The root of every error quizbot raises on purpose. Two families: `QuizError` (a
+    learner's request refused; each names the UI string an adapter shows), and the
+    maintainer's (config, content, storage, start-up), which the CLI prints as one line."""
+
+
+class QuizError(QuizbotError):
+    """Base of every error the engine raises on purpose.
+
+    `key` names the UI string (in bot/present/locales) an adapter shows the user; `params` fill it.
+    """
+
+    key = "error.generic"
+
+    def __init__(self, message: str = "", **params: Any) -> None:
+        super().__init__(message or self.key)
+        self.params = params
+
+
+class UnknownQuiz(QuizError):
+    key = "error.unknown_quiz"
+
+
+class UnsupportedLanguage(QuizError):
+    key = "error.unsupported_language"
+
+
+class NothingToReview(QuizError):
+    key = "error.nothing_to_review"
+
+
+class NothingDue(NothingToReview):
+    """No question is due for spaced review; says when the next one is (if any)."""
+
+    key = "error.nothing_due_never"
+
+    def __init__(self, unit: str | None = None, amount: int = 0) -> None:
+        super().__init__(amount=amount)
+        if unit is not None:
+            self.key = f"error.nothing_due_{unit}"
+
+
+class BadReminder(QuizError):
+    """`/remind` with something that is not HH:MM (and optionally an offset like +05:00)."""
+
+    key = "error.bad_reminder"
+
+
+class QuizInProgress(QuizError):
+    key = "error.quiz_in_progress"
+
+
+class NoActiveSession(QuizError):
+    key = "error.no_session"
+
+
+class NotAdmin(QuizError):
+    key = "error.not_admin"
+
+
+class ReloadFailed(QuizError):
+    """The quiz files on disk do not validate; the quizzes in use stay."""
+
+    key = "error.reload_failed"
+
+
+class ContentError(QuizbotError):
+    """Quiz files failed validation; `problems` holds every message, each naming file and field."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+class ConfigError(QuizbotError):
+    """The config file has a missing or bad key; the message names it."""
+
+
+class StoreRefused(QuizbotError):
+    """The database file cannot be used (not SQLite, corrupt, newer schema); it was not touched."""
+
+
+class SaveFailed(QuizError):
+    """The database could not store a write (disk full, I/O error); nothing was acknowledged.
+
+    Raised per write, mid-quiz: the learner is asked to try again, everyone else carries on,
+    and the next write succeeds once space returns.
+    """
+
+    key = "error.save_failed"
+
+
+class StoreUnavailable(QuizbotError):
+    """The database cannot be opened for writing (read-only file or folder, a folder where the
+    file should be, a folder that cannot be created, a full disk); the message says which."""
+
+
+class StartupFailed(QuizbotError):
+    """A platform said no at start (rejected token) or never came up in time; one line."""
+
+
+class RoundsAreForGroups(QuizError):
+    """/round in a private chat: rounds are a group's."""
+
+    key = "round.groups_only"
+
+
+class RoundRunning(QuizError):
+    """The chat already has a round going."""
+
+    key = "round.already_running"
+
+
+class NoRound(QuizError):
+    """/round stop or skip with no round going."""
+
+    key = "round.none"
+
+
+class NotHost(QuizError):
+    """Only the host or a moderator may stop or skip a round."""
+
+    key = "round.not_host"
+
+
+class BadRoundLength(QuizError):
+    """Seconds per question (or the number of questions) out of range."""
+
+    key = "round.bad_length"

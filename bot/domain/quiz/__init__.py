@@ -1,0 +1,14 @@
+"""Quiz content: YAML files under content/ loaded and validated into frozen dataclasses."""
+
+from bot.domain.quiz.load import (
+           default_content_dir,
+           iter_quiz_files,
+           load_all,
+           load_file,
+           load_quizzes,
+)
+from bot.domain.quiz.model import Option, Question, Quiz, Text
+from bot.domain.quiz.quality import quality_warnings
+
+__all__ = ["Option", "Question", "Quiz", "Text", "default_content_dir", "iter_quiz_files",
+           "load_all", "load_file", "load_quizzes", "quality_warnings"]

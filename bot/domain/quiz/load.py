@@ -1,0 +1,89 @@
+"""Loading quiz files: every problem is collected (not just the first) and names file,
+line and field path, e.g. ``content/x.yaml:42: questions[3].correct is 5 but the question
+has 4 options``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import yaml
+
+from bot.domain.errors import ContentError
+from bot.domain.quiz.model import Quiz
+from bot.domain.quiz.validate import Checker
+from bot.domain.quiz.yaml_lines import LineLoader
+
+
+def load_file(path: Path, *, display: str | None = None) -> Quiz:
+    """Load and validate one quiz file; raise ContentError listing every problem."""
+    source = display or str(path)
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ContentError([f"{source}: cannot be read: {exc}"]) from exc
+    try:
+        data = yaml.load(raw, Loader=LineLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{source}:{mark.line + 1}" if mark else source
+        raise ContentError([f"{where}: is not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
+    checker = Checker(source, base=path.parent)
+    quiz = checker.quiz(data)
+    if quiz is not None:
+        from bot.present.limits import (
+            check_rendered_sizes,  # late: limits renders with the catalogue
+        )
+
+        checker.problems.extend(check_rendered_sizes(quiz))
+    if checker.problems or quiz is None:
+        raise ContentError(checker.problems or [f"{source}: no quiz found"])
+    return quiz
+
+
+def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Every *.yaml / *.yml file named or found below the given paths, sorted."""
+    for path in paths:
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
+        else:
+            yield path
+
+
+def load_all(paths: Iterable[Path]) -> tuple[dict[str, Quiz], list[str]]:
+    """Every valid quiz under `paths`, and every problem found on the way."""
+    paths = list(paths)
+    quizzes: dict[str, Quiz] = {}
+    problems: list[str] = []
+    for path in iter_quiz_files(paths):
+        if not path.exists():
+            problems.append(f"{path}: no such file or folder")
+            continue
+        try:
+            quiz = load_file(path)
+        except ContentError as exc:
+            problems.extend(exc.problems)
+            continue
+        if quiz.id in quizzes:
+            problems.append(
+                f"{path}:1: id {quiz.id!r} is already used by {quizzes[quiz.id].source}")
+            continue
+        quizzes[quiz.id] = quiz
+    if not quizzes and not problems:
+        problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found")
+    return quizzes, problems
+
+
+def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
+    """Load every quiz file under `paths`; raise one ContentError with all problems."""
+    quizzes, problems = load_all(paths)
+    if problems:
+        raise ContentError(problems)
+    return quizzes
+
+
+def default_content_dir() -> Path:
+    """The shipped content/: inside the wheel as bot/_content, else the source checkout's."""
+    packaged = Path(__file__).resolve().parents[2] / "_content"
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[3] / "content"

@@ -1,0 +1,74 @@
+"""The quiz model: frozen dataclasses the loader builds and the engine reads."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.domain.pipeline import ScheduleSpec
+from bot.domain.results import Reference
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A string in every language the quiz ships."""
+
+    values: tuple[tuple[str, str], ...]
+
+    def get(self, lang: str, fallback: str = "en") -> str:
+        """The text in `lang`, else in `fallback`, else the first one present."""
+        table = dict(self.values)
+        return table.get(lang) or table.get(fallback) or self.values[0][1]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    text: Text
+    why_not: Text | None = None
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: Text
+    options: tuple[Option, ...]
+    correct: int
+    explanation: Text
+    references: tuple[Reference, ...] = ()
+    line: int = field(default=0, compare=False)  # where it starts in its file
+    image: Path | None = None  # a picture for the explanation, resolved from the YAML's folder
+    # The pipeline schedule the image shows, when its name says (gpipe-p4-m4.png): lets a
+    # terminal show the same schedule as a text timeline.
+    schedule: ScheduleSpec | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Quiz:
+    id: str
+    title: Text
+    description: Text
+    difficulty: str
+    languages: tuple[str, ...]
+    questions: tuple[Question, ...]
+    shuffle_questions: bool = False
+    source: str = ""
+    # question id -> question, built once: every tap looks questions up by id
+    by_id: dict[str, Question] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_id", {q.id: q for q in self.questions})
+
+    def fits(self, question_ids: Sequence[str], option_orders: Sequence[Sequence[int]]) -> bool:
+        """False when the file changed under a stored session: a question gone, or its
+        number of options different (its stored option order would no longer apply)."""
+        for qid, order in zip(question_ids, option_orders, strict=True):
+            q = self.question(qid)
+            if q is None or len(q.options) != len(order):
+                return False
+        return True
+
+    def question(self, question_id: str) -> Question | None:
+        """The question with this id, or None if the file no longer has it."""
+        return self.by_id.get(question_id)

@@ -1,0 +1,276 @@
+"""Plain, frozen values the engine returns and adapters render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from bot.domain.round_results import LockedIn, PressRefused
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who did something, and where: the only identity the engine knows."""
+
+    platform: str  # "telegram", "discord", "terminal"
+    user_id: str
+    chat_id: str | None = None  # group chat / guild; None in private chats
+    display_name: str = ""
+    locale: str | None = None  # platform's language hint, e.g. Telegram's language_code
+
+
+class SessionKind(StrEnum):
+    FULL = "full"
+    REVIEW = "review"
+    DUE = "due"  # spaced review: the learner's due questions across every quiz
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    title: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionPrompt:
+    """One question as the learner sees it: options already in this session's order."""
+
+    session_id: int
+    quiz_id: str
+    quiz_title: str
+    lang: str
+    kind: SessionKind
+    position: int  # 0-based position in this session
+    total: int
+    question_id: str
+    text: str
+    options: tuple[str, ...]
+    resumed: bool = False  # True when an unfinished session was picked up again
+    confidence: bool = False  # ask "sure or guess" with the answer (the learner opted in)
+
+    @property
+    def number(self) -> int:
+        """1-based question number, for display."""
+        return self.position + 1
+
+
+@dataclass(frozen=True, slots=True)
+class MissedQuestion:
+    position: int  # 0-based position in the session
+    question_id: str
+    text: str
+    correct_option: str
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A finished session."""
+
+    session_id: int
+    quiz_id: str
+    quiz_title: str
+    lang: str
+    kind: SessionKind
+    score: int
+    total: int
+    missed: tuple[MissedQuestion, ...]
+    best_score: int | None = None  # best full-attempt score, after this one
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerResult:
+    """The outcome of one accepted (or repeated) answer."""
+
+    session_id: int
+    lang: str
+    question: QuestionPrompt  # the question that was answered
+    chosen: int  # displayed option index the learner picked
+    correct: int  # displayed option index of the right answer
+    is_correct: bool
+    explanation: str
+    rationale: str | None  # "why not" for the chosen wrong option
+    references: tuple[Reference, ...]
+    answered: int  # questions answered so far in this session
+    score: int  # correct answers so far
+    next: QuestionPrompt | None
+    summary: Summary | None
+    duplicate: bool = False  # True when this tap had already been recorded
+    sure: bool | None = None  # the confidence mark given with this answer, if asked
+    image: Path | None = None  # a picture for the explanation (Telegram photo, Discord embed)
+    timeline: str | None = None  # the same schedule as monospace text, for the terminal
+
+    @property
+    def is_last(self) -> bool:
+        return self.summary is not None
+
+
+@dataclass(frozen=True, slots=True)
+class StaleAnswer:
+    """A tap on a question that is no longer the current one (or a finished session)."""
+
+    session_id: int
+    lang: str
+    current: QuestionPrompt | None  # where the session really is, if still active
+
+
+@dataclass(frozen=True, slots=True)
+class NotYours:
+    """A tap on someone else's session; nothing changed."""
+
+    session_id: int
+    lang: str
+
+
+AnswerOutcome = AnswerResult | StaleAnswer | NotYours
+
+
+@dataclass(frozen=True, slots=True)
+class LanguageSet:
+    """The learner chose a language."""
+
+    lang: str
+    quiz_id: str  # the default quiz, for a Start button
+
+
+@dataclass(frozen=True, slots=True)
+class ResetDone:
+    """The learner confirmed /reset: their sessions and scores are gone."""
+
+    lang: str
+    sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResetCancelled:
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownButton:
+    """A button this version does not understand (forged, or from an old release)."""
+
+    lang: str
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsView:
+    """A learner's learning settings as shown by /settings."""
+
+    lang: str
+    confidence: bool
+    remind_at: str | None  # "19:30" local, None: off
+    utc_offset: str  # "UTC+05:00"
+
+
+PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
+                | UnknownButton | SettingsView | LockedIn | PressRefused)
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionStat:
+    question_id: str
+    text: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    lang: str
+    quiz_id: str
+    quiz_title: str
+    display_name: str
+    attempts: int
+    best_score: int | None
+    last_score: int | None
+    total: int  # questions in the quiz
+    questions: tuple[QuestionStat, ...] = field(default_factory=tuple)
+    own: bool = True  # False when someone looks at another member's stats
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    display_name: str
+    platform: str
+    user_id: str
+    score: int
+    total: int
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    lang: str
+    quiz_id: str
+    quiz_title: str
+    scope: str  # "global" or "chat"
+    rows: tuple[LeaderboardRow, ...]
+    kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
+
+
+@dataclass(frozen=True, slots=True)
+class QuizInfo:
+    id: str
+    title: str
+    description: str
+    difficulty: str
+    questions: int
+    languages: tuple[str, ...]
+
+
+# --- spaced review, settings, reminders, progress -----------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """How long until something, in the largest whole unit that fits ("in 3 days")."""
+
+    unit: str  # "minutes", "hours", "days"
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderNote:
+    """A reminder to send: the platform adapter renders and delivers it."""
+
+    platform: str
+    user_id: str
+    chat_id: str | None  # None: the user's private chat (same id as the user)
+    lang: str
+    due: int  # questions due now
+
+
+@dataclass(frozen=True, slots=True)
+class DayStat:
+    label: str  # "03-14"
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Spaced-review progress across every quiz, for /stats (text and chart)."""
+
+    lang: str
+    display_name: str
+    cards: int  # questions the learner has a memory card for
+    due_now: int
+    next_due: Wait | None  # when the next card falls due, if none is due now
+    streak: int  # local days in a row with at least one review
+    retention: float | None  # mean FSRS recall probability now, over their cards
+    sure_answered: int
+    sure_correct: int
+    guess_answered: int
+    guess_correct: int
+    questions: tuple[QuestionStat, ...]  # every answer that counted, per question
+    history: tuple[DayStat, ...]  # the last days, oldest first
+
+    @property
+    def calibration(self) -> float | None:
+        """How often "sure" was right."""
+        return self.sure_correct / self.sure_answered if self.sure_answered else None

@@ -1,0 +1,93 @@
+"""Plain, frozen values `bot.features.rounds` returns and adapters render."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    round_id: int
+    lang: str
+    quiz_title: str
+    total: int  # questions in the round
+    seconds: int
+    host_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundQuestion:
+    """An opened question, to post publicly in the chat."""
+
+    round_id: int
+    platform: str
+    chat_id: str
+    lang: str
+    quiz_title: str
+    host_name: str
+    qindex: int  # 0-based
+    total: int
+    text: str
+    options: tuple[str, ...]  # in this round's order
+    seconds: int
+    deadline: float  # epoch seconds
+
+    @property
+    def number(self) -> int:
+        return self.qindex + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    rank: int
+    user_id: str
+    display_name: str
+    score: int  # correct answers so far
+    time: float  # total seconds to the correct answers (lower wins a tie)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundReveal:
+    """A question's reveal: the answer, the spread, who got it, the standings.
+
+    `question` is None when a round was stopped between questions; `final` when the round
+    is over (then `standings` is the podium).
+    """
+
+    round_id: int
+    platform: str
+    chat_id: str
+    lang: str
+    quiz_title: str
+    question: RoundQuestion | None
+    correct: int  # shown index of the right option (-1 without a question)
+    counts: tuple[int, ...]  # answers per shown option
+    right: tuple[str, ...]  # who got it right, fastest first
+    explanation: str
+    standings: tuple[Standing, ...]
+    message_ref: str | None  # the question message to edit into this reveal
+    final: bool
+    stopped: bool
+    next_at: float | None  # when the next question opens
+    revealed_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class LockedIn:
+    """The member's answer is locked in (nothing about whether it is right)."""
+
+    round_id: int
+    lang: str
+    letter: int  # shown index
+    repeat: bool = False  # True: they had locked in before; this press changed nothing
+
+
+@dataclass(frozen=True, slots=True)
+class PressRefused:
+    round_id: int
+    lang: str
+    reason: str  # "late" (deadline passed), "stale" (an earlier question), "gone"
+
+
+PressOutcome = LockedIn | PressRefused
+RoundEvent = RoundQuestion | RoundReveal

@@ -1,0 +1,1 @@
+"""Features: solo sessions (the engine), review, rounds, reminders, jobs."""

@@ -1,0 +1,396 @@
+"""Study-group rounds: one timed question at a time for a whole chat, private lock-in,
+reveal, standings.
+
+The database holds every round's state and its due times (`bot.store.round_rows`): a
+question's deadline, the next question's opening. `Rounds` turns commands and presses into
+store calls and store rows into results; `RoundDriver` is the loop that claims what is due
+(with an injected clock and a wakeup event, so tests never sleep) and hands each event to
+the adapter that shows it. Nothing here imports a platform.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+
+from bot.domain import learning
+from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, Leaderboard, LeaderboardRow
+from bot.domain.round_results import (
+    LockedIn,
+    PressOutcome,
+    PressRefused,
+    RoundEvent,
+    RoundQuestion,
+    RoundReveal,
+    RoundStarted,
+    Standing,
+)
+from bot.domain.tasks import spawn
+from bot.features.sessions import Engine
+from bot.store.learning import NewReview
+from bot.store.protocol import Store
+from bot.store.round_rows import (
+    NewPress,
+    NewRound,
+    PressWrite,
+    Reveal,
+    RoundAnswer,
+    RoundRow,
+)
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+# Whether a member other than the host may stop or skip: known, or asked of the platform
+# only when it matters (Telegram's getChatMember).
+Manages = bool | Callable[[], Awaitable[bool]]
+MIN_SECONDS, MAX_SECONDS = 10, 300
+POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
+
+
+class Rounds:
+    """Runs rounds for every platform on top of a `RoundStore`; quizzes come from `engine`."""
+
+    def __init__(self, engine: Engine, store: Store, *, clock: Clock = time.time,
+                 default_seconds: int = 30, reveal_seconds: float = 5.0,
+                 rng: random.Random | None = None) -> None:
+        if not MIN_SECONDS <= default_seconds <= MAX_SECONDS:
+            raise ValueError(f"rounds.default_seconds must be {MIN_SECONDS}-{MAX_SECONDS}")
+        self.engine, self.store, self.clock = engine, store, clock
+        self.default_seconds, self.reveal_seconds = default_seconds, reveal_seconds
+        self._rng = rng or random.Random()
+        self._wakeups: dict[str, asyncio.Event] = {}
+
+    def wakeup(self, platform: str) -> asyncio.Event:
+        """The event a platform's driver waits on; set when something became due now."""
+        return self._wakeups.setdefault(platform, asyncio.Event())
+
+    def _wake(self, platform: str) -> None:
+        self.wakeup(platform).set()
+
+    # --- commands ------------------------------------------------------------------------
+
+    async def start(self, actor: Actor, chat_id: str | None, quiz_id: str | None = None, *,
+                    seconds: int | None = None, questions: int | None = None) -> RoundStarted:
+        """Start a round in `chat_id` (a group, a channel) with `actor` as its host.
+
+        The first question opens at once (the driver posts it). `actor.chat_id` names the
+        leaderboard the round counts on (the group; on Discord the server).
+        """
+        if chat_id is None or actor.chat_id is None:
+            raise RoundsAreForGroups()
+        quiz = self.engine.quiz(quiz_id)
+        lang = await self.engine.language(actor)
+        seconds = self.default_seconds if seconds is None else seconds
+        total = len(quiz.questions) if questions is None else questions
+        if not (MIN_SECONDS <= seconds <= MAX_SECONDS and 1 <= total <= len(quiz.questions)):
+            raise BadRoundLength(low=MIN_SECONDS, high=MAX_SECONDS, count=len(quiz.questions))
+        picked = list(quiz.questions)
+        if total < len(picked):
+            keep = set(self._rng.sample(range(len(picked)), total))
+            picked = [q for i, q in enumerate(picked) if i in keep]
+        if quiz.shuffle_questions:
+            self._rng.shuffle(picked)
+        orders = []
+        for q in picked:
+            perm = list(range(len(q.options)))
+            self._rng.shuffle(perm)
+            orders.append(tuple(perm))
+        new = NewRound(actor.platform, chat_id, actor.chat_id, actor.user_id,
+                       actor.display_name, quiz.id, lang, tuple(q.id for q in picked),
+                       tuple(orders), seconds, self.reveal_seconds)
+        row = await self.store.create_round(new, self.clock())
+        if row is None:
+            raise RoundRunning()
+        self._wake(actor.platform)
+        return RoundStarted(row.id, lang, quiz.title.get(lang), row.total, seconds,
+                            actor.display_name)
+
+    async def _running(self, actor: Actor, chat_id: str | None, may_manage: Manages) -> RoundRow:
+        if chat_id is None:
+            raise RoundsAreForGroups()
+        row = await self.store.active_round(actor.platform, chat_id)
+        if row is None:
+            raise NoRound()
+        if row.host_id != actor.user_id:
+            allowed = may_manage if isinstance(may_manage, bool) else await may_manage()
+            if not allowed:
+                raise NotHost(host=row.host_name)
+        return row
+
+    async def stop(self, actor: Actor, chat_id: str | None, *,
+                   may_manage: Manages = False) -> RoundReveal:
+        """End the chat's round now: the host, or a member the platform lets moderate."""
+        row = await self._running(actor, chat_id, may_manage)
+        reveal = await self.store.stop_round(row.id, self.clock())
+        if reveal is None:  # it ended meanwhile
+            raise NoRound()
+        return self._reveal(reveal, stopped=True)
+
+    async def skip(self, actor: Actor, chat_id: str | None, *,
+                   may_manage: Manages = False) -> None:
+        """Reveal the open question now (between questions: open the next one now)."""
+        row = await self._running(actor, chat_id, may_manage)
+        if not await self.store.skip_round(row.id, self.clock()):
+            raise NoRound()
+        self._wake(actor.platform)
+
+    # --- presses -------------------------------------------------------------------------
+
+    async def press(self, actor: Actor, round_id: int, qindex: int, option: int,
+                    ) -> PressOutcome:
+        """A member's press of a lettered button: their first one on the open question
+        locks in; the answer's correctness stays hidden until the reveal."""
+        lang = await self.engine.language(actor)
+        row = await self.store.get_round(round_id)
+        if row is None or row.platform != actor.platform or not 0 <= qindex < row.total:
+            return PressRefused(round_id, lang, "gone")
+        order = row.option_orders[qindex]
+        quiz = self._quiz(row)
+        question = quiz.question(row.question_ids[qindex]) if quiz else None
+        if question is None or not 0 <= option < len(order):
+            return PressRefused(round_id, lang, "gone")
+        chosen = order[option]
+        pressed = await self.store.press_round(NewPress(
+            round_id, qindex, actor.user_id, actor.display_name, chosen,
+            chosen == question.correct, self.clock()))
+        if pressed.outcome in (PressWrite.LOCKED, PressWrite.REPEAT):
+            assert pressed.chosen is not None
+            # The locked-in answer feeds the member's spaced-review card, once (keyed by
+            # round, question and member; a repeat press retries it harmlessly).
+            await self.store.apply_review(self._review_of(
+                row.id, row.quiz_id, question.id, qindex, actor,
+                pressed.chosen == question.correct))
+            if pressed.early:
+                self._wake(row.platform)
+            return LockedIn(round_id, lang, order.index(pressed.chosen),
+                            repeat=pressed.outcome == PressWrite.REPEAT)
+        return PressRefused(round_id, lang, str(pressed.outcome))
+
+    def _review_of(self, round_id: int, quiz_id: str, question_id: str, qindex: int,
+                   actor: Actor, correct: bool) -> NewReview:
+        now = self.clock()
+        rating = learning.rating_for(correct, None)
+        return NewReview(f"r:{round_id}:{qindex}:{actor.user_id}", actor.platform,
+                         actor.user_id, quiz_id, question_id, correct, None, int(rating), now,
+                         self.engine.memory.updater(rating, now))
+
+    # --- what is due -----------------------------------------------------------------------
+
+    async def due(self, platform: str) -> list[RoundEvent]:
+        """Claim what is due now on `platform`: reveals first, then questions to open."""
+        now = self.clock()
+        events: list[RoundEvent] = [self._reveal(r) for r in
+                                    await self.store.reveal_due_questions(platform, now)]
+        for opened in await self.store.open_due_questions(platform, now):
+            events.append(self._question(opened.round, opened.qindex, opened.deadline))
+        return events
+
+    async def next_due(self, platform: str) -> float | None:
+        """When the platform's next reveal or opening is due."""
+        return await self.store.next_round_due(platform)
+
+    async def posted(self, question: RoundQuestion, ref: str) -> None:
+        """Remember where a question was posted, to edit it into its reveal."""
+        await self.store.set_round_message(question.round_id, question.qindex, ref)
+
+    async def message_of(self, reveal: RoundReveal) -> str | None:
+        """The stored message of a reveal's question (posted after the reveal was built)."""
+        if reveal.message_ref is not None or reveal.question is None:
+            return reveal.message_ref
+        return await self.store.round_message(reveal.round_id, reveal.question.qindex)
+
+    # --- boards ----------------------------------------------------------------------------
+
+    async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
+                          scope: str = "chat", kind: str = "all",
+                          limit: int = 10) -> Leaderboard:
+        """The chat's (or the global) board: every attempt, or only solo ones or rounds."""
+        if kind not in ("solo", "rounds"):
+            return await self.engine.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+        quiz = self.engine.quiz(quiz_id)
+        lang = await self.engine.language(actor)
+        chat = actor.chat_id if scope == "chat" else None
+        rows = await self.store.board(quiz.id, actor.platform, chat, rounds=kind == "rounds",
+                                      limit=limit)
+        return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
+                           tuple(LeaderboardRow(i, r.display_name or r.user_id, r.platform,
+                                                r.user_id, r.score, r.total, r.finished_at)
+                                 for i, r in enumerate(rows, 1)), kind=kind)
+
+    # --- rows to results -----------------------------------------------------------------
+
+    def _quiz(self, row: RoundRow) -> Quiz | None:
+        try:
+            return self.engine.quiz(row.quiz_id)
+        except Exception:  # the quiz file went away in a reload
+            return None
+
+    def _question(self, row: RoundRow, qindex: int, deadline: float) -> RoundQuestion:
+        quiz = self._quiz(row)
+        question = quiz.question(row.question_ids[qindex]) if quiz else None
+        lang = row.lang
+        if quiz is None or question is None:
+            text, options = row.question_ids[qindex], tuple("?" for _ in row.option_orders[qindex])
+            title = row.quiz_id
+        else:
+            text = question.text.get(lang)
+            options = tuple(question.options[i].text.get(lang) for i in row.option_orders[qindex])
+            title = quiz.title.get(lang)
+        return RoundQuestion(row.id, row.platform, row.chat_id, lang, title, row.host_name,
+                             qindex, row.total, text, options, row.seconds, deadline)
+
+    def _reveal(self, reveal: Reveal, *, stopped: bool = False) -> RoundReveal:
+        row, qindex = reveal.round, reveal.qindex
+        quiz = self._quiz(row)
+        standings = standings_of(reveal.answers)
+        base = RoundReveal(
+            round_id=row.id, platform=row.platform, chat_id=row.chat_id, lang=row.lang,
+            quiz_title=quiz.title.get(row.lang) if quiz else row.quiz_id, question=None,
+            correct=-1, counts=(), right=(), explanation="", standings=standings,
+            message_ref=reveal.message_ref, final=reveal.final,
+            stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
+            revealed_at=reveal.revealed_at)
+        if qindex is None:
+            return base
+        order = row.option_orders[qindex]
+        question = quiz.question(row.question_ids[qindex]) if quiz else None
+        here = [a for a in reveal.answers if a.qindex == qindex]
+        counts = [0] * len(order)
+        for a in here:
+            if a.chosen in order:
+                counts[order.index(a.chosen)] += 1
+        right = tuple(a.display_name or a.user_id
+                      for a in sorted(here, key=lambda a: a.elapsed) if a.correct)
+        return replace(
+            base, question=self._question(row, qindex, reveal.deadline or reveal.revealed_at),
+            correct=order.index(question.correct) if question else -1, counts=tuple(counts),
+            right=right, explanation=question.explanation.get(row.lang) if question else "")
+
+
+def standings_of(answers: tuple[RoundAnswer, ...] | list[RoundAnswer]) -> tuple[Standing, ...]:
+    """Every member by correct answers, ties broken by less total time to those answers."""
+    score: dict[str, int] = {}
+    spent: dict[str, float] = {}
+    names: dict[str, str] = {}
+    for a in answers:
+        score.setdefault(a.user_id, 0)
+        spent.setdefault(a.user_id, 0.0)
+        names[a.user_id] = a.display_name or a.user_id
+        if a.correct:
+            score[a.user_id] += 1
+            spent[a.user_id] += a.elapsed
+    order = sorted(score, key=lambda u: (-score[u], round(spent[u], 3), names[u], u))
+    out: list[Standing] = []
+    for i, user in enumerate(order):
+        tied = out and (out[-1].score, round(out[-1].time, 3)) == (score[user],
+                                                                    round(spent[user], 3))
+        rank = out[-1].rank if tied else i + 1
+        out.append(Standing(rank, user, names[user], score[user], spent[user]))
+    return tuple(out)
+
+
+Sink = Callable[[RoundEvent], Awaitable[str | None]]
+
+
+class RoundDriver:
+    """One platform's loop: claim what is due, hand each event to `sink`, sleep until the
+    next due time or a wakeup.
+
+    `sink` shows an event (posting a question returns the message's id, which is stored so
+    the reveal can edit it). Events of one round are shown in order; different rounds do
+    not wait for each other, so a slow chat never delays another chat's reveal.
+    """
+
+    def __init__(self, rounds: Rounds, platform: str, sink: Sink, *, poll: float = POLL) -> None:
+        self.rounds, self.platform, self.sink, self.poll = rounds, platform, sink, poll
+        self._tails: dict[int, asyncio.Task[None]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        """Run the loop as an owned background task."""
+        if self._task is None:
+            self._stopping = False
+            self._task = spawn(self._loop(), name=f"rounds-{self.platform}")
+
+    async def stop(self, *, grace: float = 5.0) -> None:
+        """Stop the loop; let events already claimed be shown (a claimed reveal is not
+        claimed again), cancelling what is still running after `grace` seconds."""
+        task, self._task = self._task, None
+        # Never cancel a claim in flight: its transaction commits regardless, and the events
+        # it returns would be lost. The loop sees the flag between ticks.
+        self._stopping = True
+        self.rounds.wakeup(self.platform).set()
+        with contextlib.suppress(TimeoutError):
+            if task is not None:
+                await asyncio.wait_for(asyncio.shield(task), grace)
+            await asyncio.wait_for(self.idle(), grace)
+        tasks = [t for t in (task, *self._tails.values()) if t is not None]
+        for t in tasks:
+            t.cancel()
+        for t in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await t
+        self._tails.clear()
+
+    async def _loop(self) -> None:
+        wakeup = self.rounds.wakeup(self.platform)
+        while not self._stopping:
+            wakeup.clear()
+            try:
+                await self.tick()
+                due = await self.rounds.next_due(self.platform)
+            except Exception:  # the store failing: try again shortly, never die
+                log.exception("rounds: claiming due work on %s failed", self.platform)
+                due = None
+            wait = self.poll if due is None else min(self.poll, due - self.rounds.clock())
+            if wait > 0 and not self._stopping:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(wakeup.wait(), wait)
+
+    async def tick(self) -> int:
+        """Claim and dispatch everything due now; return how many events."""
+        events = await self.rounds.due(self.platform)
+        for event in events:
+            self.submit(event)
+        return len(events)
+
+    def submit(self, event: RoundEvent) -> None:
+        """Show `event` after the events of its round submitted before it."""
+        previous = self._tails.get(event.round_id)
+        task = spawn(self._show(previous, event), name=f"round-{event.round_id}")
+        self._tails[event.round_id] = task
+        task.add_done_callback(functools.partial(self._forget, event.round_id))
+
+    def _forget(self, round_id: int, task: asyncio.Task[None]) -> None:
+        if self._tails.get(round_id) is task:
+            del self._tails[round_id]
+
+    async def idle(self) -> None:
+        """Wait until every submitted event has been shown (tests, shutdown)."""
+        while self._tails:
+            await asyncio.wait(list(self._tails.values()))
+
+    async def _show(self, previous: asyncio.Task[None] | None, event: RoundEvent) -> None:
+        if previous is not None:
+            await asyncio.wait({previous})
+        try:
+            if isinstance(event, RoundReveal):
+                ref = await self.rounds.message_of(event)
+                await self.sink(replace(event, message_ref=ref))
+            else:
+                ref = await self.sink(event)
+                if ref is not None:
+                    await self.rounds.posted(event, ref)
+        except Exception:
+            log.exception("rounds: showing %s of round %s failed", type(event).__name__,
+                          event.round_id)

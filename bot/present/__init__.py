@@ -1,0 +1,1 @@
+"""Presentation: reply plans, rendering, UI strings, pictures and platform limits."""

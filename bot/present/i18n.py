@@ -1,0 +1,166 @@
+"""UI strings per language (bot/present/locales/<lang>.yaml) and bidi handling for RTL."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+LOCALES_DIR = Path(__file__).parent / "locales"
+RTL_LANGUAGES = frozenset({"ur", "ar", "fa", "he"})
+
+# Unicode bidi isolates: LRI ... PDI keeps a left-to-right run (GPU, Megatron-LM, 3/8,
+# "(p−1)/(m+p−1)", "3,072", "80 GB", a URL) reading left to right inside a right-to-left line.
+# A run must be isolated *whole*: stopping it at "(", ")" or "," leaves those neutrals to the
+# RTL paragraph, which then reorders the pieces ("3,072" shows as "072,3").
+LRI, PDI = "\u2066", "\u2069"
+_ISOLATES = "\u2066\u2067\u2068"
+# Characters that belong to right-to-left scripts (Hebrew, Arabic, Urdu incl. ۔ ، ؟) and the
+# bidi controls: everything else between them is one candidate left-to-right run.
+_RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
+_CANDIDATE = re.compile(rf"[^{_RTL}\u2066-\u2069\u200e\u200f\n]+")
+# Already isolated spans are left alone; so are bot commands (/quiz stays tappable).
+_KEEP = re.compile(r"[\u2066-\u2068][^\u2069]*\u2069|(?<![^\s(])/[A-Za-z_]\w*")
+_OPEN, _CLOSE = "([{", ")]}"
+_START_OK = set("([{\"'−-+±~√$€£#")
+_END_OK = set(")]}\"'%°²³′″+*")
+
+
+def _trim(run: str) -> tuple[int, int]:
+    """Bounds of the part of `run` worth isolating: from its first to its last strong
+    character, dropping edge brackets and quotes that are not closed inside the run."""
+    start, end = 0, len(run)
+    while True:
+        while start < end and not (run[start].isalnum() or run[start] in _START_OK):
+            start += 1
+        while end > start and not (run[end - 1].isalnum() or run[end - 1] in _END_OK):
+            end -= 1
+        if start == end:
+            return start, end
+        first, last = run[start], run[end - 1]
+        if first in _OPEN and _close_of(run, start, end) is None:
+            start += 1
+        elif last in _CLOSE and _open_of(run, start, end - 1) is None:
+            end -= 1
+        elif first in "\"'" and run.count(first, start, end) % 2:
+            start += 1
+        elif last in "\"'" and run.count(last, start, end) % 2:
+            end -= 1
+        else:
+            return start, end
+
+
+def _close_of(run: str, at: int, end: int) -> int | None:
+    depth = 0
+    for i in range(at, end):
+        if run[i] in _OPEN:
+            depth += 1
+        elif run[i] in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _open_of(run: str, start: int, at: int) -> int | None:
+    depth = 0
+    for i in range(at, start - 1, -1):
+        if run[i] in _CLOSE:
+            depth += 1
+        elif run[i] in _OPEN:
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _isolate_runs(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        run = match.group(0)
+        start, end = _trim(run)
+        if not any(ch.isalnum() for ch in run[start:end]):
+            return run
+        return f"{run[:start]}{isolate(run[start:end])}{run[end:]}"
+
+    return _CANDIDATE.sub(one, text)
+
+
+def is_rtl(lang: str) -> bool:
+    """True for languages written right to left."""
+    return lang in RTL_LANGUAGES
+
+
+def isolate(text: str) -> str:
+    """Wrap one left-to-right fragment in bidi isolates."""
+    return f"{LRI}{text}{PDI}"
+
+
+def isolate_latin(text: str) -> str:
+    """Isolate every left-to-right run (words, formulas, numbers, URLs) of an RTL text.
+
+    A run reaches from its first to its last letter or digit and takes in the operators,
+    brackets, separators and spaces between them, so "(p−1)/(m+p−1)", "3,072", "3/7 ≈ 43%"
+    and "(Narayanan et al., 2021)" each stay one piece. Spans already isolated and /commands
+    are kept as they are, so isolating twice changes nothing.
+    """
+    out, done = [], 0
+    for keep in _KEEP.finditer(text):
+        out += [_isolate_runs(text[done:keep.start()]), keep.group(0)]
+        done = keep.end()
+    out.append(_isolate_runs(text[done:]))
+    return "".join(out)
+
+
+def strip_isolates(text: str) -> str:
+    """Text without bidi isolates (for tests and length budgets)."""
+    return text.replace(LRI, "").replace(PDI, "")
+
+
+class Catalogue:
+    """Every UI string in every shipped language; `t` formats one."""
+
+    def __init__(self, strings: Mapping[str, Mapping[str, str]], default: str = "en") -> None:
+        if default not in strings:
+            raise ValueError(f"default language {default!r} has no catalogue")
+        self._strings = strings
+        self.default = default
+
+    @classmethod
+    def load(cls, directory: Path = LOCALES_DIR, default: str = "en") -> Catalogue:
+        """Read every <lang>.yaml in `directory`."""
+        strings: dict[str, dict[str, str]] = {}
+        for path in sorted(directory.glob("*.yaml")):
+            with path.open(encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+            if not isinstance(data, dict) or not all(
+                isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+            ):
+                raise ValueError(f"{path}: expected a mapping of string keys to strings")
+            strings[path.stem] = data
+        return cls(strings, default)
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        return tuple(sorted(self._strings))
+
+    def keys(self, lang: str) -> frozenset[str]:
+        return frozenset(self._strings[lang])
+
+    def raw(self, lang: str, key: str) -> str:
+        """The unformatted template, falling back to the default language."""
+        table = self._strings.get(lang, self._strings[self.default])
+        return table.get(key) or self._strings[self.default][key]
+
+    def t(self, lang: str, key: str, /, **params: Any) -> str:
+        """Format `key` in `lang`; in RTL languages Latin fragments are bidi-isolated."""
+        text = self.raw(lang, key).format(**params) if params else self.raw(lang, key)
+        return isolate_latin(text) if is_rtl(lang) else text
+
+
+def placeholders(template: str) -> frozenset[str]:
+    """The {names} a template expects."""
+    return frozenset(name for _, name, _, _ in string.Formatter().parse(template) if name)

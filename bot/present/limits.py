@@ -1,0 +1,81 @@
+"""Platform message limits, checked on the rendered text of every question at load time."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING
+
+from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
+from bot.present.i18n import Catalogue
+from bot.present.render import answered_body, feedback_text, question_header, question_text
+
+if TYPE_CHECKING:
+    from bot.domain.quiz import Question, Quiz
+
+TELEGRAM_MESSAGE = 4096
+DISCORD_MESSAGE = 2000
+DISCORD_EMBED_DESCRIPTION = 4096
+# A question goes out as one Telegram message or one Discord embed, and so does the answered
+# question, which carries the explanation (the plan edits the question into it).
+QUESTION_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_EMBED_DESCRIPTION)
+FEEDBACK_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_EMBED_DESCRIPTION)
+
+
+@cache
+def _catalogue() -> Catalogue:
+    return Catalogue.load()
+
+
+def sample_prompt(quiz: Quiz, question: Question, lang: str) -> QuestionPrompt:
+    """The question as the engine would show it (option order does not change the size)."""
+    return QuestionPrompt(
+        session_id=1, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
+        kind=SessionKind.FULL, position=len(quiz.questions) - 1, total=len(quiz.questions),
+        question_id=question.id, text=question.text.get(lang),
+        options=tuple(o.text.get(lang) for o in question.options), resumed=True,
+    )
+
+
+def worst_feedback(quiz: Quiz, question: Question, lang: str) -> AnswerResult:
+    """The longest explanation message this question can produce: wrong, longest why-not."""
+    prompt = sample_prompt(quiz, question, lang)
+    wrong = [i for i in range(len(question.options)) if i != question.correct]
+    chosen = max(wrong, key=lambda i: len(_why(question, i, lang) or ""))
+    return AnswerResult(
+        session_id=1, lang=lang, question=prompt, chosen=chosen, correct=question.correct,
+        is_correct=False, explanation=question.explanation.get(lang),
+        rationale=_why(question, chosen, lang), references=question.references,
+        answered=1, score=0, next=None, summary=None,
+    )
+
+
+def _why(question: Question, index: int, lang: str) -> str | None:
+    why = question.options[index].why_not
+    return why.get(lang) if why else None
+
+
+def answered_size(cat: Catalogue, result: AnswerResult) -> int:
+    """Characters of the answered-question message: header, marked options, explanation."""
+    return (len(question_header(cat, result.question)) + 2 + len(answered_body(cat, result))
+            + 2 + len(feedback_text(cat, result)))
+
+
+def check_rendered_sizes(quiz: Quiz, catalogue: Catalogue | None = None) -> list[str]:
+    """One problem per question and language whose rendered text is over a platform limit."""
+    cat = catalogue or _catalogue()
+    problems = []
+    for i, question in enumerate(quiz.questions):
+        where = f"{quiz.source}:{question.line}: questions[{i}]"
+        for lang in quiz.languages:
+            size = len(question_text(cat, sample_prompt(quiz, question, lang)))
+            if size > QUESTION_LIMIT:
+                problems.append(
+                    f"{where} ({lang}) renders to {size} characters with its options; "
+                    f"one Telegram message / Discord embed holds {QUESTION_LIMIT}")
+            size = answered_size(cat, worst_feedback(quiz, question, lang))
+            if size > FEEDBACK_LIMIT:
+                problems.append(
+                    f"{where}.explanation ({lang}) renders to {size} characters with the "
+                    f"question, its why_not and references; one Telegram message / Discord "
+                    f"embed holds {FEEDBACK_LIMIT}")
+    return problems

@@ -1,0 +1,330 @@
+"""Engine results -> what the learner sees: one platform-neutral plan per turn.
+
+A turn is data, then effects. `Planner` turns an engine outcome into a `Reply`: the short
+private acknowledgement of a press, the card that replaces the pressed message, the cards
+sent after it, and every button with its owner. Adapters only carry a `Reply` out, so the
+words, the layout, the order of messages and who owns which button are decided once, here.
+
+For an answered question a reply is at most three platform calls: the ack, one edit that
+turns the question into its result and explanation, and one message with the next question
+(or the summary).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from bot.domain.errors import QuizError
+from bot.domain.payloads import encode_action, encode_answer
+from bot.domain.results import (
+    Actor,
+    AnswerResult,
+    Leaderboard,
+    NotYours,
+    PressOutcome,
+    Progress,
+    QuestionPrompt,
+    QuizInfo,
+    ReminderNote,
+    ResetCancelled,
+    ResetDone,
+    SessionKind,
+    SettingsView,
+    StaleAnswer,
+    Summary,
+    UnknownButton,
+    UserStats,
+)
+from bot.domain.results import (
+    LanguageSet as LanguageSetResult,
+)
+from bot.domain.round_results import LockedIn, PressRefused
+from bot.present import render
+from bot.present.i18n import Catalogue, is_rtl
+
+
+def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused) -> str:
+    """The private answer to a press on a round's button: never whether it was right."""
+    if isinstance(outcome, LockedIn):
+        key = "round.already_locked" if outcome.repeat else "round.locked"
+        return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
+    return cat.t(outcome.lang, f"round.{outcome.reason}")
+
+Style = Literal["primary", "secondary", "success", "danger"]
+Tone = Literal["neutral", "correct", "wrong"]
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    label: str
+    payload: str
+    style: Style = "secondary"
+    disabled: bool = False  # shown greyed where the platform can (Discord); else left off
+    url: str = ""  # a link button (payload unused), e.g. a deep link into a private chat
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One message: a plain-text title line, a marked-up body, rows of buttons."""
+
+    body: str
+    title: str = ""
+    lead: str = ""  # a marked-up line above the title, e.g. whose question it is in a group
+    tone: Tone = "neutral"
+    footer: str = ""
+    rows: tuple[tuple[Button, ...], ...] = ()
+    image: Path | None = None  # a shipped picture (a schedule diagram): a photo / embed image
+    picture: bytes | None = None  # a PNG made on the fly (the /stats chart): a photo / embed
+    figure: str = ""  # the same as monospace text, for where pictures cannot go (terminal)
+
+    def png(self) -> tuple[str, bytes] | None:
+        """The card's picture as (file name, PNG bytes), whichever kind it has."""
+        if self.image is not None:
+            return self.image.name, self.image.read_bytes()
+        if self.picture is not None:
+            return "stats.png", self.picture
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """Everything one turn shows, in order: ack, then the edit (or clearing the pressed
+    message's buttons), then each card of `send`."""
+
+    ack: str | None = None  # a press's private answer (toast / ephemeral note)
+    alert: bool = False  # the ack needs dismissing (errors)
+    edit: Card | None = None  # replaces the pressed message
+    clear_buttons: bool = False  # take the buttons off the pressed message
+    send: tuple[Card, ...] = ()
+    public: bool = False  # others in the chat should see `send` (Discord: not ephemeral)
+
+
+def _owner(actor: Actor) -> str:
+    return actor.user_id if actor.user_id.isdigit() else ""
+
+
+def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:
+    """A row of buttons in reading order: right to left for RTL languages."""
+    return tuple(reversed(buttons)) if is_rtl(lang) else tuple(buttons)
+
+
+class Planner:
+    """Builds replies for one platform's markup (`render.Markup`)."""
+
+    def __init__(self, cat: Catalogue, markup: render.Markup, *, shared_chats: bool) -> None:
+        self.cat = cat
+        self.m = markup
+        # True where a learner's quiz messages in a group are seen by everyone (Telegram):
+        # each question then names whose it is.
+        self.shared_chats = shared_chats
+
+    def t(self, lang: str, key: str, **params: object) -> str:
+        """A UI string, escaped for this platform."""
+        return self.m.escape(self.cat.t(lang, key, **params))
+
+    # --- questions and answers ------------------------------------------------------------
+
+    def question(self, prompt: QuestionPrompt, actor: Actor) -> Card:
+        """A question with one lettered answer button per option."""
+        body = render.question_body(self.cat, prompt, self.m)
+        if prompt.resumed:
+            body = f"{self.t(prompt.lang, 'question.resumed')}\n\n{body}"
+        lead = ""
+        if self.shared_chats and actor.chat_id is not None and actor.display_name:
+            lead = self.t(prompt.lang, "question.for", name=actor.display_name)
+        if prompt.confidence:  # one tap still: the top row is "sure", the bottom "a guess"
+            body = f"{body}\n\n{self.t(prompt.lang, 'question.confidence_hint')}"
+            rows = tuple(_row(prompt.lang, [
+                Button(f"{render.letter(i)} {mark}",
+                       encode_answer(prompt.session_id, prompt.position, i, sure),
+                       "primary" if sure else "secondary")
+                for i in range(len(prompt.options))]) for sure, mark in ((True, "👍"),
+                                                                         (False, "🤔")))
+        else:
+            rows = (_row(prompt.lang, [
+                Button(render.letter(i), encode_answer(prompt.session_id, prompt.position, i),
+                       "primary") for i in range(len(prompt.options))]),)
+        return Card(body, title=_title(self.cat, prompt), lead=lead, footer=prompt.quiz_title,
+                    rows=rows)
+
+    def answered(self, result: AnswerResult) -> Card:
+        """The question after the press: choice and right answer marked, then the
+        explanation, in one message."""
+        body = (render.answered_body(self.cat, result, self.m) + "\n\n"
+                + render.feedback_text(self.cat, result, self.m))
+        p = result.question
+
+        def style(i: int) -> Style:
+            if i == result.correct:
+                return "success"
+            return "danger" if i == result.chosen else "secondary"
+
+        buttons = [Button(render.letter(i), encode_answer(p.session_id, p.position, i),
+                          style(i), disabled=True) for i in range(len(p.options))]
+        return Card(body, title=render.question_header(self.cat, p),
+                    tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
+                    rows=(_row(result.lang, buttons),), image=result.image,
+                    figure=result.timeline or "")
+
+    def summary(self, summary: Summary, actor: Actor) -> Card:
+        """Final score and missed questions, with Review missed and Try again."""
+        owner = _owner(actor)
+        buttons = []
+        if summary.kind == SessionKind.DUE:  # spaced review: the schedule decides what's next
+            return Card(render.summary_text(self.cat, summary, self.m))
+        if summary.missed:
+            buttons.append(Button(self.cat.t(summary.lang, "button.review"),
+                                  encode_action("review", summary.quiz_id, owner), "primary"))
+        buttons.append(Button(self.cat.t(summary.lang, "button.retry"),
+                              encode_action("retry", summary.quiz_id, owner)))
+        return Card(render.summary_text(self.cat, summary, self.m),
+                    rows=(_row(summary.lang, buttons),))
+
+    def asked(self, prompt: QuestionPrompt, actor: Actor) -> Reply:
+        """A command or button that opens a question: send it."""
+        return Reply(send=(self.question(prompt, actor),))
+
+    def pressed(self, outcome: PressOutcome, actor: Actor) -> Reply:
+        """What a button press shows, whatever it was."""
+        if isinstance(outcome, AnswerResult):
+            return self._answer(outcome, actor)
+        if isinstance(outcome, NotYours):  # session 0: a button that is not a question's
+            key = "answer.not_yours" if outcome.session_id else "error.not_your_button"
+            return Reply(ack=self.cat.t(outcome.lang, key))
+        if isinstance(outcome, StaleAnswer):
+            key = "answer.stale" if outcome.current is not None else "answer.stale_finished"
+            send = (self.question(outcome.current, actor),) if outcome.current else ()
+            return Reply(ack=self.cat.t(outcome.lang, key), clear_buttons=True, send=send)
+        if isinstance(outcome, QuestionPrompt):
+            return self.asked(outcome, actor)
+        if isinstance(outcome, LanguageSetResult):
+            done = self.cat.t(outcome.lang, "language.set")
+            start = Button(self.cat.t(outcome.lang, "button.start"),
+                           encode_action("start", outcome.quiz_id, _owner(actor)), "primary")
+            return Reply(ack=done, edit=Card(self.m.escape(done), rows=((start,),)))
+        if isinstance(outcome, SettingsView):
+            return Reply(ack=self.cat.t(outcome.lang, "settings.saved"),
+                         edit=self.settings_card(outcome, actor))
+        if isinstance(outcome, ResetDone):
+            return Reply(edit=Card(self.t(outcome.lang, "reset.done")))
+        if isinstance(outcome, ResetCancelled):
+            return Reply(edit=Card(self.t(outcome.lang, "reset.cancelled")))
+        if isinstance(outcome, LockedIn | PressRefused):  # a round's button: a private ack
+            return Reply(ack=round_ack(self.cat, outcome))
+        assert isinstance(outcome, UnknownButton)
+        return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
+
+    def toast(self, result: AnswerResult) -> str:
+        """The ack of an answer: what a learner must see first, before anything else."""
+        return render.toast(self.cat, result)
+
+    def _answer(self, result: AnswerResult, actor: Actor) -> Reply:
+        toast = self.toast(result)
+        if result.duplicate:  # the first delivery already showed everything
+            return Reply(ack=toast)
+        if result.next is not None:
+            after = self.question(result.next, actor)
+        else:
+            assert result.summary is not None
+            after = self.summary(result.summary, actor)
+        return Reply(ack=toast, edit=self.answered(result), send=(after,))
+
+    # --- commands ----------------------------------------------------------------------
+
+    def error(self, lang: str, error: QuizError | None, *, pressed: bool) -> Reply:
+        """A refusal or failure: a pop-up for a press, a message for a command."""
+        key, params = (error.key, error.params) if error is not None else ("error.generic", {})
+        try:
+            text = self.cat.t(lang, key, **params)
+        except (KeyError, IndexError):
+            text = self.cat.t(lang, "error.generic")
+        if pressed:
+            return Reply(ack=text[:200], alert=True)
+        return Reply(send=(Card(self.m.escape(text)),))
+
+    def text(self, lang: str, key: str, **params: object) -> Reply:
+        """One plain UI message."""
+        return Reply(send=(Card(self.t(lang, key, **params)),))
+
+    def welcome(self, lang: str, quiz: QuizInfo, actor: Actor) -> Reply:
+        """/start: the welcome, language buttons and Start."""
+        text = self.t(lang, "welcome", title=quiz.title, count=quiz.questions)
+        rows = (*self._language_rows(actor), (self._start(lang, quiz.id, actor),))
+        return Reply(send=(Card(text, rows=rows),))
+
+    def help(self, lang: str, quiz: QuizInfo, actor: Actor) -> Reply:
+        """/help: what the bot can do, and Start."""
+        text = self.t(lang, "help", title=quiz.title, count=quiz.questions)
+        return Reply(send=(Card(text, rows=((self._start(lang, quiz.id, actor),),)),))
+
+    def language_prompt(self, lang: str, actor: Actor) -> Reply:
+        """/language: one button per shipped language, each named in itself."""
+        return Reply(send=(Card(self.t(lang, "language.prompt"),
+                                rows=self._language_rows(actor)),))
+
+    def reset_prompt(self, lang: str, actor: Actor) -> Reply:
+        """/reset: ask first; Yes / Cancel belong to the asker."""
+        owner = _owner(actor)
+        row = _row(lang, [Button(self.cat.t(lang, "button.yes"),
+                                 encode_action("reset", "yes", owner), "danger"),
+                          Button(self.cat.t(lang, "button.no"),
+                                 encode_action("reset", "no", owner))])
+        return Reply(send=(Card(self.t(lang, "reset.confirm"), rows=(row,)),))
+
+    def stats(self, stats: UserStats) -> Reply:
+        return Reply(send=(Card(render.stats_text(self.cat, stats, self.m)),))
+
+    def progress(self, stats: UserStats, progress: Progress, picture: bytes | None = None
+                 ) -> Reply:
+        """/stats: the quiz's scores and the spaced-review progress, with the chart if any."""
+        body = (render.stats_text(self.cat, stats, self.m) + "\n\n"
+                + render.progress_text(self.cat, progress, self.m))
+        return Reply(send=(Card(body, picture=picture),))
+
+    def settings_card(self, view: SettingsView, actor: Actor) -> Card:
+        """/settings: confidence on/off (a button) and the reminder (commands)."""
+        label = "button.confidence_off" if view.confidence else "button.confidence_on"
+        toggle = Button(self.cat.t(view.lang, label),
+                        encode_action("conf", "off" if view.confidence else "on",
+                                      _owner(actor)), "primary")
+        return Card(self.m.escape(render.settings_text(self.cat, view)), rows=((toggle,),))
+
+    def settings(self, view: SettingsView, actor: Actor) -> Reply:
+        return Reply(send=(self.settings_card(view, actor),))
+
+    def reminder_set(self, view: SettingsView) -> Reply:
+        """/remind HH:MM or /remind off: what is set now."""
+        if view.remind_at is None:
+            return self.text(view.lang, "remind.off")
+        return self.text(view.lang, "remind.set", time=view.remind_at, offset=view.utc_offset)
+
+    def reminder(self, note: ReminderNote) -> Card:
+        """The daily reminder, with Review now (the learner's own button)."""
+        owner = note.user_id if note.user_id.isdigit() else ""
+        button = Button(self.cat.t(note.lang, "button.review_now"),
+                        encode_action("due", "", owner), "primary")
+        return Card(self.m.escape(render.reminder_text(self.cat, note)), rows=((button,),))
+
+    def leaderboard(self, board: Leaderboard) -> Reply:
+        return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m)),), public=True)
+
+    def reloaded(self, lang: str, infos: tuple[QuizInfo, ...]) -> Reply:
+        return self.text(lang, "admin.reloaded", count=len(infos),
+                         ids=", ".join(info.id for info in infos))
+
+    def _start(self, lang: str, quiz_id: str, actor: Actor) -> Button:
+        return Button(self.cat.t(lang, "button.start"),
+                      encode_action("start", quiz_id, _owner(actor)), "primary")
+
+    def _language_rows(self, actor: Actor) -> tuple[tuple[Button, ...], ...]:
+        owner = _owner(actor)
+        return (tuple(Button(self.cat.t(code, "language.name"),
+                             encode_action("lang", code, owner))
+                      for code in self.cat.languages),)
+
+
+def _title(cat: Catalogue, prompt: QuestionPrompt) -> str:
+    return (f"{render.question_header(cat, prompt)}  "
+            f"{render.progress_bar(prompt.position, prompt.total)}")

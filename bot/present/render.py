@@ -1,0 +1,261 @@
+"""Pure functions from engine results to text, shared by every adapter.
+
+Adapters pass a `Markup` saying how to escape and embolden for their platform (HTML for
+Telegram, Markdown for Discord, nothing for the terminal); the words and layout are decided
+once, here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.domain.results import (
+    AnswerResult,
+    Leaderboard,
+    Progress,
+    QuestionPrompt,
+    ReminderNote,
+    SettingsView,
+    Summary,
+    UserStats,
+)
+from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def _same(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Markup:
+    """How a platform escapes user text and marks emphasis."""
+
+    escape: Callable[[str], str] = _same
+    bold: Callable[[str], str] = _same
+    link: Callable[[str, str], str] = lambda title, url: f"{title}: {url}"
+
+
+PLAIN = Markup()
+
+
+def letter(index: int) -> str:
+    """A, B, C... for option `index`."""
+    return LETTERS[index]
+
+
+def letter_in(lang: str, index: int) -> str:
+    """The option letter as it stands inside a sentence in `lang`."""
+    return isolate(letter(index)) if is_rtl(lang) else letter(index)
+
+
+def progress_bar(done: int, total: int, width: int = 8) -> str:
+    """A fixed-width bar, e.g. ▰▰▰▱▱▱▱▱ for 3 of 8."""
+    filled = round(width * done / total) if total else 0
+    return "▰" * filled + "▱" * (width - filled)
+
+
+def content_text(lang: str, text: str) -> str:
+    """Quiz text as shown: Latin runs isolated inside right-to-left languages."""
+    return isolate_latin(text) if is_rtl(lang) else text
+
+
+def question_header(cat: Catalogue, prompt: QuestionPrompt) -> str:
+    """"Question 3/8" (or "Review 1/2")."""
+    key = {"review": "question.review_header", "due": "question.due_header"}.get(
+        prompt.kind, "question.header")
+    return cat.t(prompt.lang, key, number=prompt.number, total=prompt.total)
+
+
+def option_lines(prompt: QuestionPrompt, m: Markup = PLAIN) -> list[str]:
+    """Lettered options, one per line."""
+    return [
+        f"{m.bold(letter_in(prompt.lang, i))}) {m.escape(content_text(prompt.lang, text))}"
+        for i, text in enumerate(prompt.options)
+    ]
+
+
+def question_body(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> str:
+    """The question and its lettered options, without the header."""
+    lines = [m.escape(content_text(prompt.lang, prompt.text)), "", *option_lines(prompt, m)]
+    return "\n".join(lines)
+
+
+def question_text(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> str:
+    """A whole question message: header with progress bar, question, lettered options."""
+    head = (f"{m.bold(m.escape(question_header(cat, prompt)))}  "
+            f"{progress_bar(prompt.position, prompt.total)}")
+    parts = [head]
+    if prompt.resumed:
+        parts.append(m.escape(cat.t(prompt.lang, "question.resumed")))
+    parts += ["", question_body(cat, prompt, m)]
+    return "\n".join(parts)
+
+
+def answered_body(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """The question after a tap, without its header: the choice and the right answer marked."""
+    p, lang = result.question, result.lang
+    lines = [m.escape(content_text(lang, p.text)), ""]
+    for i, text in enumerate(p.options):
+        mark = "✅" if i == result.correct else ("❌" if i == result.chosen else "▫️")
+        lines.append(f"{mark} {m.bold(letter_in(lang, i))}) {m.escape(content_text(lang, text))}")
+    return "\n".join(lines)
+
+
+def answered_question_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """The question message after a tap, with its header."""
+    return f"{m.bold(m.escape(question_header(cat, result.question)))}\n\n" + answered_body(
+        cat, result, m)
+
+
+def verdict(cat: Catalogue, result: AnswerResult) -> str:
+    """✅ Correct! / ❌ Not quite."""
+    return cat.t(result.lang, "answer.correct" if result.is_correct else "answer.wrong")
+
+
+def toast(cat: Catalogue, result: AnswerResult) -> str:
+    """The short pop-up after a tap (Telegram's answerCallbackQuery text)."""
+    if result.duplicate:
+        return cat.t(result.lang, "answer.duplicate")
+    if result.is_correct:
+        return cat.t(result.lang, "answer.toast_correct")
+    return cat.t(result.lang, "answer.toast_wrong", letter=letter(result.correct))
+
+
+def feedback_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """Verdict, right answer, explanation, why-not for a wrong choice, references."""
+    lang = result.lang
+    right = result.question.options[result.correct]
+    lines = [m.bold(m.escape(verdict(cat, result)))]
+    if not result.is_correct:
+        lines.append(m.escape(cat.t(lang, "answer.your_choice", letter=letter(result.chosen))))
+    lines.append(m.escape(cat.t(lang, "answer.right_answer", letter=letter(result.correct),
+                                option=right)))
+    lines += ["", m.escape(content_text(lang, result.explanation))]
+    if result.rationale:
+        why = cat.t(lang, "answer.why_not", letter=letter(result.chosen), text=result.rationale)
+        lines += ["", m.escape(why)]
+    if result.references:
+        lines += ["", m.escape(cat.t(lang, "answer.read_more"))]
+        lines += [f"• {m.link(m.escape(r.title), r.url)}" for r in result.references]
+    return "\n".join(lines)
+
+
+def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
+    """Final score, missed questions with their right answers, best score."""
+    lang = summary.lang
+    key = "summary.review_title" if summary.kind in ("review", "due") else "summary.title"
+    lines = [m.bold(m.escape(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
+                                   total=summary.total)))]
+    lines.append(progress_bar(summary.score, summary.total))
+    if not summary.missed:
+        lines.append(m.escape(cat.t(lang, "summary.perfect")))
+    else:
+        lines += ["", m.escape(cat.t(lang, "summary.missed"))]
+        for miss in summary.missed:
+            lines.append(m.escape(cat.t(lang, "summary.missed_item", number=miss.position + 1,
+                                        text=miss.text, answer=miss.correct_option)))
+    if summary.best_score is not None and summary.kind == "full":
+        lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
+                                     total=summary.total))]
+    return "\n".join(lines)
+
+
+def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
+    """A learner's attempts, best and last score, accuracy per question."""
+    lang = stats.lang
+    if stats.own:
+        title = cat.t(lang, "stats.title", title=stats.quiz_title)
+    else:
+        title = cat.t(lang, "stats.title_member", name=stats.display_name, title=stats.quiz_title)
+    lines = [m.bold(m.escape(title))]
+    if not stats.attempts:
+        lines.append(m.escape(cat.t(lang, "stats.none" if stats.own else "stats.none_member",
+                                    name=stats.display_name)))
+    else:
+        lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
+        lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=stats.total)))
+        lines.append(m.escape(cat.t(lang, "stats.last", last=stats.last_score, total=stats.total)))
+    answered = [q for q in stats.questions if q.answered]
+    if answered:
+        lines += ["", m.escape(cat.t(lang, "stats.per_question"))]
+        for i, q in enumerate(stats.questions, 1):
+            if q.answered:
+                lines.append(m.escape(cat.t(
+                    lang, "stats.question", number=i, accuracy=round(100 * q.accuracy),
+                    correct=q.correct, answered=q.answered, text=_short(q.text))))
+    return "\n".join(lines)
+
+
+def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> str:
+    """Ranked best scores, ties broken by who got there first."""
+    lang = board.lang
+    key = "leaderboard.title_global" if board.scope == "global" else "leaderboard.title_chat"
+    title = cat.t(lang, key, title=board.quiz_title)
+    if board.kind != "all":
+        title = f"{title} · {cat.t(lang, 'leaderboard.kind_' + board.kind)}"
+    lines = [m.bold(m.escape(title))]
+    if not board.rows:
+        lines.append(m.escape(cat.t(lang, "leaderboard.empty")))
+    medals = {1: "🥇", 2: "🥈", 3: "🥉"}
+    for row in board.rows:
+        name = isolate(row.display_name) if is_rtl(lang) else row.display_name
+        text = cat.t(lang, "leaderboard.row", rank=row.rank, name=name, score=row.score,
+                     total=row.total)
+        lines.append(f"{medals.get(row.rank, '  ')} {m.escape(text)}")
+    return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
+    """Spaced review: due now, streak, retention, calibration, accuracy per question."""
+    lang = p.lang
+    lines = [m.bold(m.escape(cat.t(lang, "progress.title")))]
+    if not p.cards:
+        lines.append(m.escape(cat.t(lang, "progress.none")))
+        return "\n".join(lines)
+    lines.append(m.escape(cat.t(lang, "progress.due", due=p.due_now, cards=p.cards)))
+    if p.next_due is not None:
+        lines.append(m.escape(cat.t(lang, f"progress.next_{p.next_due.unit}",
+                                    amount=p.next_due.amount)))
+    lines.append(m.escape(cat.t(lang, "progress.streak", days=p.streak)))
+    if p.retention is not None:
+        lines.append(m.escape(cat.t(lang, "progress.retention",
+                                    percent=round(100 * p.retention))))
+    if p.calibration is not None:
+        lines.append(m.escape(cat.t(lang, "progress.calibration",
+                                    percent=round(100 * p.calibration),
+                                    right=p.sure_correct, sure=p.sure_answered)))
+    if p.guess_answered:
+        lines.append(m.escape(cat.t(lang, "progress.guesses", right=p.guess_correct,
+                                    guesses=p.guess_answered)))
+    if p.questions:
+        lines += ["", m.escape(cat.t(lang, "progress.per_question"))]
+        for i, q in enumerate(p.questions, 1):
+            lines.append(m.escape(cat.t(
+                lang, "stats.question", number=i, accuracy=round(100 * q.accuracy),
+                correct=q.correct, answered=q.answered, text=_short(q.text))))
+    return "\n".join(lines)
+
+
+def settings_text(cat: Catalogue, s: SettingsView) -> str:
+    """/settings: confidence marks and the daily reminder."""
+    lang = s.lang
+    conf = cat.t(lang, "settings.on" if s.confidence else "settings.off")
+    lines = [cat.t(lang, "settings.title"), cat.t(lang, "settings.confidence", state=conf)]
+    if s.remind_at is None:
+        lines.append(cat.t(lang, "settings.remind_off", offset=s.utc_offset))
+    else:
+        lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
+    lines.append(cat.t(lang, "settings.help"))
+    return "\n".join(lines)
+
+
+def reminder_text(cat: Catalogue, note: ReminderNote) -> str:
+    """The daily reminder: how many questions are due."""
+    return cat.t(note.lang, "reminder.text", due=note.due)

@@ -1,0 +1,256 @@
+"""What `quizbot stats` and `quizbot export` read from the database: SELECTs only.
+
+Per-question figures count answers given in full attempts (review sessions re-ask missed
+questions, which would skew accuracy toward the hard ones), like the in-chat /stats.
+An option is named by its letter in the quiz file's order (A = the first option written),
+not by the shuffled order a learner saw, because that is what a teacher can look up.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from bot.domain.quiz import Quiz
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def letter(index: int | None) -> str:
+    """The file-order letter of an option index ('' for None)."""
+    if index is None:
+        return ""
+    return LETTERS[index] if 0 <= index < len(LETTERS) else str(index)
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which sessions a report covers: all of them, or those started in one chat."""
+
+    chat_id: str | None = None
+    platform: str | None = None
+
+    @classmethod
+    def parse(cls, chat: str | None) -> Scope:
+        """`ID` or `platform:ID` (e.g. telegram:-1001234 for a group, discord:<guild id>)."""
+        if not chat:
+            return cls()
+        platform, sep, chat_id = chat.partition(":")
+        if sep and platform in ("telegram", "discord", "terminal"):
+            return cls(chat_id, platform)
+        return cls(chat)
+
+    def where(self, alias: str = "s") -> tuple[str, tuple[Any, ...]]:
+        """An SQL condition on the sessions table and its parameters."""
+        clauses, params = [], []
+        if self.chat_id is not None:
+            clauses.append(f"{alias}.chat_id = ?")
+            params.append(self.chat_id)
+        if self.platform is not None:
+            clauses.append(f"{alias}.platform = ?")
+            params.append(self.platform)
+        return (" AND ".join(clauses) or "1"), tuple(params)
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    quiz_id: str
+    question_id: str
+    answered: int
+    correct: int
+    wrong_option: str  # the most chosen wrong option's letter ('' if never answered wrong)
+    wrong_count: int
+    question: str = ""  # the question's text, when the quiz file is at hand
+    wrong_text: str = ""  # that wrong option's text, likewise
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.answered if self.answered else None
+
+
+@dataclass(frozen=True)
+class Overview:
+    users: int
+    sessions: Mapping[str, int]  # status -> count
+    answers: int
+    questions: Sequence[QuestionRow]
+
+
+def question_rows(conn: sqlite3.Connection, scope: Scope,
+                  quizzes: Mapping[str, Quiz] | None = None) -> list[QuestionRow]:
+    """Accuracy and the most chosen wrong option of every question answered in scope."""
+    cond, params = scope.where()
+    rows = conn.execute(
+        "WITH a AS (SELECT s.quiz_id, a.question_id, a.chosen, a.correct FROM answers a "
+        f"JOIN sessions s ON s.id = a.session_id WHERE s.kind = 'full' AND {cond}), "
+        "wrong AS (SELECT quiz_id, question_id, chosen, COUNT(*) AS n, ROW_NUMBER() OVER ("
+        "PARTITION BY quiz_id, question_id ORDER BY COUNT(*) DESC, chosen) AS rank "
+        "FROM a WHERE correct = 0 GROUP BY quiz_id, question_id, chosen) "
+        "SELECT a.quiz_id, a.question_id, COUNT(*), SUM(a.correct), w.chosen, w.n FROM a "
+        "LEFT JOIN wrong w ON w.quiz_id = a.quiz_id AND w.question_id = a.question_id "
+        "AND w.rank = 1 GROUP BY a.quiz_id, a.question_id ORDER BY a.quiz_id, a.question_id",
+        params).fetchall()
+    out = [QuestionRow(r[0], r[1], int(r[2]), int(r[3]), letter(r[4]), int(r[5] or 0),
+                       *_texts(quizzes, r[0], r[1], r[4])) for r in rows]
+    return _in_file_order(out, quizzes)
+
+
+def overview(conn: sqlite3.Connection, quizzes: Mapping[str, Quiz] | None = None) -> Overview:
+    """Counts of users, sessions by status and answers, and every question's figures."""
+    users = int(conn.execute("SELECT COUNT(*) FROM users").fetchone()[0])
+    sessions = {r[0]: int(r[1]) for r in conn.execute(
+        "SELECT status, COUNT(*) FROM sessions GROUP BY status ORDER BY status")}
+    answers = int(conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+    return Overview(users, sessions, answers, question_rows(conn, Scope(), quizzes))
+
+
+def format_overview(view: Overview) -> str:
+    """`quizbot stats` output: plain text, one question per line."""
+    total = sum(view.sessions.values())
+    by_status = ", ".join(f"{n} {status}" for status, n in view.sessions.items())
+    lines = [f"users     {view.users}",
+             f"sessions  {total}" + (f" ({by_status})" if by_status else ""),
+             f"answers   {view.answers}", ""]
+    if not view.questions:
+        lines.append("no answers in full attempts yet")
+        return "\n".join(lines)
+    qw = max(len("quiz"), *(len(q.quiz_id) for q in view.questions))
+    iw = max(len("question"), *(len(q.question_id) for q in view.questions))
+    lines.append(f"{'quiz':<{qw}}  {'question':<{iw}}  {'answered':>8}  {'right':>5}  "
+                 f"{'accuracy':>8}  most chosen wrong option")
+    for q in view.questions:
+        accuracy = f"{q.accuracy:.0%}" if q.accuracy is not None else "-"
+        wrong = "-"
+        if q.wrong_option:
+            text = q.wrong_text if len(q.wrong_text) <= 50 else q.wrong_text[:49] + "…"
+            wrong = f"{q.wrong_option} ({q.wrong_count}x)" + (f" {text}" if text else "")
+        lines.append(f"{q.quiz_id:<{qw}}  {q.question_id:<{iw}}  {q.answered:>8}  "
+                     f"{q.correct:>5}  {accuracy:>8}  {wrong}")
+    return "\n".join(lines)
+
+
+# --- export --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LearnerQuestion:
+    question_id: str
+    answered: int
+    correct: int
+    last_option: str
+    last_correct: bool
+
+
+@dataclass(frozen=True)
+class Learner:
+    platform: str
+    user_id: str
+    display_name: str
+    quiz_id: str
+    sessions_started: int
+    attempts_finished: int
+    best_score: int | None
+    last_score: int | None
+    questions: list[LearnerQuestion] = field(default_factory=list)
+
+
+def learners(conn: sqlite3.Connection, scope: Scope,
+             quizzes: Mapping[str, Quiz] | None = None) -> list[Learner]:
+    """Every learner with a full attempt in scope, per quiz, with their per-question record."""
+    cond, params = scope.where()
+    heads = conn.execute(
+        "SELECT s.platform, s.user_id, COALESCE(u.display_name, ''), s.quiz_id, COUNT(*), "
+        "SUM(s.status = 'finished'), MAX(CASE WHEN s.status = 'finished' THEN s.score END), "
+        "(SELECT l.score FROM sessions l WHERE l.platform = s.platform AND l.user_id = s.user_id "
+        "AND l.quiz_id = s.quiz_id AND l.kind = 'full' AND l.status = 'finished' "
+        f"AND {scope.where('l')[0]} ORDER BY l.finished_at DESC, l.id DESC LIMIT 1) "
+        "FROM sessions s LEFT JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+        f"WHERE s.kind = 'full' AND {cond} GROUP BY s.platform, s.user_id, s.quiz_id "
+        "ORDER BY s.quiz_id, s.platform, s.user_id", scope.where("l")[1] + params).fetchall()
+    per_question: dict[tuple[str, str, str], list[LearnerQuestion]] = {}
+    for r in conn.execute(
+            "SELECT s.platform, s.user_id, s.quiz_id, a.question_id, COUNT(*), SUM(a.correct), "
+            "(SELECT la.chosen || ':' || la.correct FROM answers la JOIN sessions ls "
+            "ON ls.id = la.session_id WHERE ls.platform = s.platform AND ls.user_id = s.user_id "
+            "AND ls.quiz_id = s.quiz_id AND ls.kind = 'full' AND la.question_id = a.question_id "
+            f"AND {scope.where('ls')[0]} ORDER BY la.answered_at DESC LIMIT 1) "
+            "FROM answers a JOIN sessions s ON s.id = a.session_id "
+            f"WHERE s.kind = 'full' AND {cond} "
+            "GROUP BY s.platform, s.user_id, s.quiz_id, a.question_id",
+            scope.where("ls")[1] + params):
+        chosen, _, correct = str(r[6]).partition(":")
+        per_question.setdefault((r[0], r[1], r[2]), []).append(LearnerQuestion(
+            r[3], int(r[4]), int(r[5]), letter(int(chosen)), correct == "1"))
+    out = []
+    for h in heads:
+        qs = per_question.get((h[0], h[1], h[3]), [])
+        order = _order(quizzes, h[3])
+        qs.sort(key=lambda q: (order.get(q.question_id, len(order)), q.question_id))
+        out.append(Learner(h[0], h[1], h[2], h[3], int(h[4]), int(h[5]), h[6], h[7], qs))
+    return out
+
+
+def export_json(rows: list[Learner], questions: list[QuestionRow], scope: Scope) -> str:
+    """{"chat", "learners": [... each with "questions"], "questions": [...]}, indented."""
+    data = {
+        "chat": None if scope.chat_id is None else
+        {"platform": scope.platform, "chat_id": scope.chat_id},
+        "learners": [asdict(r) for r in rows],
+        "questions": [{**asdict(q), "accuracy": q.accuracy} for q in questions],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+
+
+CSV_COLUMNS = ("platform", "user_id", "display_name", "quiz_id", "sessions_started",
+               "attempts_finished", "best_score", "last_score", "question_id", "answered",
+               "correct", "last_option", "last_correct")
+
+
+def export_csv(rows: list[Learner]) -> str:
+    """One row per learner and question (learner columns repeat: a spreadsheet pivots it)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for r in rows:
+        head = [r.platform, r.user_id, r.display_name, r.quiz_id, r.sessions_started,
+                r.attempts_finished, _blank(r.best_score), _blank(r.last_score)]
+        blank: list[LearnerQuestion | None] = [None]
+        for q in r.questions or blank:
+            tail = ["", "", "", "", ""] if q is None else [
+                q.question_id, q.answered, q.correct, q.last_option, int(q.last_correct)]
+            writer.writerow(head + tail)
+    return buf.getvalue()
+
+
+def _blank(value: int | None) -> object:
+    return "" if value is None else value
+
+
+def _order(quizzes: Mapping[str, Quiz] | None, quiz_id: str) -> dict[str, int]:
+    quiz = (quizzes or {}).get(quiz_id)
+    return {q.id: i for i, q in enumerate(quiz.questions)} if quiz else {}
+
+
+def _in_file_order(rows: list[QuestionRow], quizzes: Mapping[str, Quiz] | None
+                   ) -> list[QuestionRow]:
+    orders: dict[str, dict[str, int]] = {}
+    def key(r: QuestionRow) -> tuple[str, int, str]:
+        order = orders.setdefault(r.quiz_id, _order(quizzes, r.quiz_id))
+        return r.quiz_id, order.get(r.question_id, len(order)), r.question_id
+    return sorted(rows, key=key)
+
+
+def _texts(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str,
+           wrong: int | None) -> tuple[str, str]:
+    """The question's text and the wrong option's, in English ('' when the file changed)."""
+    quiz = (quizzes or {}).get(quiz_id)
+    question = quiz.question(question_id) if quiz else None
+    if question is None:
+        return "", ""
+    option = question.options[wrong].text.get("en") \
+        if wrong is not None and 0 <= wrong < len(question.options) else ""
+    return question.text.get("en"), option
