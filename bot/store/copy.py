@@ -33,10 +33,10 @@ TABLES: dict[str, tuple[str, ...]] = {
     "users": ("platform", "user_id", "display_name", "lang", "created_at"),
     "rounds": ("id", "platform", "chat_id", "board_chat", "host_id", "host_name", "quiz_id",
                "lang", "question_ids", "option_orders", "seconds", "reveal_pause", "status",
-               "position", "next_open_at", "started_at", "finished_at"),
+               "position", "next_open_at", "started_at", "finished_at", "seed"),
     "sessions": ("id", "platform", "user_id", "chat_id", "quiz_id", "kind", "status",
                  "question_ids", "option_orders", "position", "score", "started_at",
-                 "finished_at", "round_id"),
+                 "finished_at", "round_id", "seed"),
     "answers": ("session_id", "position", "question_id", "chosen", "correct", "answered_at"),
     "best_scores": ("quiz_id", "scope", "platform", "user_id", "score", "total",
                     "finished_at"),
@@ -52,12 +52,15 @@ TABLES: dict[str, tuple[str, ...]] = {
                          "chat_id"),
     "jobs": ("id", "kind", "key", "due_at", "payload", "claimed_at", "claimed_by", "attempts",
              "done_at"),
+    "inbox": ("platform", "update_id", "body", "received_at", "lease_until", "done_at",
+              "attempts"),
 }
 ORDER = {"users": "platform, user_id", "rounds": "id", "sessions": "id",
          "answers": "session_id, position", "best_scores": "quiz_id, scope, platform, user_id",
          "round_questions": "round_id, qindex", "round_answers": "round_id, qindex, user_id",
          "cards": "platform, user_id, quiz_id, question_id", "reviews": "answer_key",
-         "learner_settings": "platform, user_id", "jobs": "id"}
+         "learner_settings": "platform, user_id", "jobs": "id",
+         "inbox": "platform, update_id"}
 JSON_COLUMNS = ("question_ids", "option_orders", "payload")
 BOOL_COLUMNS = ("correct", "sure", "confidence")
 # Tables whose ids were copied as they were (buttons and jobs carry them): their identity

@@ -57,7 +57,8 @@ _SESSION_COLUMNS = (
     "s.id, s.platform, s.user_id, s.chat_id, s.quiz_id, s.kind, s.status, "
     "s.question_ids::text AS question_ids, s.option_orders::text AS option_orders, "
     "s.position, s.score, s.started_at, s.finished_at, u.lang, "
-    "COALESCE(ls.confidence, FALSE) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset")
+    "COALESCE(ls.confidence, FALSE) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset, "
+    "s.seed")
 # The owner's language, confidence setting and UTC offset come with the session: a tap
 # needs one read (as on SQLite).
 _SESSION_FROM = (
@@ -203,11 +204,12 @@ class PostgresStore(PostgresRounds, PostgresLearning):
                 n.platform, n.user_id, n.quiz_id)
             session_id = await db.fetchval(
                 "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
-                "question_ids, option_orders, started_at) "
-                "VALUES ($1, $2, $3, $4, $5, 'active', $6::jsonb, $7::jsonb, $8) RETURNING id",
+                "question_ids, option_orders, started_at, seed) "
+                "VALUES ($1, $2, $3, $4, $5, 'active', $6::jsonb, $7::jsonb, $8, $9) "
+                "RETURNING id",
                 n.platform, n.user_id, n.chat_id, n.quiz_id, str(n.kind),
                 json.dumps(list(n.question_ids)),
-                json.dumps([list(o) for o in n.option_orders]), time.time())
+                json.dumps([list(o) for o in n.option_orders]), time.time(), n.seed)
             found = session_of(await db.fetchrow(_SESSION_SQL + "WHERE s.id = $1", session_id))
             assert found is not None
             return found

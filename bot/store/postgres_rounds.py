@@ -39,7 +39,7 @@ Conn = Any  # asyncpg.Connection (asyncpg ships no type hints)
 _ROUND_COLUMNS = (
     "id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, "
     "question_ids::text AS question_ids, option_orders::text AS option_orders, seconds, "
-    "reveal_pause, status, position, next_open_at, started_at, finished_at")
+    "reveal_pause, status, position, next_open_at, started_at, finished_at, seed")
 _ROUND_SQL = f"SELECT {_ROUND_COLUMNS} FROM rounds "
 
 
@@ -77,10 +77,11 @@ async def _record_participants(db: Conn, rnd: RoundRow, upto: int, now: float) -
         session_id = await db.fetchval(
             "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
             "question_ids, option_orders, position, score, started_at, finished_at, "
-            "round_id) VALUES ($1, $2, $3, $4, 'full', 'finished', $5::jsonb, $6::jsonb, "
-            "$7, $8, $9, $10, $11) RETURNING id",
+            "round_id, seed) VALUES ($1, $2, $3, $4, 'full', 'finished', $5::jsonb, "
+            "$6::jsonb, $7, $8, $9, $10, $11, $12) RETURNING id",
             rnd.platform, user_id, rnd.board_chat, rnd.quiz_id, json.dumps(question_ids),
-            json.dumps(orders), len(question_ids), score, rnd.started_at, now, rnd.id)
+            json.dumps(orders), len(question_ids), score, rnd.started_at, now, rnd.id,
+            rnd.seed)
         await db.executemany(
             "INSERT INTO answers (session_id, position, question_id, chosen, correct, "
             "answered_at) VALUES ($1, $2, $3, $4, $5, $6)",
@@ -127,12 +128,12 @@ class PostgresRounds:
             round_id = await db.fetchval(
                 "INSERT INTO rounds (platform, chat_id, board_chat, host_id, host_name, "
                 "quiz_id, lang, question_ids, option_orders, seconds, reveal_pause, status, "
-                "next_open_at, started_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, "
-                "$9::jsonb, $10, $11, 'active', $12, $12) "
+                "next_open_at, started_at, seed) VALUES ($1, $2, $3, $4, $5, $6, $7, "
+                "$8::jsonb, $9::jsonb, $10, $11, 'active', $12, $12, $13) "
                 "ON CONFLICT DO NOTHING RETURNING id",
                 n.platform, n.chat_id, n.board_chat, n.host_id, n.host_name, n.quiz_id, n.lang,
                 json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
-                n.seconds, n.reveal_pause, now)
+                n.seconds, n.reveal_pause, now, n.seed)
             return None if round_id is None else await _round(db, round_id)
 
         return await self._write(unit)

@@ -37,6 +37,7 @@ class SessionRow:
     lang: str | None  # the owner's chosen language
     confidence: bool = False  # the owner asked to mark answers sure / guess
     utc_offset: int | None = None  # the owner's UTC offset in seconds (None: not read)
+    seed: int | None = None  # the attempt's random seed for computed questions (None: none)
 
     @property
     def active(self) -> bool:
@@ -61,6 +62,7 @@ class NewSession:
     kind: SessionKind
     question_ids: tuple[str, ...]
     option_orders: tuple[tuple[int, ...], ...]
+    seed: int | None = None  # per-attempt random seed for computed questions
 
 
 @dataclass(frozen=True, slots=True)

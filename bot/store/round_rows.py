@@ -28,6 +28,7 @@ class NewRound:
     option_orders: tuple[tuple[int, ...], ...]  # per question: shown index -> file index
     seconds: int
     reveal_pause: float
+    seed: int | None = None  # one draw for every member (computed questions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,7 @@ class RoundRow:
     next_open_at: float | None  # when the next question opens; None while one is open
     started_at: float
     finished_at: float | None
+    seed: int | None = None  # one draw for every member (computed questions)
 
     @property
     def total(self) -> int:

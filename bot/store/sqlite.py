@@ -53,7 +53,8 @@ BUSY_TIMEOUT_MS = 5000
 _SESSION_COLUMNS = (
     "s.id, s.platform, s.user_id, s.chat_id, s.quiz_id, s.kind, s.status, s.question_ids, "
     "s.option_orders, s.position, s.score, s.started_at, s.finished_at, u.lang, "
-    "COALESCE(ls.confidence, 0) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset")
+    "COALESCE(ls.confidence, 0) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset, "
+    "s.seed")
 # The owner's language, confidence setting and UTC offset come with the session: a tap
 # needs one read.
 _SESSION_FROM = (
@@ -86,7 +87,8 @@ def session_of(row: Any) -> SessionRow | None:
         finished_at=row["finished_at"], lang=row["lang"],
         # sqlite3.Row and asyncpg.Record: `in` looks at values, keys() at names
         confidence=bool(row["confidence"]) if "confidence" in row.keys() else False,  # noqa: SIM118
-        utc_offset=int(row["utc_offset"]) if "utc_offset" in row.keys() else None)  # noqa: SIM118
+        utc_offset=int(row["utc_offset"]) if "utc_offset" in row.keys() else None,  # noqa: SIM118
+        seed=None if row["seed"] is None else int(row["seed"]))
 
 
 def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
@@ -232,11 +234,11 @@ class SQLiteStore(SQLiteRounds, SQLiteLearning):
                 "AND quiz_id = ? AND status = 'active'", (n.platform, n.user_id, n.quiz_id))
             rows = fetchall(db,
                 "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
-                "question_ids, option_orders, started_at) "
-                "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?) RETURNING id",
+                "question_ids, option_orders, started_at, seed) "
+                "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?) RETURNING id",
                 (n.platform, n.user_id, n.chat_id, n.quiz_id, str(n.kind),
                  json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
-                 time.time()))
+                 time.time(), n.seed))
             session_id = next(iter(rows))["id"]
             found = session_of(next(iter(fetchall(db,
                 _SESSION_SQL + "WHERE s.id = ?", (session_id,)))))

@@ -31,7 +31,7 @@ T = TypeVar("T")
 _ROUND_COLUMNS = (
     "id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, question_ids, "
     "option_orders, seconds, reveal_pause, status, position, next_open_at, started_at, "
-    "finished_at")
+    "finished_at, seed")
 _ROUND_SQL = f"SELECT {_ROUND_COLUMNS} FROM rounds "
 
 
@@ -46,7 +46,8 @@ def round_of(row: Any) -> RoundRow | None:
         option_orders=tuple(tuple(o) for o in json.loads(row["option_orders"])),
         seconds=int(row["seconds"]), reveal_pause=float(row["reveal_pause"]),
         status=row["status"], position=int(row["position"]), next_open_at=row["next_open_at"],
-        started_at=row["started_at"], finished_at=row["finished_at"])
+        started_at=row["started_at"], finished_at=row["finished_at"],
+        seed=None if row["seed"] is None else int(row["seed"]))
 
 
 def _rows(db: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
@@ -89,10 +90,11 @@ def _record_participants(db: sqlite3.Connection, rnd: RoundRow, upto: int,
         rows = _rows(
             db, "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
                 "question_ids, option_orders, position, score, started_at, finished_at, "
-                "round_id) VALUES (?, ?, ?, ?, 'full', 'finished', ?, ?, ?, ?, ?, ?, ?) "
+                "round_id, seed) VALUES (?, ?, ?, ?, 'full', 'finished', ?, ?, ?, ?, ?, ?, ?, ?) "
                 "RETURNING id",
             (rnd.platform, user_id, rnd.board_chat, rnd.quiz_id, json.dumps(question_ids),
-             json.dumps(orders), len(question_ids), score, rnd.started_at, now, rnd.id))
+             json.dumps(orders), len(question_ids), score, rnd.started_at, now, rnd.id,
+             rnd.seed))
         session_id = rows[0]["id"]
         db.executemany(
             "INSERT INTO answers (session_id, position, question_id, chosen, correct, "
@@ -127,12 +129,12 @@ class SQLiteRounds:
             rows = _rows(
                 db, "INSERT INTO rounds (platform, chat_id, board_chat, host_id, host_name, "
                     "quiz_id, lang, question_ids, option_orders, seconds, reveal_pause, status, "
-                    "next_open_at, started_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?) "
+                    "next_open_at, started_at, seed) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?) "
                     "ON CONFLICT DO NOTHING RETURNING id",
                 (n.platform, n.chat_id, n.board_chat, n.host_id, n.host_name, n.quiz_id, n.lang,
                  json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
-                 n.seconds, n.reveal_pause, now, now))
+                 n.seconds, n.reveal_pause, now, now, n.seed))
             return _round(db, rows[0]["id"]) if rows else None
 
         return await self._unit(unit)

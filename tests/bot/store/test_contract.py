@@ -164,3 +164,28 @@ async def test_200_learners_on_two_processes_lose_nothing(open_store: Opener,
             1, score, score)
         finished = await stores[0].last_finished("telegram", actor.user_id, "parallelism")
         assert finished is not None and len(await stores[0].answers(finished.id)) == 8
+
+
+async def test_an_attempts_seed_is_kept_and_a_rounds_seed_reaches_its_members(
+        any_store: Store):
+    from bot.store.round_rows import NewPress, NewRound
+
+    store = any_store
+    await store.touch_user("t", "1", "T")
+    seeded = NewSession("t", "1", None, "quiz", SessionKind.FULL, QUESTIONS,
+                        ((0, 1), (1, 0), (0, 1)), seed=2**62 + 7)  # needs 64 bits
+    row = await store.start_session(seeded, replace=False)
+    assert row.seed == 2**62 + 7
+    again = await store.get_session(row.id)
+    assert again is not None and again.seed == 2**62 + 7
+    plain = await store.start_session(new_session(quiz="other"), replace=False)
+    assert plain.seed is None
+    rnd = await store.create_round(NewRound("t", "g", "g", "1", "H", "quiz", "en", ("a",),
+                                            ((0, 1),), 30, 1.0, seed=-5), 1000.0)
+    assert rnd is not None and rnd.seed == -5
+    await store.open_due_questions("t", 1000.0)
+    await store.press_round(NewPress(rnd.id, 0, "2", "U2", 0, True, 1001.0))
+    [reveal] = await store.reveal_due_questions("t", 1031.0)
+    assert reveal.final and reveal.round.seed == -5
+    member = await store.last_finished("t", "2", "quiz")
+    assert member is not None and member.seed == -5
