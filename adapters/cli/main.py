@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import getpass
 import importlib
 import logging
@@ -18,7 +17,7 @@ from bot import __version__
 from bot.app.compose import Adapter, App, open_app
 from bot.app.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_config
 from bot.app.logs import setup_logging
-from bot.app.metrics import Health, serve
+from bot.app.metrics import Health, mount
 from bot.domain.errors import (
     ConfigError,
     ContentError,
@@ -214,19 +213,21 @@ async def run(config: Config) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     code = EXIT_OK
-    async with open_app(config) as app, contextlib.AsyncExitStack() as stack:
+    async with open_app(config) as app:
         started: list[Adapter] = []
         if config.metrics.port is not None:
             health = Health(lambda: app.store.get_session(0), platforms, started)
-            await stack.enter_async_context(
-                serve(app.metrics, health, config.metrics.listen, config.metrics.port))
+            mount(app.web.server(config.metrics.listen, config.metrics.port,
+                                 key="metrics.port"), app.metrics, health)
         scheduler: Scheduler | None = None
         try:
-            for platform in platforms:
-                adapter = _make_adapter(platform, app)
+            # Built first, so every route is on its server before the servers start.
+            adapters = [_make_adapter(platform, app) for platform in platforms]
+            await app.web.start()
+            for adapter in adapters:
                 await adapter.start()
                 started.append(adapter)
-                log.info("%s adapter started", platform)
+                log.info("%s adapter started", adapter.name)
             scheduler = start_scheduler(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]

@@ -10,6 +10,7 @@ from typing import Protocol
 
 from bot.app.config import Config
 from bot.app.metrics import Metrics
+from bot.app.web import Web
 from bot.domain.quiz import load_quizzes
 from bot.features.rounds import Rounds
 from bot.features.sessions import Engine
@@ -31,6 +32,8 @@ class App:
     store: Store
     metrics: Metrics = field(default_factory=Metrics)
     rounds: Rounds | None = None  # study-group rounds; each adapter runs its driver
+    # The HTTP servers: add routes while building, `quizbot run` starts them (bot.app.web).
+    web: Web = field(default_factory=Web)
 
 
 class Adapter(Protocol):
@@ -52,6 +55,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
     """Load content, open the store, build the engine; close the store on exit.
 
     While open, the database's in-use lock is held shared (`quizbot restore` refuses then).
+    Every web server asked for through `App.web` is stopped on exit.
     """
     quizzes = load_quizzes([config.content_dir])
     catalogue = Catalogue.load(default=config.default_language)
@@ -63,6 +67,8 @@ async def open_app(config: Config) -> AsyncIterator[App]:
         if config.storage_url.startswith("sqlite:"):
             stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
         store.on_commit = metrics.observe_commit
+        web = Web(config.web.listen, config.web.port)
+        stack.push_async_callback(web.close)
         due_titles = {lang: catalogue.t(lang, "due.title") for lang in catalogue.languages}
         engine = Engine(
             store, quizzes, languages=catalogue.languages,
@@ -74,4 +80,4 @@ async def open_app(config: Config) -> AsyncIterator[App]:
         rounds = Rounds(engine, store, default_seconds=config.rounds.default_seconds,
                         reveal_seconds=config.rounds.reveal_seconds)
         engine.rounds = rounds
-        yield App(config, engine, catalogue, store, metrics, rounds)
+        yield App(config, engine, catalogue, store, metrics, rounds, web)

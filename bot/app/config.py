@@ -89,6 +89,13 @@ class MetricsConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    port: int | None = None  # None: no main web server (the dashboard needs one)
+    listen: str = "127.0.0.1"  # behind the TLS proxy (deploy/nginx)
+    public_url: str = ""  # the https address users open (Mini App, signed links)
+
+
+@dataclass(frozen=True)
 class RoundsConfig:
     default_seconds: int = 30  # each question of a study-group round stays open this long
     reveal_seconds: float = 5  # from a reveal to the next question
@@ -114,6 +121,7 @@ class Config:
     startup_timeout: float = 60.0
     log_format: str = "text"
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    web: WebConfig = field(default_factory=WebConfig)
     telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
     discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
 
@@ -305,6 +313,13 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
                           f"got {metrics_port}")
     metrics = MetricsConfig(port=metrics_port, listen=mt.get("listen", str, MetricsConfig.listen))
     mt.done()
+    wb = root.section("web")
+    web_port = wb.get("port", int, None)
+    if web_port is not None and not 1 <= web_port <= 65535:
+        raise ConfigError(f"{source}: web.port must be between 1 and 65535, got {web_port}")
+    web = WebConfig(port=web_port, listen=wb.get("listen", str, WebConfig.listen),
+                    public_url=wb.url("public_url", "", ("https", "http")).rstrip("/"))
+    wb.done()
     root.done()
 
     return Config(
@@ -324,6 +339,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         startup_timeout=startup_timeout,
         log_format=log_format,
         metrics=metrics,
+        web=web,
         telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
         discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
     )

@@ -1,23 +1,24 @@
 """Prometheus metrics and the /healthz + /metrics HTTP endpoint (off unless metrics.port).
 
 Each `Metrics` owns a private `CollectorRegistry` (never prometheus-client's global one), so
-two apps in one process, or one test after another, never share counters. The server is a
-few lines of asyncio: GET-only, one request per connection, nothing else exposed.
+two apps in one process, or one test after another, never share counters. The two routes go
+on a `bot.app.web` server: metrics.listen:port, the main web server when it is the same
+address.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Protocol
 
+from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import generate_latest
 
-from bot.domain.errors import ConfigError
+from bot.app.web import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,6 @@ log = logging.getLogger(__name__)
 ACK_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
 COMMIT_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 DB_TIMEOUT = 2.0  # seconds /healthz waits for the database before calling it down
-MAX_REQUEST = 8192  # bytes of request line and headers we read before giving up
 
 
 class Observer(Protocol):
@@ -121,55 +121,30 @@ class Health:
         return healthy, lines
 
 
+def mount(server: WebServer, metrics: Metrics, health: Health) -> None:
+    """Serve GET /healthz and GET /metrics on `server`."""
+
+    async def metrics_page(_: web.Request) -> web.Response:
+        response = web.Response(body=metrics.exposition())
+        response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+        return response
+
+    async def healthz(_: web.Request) -> web.Response:
+        healthy, lines = await health.check()
+        return web.Response(text="\n".join(lines) + "\n", status=200 if healthy else 503)
+
+    server.add_get("/metrics", metrics_page)
+    server.add_get("/healthz", healthz)
+
+
 @asynccontextmanager
 async def serve(metrics: Metrics, health: Health, host: str, port: int
-                ) -> AsyncIterator[asyncio.Server]:
-    """Serve GET /healthz and GET /metrics on host:port until the block exits."""
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-            if len(head) > MAX_REQUEST:
-                raise ValueError("request too large")
-            method, _, rest = head.split(b"\r\n", 1)[0].decode("latin-1").partition(" ")
-            path = rest.split(" ", 1)[0].split("?", 1)[0]
-            status, ctype, body = await _respond(method, path, metrics, health)
-            writer.write(
-                f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n".encode("latin-1")
-                + (body if method != "HEAD" else b""))
-            await writer.drain()
-        except (TimeoutError, ValueError, ConnectionError, asyncio.IncompleteReadError,
-                asyncio.LimitOverrunError):
-            pass  # a scanner or a dropped scrape: nothing to answer
-        finally:
-            writer.close()
-            with contextlib.suppress(ConnectionError):
-                await writer.wait_closed()
-
-    try:
-        server = await asyncio.start_server(handle, host, port, limit=MAX_REQUEST)
-    except OSError as exc:
-        raise ConfigError(f"metrics.port: cannot listen on {host}:{port}: "
-                          f"{exc.strerror or exc}") from None
-    log.info("metrics: /healthz and /metrics on http://%s:%s", host, port)
+                ) -> AsyncIterator[WebServer]:
+    """Serve GET /healthz and GET /metrics on a server of their own until the block exits."""
+    server = WebServer(host, port, key="metrics.port")
+    mount(server, metrics, health)
+    await server.start()
     try:
         yield server
     finally:
-        server.close()
-        await server.wait_closed()
-
-
-async def _respond(method: str, path: str, metrics: Metrics, health: Health
-                   ) -> tuple[str, str, bytes]:
-    text = "text/plain; charset=utf-8"
-    if method not in ("GET", "HEAD"):
-        return "405 Method Not Allowed", text, b"GET only\n"
-    if path == "/metrics":
-        return "200 OK", CONTENT_TYPE_LATEST, metrics.exposition()
-    if path == "/healthz":
-        healthy, lines = await health.check()
-        body = ("\n".join(lines) + "\n").encode()
-        return ("200 OK" if healthy else "503 Service Unavailable"), text, body
-    return "404 Not Found", text, b"try /healthz or /metrics\n"
-
+        await server.stop()
