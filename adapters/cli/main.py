@@ -26,9 +26,17 @@ from bot.domain.errors import (
     StoreUnavailable,
 )
 from bot.domain.quiz import default_content_dir, load_all, quality_warnings
+from bot.domain.quiz.glossary import (
+    Glossary,
+    glossary_for,
+    glossary_warnings,
+    load_glossary,
+    strings_warnings,
+)
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
+from bot.present.i18n import LOCALES_DIR
 
 log = logging.getLogger("quizbot")
 
@@ -134,10 +142,23 @@ def validate(paths: Sequence[Path]) -> int:
     Quality warnings (the right option is usually the longest...) are printed too but do
     not fail the check."""
     quizzes, problems = load_all(paths)
+    glossaries: dict[Path, Glossary] = {}
     for quiz in quizzes.values():
         print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
               f"questions, languages {', '.join(quiz.languages)}")
-        for warning in quality_warnings(quiz):
+        warnings = quality_warnings(quiz)
+        found = glossary_for(Path(quiz.source), default_content_dir())
+        if found is not None:
+            try:
+                glossary = glossaries.setdefault(found, load_glossary(found))
+            except ContentError as exc:
+                problems += [p for p in exc.problems if p not in problems]
+            else:
+                warnings += glossary_warnings(glossary, quiz)
+        for warning in warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+    for glossary in glossaries.values():  # the UI strings follow the same vocabulary
+        for warning in strings_warnings(glossary, LOCALES_DIR / f"{glossary.language}.yaml"):
             print(f"warning: {warning}", file=sys.stderr)
     for problem in problems:
         print(problem, file=sys.stderr)

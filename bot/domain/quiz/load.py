@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from bot.domain.errors import ContentError
+from bot.domain.quiz.glossary import is_glossary
 from bot.domain.quiz.model import Quiz
 from bot.domain.quiz.validate import Checker
 from bot.domain.quiz.yaml_lines import LineLoader
@@ -43,11 +44,13 @@ def load_file(path: Path, *, display: str | None = None) -> Quiz:
 
 
 def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Every *.yaml / *.yml file named or found below the given paths, sorted."""
+    """Every *.yaml / *.yml file named or found below the given paths, sorted; the
+    glossary (content/glossary.yaml) is not a quiz and is skipped."""
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml"))
-        else:
+            yield from sorted(p for p in path.rglob("*")
+                              if p.suffix in (".yaml", ".yml") and not is_glossary(p))
+        elif not is_glossary(path):
             yield path
 
 
