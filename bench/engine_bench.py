@@ -20,7 +20,7 @@ import aiosqlite
 
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store.sqlite import SQLiteStore
 
 

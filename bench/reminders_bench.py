@@ -34,10 +34,10 @@ from telegram.request import HTTPXRequest  # noqa: E402
 from adapters.telegram.adapter import deliver_reminder  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
 from bot.domain.results import ReminderNote  # noqa: E402
+from bot.features.engine import Engine  # noqa: E402
 from bot.features.jobs import Scheduler  # noqa: E402
 from bot.features.reminders import Delivery, Reminders, Sent  # noqa: E402
 from bot.features.review import reminder_kind  # noqa: E402
-from bot.features.sessions import Engine  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI  # noqa: E402
 from tests.adapters.telegram.wire import ApiError  # noqa: E402

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes  # noqa: E402
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt  # noqa: E402
-from bot.features.sessions import Engine  # noqa: E402
+from bot.features.engine import Engine  # noqa: E402
 from bot.store import open_url  # noqa: E402
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
 from bot.store.sqlite import SQLiteStore
 from tests.backends import backend_store, open_store, store_url  # noqa: F401 - fixtures

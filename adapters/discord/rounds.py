@@ -17,7 +17,8 @@ from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.payloads import RoundPayload
 from bot.domain.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion
-from bot.features.rounds import RoundDriver, Rounds
+from bot.features.round_driver import RoundDriver
+from bot.features.rounds import Rounds
 from bot.present.plan import Button, Card, round_ack
 from bot.present.round_plan import RoundPlanner
 

@@ -23,7 +23,8 @@ from bot.app.compose import App
 from bot.domain.payloads import base36
 from bot.domain.results import Actor
 from bot.domain.round_results import RoundEvent, RoundQuestion
-from bot.features.rounds import RoundDriver, Rounds
+from bot.features.round_driver import RoundDriver
+from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
 from bot.present.plan import Button, Card, Planner, Reply
 from bot.present.round_plan import RoundPlanner

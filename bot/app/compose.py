@@ -12,8 +12,8 @@ from bot.app.config import Config
 from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import load_quizzes
+from bot.features.engine import Engine
 from bot.features.rounds import Rounds
-from bot.features.sessions import Engine
 from bot.present.i18n import Catalogue
 from bot.store import open_store, ops
 from bot.store.protocol import Store
@@ -30,8 +30,8 @@ class App:
     engine: Engine
     catalogue: Catalogue
     store: Store
+    rounds: Rounds  # study-group rounds (the engine's); each adapter runs its driver
     metrics: Metrics = field(default_factory=Metrics)
-    rounds: Rounds | None = None  # study-group rounds; each adapter runs its driver
     # The HTTP servers: add routes while building, `quizbot run` starts them (bot.app.web).
     web: Web = field(default_factory=Web)
 
@@ -75,9 +75,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             default_lang=config.default_language, default_quiz=config.default_quiz,
             shuffle_questions=config.shuffle_questions, admins=config.admins,
             reload=lambda: load_quizzes([config.content_dir]), due_titles=due_titles,
-            observer=metrics,
+            observer=metrics, round_seconds=config.rounds.default_seconds,
+            reveal_seconds=config.rounds.reveal_seconds,
         )
-        rounds = Rounds(engine, store, default_seconds=config.rounds.default_seconds,
-                        reveal_seconds=config.rounds.reveal_seconds)
-        engine.rounds = rounds
-        yield App(config, engine, catalogue, store, metrics, rounds, web)
+        yield App(config, engine, catalogue, store, engine.rounds, metrics, web)

@@ -19,6 +19,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, H
 from prometheus_client.exposition import generate_latest
 
 from bot.app.web import WebServer
+from bot.domain.observer import Observer as Observer  # the engine's side of the hook
 
 log = logging.getLogger(__name__)
 
@@ -26,14 +27,6 @@ log = logging.getLogger(__name__)
 ACK_BUCKETS = (0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 15.0)
 COMMIT_BUCKETS = (0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 DB_TIMEOUT = 2.0  # seconds /healthz waits for the database before calling it down
-
-
-class Observer(Protocol):
-    """What the engine reports (bot.engine takes one, optionally)."""
-
-    def answer_recorded(self, platform: str, correct: bool) -> None: ...
-    def session_started(self, platform: str) -> None: ...
-    def session_finished(self, platform: str) -> None: ...
 
 
 class Metrics:

@@ -1,59 +1,43 @@
-"""Button payloads: a small versioned format that fits Telegram's 64-byte callback_data
-and Discord's 100-char custom_id. The database is the truth; a payload only points.
+"""Button payloads: one small class per button kind, each with a prefix, `pack()` and
+`unpack()` (aiogram 3's CallbackData). A packed payload fits Telegram's 64-byte
+callback_data (Discord's custom_id allows 100). The database is the truth; a payload only
+points.
 
-    a1:<session base36>:<position>:<option>     answer (the session names its owner)
-    a1:<session base36>:<position>:<option><s|g> answer marked "sure" or "guess"
-    q2:<action>:<owner base36>:<arg>            any other button, owned by one user
-    q1:<action>:<arg>                           older action buttons, still understood
-    r1:<round base36>:<qindex>:<option>         a round's lettered button (anyone may press)
+    a1:<session base36>:<position>:<option>[s|g]  AnswerPayload (the session names its owner)
+    r1:<round base36>:<qindex>:<option>           RoundPayload (anyone in the chat may press)
+    q2:<action>:<owner token>:<arg>               one owned button per action (below)
+    q1:<action>:<arg>                             older action buttons, still understood
 
-Every button of a learner's quiz has an owner: only they may press it (`Engine.press`
-checks, the one place that rule lives). An empty owner means anyone may press (e.g. a
-Start button posted for a whole group).
+Every button that is not an answer or a round's names its owner as an opaque token
+(`owner_token`): the base-36 number for a canonical numeric id (what q2 buttons always
+carried), else `~` and a short hash of the id, so any platform's ids fit and the check
+stays on. A payload can never be packed without an owner. Only q2 buttons from before
+owners were opaque (an empty token) and q1 buttons have no owner (`owner is None`): the
+engine honours those in private chats only, where nobody else can press them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from dataclasses import dataclass
+from typing import ClassVar, Self, cast
+
+MAX_BYTES = 64  # Telegram's callback_data limit; Discord's custom_id allows 100
+DISCORD_MAX = 100
 
 ANSWER_RE = re.compile(
     r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])(?P<sure>[sg]?)")
-ACTION_RE = re.compile(
-    r"q2:(?P<action>[a-z]{1,6}):(?P<owner>[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
-    r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
 ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<option>[0-9])")
-ACTIONS = frozenset({"start", "retry", "review", "lang", "reset", "noop",
-                     "due", "conf"})  # due: spaced review now; conf: confidence on/off
-MAX_BYTES = 64  # Telegram's limit; Discord allows 100
+ACTION_RE = re.compile(
+    r"q2:(?P<action>[a-z]{1,6}):(?P<owner>~?[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
+    r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
+_HASHED = "~"
 
 
-@dataclass(frozen=True, slots=True)
-class AnswerPayload:
-    session_id: int
-    position: int
-    option: int
-    sure: bool | None = None  # the confidence mark, when the learner was asked
-
-
-@dataclass(frozen=True, slots=True)
-class ActionPayload:
-    action: str  # one of ACTIONS
-    arg: str  # quiz id, language code, "yes"/"no"
-    owner: str = ""  # user id of who may press it; "" for anyone
-
-
-@dataclass(frozen=True, slots=True)
-class RoundPayload:
-    round_id: int
-    qindex: int
-    option: int
-
-
-Payload = AnswerPayload | ActionPayload | RoundPayload
-
-
-def _base36(n: int) -> str:
+def base36(n: int) -> str:
+    """`n` (>= 0) in base 36, as the payloads write ids."""
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""
     while True:
@@ -63,53 +47,193 @@ def _base36(n: int) -> str:
             return out
 
 
-def base36(n: int) -> str:
-    """`n` (>= 0) in base 36, as the payloads write ids."""
-    return _base36(n)
+def owner_token(user_id: str) -> str:
+    """The opaque token a button carries for its owner: never empty, at most 13 chars.
+
+    A canonical decimal id (Telegram, Discord) keeps the base-36 form q2 buttons have always
+    had; any other id ("@alice:example.org", a terminal name, a 30-digit id) is hashed.
+    """
+    if user_id.isascii() and user_id.isdigit() and str(int(user_id)) == user_id:
+        token = base36(int(user_id))
+        if len(token) <= 12:
+            return token
+    digest = hashlib.blake2b(user_id.encode(), digest_size=7).digest()  # 56 bits
+    return _HASHED + base36(int.from_bytes(digest, "big"))
 
 
-def encode_answer(session_id: int, position: int, option: int, sure: bool | None = None
-                  ) -> str:
-    """Payload for the answer button `option` of question `position` in `session_id`
-    (marked sure or guess when `sure` is given)."""
-    mark = "" if sure is None else ("s" if sure else "g")
-    return f"a1:{_base36(session_id)}:{position}:{option}{mark}"
-
-
-def encode_action(action: str, arg: str = "", owner: str = "") -> str:
-    """Payload for a non-answer button; `owner` is the user id allowed to press it."""
-    if action not in ACTIONS:
-        raise ValueError(f"unknown action {action!r}")
-    if owner and not owner.isdigit():
-        raise ValueError(f"button owner {owner!r} is not a numeric platform user id")
-    data = f"q2:{action}:{_base36(int(owner)) if owner else ''}:{arg}"
-    if len(data.encode()) > MAX_BYTES or not ACTION_RE.fullmatch(data):
-        raise ValueError(f"action argument {arg!r} does not fit the payload format")
+def _checked(data: str) -> str:
+    if len(data.encode()) > MAX_BYTES or not (ACTION_RE.fullmatch(data)
+                                              or ANSWER_RE.fullmatch(data)
+                                              or ROUND_RE.fullmatch(data)):
+        raise ValueError(f"button payload {data!r} does not fit the payload format")
     return data
 
 
-def encode_round(round_id: int, qindex: int, option: int) -> str:
-    """Payload for the lettered button `option` of question `qindex` in a round."""
-    return f"r1:{_base36(round_id)}:{qindex}:{option}"
+@dataclass(frozen=True, slots=True)
+class AnswerPayload:
+    """A lettered answer button of a solo session's question."""
+
+    session_id: int
+    position: int
+    option: int
+    sure: bool | None = None  # the confidence mark, when the learner was asked
+
+    def pack(self) -> str:
+        """The callback data."""
+        mark = "" if self.sure is None else ("s" if self.sure else "g")
+        return _checked(f"a1:{base36(self.session_id)}:{self.position}:{self.option}{mark}")
+
+    @classmethod
+    def unpack(cls, data: str) -> AnswerPayload | None:
+        """The payload, or None when `data` is not one of these."""
+        if m := ANSWER_RE.fullmatch(data):
+            sure = {"s": True, "g": False}.get(m["sure"])
+            return cls(int(m["session"], 36), int(m["position"]), int(m["option"]), sure)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundPayload:
+    """A round's lettered button: anyone in the chat may press, the store decides."""
+
+    round_id: int
+    qindex: int
+    option: int
+
+    def pack(self) -> str:
+        """The callback data."""
+        return _checked(f"r1:{base36(self.round_id)}:{self.qindex}:{self.option}")
+
+    @classmethod
+    def unpack(cls, data: str) -> RoundPayload | None:
+        """The payload, or None when `data` is not one of these."""
+        if m := ROUND_RE.fullmatch(data):
+            return cls(int(m["round"], 36), int(m["qindex"]), int(m["option"]))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnedPayload:
+    """A button only its owner may press; `owner` is an `owner_token` (None: a legacy
+    button that never named one)."""
+
+    action: ClassVar[str]
+    arg: str
+    owner: str | None
+
+    @classmethod
+    def of(cls, owner_id: str, arg: str = "") -> Self:
+        """The button `owner_id` (any platform's user id) may press."""
+        return cls(arg, owner_token(owner_id))
+
+    def pack(self) -> str:
+        """The callback data; refuses a button without an owner."""
+        if not self.owner:
+            raise ValueError(f"a {self.action!r} button needs an owner")
+        return _checked(f"q2:{self.action}:{self.owner}:{self.arg}")
+
+    def belongs_to(self, user_id: str) -> bool:
+        """True only when the button names `user_id` as its owner."""
+        return self.owner is not None and hmac.compare_digest(self.owner, owner_token(user_id))
+
+
+@dataclass(frozen=True, slots=True)
+class StartPayload(OwnedPayload):
+    """Start (or resume) the quiz `arg`."""
+
+    action: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPayload(OwnedPayload):
+    """Try the quiz `arg` again from the start."""
+
+    action: ClassVar[str] = "retry"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewPayload(OwnedPayload):
+    """Review what was missed in the last attempt of quiz `arg`."""
+
+    action: ClassVar[str] = "review"
+
+
+@dataclass(frozen=True, slots=True)
+class DuePayload(OwnedPayload):
+    """Spaced review now (the reminder's button)."""
+
+    action: ClassVar[str] = "due"
+
+
+@dataclass(frozen=True, slots=True)
+class ConfidencePayload(OwnedPayload):
+    """Ask "sure or guess" (`arg` "on") or stop asking ("off")."""
+
+    action: ClassVar[str] = "conf"
+
+
+@dataclass(frozen=True, slots=True)
+class LanguagePayload(OwnedPayload):
+    """Talk in language `arg`."""
+
+    action: ClassVar[str] = "lang"
+
+
+@dataclass(frozen=True, slots=True)
+class ResetPayload(OwnedPayload):
+    """Answer the reset question: `arg` "yes" deletes the presser's progress."""
+
+    action: ClassVar[str] = "reset"
+
+
+OWNED: dict[str, type[OwnedPayload]] = {kind.action: kind for kind in (
+    StartPayload, RetryPayload, ReviewPayload, DuePayload, ConfidencePayload, LanguagePayload,
+    ResetPayload)}
+ActionPayload = (StartPayload | RetryPayload | ReviewPayload | DuePayload | ConfidencePayload
+                 | LanguagePayload | ResetPayload)
+Payload = AnswerPayload | RoundPayload | ActionPayload
+
+
+def _unpack_owned(data: str) -> ActionPayload | None:
+    m = ACTION_RE.fullmatch(data)
+    if m is None:
+        return None
+    owner: str | None
+    if m["action"] is not None:
+        action, arg, owner = m["action"], m["arg"], m["owner"] or None
+        if owner is not None and owner[0] != _HASHED and len(owner) > 12:
+            return None  # no canonical id's base 36 is that long: forged
+    else:  # q1 reset buttons carried their owner as "yes-<user id>"
+        action, arg, owner = m["action1"], m["arg1"], None
+        if action == "reset":
+            arg, _, user_id = arg.partition("-")
+            owner = owner_token(user_id) if user_id else None
+    kind = OWNED.get(action)
+    # OWNED holds exactly ActionPayload's kinds
+    return None if kind is None else cast("ActionPayload", kind(arg, owner))
 
 
 def decode(data: str | None) -> Payload | None:
     """Parse a payload; None for anything forged, truncated or from an unknown version."""
-    if not data or len(data) > MAX_BYTES:
+    if not data or len(data.encode()) > MAX_BYTES:
         return None
-    if m := ANSWER_RE.fullmatch(data):
-        sure = {"s": True, "g": False}.get(m["sure"])
-        return AnswerPayload(int(m["session"], 36), int(m["position"]), int(m["option"]), sure)
-    if m := ROUND_RE.fullmatch(data):
-        return RoundPayload(int(m["round"], 36), int(m["qindex"]), int(m["option"]))
-    if m := ACTION_RE.fullmatch(data):
-        if m["action"] is not None:
-            owner = str(int(m["owner"], 36)) if m["owner"] else ""
-            action, arg = m["action"], m["arg"]
-        else:  # q1 reset buttons carried their owner as "yes-<user id>"
-            action, arg = m["action1"], m["arg1"]
-            choice, _, owner = arg.partition("-") if action == "reset" else (arg, "", "")
-            arg = choice if action == "reset" else arg
-        if action in ACTIONS:
-            return ActionPayload(action, arg, owner)
-    return None
+    return AnswerPayload.unpack(data) or RoundPayload.unpack(data) or _unpack_owned(data)
+
+
+def encode_answer(session_id: int, position: int, option: int, sure: bool | None = None
+                  ) -> str:
+    """Payload for the answer button `option` of question `position` in `session_id`."""
+    return AnswerPayload(session_id, position, option, sure).pack()
+
+
+def encode_round(round_id: int, qindex: int, option: int) -> str:
+    """Payload for the lettered button `option` of question `qindex` in a round."""
+    return RoundPayload(round_id, qindex, option).pack()
+
+
+def encode_action(action: str, arg: str, owner_id: str) -> str:
+    """Payload for an owned button of kind `action`, pressable by `owner_id` only."""
+    kind = OWNED.get(action)
+    if kind is None:
+        raise ValueError(f"unknown action {action!r}")
+    return kind.of(owner_id, arg).pack()

@@ -22,7 +22,7 @@ from bot.features.jobs import Clock, Pace, Sleep
 from bot.store.learning import JobRow
 
 if TYPE_CHECKING:
-    from bot.features.sessions import Engine
+    from bot.features.engine import Engine
 
 log = logging.getLogger(__name__)
 

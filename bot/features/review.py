@@ -1,19 +1,19 @@
-"""The engine's spaced-review commands: due review, settings, reminders, progress.
+"""Spaced review: due review, the learner's settings and reminders, progress.
 
-A mixin of `bot.features.sessions.Engine` (kept apart so each module stays small); every method is
-one engine command taking an `Actor` and returning a frozen result from `bot.domain.results`.
+A service composed into the engine (`bot.features.engine`): it shares the quizzes and the
+user's language through `Library`, and hands the solo answer path the card update an answer
+makes (`review_of`). Every command takes an `Actor` and returns a frozen result from
+`bot.domain.results`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from bot.domain import learning
 from bot.domain.errors import BadReminder, NothingDue
-from bot.domain.quiz import Question, Quiz
 from bot.domain.results import (
     Actor,
     DayStat,
@@ -23,52 +23,22 @@ from bot.domain.results import (
     SessionKind,
     SettingsView,
 )
+from bot.features.library import Library, new_session, prompt
 from bot.store.learning import LearnerSettings, NewJob, NewReview, reminder_key, review_key
-from bot.store.protocol import SessionRow
-
-if TYPE_CHECKING:
-    from bot.store.protocol import NewSession, Store
+from bot.store.protocol import SessionRow, Store
 
 REMIND = "remind"  # job kinds of daily reminders: "remind:<platform>"
 DUE_BATCH = 10  # questions in one spaced-review session
 HISTORY_DAYS = 14
 
 
-class Study:
-    """Spaced review on top of the engine's sessions and answer path."""
+class SpacedReview:
+    """The learner's memory cards: what is due, when to remind, how recall stands."""
 
-    store: Store
-    clock: Callable[[], float]
-    memory: learning.Memory
-    _quizzes: dict[str, Quiz]
-    _rng: random.Random
-    _due_titles: Mapping[str, str]
-    _due_cache: tuple[dict[str, Quiz], Quiz] | None
-
-    # provided by Engine
-    async def language(self, actor: Actor) -> str:
-        raise NotImplementedError
-
-    def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
-                     questions: tuple[Question, ...] | list[Question]) -> NewSession:
-        raise NotImplementedError
-
-    def _prompt(self, quiz: Quiz, row: SessionRow, position: int, lang: str,
-                *, resumed: bool = False) -> QuestionPrompt:
-        raise NotImplementedError
-
-    # --- the due quiz -----------------------------------------------------------------
-
-    def due_quiz(self) -> Quiz:
-        """Every question of every quiz under a qualified id (rebuilt after a reload)."""
-        if self._due_cache is None or self._due_cache[0] is not self._quizzes:
-            self._due_cache = (self._quizzes,
-                               learning.due_quiz(self._quizzes, self._due_titles))
-        return self._due_cache[1]
-
-    def session_quiz(self, quiz_id: str) -> Quiz | None:
-        """The quiz a stored session runs on (the due quiz for spaced review)."""
-        return self.due_quiz() if quiz_id == learning.DUE_QUIZ else self._quizzes.get(quiz_id)
+    def __init__(self, library: Library, store: Store, *, clock: Callable[[], float],
+                 memory: learning.Memory, rng: random.Random) -> None:
+        self.library, self.store, self.clock, self.memory = library, store, clock, memory
+        self._rng = rng
 
     def review_of(self, row: SessionRow, question_id: str, position: int, correct: bool,
                   sure: bool | None) -> NewReview:
@@ -82,17 +52,15 @@ class Study:
                          correct, sure, int(rating), now, self.memory.updater(rating, now),
                          utc_offset=row.utc_offset)
 
-    # --- commands -----------------------------------------------------------------------
 
     async def review_due(self, actor: Actor) -> QuestionPrompt:
         """A session over the learner's due questions, most overdue first (resumed if one
         is unfinished); NothingDue says when the next falls due."""
-        lang = await self.language(actor)
-        quiz = self.due_quiz()
+        lang = await self.library.language(actor)
+        quiz = self.library.due_quiz()
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
-            return self._prompt(quiz, row, row.position, lang,
-                                                         resumed=row.position > 0)
+            return prompt(quiz, row, row.position, lang, resumed=row.position > 0)
         now = self.clock()
         due = await self.store.due_cards(actor.platform, actor.user_id, now, DUE_BATCH * 3)
         questions = [q for c in due
@@ -103,26 +71,19 @@ class Study:
                 raise NothingDue()
             wait = learning.wait_of(first - now)
             raise NothingDue(wait.unit, wait.amount)
-        new = self._new_session(actor, quiz, SessionKind.DUE, [])
-        new = replace(new, question_ids=tuple(q.id for q in questions[:DUE_BATCH]),
-                      option_orders=tuple(self._shuffled(q) for q in questions[:DUE_BATCH]))
+        new = new_session(actor, quiz, SessionKind.DUE, questions[:DUE_BATCH], self._rng)
         row = await self.store.start_session(new, replace=True)
-        return self._prompt(quiz, row, 0, lang)
-
-    def _shuffled(self, question: Question) -> tuple[int, ...]:
-        order = list(range(len(question.options)))
-        self._rng.shuffle(order)
-        return tuple(order)
+        return prompt(quiz, row, 0, lang)
 
     async def settings(self, actor: Actor) -> SettingsView:
         """The learner's confidence and reminder settings."""
-        lang = await self.language(actor)
+        lang = await self.library.language(actor)
         s = await self.store.learner_settings(actor.platform, actor.user_id)
         return _view(lang, s)
 
     async def set_confidence(self, actor: Actor, on: bool) -> SettingsView:
         """Ask (or stop asking) "sure or guess" with every answer."""
-        lang = await self.language(actor)
+        lang = await self.library.language(actor)
         s = await self.store.learner_settings(actor.platform, actor.user_id)
         s = replace(s, confidence=on)
         await self.store.save_settings(s)
@@ -135,7 +96,7 @@ class Study:
         minutes_east = None if offset is None else learning.parse_offset(offset)
         if minute is None or (offset is not None and minutes_east is None):
             raise BadReminder()
-        lang = await self.language(actor)
+        lang = await self.library.language(actor)
         s = await self.store.learner_settings(actor.platform, actor.user_id)
         # Reminders go to the learner's private chat (DM), never into a group they typed in.
         s = replace(s, remind_at=minute, chat_id=None,
@@ -149,7 +110,7 @@ class Study:
 
     async def remind_off(self, actor: Actor) -> SettingsView:
         """No more reminders (the offset stays for next time)."""
-        lang = await self.language(actor)
+        lang = await self.library.language(actor)
         s = await self.store.learner_settings(actor.platform, actor.user_id)
         s = replace(s, remind_at=None)
         await self.store.save_settings(s, cancel_job=reminder_key(actor.platform, actor.user_id))
@@ -157,7 +118,7 @@ class Study:
 
     async def progress(self, actor: Actor, *, member: Actor | None = None) -> Progress:
         """Due count, streak, retention, calibration, accuracy per question, history."""
-        lang = await self.language(actor)
+        lang = await self.library.language(actor)
         who = member or actor
         now = self.clock()
         s = await self.store.learner_settings(who.platform, who.user_id)
@@ -182,7 +143,7 @@ class Study:
         questions = tuple(
             QuestionStat(learning.qualify(quiz.id, q.id), q.text.get(lang),
                          *per[(quiz.id, q.id)])
-            for quiz in sorted(self._quizzes.values(), key=lambda z: z.id)
+            for quiz in sorted(self.library.quizzes.values(), key=lambda z: z.id)
             for q in quiz.questions if (quiz.id, q.id) in per)
         since = today - HISTORY_DAYS + 1
         days = {d.day: d for d in await self.store.review_days(who.platform, who.user_id,

@@ -3,21 +3,20 @@ reveal, standings.
 
 The database holds every round's state and its due times (`bot.store.round_rows`): a
 question's deadline, the next question's opening. `Rounds` turns commands and presses into
-store calls and store rows into results; `RoundDriver` is the loop that claims what is due
-(with an injected clock and a wakeup event, so tests never sleep) and hands each event to
-the adapter that shows it. Nothing here imports a platform.
+store calls and store rows into results; `RoundDriver` (`round_driver.py`) is the loop
+that claims what is due and hands each event to the adapter that shows it. Nothing here
+imports a platform.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Protocol
 
 from bot.domain import learning
 from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
@@ -33,8 +32,6 @@ from bot.domain.round_results import (
     RoundStarted,
     Standing,
 )
-from bot.domain.tasks import spawn
-from bot.features.sessions import Engine
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from bot.store.round_rows import (
@@ -56,10 +53,26 @@ MIN_SECONDS, MAX_SECONDS = 10, 300
 POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
 
 
+class RoundHost(Protocol):
+    """What rounds take from the engine: quizzes, languages, solo boards, memory rules."""
+
+    memory: learning.Memory
+
+    def quiz(self, quiz_id: str | None = None) -> Quiz:
+        """The quiz with this id, or the default one."""
+
+    async def language(self, actor: Actor) -> str:
+        """The language to talk to this user in."""
+
+    async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
+                          scope: str = ..., limit: int = 10) -> Leaderboard:
+        """Best solo scores."""
+
+
 class Rounds:
     """Runs rounds for every platform on top of a `RoundStore`; quizzes come from `engine`."""
 
-    def __init__(self, engine: Engine, store: Store, *, clock: Clock = time.time,
+    def __init__(self, engine: RoundHost, store: Store, *, clock: Clock = time.time,
                  default_seconds: int = 30, reveal_seconds: float = 5.0,
                  rng: random.Random | None = None) -> None:
         if not MIN_SECONDS <= default_seconds <= MAX_SECONDS:
@@ -296,101 +309,3 @@ def standings_of(answers: tuple[RoundAnswer, ...] | list[RoundAnswer]) -> tuple[
         rank = out[-1].rank if tied else i + 1
         out.append(Standing(rank, user, names[user], score[user], spent[user]))
     return tuple(out)
-
-
-Sink = Callable[[RoundEvent], Awaitable[str | None]]
-
-
-class RoundDriver:
-    """One platform's loop: claim what is due, hand each event to `sink`, sleep until the
-    next due time or a wakeup.
-
-    `sink` shows an event (posting a question returns the message's id, which is stored so
-    the reveal can edit it). Events of one round are shown in order; different rounds do
-    not wait for each other, so a slow chat never delays another chat's reveal.
-    """
-
-    def __init__(self, rounds: Rounds, platform: str, sink: Sink, *, poll: float = POLL) -> None:
-        self.rounds, self.platform, self.sink, self.poll = rounds, platform, sink, poll
-        self._tails: dict[int, asyncio.Task[None]] = {}
-        self._task: asyncio.Task[None] | None = None
-        self._stopping = False
-
-    def start(self) -> None:
-        """Run the loop as an owned background task."""
-        if self._task is None:
-            self._stopping = False
-            self._task = spawn(self._loop(), name=f"rounds-{self.platform}")
-
-    async def stop(self, *, grace: float = 5.0) -> None:
-        """Stop the loop; let events already claimed be shown (a claimed reveal is not
-        claimed again), cancelling what is still running after `grace` seconds."""
-        task, self._task = self._task, None
-        # Never cancel a claim in flight: its transaction commits regardless, and the events
-        # it returns would be lost. The loop sees the flag between ticks.
-        self._stopping = True
-        self.rounds.wakeup(self.platform).set()
-        with contextlib.suppress(TimeoutError):
-            if task is not None:
-                await asyncio.wait_for(asyncio.shield(task), grace)
-            await asyncio.wait_for(self.idle(), grace)
-        tasks = [t for t in (task, *self._tails.values()) if t is not None]
-        for t in tasks:
-            t.cancel()
-        for t in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await t
-        self._tails.clear()
-
-    async def _loop(self) -> None:
-        wakeup = self.rounds.wakeup(self.platform)
-        while not self._stopping:
-            wakeup.clear()
-            try:
-                await self.tick()
-                due = await self.rounds.next_due(self.platform)
-            except Exception:  # the store failing: try again shortly, never die
-                log.exception("rounds: claiming due work on %s failed", self.platform)
-                due = None
-            wait = self.poll if due is None else min(self.poll, due - self.rounds.clock())
-            if wait > 0 and not self._stopping:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wakeup.wait(), wait)
-
-    async def tick(self) -> int:
-        """Claim and dispatch everything due now; return how many events."""
-        events = await self.rounds.due(self.platform)
-        for event in events:
-            self.submit(event)
-        return len(events)
-
-    def submit(self, event: RoundEvent) -> None:
-        """Show `event` after the events of its round submitted before it."""
-        previous = self._tails.get(event.round_id)
-        task = spawn(self._show(previous, event), name=f"round-{event.round_id}")
-        self._tails[event.round_id] = task
-        task.add_done_callback(functools.partial(self._forget, event.round_id))
-
-    def _forget(self, round_id: int, task: asyncio.Task[None]) -> None:
-        if self._tails.get(round_id) is task:
-            del self._tails[round_id]
-
-    async def idle(self) -> None:
-        """Wait until every submitted event has been shown (tests, shutdown)."""
-        while self._tails:
-            await asyncio.wait(list(self._tails.values()))
-
-    async def _show(self, previous: asyncio.Task[None] | None, event: RoundEvent) -> None:
-        if previous is not None:
-            await asyncio.wait({previous})
-        try:
-            if isinstance(event, RoundReveal):
-                ref = await self.rounds.message_of(event)
-                await self.sink(replace(event, message_ref=ref))
-            else:
-                ref = await self.sink(event)
-                if ref is not None:
-                    await self.rounds.posted(event, ref)
-        except Exception:
-            log.exception("rounds: showing %s of round %s failed", type(event).__name__,
-                          event.round_id)

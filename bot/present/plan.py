@@ -17,7 +17,16 @@ from pathlib import Path
 from typing import Literal
 
 from bot.domain.errors import QuizError
-from bot.domain.payloads import encode_action, encode_answer
+from bot.domain.payloads import (
+    ConfidencePayload,
+    DuePayload,
+    LanguagePayload,
+    ResetPayload,
+    RetryPayload,
+    ReviewPayload,
+    StartPayload,
+    encode_answer,
+)
 from bot.domain.results import (
     Actor,
     AnswerResult,
@@ -101,10 +110,6 @@ class Reply:
     public: bool = False  # others in the chat should see `send` (Discord: not ephemeral)
 
 
-def _owner(actor: Actor) -> str:
-    return actor.user_id if actor.user_id.isdigit() else ""
-
-
 def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:
     """A row of buttons in reading order: right to left for RTL languages."""
     return tuple(reversed(buttons)) if is_rtl(lang) else tuple(buttons)
@@ -170,15 +175,15 @@ class Planner:
 
     def summary(self, summary: Summary, actor: Actor) -> Card:
         """Final score and missed questions, with Review missed and Try again."""
-        owner = _owner(actor)
-        buttons = []
+        owner = actor.user_id
+        buttons: list[Button] = []
         if summary.kind == SessionKind.DUE:  # spaced review: the schedule decides what's next
             return Card(render.summary_text(self.cat, summary, self.m))
         if summary.missed:
             buttons.append(Button(self.cat.t(summary.lang, "button.review"),
-                                  encode_action("review", summary.quiz_id, owner), "primary"))
+                                  ReviewPayload.of(owner, summary.quiz_id).pack(), "primary"))
         buttons.append(Button(self.cat.t(summary.lang, "button.retry"),
-                              encode_action("retry", summary.quiz_id, owner)))
+                              RetryPayload.of(owner, summary.quiz_id).pack()))
         return Card(render.summary_text(self.cat, summary, self.m),
                     rows=(_row(summary.lang, buttons),))
 
@@ -202,7 +207,7 @@ class Planner:
         if isinstance(outcome, LanguageSetResult):
             done = self.cat.t(outcome.lang, "language.set")
             start = Button(self.cat.t(outcome.lang, "button.start"),
-                           encode_action("start", outcome.quiz_id, _owner(actor)), "primary")
+                           StartPayload.of(actor.user_id, outcome.quiz_id).pack(), "primary")
             return Reply(ack=done, edit=Card(self.m.escape(done), rows=((start,),)))
         if isinstance(outcome, SettingsView):
             return Reply(ack=self.cat.t(outcome.lang, "settings.saved"),
@@ -266,11 +271,11 @@ class Planner:
 
     def reset_prompt(self, lang: str, actor: Actor) -> Reply:
         """/reset: ask first; Yes / Cancel belong to the asker."""
-        owner = _owner(actor)
+        owner = actor.user_id
         row = _row(lang, [Button(self.cat.t(lang, "button.yes"),
-                                 encode_action("reset", "yes", owner), "danger"),
+                                 ResetPayload.of(owner, "yes").pack(), "danger"),
                           Button(self.cat.t(lang, "button.no"),
-                                 encode_action("reset", "no", owner))])
+                                 ResetPayload.of(owner, "no").pack())])
         return Reply(send=(Card(self.t(lang, "reset.confirm"), rows=(row,)),))
 
     def stats(self, stats: UserStats) -> Reply:
@@ -287,8 +292,9 @@ class Planner:
         """/settings: confidence on/off (a button) and the reminder (commands)."""
         label = "button.confidence_off" if view.confidence else "button.confidence_on"
         toggle = Button(self.cat.t(view.lang, label),
-                        encode_action("conf", "off" if view.confidence else "on",
-                                      _owner(actor)), "primary")
+                        ConfidencePayload.of(actor.user_id,
+                                             "off" if view.confidence else "on").pack(),
+                        "primary")
         return Card(self.m.escape(render.settings_text(self.cat, view)), rows=((toggle,),))
 
     def settings(self, view: SettingsView, actor: Actor) -> Reply:
@@ -302,9 +308,9 @@ class Planner:
 
     def reminder(self, note: ReminderNote) -> Card:
         """The daily reminder, with Review now (the learner's own button)."""
-        owner = note.user_id if note.user_id.isdigit() else ""
+        owner = note.user_id
         button = Button(self.cat.t(note.lang, "button.review_now"),
-                        encode_action("due", "", owner), "primary")
+                        DuePayload.of(owner).pack(), "primary")
         return Card(self.m.escape(render.reminder_text(self.cat, note)), rows=((button,),))
 
     def leaderboard(self, board: Leaderboard) -> Reply:
@@ -316,12 +322,12 @@ class Planner:
 
     def _start(self, lang: str, quiz_id: str, actor: Actor) -> Button:
         return Button(self.cat.t(lang, "button.start"),
-                      encode_action("start", quiz_id, _owner(actor)), "primary")
+                      StartPayload.of(actor.user_id, quiz_id).pack(), "primary")
 
     def _language_rows(self, actor: Actor) -> tuple[tuple[Button, ...], ...]:
-        owner = _owner(actor)
+        owner = actor.user_id
         return (tuple(Button(self.cat.t(code, "language.name"),
-                             encode_action("lang", code, owner))
+                             LanguagePayload.of(owner, code).pack())
                       for code in self.cat.languages),)
 
 

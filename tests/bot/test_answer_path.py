@@ -17,7 +17,7 @@ import pytest
 from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, NotYours, StaleAnswer
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store.migrate import migrations
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option
@@ -123,7 +123,7 @@ async def test_reset_racing_an_answer_never_fails_a_tap(engine: Engine,
 WORKER = """
 import asyncio, random, sys
 from pathlib import Path
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult

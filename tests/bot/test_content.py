@@ -200,7 +200,7 @@ async def test_answer_result_carries_image_and_timeline(tmp_path: Path):
 
     from bot.domain.pipeline import ScheduleSpec, timeline
     from bot.domain.results import Actor, AnswerResult
-    from bot.features.sessions import Engine
+    from bot.features.engine import Engine
     from bot.store.sqlite import SQLiteStore
 
     quiz = load_file(pictured(tmp_path, "img/gpipe-p4-m4.png", ship="img/gpipe-p4-m4.png"))

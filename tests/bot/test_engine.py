@@ -16,7 +16,8 @@ from bot.domain.errors import (
 )
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer
-from bot.features.sessions import Engine, NothingMissed
+from bot.features.engine import Engine
+from bot.features.sessions import NothingMissed
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 

@@ -13,7 +13,7 @@ from bot.domain import learning
 from bot.domain.errors import BadReminder, NothingDue
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt, SessionKind
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from tests.clock import FakeClock
@@ -186,8 +186,8 @@ async def test_a_repeated_answer_moves_the_card_once(engine, store, quizzes):
     [card] = await store.cards("telegram", "1")
     assert card.reviews == 1
     # A round (or any other source) applying the same answer key changes nothing either.
-    review = engine.review_of(await store.get_session(prompt.session_id), card.question_id,
-                              0, True, None)
+    review = engine.spaced.review_of(await store.get_session(prompt.session_id),
+                                     card.question_id, 0, True, None)
     assert not await store.apply_review(review)
     assert (await store.cards("telegram", "1"))[0].reviews == 1
 

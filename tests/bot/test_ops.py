@@ -18,7 +18,7 @@ from bot.app.config import load_config
 from bot.domain.errors import StoreRefused
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store import ops, report
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, ReminderNote
+from bot.features.engine import Engine
 from bot.features.jobs import Scheduler
 from bot.features.reminders import RATES, Delivery, Reminders, Sent
-from bot.features.sessions import Engine
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 from tests.helpers import wrong_option

@@ -15,8 +15,9 @@ from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, Ro
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion, RoundReveal
-from bot.features.rounds import RoundDriver, Rounds, standings_of
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
+from bot.features.round_driver import RoundDriver
+from bot.features.rounds import Rounds, standings_of
 from bot.store import open_url
 from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer

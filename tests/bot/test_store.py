@@ -12,7 +12,7 @@ import pytest
 
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.domain.results import Actor, AnswerResult
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store.sqlite import SQLiteStore, migrations, path_from_url
 from tests.helpers import right_option
 

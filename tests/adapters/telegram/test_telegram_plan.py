@@ -155,5 +155,4 @@ async def test_a_title_with_html_characters_reaches_telegram_intact(
         # /stats comes as a photo with its text as the caption once there is progress
         assert (reply.get("text") or reply.get("caption", "")).startswith(heading)
     assert not api.errors_of("sendMessage") and not api.errors_of("sendPhoto")
-    assert payload.decode(button_data(summary)[-1]) == payload.ActionPayload(
-        "retry", "tiny", "1001")
+    assert payload.decode(button_data(summary)[-1]) == payload.RetryPayload.of("1001", "tiny")

@@ -69,18 +69,20 @@ def test_summary_and_reset_buttons_belong_to_the_learner(catalogue: Catalogue) -
 
     owner = learner.user_id
     assert pressed(plan.summary(missed, learner)) == [
-        payload.ActionPayload("review", "parallelism", owner),
-        payload.ActionPayload("retry", "parallelism", owner)]
+        payload.ReviewPayload.of(owner, "parallelism"),
+        payload.RetryPayload.of(owner, "parallelism")]
     assert pressed(plan.summary(perfect, learner)) == [
-        payload.ActionPayload("retry", "parallelism", owner)]
+        payload.RetryPayload.of(owner, "parallelism")]
     reset = plan.reset_prompt("en", learner).send[0]
-    assert pressed(reset) == [payload.ActionPayload("reset", "yes", owner),
-                              payload.ActionPayload("reset", "no", owner)]
+    assert pressed(reset) == [payload.ResetPayload.of(owner, "yes"),
+                              payload.ResetPayload.of(owner, "no")]
     assert all(len(b.callback_data.encode()) <= 64
                for b in keyboard_of(reset).inline_keyboard[0])
     # buttons sent before owners existed still decode, and a q1 reset keeps its owner
-    assert payload.decode("q1:retry:parallelism") == payload.ActionPayload("retry", "parallelism")
-    assert payload.decode("q1:reset:yes-42") == payload.ActionPayload("reset", "yes", "42")
+    assert payload.decode("q1:retry:parallelism") == payload.RetryPayload("parallelism", None)
+    assert payload.decode("q1:reset:yes-42") == payload.ResetPayload.of("42", "yes")
+    # q2 buttons of before: the owner's id in base 36, still read the same
+    assert payload.decode("q2:retry:1a:tiny") == payload.RetryPayload.of("46", "tiny")
 
 
 def test_actor_of_private_and_group_updates() -> None:

@@ -8,7 +8,7 @@ import random
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, SessionKind
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store.protocol import NewAnswer, NewSession, Store, Write
 from tests.bot.store.conftest import Opener
 from tests.helpers import right_option

@@ -15,8 +15,8 @@ from adapters.cli.main import main
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion
+from bot.features.engine import Engine
 from bot.features.rounds import Rounds
-from bot.features.sessions import Engine
 from bot.store import open_url
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store

@@ -1,0 +1,259 @@
+"""The engine: one façade over the feature services, and the one router of button presses.
+
+`Engine(store, quizzes, ...)` builds its services complete (nothing is filled in later):
+`library` (quizzes, languages, admins), `spaced` (spaced review, settings, reminders),
+`solo` (solo sessions and answers), `rounds` (study-group rounds). Adapters call the
+façade's methods; a press is routed by its payload's class (`bot.domain.payloads`), the one
+place that decides who may press what. Nothing here imports a platform.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from bot.domain.learning import Memory
+from bot.domain.observer import Observer
+from bot.domain.payloads import (
+    AnswerPayload,
+    ConfidencePayload,
+    DuePayload,
+    LanguagePayload,
+    OwnedPayload,
+    Payload,
+    ResetPayload,
+    RetryPayload,
+    ReviewPayload,
+    RoundPayload,
+    StartPayload,
+)
+from bot.domain.quiz import Quiz
+from bot.domain.results import (
+    Actor,
+    AnswerOutcome,
+    LanguageSet,
+    Leaderboard,
+    NotYours,
+    PressOutcome,
+    Progress,
+    QuestionPrompt,
+    QuizInfo,
+    ResetCancelled,
+    ResetDone,
+    SettingsView,
+    UnknownButton,
+    UserStats,
+)
+from bot.features.library import Library
+from bot.features.review import SpacedReview
+from bot.features.rounds import Rounds
+from bot.features.sessions import CHAT, Sessions
+from bot.store.protocol import Store
+
+P = TypeVar("P")
+Handler = Callable[[Actor, Any], Awaitable[PressOutcome]]
+
+
+class ButtonRouter:
+    """Picks a press's handler by the payload's class (STYLE example 14)."""
+
+    def __init__(self) -> None:
+        self._handlers: dict[type, Handler] = {}
+
+    def route(self, kind: type[P], handler: Callable[[Actor, P], Awaitable[PressOutcome]]
+              ) -> None:
+        """Send presses of `kind` to `handler`."""
+        self._handlers[kind] = handler
+
+    def handler(self, pressed: object) -> Handler | None:
+        """The handler for this payload, None for one no feature takes."""
+        return self._handlers.get(type(pressed))
+
+
+class Engine:
+    """Runs quizzes for any platform on top of a `Store`."""
+
+    def __init__(
+        self,
+        store: Store,
+        quizzes: Mapping[str, Quiz],
+        *,
+        languages: tuple[str, ...] = ("en", "ur"),
+        default_lang: str = "en",
+        default_quiz: str | None = None,
+        shuffle_questions: bool = False,
+        admins: Mapping[str, frozenset[str]] | None = None,
+        rng: random.Random | None = None,
+        reload: Callable[[], Mapping[str, Quiz]] | None = None,
+        observer: Observer | None = None,
+        clock: Callable[[], float] = time.time,
+        memory: Memory | None = None,
+        due_titles: Mapping[str, str] | None = None,
+        round_seconds: int = 30,
+        reveal_seconds: float = 5.0,
+    ) -> None:
+        self.store = store
+        self.clock = clock  # epoch seconds; tests pass a simulated clock
+        self.memory = memory or Memory()
+        rng = rng or random.Random()
+        self.library = Library(store, quizzes, languages=languages, default_lang=default_lang,
+                               default_quiz=default_quiz, admins=admins, reload=reload,
+                               due_titles=due_titles)
+        self.spaced = SpacedReview(self.library, store, clock=clock, memory=self.memory,
+                                   rng=rng)
+        self.solo = Sessions(self.library, store, self.spaced, rng=rng,
+                             shuffle_questions=shuffle_questions, observer=observer)
+        self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
+                             reveal_seconds=reveal_seconds)
+        self.buttons = ButtonRouter()
+        self._route_buttons()
+
+    @property
+    def languages(self) -> tuple[str, ...]:
+        """The languages shipped (the catalogue's)."""
+        return self.library.languages
+
+    @property
+    def default_lang(self) -> str:
+        """The language of users who chose none and whose app's we do not ship."""
+        return self.library.default_lang
+
+    # --- buttons ------------------------------------------------------------------------
+
+    def _route_buttons(self) -> None:
+        route = self.buttons.route
+        route(AnswerPayload, lambda a, p: self.answer(a, p.session_id, p.position, p.option,
+                                                      sure=p.sure))
+        # anyone in the chat may press a round's button; the store decides what counts
+        route(RoundPayload, lambda a, p: self.rounds.press(a, p.round_id, p.qindex, p.option))
+        route(StartPayload, lambda a, p: self.start(a, p.arg or None))
+        route(RetryPayload, lambda a, p: self.restart(a, p.arg or None))
+        route(ReviewPayload, lambda a, p: self.review(a, p.arg or None))
+        route(DuePayload, lambda a, p: self.review_due(a))
+        route(ConfidencePayload, lambda a, p: self.set_confidence(a, p.arg == "on"))
+        route(LanguagePayload, self._language_pressed)
+        route(ResetPayload, self._reset_pressed)
+
+    async def press(self, actor: Actor, data: Payload | None) -> PressOutcome:
+        """Any button of ours, decoded by `bot.domain.payloads`. An answer belongs to its
+        session's owner (checked in `answer`); every other owned button names its owner,
+        and anyone else gets `NotYours`: a button without an owner (only ones sent before
+        owners existed) is honoured in a private chat only, where nobody else can press."""
+        handler = self.buttons.handler(data)
+        if handler is None:
+            return UnknownButton(await self.language(actor))
+        if isinstance(data, OwnedPayload) and not data.belongs_to(actor.user_id) and not (
+                data.owner is None and actor.chat_id is None):
+            return NotYours(0, await self.language(actor))
+        return await handler(actor, data)
+
+    async def _language_pressed(self, actor: Actor, pressed: LanguagePayload) -> PressOutcome:
+        return LanguageSet(await self.set_language(actor, pressed.arg), self.quiz().id)
+
+    async def _reset_pressed(self, actor: Actor, pressed: ResetPayload) -> PressOutcome:
+        if pressed.arg == "yes":
+            return ResetDone(await self.language(actor), await self.reset(actor))
+        return ResetCancelled(await self.language(actor))
+
+    # --- quizzes, languages, admins: `Library` -------------------------------------------
+
+    def quiz(self, quiz_id: str | None = None) -> Quiz:
+        """The quiz with this id, or the default one."""
+        return self.library.quiz(quiz_id)
+
+    def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
+        """Every quiz, titled in `lang`, sorted by id."""
+        return self.library.quiz_infos(lang)
+
+    def quiz_info(self, lang: str, quiz_id: str | None = None) -> QuizInfo:
+        """One quiz (the default one if not named), titled in `lang`."""
+        return self.library.quiz_info(lang, quiz_id)
+
+    def due_quiz(self) -> Quiz:
+        """Every question of every quiz under a qualified id."""
+        return self.library.due_quiz()
+
+    def resolve_language(self, chosen: str | None, locale: str | None) -> str:
+        """The user's choice, else their app's language if we ship it, else the default."""
+        return self.library.resolve_language(chosen, locale)
+
+    async def language(self, actor: Actor) -> str:
+        """The language to talk to this user in (registers the user on first contact)."""
+        return await self.library.language(actor)
+
+    async def set_language(self, actor: Actor, lang: str) -> str:
+        """Persist the user's language."""
+        return await self.library.set_language(actor, lang)
+
+    def is_admin(self, actor: Actor) -> bool:
+        """True when the config lists this user as an admin on their platform."""
+        return self.library.is_admin(actor)
+
+    async def reload(self, actor: Actor) -> tuple[QuizInfo, ...]:
+        """Admin only: re-read quiz files (a file with errors changes nothing)."""
+        return await self.library.reload(actor)
+
+    # --- solo sessions: `Sessions` --------------------------------------------------------
+
+    async def start(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """Resume the user's unfinished session of the quiz, or start a new one."""
+        return await self.solo.start(actor, quiz_id)
+
+    async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """Abandon any unfinished session and start the quiz afresh."""
+        return await self.solo.restart(actor, quiz_id)
+
+    async def review(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """A session over the questions missed in the user's last finished attempt."""
+        return await self.solo.review_missed(actor, quiz_id)
+
+    async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+        """The question the user's unfinished session is at."""
+        return await self.solo.current(actor, quiz_id)
+
+    async def answer(self, actor: Actor, session_id: int, position: int, option: int,
+                     sure: bool | None = None) -> AnswerOutcome:
+        """Record the learner's choice for question `position` (see `Sessions.answer`)."""
+        return await self.solo.answer(actor, session_id, position, option, sure)
+
+    async def stats(self, actor: Actor, quiz_id: str | None = None, *,
+                    member: Actor | None = None) -> UserStats:
+        """Attempts, best and last score, accuracy per question."""
+        return await self.solo.stats(actor, quiz_id, member=member)
+
+    async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
+                          scope: str = CHAT, limit: int = 10) -> Leaderboard:
+        """Best solo scores in the actor's chat (or globally)."""
+        return await self.solo.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+
+    async def reset(self, actor: Actor) -> int:
+        """Delete the user's sessions, answers and scores; return how many sessions went."""
+        return await self.solo.reset(actor)
+
+    # --- spaced review: `SpacedReview` ----------------------------------------------------
+
+    async def review_due(self, actor: Actor) -> QuestionPrompt:
+        """A session over the learner's due questions, most overdue first."""
+        return await self.spaced.review_due(actor)
+
+    async def settings(self, actor: Actor) -> SettingsView:
+        """The learner's confidence and reminder settings."""
+        return await self.spaced.settings(actor)
+
+    async def set_confidence(self, actor: Actor, on: bool) -> SettingsView:
+        """Ask (or stop asking) "sure or guess" with every answer."""
+        return await self.spaced.set_confidence(actor, on)
+
+    async def remind(self, actor: Actor, at: str, offset: str | None = None) -> SettingsView:
+        """A daily reminder at local time `at`, sent only on days something is due."""
+        return await self.spaced.remind(actor, at, offset)
+
+    async def remind_off(self, actor: Actor) -> SettingsView:
+        """No more reminders."""
+        return await self.spaced.remind_off(actor)
+
+    async def progress(self, actor: Actor, *, member: Actor | None = None) -> Progress:
+        """Due count, streak, retention, calibration, accuracy per question, history."""
+        return await self.spaced.progress(actor, member=member)

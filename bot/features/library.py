@@ -1,0 +1,147 @@
+"""What every feature shares: the quizzes, the languages, who is an admin, and how a
+stored session's question becomes a prompt.
+
+`Library` is handed to the solo sessions, spaced review and rounds at the composition root;
+it holds the quizzes (replaced whole on /reload) and asks the store only for a user's
+language.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+
+from bot.domain import learning
+from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
+from bot.domain.quiz import Question, Quiz
+from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
+from bot.store.protocol import NewSession, SessionRow, Store
+
+
+class Library:
+    """The quizzes and languages on offer, and a user's language."""
+
+    def __init__(self, store: Store, quizzes: Mapping[str, Quiz], *,
+                 languages: tuple[str, ...] = ("en", "ur"), default_lang: str = "en",
+                 default_quiz: str | None = None,
+                 admins: Mapping[str, frozenset[str]] | None = None,
+                 reload: Callable[[], Mapping[str, Quiz]] | None = None,
+                 due_titles: Mapping[str, str] | None = None) -> None:
+        if not quizzes:
+            raise ValueError("the engine needs at least one quiz")
+        if default_quiz is not None and default_quiz not in quizzes:
+            raise UnknownQuiz(quiz=default_quiz)
+        self.store = store
+        self.quizzes = dict(quizzes)
+        self.languages = languages
+        self.default_lang = default_lang
+        self._default_quiz = default_quiz
+        self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
+        self._reload = reload
+        self._due_titles = dict(due_titles or {"en": "Spaced review"})
+        self._due_cache: tuple[dict[str, Quiz], Quiz] | None = None
+
+    def quiz(self, quiz_id: str | None = None) -> Quiz:
+        """The quiz with this id, or the default one."""
+        quiz_id = quiz_id or self._default_quiz or min(self.quizzes)
+        try:
+            return self.quizzes[quiz_id]
+        except KeyError:
+            raise UnknownQuiz(quiz=quiz_id) from None
+
+    def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
+        """Every quiz, titled in `lang`, sorted by id."""
+        return tuple(self.quiz_info(lang, quiz_id) for quiz_id in sorted(self.quizzes))
+
+    def quiz_info(self, lang: str, quiz_id: str | None = None) -> QuizInfo:
+        """One quiz (the default one if not named), titled in `lang`."""
+        quiz = self.quiz(quiz_id)
+        return QuizInfo(quiz.id, quiz.title.get(lang), quiz.description.get(lang),
+                        quiz.difficulty, len(quiz.questions), quiz.languages)
+
+    def due_quiz(self) -> Quiz:
+        """Every question of every quiz under a qualified id (rebuilt after a reload)."""
+        if self._due_cache is None or self._due_cache[0] is not self.quizzes:
+            self._due_cache = (self.quizzes, learning.due_quiz(self.quizzes, self._due_titles))
+        return self._due_cache[1]
+
+    def session_quiz(self, quiz_id: str) -> Quiz | None:
+        """The quiz a stored session runs on (the due quiz for spaced review)."""
+        return self.due_quiz() if quiz_id == learning.DUE_QUIZ else self.quizzes.get(quiz_id)
+
+    # --- languages and admins --------------------------------------------------------------
+
+    def resolve_language(self, chosen: str | None, locale: str | None) -> str:
+        """The user's choice, else their app's language if we ship it, else the default."""
+        if chosen in self.languages:
+            return chosen
+        hint = (locale or "").split("-")[0].split("_")[0].lower()
+        return hint if hint in self.languages else self.default_lang
+
+    async def language(self, actor: Actor) -> str:
+        """The language to talk to this user in (registers the user on first contact)."""
+        chosen = await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
+        return self.resolve_language(chosen, actor.locale)
+
+    async def set_language(self, actor: Actor, lang: str) -> str:
+        """Persist the user's language; raise UnsupportedLanguage for one we do not ship."""
+        if lang not in self.languages:
+            raise UnsupportedLanguage(lang=lang)
+        await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
+        await self.store.set_language(actor.platform, actor.user_id, lang)
+        return lang
+
+    def is_admin(self, actor: Actor) -> bool:
+        """True when the config lists this user as an admin on their platform."""
+        return actor.user_id in self._admins.get(actor.platform, frozenset())
+
+    async def reload(self, actor: Actor) -> tuple[QuizInfo, ...]:
+        """Admin only: re-read quiz files. Unfinished sessions whose questions vanished restart.
+
+        Files that do not validate change nothing: ReloadFailed lists their problems.
+        """
+        if not self.is_admin(actor) or self._reload is None:
+            raise NotAdmin()
+        try:
+            quizzes = dict(self._reload())
+        except ContentError as exc:
+            raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
+        self.quizzes = quizzes  # the due quiz follows: its cache is keyed by this dict
+        return self.quiz_infos(await self.language(actor))
+
+
+def shuffled_options(rng: random.Random, question: Question) -> tuple[int, ...]:
+    """A random order of the question's options (what the learner sees, by position)."""
+    order = list(range(len(question.options)))
+    rng.shuffle(order)
+    return tuple(order)
+
+
+def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Question],
+                rng: random.Random, *, shuffle: bool = False) -> NewSession:
+    """A session over `questions` (shuffled if asked), each with its options shuffled."""
+    order = list(questions)
+    if shuffle:
+        rng.shuffle(order)
+    orders = tuple(shuffled_options(rng, q) for q in order)
+    return NewSession(actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
+                      tuple(q.id for q in order), orders)
+
+
+def question_at(quiz: Quiz, row: SessionRow, position: int) -> Question:
+    """The question a fitting session shows at `position`."""
+    question = quiz.question(row.question_ids[position])
+    assert question is not None  # Quiz.fits() was checked
+    return question
+
+
+def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
+           resumed: bool = False) -> QuestionPrompt:
+    """The question at `position` of a stored session, in `lang`, options in its order."""
+    question = question_at(quiz, row, position)
+    return QuestionPrompt(
+        session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
+        kind=row.kind, position=position, total=len(row.question_ids),
+        question_id=question.id, text=question.text.get(lang),
+        options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
+        resumed=resumed, confidence=row.confidence)
