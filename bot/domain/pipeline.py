@@ -1,17 +1,18 @@
 """Pipeline schedules simulated from their rules, and a text timeline of them.
 
-Each stage (one GPU) runs a fixed order of operations, forward (F) or backward (B) of one
-micro-batch on one model chunk; an operation starts when its GPU is free and its input is
-ready (the previous stage's forward, or the next stage's backward). The orders are those of
-the papers: naive model parallelism (one micro-batch through all stages and back before the
-next), GPipe (all forwards, then all backwards; Huang et al. 2019), 1F1B (PipeDream-Flush:
-p−d−1 warm-up forwards on GPU d, then one forward one backward; Narayanan et al. 2021) and
-interleaved 1F1B (v chunks per GPU, Megatron-LM's order; ibid.).
+Each GPU runs a fixed order of operations (`bot.domain.pipeline_orders`): forward (F) or
+backward (B) of one micro-batch on one model chunk, and in the Zero Bubble schedules a
+separate weight-gradient pass (W); an operation starts when its GPU is free and its input
+is ready (the previous stage's forward, the next stage's backward, its own B for a W). The
+orders are the papers': naive model parallelism, GPipe (Huang et al. 2019), 1F1B
+(PipeDream-Flush) and interleaved 1F1B (Narayanan et al. 2021), ZB-H1 and ZB-V (Qi et al.
+2023), DualPipe and DualPipeV (DeepSeek-V3, 2024; deepseek-ai/DualPipe).
 
-Time is in slots: one slot is one chunk's forward (a whole stage's when v = 1). Backward
-takes `backward` slots (1 by default, as the papers draw it; about 2 in practice, which
-changes no bubble fraction here). The bubble is idle time over total time on all GPUs:
-(p−1)/(m+p−1) for GPipe and 1F1B, (p−1)/(v·m+p−1) interleaved.
+Time is in slots: one slot is one chunk's forward (a whole stage's when a GPU holds one).
+Backward takes `backward` slots (1 by default; the pictures use 2, as Narayanan et al. draw
+it). In the split schedules B (input gradient) takes `backward` and W `weight` slots, a
+full backward both, and DualPipe's overlapped forward-and-backward pair (FB) all three: the
+overlap hides communication, not compute. The bubble is idle time over total GPU time.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache, cached_property
 
-KINDS = ("naive", "gpipe", "1f1b", "interleaved")
-_NAME = re.compile(r"(naive|gpipe|1f1b|interleaved)-p(\d+)-m(\d+)(?:-v(\d+))?")
+from bot.domain import pipeline_orders as orders_of
+from bot.domain.pipeline_orders import Step
+
+KINDS = ("naive", "gpipe", "1f1b", "interleaved", "zbh1", "zbv", "dualpipe", "dualpipev")
+SPLIT = frozenset({"zbh1", "zbv", "dualpipe", "dualpipev"})  # backward split into B and W
+_NAME = re.compile(r"(naive|gpipe|1f1b|interleaved|zbh1|zbv|dualpipev?)-p(\d+)-m(\d+)(?:-v(\d+))?")
 MAX_STAGES, MAX_MICRO, MAX_CHUNKS = 16, 64, 8
 
 
@@ -45,6 +50,20 @@ class ScheduleSpec:
             raise ValueError("v > 1 exactly for the interleaved schedule")
         if self.kind == "interleaved" and self.m % self.p:
             raise ValueError("interleaved 1F1B needs m to be a multiple of p")
+        if self.kind.startswith("dualpipe") and (self.m < 2 * self.p or self.m % 2):
+            raise ValueError(f"{self.kind} needs an even m of at least 2p")
+        if self.kind == "dualpipe" and self.p % 2:
+            raise ValueError("DualPipe needs an even p")
+
+    @property
+    def chunks(self) -> int:
+        """Model chunks per GPU, each 1/chunks of a stage: v interleaved, 2 in a V."""
+        return 2 if self.kind in ("zbv", "dualpipev") else self.v
+
+    @property
+    def paths(self) -> int:
+        """2 for DualPipe (micro-batches enter at both ends, each GPU holds two stages)."""
+        return 2 if self.kind == "dualpipe" else 1
 
     @property
     def name(self) -> str:
@@ -67,14 +86,18 @@ class ScheduleSpec:
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    """One forward or backward of micro-batch `micro` (0-based) on a GPU's `chunk`."""
+    """One forward, backward or weight pass of micro-batch `micro` (0-based) on a GPU's
+    `chunk`; for an overlapped pair (FB) the forward's, with the backward's in micro2, chunk2.
+    On DualPipe the chunk is the direction and micro-batches count per direction."""
 
     stage: int
-    kind: str  # "F" or "B"
+    kind: str  # "F", "B", "W" or "FB"
     micro: int
     chunk: int
     start: int
     end: int
+    micro2: int = 0
+    chunk2: int = 0
 
     @property
     def label(self) -> str:
@@ -113,85 +136,109 @@ class Schedule:
                     cells[t] = op
         return cells
 
+    def idle(self, stage: int) -> int:
+        """Slots GPU `stage` waits in the step."""
+        return self.makespan - sum(op.end - op.start for op in self.ops if op.stage == stage)
+
+    def gaps(self, stage: int) -> int:
+        """Idle slots between GPU `stage`'s first start and last end (0: a parallelogram,
+        which the next step's first forwards can meet without a bubble)."""
+        mine = [op for op in self.ops if op.stage == stage]
+        span = max(op.end for op in mine) - min(op.start for op in mine)
+        return span - sum(op.end - op.start for op in mine)
+
     def peak_in_flight(self, stage: int) -> int:
         """Most micro-batches whose activations GPU `stage` holds at once (forward done,
-        backward not finished), counted per chunk."""
+        backward (B) not finished), counted per chunk; a W keeps only its smaller inputs."""
         live = peak = 0
         for op in sorted((op for op in self.ops if op.stage == stage), key=lambda o: o.end):
-            live += 1 if op.kind == "F" else -1
+            live += op.kind.count("F")
             peak = max(peak, live)
+            live -= op.kind.count("B")
         return peak
 
 
-def _orders(spec: ScheduleSpec) -> list[list[tuple[str, int, int]]]:
-    """Per GPU, its (kind, micro-batch, chunk) operations in the order it runs them."""
-    p, m, v = spec.p, spec.m, spec.v
-    orders: list[list[tuple[str, int, int]]] = []
-    for d in range(p):
-        if spec.kind == "naive":
-            order = [(k, i, 0) for i in range(m) for k in ("F", "B")]
-        elif spec.kind == "gpipe":
-            order = [("F", i, 0) for i in range(m)] + [("B", i, 0) for i in reversed(range(m))]
-        elif spec.kind == "1f1b":
-            warm = min(p - d - 1, m)
-            order = [("F", i, 0) for i in range(warm)]
-            for i in range(m - warm):
-                order += [("F", warm + i, 0), ("B", i, 0)]
-            order += [("B", i, 0) for i in range(m - warm, m)]
-        else:
-            order = _interleaved_order(p, m, v, d)
-        orders.append(order)
-    return orders
+def _orders(spec: ScheduleSpec) -> list[list[Step]]:
+    """Per GPU, its steps in the order it runs them."""
+    p, m = spec.p, spec.m
+    if spec.kind == "zbv":
+        return orders_of.zb_v(p, m)
+    if spec.kind == "dualpipe":
+        return [orders_of.dual(p // 2, m // 2, min(d, p - 1 - d), d >= p // 2) for d in range(p)]
+    if spec.kind == "dualpipev":
+        return [orders_of.dual(p, m, d, False) for d in range(p)]
+    if spec.kind == "interleaved":
+        return [orders_of.interleaved(p, m, spec.v, d) for d in range(p)]
+    if spec.kind == "zbh1":
+        return [orders_of.zb_h1(p, m, d) for d in range(p)]
+    return [orders_of.classic(spec.kind, p, m, d) for d in range(p)]
 
 
-def _interleaved_order(p: int, m: int, v: int, d: int) -> list[tuple[str, int, int]]:
-    """Megatron-LM's interleaved 1F1B order on GPU d (schedules.py, Narayanan et al. 2021)."""
-    total = m * v
-
-    def op(kind: str, k: int) -> tuple[str, int, int]:
-        in_group = k % (p * v)
-        chunk = in_group // p
-        if kind == "B":
-            chunk = v - 1 - chunk
-        return kind, (k // (p * v)) * p + k % p, chunk
-
-    warm = total if m == p else min((p - d - 1) * 2 + (v - 1) * p, total)
-    order = [op("F", k) for k in range(warm)]
-    for k in range(total - warm):
-        order += [op("F", warm + k), op("B", k)]
-    order += [op("B", k) for k in range(total - warm, total)]
-    return order
+def _place(spec: ScheduleSpec, d: int, chunk: int) -> tuple[int, int]:
+    """(path, virtual stage) of GPU d's chunk: the layer block it holds on its path."""
+    p = spec.p
+    if spec.kind == "dualpipe":  # path 1 enters at the last GPU
+        return chunk, d if chunk == 0 else p - 1 - d
+    if spec.kind in ("zbv", "dualpipev"):  # a V: down the GPUs and back up
+        return 0, d if chunk == 0 else 2 * p - 1 - d
+    return 0, chunk * p + d
 
 
-def simulate(spec: ScheduleSpec, *, backward: int = 1) -> Schedule:
-    """Run the schedule's rules: every operation as early as its GPU and its input allow."""
-    p, last = spec.p, spec.p * spec.v - 1
+Key = tuple[str, int, int, int]  # (kind, micro, path, virtual stage)
+
+
+def _needs(kind: str, micro: int, path: int, vs: int, last: int) -> Key | None:
+    if kind == "F":
+        return ("F", micro, path, vs - 1) if vs > 0 else None
+    if kind == "B":
+        return ("B", micro, path, vs + 1) if vs < last else ("F", micro, path, vs)
+    return ("B", micro, path, vs)
+
+
+def simulate(spec: ScheduleSpec, *, backward: int = 1, weight: int = 1) -> Schedule:
+    """Run the schedule's rules: every operation as early as its GPU and its input allow.
+    `weight` is W's length, only in the schedules that split the backward."""
+    p = spec.p
+    last = p * spec.chunks - 1 if spec.paths == 1 else p - 1
+    split = spec.kind in SPLIT
     orders = _orders(spec)
-    done: dict[tuple[str, int, int], int] = {}  # (kind, micro, virtual stage) -> end slot
-    free = [0] * p
-    nxt = [0] * p
+    done: dict[Key, int] = {}
+    free, nxt = [0] * p, [0] * p
     ops: list[Op] = []
     while any(nxt[d] < len(orders[d]) for d in range(p)):
         progressed = False
         for d in range(p):
             while nxt[d] < len(orders[d]):
-                kind, micro, chunk = orders[d][nxt[d]]
-                vs = chunk * p + d  # virtual stage: chunk c of GPU d holds layers block c·p+d
-                if kind == "F":
-                    dep = ("F", micro, vs - 1) if vs > 0 else None
-                else:
-                    dep = ("B", micro, vs + 1) if vs < last else ("F", micro, vs)
-                if dep is not None and dep not in done:
+                step = orders[d][nxt[d]]
+                parts = [("F", step.micro, step.chunk), ("B", step.micro2, step.chunk2)] \
+                    if step.kind == "FB" else [(step.kind, step.micro, step.chunk)]
+                keys = [(k, i, *_place(spec, d, c)) for k, i, c in parts]
+                deps = [_needs(k, i, path, vs, last) for k, i, path, vs in keys]
+                if any(dep is not None and dep not in done for dep in deps):
                     break
-                start = max(free[d], done[dep] if dep else 0)
-                end = start + (1 if kind == "F" else backward)
-                done[(kind, micro, vs)] = free[d] = end
-                ops.append(Op(d, kind, micro, chunk, start, end))
+                start = max([free[d]] + [done[dep] for dep in deps if dep is not None])
+                end = start + _length(step, split, backward, weight)
+                for key in keys:
+                    done[key] = end
+                free[d] = end
+                ops.append(Op(d, step.kind, step.micro, step.chunk, start, end,
+                              step.micro2, step.chunk2))
                 nxt[d] += 1
                 progressed = True
         if not progressed:
             raise ValueError(f"{spec.name}: the schedule deadlocks")
     return Schedule(spec, tuple(sorted(ops, key=lambda o: (o.stage, o.start))))
+
+
+def _length(step: Step, split: bool, backward: int, weight: int) -> int:
+    if step.kind == "F":
+        return 1
+    if step.kind == "W":
+        return weight
+    full = backward + weight if split else backward
+    if step.kind == "FB":
+        return 1 + full
+    return full if step.full or not split else backward
 
 
 @cache  # pure, and asked for on every answer to a pictured question
@@ -201,12 +248,14 @@ def timeline(spec: ScheduleSpec, *, idle: str = ".") -> str:
     GPU1 F1 F2 F3 F4 .. .. .. .. .. .. B4 B3 B2 B1
     """
     sched = simulate(spec)
-    chunk_mark = "abcdefgh" if spec.v > 1 else ""
+    marked = spec.chunks > 1 or spec.paths > 1
 
     def label(op: Op | None) -> str:
         if op is None:
             return ""
-        return op.label + (chunk_mark[op.chunk] if chunk_mark else "")
+        if op.kind == "FB":
+            return f"F{op.micro + 1}{'ab'[op.chunk]}+B{op.micro2 + 1}{'ab'[op.chunk2]}"
+        return op.label + ("abcdefgh"[op.chunk] if marked else "")
 
     rows = [[label(op) for op in sched.row(d)] for d in range(spec.p)]
     width = max(len(cell) for row in rows for cell in row)

@@ -3,7 +3,11 @@
 Rebuild the shipped ones with ``python -m bot.present.diagrams content/img``. The drawing is
 deterministic: shapes and Pillow's built-in bitmap font at 1x, then a 2x nearest-neighbour
 upscale, so the same Pillow draws the same pixels on every machine (PNG bytes may differ
-with zlib; tests compare decoded pixels).
+with zlib; tests compare decoded pixels). A picture carries no prose, only the schedule's
+name, p, m, GPU numbers, micro-batch numbers and the letters F, B, W: the bitmap font has
+no Urdu, so the words (what it shows, its bubble) are in the explanation, in each language.
+A backward is drawn twice as long as a forward, as Narayanan et al. draw it; split into B
+and W (the Zero Bubble schedules, DualPipe) each is as long as a forward, as Qi et al. draw.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.domain.pipeline import Schedule, ScheduleSpec, simulate
+from bot.domain.pipeline import SPLIT, Op, Schedule, ScheduleSpec, simulate
 
 # The pictures the quizzes use: small p and m, so each box can carry its micro-batch.
 SPECS = (
@@ -23,9 +27,14 @@ SPECS = (
     ScheduleSpec("gpipe", 4, 8),
     ScheduleSpec("1f1b", 4, 8),
     ScheduleSpec("interleaved", 4, 8, 2),
+    ScheduleSpec("zbh1", 4, 8),
+    ScheduleSpec("zbv", 4, 8),
+    ScheduleSpec("dualpipe", 4, 8),
+    ScheduleSpec("dualpipev", 4, 8),
 )
-TITLES = {"naive": "Naive model parallelism", "gpipe": "GPipe", "1f1b": "1F1B (PipeDream-Flush)",
-          "interleaved": "Interleaved 1F1B"}
+# Names, not prose: they stay Latin in every language.
+TITLES = {"naive": "Naive", "gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved 1F1B",
+          "zbh1": "ZB-H1", "zbv": "ZB-V", "dualpipe": "DualPipe", "dualpipev": "DualPipeV"}
 
 SCALE = 2
 UNIT = 24  # px (at 1x) of one whole-stage forward; a chunk's is UNIT / v
@@ -33,6 +42,7 @@ ROW, GAP, LEFT, TOP, PAD = 18, 3, 38, 22, 8
 WHITE, INK, GRID = (255, 255, 255), (30, 30, 30), (200, 200, 200)
 FORWARD = ((52, 101, 164), (114, 159, 207), (32, 74, 135), (160, 190, 225))
 BACKWARD = ((78, 154, 6), (138, 226, 52), (56, 110, 4), (190, 235, 140))
+WEIGHT = ((206, 92, 0), (252, 175, 62))
 BUBBLE, HATCH = (236, 236, 236), (170, 170, 170)
 
 
@@ -40,18 +50,22 @@ def _font() -> ImageFont.ImageFont:
     return ImageFont.load_default_imagefont()
 
 
+def drawn(spec: ScheduleSpec) -> Schedule:
+    """The schedule as pictured: a whole backward twice a forward (B and W one each)."""
+    return simulate(spec, backward=1 if spec.kind in SPLIT else 2)
+
+
 def caption(sched: Schedule) -> str:
-    """The picture's title, e.g. 'GPipe, p=4, m=4: bubble 3/7 = 43% of the step'."""
-    spec, b = sched.spec, sched.bubble
-    v = f", v={spec.v}" if spec.v > 1 else ""
-    return (f"{TITLES[spec.kind]}, p={spec.p}, m={spec.m}{v}: bubble "
-            f"{b.numerator}/{b.denominator} = {round(100 * b)}% of the step")
+    """The picture's title: names and numbers only, e.g. 'GPipe  p=4  m=4'."""
+    spec = sched.spec
+    v = f"  v={spec.v}" if spec.v > 1 else ""
+    return f"{TITLES[spec.kind]}  p={spec.p}  m={spec.m}{v}"
 
 
 def render(spec: ScheduleSpec) -> Image.Image:
     """One schedule as a picture: a row per GPU, a box per operation, the bubble hatched."""
-    sched = simulate(spec)
-    font, slot = _font(), UNIT // spec.v
+    sched = drawn(spec)
+    font, slot = _font(), UNIT // spec.chunks
     width = LEFT + sched.makespan * slot + PAD
     legend_y = TOP + spec.p * (ROW + GAP) + 6
     height = legend_y + 14
@@ -64,30 +78,45 @@ def render(spec: ScheduleSpec) -> Image.Image:
         draw.text((4, y + 4), f"GPU{d + 1}", fill=INK, font=font)
         for t, op in enumerate(sched.row(d)):
             x = LEFT + t * slot
-            box = (x, y, x + slot - 1, y + ROW - 1)
             if op is None:
-                draw.rectangle(box, fill=BUBBLE)
+                draw.rectangle((x, y, x + slot - 1, y + ROW - 1), fill=BUBBLE)
                 # Diagonal hatch in page coordinates, so neighbouring idle slots join up.
                 draw.point([(px, py) for px in range(x, x + slot) for py in range(y, y + ROW)
                             if (px + py) % 5 == 0], fill=HATCH)
-                continue
-            shades = FORWARD if op.kind == "F" else BACKWARD
-            draw.rectangle(box, fill=shades[op.chunk % len(shades)], outline=WHITE)
-            if op.start == t:
-                label = str(op.micro + 1)
-                draw.text((x + (slot * (op.end - op.start) - 6 * len(label)) // 2 + 1, y + 4),
-                          label, fill=WHITE, font=font)
+            elif op.start == t:
+                _box(draw, font, op, x, y, slot * (op.end - op.start))
     draw.line((LEFT, TOP - 2, LEFT + sched.makespan * slot, TOP - 2), fill=GRID)
-    _legend(draw, font, legend_y, spec.v)
+    _legend(draw, font, legend_y, spec)
     return img.resize((width * SCALE, height * SCALE), Image.Resampling.NEAREST)
 
 
-def _legend(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont, y: int, v: int) -> None:
-    items = [(FORWARD[0], "forward"), (BACKWARD[0], "backward")]
-    if v > 1:
-        items = [(FORWARD[c], f"F chunk {c + 1}") for c in range(v)] + [
-            (BACKWARD[c], f"B chunk {c + 1}") for c in range(v)]
-    items.append((BUBBLE, "idle (bubble)"))
+def _shade(kind: str, chunk: int) -> tuple[int, int, int]:
+    shades = {"F": FORWARD, "B": BACKWARD, "W": WEIGHT}[kind]
+    return shades[chunk % len(shades)]
+
+
+def _box(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont, op: Op, x: int, y: int,
+         wide: int) -> None:
+    right, bottom = x + wide - 1, y + ROW - 1
+    if op.kind == "FB":  # DualPipe's overlapped pair: forward over backward, one border
+        draw.rectangle((x, y, right, y + ROW // 2 - 1), fill=_shade("F", op.chunk))
+        draw.rectangle((x, y + ROW // 2, right, bottom), fill=_shade("B", op.chunk2))
+        draw.rectangle((x, y, right, bottom), outline=INK)
+        label = f"{op.micro + 1}+{op.micro2 + 1}"
+    else:
+        draw.rectangle((x, y, right, bottom), fill=_shade(op.kind, op.chunk), outline=WHITE)
+        label = str(op.micro + 1)
+    draw.text((x + (wide - 6 * len(label)) // 2 + 1, y + 4), label, fill=WHITE, font=font)
+
+
+def _legend(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont, y: int,
+            spec: ScheduleSpec) -> None:
+    kinds = "FBW" if spec.kind in SPLIT else "FB"
+    many = max(spec.chunks, spec.paths)
+    marks = "ab" if many > 1 else ""
+    items = [(_shade(k, c), k + (marks[c] if marks else "")) for k in kinds
+             for c in range(max(many, 1))]
+    items.append((BUBBLE, ""))
     x = 4
     for colour, text in items:
         draw.rectangle((x, y + 1, x + 8, y + 9), fill=colour, outline=HATCH)

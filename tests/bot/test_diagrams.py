@@ -7,9 +7,28 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.domain.pipeline import ScheduleSpec, simulate
+from bot.domain.pipeline import ScheduleSpec
 from bot.domain.quiz import default_content_dir, load_quizzes
-from bot.present.diagrams import SPECS, build, caption, main, pixels, render
+from bot.present.diagrams import (
+    BACKWARD,
+    BUBBLE,
+    FORWARD,
+    HATCH,
+    INK,
+    LEFT,
+    ROW,
+    SCALE,
+    SPECS,
+    TOP,
+    UNIT,
+    WEIGHT,
+    build,
+    caption,
+    drawn,
+    main,
+    pixels,
+    render,
+)
 
 IMG = default_content_dir() / "img"
 
@@ -36,15 +55,48 @@ def test_rebuilding_changes_no_pixel(tmp_path: Path):
             assert pixels(fresh) == pixels(first)
 
 
-def test_picture_marks_the_bubble():
+def _at(img: Image.Image, slot: float, gpu: int = 0, dy: int = 2) -> object:
+    """The colour inside a slot's box (a point clear of its label) on a GPU's row."""
+    return img.getpixel((int((LEFT + slot * UNIT + 2) * SCALE), (TOP + gpu * (ROW + 3) + dy)
+                         * SCALE))
+
+
+def test_picture_marks_the_bubble_and_says_no_prose():
     spec = ScheduleSpec("gpipe", 4, 4)
-    img, sched = render(spec), simulate(spec)
-    assert caption(sched) == "GPipe, p=4, m=4: bubble 3/7 = 43% of the step"
+    img = render(spec)
+    # Names and numbers only: the words are in the explanation, in each language.
+    assert caption(drawn(spec)) == "GPipe  p=4  m=4"
     # GPU1's fifth slot is idle in GPipe: hatched grey, not a forward or backward colour.
-    from bot.present.diagrams import BUBBLE, HATCH, LEFT, SCALE, TOP, UNIT
-    x, y = (LEFT + 4 * UNIT + 5) * SCALE, (TOP + 5) * SCALE
-    assert img.getpixel((x, y)) in (BUBBLE, HATCH)
-    assert img.getpixel(((LEFT + 5) * SCALE, y)) not in (BUBBLE, HATCH)
+    assert _at(img, 4) in (BUBBLE, HATCH)
+    assert _at(img, 0) == FORWARD[0]
+
+
+def test_backward_is_drawn_twice_as_long_as_forward():
+    sched = drawn(ScheduleSpec("1f1b", 4, 8))
+    assert {o.end - o.start for o in sched.ops if o.kind == "B"} == {2}
+    img = render(ScheduleSpec("1f1b", 4, 8))
+    # GPU4: F1 in slot 3, then B1 over slots 4 and 5, then F2 in slot 6.
+    assert [_at(img, t, 3) for t in (3, 4, 5, 6)] == [FORWARD[0], BACKWARD[0], BACKWARD[0],
+                                                        FORWARD[0]]
+
+
+def test_zero_bubble_pictures_draw_b_and_w_apart():
+    img = render(ScheduleSpec("zbh1", 4, 8))
+    # GPU4 after its F1 (slot 3): B1, F2, B2, F3, B3, F4, B4, then W1 in slot 11.
+    assert _at(img, 4, 3) == BACKWARD[0] and _at(img, 11, 3) == WEIGHT[0]
+    zbv = render(ScheduleSpec("zbv", 4, 8))
+    # Two half-size chunks a GPU: GPU1 starts with F1..F7 of chunk a, then F1 of chunk b.
+    assert [_at(zbv, t / 2) for t in (0, 6, 7)] == [FORWARD[0], FORWARD[0], FORWARD[1]]
+
+
+def test_dualpipe_draws_an_overlapped_pair_in_one_border():
+    sched = drawn(ScheduleSpec("dualpipe", 4, 8))
+    pair = next(o for o in sched.ops if o.stage == 0 and o.kind == "FB")
+    assert (pair.micro, pair.chunk, pair.micro2, pair.chunk2) == (3, 0, 1, 1)
+    img = render(ScheduleSpec("dualpipe", 4, 8))
+    assert _at(img, pair.start + 1, 0, dy=3) == FORWARD[0]  # forward of direction a on top
+    assert _at(img, pair.start + 1, 0, dy=ROW - 3) == BACKWARD[1]  # backward of b below
+    assert img.getpixel(((LEFT + pair.start * UNIT) * SCALE, (TOP + 2) * SCALE)) == INK
 
 
 def test_usage_error_without_a_folder(capsys):
