@@ -88,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     backup = sub.add_parser("backup", help="consistent copy of the database, safe while the "
                                            "bot runs")
     backup.add_argument("path", type=Path, metavar="PATH", help="new file to write")
+    backup.add_argument("--force", action="store_true", help="replace an existing PATH")
     restore = sub.add_parser("restore", help="replace the database with a backup (bot stopped)")
     restore.add_argument("path", type=Path, metavar="PATH", help="backup file to restore")
     restore.add_argument("--force", action="store_true",
@@ -98,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--chat", metavar="ID",
                         help="only sessions started in this chat (ID or platform:ID)")
     export.add_argument("--output", "-o", metavar="PATH", type=Path,
-                        help="write here instead of standard output")
+                        help="write here instead of standard output (a new file)")
+    export.add_argument("--force", action="store_true", help="replace an existing --output")
     sub.add_parser("check", help="check config, content, database and tokens; start nothing")
     for name in OPS:
         sub.choices[name].add_argument("--config", metavar="PATH", type=Path, help=config_help)

@@ -1,32 +1,43 @@
 """`quizbot backup|restore|stats|export|check`: operations on a deployment, no bot started.
 
-Each reads the same config as `quizbot run` and touches the database only through
-`bot.store.ops` and `bot.store.report` (read-only, except restore). A refusal prints one line
-naming what is wrong and returns 1.
+Each reads the same config as `quizbot run` and works on either store: SQLite through
+`bot.store.ops` (the stdlib's backup API), PostgreSQL through `bot.store.pg_ops`
+(`pg_dump`/`pg_restore`); stats, export and check read through `bot.store.reader`, which
+never migrates or writes. A refusal prints one line naming what is wrong and returns 1.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from bot.app.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.domain.quiz import Quiz, load_all
-from bot.store import ops, report
+from bot.store import ops, pg_ops, report
+from bot.store.files import PlaceError, refuse_existing, write_new
+from bot.store.migrate import migrations
+from bot.store.reader import open_reader, postgres_summary
 from bot.store.sqlite import path_from_url
+from bot.store.urls import redact, scheme_of
 
 EXIT_OK, EXIT_ERROR = 0, 1
+Refusal = (ops.OpsError, pg_ops.PgOpsError, StoreRefused, PlaceError, ConfigError)
 
 
-def database(config: Config) -> Path:
-    """The SQLite file the config points at (these commands know SQLite only)."""
-    if not config.storage_url.startswith("sqlite:"):
-        raise ConfigError("storage.url: backup, restore, stats, export and check work on "
-                          "SQLite; for PostgreSQL use pg_dump / pg_restore")
-    return path_from_url(config.storage_url)
+def _postgres(config: Config) -> bool:
+    return scheme_of(config.storage_url) == "postgresql"
+
+
+def _password(config: Config) -> str:
+    return config.storage_password.reveal()
+
+
+def _where(config: Config) -> str:
+    return redact(config.storage_url) if _postgres(config) else str(path_from_url(
+        config.storage_url))
 
 
 def _quizzes(config: Config) -> dict[str, Quiz]:
@@ -41,12 +52,19 @@ def _fail(message: str) -> int:
 
 
 def backup(config: Config, args: argparse.Namespace) -> int:
-    """quizbot backup PATH."""
+    """quizbot backup PATH [--force]."""
     try:
-        done = ops.backup(database(config), args.path)
-    except ops.OpsError as exc:
+        if _postgres(config):
+            archive = pg_ops.dump(config.storage_url, _password(config), args.path,
+                                  force=args.force)
+            print(f"backed up {_where(config)} to {args.path} (pg_dump custom format): schema "
+                  f"version {max(archive.versions, default=0)}, {len(archive.entries)} "
+                  f"entries, {args.path.stat().st_size} bytes")
+            return EXIT_OK
+        done = ops.backup(path_from_url(config.storage_url), args.path, force=args.force)
+    except Refusal as exc:
         return _fail(str(exc))
-    print(f"backed up {database(config)} to {done.path}: schema version {done.version}, "
+    print(f"backed up {_where(config)} to {done.path}: schema version {done.version}, "
           f"{done.answers} answers, {done.bytes} bytes, integrity ok")
     return EXIT_OK
 
@@ -54,35 +72,60 @@ def backup(config: Config, args: argparse.Namespace) -> int:
 def restore(config: Config, args: argparse.Namespace) -> int:
     """quizbot restore PATH [--force]."""
     try:
-        done = ops.restore(args.path, database(config), force=args.force)
-    except (ops.OpsError, StoreRefused) as exc:
+        if _postgres(config):
+            return _restore_postgres(config, args)
+        done = ops.restore(args.path, path_from_url(config.storage_url), force=args.force)
+    except Refusal as exc:
         return _fail(str(exc))
-    print(f"restored {args.path} into {database(config)}: schema version {done.version}, "
+    print(f"restored {args.path} into {_where(config)}: schema version {done.version}, "
           f"{done.answers} answers" + (" (newer activity discarded)" if done.replaced_newer
                                        else ""))
     return EXIT_OK
 
 
+def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
+    archive = pg_ops.read_archive(args.path)
+    problem = pg_ops.archive_problem(archive, pg_ops.quizbot_tables(),
+                                     migrations("postgres")[-1][0])
+    if problem:
+        return _fail(f"{args.path}: refused: {problem}")
+    newer = asyncio.run(pg_ops.guard_restore(config.storage_url, _password(config), archive,
+                                             force=args.force))
+    pg_ops.restore(config.storage_url, _password(config), args.path)
+    print(f"restored {args.path} into {_where(config)}: schema version "
+          f"{max(archive.versions)}" + (" (newer activity discarded)" if newer else ""))
+    return EXIT_OK
+
+
 def stats(config: Config, args: argparse.Namespace) -> int:
     """quizbot stats."""
+    async def read() -> report.Overview:
+        async with open_reader(config.storage_url, _password(config)) as reader:
+            return await report.overview(reader, _quizzes(config))
+
     try:
-        with ops.reading(database(config)) as conn:
-            view = report.overview(conn, _quizzes(config))
-    except ops.OpsError as exc:
+        view = asyncio.run(read())
+    except Refusal as exc:
         return _fail(str(exc))
     print(report.format_overview(view))
     return EXIT_OK
 
 
 def export(config: Config, args: argparse.Namespace) -> int:
-    """quizbot export --format csv|json [--chat ID] [--output PATH]."""
+    """quizbot export --format csv|json [--chat ID] [--output PATH [--force]]."""
     scope = report.Scope.parse(args.chat)
     quizzes = _quizzes(config)
+
+    async def read() -> tuple[list[report.Learner], list[report.QuestionRow]]:
+        async with open_reader(config.storage_url, _password(config)) as reader:
+            return (await report.learners(reader, scope, quizzes),
+                    await report.question_rows(reader, scope, quizzes))
+
     try:
-        with ops.reading(database(config)) as conn:
-            learners = report.learners(conn, scope, quizzes)
-            questions = report.question_rows(conn, scope, quizzes)
-    except ops.OpsError as exc:
+        if args.output is not None:  # refuse a bad target before reading anything
+            refuse_existing(args.output, force=args.force)
+        learners, questions = asyncio.run(read())
+    except Refusal as exc:
         return _fail(str(exc))
     if args.chat and not learners:
         return _fail(f"no sessions were started in chat {args.chat}")
@@ -90,13 +133,21 @@ def export(config: Config, args: argparse.Namespace) -> int:
             else report.export_json(learners, questions, scope))
     if args.output is None:
         sys.stdout.write(text)
-    else:
-        try:
-            args.output.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            return _fail(f"{args.output}: cannot be written: {exc.strerror}")
-        print(f"wrote {len(learners)} learner record(s) to {args.output}", file=sys.stderr)
+        return EXIT_OK
+    try:
+        write_new(args.output, text.encode("utf-8"), force=args.force)
+    except PlaceError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"{args.output}: cannot be written: {exc.strerror}")
+    print(f"wrote {len(learners)} learner record(s) to {args.output}", file=sys.stderr)
     return EXIT_OK
+
+
+def _database_line(config: Config) -> str:
+    if _postgres(config):
+        return asyncio.run(postgres_summary(config.storage_url, _password(config)))
+    return ops.inspect(path_from_url(config.storage_url))
 
 
 def check(config: Config, args: argparse.Namespace) -> int:
@@ -113,8 +164,8 @@ def check(config: Config, args: argparse.Namespace) -> int:
         results.append((True, f"content: {len(quizzes)} quiz(zes) in {config.content_dir}: "
                         + ", ".join(sorted(quizzes))))
     try:
-        results.append((True, "database: " + ops.inspect(database(config))))
-    except (ops.OpsError, ConfigError) as exc:
+        results.append((True, "database: " + _database_line(config)))
+    except Refusal as exc:
         results.append((False, f"database: {exc}"))
     tokens = []
     for name, enabled, token, env in (

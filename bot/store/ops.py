@@ -2,8 +2,12 @@
 
 These run in `quizbot backup|restore|stats|export|check`, a separate process from the bot,
 with the stdlib `sqlite3` (no event loop: nothing here runs inside `async def`). Only
-`restore` writes, and only to the target through SQLite's backup API, which keeps the
-target's WAL and shared-memory files consistent where a file copy would not.
+`restore` writes the database, and only by renaming a complete, checked copy into place.
+
+A file is taken for a quizbot database only when its schema is exactly the one quizbot's
+migrations make (every table, column, index, trigger and view, and the application id):
+a crafted backup carrying a trigger of its own, or another program's file that happens
+to have a `schema_migrations` table, is refused before anything is written.
 
 The in-use lock is an advisory `flock` on `<database>.lock`: every process that opens the
 store through `bot.app.compose.open_app` holds it shared for as long as the store is open; `restore`
@@ -16,13 +20,17 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from bot.domain.errors import StoreRefused
-from bot.store.migrate import SQLITE_HEADER, migrations
+from bot.store.files import PlaceError, new_file
+from bot.store.migrate import APPLICATION_ID, SQLITE_HEADER, migrations, statements
 
 
 class OpsError(Exception):
@@ -85,11 +93,76 @@ def _connect_ro(db: Path) -> sqlite3.Connection:
 
 def schema_version(conn: sqlite3.Connection) -> int:
     """MAX(version) recorded in schema_migrations."""
-    return int(conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] or 0)
+    try:
+        return int(conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] or 0)
+    except (sqlite3.DatabaseError, TypeError, ValueError) as exc:
+        raise OpsError(f"its schema_migrations table cannot be read ({exc})") from None
 
 
 def _integrity(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("PRAGMA integrity_check")]
+
+
+# --- the schema quizbot makes ----------------------------------------------------------------
+
+SchemaObject = tuple[str, str, str, str]  # type, name, table, SQL with white space folded
+
+
+def schema_of(conn: sqlite3.Connection) -> frozenset[SchemaObject]:
+    """Every table, index, trigger and view (SQLite's own `sqlite_*` objects aside)."""
+    rows = conn.execute("SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master "
+                        "WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                        "AND name != 'schema_migrations'").fetchall()
+    return frozenset((str(k), str(n), str(tb), " ".join(str(s).split())) for k, n, tb, s in rows)
+
+
+@cache
+def expected_schema(version: int) -> frozenset[SchemaObject]:
+    """The schema quizbot's own migrations 1..`version` make, built in memory."""
+    with contextlib.closing(sqlite3.connect(":memory:", isolation_level=None)) as conn:
+        for number, _, sql in migrations("sqlite"):
+            if number > version:
+                break
+            conn.execute("BEGIN")
+            for statement in statements(sql):
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        return schema_of(conn)
+
+
+def schema_problem(conn: sqlite3.Connection, version: int) -> str | None:
+    """Why this is not exactly a quizbot database at `version` (None when it is)."""
+    recorded = [(int(v), str(n)) for v, n in conn.execute(
+        "SELECT version, name FROM schema_migrations ORDER BY version")]
+    known = [(v, n) for v, n, _ in migrations("sqlite") if v <= version]
+    if recorded != known:
+        return "its schema_migrations table records migrations quizbot never had"
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if app_id != APPLICATION_ID and (version >= _APP_ID_SINCE or app_id != 0):
+        return f"it is another application's database (application_id {app_id:#010x})"
+    found, expected = schema_of(conn), expected_schema(version)
+    extra = sorted(f"{kind} {name}" for kind, name, _, _ in found - expected)
+    missing = sorted(f"{kind} {name}" for kind, name, _, _ in expected - found)
+    if extra or missing:
+        parts = ([f"has {', '.join(extra[:3])} that quizbot did not create"] if extra else []) \
+            + ([f"lacks {', '.join(missing[:3])}"] if missing else [])
+        return f"its schema is not quizbot's ({'; '.join(parts)})"
+    return None
+
+
+_APP_ID_SINCE = 4  # migration 0004 set the application id; older databases carry 0
+
+
+def _checked(conn: sqlite3.Connection, db: Path) -> int:
+    """The schema version of an exact quizbot database; OpsError for anything else."""
+    version, latest = schema_version(conn), latest_version()
+    if version > latest:
+        raise OpsError(f"{db}: its schema is version {version}, newer than this quizbot "
+                       f"understands ({latest}); use the quizbot that wrote it")
+    problem = schema_problem(conn, version)
+    if problem:
+        raise OpsError(f"{db}: refused: {problem}")
+    return version
 
 
 def last_activity(conn: sqlite3.Connection) -> float:
@@ -102,6 +175,19 @@ def last_activity(conn: sqlite3.Connection) -> float:
     return float(row[0] or 0.0)
 
 
+def _open_checked(db: Path) -> sqlite3.Connection:
+    """A read-only connection to an exact quizbot database; OpsError for anything else."""
+    conn = _connect_ro(db)
+    try:
+        _checked(conn, db)
+    except (OpsError, sqlite3.DatabaseError) as exc:
+        conn.close()
+        if isinstance(exc, OpsError):
+            raise
+        raise OpsError(f"{db}: cannot be read ({exc})") from None
+    return conn
+
+
 # --- backup --------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -112,35 +198,33 @@ class BackupResult:
     bytes: int
 
 
-def backup(db: Path, target: Path) -> BackupResult:
+def backup(db: Path, target: Path, *, force: bool = False) -> BackupResult:
     """A consistent copy of `db` at `target` while the bot keeps running.
 
     SQLite's online backup API in one step reads one snapshot of the database (in WAL mode
     that never blocks the bot's writer), so the copy holds exactly the transactions
-    committed when it started. Written to a temporary file, checked, then renamed into
-    place: `target` is either absent or a complete, verified backup.
+    committed when it started. Written in a private folder, checked, then put into place
+    (`bot.store.files`): `target` is either as it was or a complete, verified backup, and
+    no symlink is ever followed.
     """
-    if target.exists():
-        raise OpsError(f"{target}: already exists; choose a new name (backups never overwrite)")
-    if not target.parent.is_dir():
-        raise OpsError(f"{target.parent}: no such folder")
-    partial = target.with_name(f".{target.name}.partial")
-    with contextlib.closing(_connect_ro(db)) as src:
-        try:
-            with contextlib.closing(sqlite3.connect(partial)) as dst:
-                src.backup(dst)  # pages=-1: everything in one step, one snapshot
-                # A backup is one file: no -wal to lose when it is copied elsewhere.
-                dst.execute("PRAGMA journal_mode = DELETE")
-                verdict = _integrity(dst)
-                if verdict != ["ok"]:
-                    raise OpsError(f"the copy failed its integrity check: {verdict[:3]}")
-                version = schema_version(dst)
-                answers = int(dst.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
-            os.replace(partial, target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                partial.unlink()
+    try:
+        with contextlib.closing(_open_checked(db)) as src, new_file(target, force=force) as tmp:
+            version, answers = _copy_checked(src, tmp)
+    except PlaceError as exc:
+        raise OpsError(str(exc)) from None
     return BackupResult(target, version, answers, target.stat().st_size)
+
+
+def _copy_checked(src: sqlite3.Connection, tmp: Path) -> tuple[int, int]:
+    """Copy `src` into the new file `tmp` as one self-contained file; (version, answers)."""
+    with contextlib.closing(sqlite3.connect(tmp)) as dst:
+        src.backup(dst)  # pages=-1: everything in one step, one snapshot
+        # One file: no -wal to lose when it is copied elsewhere.
+        dst.execute("PRAGMA journal_mode = DELETE")
+        verdict = _integrity(dst)
+        if verdict != ["ok"]:
+            raise OpsError(f"the copy failed its integrity check: {verdict[:3]}")
+        return schema_version(dst), int(dst.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
 
 
 # --- restore -------------------------------------------------------------------------------
@@ -155,37 +239,59 @@ class RestoreResult:
 def restore(source: Path, db: Path, *, force: bool = False) -> RestoreResult:
     """Replace the database at `db` with the backup at `source`.
 
-    Refuses when: a quizbot process has `db` open; the backup is damaged or comes from a
-    newer quizbot (its schema is ahead of this code's migrations); or `db` holds activity
-    newer than anything in the backup (restoring would throw it away) unless `force`.
+    Refuses when: the backup is damaged, is not exactly a quizbot database, or comes from a
+    newer quizbot; a quizbot process has `db` open; or `db` holds activity newer than
+    anything in the backup (restoring would throw it away) unless `force`. The copy is
+    written and checked in a private folder beside `db`, then renamed over it.
     """
-    with contextlib.closing(_connect_ro(source)) as src:
+    if db.is_symlink():
+        raise OpsError(f"{db}: is a symbolic link; point storage.url at the real file")
+    with contextlib.closing(_open_checked(source)) as src:
         verdict = _integrity(src)
         if verdict != ["ok"]:
             raise OpsError(f"{source}: fails its integrity check ({'; '.join(verdict[:3])})")
-        version, latest = schema_version(src), latest_version()
-        if version > latest:
-            raise OpsError(f"{source}: its schema is version {version}, newer than this "
-                           f"quizbot understands ({latest}); restore it with a newer quizbot")
-        with hold(db, exclusive=True):
-            newer = False
-            if db.exists() and db.stat().st_size > 0:
-                with contextlib.closing(_connect_ro(db)) as current:
-                    newer = last_activity(current) > last_activity(src)
-                    if schema_version(current) > latest:
-                        raise OpsError(f"{db}: its schema is newer than this quizbot "
-                                       f"understands; restore with the quizbot that wrote it")
-                if newer and not force:
-                    raise OpsError(
-                        f"{db}: holds activity newer than the backup {source}; restoring "
-                        f"would lose it. Back it up first (quizbot backup PATH), then repeat "
-                        f"with --force")
-            with contextlib.closing(sqlite3.connect(db, timeout=0)) as dst:
-                src.backup(dst)
-                answers = int(dst.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
-                if _integrity(dst) != ["ok"]:
-                    raise OpsError(f"{db}: failed its integrity check after the restore")
+        existed = db.exists()
+        try:
+            with hold(db, exclusive=True):
+                newer = _refuse_newer(source, src, db, force=force)
+                folder = db.parent if str(db.parent) else Path(".")
+                private = Path(tempfile.mkdtemp(prefix=f".{db.name}.restore.", dir=folder))
+                try:
+                    version, answers = _copy_checked(src, private / db.name)
+                    _retire(db)
+                    os.replace(private / db.name, db)
+                finally:
+                    shutil.rmtree(private, ignore_errors=True)
+        except BaseException:
+            if not existed and db.exists() and db.stat().st_size == 0:
+                db.unlink()  # only the lock file `hold` made: leave no trace
+            raise
     return RestoreResult(version, answers, newer)
+
+
+def _refuse_newer(source: Path, src: sqlite3.Connection, db: Path, *, force: bool) -> bool:
+    """Whether `db` holds newer activity than the backup; OpsError unless `force`."""
+    if not db.exists() or db.stat().st_size == 0:
+        return False
+    with contextlib.closing(_open_checked(db)) as current:
+        newer = last_activity(current) > last_activity(src)
+    if newer and not force:
+        raise OpsError(
+            f"{db}: holds activity newer than the backup {source}; restoring would lose it. "
+            f"Back it up first (quizbot backup PATH), then repeat with --force")
+    return newer
+
+
+def _retire(db: Path) -> None:
+    """Fold the old database's WAL into it and drop its side files, so none of them is
+    applied to the file renamed into its place."""
+    if db.exists() and db.stat().st_size > 0:
+        with contextlib.closing(sqlite3.connect(db, timeout=0)) as old:
+            old.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            old.execute("PRAGMA journal_mode = DELETE")
+    for side in (Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")):
+        with contextlib.suppress(FileNotFoundError):
+            side.unlink()
 
 
 # --- inspection (check) --------------------------------------------------------------------
@@ -198,16 +304,17 @@ def inspect(db: Path) -> str:
             raise OpsError(f"{db}: does not exist and {parent} is not writable")
         return f"{db}: not created yet (it will be on first start)"
     with contextlib.closing(_connect_ro(db)) as conn:
-        verdict = [r[0] for r in conn.execute("PRAGMA quick_check")]
-        if verdict != ["ok"]:
-            raise OpsError(f"{db}: is corrupt ({'; '.join(verdict[:3])})")
-        version, latest = schema_version(conn), latest_version()
-        if version > latest:
-            raise OpsError(f"{db}: schema version {version} is newer than this quizbot "
-                           f"({latest})")
-        counts = conn.execute("SELECT (SELECT COUNT(*) FROM users), "
-                              "(SELECT COUNT(*) FROM sessions), "
-                              "(SELECT COUNT(*) FROM answers)").fetchone()
+        try:
+            verdict = [r[0] for r in conn.execute("PRAGMA quick_check")]
+            if verdict != ["ok"]:
+                raise OpsError(f"{db}: is corrupt ({'; '.join(verdict[:3])})")
+            version = _checked(conn, db)
+            counts = conn.execute("SELECT (SELECT COUNT(*) FROM users), "
+                                  "(SELECT COUNT(*) FROM sessions), "
+                                  "(SELECT COUNT(*) FROM answers)").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise OpsError(f"{db}: cannot be read ({exc})") from None
+    latest = latest_version()
     pending = f", {latest - version} migration(s) to apply at start" if version < latest else ""
     return (f"{db}: schema version {version}{pending}; {counts[0]} users, {counts[1]} "
             f"sessions, {counts[2]} answers")
@@ -215,6 +322,6 @@ def inspect(db: Path) -> str:
 
 @contextlib.contextmanager
 def reading(db: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection for stats and export (closed on exit)."""
-    with contextlib.closing(_connect_ro(db)) as conn:
+    """A read-only connection to an exact quizbot database, for stats and export."""
+    with contextlib.closing(_open_checked(db)) as conn:
         yield conn

@@ -1,5 +1,8 @@
 """What `quizbot stats` and `quizbot export` read from the database: SELECTs only.
 
+Written once for both dialects (run through a `Reader`): booleans are compared as
+`CAST(x AS INTEGER)` and every aggregate is spelled the way SQLite and PostgreSQL share.
+
 Per-question figures count answers given in full attempts (review sessions re-ask missed
 questions, which would skew accuracy toward the hard ones), like the in-chat /stats.
 An option is named by its letter in the quiz file's order (A = the first option written),
@@ -11,12 +14,12 @@ from __future__ import annotations
 import csv
 import io
 import json
-import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.domain.quiz import Quiz
+from bot.store.reader import Reader
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -54,7 +57,7 @@ class Scope:
         if self.platform is not None:
             clauses.append(f"{alias}.platform = ?")
             params.append(self.platform)
-        return (" AND ".join(clauses) or "1"), tuple(params)
+        return (" AND ".join(clauses) or "1 = 1"), tuple(params)
 
 
 @dataclass(frozen=True)
@@ -81,32 +84,33 @@ class Overview:
     questions: Sequence[QuestionRow]
 
 
-def question_rows(conn: sqlite3.Connection, scope: Scope,
-                  quizzes: Mapping[str, Quiz] | None = None) -> list[QuestionRow]:
+async def question_rows(read: Reader, scope: Scope,
+                        quizzes: Mapping[str, Quiz] | None = None) -> list[QuestionRow]:
     """Accuracy and the most chosen wrong option of every question answered in scope."""
     cond, params = scope.where()
-    rows = conn.execute(
-        "WITH a AS (SELECT s.quiz_id, a.question_id, a.chosen, a.correct FROM answers a "
+    rows = await read.rows(
+        "WITH a AS (SELECT s.quiz_id, a.question_id, a.chosen, "
+        "CAST(a.correct AS INTEGER) AS correct FROM answers a "
         f"JOIN sessions s ON s.id = a.session_id WHERE s.kind = 'full' AND {cond}), "
         "wrong AS (SELECT quiz_id, question_id, chosen, COUNT(*) AS n, ROW_NUMBER() OVER ("
         "PARTITION BY quiz_id, question_id ORDER BY COUNT(*) DESC, chosen) AS rank "
         "FROM a WHERE correct = 0 GROUP BY quiz_id, question_id, chosen) "
         "SELECT a.quiz_id, a.question_id, COUNT(*), SUM(a.correct), w.chosen, w.n FROM a "
         "LEFT JOIN wrong w ON w.quiz_id = a.quiz_id AND w.question_id = a.question_id "
-        "AND w.rank = 1 GROUP BY a.quiz_id, a.question_id ORDER BY a.quiz_id, a.question_id",
-        params).fetchall()
+        "AND w.rank = 1 GROUP BY a.quiz_id, a.question_id, w.chosen, w.n "
+        "ORDER BY a.quiz_id, a.question_id", params)
     out = [QuestionRow(r[0], r[1], int(r[2]), int(r[3]), letter(r[4]), int(r[5] or 0),
                        *_texts(quizzes, r[0], r[1], r[4])) for r in rows]
     return _in_file_order(out, quizzes)
 
 
-def overview(conn: sqlite3.Connection, quizzes: Mapping[str, Quiz] | None = None) -> Overview:
+async def overview(read: Reader, quizzes: Mapping[str, Quiz] | None = None) -> Overview:
     """Counts of users, sessions by status and answers, and every question's figures."""
-    users = int(conn.execute("SELECT COUNT(*) FROM users").fetchone()[0])
-    sessions = {r[0]: int(r[1]) for r in conn.execute(
+    users = int((await read.rows("SELECT COUNT(*) FROM users"))[0][0])
+    sessions = {r[0]: int(r[1]) for r in await read.rows(
         "SELECT status, COUNT(*) FROM sessions GROUP BY status ORDER BY status")}
-    answers = int(conn.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
-    return Overview(users, sessions, answers, question_rows(conn, Scope(), quizzes))
+    answers = int((await read.rows("SELECT COUNT(*) FROM answers"))[0][0])
+    return Overview(users, sessions, answers, await question_rows(read, Scope(), quizzes))
 
 
 def format_overview(view: Overview) -> str:
@@ -158,26 +162,29 @@ class Learner:
     questions: list[LearnerQuestion] = field(default_factory=list)
 
 
-def learners(conn: sqlite3.Connection, scope: Scope,
-             quizzes: Mapping[str, Quiz] | None = None) -> list[Learner]:
+async def learners(read: Reader, scope: Scope,
+                   quizzes: Mapping[str, Quiz] | None = None) -> list[Learner]:
     """Every learner with a full attempt in scope, per quiz, with their per-question record."""
     cond, params = scope.where()
-    heads = conn.execute(
-        "SELECT s.platform, s.user_id, COALESCE(u.display_name, ''), s.quiz_id, COUNT(*), "
-        "SUM(s.status = 'finished'), MAX(CASE WHEN s.status = 'finished' THEN s.score END), "
+    heads = await read.rows(
+        "SELECT s.platform, s.user_id, MAX(COALESCE(u.display_name, '')), s.quiz_id, "
+        "COUNT(*), SUM(CASE WHEN s.status = 'finished' THEN 1 ELSE 0 END), "
+        "MAX(CASE WHEN s.status = 'finished' THEN s.score END), "
         "(SELECT l.score FROM sessions l WHERE l.platform = s.platform AND l.user_id = s.user_id "
         "AND l.quiz_id = s.quiz_id AND l.kind = 'full' AND l.status = 'finished' "
         f"AND {scope.where('l')[0]} ORDER BY l.finished_at DESC, l.id DESC LIMIT 1) "
         "FROM sessions s LEFT JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
         f"WHERE s.kind = 'full' AND {cond} GROUP BY s.platform, s.user_id, s.quiz_id "
-        "ORDER BY s.quiz_id, s.platform, s.user_id", scope.where("l")[1] + params).fetchall()
+        "ORDER BY s.quiz_id, s.platform, s.user_id", scope.where("l")[1] + params)
     per_question: dict[tuple[str, str, str], list[LearnerQuestion]] = {}
-    for r in conn.execute(
-            "SELECT s.platform, s.user_id, s.quiz_id, a.question_id, COUNT(*), SUM(a.correct), "
-            "(SELECT la.chosen || ':' || la.correct FROM answers la JOIN sessions ls "
+    for r in await read.rows(
+            "SELECT s.platform, s.user_id, s.quiz_id, a.question_id, COUNT(*), "
+            "SUM(CAST(a.correct AS INTEGER)), (SELECT la.chosen || ':' || "
+            "CAST(CAST(la.correct AS INTEGER) AS TEXT) FROM answers la JOIN sessions ls "
             "ON ls.id = la.session_id WHERE ls.platform = s.platform AND ls.user_id = s.user_id "
             "AND ls.quiz_id = s.quiz_id AND ls.kind = 'full' AND la.question_id = a.question_id "
-            f"AND {scope.where('ls')[0]} ORDER BY la.answered_at DESC LIMIT 1) "
+            f"AND {scope.where('ls')[0]} ORDER BY la.answered_at DESC, la.session_id DESC "
+            "LIMIT 1) "
             "FROM answers a JOIN sessions s ON s.id = a.session_id "
             f"WHERE s.kind = 'full' AND {cond} "
             "GROUP BY s.platform, s.user_id, s.quiz_id, a.question_id",
@@ -210,10 +217,25 @@ CSV_COLUMNS = ("platform", "user_id", "display_name", "quiz_id", "sessions_start
                "correct", "last_option", "last_correct")
 
 
+# A cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): a display name such
+# as =HYPERLINK(...), +1+2 or @SUM(1,1) must arrive as text, so it is prefixed with '.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """`value` as a CSV cell no spreadsheet runs as a formula (numbers pass unchanged)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
 def export_csv(rows: list[Learner]) -> str:
-    """One row per learner and question (learner columns repeat: a spreadsheet pivots it)."""
+    """One row per learner and question (learner columns repeat: a spreadsheet pivots it).
+
+    Text cells that begin like a formula (`=`, `+`, `-`, `@`, tab, carriage return) are
+    prefixed with `'` so a spreadsheet shows them instead of running them."""
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv.writer(buf, lineterminator="\r\n")  # RFC 4180: a CR inside a cell is quoted
     writer.writerow(CSV_COLUMNS)
     for r in rows:
         head = [r.platform, r.user_id, r.display_name, r.quiz_id, r.sessions_started,
@@ -222,7 +244,7 @@ def export_csv(rows: list[Learner]) -> str:
         for q in r.questions or blank:
             tail = ["", "", "", "", ""] if q is None else [
                 q.question_id, q.answered, q.correct, q.last_option, int(q.last_correct)]
-            writer.writerow(head + tail)
+            writer.writerow([csv_cell(c) for c in head + tail])
     return buf.getvalue()
 
 

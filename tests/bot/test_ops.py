@@ -20,6 +20,8 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.store import ops, report
+from bot.store.protocol import Store
+from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 
@@ -196,7 +198,9 @@ async def play(engine: Engine, quizzes: dict[str, Quiz], actor: Actor, picks: li
 
 
 async def test_export_and_stats_match_the_sessions_played(
-        engine: Engine, store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
+        backend_store: Store, store_url: str, quizzes: dict[str, Quiz]) -> None:
+    """The same figures from a SQLite file and from PostgreSQL: one report over both."""
+    engine = Engine(backend_store, quizzes, rng=random.Random(7))
     alice = Actor("telegram", "1", chat_id="-100", display_name="Alice")
     bob = Actor("telegram", "2", chat_id="-100", display_name="Bob")
     carol = Actor("telegram", "3", display_name="Carol")  # private chat, unfinished
@@ -205,11 +209,12 @@ async def test_export_and_stats_match_the_sessions_played(
     carol_chose = await play(engine, quizzes, carol, [True, True, False])
     order = [q.id for q in quizzes["parallelism"].questions]
 
-    with ops.reading(store.path) as conn:
-        group = report.learners(conn, report.Scope.parse("telegram:-100"), quizzes)
-        group_questions = report.question_rows(conn, report.Scope.parse("-100"), quizzes)
-        everyone = report.learners(conn, report.Scope(), quizzes)
-        view = report.overview(conn, quizzes)
+    async with open_reader(store_url) as reader:
+        group = await report.learners(reader, report.Scope.parse("telegram:-100"), quizzes)
+        group_questions = await report.question_rows(reader, report.Scope.parse("-100"),
+                                                     quizzes)
+        everyone = await report.learners(reader, report.Scope(), quizzes)
+        view = await report.overview(reader, quizzes)
 
     data = json.loads(report.export_json(group, group_questions,
                                          report.Scope.parse("telegram:-100")))

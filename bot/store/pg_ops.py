@@ -1,0 +1,230 @@
+"""Backup and restore of a PostgreSQL store through `pg_dump` / `pg_restore`.
+
+PostgreSQL's own tools make the only consistent copy of a live database (one snapshot,
+the bot never waits), in the custom format (`--format=custom`: compressed, and read back
+by `pg_restore`, which can list an archive's contents before restoring any of it). The
+tools are found on PATH, else in the newest `/usr/lib/postgresql/*/bin`. The password goes
+to them in the environment (`PGPASSWORD`), never on a command line other users can read.
+
+A restore first lists the archive and accepts it only when every entry is one of quizbot's
+tables, sequences, indexes and constraints: a crafted archive carrying a trigger, function,
+view or any other object is refused before anything is written. It then runs in one
+transaction (`--single-transaction --exit-on-error`), so the database is either the backup
+or unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+
+from bot.store.files import PlaceError, new_file
+from bot.store.urls import split_password
+
+PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
+TIMEOUT = 3600.0
+# What a quizbot archive may hold (pg_restore --list's "desc" column).
+ALLOWED_KINDS = frozenset({
+    "TABLE", "TABLE DATA", "SEQUENCE", "SEQUENCE SET", "SEQUENCE OWNED BY", "DEFAULT",
+    "CONSTRAINT", "FK CONSTRAINT", "INDEX", "ENCODING", "STDSTRINGS", "SEARCHPATH",
+    "DATABASE PROPERTIES",
+})
+_TOC_LINE = re.compile(r"^\d+;\s+\d+\s+\d+\s+(?P<rest>.+)$")
+
+
+class PgOpsError(Exception):
+    """A refusal or a failed tool run, as one line for the maintainer."""
+
+
+def find_tool(name: str) -> str:
+    """The path of a PostgreSQL client tool; PgOpsError naming how to get it."""
+    found = shutil.which(name)
+    if found:
+        return found
+    for folder in sorted(Path("/").glob(PG_BIN_GLOB.lstrip("/")), key=_version_key,
+                         reverse=True):
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    raise PgOpsError(f"{name} was not found on PATH or in {PG_BIN_GLOB}; install the "
+                     "PostgreSQL client tools (e.g. apt-get install postgresql-client)")
+
+
+def _version_key(folder: Path) -> tuple[int, ...]:
+    digits = re.findall(r"\d+", folder.parent.name)
+    return tuple(int(d) for d in digits) or (0,)
+
+
+def _run(args: list[str], password: str, what: str) -> str:
+    # TZ=UTC: the archive records its creation time in the dumping side's local time.
+    env = {**os.environ, "TZ": "UTC", **({"PGPASSWORD": password} if password else {})}
+    env.setdefault("PGCONNECT_TIMEOUT", "10")
+    try:
+        done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=TIMEOUT,
+                              check=False)
+    except subprocess.TimeoutExpired:
+        raise PgOpsError(f"{what} did not finish within {TIMEOUT:.0f} s") from None
+    if done.returncode != 0:
+        lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
+        detail = lines[-1] if lines else f"exit code {done.returncode}"
+        raise PgOpsError(f"{what} failed: {_scrub(detail, password)}")
+    return done.stdout
+
+
+def _scrub(text: str, password: str) -> str:
+    return text.replace(password, "***") if password else text
+
+
+@dataclass(frozen=True)
+class Archive:
+    """What `pg_restore --list` tells of an archive."""
+
+    created: str  # "Archive created at ..." as the tool prints it
+    entries: tuple[tuple[str, str], ...]  # (kind, name)
+    versions: tuple[int, ...]  # schema_migrations versions recorded in it
+
+
+def read_archive(path: Path) -> Archive:
+    """List a custom-format archive and read its schema versions; PgOpsError if unreadable."""
+    if not path.is_file() or path.is_symlink():
+        raise PgOpsError(f"{path}: no such backup file")
+    tool = find_tool("pg_restore")
+    listing = _run([tool, "--list", str(path)], "", f"reading {path}")
+    created, entries = "", []
+    for line in listing.splitlines():
+        if line.startswith(";") and "Archive created at" in line:
+            created = line.split("Archive created at", 1)[1].strip()
+        match = _TOC_LINE.match(line)
+        if match:
+            entries.append(_entry(match["rest"]))
+    data = _run([tool, "--data-only", "--table=schema_migrations", "--file=-", str(path)],
+                "", f"reading {path}")
+    return Archive(created, tuple(entries), tuple(_copied_versions(data)))
+
+
+def _entry(rest: str) -> tuple[str, str]:
+    """(kind, object name) from the part of a TOC line after its ids."""
+    words = rest.split()
+    for size in (3, 2, 1):  # the longest kind first: "SEQUENCE OWNED BY", "TABLE DATA"
+        kind = " ".join(words[:size])
+        if kind in ALLOWED_KINDS:
+            tail = words[size:]
+            # "<schema> <name> <owner>" for most kinds; "-" for a missing schema
+            name = tail[1] if len(tail) >= 2 else (tail[0] if tail else "")
+            return kind, name
+    return " ".join(words[:2]), " ".join(words[2:4])
+
+
+def _copied_versions(sql: str) -> list[int]:
+    versions, inside = [], False
+    for line in sql.splitlines():
+        if line.startswith("COPY ") and "schema_migrations" in line:
+            inside = True
+        elif inside and line == "\\.":
+            inside = False
+        elif inside and line.split("\t", 1)[0].isdigit():
+            versions.append(int(line.split("\t", 1)[0]))
+    return versions
+
+
+def archive_problem(archive: Archive, tables: set[str], latest: int) -> str | None:
+    """Why this archive is not a quizbot backup this quizbot can restore (None if it is)."""
+    if not archive.versions:
+        return "it holds no schema_migrations rows: it is not a quizbot backup"
+    if max(archive.versions) > latest:
+        return (f"its schema is version {max(archive.versions)}, newer than this quizbot "
+                f"understands ({latest}); restore it with a newer quizbot")
+    strange = sorted({f"{kind} {name}" for kind, name in archive.entries
+                      if kind not in ALLOWED_KINDS})
+    if strange:
+        return f"it carries {', '.join(strange[:3])}, which quizbot never creates"
+    foreign = sorted({name for kind, name in archive.entries
+                      if kind in ("TABLE", "TABLE DATA") and name not in tables})
+    if foreign:
+        return f"it has table(s) {', '.join(foreign[:3])} that quizbot did not create"
+    return None
+
+
+def dump(url: str, password: str, target: Path, *, force: bool = False) -> Archive:
+    """`pg_dump --format=custom` of the database at `url` into the new file `target`."""
+    bare, embedded = split_password(url)
+    password = password or embedded
+    tool = find_tool("pg_dump")
+    try:
+        with new_file(target, force=force) as tmp:
+            _run([tool, "--format=custom", "--no-owner", "--no-privileges", f"--file={tmp}",
+                  f"--dbname={bare}"], password, "pg_dump")
+            archive = read_archive(tmp)
+    except PlaceError as exc:
+        raise PgOpsError(str(exc)) from None
+    return archive
+
+
+def restore(url: str, password: str, source: Path) -> None:
+    """`pg_restore --clean` of `source` into the database at `url`, in one transaction."""
+    bare, embedded = split_password(url)
+    password = password or embedded
+    _run([find_tool("pg_restore"), "--clean", "--if-exists", "--single-transaction",
+          "--exit-on-error", "--no-owner", "--no-privileges", f"--dbname={bare}",
+          str(source)], password, "pg_restore")
+
+
+def quizbot_tables() -> set[str]:
+    """The tables quizbot's migrations create (the same names on both dialects)."""
+    from bot.store.ops import expected_schema, latest_version
+
+    return {name for kind, name, _, _ in expected_schema(latest_version()) if kind == "table"} \
+        | {"schema_migrations"}
+
+
+async def guard_restore(url: str, password: str, archive: Archive, *, force: bool) -> bool:
+    """Refuse while another connection uses the database, or (unless `force`) when it holds
+    activity newer than the archive; return whether newer activity will be discarded."""
+    import asyncpg
+
+    bare, embedded = split_password(url)
+    try:
+        conn = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
+    except (OSError, asyncpg.PostgresError) as exc:
+        raise PgOpsError(f"cannot connect ({type(exc).__name__}: {exc})") from None
+    try:
+        others = await conn.fetchval(
+            "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()")
+        if others:
+            raise PgOpsError(f"{others} other connection(s) use the database (a quizbot "
+                             "process?); stop the bot first")
+        has_sessions = await conn.fetchval("SELECT to_regclass('sessions') IS NOT NULL")
+        last = 0.0
+        if has_sessions:
+            last = float(await conn.fetchval(
+                "SELECT COALESCE(MAX(t), 0) FROM (SELECT MAX(created_at) AS t FROM users "
+                "UNION ALL SELECT MAX(started_at) FROM sessions UNION ALL "
+                "SELECT MAX(answered_at) FROM answers) x") or 0.0)
+    finally:
+        await conn.close()
+    created = archive_time(archive)
+    # The archive's time has whole seconds: activity within that second counts as in it.
+    newer = last > 0 and (created is None or last > created + 1.0)
+    if newer and not force:
+        raise PgOpsError("the database holds activity newer than the backup; restoring would "
+                         "lose it. Back it up first (quizbot backup PATH), then repeat with "
+                         "--force")
+    return newer
+
+
+def archive_time(archive: Archive) -> float | None:
+    """When the archive was made, as epoch seconds (None if the listing did not say)."""
+    from datetime import datetime
+
+    text = archive.created.replace(" UTC", "").strip()
+    try:
+        stamp = datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return None
+    return stamp.replace(tzinfo=UTC).timestamp()
