@@ -13,7 +13,7 @@ import pytest
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store import open_url, pg_ops
 from bot.store.urls import split_password
 from tests.e2e.test_ops_cli import quizbot
