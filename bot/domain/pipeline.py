@@ -195,10 +195,15 @@ def _needs(kind: str, micro: int, path: int, vs: int, last: int) -> Key | None:
     return ("B", micro, path, vs)
 
 
-def simulate(spec: ScheduleSpec, *, backward: int = 1, weight: int = 1) -> Schedule:
+def simulate(spec: ScheduleSpec, *, backward: int = 1, weight: int = 1,
+             stretch: tuple[int, ...] = ()) -> Schedule:
     """Run the schedule's rules: every operation as early as its GPU and its input allow.
-    `weight` is W's length, only in the schedules that split the backward."""
+    `weight` is W's length, only in the schedules that split the backward; `stretch` makes
+    GPU d's every operation stretch[d] times longer (an unbalanced pipeline)."""
     p = spec.p
+    if stretch and (len(stretch) != p or min(stretch) < 1):
+        raise ValueError(f"stretch needs {p} factors of at least 1, got {stretch}")
+    factor = stretch or (1,) * p
     last = p * spec.chunks - 1 if spec.paths == 1 else p - 1
     split = spec.kind in SPLIT
     orders = _orders(spec)
@@ -217,7 +222,7 @@ def simulate(spec: ScheduleSpec, *, backward: int = 1, weight: int = 1) -> Sched
                 if any(dep is not None and dep not in done for dep in deps):
                     break
                 start = max([free[d]] + [done[dep] for dep in deps if dep is not None])
-                end = start + _length(step, split, backward, weight)
+                end = start + factor[d] * _length(step, split, backward, weight)
                 for key in keys:
                     done[key] = end
                 free[d] = end

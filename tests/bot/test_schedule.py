@@ -212,3 +212,20 @@ def test_dualpipe_timeline_marks_direction_and_overlap():
     assert rows[0].split()[1:5] == ["F1a", "F2a", "F3a", "F1b"]
     assert rows[3].split()[1:5] == ["F1b", "F2b", "F3b", "F1a"]
     assert "F4a+B2b" in rows[0]
+
+
+@pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
+@pytest.mark.parametrize("m", [4, 8, 32])
+@pytest.mark.parametrize("stretch", [(1, 1, 1, 2), (1, 1, 1, 3), (2, 2, 2, 3)])
+def test_the_slowest_stage_sets_the_pace(kind, m, stretch):
+    # A stage's F + B is 3·stretch slots; with the slowest stage last the step lasts the
+    # fill through every stage plus m − 1 micro-batches at the slowest stage's pace.
+    sched = simulate(ScheduleSpec(kind, 4, m), backward=2, stretch=stretch)
+    assert sched.makespan == 3 * sum(stretch) + (m - 1) * 3 * max(stretch)
+    balanced = simulate(ScheduleSpec(kind, 4, m), backward=2, stretch=(max(stretch),) * 4)
+    assert sched.makespan <= balanced.makespan
+
+
+def test_stretch_needs_one_factor_per_gpu():
+    with pytest.raises(ValueError, match="stretch needs 4 factors"):
+        simulate(ScheduleSpec("1f1b", 4, 8), stretch=(1, 2))
