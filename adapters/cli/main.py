@@ -37,6 +37,7 @@ from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
 from bot.present.i18n import LOCALES_DIR
+from bot.present.limits import check_rendered_sizes
 
 log = logging.getLogger("quizbot")
 
@@ -143,7 +144,7 @@ def validate(paths: Sequence[Path]) -> int:
 
     Quality warnings (the right option is usually the longest...) are printed too but do
     not fail the check."""
-    quizzes, problems = load_all(paths)
+    quizzes, problems = load_all(paths, check=check_rendered_sizes)
     glossaries: dict[Path, Glossary] = {}
     for quiz in quizzes.values():
         print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
@@ -171,7 +172,7 @@ def validate(paths: Sequence[Path]) -> int:
 
 def copy_db(source: str, target: str) -> int:
     """Copy every row from `source` to the empty `target`; print what was copied."""
-    from bot.app.config import Secret
+    from bot.domain.secret import Secret
     from bot.store.copy import copy_db as copy_all
     from bot.store.urls import redact, split_password
 

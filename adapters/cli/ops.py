@@ -16,6 +16,7 @@ from collections.abc import Callable
 from bot.app.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.domain.quiz import Quiz, load_all
+from bot.present.limits import check_rendered_sizes
 from bot.store import ops, pg_ops, report
 from bot.store.files import PlaceError, refuse_existing, write_new
 from bot.store.migrate import migrations
@@ -153,7 +154,7 @@ def _database_line(config: Config) -> str:
 def check(config: Config, args: argparse.Namespace) -> int:
     """quizbot check: every line ok or FAIL; exit 1 when any fails."""
     results: list[tuple[bool, str]] = [(True, f"config: {args.config or '<defaults>'}")]
-    quizzes, problems = load_all([config.content_dir])
+    quizzes, problems = load_all([config.content_dir], check=check_rendered_sizes)
     if problems or not quizzes:
         results.append((False, f"content: {config.content_dir}: "
                         + ("; ".join(problems[:5]) if problems else "no quiz files")))

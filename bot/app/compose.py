@@ -11,10 +11,11 @@ from typing import Protocol
 from bot.app.config import Config
 from bot.app.metrics import Metrics
 from bot.app.web import Web
-from bot.domain.quiz import load_quizzes
+from bot.domain.quiz import Quiz, load_quizzes
 from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
+from bot.present.limits import check_rendered_sizes
 from bot.store import open_store, ops
 from bot.store.protocol import Store
 from bot.store.sqlite import path_from_url
@@ -57,7 +58,10 @@ async def open_app(config: Config) -> AsyncIterator[App]:
     While open, the database's in-use lock is held shared (`quizbot restore` refuses then).
     Every web server asked for through `App.web` is stopped on exit.
     """
-    quizzes = load_quizzes([config.content_dir])
+    def load() -> dict[str, Quiz]:  # at start and on /reload: sizes checked for the platforms
+        return load_quizzes([config.content_dir], check=check_rendered_sizes)
+
+    quizzes = load()
     catalogue = Catalogue.load(default=config.default_language)
     metrics = Metrics()
     async with AsyncExitStack() as stack:
@@ -74,7 +78,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             store, quizzes, languages=catalogue.languages,
             default_lang=config.default_language, default_quiz=config.default_quiz,
             shuffle_questions=config.shuffle_questions, admins=config.admins,
-            reload=lambda: load_quizzes([config.content_dir]), due_titles=due_titles,
+            reload=load, due_titles=due_titles,
             observer=metrics, round_seconds=config.rounds.default_seconds,
             reveal_seconds=config.rounds.reveal_seconds,
         )

@@ -16,6 +16,7 @@ import yaml
 
 from bot.domain.errors import ConfigError
 from bot.domain.quiz import default_content_dir
+from bot.domain.secret import Secret
 from bot.store.urls import split_password
 
 TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
@@ -25,27 +26,6 @@ DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
 MAX_SHARDS = 4096
 SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
-
-
-class Secret:
-    """A string that never shows itself in repr() or str()."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """The secret itself: pass it to the library, never to a log."""
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('**********')"
-
-    __str__ = __repr__
-
-    def __bool__(self) -> bool:
-        return bool(self._value)
 
 
 @dataclass(frozen=True)

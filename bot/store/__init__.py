@@ -6,14 +6,27 @@ imported only when used.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from bot.domain.errors import ConfigError
+from bot.domain.secret import Secret
 from bot.store.urls import scheme_of
 
 if TYPE_CHECKING:
-    from bot.app.config import Config, Secret
     from bot.store.protocol import Store
+
+
+class StorageSettings(Protocol):
+    """The `storage.*` keys (`bot.app.config.Config` has them): the store needs no more."""
+
+    @property
+    def storage_url(self) -> str: ...
+    @property
+    def storage_password(self) -> Secret: ...
+    @property
+    def storage_pool_size(self) -> int: ...
+    @property
+    def storage_synchronous(self) -> str: ...
 
 
 async def open_url(url: str, *, password: Secret | None = None, pool_size: int = 10,
@@ -33,7 +46,7 @@ async def open_url(url: str, *, password: Secret | None = None, pool_size: int =
         f"(got {f'a {scheme}: URL' if scheme else 'a URL with no scheme'})")
 
 
-async def open_store(config: Config) -> Store:
+async def open_store(config: StorageSettings) -> Store:
     """The store `storage.*` of the config describes, opened and migrated."""
     return await open_url(config.storage_url, password=config.storage_password,
                           pool_size=config.storage_pool_size,

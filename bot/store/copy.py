@@ -19,8 +19,8 @@ from typing import Any
 import aiosqlite
 import asyncpg
 
-from bot.app.config import Secret
 from bot.domain.errors import StoreRefused
+from bot.domain.secret import Secret
 from bot.store import open_url
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of

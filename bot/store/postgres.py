@@ -27,9 +27,9 @@ from typing import Any, TypeVar
 
 import asyncpg
 
-from bot.app.config import Secret
 from bot.domain.errors import StoreRefused
 from bot.domain.results import SessionKind
+from bot.domain.secret import Secret
 from bot.store.pg_migrate import migrate_postgres
 from bot.store.postgres_learning import PostgresLearning, apply_review
 from bot.store.postgres_rounds import PostgresRounds

@@ -10,6 +10,7 @@ import yaml
 from adapters.cli.main import main
 from bot.domain.errors import ContentError
 from bot.domain.quiz import load_file, load_quizzes
+from bot.present.limits import check_rendered_sizes
 from tests.conftest import FIXTURES
 
 BROKEN = FIXTURES / "content" / "broken.yaml"
@@ -17,7 +18,7 @@ BROKEN = FIXTURES / "content" / "broken.yaml"
 
 def problems_of(path: Path) -> list[str]:
     with pytest.raises(ContentError) as info:
-        load_file(path, display=path.name)
+        load_file(path, display=path.name, check=check_rendered_sizes)
     return info.value.problems
 
 
@@ -88,7 +89,7 @@ def test_explanation_over_one_message_is_rejected(tmp_path: Path):
                for p in problems)
     short = {"en": "Because " * 20, "ur": "کیونکہ " * 20}
     assert load_file(write_quiz(tmp_path, q_text=text, q_explanation=short,
-                                q_options=options)).questions
+                                q_options=options), check=check_rendered_sizes).questions
 
 
 def line_of(path: Path, needle: str) -> int:

@@ -12,6 +12,7 @@ from bot.present.limits import (
     FEEDBACK_LIMIT,
     QUESTION_LIMIT,
     answered_size,
+    check_rendered_sizes,
     sample_prompt,
     worst_feedback,
 )
@@ -26,7 +27,7 @@ def test_content_folder_has_quizzes():
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_every_file_loads_and_is_complete(path):
-    quiz = load_file(path)
+    quiz = load_file(path, check=check_rendered_sizes)
     assert set(quiz.languages) >= {"en", "ur"}
     texts = [quiz.title, quiz.description]
     for q in quiz.questions:

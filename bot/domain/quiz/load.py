@@ -5,7 +5,7 @@ has 4 options``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import yaml
@@ -16,9 +16,14 @@ from bot.domain.quiz.model import Quiz
 from bot.domain.quiz.validate import Checker
 from bot.domain.quiz.yaml_lines import LineLoader
 
+# A check the content must also pass, handed in by whoever loads it (the composition root
+# and the CLI pass `bot.present.limits.check_rendered_sizes`): one problem per line.
+Check = Callable[[Quiz], list[str]]
 
-def load_file(path: Path, *, display: str | None = None) -> Quiz:
-    """Load and validate one quiz file; raise ContentError listing every problem."""
+
+def load_file(path: Path, *, display: str | None = None, check: Check | None = None) -> Quiz:
+    """Load and validate one quiz file (and `check` it); raise ContentError listing every
+    problem."""
     source = display or str(path)
     try:
         raw = path.read_text(encoding="utf-8")
@@ -32,12 +37,8 @@ def load_file(path: Path, *, display: str | None = None) -> Quiz:
         raise ContentError([f"{where}: is not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
     checker = Checker(source, base=path.parent)
     quiz = checker.quiz(data)
-    if quiz is not None:
-        from bot.present.limits import (
-            check_rendered_sizes,  # late: limits renders with the catalogue
-        )
-
-        checker.problems.extend(check_rendered_sizes(quiz))
+    if quiz is not None and check is not None:
+        checker.problems.extend(check(quiz))
     if checker.problems or quiz is None:
         raise ContentError(checker.problems or [f"{source}: no quiz found"])
     return quiz
@@ -54,7 +55,8 @@ def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
             yield path
 
 
-def load_all(paths: Iterable[Path]) -> tuple[dict[str, Quiz], list[str]]:
+def load_all(paths: Iterable[Path], *, check: Check | None = None,
+             ) -> tuple[dict[str, Quiz], list[str]]:
     """Every valid quiz under `paths`, and every problem found on the way."""
     paths = list(paths)
     quizzes: dict[str, Quiz] = {}
@@ -64,7 +66,7 @@ def load_all(paths: Iterable[Path]) -> tuple[dict[str, Quiz], list[str]]:
             problems.append(f"{path}: no such file or folder")
             continue
         try:
-            quiz = load_file(path)
+            quiz = load_file(path, check=check)
         except ContentError as exc:
             problems.extend(exc.problems)
             continue
@@ -78,9 +80,9 @@ def load_all(paths: Iterable[Path]) -> tuple[dict[str, Quiz], list[str]]:
     return quizzes, problems
 
 
-def load_quizzes(paths: Iterable[Path]) -> dict[str, Quiz]:
+def load_quizzes(paths: Iterable[Path], *, check: Check | None = None) -> dict[str, Quiz]:
     """Load every quiz file under `paths`; raise one ContentError with all problems."""
-    quizzes, problems = load_all(paths)
+    quizzes, problems = load_all(paths, check=check)
     if problems:
         raise ContentError(problems)
     return quizzes
