@@ -74,10 +74,11 @@ async def inspect_sqlite(path: Path, known: list[tuple[int, str, str]] | None = 
     if app_id not in (0, APPLICATION_ID):
         raise refuse(path, f"it is another application's SQLite database "
                            f"(application_id {app_id:#010x}, quizbot's is {APPLICATION_ID:#010x})")
-    # A live quizbot database always has a -wal file beside it; only then can someone be
-    # writing it, and only then is a locking read-only open needed (and it adds no file).
+    # A live database always has a -wal file beside it; only then can someone be writing it
+    # (another quizbot process creating it this very moment, its header not yet
+    # checkpointed), and only then is a locking read-only open needed (it adds no file).
     # Anything else is read immutable: no locks, no journal, no sidecar files.
-    live = app_id == APPLICATION_ID and has_wal
+    live = has_wal
     try:
         uri = _readonly_uri(path, immutable=not live)
         async with aiosqlite.connect(uri, uri=True) as db:
@@ -158,44 +159,48 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, str]]) -> None:
-    """Apply every migration newer than the recorded version, each in its own transaction.
+async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, str]],
+                         where: object = "the database") -> None:
+    """Apply every migration newer than the recorded version, in one write transaction.
 
-    `db` is in autocommit mode (isolation_level=None): the transactions here are explicit.
+    The version is read inside `BEGIN IMMEDIATE`, under the database's write lock: of any
+    number of processes starting together on a new or an old file, the first migrates and
+    the others, waiting on the lock (busy_timeout), find the migrations recorded. `db` is in
+    autocommit mode (isolation_level=None): the transaction here is explicit.
     """
-    tables = await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")
-    if not tables:  # a new file: marked as ours before any table goes into it
-        await db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-    await db.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
-        "name TEXT NOT NULL, applied_at REAL NOT NULL)")
-    rows = await db.execute_fetchall("SELECT version FROM schema_migrations")
-    applied = {r[0] for r in rows}
-    pending = [m for m in known if m[0] not in applied]
-    if not pending:
-        return
     # Rebuilding a table (SQLite's only way to change a CHECK) drops the old one, which with
     # foreign keys on would cascade into the rows that reference it. SQLite's documented
     # recipe: keys off outside the transaction, check them before COMMIT, back on after.
     rows = await db.execute_fetchall("PRAGMA foreign_keys")
     keys_on = bool(next(iter(rows))[0])
     await db.execute("PRAGMA foreign_keys = OFF")
+    await db.execute("BEGIN IMMEDIATE")
     try:
-        for version, name, sql in pending:
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in statements(sql):
-                    await db.execute(statement)
-                broken = list(await db.execute_fetchall("PRAGMA foreign_key_check"))
-                if broken:
-                    raise RuntimeError(f"migration {name} breaks foreign keys: {broken[:3]}")
-                await db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                                 (version, name, time.time()))
-                await db.execute("COMMIT")
-            except BaseException:
-                await db.execute("ROLLBACK")
-                raise
+        if not await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'"):
+            await db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # ours, before any table
+        await db.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+            "name TEXT NOT NULL, applied_at REAL NOT NULL)")
+        applied = {r[0] for r in await db.execute_fetchall("SELECT version FROM "
+                                                           "schema_migrations")}
+        if applied and max(applied) > known[-1][0]:
+            raise refuse(where, f"its schema is version {max(applied)}, newer than this "
+                                f"quizbot understands ({known[-1][0]}); upgrade quizbot")
+        for version, name, sql in known:
+            if version in applied:
+                continue
+            for statement in statements(sql):
+                await db.execute(statement)
+            await db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                             (version, name, time.time()))
             log.info("applied migration %s", name)
+        broken = list(await db.execute_fetchall("PRAGMA foreign_key_check"))
+        if broken:
+            raise RuntimeError(f"a migration breaks foreign keys: {broken[:3]}")
+        await db.execute("COMMIT")
+    except BaseException:
+        await db.execute("ROLLBACK")
+        raise
     finally:
         if keys_on:
             await db.execute("PRAGMA foreign_keys = ON")

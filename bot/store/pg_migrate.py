@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 # unless that application picked the same 63-bit number.
 MIGRATION_LOCK = 0x71_75_69_7A_62_6F_74  # "quizbot"
 SCHEMA_MIGRATIONS = {"version": "integer", "name": "text", "applied_at": "double precision"}
+# Before both dialects shared one numbering, PostgreSQL's files were 0001 (SQLite's 1-3) and
+# 0002 (SQLite's 5-6); databases that recorded them are renumbered, rows and all, in place.
+RENUMBERED = {(1, "0001_init.sql"): (3, "0003_init.sql"),
+              (2, "0002_rounds_learning.sql"): (6, "0006_rounds_learning.sql")}
 
 
 def refuse_pg(url: str, why: str) -> StoreRefused:
@@ -48,8 +52,9 @@ async def inspect_postgres(conn: Any, url: str, latest: int) -> int:
     if columns != SCHEMA_MIGRATIONS:
         raise refuse_pg(url, "its schema_migrations table is not quizbot's "
                              f"(columns {', '.join(sorted(columns))})")
-    version = int(await conn.fetchval("SELECT COALESCE(MAX(version), 0) FROM "
-                                      "schema_migrations"))
+    recorded = {(int(r["version"]), r["name"]) for r in await conn.fetch(
+        "SELECT version, name FROM schema_migrations")}
+    version = max((RENUMBERED.get(r, r)[0] for r in recorded), default=0)
     if version > latest:
         raise refuse_pg(url, f"its schema is version {version}, newer than this quizbot "
                              f"understands ({latest}); upgrade quizbot")
@@ -70,6 +75,9 @@ async def migrate_postgres(conn: Any, url: str) -> int:
             await conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
                 "name text NOT NULL, applied_at double precision NOT NULL)")
+        for (old, old_name), (new, new_name) in RENUMBERED.items():
+            await conn.execute("UPDATE schema_migrations SET version = $1, name = $2 "
+                               "WHERE version = $3 AND name = $4", new, new_name, old, old_name)
         for number, name, sql in known:
             if number <= version:
                 continue

@@ -118,7 +118,7 @@ async def test_a_failed_open_leaves_no_worker_thread_behind(tmp_path: Path, monk
 
     import bot.store.sqlite as sqlite_store
 
-    async def broken(db, known):
+    async def broken(db, known, where=None):
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(sqlite_store, "migrate_sqlite", broken)

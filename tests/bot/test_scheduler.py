@@ -116,8 +116,13 @@ async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_p
         row = await store.get_session(5)
         assert row is not None and row.position == 1 and row.lang == "ur"
         assert [a.question_id for a in await store.answers(5)] == ["a"]
-        rows = await store._all("PRAGMA foreign_keys")
-        assert rows[0][0] == 1  # back on for the store's own work
+        from bot.store.command import Command, Rows, q
+
+        def keys() -> Command[Rows]:
+            return (yield q("PRAGMA foreign_keys"))
+
+        rows = await store.write(keys)
+        assert rows[0][0] == 1  # back on for the writer's own work
         await store.reset_user("telegram", "1")  # and cascading again
         assert await store.answers(5) == []
     finally:

@@ -1,5 +1,4 @@
--- quizbot schema, version 7 (the same number on SQLite; PostgreSQL's older files 0001 and
--- 0002 hold SQLite's versions 1-3 and 5-6).
+-- quizbot schema, version 7 (the same number on SQLite).
 -- A per-attempt random seed for computed questions: the numbers a learner (or every member
 -- of a round) draws come from it. NULL: a session or round from before computed questions.
 ALTER TABLE sessions ADD COLUMN seed bigint;

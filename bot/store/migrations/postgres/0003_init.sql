@@ -1,4 +1,5 @@
--- quizbot schema on PostgreSQL, version 1: the SQLite schema of versions 1-3 in one step.
+-- quizbot schema on PostgreSQL, version 3 (recorded as version 1 before the two dialects
+-- shared one numbering): SQLite's versions 1-3 in one step.
 -- Times are seconds since the epoch (double precision), as in SQLite, so copy-db moves
 -- rows without converting them; question lists are JSON text in jsonb.
 CREATE TABLE users (

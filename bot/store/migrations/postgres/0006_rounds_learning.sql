@@ -1,6 +1,7 @@
--- quizbot schema on PostgreSQL, version 2: the SQLite schema of versions 5-6 in one step
--- (study-group rounds; spaced review, confidence, reminders, streaks; due jobs). Version 4
--- of SQLite (its application_id) has no PostgreSQL counterpart. Times are epoch seconds in
+-- quizbot schema on PostgreSQL, version 6 (recorded as version 2 before the two dialects
+-- shared one numbering): SQLite's versions 5-6 in one step (study-group rounds; spaced
+-- review, confidence, reminders, streaks; due jobs). Version 4 of SQLite (its
+-- application_id) has no PostgreSQL counterpart. Times are epoch seconds in
 -- double precision, lists are jsonb, 0/1 flags are boolean, as in version 1.
 
 -- Sessions gain the kind 'due' (a spaced-review session across every quiz); PostgreSQL

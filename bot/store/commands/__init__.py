@@ -1,0 +1,1 @@
+"""Every store command, written once for SQLite and PostgreSQL, grouped by feature."""

@@ -1,0 +1,60 @@
+"""Due jobs, claimed so that of any number of processes exactly one runs each.
+
+A claim is one conditional `UPDATE ... RETURNING` over a subselect that PostgreSQL runs
+`FOR UPDATE SKIP LOCKED` (a job another worker is claiming right now is skipped, not
+waited for, and not claimed twice; the outer WHERE re-checks the claim against the row as
+it stands when locked); SQLite's writer lock gives the same without the clause.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from bot.store.command import Command, q
+from bot.store.learning import JobRow, NewJob
+from bot.store.rows import JOB_COLUMNS, job_of
+
+
+def schedule(job: NewJob) -> Command[None]:
+    """Insert the job, or replace the live job with the same key (unclaimed again)."""
+    yield q("INSERT INTO jobs (kind, key, due_at, payload) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, due_at = excluded.due_at, "
+            "payload = excluded.payload, claimed_at = NULL, claimed_by = NULL, attempts = 0, "
+            "done_at = NULL", job.kind, job.key, job.due_at, json.dumps(job.payload))
+
+
+def cancel_job(key: str) -> Command[bool]:
+    """Delete the job with this key; True if there was one."""
+    return bool((yield q("DELETE FROM jobs WHERE key = ? RETURNING id", key)))
+
+
+def claim_due(now: float, limit: int, worker: str, lease: float,
+              kinds: Sequence[str] | None = None) -> Command[list[JobRow]]:
+    """Claim up to `limit` due jobs (of `kinds`, if given), oldest first."""
+    wanted = [] if kinds is None else list(kinds)
+    if kinds is not None and not wanted:
+        return []
+    # One placeholder per kind: the values still travel as parameters.
+    of_kind = f"AND kind IN ({', '.join('?' * len(wanted))}) " if wanted else ""
+    rows = yield q(
+        "UPDATE jobs SET claimed_at = ?, claimed_by = ?, attempts = attempts + 1 "
+        "WHERE id IN (SELECT id FROM jobs WHERE done_at IS NULL AND due_at <= ? "
+        f"AND (claimed_at IS NULL OR claimed_at < ?) {of_kind}"
+        "ORDER BY due_at, id LIMIT ? FOR UPDATE SKIP LOCKED) "
+        "AND done_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?) "
+        f"RETURNING {JOB_COLUMNS}",
+        now, worker, now, now - lease, *wanted, limit, now - lease)
+    return sorted((job_of(r) for r in rows), key=lambda j: (j.due_at, j.id))
+
+
+def finish_job(job: JobRow, next_due_at: float | None) -> Command[bool]:
+    """Delete the job or move it to `next_due_at`, while it is still our claim."""
+    if next_due_at is None:
+        done = yield q("DELETE FROM jobs WHERE id = ? AND claimed_by = ? AND claimed_at = ? "
+                       "RETURNING id", job.id, job.claimed_by, job.claimed_at)
+    else:
+        done = yield q("UPDATE jobs SET due_at = ?, claimed_at = NULL, claimed_by = NULL, "
+                       "attempts = 0 WHERE id = ? AND claimed_by = ? AND claimed_at = ? "
+                       "RETURNING id", next_due_at, job.id, job.claimed_by, job.claimed_at)
+    return bool(done)

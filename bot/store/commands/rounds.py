@@ -1,0 +1,265 @@
+"""Study-group rounds: one body per command.
+
+Who opens a question, reveals it, stops or skips a round is decided by a guarded
+`UPDATE ... WHERE ... RETURNING` (on PostgreSQL a second UPDATE of the row waits for the
+first to commit, then re-checks its WHERE and matches nothing). PostgreSQL takes row locks
+in one order, round then question, so writers wait on each other but cannot deadlock: a
+reveal locks the rounds it reveals first, like `stop_round`; a press locks its question row,
+so presses on one question take turns and a reveal waits for a press in flight (or the
+press sees the reveal): an answer is either in the reveal or refused as late, and "every
+member has answered" is counted over every committed press. SQLite's writer lock orders
+all of it already.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.store.command import Command, lock, many, one, q
+from bot.store.commands.sessions import KEEP_BEST_SQL
+from bot.store.protocol import BestRow, scopes_of
+from bot.store.round_rows import (
+    NewPress,
+    NewRound,
+    OpenedQuestion,
+    Pressed,
+    PressWrite,
+    Reveal,
+    RoundAnswer,
+    RoundRow,
+)
+from bot.store.rows import ROUND_SQL, best_of, round_answer_of, round_of
+
+
+def _round(round_id: int) -> Command[RoundRow]:
+    found = round_of(one((yield q(ROUND_SQL + "WHERE id = ?", round_id))))
+    assert found is not None
+    return found
+
+
+def _answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
+    rows = yield q("SELECT user_id, display_name, qindex, chosen, correct, elapsed "
+                   "FROM round_answers WHERE round_id = ? AND qindex <= ? "
+                   "ORDER BY qindex, elapsed, user_id", round_id, upto)
+    return tuple(round_answer_of(r) for r in rows)
+
+
+def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
+    """One finished full session per member over questions 0..upto: /stats, /review and the
+    boards then count the round like any attempt (round_id marks it as a round's)."""
+    if upto < 0:
+        return
+    members: dict[str, list[RoundAnswer]] = {}
+    for a in (yield from _answers(rnd.id, upto)):
+        members.setdefault(a.user_id, []).append(a)
+    question_ids = list(rnd.question_ids[: upto + 1])
+    orders = [list(o) for o in rnd.option_orders[: upto + 1]]
+    for user_id, theirs in sorted(members.items()):
+        score = sum(a.correct for a in theirs)
+        yield q("INSERT INTO users (platform, user_id, display_name, created_at) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) DO NOTHING",
+                rnd.platform, user_id, theirs[0].display_name, now)
+        rows = yield q(
+            "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
+            "question_ids, option_orders, position, score, started_at, finished_at, round_id, "
+            "seed) VALUES (?, ?, ?, ?, 'full', 'finished', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            rnd.platform, user_id, rnd.board_chat, rnd.quiz_id, json.dumps(question_ids),
+            json.dumps(orders), len(question_ids), score, rnd.started_at, now, rnd.id, rnd.seed)
+        session_id = int(rows[0]["id"])
+        yield many("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
+                   "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
+                   [(session_id, a.qindex, rnd.question_ids[a.qindex], a.chosen,
+                     int(a.correct), now) for a in theirs])
+        yield many(KEEP_BEST_SQL, [(rnd.quiz_id, scope, rnd.platform, user_id, score,
+                                    len(question_ids), now)
+                                   for scope in scopes_of(rnd.platform, rnd.board_chat)])
+
+
+def _after_reveal(round_id: int, qindex: int, now: float) -> Command[RoundRow]:
+    rnd = yield from _round(round_id)
+    if not rnd.active:
+        return rnd
+    if qindex + 1 < rnd.total:
+        yield q("UPDATE rounds SET next_open_at = ? WHERE id = ? AND status = 'active'",
+                now + rnd.reveal_pause, round_id)
+    else:
+        yield q("UPDATE rounds SET status = 'finished', finished_at = ?, next_open_at = NULL "
+                "WHERE id = ? AND status = 'active'", now, round_id)
+        yield from _record_participants(rnd, qindex, now)
+    return (yield from _round(round_id))
+
+
+def create_round(new: NewRound, now: float) -> Command[RoundRow | None]:
+    """Store a round whose first question opens at `now`; None if one is running."""
+    n = new
+    rows = yield q(
+        "INSERT INTO rounds (platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, "
+        "question_ids, option_orders, seconds, reveal_pause, status, next_open_at, started_at, "
+        "seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?) "
+        "ON CONFLICT DO NOTHING RETURNING id",
+        n.platform, n.chat_id, n.board_chat, n.host_id, n.host_name, n.quiz_id, n.lang,
+        json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
+        n.seconds, n.reveal_pause, now, now, n.seed)
+    return (yield from _round(int(rows[0]["id"]))) if rows else None
+
+
+def get_round(round_id: int) -> Command[RoundRow | None]:
+    """The round with this id, or None."""
+    return round_of(one((yield q(ROUND_SQL + "WHERE id = ?", round_id))))
+
+
+def active_round(platform: str, chat_id: str) -> Command[RoundRow | None]:
+    """The chat's running round, if any."""
+    return round_of(one((yield q(ROUND_SQL + "WHERE platform = ? AND chat_id = ? "
+                                 "AND status = 'active'", platform, chat_id))))
+
+
+def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion]]:
+    """Claim every round whose next question is due (the guarded UPDATE decides who)."""
+    claimed = yield q("UPDATE rounds SET position = position + 1, next_open_at = NULL "
+                      "WHERE platform = ? AND status = 'active' AND next_open_at IS NOT NULL "
+                      "AND next_open_at <= ? RETURNING id", platform, now)
+    opened = []
+    for round_id in sorted(int(r["id"]) for r in claimed):
+        rnd = yield from _round(round_id)
+        deadline = now + rnd.seconds
+        yield q("INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
+                "VALUES (?, ?, ?, ?)", rnd.id, rnd.position, now, deadline)
+        opened.append(OpenedQuestion(rnd, rnd.position, now, deadline))
+    return opened
+
+
+def press_round(press: NewPress) -> Command[Pressed]:
+    """First press on the open question locks in; later ones find the stored answer."""
+    p = press
+    yield lock("SELECT 1 FROM round_questions WHERE round_id = ? AND qindex = ? "
+               "FOR NO KEY UPDATE", p.round_id, p.qindex)
+    locked = yield q(
+        "INSERT INTO round_answers (round_id, qindex, user_id, display_name, chosen, correct, "
+        "elapsed) SELECT q.round_id, q.qindex, CAST(? AS TEXT), CAST(? AS TEXT), "
+        "CAST(? AS INTEGER), CAST(? AS INTEGER), "
+        "CASE WHEN CAST(? AS DOUBLE PRECISION) > q.opened_at "
+        "THEN CAST(? AS DOUBLE PRECISION) - q.opened_at ELSE 0 END "
+        "FROM round_questions q WHERE q.round_id = ? AND q.qindex = ? "
+        "AND q.revealed_at IS NULL AND q.deadline > ? "
+        "ON CONFLICT (round_id, qindex, user_id) DO NOTHING RETURNING chosen",
+        p.user_id, p.display_name, p.chosen, int(p.correct), p.now, p.now, p.round_id,
+        p.qindex, p.now)
+    if locked:
+        # Everyone who has joined has answered: reveal now, except on the first question,
+        # which runs its full time so that people can join.
+        early = yield q(
+            "UPDATE round_questions SET deadline = ? WHERE round_id = ? AND qindex = ? "
+            "AND qindex > 0 AND revealed_at IS NULL AND deadline > ? "
+            "AND (SELECT COUNT(DISTINCT user_id) FROM round_answers WHERE round_id = ?) = "
+            "(SELECT COUNT(*) FROM round_answers WHERE round_id = ? AND qindex = ?) "
+            "RETURNING qindex", p.now, p.round_id, p.qindex, p.now, p.round_id, p.round_id,
+            p.qindex)
+        return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early))
+    stored = one((yield q("SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
+                          "AND user_id = ?", p.round_id, p.qindex, p.user_id)))
+    if stored is not None:
+        return Pressed(PressWrite.REPEAT, int(stored["chosen"]))
+    where = one((yield q("SELECT r.position FROM rounds r JOIN round_questions q "
+                         "ON q.round_id = r.id AND q.qindex = ? WHERE r.id = ?",
+                         p.qindex, p.round_id)))
+    if where is None:
+        return Pressed(PressWrite.GONE, None)
+    if p.qindex < int(where["position"]):
+        return Pressed(PressWrite.STALE, None)
+    return Pressed(PressWrite.LATE, None)
+
+
+def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
+    """Claim every question past its deadline; one caller wins each (revealed_at IS NULL)."""
+    yield lock("SELECT id FROM rounds WHERE platform = ? AND status = 'active' "
+               "AND id IN (SELECT round_id FROM round_questions WHERE revealed_at IS NULL "
+               "AND deadline <= ?) ORDER BY id FOR NO KEY UPDATE", platform, now)
+    claimed = yield q(
+        "UPDATE round_questions SET revealed_at = ? WHERE revealed_at IS NULL "
+        "AND deadline <= ? AND round_id IN (SELECT id FROM rounds "
+        "WHERE platform = ? AND status = 'active') "
+        "RETURNING round_id, qindex, deadline, message_ref", now, now, platform)
+    reveals = []
+    for row in sorted(claimed, key=lambda r: (r["deadline"], r["round_id"])):
+        qindex = int(row["qindex"])
+        rnd = yield from _after_reveal(int(row["round_id"]), qindex, now)
+        reveals.append(Reveal(rnd, qindex, row["deadline"], now, row["message_ref"],
+                              (yield from _answers(rnd.id, qindex))))
+    return reveals
+
+
+def skip_round(round_id: int, now: float) -> Command[bool]:
+    """The open question's deadline (or the next opening) becomes now."""
+    moved = yield q("UPDATE round_questions SET deadline = ? WHERE round_id = ? "
+                    "AND revealed_at IS NULL AND deadline > ? "
+                    "AND round_id IN (SELECT id FROM rounds WHERE status = 'active') "
+                    "RETURNING qindex", now, round_id, now)
+    if moved:
+        return True
+    return bool((yield q("UPDATE rounds SET next_open_at = ? WHERE id = ? AND status = 'active' "
+                         "AND next_open_at > ? RETURNING id", now, round_id, now)))
+
+
+def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
+    """Stop the round; the open question (if any) is revealed by this caller."""
+    stopped = yield q("UPDATE rounds SET status = 'stopped', finished_at = ?, "
+                      "next_open_at = NULL WHERE id = ? AND status = 'active' "
+                      "RETURNING position", now, round_id)
+    if not stopped:
+        return None
+    position = int(stopped[0]["position"])
+    claimed = one((yield q("UPDATE round_questions SET revealed_at = ? WHERE round_id = ? "
+                           "AND revealed_at IS NULL RETURNING qindex, deadline, message_ref",
+                           now, round_id)))
+    rnd = yield from _round(round_id)
+    yield from _record_participants(rnd, position, now)
+    answers = yield from _answers(round_id, position)
+    if claimed is not None:
+        return Reveal(rnd, int(claimed["qindex"]), claimed["deadline"], now,
+                      claimed["message_ref"], answers)
+    return Reveal(rnd, None, None, now, None, answers)
+
+
+def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:
+    """Remember the platform's id of a question message."""
+    yield q("UPDATE round_questions SET message_ref = ? WHERE round_id = ? AND qindex = ?",
+            ref, round_id, qindex)
+
+
+def round_message(round_id: int, qindex: int) -> Command[str | None]:
+    """The stored id of a question message."""
+    row = one((yield q("SELECT message_ref FROM round_questions WHERE round_id = ? "
+                       "AND qindex = ?", round_id, qindex)))
+    return None if row is None or row["message_ref"] is None else str(row["message_ref"])
+
+
+def next_round_due(platform: str) -> Command[float | None]:
+    """The earliest pending deadline or opening of the platform's running rounds."""
+    row = one((yield q(
+        "SELECT MIN(t) AS t FROM ("
+        "SELECT q.deadline AS t FROM round_questions q JOIN rounds r ON r.id = q.round_id "
+        "WHERE r.platform = ?1 AND r.status = 'active' AND q.revealed_at IS NULL "
+        "UNION ALL SELECT next_open_at AS t FROM rounds WHERE platform = ?1 "
+        "AND status = 'active' AND next_open_at IS NOT NULL) AS due", platform)))
+    return None if row is None or row["t"] is None else float(row["t"])
+
+
+def board(quiz_id: str, platform: str, chat_id: str | None, *, rounds: bool,
+          limit: int) -> Command[list[BestRow]]:
+    """Each member's best finished attempt from rounds (or solo only), best first."""
+    kind = "s.round_id IS NOT NULL" if rounds else "s.round_id IS NULL"
+    where = "" if chat_id is None else "AND s.platform = ? AND s.chat_id = ? "
+    params: list[Any] = [quiz_id] + ([] if chat_id is None else [platform, chat_id])
+    rows = yield q(
+        "SELECT platform, user_id, display_name, score, total, finished_at FROM ("
+        "SELECT s.platform, s.user_id, u.display_name, s.score, s.position AS total, "
+        "s.finished_at, ROW_NUMBER() OVER (PARTITION BY s.platform, s.user_id "
+        "ORDER BY s.score DESC, s.finished_at ASC) AS n FROM sessions s "
+        "JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+        f"WHERE s.quiz_id = ? AND s.kind = 'full' AND s.status = 'finished' AND {kind} "
+        f"{where}) AS ranked WHERE n = 1 ORDER BY score DESC, finished_at ASC LIMIT ?",
+        *params, limit)
+    return [best_of(r) for r in rows]
+

@@ -1,0 +1,234 @@
+"""Users, solo sessions, answers, stats and leaderboards: one body per command.
+
+Every write is one transaction decided by guarded statements. `record_answer`'s UPDATE
+only matches a session that is active and at the answered position: on SQLite the writer
+lock orders transactions, on PostgreSQL a second UPDATE of the row waits for the first to
+commit and re-checks its WHERE, so of any number of deliveries exactly one applies.
+`start_session` and `reset_user` lock the user's row first on PostgreSQL
+(`FOR NO KEY UPDATE`): one user's starts and resets take turns, while answers (whose
+foreign-key checks take only KEY SHARE) never wait on them. Locks are always taken
+user -> session -> best score -> review -> card (and round -> round question), so writers
+cannot deadlock on each other.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from bot.domain.results import SessionKind
+from bot.store.command import Command, Rows, lock, many, one, q
+from bot.store.commands.learning import apply_review
+from bot.store.protocol import (
+    AnswerRow,
+    BestRow,
+    NewAnswer,
+    NewSession,
+    Recorded,
+    SessionRow,
+    Write,
+    scopes_of,
+)
+from bot.store.rows import (
+    SESSION_COLUMNS,
+    SESSION_FROM,
+    SESSION_SQL,
+    answer_of,
+    best_of,
+    session_of,
+)
+
+# A finished attempt's score stands on a board only if it beats the one already there (the
+# earlier finish keeps a tie): the one statement for solo sessions and rounds alike.
+KEEP_BEST_SQL = (
+    "INSERT INTO best_scores (quiz_id, scope, platform, user_id, score, total, finished_at) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE "
+    "SET score = excluded.score, total = excluded.total, finished_at = excluded.finished_at "
+    "WHERE excluded.score > best_scores.score")
+_LOCK_USER = "SELECT 1 FROM users WHERE platform = ? AND user_id = ? FOR NO KEY UPDATE"
+
+
+# --- users -----------------------------------------------------------------------------
+
+def user(platform: str, user_id: str) -> Command[Any]:
+    """The user's row (display_name, lang), or None."""
+    return one((yield q("SELECT display_name, lang FROM users WHERE platform = ? "
+                        "AND user_id = ?", platform, user_id)))
+
+
+def save_user(platform: str, user_id: str, display_name: str) -> Command[str | None]:
+    """Create the user or update their name; return their chosen language."""
+    rows = yield q("INSERT INTO users (platform, user_id, display_name, created_at) "
+                   "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) "
+                   "DO UPDATE SET display_name = excluded.display_name RETURNING lang",
+                   platform, user_id, display_name, time.time())
+    return None if rows[0]["lang"] is None else str(rows[0]["lang"])
+
+
+def set_language(platform: str, user_id: str, lang: str) -> Command[None]:
+    """Persist the user's language choice (creating the user if needed)."""
+    yield q("INSERT INTO users (platform, user_id, lang, created_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (platform, user_id) DO UPDATE SET lang = excluded.lang",
+            platform, user_id, lang, time.time())
+
+
+# --- sessions --------------------------------------------------------------------------
+
+def get_session(session_id: int) -> Command[SessionRow | None]:
+    """The session with this id, or None."""
+    return session_of(one((yield q(SESSION_SQL + "WHERE s.id = ?", session_id))))
+
+
+def active_session(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:
+    """The user's unfinished session of this quiz, if any."""
+    return session_of(one((yield q(
+        SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.quiz_id = ? "
+        "AND s.status = 'active'", platform, user_id, quiz_id))))
+
+
+def last_finished(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:
+    """The user's most recently finished full attempt of this quiz."""
+    return session_of(one((yield q(
+        SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.quiz_id = ? "
+        "AND s.kind = 'full' AND s.status = 'finished' "
+        "ORDER BY s.finished_at DESC, s.id DESC LIMIT 1", platform, user_id, quiz_id))))
+
+
+def start_session(new: NewSession, *, replace: bool) -> Command[SessionRow]:
+    """The active session unless `replace`; else abandon it and store `new` (one txn).
+
+    On PostgreSQL the user's row is locked first, so two starts of one user (two processes,
+    a double tap) run one after the other: the second sees the first's session.
+    """
+    n = new
+    yield lock(_LOCK_USER, n.platform, n.user_id)
+    if not replace:
+        found = yield from active_session(n.platform, n.user_id, n.quiz_id)
+        if found is not None:
+            return found
+    yield q("UPDATE sessions SET status = 'abandoned' WHERE platform = ? AND user_id = ? "
+            "AND quiz_id = ? AND status = 'active'", n.platform, n.user_id, n.quiz_id)
+    rows = yield q(
+        "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
+        "question_ids, option_orders, started_at, seed) "
+        "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?) RETURNING id",
+        n.platform, n.user_id, n.chat_id, n.quiz_id, str(n.kind),
+        json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
+        time.time(), n.seed)
+    found = yield from get_session(int(rows[0]["id"]))
+    assert found is not None
+    return found
+
+
+# --- answers ---------------------------------------------------------------------------
+
+def session_and_answer(session_id: int, position: int
+                       ) -> Command[tuple[SessionRow | None, AnswerRow | None]]:
+    """The session and its answer at `position` (if any), in one read."""
+    row = one((yield q(
+        f"SELECT {SESSION_COLUMNS}, a.question_id AS a_question, a.chosen, a.correct "
+        f"{SESSION_FROM}"
+        "LEFT JOIN answers a ON a.session_id = s.id AND a.position = ? WHERE s.id = ?",
+        position, session_id)))
+    if row is None:
+        return None, None
+    answer = None if row["chosen"] is None else AnswerRow(
+        session_id, position, row["a_question"], int(row["chosen"]), bool(row["correct"]))
+    return session_of(row), answer
+
+
+def answers(session_id: int) -> Command[list[AnswerRow]]:
+    """Every answer of the session, in position order."""
+    rows = yield q("SELECT position, question_id, chosen, correct FROM answers "
+                   "WHERE session_id = ? ORDER BY position", session_id)
+    return [answer_of(session_id, int(r["position"]), r) for r in rows]
+
+
+def record_answer(answer: NewAnswer) -> Command[Recorded]:
+    """Guarded advance, then the answer row, then (on the last question) the best score."""
+    a = answer
+    now = time.time()
+    done = int(a.finished)
+    advanced = yield q(
+        "UPDATE sessions SET position = position + 1, score = score + ?, "
+        "status = CASE WHEN ? = 1 THEN 'finished' ELSE status END, "
+        "finished_at = CASE WHEN ? = 1 THEN CAST(? AS DOUBLE PRECISION) ELSE finished_at END "
+        "WHERE id = ? AND position = ? AND status = 'active' RETURNING score",
+        int(a.correct), done, done, now, a.session_id, a.position)
+    if not advanced:
+        stored = one((yield q("SELECT question_id, chosen, correct FROM answers "
+                              "WHERE session_id = ? AND position = ?",
+                              a.session_id, a.position)))
+        if stored is not None:
+            return Recorded(Write.REPEAT, answer_of(a.session_id, a.position, stored), 0)
+        return Recorded(Write.STALE, None, 0)
+    score = int(advanced[0]["score"])
+    yield q("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
+            "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
+            a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now)
+    if a.finished and a.kind == SessionKind.FULL:
+        yield many(KEEP_BEST_SQL, [(a.quiz_id, scope, a.platform, a.user_id, score, a.total,
+                                    now) for scope in scopes_of(a.platform, a.chat_id)])
+    if a.review is not None:  # the learner's card moves with the answer, or not at all
+        yield from apply_review(a.review)
+    stored_now = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct)
+    return Recorded(Write.APPLIED, stored_now, score)
+
+
+# --- stats and leaderboards ------------------------------------------------------------
+
+def attempts(platform: str, user_id: str, quiz_id: str
+             ) -> Command[tuple[int, int | None, int | None]]:
+    """(finished full attempts, best score, last score)."""
+    row = (yield q(
+        "SELECT COUNT(*) AS n, MAX(score) AS best, (SELECT score FROM sessions "
+        "WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 AND kind = 'full' "
+        "AND status = 'finished' ORDER BY finished_at DESC, id DESC LIMIT 1) AS last "
+        "FROM sessions WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 "
+        "AND kind = 'full' AND status = 'finished'", platform, user_id, quiz_id))[0]
+    best, last = row["best"], row["last"]
+    return int(row["n"]), None if best is None else int(best), None if last is None else int(last)
+
+
+def question_stats(platform: str, user_id: str, quiz_id: str
+                   ) -> Command[dict[str, tuple[int, int]]]:
+    """question id -> (times answered, times right), over the user's full attempts."""
+    rows = yield q(
+        "SELECT a.question_id, COUNT(*) AS n, SUM(a.correct) AS right_ FROM answers a "
+        "JOIN sessions s ON s.id = a.session_id WHERE s.platform = ? AND s.user_id = ? "
+        "AND s.quiz_id = ? AND s.kind = 'full' GROUP BY a.question_id",
+        platform, user_id, quiz_id)
+    return {r["question_id"]: (int(r["n"]), int(r["right_"])) for r in rows}
+
+
+def best(quiz_id: str, scope: str, limit: int) -> Command[list[BestRow]]:
+    """Top best scores in a scope, ties broken by the earlier finish."""
+    rows = yield q(
+        "SELECT b.platform, b.user_id, u.display_name, b.score, b.total, b.finished_at "
+        "FROM best_scores b JOIN users u ON u.platform = b.platform AND u.user_id = b.user_id "
+        "WHERE b.quiz_id = ? AND b.scope = ? ORDER BY b.score DESC, b.finished_at ASC LIMIT ?",
+        quiz_id, scope, limit)
+    return [best_of(r) for r in rows]
+
+
+def best_score(quiz_id: str, platform: str, user_id: str) -> Command[int | None]:
+    """The user's global best score on this quiz."""
+    row = one((yield q("SELECT score FROM best_scores WHERE quiz_id = ? AND scope = '' "
+                       "AND platform = ? AND user_id = ?", quiz_id, platform, user_id)))
+    return None if row is None else int(row["score"])
+
+
+def reset_user(platform: str, user_id: str) -> Command[int]:
+    """Delete the user's sessions, answers, scores, cards and reviews; how many sessions went.
+
+    Sessions go first (an answer in flight holds its session's row, so on PostgreSQL the
+    reset waits for it and then deletes what it wrote), and reviews before cards, the order
+    `apply_review` takes them in.
+    """
+    yield lock(_LOCK_USER, platform, user_id)
+    gone: Rows = yield q("DELETE FROM sessions WHERE platform = ? AND user_id = ? RETURNING id",
+                         platform, user_id)
+    for table in ("best_scores", "reviews", "cards"):
+        yield q(f"DELETE FROM {table} WHERE platform = ? AND user_id = ?", platform, user_id)
+    return len(gone)

@@ -1,0 +1,3 @@
+-- quizbot schema, version 8: the same column types on both dialects. SQLite already keeps
+-- flags as INTEGER 0/1 and lists and payloads as JSON text; PostgreSQL's version 8 moves
+-- its boolean and jsonb columns to those types, so one statement runs on both.
