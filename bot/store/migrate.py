@@ -199,7 +199,8 @@ async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, s
             raise RuntimeError(f"a migration breaks foreign keys: {broken[:3]}")
         await db.execute("COMMIT")
     except BaseException:
-        await db.execute("ROLLBACK")
+        if db.in_transaction:  # a full disk may have rolled it back already
+            await db.execute("ROLLBACK")
         raise
     finally:
         if keys_on:
