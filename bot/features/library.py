@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 
 from bot.domain import learning
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
-from bot.domain.quiz import Question, Quiz
+from bot.domain.quiz import Question, Quiz, entry_quiz
 from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
 from bot.store.protocol import NewSession, SessionRow, Store
 
@@ -43,7 +43,7 @@ class Library:
 
     def quiz(self, quiz_id: str | None = None) -> Quiz:
         """The quiz with this id, or the default one."""
-        quiz_id = quiz_id or self._default_quiz or min(self.quizzes)
+        quiz_id = quiz_id or self._default_quiz or entry_quiz(self.quizzes)
         try:
             return self.quizzes[quiz_id]
         except KeyError:

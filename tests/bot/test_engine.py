@@ -286,7 +286,16 @@ async def test_reload_is_admin_only(store, quizzes):
     with pytest.raises(NotAdmin):
         await engine.reload(ALI)
     infos = await engine.reload(admin)
-    assert [i.id for i in infos] == ["parallelism", "parallelism-deep"]
+    assert [i.id for i in infos] == sorted(quizzes)
+
+
+async def test_default_quiz_is_the_easiest_not_the_first_id(store, quizzes):
+    # expert-parallelism sorts before parallelism but is hard: newcomers still start easy
+    assert min(quizzes) != "parallelism" and quizzes["parallelism"].difficulty == "medium"
+    assert Engine(store, quizzes).quiz().id == "parallelism"
+    hard = {k: v for k, v in quizzes.items() if v.difficulty == "hard"}
+    assert Engine(store, hard).quiz().id == min(hard)
+    assert Engine(store, quizzes, default_quiz="parallelism-deep").quiz().id == "parallelism-deep"
 
 
 async def test_changed_quiz_file_restarts_a_stale_session(store, quizzes):

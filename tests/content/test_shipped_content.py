@@ -25,6 +25,17 @@ def test_content_folder_has_quizzes():
     assert FILES, "content/ ships no quiz"
 
 
+# README lists these, one line each; keep both true when a quiz is added or removed.
+SHIPPED = {"parallelism", "parallelism-deep", "expert-parallelism"}
+
+
+def test_shipped_quiz_ids(quizzes: dict[str, Quiz]):
+    assert set(quizzes) == SHIPPED
+    readme = (default_content_dir().parent / "README.md").read_text(encoding="utf-8")
+    for quiz_id in SHIPPED:
+        assert f"- `{quiz_id}`: " in readme, quiz_id
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_every_file_loads_and_is_complete(path):
     quiz = load_file(path, check=check_rendered_sizes)

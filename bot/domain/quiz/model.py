@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -72,3 +72,16 @@ class Quiz:
     def question(self, question_id: str) -> Question | None:
         """The question with this id, or None if the file no longer has it."""
         return self.by_id.get(question_id)
+
+
+DIFFICULTY_ORDER = ("easy", "medium", "hard")
+
+
+def entry_quiz(quizzes: Mapping[str, Quiz]) -> str:
+    """The quiz to start when none is named: the easiest one, then the first id, so that
+    adding a hard quiz whose id sorts first does not change where newcomers begin."""
+    def rank(quiz: Quiz) -> tuple[int, str]:
+        known = quiz.difficulty in DIFFICULTY_ORDER
+        return (DIFFICULTY_ORDER.index(quiz.difficulty) if known else len(DIFFICULTY_ORDER),
+                quiz.id)
+    return min(quizzes.values(), key=rank).id

@@ -138,7 +138,11 @@ async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) ->
 
     ix = await replied(fake, await fake.autocomplete(ALICE, "quiz", "quiz", "PARA", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 8
-    assert [c["value"] for c in ix.callback.data["choices"]] == ["parallelism", "parallelism-deep"]
+    # every shipped quiz whose id or title contains "para", whatever the case typed
+    assert [c["value"] for c in ix.callback.data["choices"]] == [
+        i.id for i in bot.engine.quiz_infos("en") if "para" in i.id or "para" in i.title.casefold()]
+    assert {"parallelism", "parallelism-deep", "expert-parallelism"} <= {
+        c["value"] for c in ix.callback.data["choices"]}
 
     ix = await replied(fake, await fake.slash(ALICE, "reset", guild=GUILD))
     confirm = ix.original
@@ -159,7 +163,8 @@ async def test_reload_is_for_configured_admins_only(tmp_path, fake: FakeDiscord)
         assert int(reload["default_member_permissions"]) == 8  # shown to server admins only
         ix = await replied(fake, await fake.slash(ALICE, "reload", guild=GUILD))
         assert ix.original is not None and ix.original.ephemeral
-        assert ix.original.content == app.catalogue.t("en", "admin.reloaded", count=2,
-                                                      ids="parallelism, parallelism-deep")
+        shipped = sorted(app.engine.quiz_infos("en"), key=lambda i: i.id)
+        assert ix.original.content == app.catalogue.t(
+            "en", "admin.reloaded", count=len(shipped), ids=", ".join(i.id for i in shipped))
         ix = await replied(fake, await fake.slash(BOB, "reload", guild=GUILD))
         assert ix.original.content == app.catalogue.t("en", "error.not_admin")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.domain import payloads as payload
 from bot.domain.errors import NoActiveSession
+from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
@@ -186,8 +187,9 @@ async def test_reload_is_for_configured_admins_only(start_bot: BotFactory,
         since = admin.mark()
         await admin.send("/reload")
         reply = await admin.reply(since)
-        assert reply["text"] == running.cat.t("en", "admin.reloaded", count=2,
-                                              ids="parallelism, parallelism-deep")
+        shipped = sorted(load_quizzes([default_content_dir()]))
+        assert reply["text"] == running.cat.t("en", "admin.reloaded", count=len(shipped),
+                                              ids=", ".join(shipped))
         someone = Learner(api, api.user(1001, "Alice"))
         since = someone.mark()
         await someone.send("/reload")
