@@ -1,0 +1,110 @@
+"""expert-parallelism: complete in both languages, not answerable from the shape of its
+options, and its computed answers agree with the arithmetic in its explanations."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bot.domain.quiz import Question, Quiz, quality_warnings
+
+
+@pytest.fixture(scope="module")
+def moe(quizzes: dict[str, Quiz]) -> Quiz:
+    return quizzes["expert-parallelism"]
+
+
+def right(q: Question, lang: str = "en") -> str:
+    return q.options[q.correct].text.get(lang)
+
+
+def question(quiz: Quiz, qid: str) -> Question:
+    q = quiz.question(qid)
+    assert q is not None, qid
+    return q
+
+
+def test_shape(moe: Quiz):
+    assert moe.difficulty == "hard" and moe.languages == ("en", "ur")
+    assert len(moe.questions) >= 15
+    counts = Counter(q.correct for q in moe.questions)
+    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
+
+
+def test_every_question_teaches_in_both_languages(moe: Quiz):
+    for q in moe.questions:
+        for lang in ("en", "ur"):
+            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
+        for i, option in enumerate(q.options):
+            assert (option.why_not is None) == (i == q.correct), (q.id, i)
+            if option.why_not:
+                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
+        assert q.references and all(r.url.startswith("https://") for r in q.references), q.id
+
+
+def test_no_giveaways(moe: Quiz):
+    assert quality_warnings(moe) == []
+    for lang in ("en", "ur"):
+        longest = [q.id for q in moe.questions
+                   if all(len(right(q, lang)) > len(o.text.get(lang))
+                          for k, o in enumerate(q.options) if k != q.correct)]
+        assert len(longest) <= len(moe.questions) // 4, (lang, longest)
+    for q in moe.questions:  # absolute words would mark the wrong options
+        for option in q.options:
+            words = set(option.text.get("en").lower().replace(",", " ").split())
+            assert not words & {"always", "never", "ever", "only", "impossible"}, q.id
+
+
+# --- the computed answers, recomputed ----------------------------------------------------------
+
+H, K, BF16 = 7168, 8, 2
+
+
+def test_all_to_all_bytes(moe: Quiz):
+    per_token = 2 * K * H * BF16  # dispatch + combine, forward only
+    assert right(question(moe, "e01-all-to-all-bytes")) == f"About {round(per_token / 1000)} KB"
+    assert "459 KB" in question(moe, "e01-all-to-all-bytes").options[1].text.get("en")
+    assert f"{round(2 * per_token / 1000)}" == "459"
+
+
+def test_node_limited_routing(moe: Quiz):
+    nodes, experts_per_node = 4, 160 / 50
+    assert right(question(moe, "e02-node-limited-routing")).startswith(f"{nodes}:")
+    assert round(nodes * experts_per_node) == 13
+    assert "13 experts" in question(moe, "e02-node-limited-routing").explanation.get("en")
+
+
+def test_capacity(moe: Quiz):
+    capacity = 4096 // 8 * 1.25
+    assert right(question(moe, "e03-capacity-drop")).startswith(
+        f"Capacity {capacity:.0f}; {800 - capacity:.0f} tokens")
+    tokens, topk, factor, experts = 8192, 2, 1.25, 64
+    cap = tokens * topk * factor / experts
+    padding = 1 - tokens * topk / experts / cap
+    assert right(question(moe, "e04-capacity-padding")) == f"{cap:.0f} tokens, {padding:.0%} padding"
+
+
+def test_expert_data_parallel_layout(moe: Quiz):
+    gpus, ep, experts = 32, 8, 64
+    assert right(question(moe, "e07-expert-data-parallel")).startswith(
+        f"{experts // ep} experts; the {gpus // ep} GPUs")
+
+
+def test_cross_node_dispatch(moe: Quiz):
+    nvlink, ib = 160, 50
+    within = (7 / 8) / nvlink
+    across = max(0.5 / ib, (7 / 16) / nvlink)
+    assert right(question(moe, "e08-all-to-all-across-nodes")) == f"About {across / within:.1f}×"
+
+
+def test_active_versus_total(moe: Quiz):
+    flops = 6 * 37e9 * 14.8e12
+    weights_tb = 671e9 * BF16 / 1e12
+    assert right(question(moe, "e12-active-vs-total")) == (
+        f"About {flops / 1e24:.1f} × 10^24 FLOPs; about {weights_tb:.2f} TB of weights")
+
+
+def test_expert_gemm_ridge_point(moe: Quiz):
+    ridge = 989e12 / 3.35e12  # FLOPs per byte; the GEMM does m FLOPs per weight byte
+    assert right(question(moe, "e14-expert-gemm-intensity")) == f"About {round(ridge, -2):.0f} tokens"
