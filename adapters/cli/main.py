@@ -6,16 +6,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
-import importlib
 import logging
 import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from adapters.base import registry
 from bot import __version__
 from bot.app.compose import Adapter, App, open_app
-from bot.app.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config, load_config
+from bot.app.config import Config, load_config
 from bot.app.logs import setup_logging
 from bot.app.metrics import Health, mount
 from bot.domain.errors import (
@@ -25,6 +25,7 @@ from bot.domain.errors import (
     StoreRefused,
     StoreUnavailable,
 )
+from bot.domain.platforms import token_envs
 from bot.domain.quiz import default_content_dir, load_all, quality_warnings
 from bot.domain.quiz.glossary import (
     Glossary,
@@ -46,10 +47,6 @@ EXIT_OK, EXIT_ERROR, EXIT_NO_TOKEN = 0, 1, 2
 # flight; then the store flushes and closes. Under Docker's default 10 s stop grace period.
 STOP_BOUND = 8.0
 OPS = ("backup", "restore", "stats", "export", "check")
-ADAPTERS = {  # platform -> "module:Class", imported only when enabled
-    "telegram": "adapters.telegram:TelegramAdapter",
-    "discord": "adapters.discord:DiscordAdapter",
-}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -195,12 +192,7 @@ def set_webhook(config: Config) -> int:
 
 def wanted_adapters(config: Config) -> list[str]:
     """Platforms that are enabled and have a token in the environment."""
-    wanted = []
-    if config.telegram.enabled and config.telegram_token:
-        wanted.append("telegram")
-    if config.discord.enabled and config.discord_token:
-        wanted.append("discord")
-    return wanted
+    return registry.wanted(config)
 
 
 def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
@@ -217,10 +209,7 @@ def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
 
 
 def _make_adapter(platform: str, app: App) -> Adapter:
-    module, cls = ADAPTERS[platform].split(":")
-    factory = getattr(importlib.import_module(module), cls)
-    adapter: Adapter = factory(app)
-    return adapter
+    return registry.ADAPTERS[platform].load()(app)
 
 
 async def run(config: Config) -> int:
@@ -228,7 +217,7 @@ async def run(config: Config) -> int:
     platforms = wanted_adapters(config)
     if not platforms:
         print(
-            f"quizbot: no bot token set. Set {TELEGRAM_TOKEN_ENV} and/or {DISCORD_TOKEN_ENV} "
+            f"quizbot: no bot token set. Set {token_envs()} "
             "(and enable the platform in the config), or try the quiz with no token: "
             "quizbot play", file=sys.stderr)
         return EXIT_NO_TOKEN

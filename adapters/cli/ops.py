@@ -13,8 +13,9 @@ import asyncio
 import sys
 from collections.abc import Callable
 
-from bot.app.config import DISCORD_TOKEN_ENV, TELEGRAM_TOKEN_ENV, Config
+from bot.app.config import Config
 from bot.domain.errors import ConfigError, StoreRefused
+from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
 from bot.present.limits import check_rendered_sizes
 from bot.store import ops, pg_ops, report
@@ -169,10 +170,9 @@ def check(config: Config, args: argparse.Namespace) -> int:
     except Refusal as exc:
         results.append((False, f"database: {exc}"))
     tokens = []
-    for name, enabled, token, env in (
-            ("telegram", config.telegram.enabled, config.telegram_token, TELEGRAM_TOKEN_ENV),
-            ("discord", config.discord.enabled, config.discord_token, DISCORD_TOKEN_ENV)):
-        if not enabled:
+    for platform in chat_apps():
+        name, env, token = platform.name, platform.token_env, config.token(platform.name)
+        if not config.enabled(name):
             results.append((True, f"{name}: disabled in the config"))
         elif token:
             tokens.append(name)
@@ -181,7 +181,7 @@ def check(config: Config, args: argparse.Namespace) -> int:
             results.append((True, f"{name}: {env} is not set (adapter will not start)"))
     if not tokens:
         results.append((False, f"tokens: none set; quizbot run would exit 2 (set "
-                        f"{TELEGRAM_TOKEN_ENV} and/or {DISCORD_TOKEN_ENV})"))
+                        f"{token_envs()})"))
     if config.metrics.port is not None:
         results.append((True, f"metrics: http://{config.metrics.listen}:"
                         f"{config.metrics.port}/metrics and /healthz"))

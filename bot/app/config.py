@@ -15,12 +15,16 @@ from typing import Any
 import yaml
 
 from bot.domain.errors import ConfigError
+from bot.domain.platforms import DISCORD, PLATFORMS, TELEGRAM, chat_apps
 from bot.domain.quiz import default_content_dir
 from bot.domain.secret import Secret
 from bot.store.urls import split_password
 
-TELEGRAM_TOKEN_ENV = "TELEGRAM_BOT_TOKEN"
-DISCORD_TOKEN_ENV = "DISCORD_BOT_TOKEN"
+TELEGRAM_TOKEN_ENV = TELEGRAM.token_env
+DISCORD_TOKEN_ENV = DISCORD.token_env
+# Sections read into typed dataclasses below; any other registered chat app's section is
+# kept as it is written (`Config.sections`) for its adapter, with `enabled` checked here.
+TYPED_SECTIONS = frozenset({"telegram", "discord"})
 TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
@@ -102,8 +106,31 @@ class Config:
     log_format: str = "text"
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
     web: WebConfig = field(default_factory=WebConfig)
-    telegram_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
-    discord_token: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    # Bot tokens by platform, from each platform's token variable (bot.domain.platforms).
+    tokens: Mapping[str, Secret] = field(default_factory=dict, repr=False)
+    sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def token(self, platform: str) -> Secret:
+        """The platform's bot token ("" when its variable is not set)."""
+        return self.tokens.get(platform) or Secret("")
+
+    def enabled(self, platform: str) -> bool:
+        """Whether the config lets the platform run (`<section>.enabled`, default true)."""
+        section = PLATFORMS[platform].config_section
+        typed = getattr(self, section, None) if section in TYPED_SECTIONS else None
+        if typed is not None:
+            return bool(typed.enabled)
+        return bool(self.sections.get(section or "", {}).get("enabled", True))
+
+    @property
+    def telegram_token(self) -> Secret:
+        """TELEGRAM_BOT_TOKEN."""
+        return self.token(TELEGRAM.name)
+
+    @property
+    def discord_token(self) -> Secret:
+        """DISCORD_BOT_TOKEN."""
+        return self.token(DISCORD.name)
 
 
 class _Reader:
@@ -279,9 +306,9 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     admins_raw = root.get("admins", dict, {})
     admins = {}
     for platform, ids in admins_raw.items():
-        if platform not in ("telegram", "discord", "terminal") or not isinstance(ids, list):
+        if platform not in PLATFORMS or not isinstance(ids, list):
             raise ConfigError(f"{source}: admins.{platform} must be a list of ids under "
-                              "telegram or discord")
+                              + " or ".join(p.name for p in chat_apps()))
         admins[platform] = frozenset(str(i) for i in ids)
     log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
     startup_timeout = root.seconds("startup_timeout", Config.startup_timeout, 1, 3600)
@@ -300,6 +327,14 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     web = WebConfig(port=web_port, listen=wb.get("listen", str, WebConfig.listen),
                     public_url=wb.url("public_url", "", ("https", "http")).rstrip("/"))
     wb.done()
+    sections = {}
+    for other in chat_apps():
+        name = other.config_section
+        if name and name not in TYPED_SECTIONS:
+            section = root.section(name)
+            section.get("enabled", bool, True)
+            section.used.update(section.data)  # the adapter reads its own keys
+            sections[name] = dict(section.data)
     root.done()
 
     return Config(
@@ -320,6 +355,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         log_format=log_format,
         metrics=metrics,
         web=web,
-        telegram_token=Secret(env.get(TELEGRAM_TOKEN_ENV, "").strip()),
-        discord_token=Secret(env.get(DISCORD_TOKEN_ENV, "").strip()),
+        tokens={p.name: Secret(env.get(p.token_env, "").strip())
+                for p in chat_apps()},
+        sections=sections,
     )

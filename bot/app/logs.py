@@ -18,13 +18,16 @@ from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from bot.app.config import Config
+from bot.domain.platforms import PLATFORMS, chat_apps
 
 MASK = "<token>"
 # httpx logs every request URL at INFO, and Telegram URLs contain the bot token.
 NOISY_LOGGERS = ("httpx", "httpcore")
 # Logger filters see only records logged on that very logger; handler filters see every
 # record that reaches the handler, so `install` attaches to both.
-GUARDED_LOGGERS = ("telegram", "telegram.ext", "discord", "discord.http", "httpx", "httpcore")
+def guarded_loggers() -> tuple[str, ...]:
+    """Loggers whose own records may carry a token: each platform library's, and httpx's."""
+    return (*(name for p in chat_apps() for name in p.guarded_loggers), *NOISY_LOGGERS)
 
 
 # Secrets no config holds: Discord's per-interaction tokens, in gateway payloads that
@@ -85,7 +88,7 @@ class RedactSecrets(logging.Filter):
 def install(redactor: RedactSecrets) -> list[logging.Filterer]:
     """Attach `redactor` to the root handlers and the platform libraries' loggers."""
     quiet_noisy_loggers()
-    targets: list[logging.Filterer] = [logging.getLogger(n) for n in GUARDED_LOGGERS]
+    targets: list[logging.Filterer] = [logging.getLogger(n) for n in guarded_loggers()]
     targets += logging.getLogger().handlers
     for target in targets:
         target.addFilter(redactor)
@@ -107,9 +110,6 @@ def quiet_noisy_loggers() -> None:
 
 
 ID_FIELDS = ("user_id", "chat_id", "session_id", "update_id", "guild_id", "interaction_id")
-PLATFORM_PREFIXES = {"telegram": "telegram", "adapters.telegram": "telegram",
-                     "discord": "discord", "adapters.discord": "discord",
-                     "adapters.terminal.play": "terminal"}
 
 
 class JsonFormatter(logging.Formatter):
@@ -139,9 +139,9 @@ class JsonFormatter(logging.Formatter):
 
 
 def _platform_of(logger: str) -> str | None:
-    for prefix, platform in PLATFORM_PREFIXES.items():
-        if logger == prefix or logger.startswith(prefix + "."):
-            return platform
+    for platform in PLATFORMS.values():  # registered platforms' logger name prefixes
+        if any(logger == prefix or logger.startswith(prefix + ".") for prefix in platform.loggers):
+            return platform.name
     return None
 
 
@@ -158,7 +158,7 @@ def setup_logging(config: Config, *, quiet: bool = False) -> None:
         handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(RedactSecrets([
-        config.telegram_token.reveal(), config.discord_token.reveal(),
+        *(token.reveal() for token in config.tokens.values()),
         config.telegram.webhook.secret_token.reveal(), config.storage_password.reveal()]))
     handler.set_name("quizbot")
     root = logging.getLogger()

@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar, Self, cast
 
-MAX_BYTES = 64  # Telegram's callback_data limit; Discord's custom_id allows 100
-DISCORD_MAX = 100
+from bot.domain.platforms import payload_limit
+
+MAX_BYTES = payload_limit()  # 64: Telegram's callback_data; Discord's custom_id allows 100
 
 ANSWER_RE = re.compile(
     r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])(?P<sure>[sg]?)")

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from bot.domain import learning
+from bot.domain.platforms import chat_apps
 from bot.domain.results import Actor, ReminderNote
 from bot.features.jobs import Clock, Pace, Sleep
 from bot.store.learning import JobRow
@@ -26,11 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# Telegram allows about 30 messages a second to different chats in all. Reminders take 28 of
-# them: pacing exactly at the limit draws 429s (bench/reminders_bench.py: 5 in 300), each of
-# which stalls every reminder for the second it names, and the bot's own replies share the
-# same budget. Discord's global limit is 50 requests a second; a DM costs two (open, send).
-RATES = {"telegram": 28.0, "discord": 20.0}
+# Reminders a second per platform, under its global limit (the reasons: bot.domain.platforms)
+RATES = {p.name: p.reminder_rate for p in chat_apps()}
 
 
 class Delivery(StrEnum):
@@ -57,7 +55,7 @@ class Reminders:
         self.engine = engine
         self.senders = dict(senders)
         self.clock = clock or engine.clock
-        rates = {**RATES, **(rates or {})}
+        rates = {**{p.name: p.reminder_rate for p in chat_apps()}, **(rates or {})}
         self.paces = {p: Pace(rates.get(p, 10.0), clock=self.clock, sleep=sleep)
                       for p in self.senders}
         self.sent = 0  # benchmarks and tests

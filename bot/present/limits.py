@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
+from bot.domain.platforms import card_limit
 from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
 from bot.present.i18n import Catalogue
 from bot.present.render import answered_body, feedback_text, question_header, question_text
@@ -12,13 +13,10 @@ from bot.present.render import answered_body, feedback_text, question_header, qu
 if TYPE_CHECKING:
     from bot.domain.quiz import Question, Quiz
 
-TELEGRAM_MESSAGE = 4096
-DISCORD_MESSAGE = 2000
-DISCORD_EMBED_DESCRIPTION = 4096
-# A question goes out as one Telegram message or one Discord embed, and so does the answered
-# question, which carries the explanation (the plan edits the question into it).
-QUESTION_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_EMBED_DESCRIPTION)
-FEEDBACK_LIMIT = min(TELEGRAM_MESSAGE, DISCORD_EMBED_DESCRIPTION)
+# A question goes out as one card (a Telegram message, a Discord embed), and so does the
+# answered question, which carries the explanation (the plan edits the question into it).
+QUESTION_LIMIT = card_limit()
+FEEDBACK_LIMIT = card_limit()
 
 
 @cache

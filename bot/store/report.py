@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from bot.domain.platforms import PLATFORMS
 from bot.domain.quiz import Quiz
 from bot.store.reader import Reader
 
@@ -44,7 +45,7 @@ class Scope:
         if not chat:
             return cls()
         platform, sep, chat_id = chat.partition(":")
-        if sep and platform in ("telegram", "discord", "terminal"):
+        if sep and platform in PLATFORMS:
             return cls(chat_id, platform)
         return cls(chat)
 
