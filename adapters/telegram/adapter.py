@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Any
 
 from telegram import LinkPreviewOptions, Update
@@ -20,6 +22,7 @@ from telegram.error import (
     TimedOut,
 )
 from telegram.ext import Application, BaseRateLimiter, Defaults
+from telegram.request import HTTPXRequest
 
 from adapters.base.startup import until_up
 from adapters.telegram import views, webhook
@@ -29,11 +32,13 @@ from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.rounds import GroupPostRateLimiter, TelegramRounds
 from bot.app import logs
 from bot.app.compose import App
+from bot.app.web import WebServer
 from bot.domain.errors import ConfigError
 from bot.domain.results import ReminderNote
 from bot.features.reminders import Delivery, Sender, Sent
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner
+from bot.store.inbox import InboxRow
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +47,6 @@ ALLOWED_UPDATES = (Update.MESSAGE, Update.CALLBACK_QUERY)
 # (the coming default); we never read them as ints.
 PTB_TIMEDELTA = "PTB_TIMEDELTA"
 POLL_TIMEOUT = 10  # seconds a getUpdates long poll may wait on Telegram's side
-POLLING_TASK = "Updater:start_polling:polling_task"  # the name PTB 22 gives its poll loop
 
 
 def file_url(api_base_url: str) -> str:
@@ -51,6 +55,22 @@ def file_url(api_base_url: str) -> str:
     if base.endswith("/bot"):
         return f"{base[: -len('/bot')]}/file/bot"
     return f"{base}/file/bot"
+
+
+class PollRequest(HTTPXRequest):
+    """The getUpdates connection (PTB's own, as its builder makes it), watched: PTB's poll
+    loop gives up for good on a rejected token (401/404), and says so only in a log line."""
+
+    def __init__(self, on_rejected: Callable[[], None]) -> None:
+        super().__init__(connection_pool_size=1)
+        self.on_rejected = on_rejected
+
+    async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
+        """As HTTPXRequest; a rejected token also calls `on_rejected`."""
+        code, payload = await super().do_request(*args, **kwargs)
+        if code in (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND):
+            self.on_rejected()
+        return code, payload
 
 
 class TelegramAdapter:
@@ -68,8 +88,15 @@ class TelegramAdapter:
         self._stopped = asyncio.Event()
         self.application: PTBApplication | None = None
         self.outbox = Outbox()
-        self._listener: webhook.WebhookServer | None = None  # webhook.register: false
         self.rounds: TelegramRounds | None = None
+        self.inbox: webhook.Inbox | None = None
+        self._server: WebServer | None = None
+        if self.config.mode == "webhook":  # the route goes on before any server starts
+            hook = self.config.webhook
+            self.inbox = webhook.Inbox(app.store, hook.secret_token.reveal(),
+                                       capacity=self.config.concurrent_updates)
+            self._server = app.web.server(hook.listen, hook.port, key="telegram.webhook.port")
+            self.inbox.mount(self._server, hook.url_path)
 
     def build(self) -> PTBApplication:
         """The PTB application with our handlers; nothing is contacted yet."""
@@ -77,8 +104,13 @@ class TelegramAdapter:
         if not token:
             raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
         concurrent = self.config.concurrent_updates
+        builder = Application.builder()
+        if self.config.mode == "webhook":
+            builder = builder.updater(None)  # updates come in through our server's inbox
+        else:
+            builder = builder.get_updates_request(PollRequest(self._stopped.set))
         application = (
-            Application.builder()
+            builder
             .token(token)
             .base_url(self.config.api_base_url)
             .base_file_url(file_url(self.config.api_base_url))
@@ -107,24 +139,17 @@ class TelegramAdapter:
                               self.app.config.startup_timeout, self._redactor.scrub)
             await publish_commands(application, self.app.catalogue)
             await application.start()
-            updater = application.updater
-            assert updater is not None
-            if self.config.mode == "webhook" and not self.config.webhook.register:
-                self._listener = await webhook.listen_only(application, self.config.webhook)
-            elif self.config.mode == "webhook":
-                hook = self.config.webhook
-                await updater.start_webhook(
-                    listen=hook.listen, port=hook.port, url_path=hook.url_path,
-                    webhook_url=hook.public_url, secret_token=hook.secret_token.reveal(),
-                    allowed_updates=list(ALLOWED_UPDATES), drop_pending_updates=False)
+            if self.inbox is not None:
+                await self._start_webhook(application)
             else:
-                before = asyncio.all_tasks()
+                updater = application.updater
+                assert updater is not None
                 await updater.start_polling(
                     timeout=POLL_TIMEOUT, drop_pending_updates=False, bootstrap_retries=3,
                     allowed_updates=list(ALLOWED_UPDATES))
-                self._watch(asyncio.all_tasks() - before)
         except BaseException:
-            await self._stop_listener()
+            if self.inbox is not None:
+                await self.inbox.stop()
             await _close(application, self.outbox)
             logs.uninstall(self._redactor, self._log_targets)
             raise
@@ -134,21 +159,40 @@ class TelegramAdapter:
         bot = application.bot
         log.info("telegram: @%s running (%s)", bot.username, self.config.mode)
 
-    def _watch(self, new_tasks: set[asyncio.Task[Any]]) -> None:
-        """Notice when PTB's polling loop gives up (it only does for a rejected token)."""
-        polling = [t for t in new_tasks if t.get_name() == POLLING_TASK]
-        if not polling:
-            log.warning("telegram: no %s task found; a dead poll loop will go unnoticed",
-                        POLLING_TASK)
-        for task in polling:
-            task.add_done_callback(lambda _: self._stopped.set())
+    async def _start_webhook(self, application: PTBApplication) -> None:
+        """Listen, process the inbox, and (unless several workers share it) setWebhook."""
+        assert self.inbox is not None and self._server is not None
+        hook = self.config.webhook
+        await self._server.start()
+
+        async def process(row: InboxRow) -> None:
+            try:
+                update = Update.de_json(json.loads(row.body), application.bot)
+            except (ValueError, TypeError, KeyError):  # JSON, but not an update
+                log.warning("telegram: update %d is not a Telegram update; dropped",
+                            row.update_id)
+                return
+            await application.update_processor.process_update(
+                update, application.process_update(update))
+            if update.effective_chat is not None:  # done once its replies are out, too
+                await self.outbox.settled(update.effective_chat.id)
+
+        self.inbox.start(process)
+        if hook.register:
+            await webhook.register(application.bot, hook)
+        log.info("telegram: webhook listening on %s:%d/%s%s", hook.listen,
+                 self._server.bound_port, hook.url_path,
+                 "" if hook.register else " (not registering it: "
+                 "telegram.webhook.register is false)")
 
     def connected(self) -> bool:
-        """True while PTB's application and its updater (polling or webhook) run."""
+        """True while PTB's application runs and its updates come in (polling or webhook)."""
         application = self.application
-        return (application is not None and application.running
-                and application.updater is not None and application.updater.running
-                and not self._stopped.is_set())
+        if application is None or not application.running or self._stopped.is_set():
+            return False
+        if self._server is not None:
+            return self._server.running
+        return application.updater is not None and application.updater.running
 
     def reminder_sender(self) -> Sender:
         """How reminders reach Telegram users: one message with Review now."""
@@ -178,17 +222,13 @@ class TelegramAdapter:
         if self.rounds is not None:  # what it did not show stays due in the store
             await self.rounds.driver.stop()
         try:
-            await self._stop_listener()
+            if self.inbox is not None:  # what arrives from now on waits for any worker
+                await self.inbox.stop()
             await _close(application, self.outbox)
         finally:
             logs.uninstall(self._redactor, self._log_targets)
         log.info("telegram: stopped")
 
-
-    async def _stop_listener(self) -> None:
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            await listener.shutdown()
 
 
 async def _initialize(application: PTBApplication, base_url: str, give_up_after: float,

@@ -50,6 +50,13 @@ class Outbox:
         if self._tails.get(chat) is task:
             del self._tails[chat]
 
+    async def settled(self, chat: Hashable) -> None:
+        """Wait until everything posted to `chat` so far has run (its failures are its
+        owner's to log): the webhook inbox marks an update done only then."""
+        tail = self._tails.get(chat)
+        if tail is not None:
+            await asyncio.wait([tail])
+
     def __len__(self) -> int:
         return len(self._tails)
 

@@ -77,8 +77,11 @@ class WebServer:
         """Listen (idempotent); a port in use is a ConfigError naming the key."""
         if self._runner is not None:
             return
+        # lingering_time=0: a body a handler refused unread (a webhook POST without the
+        # secret, 20 MB declared) is not then read and dropped for 10 s to keep the
+        # connection: the connection is closed after the answer instead.
         runner = web.AppRunner(self._app, access_log=None, handle_signals=False,
-                               shutdown_timeout=SHUTDOWN_GRACE)
+                               shutdown_timeout=SHUTDOWN_GRACE, lingering_time=0)
         await runner.setup()
         site = web.TCPSite(runner, self.listen, self.port)
         try:

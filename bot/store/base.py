@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.store.command import Command
-from bot.store.commands import jobs, learning, rounds, sessions
+from bot.store.commands import inbox, jobs, learning, rounds, sessions
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -90,6 +90,12 @@ class CommandStore(abc.ABC):
     cancel_job = _writer(jobs.cancel_job)
     claim_due = _writer(jobs.claim_due)
     finish_job = _writer(jobs.finish_job)
+
+    inbox_put = _writer(inbox.inbox_put)
+    inbox_claim = _writer(inbox.inbox_claim)
+    inbox_renew = _writer(inbox.inbox_renew)
+    inbox_done = _writer(inbox.inbox_done)
+    inbox_prune = _writer(inbox.inbox_prune)
 
     create_round = _writer(rounds.create_round)
     get_round = _reader(rounds.get_round)

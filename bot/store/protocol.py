@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from bot.domain.results import SessionKind
+from bot.store.inbox import InboxStore
 from bot.store.learning import LearningStore, NewReview
 from bot.store.round_rows import RoundStore
 
@@ -109,7 +110,7 @@ class BestRow:
     finished_at: float
 
 
-class Store(LearningStore, RoundStore, Protocol):
+class Store(LearningStore, RoundStore, InboxStore, Protocol):
     """What the engine needs from storage; SQLite and PostgreSQL implement it."""
 
     # Called with the duration in seconds of each committed write transaction (metrics).

@@ -1,6 +1,10 @@
-"""Webhook mode: PTB's own server on 127.0.0.1 rejects a wrong secret before the engine."""
+"""Webhook mode on our server: the secret before the body, 413 unread, 400 for junk, and
+every update through the inbox (stored once by id, processed once)."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
 
 import aiohttp
 
@@ -44,3 +48,99 @@ async def test_webhook_checks_the_secret_token(start_bot: BotFactory, api: FakeB
         # Had a rejected update slipped into the queue it would have run before this one.
         assert [c.result["text"] for c in learner.sent(since)] == [question["text"]]
         assert await running.app.store.active_session("telegram", "1001", "parallelism")
+
+
+def hook_settings(port: int) -> dict[str, Any]:
+    return {"listen": "127.0.0.1", "port": port, "url_path": "tg-hook",
+            "public_url": "https://bot.example.test/tg-hook", "secret_token": WEBHOOK_SECRET}
+
+
+async def raw_post(port: int, headers: dict[str, str], body: bytes) -> tuple[int, bytes]:
+    """POST with exactly these headers and only `body` sent (however long the declared
+    Content-Length); the status and what came back before the server closed."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        head = "".join(f"{k}: {v}\r\n" for k, v in {"Host": "x", **headers}.items())
+        writer.write(f"POST /tg-hook HTTP/1.1\r\n{head}\r\n".encode() + body)
+        await writer.drain()
+        reply = await asyncio.wait_for(reader.read(65536), 5)
+        rest = await asyncio.wait_for(reader.read(), 5)  # closed by the server, not us
+        return int(reply.split(b" ", 2)[1]), reply + rest
+    finally:
+        writer.close()
+
+
+async def test_big_and_unauthenticated_bodies_are_refused_unread(start_bot: BotFactory) -> None:
+    port = free_port()
+    twenty_mb = str(20 * 1024 * 1024)
+    async with start_bot(mode="webhook", webhook=hook_settings(port)) as running:
+        # 20 MB declared, 1 KB sent: an answer before the rest is proof it was never read
+        status, _ = await raw_post(port, {"Content-Length": twenty_mb}, b"x" * 1024)
+        assert status == 403
+        status, _ = await raw_post(port, {"Content-Length": twenty_mb,
+                                          SECRET_HEADER: WEBHOOK_SECRET}, b"{" * 1024)
+        assert status == 413
+        assert await running.app.store.inbox_claim("telegram", 1e12, 1e12, 10) == []
+
+
+async def test_a_chunked_body_over_a_mebibyte_gets_413(start_bot: BotFactory) -> None:
+    port = free_port()
+
+    async def chunks() -> Any:
+        for _ in range(40):
+            yield b" " * 65536  # 2.5 MiB of JSON whitespace, no length declared
+
+    async with (start_bot(mode="webhook", webhook=hook_settings(port)),
+                aiohttp.ClientSession() as http,
+                http.post(f"http://127.0.0.1:{port}/tg-hook", data=chunks(),
+                          headers={SECRET_HEADER: WEBHOOK_SECRET}) as response):
+        assert response.status == 413
+
+
+async def test_malformed_updates_get_400(start_bot: BotFactory, api: FakeBotAPI) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/tg-hook"
+    headers = {SECRET_HEADER: WEBHOOK_SECRET, "Content-Type": "application/json"}
+    bodies = [b'{"update_id": 1, "message": ', b'{"update_id": 1, "x": "\xff\xfe"}',
+              b"[1, 2]", b'{"message": {}}', b'{"update_id": "7"}', b'{"update_id": true}']
+    async with (start_bot(mode="webhook", webhook=hook_settings(port)) as running,
+                aiohttp.ClientSession() as http):
+        for body in bodies:
+            async with http.post(url, data=body, headers=headers) as response:
+                assert response.status == 400, body
+        assert await running.app.store.inbox_claim("telegram", 1e12, 1e12, 10) == []
+        learner = Learner(api, api.user(1001, "Alice"))
+        since = learner.mark()
+        async with http.post(url, json={"update_id": 9, **api.message(learner.user, "/quiz")},
+                             headers={SECRET_HEADER: WEBHOOK_SECRET}) as response:
+            assert response.status == 200  # the server is still fine
+        await learner.reply(since, is_question)
+
+
+async def test_an_update_delivered_twice_is_processed_once(start_bot: BotFactory,
+                                                           api: FakeBotAPI) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/tg-hook"
+    learner = Learner(api, api.user(1001, "Alice"))
+    async with (start_bot(mode="webhook", webhook=hook_settings(port)) as running,
+                aiohttp.ClientSession() as http):
+        since = learner.mark()
+        update = {"update_id": 41, **api.message(learner.user, "/quiz")}
+        statuses = []
+        for _ in range(2):
+            async with http.post(url, json=update,
+                                 headers={SECRET_HEADER: WEBHOOK_SECRET}) as response:
+                statuses.append(response.status)
+        assert statuses == [200, 200]
+        await learner.reply(since, is_question)
+        since2 = learner.mark()
+        async with http.post(url, json={"update_id": 42, **api.message(learner.user, "/help")},
+                             headers={SECRET_HEADER: WEBHOOK_SECRET}) as response:
+            assert response.status == 200
+        await learner.reply(since2, lambda m: "/quiz" in m["text"])  # /help answered
+        # one question for the two deliveries of /quiz; both updates marked done (a stop
+        # lets what is in flight finish)
+        assert sum(is_question(c.result) for c in learner.sent(since)) == 1
+        await running.adapter.stop()
+        assert await running.app.store.inbox_claim("telegram", 1e12, 1e12, 10) == []
+        assert not await running.app.store.inbox_put("telegram", 41, "{}", 0.0, 0.0)

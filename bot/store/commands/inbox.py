@@ -1,0 +1,65 @@
+"""The webhook inbox (see `bot.store.inbox`): an update stored once by its id, claimed with a
+lease like jobs, done once processed.
+
+A claim picks rows in a MATERIALIZED CTE that PostgreSQL runs `FOR UPDATE SKIP LOCKED` (an
+update another worker is claiming right now is skipped, not waited for; a LIMIT inside
+`IN (...)` may be planned to run again and then claims more than asked); the UPDATE
+re-checks the lease on the row as locked. SQLite's writer lock gives the same without the
+clause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.store.command import Command, q
+from bot.store.inbox import InboxRow
+
+
+def inbox_put(platform: str, update_id: int, body: str, now: float, lease_until: float
+              ) -> Command[bool]:
+    """Store the update once, claimed until `lease_until`; False for a repeat."""
+    rows = yield q("INSERT INTO inbox (platform, update_id, body, received_at, lease_until, "
+                   "attempts) VALUES (?, ?, ?, ?, ?, 1) ON CONFLICT (platform, update_id) "
+                   "DO NOTHING RETURNING update_id",
+                   platform, update_id, body, now, lease_until)
+    return bool(rows)
+
+
+def inbox_claim(platform: str, now: float, lease_until: float, limit: int
+                ) -> Command[list[InboxRow]]:
+    """Claim up to `limit` undone updates whose lease ran out, oldest first."""
+    rows = yield q(
+        "WITH picked AS MATERIALIZED (SELECT update_id FROM inbox "
+        "WHERE platform = ?1 AND done_at IS NULL AND (lease_until IS NULL OR lease_until < ?2) "
+        "ORDER BY received_at, update_id LIMIT ?3 FOR UPDATE SKIP LOCKED) "
+        "UPDATE inbox SET lease_until = ?4, attempts = attempts + 1 FROM picked "
+        "WHERE inbox.platform = ?1 AND inbox.update_id = picked.update_id "
+        "AND inbox.done_at IS NULL AND (inbox.lease_until IS NULL OR inbox.lease_until < ?2) "
+        "RETURNING inbox.update_id, inbox.body, inbox.attempts",
+        platform, now, limit, lease_until)
+    return sorted((InboxRow(int(r["update_id"]), r["body"], int(r["attempts"])) for r in rows),
+                  key=lambda r: r.update_id)
+
+
+def inbox_renew(platform: str, update_ids: Sequence[int], lease_until: float
+                ) -> Command[None]:
+    """Extend the lease of updates still being processed."""
+    ids = list(update_ids)
+    if ids:
+        marks = ", ".join("?" * len(ids))  # one placeholder per id: values stay parameters
+        yield q(f"UPDATE inbox SET lease_until = ? WHERE platform = ? "
+                f"AND update_id IN ({marks}) AND done_at IS NULL", lease_until, platform, *ids)
+
+
+def inbox_done(platform: str, update_id: int, now: float) -> Command[None]:
+    """Mark the update processed."""
+    yield q("UPDATE inbox SET done_at = ?, lease_until = NULL WHERE platform = ? "
+            "AND update_id = ? AND done_at IS NULL", now, platform, update_id)
+
+
+def inbox_prune(platform: str, done_before: float) -> Command[int]:
+    """Delete updates processed before `done_before`; how many."""
+    rows = yield q("DELETE FROM inbox WHERE platform = ? AND done_at < ? RETURNING update_id",
+                   platform, done_before)
+    return len(rows)
