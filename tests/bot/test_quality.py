@@ -27,15 +27,16 @@ def test_right_option_longest_in_most_questions_is_a_warning():
     giveaway = quiz(*(question(n, ["short", "a much longer right answer", "tiny"], 1)
                       for n in range(3)))
     assert quality_warnings(giveaway) == [
-        "t.yaml:1: (en) the right option is the longest in 3 of 3 questions; a learner can "
-        "pick it without knowing the answer"]
+        "t.yaml:1: (en) the right option is the longest in 3 of 3 questions (at most 0); a "
+        "learner can pick it without knowing the answer"]
 
 
-def test_half_or_fewer_longest_is_fine():
+def test_a_quarter_or_fewer_longest_is_fine():
     fair = quiz(question(1, ["short", "a much longer right answer"], 1),
                 question(2, ["a long wrong answer here", "right"], 1),
+                question(5, ["a long wrong answer too", "fine"], 1),
                 question(3, ["the same", "the same"], 1),  # a tie is not "the longest"
-                question(4, ["wrong and long enough", "ok"], 0))
+                question(4, ["wrong and long enough", "ok"], 1))
     assert quality_warnings(fair) == []
 
 
@@ -57,3 +58,70 @@ def test_validate_prints_warnings_and_still_exits_0(capsys, tmp_path: Path):
     assert "warning: " in err and "parallelism.yaml:1: (en) the right option is the longest" in err
     assert main(["validate", str(FIXTURES / "content" / "minimal.yaml")]) == 0
     assert "warning" not in capsys.readouterr().err
+
+
+def cues(options: list[str], correct: int, ask: str) -> list[str]:
+    return [w.split(") ", 1)[1] for w in quality_warnings(quiz(question(1, options, correct, ask)))]
+
+
+def test_a_word_only_the_right_option_shares_with_the_question_is_a_cue():
+    ask = "How does ring attention spread attention over N GPUs?"
+    keyed = ["Queries stay while key/value blocks pass around a ring",
+             "An all-to-all regroups the heads", "Each GPU attends within its block"]
+    assert cues(keyed, 0, ask) == [
+        "only the right option shares 'ring' with the question; give a wrong option the "
+        "same word"]
+    fair = keyed[:2] + ["Each GPU broadcasts its queries around the ring at once"]
+    assert cues(fair, 0, ask) == []
+
+
+def test_absolute_words_only_in_wrong_options_are_a_cue():
+    ask = "What sets the step time of an unbalanced pipeline?"
+    options = ["The slowest stage", "Nothing: the fast stages always make up for it",
+               "The mean stage time"]
+    assert cues(options, 0, ask) == [
+        "absolute words ('always', 'nothing') appear only in wrong options; word the right "
+        "one as firmly or soften them"]
+    assert cues(["The slowest stage, always", *options[1:]], 0, ask) == []
+
+
+def test_an_option_that_is_another_over_a_number_of_the_question_is_a_cue():
+    ask = "With t = 8, about how much activation memory does one GPU need?"
+    options = ["About 0.36 GB", "About 0.58 GB", "About 2.9 GB"]  # 2.9 / 8 = 0.36
+    assert cues(options, 0, ask) == [
+        "options[0] and options[2] differ by a factor of 8 from the question, and one is "
+        "right; give the factor to a wrong pair too, or to none"]
+    # When a wrong pair carries the same factor, the relation no longer singles out the key.
+    assert cues(options + ["About 4.6 GB"], 0, ask) == []
+
+
+def test_mirror_pair_holding_the_right_option_is_a_cue():
+    ask = "FSDP and tensor parallelism both shard weights. What differs?"
+    options = ["FSDP all-reduces partial outputs in each layer; tensor parallelism gathers "
+               "the whole weights",
+               "FSDP gathers each layer's weights before use; tensor parallelism exchanges "
+               "activations",
+               "Both send weights point-to-point between stages"]
+    assert cues(options, 1, ask) == [
+        "options[0] and options[1] swap the same claims between their clauses and one is "
+        "right; a learner picks from the mirror pair"]
+    assert cues(options, 2, ask) == []  # the key is not in the pair: no pointer to it
+
+
+def test_right_option_at_the_meeting_point_of_the_others_is_a_cue():
+    ask = "How many micro-batches does the first GPU hold?"
+    options = ["GPipe 8, 1F1B 3", "GPipe 4, 1F1B 4", "GPipe 8, 1F1B 1", "GPipe 8, 1F1B 4"]
+    assert cues(options, 3, ask) == [
+        "the right option shares the most phrases and numbers with the others (each wrong "
+        "option differs from it in one part); vary the wrong options more"]
+    assert cues(["GPipe 8, 1F1B 4", "GPipe 6, 1F1B 2", "GPipe 4, 1F1B 8", "GPipe 3, 1F1B 1"],
+                0, ask) == []
+
+
+def test_shipped_quizzes_have_no_cues_outside_the_seed_quiz():
+    from bot.domain.quiz import iter_quiz_files, load_file
+
+    for path in iter_quiz_files([default_content_dir()]):
+        quiz_ = load_file(path)
+        if quiz_.id != "parallelism":  # the seed keeps its options as given
+            assert quality_warnings(quiz_) == [], path
