@@ -71,7 +71,7 @@ def test_a_word_only_the_right_option_shares_with_the_question_is_a_cue():
     assert cues(keyed, 0, ask) == [
         "only the right option shares 'ring' with the question; give a wrong option the "
         "same word"]
-    fair = keyed[:2] + ["Each GPU broadcasts its queries around the ring at once"]
+    fair = [*keyed[:2], "Each GPU broadcasts its queries around the ring at once"]
     assert cues(fair, 0, ask) == []
 
 
@@ -92,7 +92,7 @@ def test_an_option_that_is_another_over_a_number_of_the_question_is_a_cue():
         "options[0] and options[2] differ by a factor of 8 from the question, and one is "
         "right; give the factor to a wrong pair too, or to none"]
     # When a wrong pair carries the same factor, the relation no longer singles out the key.
-    assert cues(options + ["About 4.6 GB"], 0, ask) == []
+    assert cues([*options, "About 4.6 GB"], 0, ask) == []
 
 
 def test_mirror_pair_holding_the_right_option_is_a_cue():
@@ -125,3 +125,14 @@ def test_shipped_quizzes_have_no_cues_outside_the_seed_quiz():
         quiz_ = load_file(path)
         if quiz_.id != "parallelism":  # the seed keeps its options as given
             assert quality_warnings(quiz_) == [], path
+
+
+def test_two_near_copies_holding_the_right_option_are_a_cue():
+    ask = "What keeps tied embeddings equal across stages?"
+    options = ["An all-reduce of their gradients between the first and last stage",
+               "An all-reduce of their gradients between the first and second stage",
+               "A broadcast of the weights in every layer"]
+    assert cues(options, 0, ask) == [
+        "options[0] and options[1] are near copies of each other and one is right; make "
+        "every option as close, or none"]
+    assert cues(options, 2, ask) == []

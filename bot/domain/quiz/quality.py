@@ -15,12 +15,14 @@ from bot.domain.quiz.model import Question, Quiz
 REPEAT_WORDS = 4  # an option sharing this many consecutive words with its question
 LONGEST_SHARE = Fraction(1, 4)  # the right option may be the longest in at most this share
 CONVERGE_MIN, CONVERGE_MARGIN = 5, 2  # shared word pairs: at least, and ahead of the next
-MIRROR = 0.6  # two options sharing this share of their content words are near copies
+MIRROR = 0.7  # two options sharing this share of their content words are near copies
 _WORD = re.compile(r"\w+(?:[-'’.]\w+)*")
 _CLAUSE = re.compile(r"[;:؛]|, (?:and|while|but) ")
 _TOKEN = re.compile(r"\w+")
 _PLAIN = re.compile(r"[^\W\d_]+")
-_NUMBER = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?:\s*/\s*(\d[\d,]*(?:\.\d+)?))?")
+# A number not glued to Latin letters ("1F1B" and "3D" are names, "12Ψ" is a number).
+_NUMBER = re.compile(
+    r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?![A-Za-z])(?:\s*/\s*(\d[\d,]*(?:\.\d+)?))?")
 # Function words that say nothing about the answer, per language; content words are the rest.
 _STOP = {
     "en": set("""about above after again against also among another because been before
