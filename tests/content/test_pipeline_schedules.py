@@ -1,0 +1,154 @@
+"""pipeline-schedules: complete in both languages, not answerable from the shape of its
+options, in the glossary's Urdu, and every computed answer recomputed from the formulas and
+the schedule simulator."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from fractions import Fraction
+
+import pytest
+
+from bot.domain.pipeline import ScheduleSpec, simulate
+from bot.domain.quiz import Question, Quiz, default_content_dir, quality_warnings
+from bot.domain.quiz.glossary import glossary_warnings, load_glossary
+from bot.present.diagrams import TITLES, drawn
+
+
+@pytest.fixture(scope="module")
+def quiz(quizzes: dict[str, Quiz]) -> Quiz:
+    return quizzes["pipeline-schedules"]
+
+
+def right(q: Question, lang: str = "en") -> str:
+    return q.options[q.correct].text.get(lang)
+
+
+def question(quiz: Quiz, qid: str) -> Question:
+    q = quiz.question(qid)
+    assert q is not None, qid
+    return q
+
+
+def test_shape(quiz: Quiz):
+    assert quiz.difficulty == "hard" and quiz.languages == ("en", "ur")
+    assert len(quiz.questions) >= 15
+    counts = Counter(q.correct for q in quiz.questions)
+    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
+
+
+def test_every_question_teaches_in_both_languages(quiz: Quiz):
+    for q in quiz.questions:
+        for lang in ("en", "ur"):
+            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
+            assert re.search(r"\d", q.explanation.get(lang)), (q.id, lang)  # a worked number
+        for i, option in enumerate(q.options):
+            if i == q.correct:
+                assert option.why_not is None, q.id
+            else:
+                assert option.why_not is not None, (q.id, i)
+                assert {lang for lang, _ in option.why_not.values} == {"en", "ur"}
+                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
+        assert q.references, q.id
+        assert all(r.url.startswith(("https://arxiv.org/abs/", "https://github.com/"))
+                   for r in q.references), q.id
+
+
+def test_no_giveaways_and_one_urdu_vocabulary(quiz: Quiz):
+    assert quality_warnings(quiz) == []
+    assert glossary_warnings(load_glossary(default_content_dir() / "glossary.yaml"), quiz) == []
+    for lang in ("en", "ur"):
+        longest = [q.id for q in quiz.questions
+                   if all(len(right(q, lang)) > len(o.text.get(lang))
+                          for k, o in enumerate(q.options) if k != q.correct)]
+        assert len(longest) <= len(quiz.questions) // 4, (lang, longest)
+
+
+def test_pictures_are_captioned_in_the_explanation(quiz: Quiz):
+    """The pictures carry no prose, so each explanation names what its picture shows."""
+    pictured = [q for q in quiz.questions if q.schedule]
+    assert {q.schedule.kind for q in pictured if q.schedule} >= {"zbh1", "zbv", "dualpipe"}
+    for q in pictured:
+        assert q.schedule is not None
+        sched = drawn(q.schedule)
+        assert sched.bubble == simulate(q.schedule).bubble  # the picture and the timeline agree
+        for lang in ("en", "ur"):
+            text = q.explanation.get(lang)
+            assert f"{sched.bubble.numerator}/{sched.bubble.denominator}" in text, (q.id, lang)
+            assert TITLES[q.schedule.kind].lower() in text.lower(), (q.id, lang)
+            assert f"m = {q.schedule.m}" in text, (q.id, lang)
+
+
+# --- the computed answers, recomputed ----------------------------------------------------------
+
+
+def test_zb_h1_idle_time(quiz: Quiz):
+    zb = simulate(ScheduleSpec("zbh1", 4, 8))  # T_F = T_B = T_W = 1
+    one = simulate(ScheduleSpec("1f1b", 4, 8), backward=2)  # the same work, B and W together
+    assert (zb.idle(0), one.idle(0), zb.makespan, one.makespan) == (3, 9, 27, 33)
+    assert right(question(quiz, "ps01-zbh1-bubble")).startswith("3t:")
+
+
+def test_zb_h2_and_zb_v_memory(quiz: Quiz):
+    p = 8
+    assert right(question(quiz, "ps02-zbh2-memory")).startswith(f"{2 * p - 1} M_B")
+    zbv = simulate(ScheduleSpec("zbv", 4, 8))
+    assert max(zbv.peak_in_flight(d) for d in range(4)) == 2 * 4  # half-size chunks: 1F1B's p
+    assert "2p−1 chunk boundaries" in right(question(quiz, "ps03-zbv-cost"))
+
+
+def test_dualpipe_bubbles(quiz: Quiz):
+    pp = 8
+    one = simulate(ScheduleSpec("1f1b", pp, 16), backward=2).idle(0)
+    zb = simulate(ScheduleSpec("zbh1", pp, 16)).idle(0)
+    dual = simulate(ScheduleSpec("dualpipe", pp, 16)).idle(0)
+    assert right(question(quiz, "ps04-dualpipe-bubble")).startswith(f"{one}, {zb} and {dual} ")
+    peak = max(simulate(ScheduleSpec("dualpipe", 4, 8)).peak_in_flight(d) for d in range(4))
+    assert peak == 4 + 1 and "PP+1" in right(question(quiz, "ps05-dualpipe-memory"))
+    v = simulate(ScheduleSpec("dualpipev", 4, 8))
+    assert (v.idle(0), v.makespan, v.bubble) == (6, 54, Fraction(1, 9))
+    assert right(question(quiz, "ps06-dualpipev-layout")).startswith("8 devices; device d holds "
+                                                                        "stages d and 15−d")
+
+
+def test_interleaved_memory_factor(quiz: Quiz):
+    for v, worth in ((2, "11.5"), (4, "9.75")):
+        chunks = simulate(ScheduleSpec("interleaved", 8, 16, v)).peak_in_flight(0)
+        assert Fraction(chunks, v) == 8 * (1 + Fraction(7, 8 * v)) == Fraction(worth)
+    assert right(question(quiz, "ps07-interleaved-memory")).startswith("11.5:")
+    key = right(question(quiz, "ps08-interleaving-more-chunks"))
+    assert "7/32 → 7/64" in key and "1 + 7/16 → 1 + 7/32" in key and "twice" in key
+
+
+def test_the_slowest_stage_sets_the_step(quiz: Quiz):
+    # Stretch 2, 2, 2, 3 on F + B = 3 slots: one slot is 1/3 ms.
+    sched = simulate(ScheduleSpec("1f1b", 4, 32), backward=2, stretch=(2, 2, 2, 3))
+    assert Fraction(sched.makespan, 3) == 102
+    assert right(question(quiz, "ps09-unbalanced-stages")).startswith("102 ms")
+
+
+def test_gpipe_against_1f1b_memory(quiz: Quiz):
+    gpipe, one = simulate(ScheduleSpec("gpipe", 8, 64)), simulate(ScheduleSpec("1f1b", 8, 64))
+    assert gpipe.bubble == one.bubble == Fraction(7, 71)
+    assert gpipe.peak_in_flight(0) * 2 == 128 and one.peak_in_flight(0) * 2 == 16
+    assert [one.peak_in_flight(d) for d in range(8)] == list(range(8, 0, -1))
+    assert right(question(quiz, "ps10-gpipe-or-1f1b-memory")) == (
+        "Bubble 7/71 with both; first GPU 128 GB against 16 GB")
+
+
+def test_warm_up_counts(quiz: Quiz):
+    rank1 = [op for op in simulate(ScheduleSpec("1f1b", 4, 8)).ops if op.stage == 1]
+    kinds = "".join(op.kind for op in rank1)
+    assert kinds == "FF" + "FB" * 6 + "BB"
+    assert right(question(quiz, "ps11-warmup-counts")).startswith("2 and 2:")
+
+
+def test_recomputation_keeps_the_share(quiz: Quiz):
+    plain = simulate(ScheduleSpec("1f1b", 8, 32), backward=2)
+    recompute = simulate(ScheduleSpec("1f1b", 8, 32), backward=3)
+    assert plain.bubble == recompute.bubble == Fraction(7, 39)
+    assert (plain.idle(0), recompute.idle(0)) == (21, 28)
+    assert (plain.makespan, recompute.makespan) == (117, 156)
+    key = right(question(quiz, "ps12-recomputation-bubble"))
+    assert "7/39" in key and "21·t_f to 28·t_f" in key
