@@ -1,5 +1,7 @@
 """Terminal output wrapped at word boundaries to the screen's width; URLs and other long
-words stay whole (a broken URL cannot be clicked or copied)."""
+words stay whole (a broken URL cannot be clicked or copied), and so does every bidi-isolated
+run (LRI/RLI/FSI ... PDI): a formula, number or Latin phrase split over two lines of a
+right-to-left text would read out of order."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import sys
 import textwrap
 
 MIN_COLUMNS = 20
+_OPENERS, _PDI = "\u2066\u2067\u2068", "\u2069"
+_GLUE = "\ue000"  # a private-use stand-in for a space inside an isolate: textwrap keeps it
 # Continuation lines of a list item or an option line up under its text, not its marker.
 _HANG = re.compile(r"\s*(?:[•→-]\s+|\d+\.\s+|\S{1,3}\)\s+)?")
 
@@ -34,6 +38,22 @@ def wrap(text: str, width: int | None = None) -> str:
             continue
         hang = _HANG.match(line)
         indent = " " * (len(hang.group(0)) if hang else 0)
-        out += textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False,
-                             break_on_hyphens=False, replace_whitespace=False) or [line]
+        glued = _glue_isolates(line)
+        pieces = textwrap.wrap(glued, width, subsequent_indent=indent, break_long_words=False,
+                               break_on_hyphens=False, replace_whitespace=False) or [glued]
+        out += [piece.replace(_GLUE, " ") for piece in pieces]
     return "\n".join(out)
+
+
+def _glue_isolates(line: str) -> str:
+    """`line` with the spaces inside bidi isolates (nested ones too) made unbreakable."""
+    if _GLUE in line or not any(ch in line for ch in _OPENERS):
+        return line
+    depth, out = 0, []
+    for ch in line:
+        if ch in _OPENERS:
+            depth += 1
+        elif ch == _PDI and depth:
+            depth -= 1
+        out.append(_GLUE if ch == " " and depth else ch)
+    return "".join(out)

@@ -51,6 +51,12 @@ def letter_in(lang: str, index: int) -> str:
     return isolate(letter(index)) if is_rtl(lang) else letter(index)
 
 
+def number_in(lang: str, number: int) -> str:
+    """A list number as it starts a line in `lang`: isolated in right-to-left text, so that
+    "17." and a question beginning "4 GPUs" do not fuse into one run "17. 4 GPUs"."""
+    return isolate(str(number)) if is_rtl(lang) else str(number)
+
+
 def progress_bar(done: int, total: int, width: int = 8) -> str:
     """A fixed-width bar, e.g. ▰▰▰▱▱▱▱▱ for 3 of 8."""
     filled = round(width * done / total) if total else 0
@@ -155,7 +161,8 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     else:
         lines += ["", m.escape(cat.t(lang, "summary.missed"))]
         for miss in summary.missed:
-            lines.append(m.escape(cat.t(lang, "summary.missed_item", number=miss.position + 1,
+            lines.append(m.escape(cat.t(lang, "summary.missed_item",
+                                        number=number_in(lang, miss.position + 1),
                                         text=miss.text, answer=miss.correct_option)))
     if summary.best_score is not None and summary.kind == "full":
         lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
@@ -184,7 +191,8 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
         for i, q in enumerate(stats.questions, 1):
             if q.answered:
                 lines.append(m.escape(cat.t(
-                    lang, "stats.question", number=i, accuracy=round(100 * q.accuracy),
+                    lang, "stats.question", number=number_in(lang, i),
+                    accuracy=round(100 * q.accuracy),
                     correct=q.correct, answered=q.answered, text=_short(q.text))))
     return "\n".join(lines)
 
@@ -238,7 +246,8 @@ def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
         lines += ["", m.escape(cat.t(lang, "progress.per_question"))]
         for i, q in enumerate(p.questions, 1):
             lines.append(m.escape(cat.t(
-                lang, "stats.question", number=i, accuracy=round(100 * q.accuracy),
+                lang, "stats.question", number=number_in(lang, i),
+                accuracy=round(100 * q.accuracy),
                 correct=q.correct, answered=q.answered, text=_short(q.text))))
     return "\n".join(lines)
 

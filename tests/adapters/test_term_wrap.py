@@ -27,3 +27,20 @@ def test_urdu_wraps_at_spaces_and_short_lines_are_unchanged():
     out = wrap(urdu, 24)
     assert len(out.splitlines()) > 1 and " ".join(out.split()) == urdu
     assert wrap("short\n\n  indented", 24) == "short\n\n  indented"
+
+
+def test_an_isolated_run_is_never_split_across_lines():
+    lri, rli, fsi, pdi = "\u2066", "\u2067", "\u2068", "\u2069"
+    runs = [f"{lri}25 GB/s{pdi}", f"{fsi}skip connections{pdi}",
+            f"{lri}(p−1)/(m+p−1) = 3/19 ≈ 16%{pdi}", f"{rli}اندر {lri}GPU 1{pdi} والا{pdi}"]
+    urdu = (f"ہر GPU کو {runs[0]} ملتے ہیں، اسٹیج کی سرحد پھلانگنے والے {runs[1]} اپنے "
+            f"ٹینسرز شامل کرتے ہیں، ببل {runs[2]} ہے اور {runs[3]} حصہ")
+    for width in (12, 20, 30, 40):
+        out = wrap(urdu, width)
+        assert " ".join(out.split()) == " ".join(urdu.split())
+        for line in out.splitlines():
+            assert line.count(pdi) == sum(line.count(c) for c in (lri, rli, fsi)), (width, line)
+        for run in runs:
+            assert run in out, (width, run)  # whole, on one line, spaces kept
+    long_run = f"{lri}micro-batch size × sequence length × hidden size{pdi}"
+    assert wrap(f"یہ {long_run} ہے", 20).splitlines()[1] == long_run  # alone, not broken

@@ -41,6 +41,9 @@ NUMBER_OR_FORMULA = re.compile(r"[0-9=+−×·/^≈%]")
 # An option label ("A) ...") belongs to the right-to-left line, not to the option's text:
 # in Urdu it stands at the right, whatever the option says.
 LABEL = re.compile(r"(?<![A-Za-z0-9])[A-J]\)(?= )")
+# So does a list number opening a line ("17. ..."): it stands at the right, apart from the
+# text after it, even when that text starts with a digit.
+NUMBERING = re.compile(r"^(\s*)\d+\.(?= )")
 
 
 def visual(line: str) -> str:
@@ -67,7 +70,8 @@ def broken_pieces(text: str) -> list[str]:
     broken = []
     for line in text.splitlines():
         shown = visual(line)
-        for match in PIECE.finditer(LABEL.sub("\u0600", strip_isolates(line))):
+        plain = NUMBERING.sub("\\1\u0600", LABEL.sub("\u0600", strip_isolates(line)))
+        for match in PIECE.finditer(plain):
             piece = balanced(match.group(0).strip())
             if piece and NUMBER_OR_FORMULA.search(piece) and piece not in shown:
                 broken.append(piece)
@@ -158,3 +162,56 @@ def test_key_formulas_read_intact_in_the_shipped_urdu(catalogue: Catalogue,
     for formula in ("(p−1)/(m+p−1)", "3,072", "1,000"):
         assert formula in strip_isolates(urdu)
         assert formula in shown, formula
+
+
+# --- laid out as the terminal wraps it, and the summary's numbering ------------------------
+
+WIDTHS = (40, 60, 80)
+
+
+def wrapped_problems(text: str, width: int) -> list[str]:
+    """What goes wrong once `text` is wrapped at `width`: a formula or number that no
+    longer reads intact, or an isolate opened on one line and closed on another."""
+    from adapters.terminal.wrap import wrap
+
+    bad = []
+    for line in wrap(text, width).splitlines():
+        opened = sum(line.count(c) for c in "\u2066\u2067\u2068")
+        if opened != line.count(PDI):
+            bad.append(f"isolate split: {strip_isolates(line)!r}")
+        # A line with no right-to-left letter (a reference title's continuation) takes its
+        # direction from its first strong letter, left to right (UAX #9, P2-P3).
+        if re.search(f"[{RTL}]", line):
+            bad += broken_pieces(line)
+    return bad
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_urdu_ui_string_reads_right_when_wrapped(catalogue: Catalogue, width: int):
+    problems = {key: bad for key, text in ui_strings(catalogue)
+                if (bad := wrapped_problems(text, width))}
+    assert problems == {}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("quiz_id", sorted(load_quizzes([default_content_dir()])))
+def test_every_urdu_content_string_reads_right_when_wrapped(
+        catalogue: Catalogue, quizzes: dict[str, Quiz], quiz_id: str, width: int):
+    problems = {where: bad for where, text in content_messages(catalogue, quizzes[quiz_id])
+                if (bad := wrapped_problems(text, width))}
+    assert problems == {}
+
+
+def test_the_summary_numbering_stays_apart_from_a_question_that_starts_with_a_digit(
+        catalogue: Catalogue):
+    missed = MissedQuestion(16, "q17", "4 GPUs پر ببل 3/7 ہے", "80 GB")
+    text = summary_text(catalogue, Summary(1, "deep", "کوئز", "ur", SessionKind.FULL, 3, 22,
+                                           (missed,)))
+    line = next(ln for ln in text.splitlines() if "GPUs" in ln)
+    shown = visual(line)
+    # Right to left: the number stands at the right end, the question's own run apart.
+    assert shown.rstrip().endswith("17") and "17. 4" not in shown and "4 GPUs" in shown
+    stats = stats_text(catalogue, UserStats("ur", "deep", "کوئز", "Ali", 2, 7, 6, 22, (
+        QuestionStat("q1", "4 GPUs پر ببل", 4, 3),)))
+    row = next(ln for ln in stats.splitlines() if "GPUs" in ln)
+    assert visual(row).rstrip().endswith("1") and "1. 75" not in visual(row)

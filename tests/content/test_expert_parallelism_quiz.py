@@ -82,7 +82,8 @@ def test_capacity(moe: Quiz):
     tokens, topk, factor, experts = 8192, 2, 1.25, 64
     cap = tokens * topk * factor / experts
     padding = 1 - tokens * topk / experts / cap
-    assert right(question(moe, "e04-capacity-padding")) == f"{cap:.0f} tokens, {padding:.0%} padding"
+    assert right(question(moe, "e04-capacity-padding")) == (
+        f"{cap:.0f} tokens, {padding:.0%} padding")
 
 
 def test_expert_data_parallel_layout(moe: Quiz):
@@ -107,4 +108,5 @@ def test_active_versus_total(moe: Quiz):
 
 def test_expert_gemm_ridge_point(moe: Quiz):
     ridge = 989e12 / 3.35e12  # FLOPs per byte; the GEMM does m FLOPs per weight byte
-    assert right(question(moe, "e14-expert-gemm-intensity")) == f"About {round(ridge, -2):.0f} tokens"
+    assert right(question(moe, "e14-expert-gemm-intensity")) == (
+        f"About {round(ridge, -2):.0f} tokens")
