@@ -103,6 +103,10 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def reset(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).reset(interaction)
 
+    @app_commands.command(name="dashboard", description=text("command.dashboard"))
+    async def dashboard(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).dashboard(interaction)
+
     @app_commands.command(name="help", description=text("command.help"))
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).help(interaction)
@@ -133,8 +137,8 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def round_skip(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).skip(interaction)
 
-    return [quiz, review, settings, remind, stats, leaderboard, language, reset, help_, reload,
-            round_]
+    return [quiz, review, settings, remind, stats, leaderboard, language, dashboard, reset,
+            help_, reload, round_]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

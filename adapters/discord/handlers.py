@@ -18,6 +18,8 @@ from discord import app_commands
 from bot.app.compose import App
 from bot.domain.payloads import Payload
 from bot.domain.results import Actor, AnswerResult, SessionKind, Summary
+from bot.features.dashboard.auth import Identity
+from bot.features.dashboard.commands import discord_link
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply
@@ -44,6 +46,7 @@ class Flows:
         self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False)
         self.announce = app.config.discord.announce_results
         self.metrics = app.metrics
+        self.signer, self.public_url = app.signer, app.config.web.public_url
 
     async def lang(self, interaction: discord.Interaction[Any]) -> str:
         """The language this user reads (their /language choice, else the default)."""
@@ -145,6 +148,17 @@ class Flows:
         """/reset: ask first, with Yes / Cancel buttons that only the asker may press."""
         lang = await timely(interaction, self.lang(interaction))
         await self.deliver(interaction, self.plan.reset_prompt(lang, actor_of(interaction)))
+
+    async def dashboard(self, interaction: discord.Interaction[Any]) -> None:
+        """/dashboard: an ephemeral link, signed for this user, valid for ten minutes."""
+        lang = await timely(interaction, self.lang(interaction))
+        user, guild = interaction.user, interaction.guild_id
+        who = Identity("discord", str(user.id), user.display_name, None,
+                       str(guild) if guild else None,
+                       bool(guild and interaction.permissions.manage_guild))
+        reply = discord_link(self.cat, lang, self.signer, self.public_url, who)
+        for card in reply.send:
+            await send(interaction, ephemeral=True, **message_of(card))
 
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         """/help: what the bot does, with a Start button."""

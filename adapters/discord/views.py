@@ -118,6 +118,8 @@ STYLES = {"primary": discord.ButtonStyle.primary, "secondary": discord.ButtonSty
 def button_of(button: Button) -> discord.ui.Item[Any]:
     """A plan button as the DynamicItem whose template matches its payload."""
     style = STYLES[button.style]
+    if button.url:  # a link button (e.g. /dashboard's signed link): no custom_id
+        return discord.ui.Button(label=button.label, url=button.url)
     if button.payload.startswith("a1:"):
         return AnswerButton(button.payload, label=button.label, style=style,
                             disabled=button.disabled)

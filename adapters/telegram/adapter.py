@@ -26,6 +26,7 @@ from telegram.request import HTTPXRequest
 
 from adapters.base.startup import until_up
 from adapters.telegram import views, webhook
+from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
@@ -97,6 +98,7 @@ class TelegramAdapter:
                                        capacity=self.config.concurrent_updates)
             self._server = app.web.server(hook.listen, hook.port, key="telegram.webhook.port")
             self.inbox.mount(self._server, hook.url_path)
+        self.dashboard: TelegramDashboard | None = None
 
     def build(self) -> PTBApplication:
         """The PTB application with our handlers; nothing is contacted yet."""
@@ -126,7 +128,9 @@ class TelegramAdapter:
         rounds = None
         if self.app.rounds is not None:
             rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)
-        Handlers(self.app, self.outbox, rounds).register(application)
+        dashboard = self.dashboard = TelegramDashboard(
+            self.app.catalogue, self.app.config.web.public_url, lambda: application.bot)
+        Handlers(self.app, self.outbox, rounds, dashboard).register(application)
         return application
 
     async def start(self) -> None:
@@ -156,6 +160,8 @@ class TelegramAdapter:
         self.application = application
         if self.rounds is not None:  # after start: the first claim may post at once
             self.rounds.driver.start()
+        if self.dashboard is not None:  # the group view asks getChatMember through us
+            self.app.memberships.provide("telegram", self.dashboard.role)
         bot = application.bot
         log.info("telegram: @%s running (%s)", bot.username, self.config.mode)
 
@@ -217,6 +223,7 @@ class TelegramAdapter:
         """Stop receiving, let updates in flight finish, close connections."""
         application, self.application = self.application, None
         self._stopped.set()
+        self.app.memberships.withdraw("telegram")
         if application is None:
             return
         if self.rounds is not None:  # what it did not show stays due in the store

@@ -24,6 +24,7 @@ from telegram.ext import (
 )
 
 from adapters.telegram import views
+from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.rounds import TelegramRounds
 from adapters.telegram.turn import Turn
@@ -47,8 +48,10 @@ PTBApplication: TypeAlias = "Application[Any, Any, Any, Any, Any, Any]"
 class Handlers:
     """Every command and button of the bot, bound to one engine."""
 
-    def __init__(self, app: App, outbox: Outbox, rounds: TelegramRounds | None = None) -> None:
+    def __init__(self, app: App, outbox: Outbox, rounds: TelegramRounds | None = None,
+                 dashboard: TelegramDashboard | None = None) -> None:
         self.engine, self.cat = app.engine, app.catalogue
+        self.dash = dashboard
         self.plan = Planner(app.catalogue, HTML, shared_chats=True)
         self.outbox = outbox
         self.metrics = app.metrics
@@ -60,7 +63,7 @@ class Handlers:
             "start": self.start, "quiz": self.quiz, "review": self.review,
             "stats": self.stats, "leaderboard": self.leaderboard, "language": self.language,
             "reset": self.reset, "help": self.help, "settings": self.settings,
-            "remind": self.remind,
+            "remind": self.remind, "dashboard": self.dashboard,
         }
         commands["reload"] = self.reload  # admins only; not in the command menu
         if self.rounds is not None:
@@ -136,6 +139,9 @@ class Handlers:
             return replace(asked, send=note.send + asked.send) if note else asked
         if args and args[0] == REVIEW_LINK:
             return await self.review(turn, ())
+        if args and self.dash is not None and (opened := self.dash.start_link(
+                turn.actor, await self.engine.language(turn.actor), args[0])) is not None:
+            return opened  # a group's /dashboard link, opened in the private chat
         if args:
             return await self._solo(turn, lambda: self.engine.start(turn.actor, args[0]),
                                     args[0])
@@ -192,6 +198,13 @@ class Handlers:
             return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
         view = await self.engine.remind(turn.actor, args[0], _first(args[1:]))
         return self.plan.reminder_set(view)
+
+    async def dashboard(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/dashboard: the progress page as a Mini App (a group: a link to the group's)."""
+        lang = await self.engine.language(turn.actor)
+        if self.dash is None:
+            return self.plan.text(lang, "dashboard.off")
+        return self.dash.command(turn.actor, lang)
 
     async def leaderboard(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/leaderboard [id] [solo|rounds]: this group's board in a group, the global one in

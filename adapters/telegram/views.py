@@ -8,16 +8,23 @@ from __future__ import annotations
 
 import html
 
-from telegram import BotCommand, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import (
+    BotCommand,
+    Chat,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Update,
+    WebAppInfo,
+)
 
 from bot.domain.results import Actor
 from bot.present import render
 from bot.present.i18n import Catalogue
-from bot.present.plan import Card
+from bot.present.plan import Button, Card
 
 PLATFORM = "telegram"
 COMMANDS = ("start", "quiz", "review", "stats", "leaderboard", "language", "settings", "remind",
-            "reset", "help", "round")
+            "dashboard", "reset", "help", "round")
 GROUP_CHATS = frozenset({Chat.GROUP, Chat.SUPERGROUP})
 
 
@@ -57,11 +64,17 @@ def text_of(card: Card) -> str:
 
 def keyboard_of(card: Card) -> InlineKeyboardMarkup | None:
     """The card's buttons; Telegram cannot grey a button out, so disabled ones are left off."""
-    rows = [[InlineKeyboardButton(b.label, url=b.url) if b.url
-             else InlineKeyboardButton(b.label, callback_data=b.payload) for b in row
-             if not b.disabled] for row in card.rows]
+    rows = [[_button(b) for b in row if not b.disabled] for row in card.rows]
     rows = [row for row in rows if row]
     return InlineKeyboardMarkup(rows) if rows else None
+
+
+def _button(b: Button) -> InlineKeyboardButton:
+    if b.web_app:
+        return InlineKeyboardButton(b.label, web_app=WebAppInfo(b.web_app))
+    if b.url:
+        return InlineKeyboardButton(b.label, url=b.url)
+    return InlineKeyboardButton(b.label, callback_data=b.payload)
 
 
 def bot_commands(cat: Catalogue, lang: str) -> list[BotCommand]:

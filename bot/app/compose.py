@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.app.config import Config
+from bot.app.dashboard_web import DashboardWeb
 from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import Quiz, load_quizzes
+from bot.features.dashboard.auth import Signer, derive_secret
+from bot.features.dashboard.views import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
 from bot.present.limits import check_rendered_sizes
 from bot.store import open_store, ops
+from bot.store.group_export import exporter_for
 from bot.store.protocol import Store
 from bot.store.sqlite import path_from_url
+from bot.store.urls import scheme_of
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +41,10 @@ class App:
     metrics: Metrics = field(default_factory=Metrics)
     # The HTTP servers: add routes while building, `quizbot run` starts them (bot.app.web).
     web: Web = field(default_factory=Web)
+    # The dashboard (web.port and web.public_url): adapters tell it who is in which group
+    # and sign Discord's links with `signer`.
+    memberships: Memberships = field(default_factory=Memberships)
+    signer: Signer = field(default_factory=lambda: Signer(b"", time.time))
 
 
 class Adapter(Protocol):
@@ -82,4 +92,14 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             observer=metrics, round_seconds=config.rounds.default_seconds,
             reveal_seconds=config.rounds.reveal_seconds,
         )
-        yield App(config, engine, catalogue, store, engine.rounds, metrics, web)
+        memberships = Memberships()
+        signer = Signer(derive_secret(config.web_secret.reveal(), config.discord_token.reveal()),
+                        engine.clock)
+        if web.main is not None:
+            dashboard = Dashboard(engine, store, catalogue, memberships,
+                                  exporter=exporter_for(store, scheme_of(config.storage_url),
+                                                        lambda: quizzes_of(engine)))
+            DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
+                         signer=signer).mount(web.main.add_route)
+        yield App(config, engine, catalogue, store, engine.rounds, metrics, web, memberships,
+                  signer)

@@ -25,6 +25,9 @@ DISCORD_TOKEN_ENV = DISCORD.token_env
 # Sections read into typed dataclasses below; any other registered chat app's section is
 # kept as it is written (`Config.sections`) for its adapter, with `enabled` checked here.
 TYPED_SECTIONS = frozenset({"telegram", "discord"})
+# The key the dashboard's Discord links are signed with (any string; every process of one
+# bot needs the same). Unset: derived from DISCORD_BOT_TOKEN (bot.features.dashboard.auth).
+WEB_SECRET_ENV = "QUIZBOT_WEB_SECRET"
 TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
@@ -109,6 +112,7 @@ class Config:
     # Bot tokens by platform, from each platform's token variable (bot.domain.platforms).
     tokens: Mapping[str, Secret] = field(default_factory=dict, repr=False)
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    web_secret: Secret = field(default_factory=lambda: Secret(""), repr=False)
 
     def token(self, platform: str) -> Secret:
         """The platform's bot token ("" when its variable is not set)."""
@@ -358,4 +362,5 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         tokens={p.name: Secret(env.get(p.token_env, "").strip())
                 for p in chat_apps()},
         sections=sections,
+        web_secret=Secret(env.get(WEB_SECRET_ENV, "").strip()),
     )

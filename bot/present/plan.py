@@ -72,6 +72,7 @@ class Button:
     style: Style = "secondary"
     disabled: bool = False  # shown greyed where the platform can (Discord); else left off
     url: str = ""  # a link button (payload unused), e.g. a deep link into a private chat
+    web_app: str = ""  # a Telegram Mini App button (private chats only): the page's URL
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import ParamSpec, Protocol, TypeVar
 
 from bot.domain.results import SessionKind
+from bot.store.command import Command
 from bot.store.inbox import InboxStore
 from bot.store.learning import LearningStore, NewReview
 from bot.store.round_rows import RoundStore
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +172,9 @@ class Store(LearningStore, RoundStore, InboxStore, Protocol):
     async def reset_user(self, platform: str, user_id: str) -> int:
         """Delete the user's sessions, answers, scores, cards and reviews (the language and
         learning settings stay); return how many sessions went."""
+
+    async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
+        """Run a read-only store command (`bot.store.commands`), e.g. the dashboard's."""
 
     async def close(self) -> None:
         """Finish queued writes and close every connection."""

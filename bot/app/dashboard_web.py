@@ -1,0 +1,188 @@
+"""The dashboard over HTTP: the page, its two files, and the JSON API.
+
+`GET /app` is one HTML page (bot/present/web) that reads Telegram's `#tgWebAppData=...`
+from its own URL (or a Discord link's `#link=...`) and calls the API with it:
+
+- `GET /api/me`, `GET /api/groups/{id}`, `GET /api/groups/{id}/export.{csv|json}` with
+  `Authorization: tma <initData>` (Telegram Mini App init data) or
+  `Authorization: session <token>`; 401 without valid auth, 403 for a group the caller is not
+  in (or, for the export, not an admin of).
+- `POST /api/session` with `Authorization: link <token>`: a Discord link (ten minutes)
+  exchanged for a session token (an hour).
+
+Nothing else gets in, and no response echoes a credential, a token or message text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from bot.features.dashboard.auth import (
+    SESSION_SECONDS,
+    AuthError,
+    Identity,
+    Signer,
+    verify_init_data,
+)
+from bot.features.dashboard.views import Dashboard, Forbidden, Unavailable
+from bot.present.i18n import Catalogue, is_rtl, isolate_latin
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+PAGE_KEYS = ("stats.per_question", "progress.title", "progress.due", "progress.streak",
+             "progress.calibration", "error.generic", "answer.right_answer")
+# The page runs only its own files; Telegram shows it in a frame on its web client, so
+# framing stays allowed.
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "connect-src 'self'; base-uri 'none'; form-action 'none'")
+NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
+            "Referrer-Policy": "no-referrer"}
+ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
+
+
+@cache
+def _asset(name: str) -> str:
+    return (resources.files("bot.present") / "web" / name).read_text(encoding="utf-8")
+
+
+def page_strings(cat: Catalogue) -> dict[str, dict[str, str]]:
+    """The page's UI strings per language (RTL ones with Latin runs isolated)."""
+    out = {}
+    for lang in cat.languages:
+        keys = sorted(k for k in cat.keys(lang) if k.startswith("dashboard.")) + list(PAGE_KEYS)
+        out[lang] = {k: isolate_latin(cat.raw(lang, k)) if is_rtl(lang) else cat.raw(lang, k)
+                     for k in keys}
+    return out
+
+
+class DashboardWeb:
+    """The routes; `bot_token` checks Telegram init data, `signer` Discord's links."""
+
+    def __init__(self, dashboard: Dashboard, cat: Catalogue, *, bot_token: str,
+                 signer: Signer) -> None:
+        self.dashboard, self.cat = dashboard, cat
+        self._token = bot_token
+        self.signer = signer
+        strings = json.dumps(page_strings(cat), ensure_ascii=False).replace("</", "<\\/")
+        self._page = (_asset("app.html").replace("{{strings}}", strings)
+                      .replace("{{default}}", cat.default))
+
+    def routes(self) -> list[tuple[str, str, Handler]]:
+        """(method, path, handler) for every route, to add to any aiohttp router."""
+        return [("GET", "/app", self.page),
+                ("GET", "/app/{name:app\\.(js|css)}", self.asset),
+                ("GET", "/api/me", self.me),
+                ("GET", "/api/groups/{id}", self.group),
+                ("GET", "/api/groups/{id}/export.{fmt:csv|json}", self.export),
+                ("POST", "/api/session", self.session)]
+
+    def mount(self, add_route: Callable[[str, str, Handler], Any]) -> None:
+        """Add every route through `add_route(method, path, handler)`."""
+        for method, path, handler in self.routes():
+            add_route(method, path, handler)
+
+    # --- who is asking ------------------------------------------------------------------
+
+    def identity(self, request: web.Request) -> Identity:
+        """The caller, from `Authorization: tma ...` or `Authorization: session ...`."""
+        scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
+        scheme = scheme.lower()
+        if scheme == "tma":
+            return verify_init_data(credential.strip(), self._token, self.signer.clock())
+        if scheme == "session":
+            return self.signer.open_session(credential.strip())
+        raise AuthError("no credential")
+
+    async def _guarded(self, request: web.Request,
+                       body: Callable[[Identity], Awaitable[web.StreamResponse]]
+                       ) -> web.StreamResponse:
+        try:
+            who = self.identity(request)
+        except AuthError as exc:
+            log.info("dashboard: %s %s refused: %s", request.method, request.path, exc)
+            return _error(401, "signin")
+        try:
+            return await body(who)
+        except Forbidden as exc:
+            log.info("dashboard: %s", exc)
+            return _error(403, "forbidden")
+        except Unavailable as exc:
+            log.warning("dashboard: %s", exc)
+            return _error(503, "unavailable")
+        except Exception:
+            log.exception("dashboard: %s %s failed", request.method, request.path)
+            return _error(500, "error")
+
+    # --- routes ---------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        """The one HTML page."""
+        return web.Response(text=self._page, content_type="text/html", charset="utf-8",
+                            headers={**NO_STORE, "Content-Security-Policy": CSP})
+
+    async def asset(self, request: web.Request) -> web.StreamResponse:
+        """app.js or app.css, shipped in the package."""
+        name = request.match_info["name"]
+        return web.Response(text=_asset(name), content_type=ASSETS[name], charset="utf-8",
+                            headers={"Cache-Control": "public, max-age=300",
+                                     "X-Content-Type-Options": "nosniff"})
+
+    async def me(self, request: web.Request) -> web.StreamResponse:
+        """The caller's own progress."""
+        async def body(who: Identity) -> web.StreamResponse:
+            return _json(await self.dashboard.me(who))
+        return await self._guarded(request, body)
+
+    async def group(self, request: web.Request) -> web.StreamResponse:
+        """A group's view, for its members."""
+        group_id = request.match_info["id"]
+
+        async def body(who: Identity) -> web.StreamResponse:
+            return _json(await self.dashboard.group(who, group_id))
+        return await self._guarded(request, body)
+
+    async def export(self, request: web.Request) -> web.StreamResponse:
+        """The group's results as a download, for its admins."""
+        group_id, fmt = request.match_info["id"], request.match_info["fmt"]
+
+        async def body(who: Identity) -> web.StreamResponse:
+            text = await self.dashboard.export(who, group_id, fmt)
+            safe = "".join(c for c in group_id if c.isalnum() or c == "-")[:40]
+            return web.Response(
+                text=text, content_type="text/csv" if fmt == "csv" else "application/json",
+                charset="utf-8", headers={
+                    **NO_STORE,
+                    "Content-Disposition": f'attachment; filename="quizbot-{safe}.{fmt}"'})
+        return await self._guarded(request, body)
+
+    async def session(self, request: web.Request) -> web.StreamResponse:
+        """A Discord link exchanged for a session token."""
+        scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
+        try:
+            if scheme.lower() != "link":
+                raise AuthError("no link")
+            who = self.signer.open_link(credential.strip())
+        except AuthError as exc:
+            log.info("dashboard: link refused: %s", exc)
+            return _error(401, "signin")
+        return _json({"session": self.signer.session(who), "expires_in": int(SESSION_SECONDS)})
+
+
+def _json(data: dict[str, Any]) -> web.Response:
+    return web.json_response(data, headers=NO_STORE,
+                             dumps=lambda d: json.dumps(d, ensure_ascii=False))
+
+
+def _error(status: int, code: str) -> web.Response:
+    return web.json_response({"error": code}, status=status, headers=NO_STORE)
+
+
+__all__ = ["CSP", "DashboardWeb", "page_strings"]

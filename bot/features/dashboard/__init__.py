@@ -1,0 +1,1 @@
+"""The dashboard: who is asking (auth), what they see (views), what /dashboard answers."""

@@ -1,0 +1,324 @@
+"""The dashboard's two views, as JSON-ready dicts: a learner's progress and a group's.
+
+Only reads: the store's rows (bot.store.dashboard and the learning reads), the quiz files
+for texts and explanations in the caller's language, and SVG charts drawn here. Who may
+see a group is decided in `group`: members only (Telegram asks getChatMember through the
+running bot, Discord trusts the signed link's guild), and only admins get one row per
+member and the export.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.domain import learning
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor
+from bot.features.dashboard.auth import Identity
+from bot.features.engine import Engine
+from bot.present import svg
+from bot.present.i18n import Catalogue, is_rtl
+from bot.present.render import content_text
+from bot.store.dashboard import Answered, DashboardReads
+from bot.store.protocol import Store
+
+log = logging.getLogger(__name__)
+
+FORECAST_DAYS = 14
+CALENDAR_DAYS = 35  # five weeks
+MAX_MISSES = 50
+
+
+class Forbidden(Exception):
+    """The caller is not a member of that group (HTTP 403)."""
+
+
+class Unavailable(Exception):
+    """Membership cannot be checked now, e.g. the platform's adapter is not running (503)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    member: bool
+    admin: bool = False  # chat administrator / Manage Server
+
+
+# (group id, user id) -> the user's role there; raises Unavailable when it cannot tell.
+MemberCheck = Callable[[str, str], Awaitable[Role]]
+
+
+class Memberships:
+    """How each platform answers "is this user in that group": the adapter that can ask
+    provides its check when it starts and withdraws it when it stops."""
+
+    def __init__(self) -> None:
+        self._checks: dict[str, MemberCheck] = {}
+
+    def provide(self, platform: str, check: MemberCheck) -> None:
+        """Answer membership questions for `platform` with `check`."""
+        self._checks[platform] = check
+
+    def withdraw(self, platform: str) -> None:
+        """The platform's adapter stopped: its groups cannot be checked any more."""
+        self._checks.pop(platform, None)
+
+    async def role(self, platform: str, group_id: str, user_id: str) -> Role:
+        """The user's role in the group; Unavailable when no adapter can tell."""
+        check = self._checks.get(platform)
+        if check is None:
+            raise Unavailable(f"no {platform} adapter running to check membership")
+        return await check(group_id, user_id)
+
+
+Exporter = Callable[[str, str, str], Awaitable[str]]  # (platform, chat id, "csv"|"json")
+
+
+class Dashboard:
+    """Builds `/api/me` and `/api/groups/<id>` for a verified caller."""
+
+    def __init__(self, engine: Engine, store: Store, catalogue: Catalogue,
+                 memberships: Memberships, *, exporter: Exporter | None = None) -> None:
+        self.engine, self.store, self.cat = engine, store, catalogue
+        self.reads = DashboardReads(store)
+        self.memberships = memberships
+        self.exporter = exporter
+
+    def quizzes(self) -> dict[str, Quiz]:
+        """Every quiz loaded now (after a /reload too), by id."""
+        return quizzes_of(self.engine)
+
+    async def language(self, who: Identity) -> str:
+        """The caller's chosen language, else their app's, else the default."""
+        profile = await self.reads.profile(who.platform, who.user_id)
+        return self.engine.resolve_language(profile[1] if profile else None, who.locale)
+
+    # --- the learner ---------------------------------------------------------------------
+
+    async def me(self, who: Identity) -> dict[str, Any]:
+        """Scores per quiz, accuracy per question, due reviews and their forecast, the streak
+        calendar, how often "sure" was right, the misses with their explanations."""
+        p, u = who.platform, who.user_id
+        profile = await self.reads.profile(p, u)
+        lang = self.engine.resolve_language(profile[1] if profile else None, who.locale)
+        quizzes = self.quizzes()
+        attempts = await self.reads.attempts(p, u)
+        answers = await self.reads.answers(p, u)
+        settings = await self.store.learner_settings(p, u)
+        cards = await self.store.cards(p, u)
+        totals = await self.store.review_totals(p, u)
+        now = self.engine.clock()
+        today = learning.local_day(now, settings.utc_offset)
+        days = await self.store.review_days(p, u, today - CALENDAR_DAYS + 1 - 400)
+        streak = learning.streak([d.day for d in days], today)
+        t = self._t(lang)
+
+        scores = []
+        for quiz_id, quiz in sorted(quizzes.items()):
+            mine = [a for a in attempts if a.quiz_id == quiz_id]
+            title = quiz.title.get(lang)
+            scores.append({
+                "id": quiz_id, "title": title, "total": len(quiz.questions),
+                "attempts": len(mine), "best": max((a.score for a in mine), default=None),
+                "last": mine[-1].score if mine else None,
+                "chart": svg.score_line([(a.score, a.total) for a in mine], title)
+                if len(mine) > 1 else ""})
+        questions = self._accuracy(quizzes, answers, lang)
+        forecast = [0] * FORECAST_DAYS
+        for c in cards:
+            ahead = max(0, learning.local_day(c.due_at, settings.utc_offset) - today)
+            if ahead < FORECAST_DAYS:
+                forecast[ahead] += 1
+        labels = [_date(today + i)[5:] for i in range(FORECAST_DAYS)]
+        by_day = {d.day: d for d in days}
+        first = today - CALENDAR_DAYS + 1
+        calendar = [(_date(d), by_day[d].answered if d in by_day else 0,
+                     by_day[d].correct if d in by_day else 0) for d in range(first, today + 1)]
+        sure = [sum(x.answered for x in totals if x.sure), sum(x.correct for x in totals if x.sure)]
+        return {
+            "kind": "me", "lang": lang, "dir": _dir(lang),
+            "user": {"name": (profile[0] if profile else "") or who.display_name},
+            "quizzes": scores,
+            "questions": questions,
+            "accuracy_charts": _charts(quizzes, questions, lang),
+            "due": {"now": sum(c.due_at <= now for c in cards), "cards": len(cards),
+                    "forecast": [{"day": d, "count": n} for d, n in zip(labels, forecast,
+                                                                        strict=True)],
+                    "chart": svg.day_columns(list(zip(labels, forecast, strict=True)),
+                                             t("dashboard.forecast"))},
+            "streak": {"days": streak,
+                       "calendar": [{"day": d, "answered": n, "correct": r}
+                                    for d, n, r in calendar],
+                       "chart": svg.streak_calendar(calendar, (first + 3) % 7,
+                                                    t("dashboard.calendar"))},
+            "sure": {"answered": sure[0], "correct": sure[1],
+                     "percent": round(100 * sure[1] / sure[0]) if sure[0] else None},
+            "misses": self._misses(quizzes, answers, lang),
+            "groups": await self.reads.groups_of(p, u),
+        }
+
+    def _accuracy(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
+                  ) -> list[dict[str, Any]]:
+        per: dict[tuple[str, str], list[int]] = {}
+        for a in answers:
+            acc = per.setdefault((a.quiz_id, a.question_id), [0, 0])
+            acc[0] += 1
+            acc[1] += a.correct
+        out = []
+        for quiz_id, quiz in sorted(quizzes.items()):
+            for n, q in enumerate(quiz.questions, 1):
+                if (quiz_id, q.id) in per:
+                    answered, right = per[(quiz_id, q.id)]
+                    out.append({"quiz": quiz_id, "id": q.id, "label": _label(quiz_id, n),
+                                "text": content_text(lang, q.text.get(lang)),
+                                "answered": answered, "correct": right})
+        return out
+
+    def _misses(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
+                ) -> list[dict[str, Any]]:
+        """Questions whose latest answer was wrong, newest first, explained."""
+        seen: set[tuple[str, str]] = set()
+        out: list[dict[str, Any]] = []
+        for a in answers:  # newest first: the first one seen is the latest
+            if (a.quiz_id, a.question_id) in seen:
+                continue
+            seen.add((a.quiz_id, a.question_id))
+            quiz = quizzes.get(a.quiz_id)
+            q = quiz.question(a.question_id) if quiz else None
+            if a.correct or q is None or not 0 <= a.chosen < len(q.options):
+                continue  # right, or the quiz file changed since
+            out.append({"quiz": a.quiz_id, "question": a.question_id,
+                        "text": content_text(lang, q.text.get(lang)),
+                        "chosen": content_text(lang, q.options[a.chosen].text.get(lang)),
+                        "answer": content_text(lang, q.options[q.correct].text.get(lang)),
+                        "explanation": content_text(lang, q.explanation.get(lang))})
+            if len(out) == MAX_MISSES:
+                break
+        return out
+
+    # --- the group -------------------------------------------------------------------------
+
+    async def role(self, who: Identity, group_id: str) -> Role:
+        """The caller's role in the group; Forbidden when they are not in it."""
+        if who.platform == "discord":  # what the signed link says, nothing else
+            role = Role(who.guild_id == group_id, who.guild_id == group_id and who.guild_admin)
+        else:
+            role = await self.memberships.role(who.platform, group_id, who.user_id)
+        if not role.member:
+            raise Forbidden(f"{who.platform} user is not in group {group_id}")
+        if not role.admin and self.engine.is_admin(Actor(who.platform, who.user_id)):
+            role = Role(True, True)  # the configured `admins`
+        return role
+
+    async def group(self, who: Identity, group_id: str) -> dict[str, Any]:
+        """Rounds, per-question accuracy and misconceptions, members' progress; admins also
+        one row per member and the export links."""
+        role = await self.role(who, group_id)
+        lang = await self.language(who)
+        quizzes = self.quizzes()
+        p = who.platform
+        rounds = await self.reads.group_rounds(p, group_id)
+        rows = await self.reads.group_questions(p, group_id)
+        members, everyone = await self.reads.group_members(p, group_id)
+        questions = []
+        for r in rows:
+            quiz = quizzes.get(r.quiz_id)
+            q = quiz.question(r.question_id) if quiz else None
+            if quiz is None or q is None:
+                continue
+            wrong = None
+            if r.wrong_choice is not None and 0 <= r.wrong_choice < len(q.options):
+                wrong = {"option": content_text(lang, q.options[r.wrong_choice].text.get(lang)),
+                         "count": r.wrong_count}
+            number = quiz.questions.index(q) + 1
+            questions.append({"quiz": r.quiz_id, "id": r.question_id,
+                              "label": _label(r.quiz_id, number), "order": number,
+                              "text": content_text(lang, q.text.get(lang)),
+                              "answered": r.answered, "correct": r.correct, "wrong": wrong})
+        questions.sort(key=lambda q: (q["quiz"], q["order"]))
+        per_quiz: dict[str, list[int]] = {}
+        for m in members:
+            per_quiz.setdefault(m.quiz_id, []).append(m.best)
+        view: dict[str, Any] = {
+            "kind": "group", "lang": lang, "dir": _dir(lang), "admin": role.admin,
+            "group": {"id": group_id, "platform": p},
+            "rounds": [{"id": r.id, "quiz": r.quiz_id, "title": _title(quizzes, r.quiz_id, lang),
+                        "status": r.status, "started": _date_time(r.started_at),
+                        "players": r.players, "best": r.best, "total": r.total,
+                        "mean": None if r.mean is None else round(r.mean, 1)} for r in rounds],
+            "questions": questions,
+            "accuracy_charts": _charts(quizzes, questions, lang),
+            "members": {
+                "count": len({m.user_id for m in members}),
+                "quizzes": [{"quiz": quiz_id, "title": _title(quizzes, quiz_id, lang),
+                             "members": len(bests),
+                             "mean_best": round(sum(bests) / len(bests), 1),
+                             "total": len(quizzes[quiz_id].questions) if quiz_id in quizzes
+                             else None} for quiz_id, bests in sorted(per_quiz.items())]},
+        }
+        if role.admin:
+            view["members"]["rows"] = [
+                {"user_id": m.user_id, "name": m.display_name or m.user_id, "quiz": m.quiz_id,
+                 "attempts": m.attempts, "best": m.best, "last": _date_time(m.last_at)}
+                for m in members]
+            view["members"]["more"] = max(0, everyone - len(members))
+            if self.exporter is not None:
+                view["export"] = {f: f"/api/groups/{group_id}/export.{f}" for f in ("csv", "json")}
+        return view
+
+    async def export(self, who: Identity, group_id: str, fmt: str) -> str:
+        """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""
+        role = await self.role(who, group_id)
+        if not role.admin:
+            raise Forbidden(f"{who.platform} user is no admin of group {group_id}")
+        if self.exporter is None:
+            raise Unavailable("export is not available on this store")
+        return await self.exporter(who.platform, group_id, fmt)
+
+    def _t(self, lang: str) -> Callable[..., str]:
+        return lambda key, **params: self.cat.t(lang, key, **params)
+
+
+def quizzes_of(engine: Engine) -> dict[str, Quiz]:
+    """Every quiz the engine has loaded now (after a /reload too), by id."""
+    return dict(engine.library.quizzes)
+
+
+def _label(quiz_id: str, number: int) -> str:
+    return f"Q{number}"
+
+
+def _charts(quizzes: Mapping[str, Quiz], questions: list[dict[str, Any]], lang: str
+            ) -> list[dict[str, str]]:
+    """One accuracy chart per quiz (Q1, Q2, ... in file order)."""
+    out = []
+    for quiz_id in sorted({q["quiz"] for q in questions}):
+        title = _title(quizzes, quiz_id, lang)
+        mine = [(q["label"], q["answered"], q["correct"]) for q in questions
+                if q["quiz"] == quiz_id]
+        out.append({"quiz": quiz_id, "title": title, "chart": svg.accuracy_bars(mine, title)})
+    return out
+
+
+def _title(quizzes: Mapping[str, Quiz], quiz_id: str, lang: str) -> str:
+    quiz = quizzes.get(quiz_id)
+    return quiz.title.get(lang) if quiz else quiz_id
+
+
+def _dir(lang: str) -> str:
+    return "rtl" if is_rtl(lang) else "ltr"
+
+
+def _date(day: int) -> str:
+    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day)).strftime("%Y-%m-%d")
+
+
+def _date_time(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+__all__ = ["Dashboard", "Forbidden", "MemberCheck", "Memberships", "Role", "Unavailable",
+           "quizzes_of"]

@@ -1,0 +1,262 @@
+// quizbot dashboard. No library and no network beyond this server's own API.
+// Telegram opens the page as /app#tgWebAppData=<initData>&tgWebAppThemeParams=...; a Discord
+// link opens /app#link=<token>, exchanged once for a session kept in sessionStorage.
+// Every text goes into the page through textContent; only the server's SVG charts are HTML.
+"use strict";
+(function () {
+  var STRINGS = JSON.parse(document.getElementById("strings").textContent);
+  var lang = document.documentElement.lang || "en";
+  var hash = new URLSearchParams(location.hash.replace(/^#/, ""));
+  var query = new URLSearchParams(location.search);
+  var tg = window.Telegram && window.Telegram.WebApp;
+
+  function t(key, params) {
+    var table = STRINGS[lang] || STRINGS.en;
+    var text = table[key] || STRINGS.en[key] || key;
+    return text.replace(/\{(\w+)\}/g, function (m, name) {
+      return params && params[name] !== undefined && params[name] !== null
+        ? String(params[name]) : "–";
+    });
+  }
+
+  function setLanguage(code) {
+    if (!STRINGS[code]) { return; }
+    lang = code;
+    document.documentElement.lang = code;
+    document.documentElement.dir = code === "ur" ? "rtl" : "ltr";
+  }
+
+  function theme() {
+    var params = (tg && tg.themeParams) || null;
+    if (!params && hash.get("tgWebAppThemeParams")) {
+      try { params = JSON.parse(hash.get("tgWebAppThemeParams")); } catch (e) { params = null; }
+    }
+    var root = document.documentElement;
+    var scheme = tg && tg.colorScheme;
+    if (params) {
+      var map = { bg_color: "--bg", text_color: "--text", hint_color: "--hint",
+                  link_color: "--link", button_color: "--accent",
+                  button_text_color: "--accent-text", secondary_bg_color: "--card" };
+      Object.keys(map).forEach(function (k) {
+        if (/^#[0-9a-fA-F]{3,8}$/.test(params[k] || "")) { root.style.setProperty(map[k], params[k]); }
+      });
+      if (!scheme && params.bg_color) { scheme = luminance(params.bg_color) < 0.5 ? "dark" : "light"; }
+    }
+    if (scheme === "dark" || scheme === "light") { root.classList.add(scheme); }
+  }
+
+  function luminance(hex) {
+    var h = hex.replace("#", "");
+    if (h.length === 3) { h = h.split("").map(function (c) { return c + c; }).join(""); }
+    var n = parseInt(h.slice(0, 6), 16);
+    return (0.299 * (n >> 16 & 255) + 0.587 * (n >> 8 & 255) + 0.114 * (n & 255)) / 255;
+  }
+
+  function initData() {
+    return (tg && tg.initData) || hash.get("tgWebAppData") || "";
+  }
+
+  function hintLanguage(data) {
+    try {
+      var user = JSON.parse(new URLSearchParams(data).get("user") || "{}");
+      var code = String(user.language_code || "").split("-")[0];
+      if (STRINGS[code]) { setLanguage(code); }
+    } catch (e) { /* no hint */ }
+  }
+
+  function credential() {
+    var data = initData();
+    if (data) { hintLanguage(data); return Promise.resolve("tma " + data); }
+    var link = hash.get("link");
+    if (link) {
+      history.replaceState(null, "", location.pathname + location.search);
+      return fetch("/api/session", { method: "POST", headers: { Authorization: "link " + link } })
+        .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+        .then(function (d) { sessionStorage.setItem("quizbot.session", d.session); return "session " + d.session; });
+    }
+    var kept = sessionStorage.getItem("quizbot.session");
+    return kept ? Promise.resolve("session " + kept) : Promise.reject(401);
+  }
+
+  function el(tag, text, cls) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = text; }
+    if (cls) { node.className = cls; }
+    return node;
+  }
+
+  function chart(svg) {
+    var box = el("div");
+    box.innerHTML = svg; // drawn by the server, every text escaped there
+    return box;
+  }
+
+  function section(title) {
+    var s = el("section");
+    s.appendChild(el("h2", title));
+    document.getElementById("view").appendChild(s);
+    return s;
+  }
+
+  function fail(status) {
+    var box = document.getElementById("error");
+    var key = status === 403 ? "dashboard.forbidden"
+      : status === 503 ? "dashboard.unavailable"
+      : status === 401 ? "dashboard.signin" : "error.generic";
+    box.textContent = t(key);
+    box.dataset.status = String(status);
+    box.hidden = false;
+    document.getElementById("status").textContent = "";
+    document.body.dataset.state = "error";
+  }
+
+  function api(path, auth) {
+    return fetch(path, { headers: { Authorization: auth } }).then(function (r) {
+      return r.ok ? r.json() : Promise.reject(r.status);
+    });
+  }
+
+  function renderMe(d) {
+    document.getElementById("title").textContent = t("dashboard.title");
+    document.getElementById("who").textContent = d.user.name;
+    var played = d.quizzes.filter(function (q) { return q.attempts > 0; });
+    var s = section(t("dashboard.quizzes"));
+    var list = el("ul");
+    d.quizzes.forEach(function (q) {
+      var line = q.attempts
+        ? t("dashboard.quiz_row", { title: q.title, best: q.best, last: q.last, total: q.total, attempts: q.attempts })
+        : t("dashboard.quiz_none", { title: q.title });
+      var item = el("li", line, q.attempts ? "score" : "hint");
+      item.dataset.quiz = q.id;
+      list.appendChild(item);
+      if (q.chart) { item.appendChild(chart(q.chart)); }
+    });
+    s.appendChild(list);
+    if (!played.length) { s.appendChild(el("p", t("dashboard.nothing"), "hint")); }
+
+    if (d.accuracy_charts.length) {
+      var a = section(t("stats.per_question"));
+      d.accuracy_charts.forEach(function (c) { a.appendChild(el("p", c.title, "hint")); a.appendChild(chart(c.chart)); });
+    }
+
+    var due = section(t("progress.title"));
+    due.appendChild(el("p", t("progress.due", { due: d.due.now, cards: d.due.cards }), "big"));
+    due.appendChild(el("p", t("dashboard.forecast"), "hint"));
+    due.appendChild(chart(d.due.chart));
+
+    var st = section(t("progress.streak", { days: d.streak.days }));
+    st.appendChild(el("p", t("dashboard.calendar"), "hint"));
+    st.appendChild(chart(d.streak.chart));
+    st.appendChild(el("p", d.sure.answered
+      ? t("progress.calibration", { percent: d.sure.percent, sure: d.sure.answered, right: d.sure.correct })
+      : t("dashboard.sure_none"), d.sure.answered ? "sure" : "hint sure"));
+
+    var m = section(t("dashboard.misses"));
+    if (!d.misses.length) { m.appendChild(el("p", t("dashboard.no_misses"), "hint")); }
+    d.misses.forEach(function (x) {
+      var box = el("div", null, "miss");
+      box.appendChild(el("p", x.text, "q"));
+      box.appendChild(el("p", t("dashboard.your_answer", { option: x.chosen }), "bad"));
+      box.appendChild(el("p", x.answer, "good"));
+      box.appendChild(el("p", x.explanation));
+      m.appendChild(box);
+    });
+
+    if (d.groups.length) {
+      var g = section(t("dashboard.groups"));
+      d.groups.forEach(function (id) {
+        var link = el("a", t("dashboard.group_link", { group: id }));
+        link.href = "?group=" + encodeURIComponent(id) + location.hash;
+        g.appendChild(el("p")).appendChild(link);
+      });
+    }
+  }
+
+  function renderGroup(d, auth) {
+    document.getElementById("title").textContent = t("dashboard.group_title", { group: d.group.id });
+    var back = el("a", t("dashboard.back"));
+    back.href = location.pathname + location.hash;
+    document.getElementById("who").appendChild(back);
+
+    var r = section(t("dashboard.rounds"));
+    if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
+    var list = el("ul");
+    d.rounds.forEach(function (x) {
+      list.appendChild(el("li", x.started + " · " + t("dashboard.round_row",
+        { title: x.title, players: x.players, best: x.best, total: x.total })));
+    });
+    r.appendChild(list);
+
+    var q = section(t("dashboard.misconceptions"));
+    d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
+    d.questions.filter(function (x) { return x.wrong; }).forEach(function (x) {
+      var box = el("div", null, "miss");
+      box.appendChild(el("p", x.label + ". " + x.text, "q"));
+      box.appendChild(el("p", t("dashboard.wrong_pick", { option: x.wrong.option, count: x.wrong.count }), "bad"));
+      q.appendChild(box);
+    });
+
+    var m = section(t("dashboard.members"));
+    m.appendChild(el("p", t("dashboard.members_summary", { members: d.members.count })));
+    var ul = el("ul");
+    d.members.quizzes.forEach(function (x) {
+      ul.appendChild(el("li", x.title + ": " + x.members + " · " + t("dashboard.col_best") + " ≈ " + x.mean_best + "/" + x.total));
+    });
+    m.appendChild(ul);
+    if (d.members.rows) {
+      var a = section(t("dashboard.member_table"));
+      var table = el("table");
+      var head = el("tr");
+      ["dashboard.col_name", "dashboard.col_quiz", "dashboard.col_attempts", "dashboard.col_best"].forEach(function (k) { head.appendChild(el("th", t(k))); });
+      table.appendChild(head);
+      d.members.rows.forEach(function (x) {
+        var tr = el("tr");
+        [x.name, x.quiz, x.attempts, x.best].forEach(function (v) { tr.appendChild(el("td", String(v))); });
+        table.appendChild(tr);
+      });
+      a.appendChild(table);
+      if (d.members.more) { a.appendChild(el("p", t("dashboard.more", { count: d.members.more }), "hint")); }
+      if (d.export) {
+        a.appendChild(el("p", t("dashboard.export")));
+        ["csv", "json"].forEach(function (f) {
+          var b = el("button", t("dashboard.export_" + f));
+          b.type = "button";
+          b.addEventListener("click", function () { download(d.export[f], auth, f); });
+          a.appendChild(b);
+        });
+      }
+    }
+  }
+
+  function download(path, auth, fmt) {
+    fetch(path, { headers: { Authorization: auth } }).then(function (r) {
+      return r.ok ? r.blob() : Promise.reject(r.status);
+    }).then(function (blob) {
+      var a = el("a");
+      a.href = URL.createObjectURL(blob);
+      a.download = "quizbot-results." + fmt;
+      document.body.appendChild(a);
+      a.click();
+      setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+    }).catch(fail);
+  }
+
+  function start() {
+    theme();
+    if (tg && tg.ready) { tg.ready(); }
+    document.getElementById("status").textContent = t("dashboard.loading");
+    var group = query.get("group");
+    credential().then(function (auth) {
+      document.getElementById("status").textContent = t("dashboard.loading");
+      var path = group ? "/api/groups/" + encodeURIComponent(group) : "/api/me";
+      return api(path, auth).then(function (d) {
+        setLanguage(d.lang);
+        document.getElementById("status").textContent = "";
+        if (d.kind === "group") { renderGroup(d, auth); } else { renderMe(d); }
+        document.body.dataset.state = "ready";
+      });
+    }).catch(function (status) { fail(typeof status === "number" ? status : 0); });
+  }
+
+  start();
+})();

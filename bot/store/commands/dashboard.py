@@ -1,0 +1,160 @@
+"""The dashboard's reads (`GET /api/me`, `GET /api/groups/<id>`): one body per command.
+
+SELECTs only. A learner's reads use the (platform, user_id) indexes; a group's use
+`sessions_by_chat` and `rounds_by_board` (schema version 9).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from bot.store.command import Command, one, q
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    quiz_id: str
+    score: int
+    total: int
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """One of the learner's answers in a full attempt, newest first."""
+
+    quiz_id: str
+    question_id: str
+    chosen: int  # index in the quiz file
+    correct: bool
+    answered_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class GroupQuestion:
+    quiz_id: str
+    question_id: str
+    answered: int
+    correct: int
+    wrong_choice: int | None  # the most chosen wrong option (file index), None if none
+    wrong_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRound:
+    id: int
+    quiz_id: str
+    status: str
+    started_at: float
+    finished_at: float | None
+    host_name: str
+    players: int
+    best: int | None
+    mean: float | None
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    user_id: str
+    display_name: str
+    quiz_id: str
+    attempts: int
+    best: int
+    last_at: float
+
+
+def profile(platform: str, user_id: str) -> Command[tuple[str, str | None] | None]:
+    """(display name, chosen language) of a known user, else None."""
+    row = one((yield q("SELECT display_name, lang FROM users WHERE platform = ? "
+                       "AND user_id = ?", platform, user_id)))
+    return None if row is None else (str(row["display_name"]), row["lang"])
+
+
+def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:
+    """The learner's finished full attempts of every quiz, oldest first."""
+    rows = yield q("SELECT quiz_id, score, question_ids, finished_at FROM sessions "
+                   "WHERE platform = ? AND user_id = ? AND kind = 'full' "
+                   "AND status = 'finished' ORDER BY finished_at, id", platform, user_id)
+    return [Attempt(r["quiz_id"], int(r["score"]), len(json.loads(r["question_ids"])),
+                    float(r["finished_at"])) for r in rows]
+
+
+def answers(platform: str, user_id: str) -> Command[list[Answered]]:
+    """The learner's answers in full attempts (solo and rounds), newest first."""
+    rows = yield q("SELECT s.quiz_id, a.question_id, a.chosen, a.correct, a.answered_at "
+                   "FROM sessions s JOIN answers a ON a.session_id = s.id "
+                   "WHERE s.platform = ? AND s.user_id = ? AND s.kind = 'full' "
+                   "ORDER BY a.answered_at DESC, a.session_id DESC, a.position DESC",
+                   platform, user_id)
+    return [Answered(r["quiz_id"], r["question_id"], int(r["chosen"]), bool(r["correct"]),
+                     float(r["answered_at"])) for r in rows]
+
+
+def groups_of(platform: str, user_id: str) -> Command[list[str]]:
+    """The groups (Telegram chats, Discord servers) the learner played in, latest first."""
+    rows = yield q("SELECT chat_id, MAX(started_at) AS at FROM sessions WHERE platform = ? "
+                   "AND user_id = ? AND chat_id IS NOT NULL GROUP BY chat_id ORDER BY at DESC",
+                   platform, user_id)
+    return [str(r["chat_id"]) for r in rows]
+
+
+def group_questions(platform: str, chat_id: str) -> Command[list[GroupQuestion]]:
+    """Per question answered in the group's full attempts: accuracy and the most chosen
+    wrong option (ties: the lower index), like `quizbot stats`."""
+    rows = yield q(
+        "WITH g AS (SELECT s.quiz_id, a.question_id, a.chosen, a.correct FROM sessions s "
+        "JOIN answers a ON a.session_id = s.id "
+        "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full'), "
+        "wrong AS (SELECT quiz_id, question_id, chosen, COUNT(*) AS n, ROW_NUMBER() OVER ("
+        "PARTITION BY quiz_id, question_id ORDER BY COUNT(*) DESC, chosen) AS rank "
+        "FROM g WHERE correct = 0 GROUP BY quiz_id, question_id, chosen) "
+        "SELECT a.quiz_id, a.question_id, COUNT(*) AS answered, SUM(a.correct) AS right_n, "
+        "w.chosen AS wrong, w.n AS wrong_n FROM g a LEFT JOIN wrong w "
+        "ON w.quiz_id = a.quiz_id AND w.question_id = a.question_id AND w.rank = 1 "
+        "GROUP BY a.quiz_id, a.question_id, w.chosen, w.n "
+        "ORDER BY a.quiz_id, a.question_id", platform, chat_id)
+    return [GroupQuestion(r["quiz_id"], r["question_id"], int(r["answered"]),
+                          int(r["right_n"]), None if r["wrong"] is None else int(r["wrong"]),
+                          int(r["wrong_n"] or 0)) for r in rows]
+
+
+def group_rounds(platform: str, chat_id: str, limit: int) -> Command[list[GroupRound]]:
+    """The group's latest rounds, newest first, with how its players scored."""
+    rows = yield q(
+        "SELECT r.id, r.quiz_id, r.status, r.started_at, r.finished_at, r.host_name, "
+        "r.question_ids, COUNT(s.id) AS players, MAX(s.score) AS best, "
+        "AVG(s.score) AS mean FROM rounds r LEFT JOIN sessions s ON s.round_id = r.id "
+        "WHERE r.platform = ? AND r.board_chat = ? GROUP BY r.id "
+        "ORDER BY r.started_at DESC, r.id DESC LIMIT ?", platform, chat_id, limit)
+    return [GroupRound(int(r["id"]), r["quiz_id"], r["status"], float(r["started_at"]),
+                       None if r["finished_at"] is None else float(r["finished_at"]),
+                       r["host_name"], int(r["players"]),
+                       None if r["best"] is None else int(r["best"]),
+                       None if r["mean"] is None else float(r["mean"]),
+                       len(json.loads(r["question_ids"]))) for r in rows]
+
+
+def group_members(platform: str, chat_id: str, limit: int
+                  ) -> Command[tuple[list[MemberRow], int]]:
+    """(member rows per quiz, best first; how many rows there are in all) over the group's
+    finished full attempts."""
+    rows = yield q(
+        "SELECT s.user_id, COALESCE(u.display_name, '') AS name, s.quiz_id, "
+        "COUNT(*) AS attempts, MAX(s.score) AS best, MAX(s.finished_at) AS last_at, "
+        "COUNT(*) OVER () AS everyone FROM sessions s LEFT JOIN users u "
+        "ON u.platform = s.platform AND u.user_id = s.user_id "
+        "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
+        "AND s.status = 'finished' GROUP BY s.user_id, u.display_name, s.quiz_id "
+        "ORDER BY best DESC, last_at, s.user_id LIMIT ?", platform, chat_id, limit)
+    everyone = int(rows[0]["everyone"]) if rows else 0
+    return [MemberRow(r["user_id"], r["name"], r["quiz_id"], int(r["attempts"]),
+                      int(r["best"]), float(r["last_at"])) for r in rows], everyone
+
+
+def table(sql: str, params: tuple[object, ...]) -> Command[list[tuple[object, ...]]]:
+    """Any read-only statement's rows as tuples (the export runs `bot.store.report`'s
+    statements through this)."""
+    rows = yield q(sql, *params)
+    return [tuple(r) for r in rows]

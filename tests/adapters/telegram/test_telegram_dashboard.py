@@ -1,0 +1,108 @@
+"""/dashboard on Telegram: a web_app button in private, a deep link in groups, and the
+group view's membership check through getChatMember on the running bot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from aiohttp import ClientSession
+
+from tests.adapters.telegram.dashboard_bot import PUBLIC_URL, dashboard_bot, finish_quiz
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, buttons
+from tests.adapters.telegram.support import TOKEN, AnswerKey, BotFactory
+from tests.dashboard_support import init_data
+
+GROUP = -1001234567890
+
+
+async def test_private_dashboard_is_a_web_app_button(tmp_path: Path, api: FakeBotAPI) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        learner = Learner(api, api.user(1001, "Alice"))
+        since = learner.mark()
+        await learner.send("/dashboard")
+        reply = await learner.reply(since)
+        assert reply["text"] == running.app.catalogue.t("en", "dashboard.open")
+        [[button]] = buttons(reply)
+        assert button["web_app"] == {"url": f"{PUBLIC_URL}/app"}
+        english = {c["command"] for c in api.commands[None]}
+        assert "dashboard" in english and "dashboard" in {c["command"] for c in api.commands["ur"]}
+
+
+async def test_group_dashboard_links_to_the_private_chat_which_opens_the_group_view(
+        tmp_path: Path, api: FakeBotAPI) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        cat = running.app.catalogue
+        group = api.group_chat(GROUP)
+        alice = api.user(1001, "Alice", language_code="ur")
+        in_group = Learner(api, alice, group)
+        since = in_group.mark()
+        await in_group.send("/dashboard")
+        reply = await in_group.reply(since)
+        [[button]] = buttons(reply)
+        assert "web_app" not in button  # web_app buttons only work in private chats
+        link = button["url"]
+        assert link.startswith(f"https://t.me/{api.bot['username']}?start=dashg")
+
+        private = Learner(api, alice)
+        since = private.mark()
+        await private.send("/start " + link.split("start=")[1])
+        opened = await private.reply(since)
+        assert opened["text"] == cat.t("ur", "dashboard.group_open")
+        [[web_app]] = buttons(opened)
+        assert web_app["web_app"]["url"] == f"{PUBLIC_URL}/app?group={GROUP}"
+
+
+async def test_group_view_asks_telegram_who_is_a_member(tmp_path: Path, api: FakeBotAPI,
+                                                        key: AnswerKey) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        group = api.group_chat(GROUP)
+        alice = Learner(api, api.user(1001, "Alice"), group)
+        await alice.send("/start")  # writing in the group makes her a member of the fake
+        api.members[(GROUP, 1002)] = "administrator"
+        now = running.app.engine.clock()
+        async with ClientSession() as http:
+            async def status(user_id: int) -> tuple[int, dict[str, object]]:
+                data = init_data(TOKEN, user_id, f"user{user_id}", auth_date=now)
+                async with http.get(f"{running.url}/api/groups/{GROUP}",
+                                    headers={"Authorization": f"tma {data}"}) as r:
+                    return r.status, json.loads(await r.text())
+
+            assert (await status(1003))[0] == 403  # never in the group
+            code, view = await status(1001)
+            assert code == 200 and view["admin"] is False
+            code, view = await status(1002)
+            assert code == 200 and view["admin"] is True
+        asked = [(c.params["chat_id"], c.params["user_id"]) for c in api.calls
+                 if c.method == "getChatMember"]
+        assert {(int(c), int(u)) for c, u in asked} >= {(GROUP, 1001), (GROUP, 1002),
+                                                        (GROUP, 1003)}
+
+
+async def test_without_a_public_url_the_dashboard_says_it_is_not_set_up(
+        start_bot: BotFactory, api: FakeBotAPI) -> None:
+    async with start_bot() as running:
+        learner = Learner(api, api.user(1001, "Alice"))
+        since = learner.mark()
+        await learner.send("/dashboard")
+        reply = await learner.reply(since)
+        assert reply["text"] == running.cat.t("en", "dashboard.off") and not buttons(reply)
+
+
+@pytest.mark.parametrize("wrong", [{1}])
+async def test_quiz_played_in_telegram_shows_up_in_the_api(tmp_path: Path, api: FakeBotAPI,
+                                                           key: AnswerKey, wrong: set[int]
+                                                           ) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        learner = Learner(api, api.user(1001, "Alice", "Smith"))
+        await finish_quiz(learner, key, wrong)
+        data = init_data(TOKEN, 1001, "Alice", auth_date=running.app.engine.clock())
+        async with ClientSession() as http, http.get(
+                f"{running.url}/api/me", headers={"Authorization": f"tma {data}"}) as r:
+            me = await r.json()
+        main = next(q for q in me["quizzes"] if q["id"] == "parallelism")
+        assert (main["best"], main["last"]) == (7, 7)
+        assert me["user"]["name"] == "Alice Smith"
+        assert [m["question"] for m in me["misses"]] == [key.quiz.questions[1].id]

@@ -1,0 +1,245 @@
+"""The dashboard API over HTTP (no browser): 401 / 403 / 503, both views, the export, links."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from aiohttp import ClientSession, web
+from aiohttp.test_utils import TestServer
+
+from bot.app.dashboard_web import CSP, DashboardWeb
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor
+from bot.features.dashboard.auth import LINK_SECONDS, Identity, Signer, derive_secret
+from bot.features.dashboard.views import Dashboard, Memberships, Role, Unavailable, quizzes_of
+from bot.features.engine import Engine
+from bot.present.i18n import Catalogue, strip_isolates
+from bot.store.group_export import exporter_for
+from bot.store.sqlite import SQLiteStore
+from tests.clock import FakeClock
+from tests.dashboard_support import init_data, play
+
+TOKEN = "4242:dashboard-test-token"
+GROUP = "-1001"
+
+
+@dataclass
+class Served:
+    url: str
+    http: ClientSession
+    clock: FakeClock
+    engine: Engine
+    signer: Signer
+    members: dict[tuple[str, str], Role]
+    memberships: Memberships
+
+    def tma(self, user_id: int, name: str, **kw: object) -> dict[str, str]:
+        data = init_data(TOKEN, user_id, name, auth_date=self.clock(), **kw)  # type: ignore[arg-type]
+        return {"Authorization": f"tma {data}"}
+
+    async def get(self, path: str, headers: dict[str, str] | None = None
+                  ) -> tuple[int, object]:
+        async with self.http.get(self.url + path, headers=headers or {}) as r:
+            body = await r.text()
+            return r.status, json.loads(body) if r.content_type == "application/json" else body
+
+
+@pytest.fixture
+async def served(tmp_path: Path, quizzes: dict[str, Quiz], catalogue: Catalogue,
+                 ) -> AsyncIterator[Served]:
+    clock = FakeClock(1_800_000_000)
+    store = await SQLiteStore.open(tmp_path / "quiz.db")
+    engine = Engine(store, quizzes, rng=random.Random(5), clock=clock,
+                    admins={"telegram": frozenset({"77"})})
+    members: dict[tuple[str, str], Role] = {}
+    memberships = Memberships()
+
+    async def check(group: str, user: str) -> Role:
+        return members.get((group, user), Role(False))
+
+    memberships.provide("telegram", check)
+    dashboard = Dashboard(engine, store, catalogue, memberships,
+                          exporter=exporter_for(store, "sqlite", lambda: quizzes_of(engine)))
+    signer = Signer(derive_secret("test-secret", ""), clock)
+    app = web.Application()
+    DashboardWeb(dashboard, catalogue, bot_token=TOKEN, signer=signer).mount(
+        app.router.add_route)
+    server = TestServer(app, host="127.0.0.1")
+    await server.start_server()
+    try:
+        async with ClientSession() as http:
+            yield Served(str(server.make_url("")).rstrip("/"), http, clock, engine, signer,
+                         members, memberships)
+    finally:
+        await server.close()
+        await store.close()
+
+
+async def test_no_forged_or_expired_init_data_gets_in(served: Served) -> None:
+    assert await served.get("/api/me") == (401, {"error": "signin"})
+    for header in ("tma", "tma ", "Bearer x", "session nope", "tma hash=00"):
+        assert await served.get("/api/me", {"Authorization": header}) == (401,
+                                                                          {"error": "signin"})
+    forged = init_data(TOKEN, 1, "Ada", auth_date=served.clock(), forged=True)
+    assert (await served.get("/api/me", {"Authorization": f"tma {forged}"}))[0] == 401
+    other_bot = init_data(TOKEN + "x", 1, "Ada", auth_date=served.clock())
+    assert (await served.get("/api/me", {"Authorization": f"tma {other_bot}"}))[0] == 401
+    fresh = served.tma(1, "Ada")
+    assert (await served.get("/api/me", fresh))[0] == 200
+    served.clock.advance(24 * 3600 + 1)
+    assert await served.get("/api/me", fresh) == (401, {"error": "signin"})
+
+
+async def test_learner_view_has_scores_misses_and_charts(served: Served,
+                                                         quizzes: dict[str, Quiz]) -> None:
+    ada = Actor("telegram", "1", None, "Ada")
+    assert await play(served.engine, quizzes, ada, wrong={1}) == 7
+    served.clock.advance(3600)
+    assert await play(served.engine, quizzes, ada, wrong={1, 2}) == 6
+    headers = served.tma(1, "Ada")
+    status, me = await served.get("/api/me", headers)
+    assert status == 200 and isinstance(me, dict)
+    assert me["user"] == {"name": "Ada"} and me["lang"] == "en" and me["dir"] == "ltr"
+    main = next(q for q in me["quizzes"] if q["id"] == "parallelism")
+    assert (main["attempts"], main["best"], main["last"], main["total"]) == (2, 7, 6, 8)
+    assert main["chart"].startswith("<svg")
+    deep = next(q for q in me["quizzes"] if q["id"] == "parallelism-deep")
+    assert deep["attempts"] == 0 and deep["best"] is None
+    second, third = quizzes["parallelism"].questions[1:3]
+    assert [m["question"] for m in me["misses"]] == [third.id, second.id]  # newest first
+    assert me["misses"][1]["explanation"] == second.explanation.get("en")
+    assert me["misses"][1]["answer"] == second.options[second.correct].text.get("en")
+    by_id = {q["id"]: q for q in me["questions"]}
+    assert (by_id[second.id]["answered"], by_id[second.id]["correct"]) == (2, 0)
+    assert (by_id[third.id]["answered"], by_id[third.id]["correct"]) == (2, 1)
+    assert [c["quiz"] for c in me["accuracy_charts"]] == ["parallelism"]
+    # Every answer made a review card: 8 questions, none due yet, all within 14 days.
+    assert me["due"]["cards"] == 8 and len(me["due"]["forecast"]) == 14
+    assert sum(d["count"] for d in me["due"]["forecast"]) == 8
+    assert me["streak"]["days"] == 1 and len(me["streak"]["calendar"]) == 35
+    assert me["streak"]["calendar"][-1]["answered"] == 16
+    assert me["sure"] == {"answered": 0, "correct": 0, "percent": None}
+    assert me["groups"] == []
+    body = json.dumps(me)
+    assert TOKEN not in body and headers["Authorization"][4:] not in body
+
+
+async def test_urdu_learner_reads_urdu_right_to_left(served: Served,
+                                                     quizzes: dict[str, Quiz]) -> None:
+    await served.engine.set_language(Actor("telegram", "3", None, "Ayesha"), "ur")
+    await play(served.engine, quizzes, Actor("telegram", "3", None, "Ayesha"), wrong={0},
+               sure=True)
+    status, me = await served.get("/api/me", served.tma(3, "Ayesha", language_code="en"))
+    assert status == 200 and isinstance(me, dict)
+    assert me["lang"] == "ur" and me["dir"] == "rtl"
+    first = quizzes["parallelism"].questions[0]
+    assert strip_isolates(me["misses"][0]["explanation"]) == first.explanation.get("ur")
+    assert me["sure"] == {"answered": 8, "correct": 7, "percent": 88}
+
+
+async def test_group_view_is_for_members_and_admins_see_rows_and_export(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    for uid, name, wrong in (("1", "Ada", {0}), ("2", "Bob", {0, 5})):
+        await play(served.engine, quizzes, Actor("telegram", uid, GROUP, name), wrong=wrong)
+    assert await served.get(f"/api/groups/{GROUP}") == (401, {"error": "signin"})
+    stranger = served.tma(9, "Eve")
+    assert await served.get(f"/api/groups/{GROUP}", stranger) == (403, {"error": "forbidden"})
+    assert (await served.get(f"/api/groups/{GROUP}/export.csv", stranger))[0] == 403
+
+    served.members[(GROUP, "1")] = Role(True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
+    assert status == 200 and isinstance(view, dict) and view["admin"] is False
+    first = quizzes["parallelism"].questions[0]
+    row = next(q for q in view["questions"] if q["id"] == first.id)
+    assert (row["answered"], row["correct"]) == (2, 0)
+    wrong = first.options[(first.correct + 1) % len(first.options)].text.get("en")
+    assert row["wrong"] == {"option": wrong, "count": 2}
+    assert view["members"]["count"] == 2 and "rows" not in view["members"]
+    assert "export" not in view
+    assert (await served.get(f"/api/groups/{GROUP}/export.csv", served.tma(1, "Ada")))[0] == 403
+
+    served.members[(GROUP, "2")] = Role(True, admin=True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(2, "Bob"))
+    assert status == 200 and isinstance(view, dict) and view["admin"] is True
+    assert [(r["name"], r["best"]) for r in view["members"]["rows"]] == [("Ada", 7),
+                                                                          ("Bob", 6)]
+    assert view["export"]["csv"] == f"/api/groups/{GROUP}/export.csv"
+    async with served.http.get(served.url + view["export"]["csv"],
+                               headers=served.tma(2, "Bob")) as r:
+        assert r.status == 200 and r.content_type == "text/csv"
+        assert "attachment" in r.headers["Content-Disposition"]
+        lines = (await r.text()).splitlines()
+    assert lines[0].startswith("platform,user_id,display_name,quiz_id")
+    assert sum(",Ada," in line for line in lines) == 8
+    assert sum(",Bob," in line for line in lines) == 8
+    status, exported = await served.get(f"/api/groups/{GROUP}/export.json", served.tma(2, "Bob"))
+    assert status == 200 and isinstance(exported, dict)
+    assert exported["chat"] == {"platform": "telegram", "chat_id": GROUP}
+    assert {r["display_name"] for r in exported["learners"]} == {"Ada", "Bob"}
+
+
+async def test_configured_admins_get_the_admin_view_only_in_their_groups(served: Served) -> None:
+    assert (await served.get(f"/api/groups/{GROUP}", served.tma(77, "Root")))[0] == 403
+    served.members[(GROUP, "77")] = Role(True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(77, "Root"))
+    assert status == 200 and isinstance(view, dict) and view["admin"] is True
+
+
+async def test_membership_that_cannot_be_checked_is_503_not_a_guess(served: Served) -> None:
+    async def down(group: str, user: str) -> Role:
+        raise Unavailable("telegram: getChatMember failed")
+
+    served.memberships.provide("telegram", down)
+    assert await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada")) == (
+        503, {"error": "unavailable"})
+    served.memberships.withdraw("telegram")  # the adapter stopped
+    assert (await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada")))[0] == 503
+    assert (await served.get("/api/me", served.tma(1, "Ada")))[0] == 200
+
+
+async def test_discord_link_is_exchanged_for_a_session_bound_to_its_server(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    await play(served.engine, quizzes, Actor("discord", "42", "9001", "Grace"))
+    link = served.signer.link(Identity("discord", "42", "Grace", None, "9001", False))
+    async with served.http.post(served.url + "/api/session",
+                                headers={"Authorization": f"link {link}"}) as r:
+        assert r.status == 200
+        session = (await r.json())["session"]
+    assert link not in session
+    auth = {"Authorization": f"session {session}"}
+    status, me = await served.get("/api/me", auth)
+    assert status == 200 and isinstance(me, dict) and me["user"]["name"] == "Grace"
+    assert me["groups"] == ["9001"]
+    status, view = await served.get("/api/groups/9001", auth)
+    assert status == 200 and isinstance(view, dict) and view["admin"] is False
+    assert (await served.get("/api/groups/9002", auth))[0] == 403
+    assert (await served.get("/api/me", {"Authorization": f"session {link}"}))[0] == 401
+    assert (await served.get("/api/me", {"Authorization": f"link {link}"}))[0] == 401
+    served.clock.advance(LINK_SECONDS + 1)
+    async with served.http.post(served.url + "/api/session",
+                                headers={"Authorization": f"link {link}"}) as r:
+        assert r.status == 401 and await r.json() == {"error": "signin"}
+    assert (await served.get("/api/me", auth))[0] == 200  # the session lasts an hour
+
+
+async def test_the_page_ships_its_own_files_and_strings(served: Served,
+                                                        catalogue: Catalogue) -> None:
+    async with served.http.get(served.url + "/app") as r:
+        assert r.status == 200 and r.content_type == "text/html"
+        assert r.headers["Content-Security-Policy"] == CSP
+        page = await r.text()
+    assert '<script src="/app/app.js"' in page and "https://" not in page
+    strings = json.loads(page.split('id="strings">')[1].split("</script>")[0])
+    assert strings["ur"]["dashboard.signin"].startswith("سائن")
+    assert strings["en"]["dashboard.signin"] == catalogue.raw("en", "dashboard.signin")
+    for name, kind in (("app.js", "text/javascript"), ("app.css", "text/css")):
+        async with served.http.get(f"{served.url}/app/{name}") as r:
+            assert r.status == 200 and r.content_type == kind
+            assert "http://" not in (text := await r.text()) and "https://" not in text
+    async with served.http.get(served.url + "/app/other.js") as r:
+        assert r.status == 404
