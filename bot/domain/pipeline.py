@@ -5,8 +5,8 @@ backward (B) of one micro-batch on one model chunk, and in the Zero Bubble sched
 separate weight-gradient pass (W); an operation starts when its GPU is free and its input
 is ready (the previous stage's forward, the next stage's backward, its own B for a W). The
 orders are the papers': naive model parallelism, GPipe (Huang et al. 2019), 1F1B
-(PipeDream-Flush) and interleaved 1F1B (Narayanan et al. 2021), ZB-H1 and ZB-V (Qi et al.
-2023), DualPipe and DualPipeV (DeepSeek-V3, 2024; deepseek-ai/DualPipe).
+(PipeDream-Flush) and interleaved 1F1B (Narayanan et al. 2021), ZB-H1, ZB-H2 and ZB-V (Qi et
+al. 2023), DualPipe and DualPipeV (DeepSeek-V3, 2024; deepseek-ai/DualPipe).
 
 Time is in slots: one slot is one chunk's forward (a whole stage's when a GPU holds one).
 Backward takes `backward` slots (1 by default; the pictures use 2, as Narayanan et al. draw
@@ -25,9 +25,11 @@ from functools import cache, cached_property
 from bot.domain import pipeline_orders as orders_of
 from bot.domain.pipeline_orders import Step
 
-KINDS = ("naive", "gpipe", "1f1b", "interleaved", "zbh1", "zbv", "dualpipe", "dualpipev")
-SPLIT = frozenset({"zbh1", "zbv", "dualpipe", "dualpipev"})  # backward split into B and W
-_NAME = re.compile(r"(naive|gpipe|1f1b|interleaved|zbh1|zbv|dualpipev?)-p(\d+)-m(\d+)(?:-v(\d+))?")
+KINDS = ("naive", "gpipe", "1f1b", "interleaved", "zbh1", "zbh2", "zbv", "dualpipe",
+         "dualpipev")
+SPLIT = frozenset({"zbh1", "zbh2", "zbv", "dualpipe", "dualpipev"})  # backward split into B and W
+_NAME = re.compile(
+    r"(naive|gpipe|1f1b|interleaved|zbh[12]|zbv|dualpipev?)-p(\d+)-m(\d+)(?:-v(\d+))?")
 MAX_STAGES, MAX_MICRO, MAX_CHUNKS = 16, 64, 8
 
 
@@ -163,6 +165,8 @@ def _orders(spec: ScheduleSpec) -> list[list[Step]]:
     p, m = spec.p, spec.m
     if spec.kind == "zbv":
         return orders_of.zb_v(p, m)
+    if spec.kind == "zbh2":
+        return orders_of.zb_h2(p, m)
     if spec.kind == "dualpipe":
         return [orders_of.dual(p // 2, m // 2, min(d, p - 1 - d), d >= p // 2) for d in range(p)]
     if spec.kind == "dualpipev":

@@ -69,6 +69,42 @@ def zb_h1(p: int, m: int, d: int) -> list[Step]:
     return order + [Step("W", i, 0) for i in range(max(m - d, 0), m)]
 
 
+def zb_h2(p: int, m: int) -> list[list[Step]]:
+    """ZB-H2's orders: GPU d takes up to 2(p−d)−1 micro-batches into flight (2p−1 on the
+    first GPU, the paper's peak), so extra warm-up forwards fill the wait for the first B;
+    each slot runs a ready B, else a ready F under that limit, else the oldest W, which moves
+    the Ws to the tail and leaves no gap inside a row. Unit times (T_F = T_B = T_W)."""
+    done: dict[tuple[str, int, int], int] = {}
+    nf, nb, live = [0] * p, [0] * p, [0] * p
+    waiting: list[deque[int]] = [deque() for _ in range(p)]
+    orders: list[list[Step]] = [[] for _ in range(p)]
+    t, left = 0, p * m * 3
+    while left:
+        now: dict[tuple[str, int, int], int] = {}
+        for d in range(p):
+            need_b = ("B", nb[d], d + 1) if d < p - 1 else ("F", nb[d], d)
+            if nb[d] < m and done.get(need_b, t + 1) <= t:
+                step = Step("B", nb[d], 0)
+                nb[d] += 1
+                live[d] -= 1
+                waiting[d].append(step.micro)
+            elif nf[d] < m and live[d] < 2 * (p - d) - 1 and (
+                    d == 0 or done.get(("F", nf[d], d - 1), t + 1) <= t):
+                step = Step("F", nf[d], 0)
+                nf[d] += 1
+                live[d] += 1
+            elif waiting[d]:
+                step = Step("W", waiting[d].popleft(), 0)
+            else:
+                continue
+            now[(step.kind, step.micro, d)] = t + 1
+            orders[d].append(step)
+            left -= 1
+        done.update(now)
+        t += 1
+    return orders
+
+
 def zb_v(p: int, m: int) -> list[list[Step]]:
     """ZB-V's orders on all GPUs: two chunks per GPU in a V (GPU d holds stages d and
     2p−1−d), each GPU at each slot running a ready B first, then a ready F (the second

@@ -28,13 +28,15 @@ SPECS = (
     ScheduleSpec("1f1b", 4, 8),
     ScheduleSpec("interleaved", 4, 8, 2),
     ScheduleSpec("zbh1", 4, 8),
+    ScheduleSpec("zbh2", 4, 8),
     ScheduleSpec("zbv", 4, 8),
     ScheduleSpec("dualpipe", 4, 8),
     ScheduleSpec("dualpipev", 4, 8),
 )
 # Names, not prose: they stay Latin in every language.
 TITLES = {"naive": "Naive", "gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved 1F1B",
-          "zbh1": "ZB-H1", "zbv": "ZB-V", "dualpipe": "DualPipe", "dualpipev": "DualPipeV"}
+          "zbh1": "ZB-H1", "zbh2": "ZB-H2",
+          "zbv": "ZB-V", "dualpipe": "DualPipe", "dualpipev": "DualPipeV"}
 
 SCALE = 2
 UNIT = 24  # px (at 1x) of one whole-stage forward; a chunk's is UNIT / v

@@ -79,7 +79,7 @@ def test_text_timeline_of_1f1b_and_interleaved():
 
 
 @pytest.mark.parametrize("name", ["naive-p4-m1", "gpipe-p4-m4", "1f1b-p4-m8",
-                                  "interleaved-p4-m8-v2", "zbh1-p4-m8", "zbv-p4-m8",
+                                  "interleaved-p4-m8-v2", "zbh1-p4-m8", "zbh2-p4-m8", "zbv-p4-m8",
                                   "dualpipe-p4-m8", "dualpipev-p4-m8"])
 def test_names_round_trip(name):
     spec = ScheduleSpec.parse(name)
@@ -128,6 +128,21 @@ def test_zb_h1_holds_what_1f1b_holds():
 
 @pytest.mark.parametrize("p", [2, 4, 6, 8])
 @pytest.mark.parametrize("k", [2, 3, 4])
+def test_zb_h2_is_a_parallelogram_at_2p_minus_1_micro_batches(p, k):
+    m = k * p
+    sched = simulate(ScheduleSpec("zbh2", p, m))
+    # Paper, sect. 3.2: extra warm-up forwards and Ws at the tail, peak (2p−1)·M_B.
+    assert [sched.gaps(d) for d in range(p)] == [0] * p
+    assert sched.makespan == 3 * m + p - 1
+    assert [sched.peak_in_flight(d) for d in range(p)] == [2 * (p - d) - 1 for d in range(p)]
+    # One step alone lasts as long as ZB-H1's; its idle slots all sit at the row ends, where
+    # the next step's forwards can go (ZB-H1's sit inside the rows, in the warm-up).
+    zb1 = simulate(ScheduleSpec("zbh1", p, m))
+    assert zb1.makespan == sched.makespan and (p == 2 or zb1.gaps(0) == p - 1)
+
+
+@pytest.mark.parametrize("p", [2, 4, 6, 8])
+@pytest.mark.parametrize("k", [2, 3, 4])
 def test_zb_v_is_a_parallelogram_with_1f1b_memory(p, k):
     m = k * p
     sched = simulate(ScheduleSpec("zbv", p, m))
@@ -162,7 +177,7 @@ def test_dualpipe_beats_1f1b_and_zb_h1_at_the_same_stages():
     assert [one.idle(0), zb.idle(0), dual.idle(0)] == [21, 7, 6]
 
 
-@pytest.mark.parametrize("name", ["zbh1-p4-m8", "zbv-p4-m8", "dualpipe-p4-m8",
+@pytest.mark.parametrize("name", ["zbh1-p4-m8", "zbh2-p4-m8", "zbv-p4-m8", "dualpipe-p4-m8",
                                   "dualpipe-p8-m20", "dualpipev-p4-m10"])
 @pytest.mark.parametrize("backward", [1, 2])
 def test_split_schedules_respect_dependencies(name, backward):
@@ -173,7 +188,7 @@ def test_split_schedules_respect_dependencies(name, backward):
     place = (lambda d, c: (c, d if c == 0 else p - 1 - d)) if spec.kind == "dualpipe" else (
         (lambda d, c: (0, d if c == 0 else 2 * p - 1 - d)) if spec.chunks == 2
         else (lambda d, c: (0, d)))
-    last = p - 1 if spec.kind in ("dualpipe", "zbh1") else 2 * p - 1
+    last = p - 1 if spec.kind in ("dualpipe", "zbh1", "zbh2") else 2 * p - 1
     end, parts = {}, []
     for o in sched.ops:
         pieces = [("F", o.micro, o.chunk), ("B", o.micro2, o.chunk2)] if o.kind == "FB" else [
@@ -194,7 +209,7 @@ def test_split_schedules_respect_dependencies(name, backward):
         assert all(a[1] <= b[0] for a, b in pairwise(mine))
     # One F and one B of every micro-batch on every stage it crosses; a W for each B that
     # left it (DualPipe's full backwards, outside its zero-bubble steps, include theirs).
-    crossings = spec.m * p * (1 if spec.kind in ("zbh1", "dualpipe") else 2)
+    crossings = spec.m * p * (1 if spec.kind in ("zbh1", "zbh2", "dualpipe") else 2)
     count = {k: sum(1 for x in parts if x[1] == k) for k in "FBW"}
     assert count["F"] == count["B"] == crossings
     assert count["W"] == crossings if spec.kind.startswith("zb") else 0 < count["W"] < crossings
