@@ -1,14 +1,25 @@
-"""UI strings per language (bot/present/locales/<lang>.yaml) and bidi handling for RTL."""
+"""UI strings per language and bidi handling for RTL.
+
+`bot/present/locales/<lang>.yaml` holds every string; the ones with a number in them that
+changes the words ("1 day", "3 days") are gettext catalogues, `<lang>.po`, read with Babel
+and chosen with the language's plural rule (`Catalogue.t` picks the form by the number of
+the parameter the entry names).
+"""
 
 from __future__ import annotations
 
+import io
 import re
 import string
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
 
 LOCALES_DIR = Path(__file__).parent / "locales"
 RTL_LANGUAGES = frozenset({"ur", "ar", "fa", "he"})
@@ -120,13 +131,44 @@ def strip_isolates(text: str) -> str:
     return text.replace(LRI, "").replace(PDI, "")
 
 
+@dataclass(frozen=True, slots=True)
+class Plural:
+    """A string with plural forms: the gettext entry (context = the key) and its count."""
+
+    count: str  # the parameter whose number picks the form
+    singular: str  # the English forms: gettext's msgid and msgid_plural
+    plural: str
+
+
+def _read_plurals(path: Path) -> tuple[Translations, dict[str, Plural]]:
+    """One language's .po catalogue as gettext translations, and its entries by key."""
+    with path.open("rb") as fh:
+        catalog = read_po(fh, locale=path.stem)
+    entries: dict[str, Plural] = {}
+    for message in catalog:
+        if not message.id or not message.context or not isinstance(message.id, tuple):
+            continue
+        counts = [c.split(":", 1)[1].strip() for c in message.auto_comments
+                  if c.startswith("count:")]
+        if len(counts) != 1:
+            raise ValueError(f"{path}: {message.context} needs one '#. count: <parameter>'")
+        entries[message.context] = Plural(counts[0], str(message.id[0]), str(message.id[1]))
+    compiled = io.BytesIO()
+    write_mo(compiled, catalog)
+    compiled.seek(0)
+    return Translations(compiled), entries
+
+
 class Catalogue:
     """Every UI string in every shipped language; `t` formats one."""
 
-    def __init__(self, strings: Mapping[str, Mapping[str, str]], default: str = "en") -> None:
+    def __init__(self, strings: Mapping[str, Mapping[str, str]], default: str = "en",
+                 plurals: Mapping[str, tuple[Translations, Mapping[str, Plural]]] | None = None,
+                 ) -> None:
         if default not in strings:
             raise ValueError(f"default language {default!r} has no catalogue")
         self._strings = strings
+        self._plurals = dict(plurals or {})
         self.default = default
 
     @classmethod
@@ -141,23 +183,53 @@ class Catalogue:
             ):
                 raise ValueError(f"{path}: expected a mapping of string keys to strings")
             strings[path.stem] = data
-        return cls(strings, default)
+        plurals = {path.stem: _read_plurals(path) for path in sorted(directory.glob("*.po"))}
+        return cls(strings, default, plurals)
 
     @property
     def languages(self) -> tuple[str, ...]:
         return tuple(sorted(self._strings))
 
     def keys(self, lang: str) -> frozenset[str]:
-        return frozenset(self._strings[lang])
+        """Every key `lang` translates, plural ones included."""
+        return frozenset(self._strings[lang]) | frozenset(self._entries(lang))
+
+    def _entries(self, lang: str) -> Mapping[str, Plural]:
+        return self._plurals[lang][1] if lang in self._plurals else {}
+
+    def plural(self, lang: str, key: str, n: int) -> str | None:
+        """The form of `key` for the number `n` in `lang` (its own rule), None when `key`
+        has no plural forms; a language without the entry falls back to the default's."""
+        for code in (lang, self.default):
+            entry = self._entries(code).get(key)
+            if entry is not None:
+                translations = self._plurals[code][0]
+                return str(translations.npgettext(key, entry.singular, entry.plural, n))
+        return None
+
+    def count_of(self, key: str) -> str | None:
+        """The parameter whose number picks `key`'s plural form (None: a plain string)."""
+        entry = self._entries(self.default).get(key)
+        return entry.count if entry else None
 
     def raw(self, lang: str, key: str) -> str:
-        """The unformatted template, falling back to the default language."""
+        """The unformatted template (for a plural key, its form for 2), falling back to the
+        default language."""
+        if self.count_of(key) is not None:
+            form = self.plural(lang, key, 2)
+            assert form is not None
+            return form
         table = self._strings.get(lang, self._strings[self.default])
         return table.get(key) or self._strings[self.default][key]
 
     def t(self, lang: str, key: str, /, **params: Any) -> str:
         """Format `key` in `lang`; in RTL languages Latin fragments are bidi-isolated."""
-        text = self.raw(lang, key).format(**params) if params else self.raw(lang, key)
+        count = self.count_of(key)
+        if count is not None:
+            template = self.plural(lang, key, int(params[count])) or ""
+        else:
+            template = self.raw(lang, key)
+        text = template.format(**params) if params else template
         return isolate_latin(text) if is_rtl(lang) else text
 
 

@@ -66,3 +66,39 @@ def test_a_lang_placeholder_is_not_the_language(catalogue: Catalogue):
 
 def test_unknown_language_falls_back_to_default(catalogue: Catalogue):
     assert catalogue.t("xx", "answer.correct") == catalogue.t("en", "answer.correct")
+
+
+@pytest.mark.parametrize(("lang", "n", "text"), [
+    ("en", 1, "Nothing is due now. Next review in 1 day."),
+    ("en", 2, "Nothing is due now. Next review in 2 days."),
+    ("en", 5, "Nothing is due now. Next review in 5 days."),
+    ("ur", 1, "ابھی کچھ دہرانا نہیں۔ اگلی دہرائی 1 دن میں۔"),
+    ("ur", 2, "ابھی کچھ دہرانا نہیں۔ اگلی دہرائی 2 دن میں۔"),
+    ("ur", 5, "ابھی کچھ دہرانا نہیں۔ اگلی دہرائی 5 دن میں۔"),
+])
+def test_waits_take_the_languages_plural_form(catalogue: Catalogue, lang: str, n: int,
+                                              text: str) -> None:
+    assert strip_isolates(catalogue.t(lang, "error.nothing_due_days", amount=n)) == text
+
+
+@pytest.mark.parametrize(("lang", "n", "word"), [
+    ("en", 1, "1 quiz file:"), ("en", 2, "2 quiz files:"), ("en", 5, "5 quiz files:"),
+    ("ur", 1, "1 کوئز فائل دوبارہ لوڈ ہو گئی"), ("ur", 2, "2 کوئز فائلیں دوبارہ لوڈ ہو گئیں"),
+    ("ur", 5, "5 کوئز فائلیں دوبارہ لوڈ ہو گئیں"),
+])
+def test_counts_pick_singular_or_plural_in_both_languages(catalogue: Catalogue, lang: str,
+                                                          n: int, word: str) -> None:
+    assert word in strip_isolates(catalogue.t(lang, "admin.reloaded", count=n, ids="x"))
+    due = strip_isolates(catalogue.t(lang, "reminder.text", due=n))
+    if lang == "en":
+        assert due.startswith(f"{n} question is due" if n == 1 else f"{n} questions are due")
+    else:
+        assert ("تیار ہے" in due) == (n == 1) and ("تیار ہیں" in due) == (n != 1)
+
+
+def test_no_ui_string_hedges_its_plural(catalogue: Catalogue) -> None:
+    for lang in catalogue.languages:
+        for key in catalogue.keys(lang):
+            assert "(s)" not in catalogue.raw(lang, key), (lang, key)
+        for key in ("progress.streak", "error.nothing_due_minutes", "progress.due"):
+            assert catalogue.count_of(key) is not None and key in catalogue.keys(lang)

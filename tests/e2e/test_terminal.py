@@ -125,7 +125,7 @@ async def test_review_offered_after_missing(tmp_path: Path, quizzes: dict[str, Q
         screen = await player.until_prompt()
         await player.send(right_letter(quiz, screen, "en") if position else
                           wrong_letter(quiz, screen, "en"))
-    assert "Review the 1 missed question(s) now?" in await player.until_prompt()
+    assert "Review the 1 missed question now?" in await player.until_prompt()
     await player.send("y")
     screen = await player.until_prompt()
     assert "Review 1/1" in screen and quiz.questions[0].text.get("en") in screen

@@ -89,7 +89,7 @@ async def test_two_members_in_one_channel_play_separately(fake: FakeDiscord, bot
     assert stats is not None and "Best score: 8/8" in stats.embeds[0]["description"]
     # With the chart as the embed's image, uploaded with the message.
     assert stats.embeds[0]["image"]["url"] == "attachment://stats.png"
-    assert "Streak: 1 day(s)" in stats.embeds[0]["description"]
+    assert "Streak: 1 day in a row" in stats.embeds[0]["description"]
 
 
 async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None:

@@ -120,5 +120,5 @@ async def test_stats_come_with_a_chart(bot: Running, api: FakeBotAPI):
     assert len(photos) == 1
     [text] = [c.params.get("caption") for c in photos if "caption" in c.params] or [
         c.params["text"] for c in texts if "Your stats" in c.params["text"]]
-    assert "Spaced review" in text and "Streak: 1 day(s)" in text
+    assert "Spaced review" in text and "Streak: 1 day in a row" in text
     assert "Due now: 0 of 8" in text and "Accuracy per question" in text
