@@ -11,7 +11,6 @@ the source first; answers written after the snapshot would not be copied.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,47 +21,11 @@ import asyncpg
 from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
 from bot.store import open_url
+from bot.store.migrate import TABLES
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of
 
 CHUNK = 5000
-# In foreign-key order. Columns are the same on both dialects; the values differ only in
-# type: flags (BOOL_COLUMNS) are 0/1 on SQLite and boolean on PostgreSQL, lists and payloads
-# (JSON_COLUMNS) are JSON text / jsonb.
-TABLES: dict[str, tuple[str, ...]] = {
-    "users": ("platform", "user_id", "display_name", "lang", "created_at"),
-    "rounds": ("id", "platform", "chat_id", "board_chat", "host_id", "host_name", "quiz_id",
-               "lang", "question_ids", "option_orders", "seconds", "reveal_pause", "status",
-               "position", "next_open_at", "started_at", "finished_at", "seed"),
-    "sessions": ("id", "platform", "user_id", "chat_id", "quiz_id", "kind", "status",
-                 "question_ids", "option_orders", "position", "score", "started_at",
-                 "finished_at", "round_id", "seed"),
-    "answers": ("session_id", "position", "question_id", "chosen", "correct", "answered_at"),
-    "best_scores": ("quiz_id", "scope", "platform", "user_id", "score", "total",
-                    "finished_at"),
-    "round_questions": ("round_id", "qindex", "opened_at", "deadline", "revealed_at",
-                        "message_ref"),
-    "round_answers": ("round_id", "qindex", "user_id", "display_name", "chosen", "correct",
-                      "elapsed"),
-    "cards": ("platform", "user_id", "quiz_id", "question_id", "card", "due_at", "reviews",
-              "updated_at"),
-    "reviews": ("answer_key", "platform", "user_id", "quiz_id", "question_id", "correct",
-                "sure", "rating", "reviewed_at", "day"),
-    "learner_settings": ("platform", "user_id", "confidence", "utc_offset", "remind_at",
-                         "chat_id"),
-    "jobs": ("id", "kind", "key", "due_at", "payload", "claimed_at", "claimed_by", "attempts",
-             "done_at"),
-    "inbox": ("platform", "update_id", "body", "received_at", "lease_until", "done_at",
-              "attempts"),
-}
-ORDER = {"users": "platform, user_id", "rounds": "id", "sessions": "id",
-         "answers": "session_id, position", "best_scores": "quiz_id, scope, platform, user_id",
-         "round_questions": "round_id, qindex", "round_answers": "round_id, qindex, user_id",
-         "cards": "platform, user_id, quiz_id, question_id", "reviews": "answer_key",
-         "learner_settings": "platform, user_id", "jobs": "id",
-         "inbox": "platform, update_id"}
-JSON_COLUMNS = ("question_ids", "option_orders", "payload")
-BOOL_COLUMNS = ("correct", "sure", "confidence")
 # Tables whose ids were copied as they were (buttons and jobs carry them): their identity
 # sequences move past the copied ids.
 IDENTITIES = ("sessions", "rounds", "jobs")
@@ -118,6 +81,10 @@ class _SQLite:
     def __init__(self, conn: aiosqlite.Connection) -> None:
         self.conn = conn
 
+    async def columns(self, table: str) -> tuple[str, ...]:
+        return tuple(r[1] for r in await self.conn.execute_fetchall(
+            f"PRAGMA table_info({table})"))
+
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[None]:
         await self.conn.execute("BEGIN")  # WAL: one consistent view for every read below
@@ -126,20 +93,13 @@ class _SQLite:
         finally:
             await self.conn.execute("ROLLBACK")
 
-    async def rows(self, table: str) -> AsyncIterator[list[tuple[Any, ...]]]:
-        cols = TABLES[table]
-        async with self.conn.execute(
-                f"SELECT {', '.join(cols)} FROM {table} ORDER BY {ORDER[table]}") as cur:
+    async def rows(self, table: str, cols: Sequence[str]) -> AsyncIterator[list[Any]]:
+        async with self.conn.execute(f"SELECT {', '.join(cols)} FROM {table}") as cur:
             while chunk := await cur.fetchmany(CHUNK):
-                yield [_from_sqlite(cols, row) for row in chunk]
+                yield list(chunk)
 
-    async def counts(self) -> tuple[dict[str, int], int]:
-        out = {}
-        for table in TABLES:
-            rows = await self.conn.execute_fetchall(f"SELECT COUNT(*) FROM {table}")
-            out[table] = int(next(iter(rows))[0])
-        rows = await self.conn.execute_fetchall("SELECT COALESCE(SUM(score), 0) FROM sessions")
-        return out, int(next(iter(rows))[0])
+    async def count(self, sql: str) -> int:
+        return int(next(iter(await self.conn.execute_fetchall(sql)))[0])
 
     async def write_all(self, src: _SQLite | _Postgres, *, shown: str) -> Copied:
         await self.conn.execute("BEGIN IMMEDIATE")
@@ -151,11 +111,10 @@ class _SQLite:
             raise
         return copied
 
-    async def insert(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        cols = TABLES[table]
+    async def insert(self, table: str, cols: Sequence[str], rows: Sequence[Any]) -> None:
         await self.conn.executemany(
             f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
-            [_to_sqlite(cols, row) for row in rows])
+            rows)
 
     async def after_insert(self) -> None:
         pass  # INTEGER PRIMARY KEY continues after the largest id by itself
@@ -165,34 +124,34 @@ class _Postgres:
     def __init__(self, conn: Any) -> None:
         self.conn = conn
 
+    async def columns(self, table: str) -> tuple[str, ...]:
+        return tuple(r[0] for r in await self.conn.fetch(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = "
+            "current_schema() AND table_name = $1 ORDER BY ordinal_position", table))
+
     @contextlib.asynccontextmanager
     async def snapshot(self) -> AsyncIterator[None]:
         async with self.conn.transaction(isolation="repeatable_read", readonly=True):
             yield
 
-    async def rows(self, table: str) -> AsyncIterator[list[tuple[Any, ...]]]:
-        cols = TABLES[table]
-        select = ", ".join(f"{c}::text AS {c}" if c in JSON_COLUMNS else c for c in cols)
-        cursor = self.conn.cursor(f"SELECT {select} FROM {table} ORDER BY {ORDER[table]}")
-        chunk: list[tuple[Any, ...]] = []
-        async for record in cursor:
-            chunk.append(tuple(record[c] for c in cols))
+    async def rows(self, table: str, cols: Sequence[str]) -> AsyncIterator[list[Any]]:
+        chunk: list[Any] = []
+        async for record in self.conn.cursor(f"SELECT {', '.join(cols)} FROM {table}"):
+            chunk.append(tuple(record))
             if len(chunk) == CHUNK:
                 yield chunk
                 chunk = []
         if chunk:
             yield chunk
 
-    async def counts(self) -> tuple[dict[str, int], int]:
-        out = {t: int(await self.conn.fetchval(f"SELECT COUNT(*) FROM {t}")) for t in TABLES}
-        return out, int(await self.conn.fetchval("SELECT COALESCE(SUM(score), 0) FROM sessions"))
+    async def count(self, sql: str) -> int:
+        return int(await self.conn.fetchval(sql))
 
     async def write_all(self, src: _SQLite | _Postgres, *, shown: str) -> Copied:
         async with self.conn.transaction():
             return await _copy_into(self, src, shown)
 
-    async def insert(self, table: str, rows: Sequence[tuple[Any, ...]]) -> None:
-        cols = TABLES[table]
+    async def insert(self, table: str, cols: Sequence[str], rows: Sequence[Any]) -> None:
         await self.conn.copy_records_to_table(table, records=rows, columns=list(cols))
 
     async def after_insert(self) -> None:
@@ -203,41 +162,36 @@ class _Postgres:
                 f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
 
 
+async def _counts(end: _SQLite | _Postgres) -> tuple[dict[str, int], int]:
+    rows = {t: await end.count(f"SELECT COUNT(*) FROM {t}") for t in TABLES}
+    return rows, await end.count("SELECT COALESCE(SUM(score), 0) FROM sessions")
+
+
 async def _copy_into(dst: _SQLite | _Postgres, src: _SQLite | _Postgres, shown: str) -> Copied:
     """Inside the target's transaction: check empty, copy, verify."""
-    present, _ = await dst.counts()
+    present, _ = await _counts(dst)
     if any(present.values()):
         held = ", ".join(f"{n} {t}" for t, n in present.items() if n)
         raise CopyRefused(f"Refusing to copy into {shown}: it is not empty ({held}). Nothing "
                           "was copied; point --to at an empty database.")
     async with src.snapshot():
-        expected, expected_sum = await src.counts()
+        expected, expected_sum = await _counts(src)
         for table in TABLES:
-            async for chunk in src.rows(table):
-                await dst.insert(table, chunk)
+            # Both ends are at the same schema version, so the same columns: the
+            # migrations are the one list of them.
+            cols = await src.columns(table)
+            if sorted(cols) != sorted(await dst.columns(table)):
+                raise CopyRefused(f"copy-db: {table} has other columns in {shown}; nothing "
+                                  "was copied")
+            async for chunk in src.rows(table, cols):
+                await dst.insert(table, cols, chunk)
     await dst.after_insert()
-    got, got_sum = await dst.counts()
+    got, got_sum = await _counts(dst)
     if (got, got_sum) != (expected, expected_sum):
         raise CopyRefused(f"copy-db check failed: the source has {expected} (score sum "
                           f"{expected_sum}), the target would have {got} ({got_sum}); "
                           "rolled back, nothing was copied")
     return Copied(got, got_sum)
-
-
-def _from_sqlite(cols: tuple[str, ...], row: Any) -> tuple[Any, ...]:
-    return tuple(bool(v) if c in BOOL_COLUMNS and v is not None else v
-                 for c, v in zip(cols, row, strict=True))
-
-
-def _to_sqlite(cols: tuple[str, ...], row: tuple[Any, ...]) -> tuple[Any, ...]:
-    return tuple(v if v is None else int(v) if c in BOOL_COLUMNS
-                 else _compact(v) if c in JSON_COLUMNS else v
-                 for c, v in zip(cols, row, strict=True))
-
-
-def _compact(text: str) -> str:
-    """jsonb prints `[0, 1]`; SQLite rows hold json.dumps's `[0, 1]` too: one canonical form."""
-    return json.dumps(json.loads(text))
 
 
 __all__ = ["Copied", "CopyRefused", "copy_db"]

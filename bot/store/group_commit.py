@@ -151,9 +151,12 @@ async def in_thread(conn: aiosqlite.Connection, fn: Callable[..., T], *args: Any
     """Call `fn(sqlite3_connection, *args)` on the aiosqlite connection's own thread.
 
     aiosqlite runs each of its methods this way, one queued function at a time; `_execute`
-    and `_conn` are how it does so (stable across 0.17-0.22, pinned below 0.23). Going
-    through them once per batch, instead of once per statement, is what lets a thousand
-    learners share one fsync without paying a thousand thread hops.
+    and `_conn` are how it does so (stable across 0.17-0.22, pinned below 0.23). Its public
+    API offers no way to run a function on that thread, and going through it once per
+    statement costs a thread hop and an event-loop wake-up each: once per batch is what lets
+    a thousand learners share one fsync. This is the only private call into aiosqlite
+    (writes and batched reads both come here); tests/bot/store/test_group_commit.py fails
+    loudly if aiosqlite changes it.
     """
     def call() -> T:
         return fn(conn._conn, *args)

@@ -10,6 +10,7 @@ with `immutable=1`, which takes no locks and creates no `-wal`/`-shm` files.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import os
@@ -29,6 +30,11 @@ HEADER_SIZE = 100
 APPLICATION_ID_OFFSET = 68  # big-endian 32-bit integer in the SQLite file header
 APPLICATION_ID = 0x71626F74  # "qbot"
 VERSION_TABLE_COLUMNS = ("version", "name", "applied_at")
+INSPECTIONS = 4
+# Every table the migrations create (besides schema_migrations), parents before children:
+# copy-db copies them in this order, reading their columns from the migrated database.
+TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questions",
+          "round_answers", "cards", "reviews", "learner_settings", "jobs", "inbox")
 
 
 def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
@@ -65,8 +71,24 @@ def _readonly_uri(path: Path, *, immutable: bool) -> str:
 
 
 async def inspect_sqlite(path: Path, known: list[tuple[int, str, str]] | None = None) -> int:
-    """Check an existing file without writing to it; return its schema version."""
+    """Check an existing file without writing to it; return its schema version.
+
+    A file marked as ours may be being written by another quizbot process this very moment
+    (one that started together with us): what looks torn is looked at again, with the
+    locking read-only open once its -wal is there, before it is refused.
+    """
     known = migrations("sqlite") if known is None else known
+    for attempt in range(INSPECTIONS):
+        try:
+            return await _inspect(path, known)
+        except StoreRefused:
+            if attempt == INSPECTIONS - 1 or application_id(_header(path)[0]) != APPLICATION_ID:
+                raise
+            await asyncio.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+async def _inspect(path: Path, known: list[tuple[int, str, str]]) -> int:
     header, has_wal = _header(path)
     if len(header) < HEADER_SIZE or not header.startswith(SQLITE_HEADER):
         raise refuse(path, "it is not a SQLite database")

@@ -16,7 +16,7 @@ from bot.domain.results import SessionKind
 from bot.store.command import Command
 from bot.store.inbox import InboxStore
 from bot.store.learning import LearningStore, NewReview
-from bot.store.round_rows import RoundStore
+from bot.store.round_rows import BestRow, RoundStore
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -102,16 +102,6 @@ class Recorded:
     outcome: Write
     answer: AnswerRow | None  # the stored answer (APPLIED and REPEAT)
     score: int  # the session's score right after the answer (APPLIED), else 0
-
-
-@dataclass(frozen=True, slots=True)
-class BestRow:
-    platform: str
-    user_id: str
-    display_name: str
-    score: int
-    total: int
-    finished_at: float
 
 
 class Store(LearningStore, RoundStore, InboxStore, Protocol):

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from bot.store.protocol import BestRow
+
+@dataclass(frozen=True, slots=True)
+class BestRow:
+    """One line of a leaderboard (solo best scores and round boards alike)."""
+
+    platform: str
+    user_id: str
+    display_name: str
+    score: int
+    total: int
+    finished_at: float
 
 
 @dataclass(frozen=True, slots=True)

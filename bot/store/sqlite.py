@@ -10,6 +10,7 @@ order their write transactions).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -36,8 +37,24 @@ log = logging.getLogger(__name__)
 
 SYNCHRONOUS = ("FULL", "NORMAL")
 BUSY_TIMEOUT_MS = 5000
+WAL_TRIES = 30  # about 5 s of waiting in all, like busy_timeout
 P = ParamSpec("P")
 T = TypeVar("T")
+
+
+async def _wal(conn: aiosqlite.Connection) -> None:
+    """Switch to WAL mode. Processes switching a new file together can meet SQLITE_BUSY
+    without the busy handler being asked (two readers both upgrading their lock), so the
+    switch is tried again, a bounded number of times."""
+    for attempt in range(WAL_TRIES):
+        try:
+            await conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            busy = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or attempt == WAL_TRIES - 1:
+                raise
+            await asyncio.sleep(0.01 * (attempt + 1))
 
 
 def path_from_url(url: str) -> Path:
@@ -98,7 +115,7 @@ class SQLiteStore(CommandStore):
                 conns.append(conn)
                 conn.row_factory = aiosqlite.Row
                 await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-                await conn.execute("PRAGMA journal_mode = WAL")
+                await _wal(conn)
                 await conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
                 await conn.execute("PRAGMA foreign_keys = ON")
             writer, reader = conns
