@@ -14,13 +14,14 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import urlsplit
 
 from bot.app.config import Config
 from bot.domain.platforms import PLATFORMS, chat_apps
 
 MASK = "<token>"
+LONG_SECRET = 8  # characters from which a secret is masked even inside longer words
 # httpx logs every request URL at INFO, and Telegram URLs contain the bot token.
 NOISY_LOGGERS = ("httpx", "httpcore")
 # Logger filters see only records logged on that very logger; handler filters see every
@@ -55,19 +56,30 @@ class RedactSecrets(logging.Filter):
     def __init__(self, secrets: Iterable[str]) -> None:
         super().__init__()
         # A Telegram token is "<bot id>:<secret>": mask the secret half on its own as well.
-        parts = {p for s in secrets if s for p in (s, s.partition(":")[2])}
-        self.secrets = sorted((p for p in parts if len(p) >= 8), key=len, reverse=True)
+        parts = {p for s in secrets if s for p in (s, s.partition(":")[2]) if p}
+        self.secrets = sorted((p for p in parts if len(p) >= LONG_SECRET), key=len,
+                              reverse=True)
+        # A short secret (a webhook secret may be 1 character) is masked wherever it stands
+        # alone, not inside longer words, or every log line would be full of masks.
+        short = sorted((p for p in parts if len(p) < LONG_SECRET), key=len, reverse=True)
+        self._short = re.compile("|".join(
+            rf"(?<![A-Za-z0-9_\-]){re.escape(p)}(?![A-Za-z0-9_\-])" for p in short)
+            ) if short else None
 
     def scrub(self, text: str) -> str:
         """`text` with every secret masked."""
         for secret in self.secrets:
             text = text.replace(secret, MASK)
+        if self._short is not None:
+            text = self._short.sub(MASK, text)
         for pattern in PATTERNS:
             text = pattern.sub(rf"\g<1>{MASK}", text)
         return text
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Rewrite the record in place; never drop it."""
+        if record.args and record.name.split(".")[0] in LIBRARIES:
+            record.args = ids_only_args(record.args)
         try:
             message = record.getMessage()
         except Exception:  # a broken format string: the handler will report it
@@ -83,6 +95,64 @@ class RedactSecrets(logging.Filter):
         if record.stack_info:
             record.stack_info = self.scrub(record.stack_info)
         return True
+
+
+# The chat libraries log whole payloads at DEBUG (PTB: every update and every API call's
+# parameters and result; discord.py: gateway events and request bodies): message texts,
+# display names, group titles. Their structured arguments are cut down to their ids.
+LIBRARIES = frozenset({"telegram", "discord"})
+MAX_IDS = 12
+
+
+def ids_only_args(args: tuple[object, ...] | Mapping[str, object]) -> tuple[object, ...]:
+    """A log call's arguments with every payload (dict, list, library object, JSON text)
+    replaced by the ids in it; plain scalars stay."""
+    values = args.values() if isinstance(args, Mapping) else args
+    return tuple(_ids_only(value) for value in values)
+
+
+class _Ids(str):
+    """A payload already cut down (the filter may run twice: on a logger and a handler)."""
+
+    __slots__ = ()
+
+
+def _ids_only(value: object) -> object:
+    if value is None or isinstance(value, bool | int | float | _Ids):
+        return value
+    if isinstance(value, str):
+        if not value.lstrip().startswith(("{", "[")):
+            return value if len(value) <= 64 else _Ids(f"<{len(value)} characters>")
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return _Ids(f"<{len(str(value))} characters>")
+    to_dict = getattr(value, "to_dict", None)
+    if callable(to_dict):  # a python-telegram-bot object (Update, Message, ...)
+        value = to_dict()
+    if isinstance(value, Mapping | list | tuple):
+        found: list[str] = []
+        _collect_ids(value, "", found)
+        more = ", ..." if len(found) > MAX_IDS else ""
+        return _Ids("{" + ", ".join(found[:MAX_IDS]) + more + "}")
+    return _Ids(f"<{type(value).__name__}>")
+
+
+def _collect_ids(value: object, path: str, found: list[str]) -> None:
+    if len(found) > MAX_IDS:
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            name = f"{path}.{key}" if path else str(key)
+            if (key == "id" or str(key).endswith("_id")) and isinstance(item, int | str) \
+                    and not isinstance(item, bool):
+                found.append(f"{name}={item}" if isinstance(item, int) or str(item).lstrip(
+                    "-").isdigit() else f"{name}=<{len(str(item))} chars>")
+            else:
+                _collect_ids(item, name, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _collect_ids(item, path, found)
 
 
 def install(redactor: RedactSecrets) -> list[logging.Filterer]:
