@@ -102,6 +102,8 @@ class RedactSecrets(logging.Filter):
 # display names, group titles. Their structured arguments are cut down to their ids.
 LIBRARIES = frozenset({"telegram", "discord"})
 MAX_IDS = 12
+KINDS = frozenset({"t", "op", "type"})  # a payload's kind (discord's event name) is kept
+KIND = re.compile(r"[A-Za-z0-9_]{1,40}")
 
 
 def ids_only_args(args: tuple[object, ...] | Mapping[str, object]) -> tuple[object, ...]:
@@ -122,7 +124,7 @@ def _ids_only(value: object) -> object:
         return value
     if isinstance(value, str):
         if not value.lstrip().startswith(("{", "[")):
-            return value if len(value) <= 64 else _Ids(f"<{len(value)} characters>")
+            return value  # a name, a URL (its tokens are masked below), a status
         try:
             value = json.loads(value)
         except ValueError:
@@ -132,6 +134,10 @@ def _ids_only(value: object) -> object:
         value = to_dict()
     if isinstance(value, Mapping | list | tuple):
         found: list[str] = []
+        if isinstance(value, Mapping):  # its kind first, before ids cut the list short
+            found += [f"{k}={value[k]}" for k in sorted(KINDS & set(value))
+                      if isinstance(value[k], int | str) and KIND.fullmatch(str(value[k]))]
+            value = {k: v for k, v in value.items() if k not in KINDS}
         _collect_ids(value, "", found)
         more = ", ..." if len(found) > MAX_IDS else ""
         return _Ids("{" + ", ".join(found[:MAX_IDS]) + more + "}")
@@ -144,7 +150,9 @@ def _collect_ids(value: object, path: str, found: list[str]) -> None:
     if isinstance(value, Mapping):
         for key, item in value.items():
             name = f"{path}.{key}" if path else str(key)
-            if (key == "id" or str(key).endswith("_id")) and isinstance(item, int | str) \
+            if key in KINDS and isinstance(item, int | str) and KIND.fullmatch(str(item)):
+                found.append(f"{name}={item}")  # what the payload is (INTERACTION_CREATE)
+            elif (key == "id" or str(key).endswith("_id")) and isinstance(item, int | str) \
                     and not isinstance(item, bool):
                 found.append(f"{name}={item}" if isinstance(item, int) or str(item).lstrip(
                     "-").isdigit() else f"{name}=<{len(str(item))} chars>")
