@@ -158,8 +158,10 @@ def validate(paths: Sequence[Path]) -> int:
         for warning in warnings:
             print(f"warning: {warning}", file=sys.stderr)
     for glossary in glossaries.values():  # the UI strings follow the same vocabulary
-        for warning in strings_warnings(glossary, LOCALES_DIR / f"{glossary.language}.yaml"):
-            print(f"warning: {warning}", file=sys.stderr)
+        for suffix in (".yaml", ".po"):
+            locale = LOCALES_DIR / f"{glossary.language}{suffix}"
+            for warning in strings_warnings(glossary, locale):
+                print(f"warning: {warning}", file=sys.stderr)
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:

@@ -131,7 +131,13 @@ def test_ui_strings_follow_the_glossary(tmp_path: Path):
     locale = write(tmp_path, "ur.yaml", "a: ٹھیک\nb: |-\n  پہلی سطر\n  یہ bubble ہے\n")
     assert strings_warnings(glossary, locale) == [
         f"{locale}:4: b (ur) renders 'bubble' as 'bubble'; the glossary's term is 'ببل'"]
-    assert strings_warnings(load_glossary(SHIPPED), LOCALES_DIR / "ur.yaml") == []
+    po = write(tmp_path, "ur.po", 'msgctxt "k"\nmsgid "a"\nmsgid_plural "b"\n'
+               'msgstr[0] "ایک ببل"\nmsgstr[1] "{count} bubbles"\n')
+    assert strings_warnings(glossary, po) == [
+        f"{po}:5: k (ur) renders 'bubble' as 'bubbles'; the glossary's term is 'ببل'"]
+    shipped = load_glossary(SHIPPED)
+    assert strings_warnings(shipped, LOCALES_DIR / "ur.yaml") == []
+    assert strings_warnings(shipped, LOCALES_DIR / "ur.po") == []
 
 
 def test_shipped_quizzes_follow_the_glossary_outside_the_seed_quiz():

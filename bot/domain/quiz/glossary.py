@@ -131,9 +131,12 @@ def glossary_warnings(glossary: Glossary, quiz: Quiz) -> list[str]:
 
 
 def strings_warnings(glossary: Glossary, path: Path) -> list[str]:
-    """Wrong renderings in a UI catalogue (bot/present/locales/<language>.yaml)."""
+    """Wrong renderings in a UI catalogue (bot/present/locales/<language>.yaml, or the
+    gettext <language>.po that holds the strings with plural forms)."""
     if path.stem != glossary.language or not path.is_file():
         return []
+    if path.suffix == ".po":
+        return _po_warnings(glossary, path)
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)
     if not isinstance(data, LineMap):
         return []
@@ -142,6 +145,19 @@ def strings_warnings(glossary: Glossary, path: Path) -> list[str]:
     for key, value in data.items():
         if isinstance(value, str):
             out += _warn(glossary, str(path), lines, key, value, data.key_lines.get(key, 1))
+    return out
+
+
+def _po_warnings(glossary: Glossary, path: Path) -> list[str]:
+    """Each translated form (msgstr, msgstr[n]) of a .po file, under its msgctxt key."""
+    lines = _file_lines(str(path))
+    out, key = [], ""
+    for n, line in enumerate(lines, 1):
+        if line.startswith("msgctxt "):
+            key = line[len("msgctxt "):].strip().strip('"')
+        elif line.startswith("msgstr") and key:
+            text = line.split(" ", 1)[1].strip() if " " in line else ""
+            out += _warn(glossary, str(path), lines, key, text.strip('"'), n)
     return out
 
 
