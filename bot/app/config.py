@@ -78,7 +78,7 @@ class MetricsConfig:
 @dataclass(frozen=True)
 class WebConfig:
     port: int | None = None  # None: no main web server (the dashboard needs one)
-    listen: str = "127.0.0.1"  # behind the TLS proxy (deploy/nginx)
+    listen: str = "127.0.0.1"  # behind the TLS proxy (deploy/nginx.conf)
     public_url: str = ""  # the https address users open (Mini App, signed links)
 
 

@@ -28,7 +28,7 @@ DUPLICATE = "You already answered"
 
 
 class Proxy:
-    """What nginx does in deploy/nginx.scale.conf: round robin, next upstream on error."""
+    """What nginx does in deploy/nginx.conf: round robin, next upstream on error."""
 
     def __init__(self, api: FakeBotAPI, ports: list[int], procs: list[Worker]) -> None:
         self.api, self.ports, self.procs = api, ports, procs

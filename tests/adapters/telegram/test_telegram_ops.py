@@ -248,30 +248,36 @@ async def test_sigterm_finishes_the_answer_in_flight_and_exits_0(
         print(f"SIGTERM to exit 0 with an answer in flight: {stop_seconds:.2f} s")
 
 
-def dockerfile() -> tuple[dict[str, str], list[str], list[str]]:
-    """ENV, CMD and HEALTHCHECK CMD of deploy/Dockerfile (exec form only)."""
+def dockerfile() -> tuple[dict[str, str], list[str], list[str], dict[str, str]]:
+    """ENV, CMD and HEALTHCHECK CMD of deploy/Dockerfile (exec form only), and the files
+    its `COPY <<EOF path` here-documents write."""
     text = (ROOT / "deploy" / "Dockerfile").read_text().replace("\\\n", " ")
     env: dict[str, str] = {}
     cmd: list[str] = []
     health: list[str] = []
-    for line in text.splitlines():
+    files: dict[str, str] = {}
+    lines = iter(text.splitlines())
+    for line in lines:
         word, _, rest = line.strip().partition(" ")
+        if word == "COPY" and rest.startswith("<<EOF "):
+            files[rest.split()[1]] = "\n".join(iter(lines.__next__, "EOF"))
+            continue
         if word == "ENV":
             env.update(dict(pair.split("=", 1) for pair in shlex.split(rest)))
         elif word == "CMD":
             cmd = json.loads(rest)
         elif word == "HEALTHCHECK":
             health = json.loads(rest.split(" CMD ", 1)[1])
-    return env, cmd, health
+    return env, cmd, health, files
 
 
 async def test_the_dockerfile_command_runs_healthy_and_stops_cleanly(
         tmp_path: Path, api: FakeBotAPI) -> None:
-    env, cmd, health = dockerfile()
+    env, cmd, health, files = dockerfile()
     assert cmd[:2] == ["quizbot", "run"] and cmd[-1] == "/etc/quizbot/config.yaml"
     # The image's config, with its paths under tmp_path (the container's /data is the
     # working directory) and the Bot API pointed at the fake.
-    data = yaml.safe_load((ROOT / "deploy" / "docker" / "config.yaml").read_text())
+    data = yaml.safe_load(files["/etc/quizbot/config.yaml"])
     assert data["storage"]["url"] == "sqlite:////data/quizbot.db"
     assert data["metrics"] == {"listen": "0.0.0.0", "port": 9090}
     port = free_port()
@@ -295,8 +301,20 @@ async def test_the_dockerfile_command_runs_healthy_and_stops_cleanly(
     assert (tmp_path / "quizbot.db").exists()
 
 
-@pytest.mark.parametrize("unit", ["deploy/systemd/quizbot.service"])
-def test_systemd_unit_is_hardened(unit: str) -> None:
+def comment_block(text: str, after: str) -> str:
+    """The indented YAML in a file's comments, below the comment line ending in `after`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.endswith(after)) + 1
+    block = []
+    for line in lines[start:]:
+        if not line.startswith("#   "):
+            break
+        block.append(line[4:])
+    return "\n".join(block)
+
+
+@pytest.mark.parametrize("unit", ["deploy/quizbot.service"])
+def test_systemd_unit_is_hardened(unit: str, tmp_path: Path) -> None:
     text = (ROOT / unit).read_text()
     settings = dict(line.split("=", 1) for line in text.splitlines()
                     if "=" in line and not line.startswith("#"))
@@ -304,7 +322,30 @@ def test_systemd_unit_is_hardened(unit: str) -> None:
     assert settings["ProtectSystem"] == "strict" and settings["Restart"] == "on-failure"
     assert settings["EnvironmentFile"] == "/etc/quizbot/quizbot.env"
     assert "--config /etc/quizbot/config.yaml" in settings["ExecStart"]
-    config = yaml.safe_load((ROOT / "deploy/systemd/config.yaml").read_text())
+    # the config lines the unit's header lists are a valid config of their own
+    lines = comment_block(text, "running changes:")
+    config = yaml.safe_load(lines)
     assert config["storage"]["url"] == "sqlite:////var/lib/quizbot/quizbot.db"
-    load_config(ROOT / "deploy/systemd/config.yaml", env={})
-    load_config(ROOT / "deploy/docker/config.yaml", env={})
+    (tmp_path / "systemd.yaml").write_text(lines)
+    assert load_config(tmp_path / "systemd.yaml", env={}).log_format == "json"
+    (tmp_path / "docker.yaml").write_text(dockerfile()[3]["/etc/quizbot/config.yaml"])
+    assert load_config(tmp_path / "docker.yaml", env={}).metrics.port == 9090
+
+
+def test_one_compose_file_with_a_profile_per_way_of_running(tmp_path: Path) -> None:
+    compose = yaml.safe_load((ROOT / "deploy/compose.yaml").read_text())
+    profiles = {name: set(service.get("profiles", ())) for name, service
+                in compose["services"].items()}
+    assert profiles == {"bot": {"bot"}, "postgres": {"postgres", "workers"},
+                        "set-webhook": {"workers"}, "worker": {"workers"},
+                        "nginx": {"workers"}}
+    # the workers' config: compose fills ${PUBLIC_HOST:-...} in; the secret from the env
+    content = compose["configs"]["worker"]["content"].replace(
+        "${PUBLIC_HOST:-bot.example.org}", "bot.example.org")
+    (tmp_path / "worker.yaml").write_text(content)
+    config = load_config(tmp_path / "worker.yaml", env={"TELEGRAM_WEBHOOK_SECRET": "s"})
+    assert config.telegram.mode == "webhook" and not config.telegram.webhook.register
+    assert config.storage_url.startswith("postgresql://") and config.metrics.port == 9090
+    nginx = (ROOT / "deploy/nginx.conf").read_text()
+    assert "server 127.0.0.1:8443" in nginx  # the line compose's nginx points at `worker`
+    assert "client_max_body_size 1m" in nginx
