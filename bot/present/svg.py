@@ -20,7 +20,7 @@ def escape(text: str) -> str:
 
 def _svg(height: int, body: list[str], label: str) -> str:
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" '
-            f'role="img" aria-label="{escape(label)}" class="chart">'
+            f'direction="ltr" role="img" aria-label="{escape(label)}" class="chart">'
             f"<title>{escape(label)}</title>{''.join(body)}</svg>")
 
 

@@ -1,0 +1,204 @@
+"""The dashboard in a real browser (headless Chromium from Debian, driven by Playwright),
+opened the way Telegram opens a Mini App: /app#tgWebAppData=<initData>&tgWebAppThemeParams=...
+
+Each test keeps a screenshot: in its tmp_path, and copied to tests/artifacts/ (git-ignored).
+Skipped, saying why, only when no Chromium binary is installed (`.ci/run` installs it).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.present.i18n import strip_isolates
+from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot, finish_quiz
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner
+from tests.adapters.telegram.support import TOKEN, AnswerKey
+from tests.dashboard_support import init_data, telegram_fragment
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+GROUP = -1001234567890
+PHONE = {"width": 390, "height": 844}  # a phone's CSS viewport
+DARK = {"bg_color": "#17212b", "text_color": "#f5f5f5", "hint_color": "#708499",
+        "link_color": "#6ab3f3", "button_color": "#5288c1", "button_text_color": "#ffffff",
+        "secondary_bg_color": "#232e3c"}
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason=f"no Chromium at {CHROMIUM}: install Debian's chromium (apt-get install -y "
+           "chromium; .ci/run does) to run the browser tests")
+
+
+@pytest.fixture
+async def page(tmp_path: Path) -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            context = await browser.new_context(viewport=PHONE, device_scale_factor=2)
+            # Only our own server: a request anywhere else would be a page fetching at run time.
+            await context.route(lambda url: not url.startswith("http://127.0.0.1"),
+                                lambda route: route.abort())
+            yield await context.new_page()
+        finally:
+            await browser.close()
+
+
+async def shoot(page: Any, tmp_path: Path, name: str) -> Path:
+    """A full-page screenshot in tmp_path, copied to tests/artifacts/."""
+    path = tmp_path / f"{name}.png"
+    await page.screenshot(path=str(path), full_page=True)
+    ARTIFACTS.mkdir(exist_ok=True)
+    shutil.copy(path, ARTIFACTS / path.name)
+    return path
+
+
+async def open_app(page: Any, running: DashboardBot, data: str | None, *,
+                   query: str = "", theme: dict[str, str] | None = None) -> None:
+    fragment = "" if data is None else "#" + telegram_fragment(data, theme)
+    await page.goto("about:blank")  # a new fragment alone would not load the page again
+    await page.goto(f"{running.url}/app{query}{fragment}")
+    await page.wait_for_selector("body[data-state]", timeout=15_000)
+
+
+async def test_learner_sees_name_and_score_after_a_quiz(tmp_path: Path, api: FakeBotAPI,
+                                                        key: AnswerKey, page: Any) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        learner = Learner(api, api.user(1001, "Alice", "Smith"))
+        await finish_quiz(learner, key, wrong={1, 4})
+        data = init_data(TOKEN, 1001, "Alice", auth_date=running.app.engine.clock())
+        await open_app(page, running, data)
+        assert await page.get_attribute("body", "data-state") == "ready"
+        assert await page.text_content("#who") == "Alice Smith"
+        score = page.locator("li.score[data-quiz=parallelism]")
+        assert "best 6/8, last 6/8, 1 attempts" in (await score.text_content() or "")
+        misses = page.locator(".miss")
+        assert await misses.count() == 2
+        explanation = key.quiz.questions[1].explanation.get("en")
+        assert explanation in (await page.text_content("#view") or "")
+        assert await page.locator("svg.chart").count() >= 3  # accuracy, forecast, calendar
+        assert await page.get_attribute("html", "dir") == "ltr"
+        shot = await shoot(page, tmp_path, "dashboard-learner-en")
+        assert shot.stat().st_size > 10_000
+
+
+async def test_urdu_page_is_right_to_left_in_telegrams_dark_theme(
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, page: Any) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        cat = running.app.catalogue
+        learner = Learner(api, api.user(3003, "Ayesha", language_code="ur"))
+        await finish_quiz(learner, key, wrong={0}, lang="ur")
+        data = init_data(TOKEN, 3003, "Ayesha", auth_date=running.app.engine.clock(),
+                         language_code="ur")
+        await open_app(page, running, data, theme=DARK)
+        assert await page.get_attribute("body", "data-state") == "ready"
+        assert await page.get_attribute("html", "dir") == "rtl"
+        assert await page.get_attribute("html", "lang") == "ur"
+        title = strip_isolates(await page.text_content("#title") or "")
+        assert title == cat.raw("ur", "dashboard.title")
+        assert await page.text_content("#who") == "Ayesha"
+        view = strip_isolates(await page.text_content("#view") or "")
+        assert key.quiz.questions[0].explanation.get("ur") in view
+        background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
+        assert background == "rgb(23, 33, 43)"  # Telegram's bg_color
+        assert await page.evaluate("document.documentElement.classList.contains('dark')")
+        await shoot(page, tmp_path, "dashboard-learner-ur-dark")
+
+
+@pytest.mark.parametrize("case", ["forged", "expired", "missing"])
+async def test_bad_init_data_gets_the_sign_in_error(tmp_path: Path, api: FakeBotAPI,
+                                                    page: Any, case: str) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        now = running.app.engine.clock()
+        data = {"forged": init_data(TOKEN, 1001, "Alice", auth_date=now, forged=True),
+                "expired": init_data(TOKEN, 1001, "Alice", auth_date=now - 2 * 86400),
+                "missing": None}[case]
+        await open_app(page, running, data)
+        assert await page.get_attribute("body", "data-state") == "error"
+        error = page.locator("#error")
+        assert await error.is_visible()
+        assert await error.get_attribute("data-status") == "401"
+        assert await error.text_content() == running.app.catalogue.raw("en", "dashboard.signin")
+        assert await page.locator("#view section").count() == 0
+        await shoot(page, tmp_path, f"dashboard-signin-{case}")
+
+
+async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: FakeBotAPI,
+                                                         key: AnswerKey, page: Any) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        cat = running.app.catalogue
+        group = api.group_chat(GROUP)
+        alice = api.user(1001, "Alice")
+        # A solo quiz opened from the group counts there: /quiz in the group hands out the
+        # deep link; /start with it in private plays it for the group.
+        in_group = Learner(api, alice, group)
+        since = in_group.mark()
+        await in_group.send("/quiz")
+        link = await in_group.reply(since)
+        start = link["reply_markup"]["inline_keyboard"][0][0]["url"].split("start=")[1]
+        private = Learner(api, alice)
+        since = private.mark()
+        await private.send(f"/start {start}")
+        await finish_quiz_from(private, key, since, wrong={2})
+
+        now = running.app.engine.clock()
+        stranger = init_data(TOKEN, 4004, "Eve", auth_date=now)
+        await open_app(page, running, stranger, query=f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "error"
+        assert await page.get_attribute("#error", "data-status") == "403"
+        assert await page.text_content("#error") == cat.raw("en", "dashboard.forbidden")
+        await shoot(page, tmp_path, "dashboard-group-403")
+
+        member = init_data(TOKEN, 1001, "Alice", auth_date=now)
+        await open_app(page, running, member, query=f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        text = await page.text_content("#view") or ""
+        missed = key.quiz.questions[2]
+        wrong = {o.text.get("en") for i, o in enumerate(missed.options) if i != missed.correct}
+        assert cat.raw("en", "dashboard.misconceptions") in text
+        [pick] = await page.locator(".miss .bad").all_text_contents()  # one question missed
+        prefix, suffix = "Most chosen wrong answer: ", " (1×)"
+        assert pick.startswith(prefix) and pick.endswith(suffix)
+        assert pick[len(prefix):-len(suffix)] in wrong
+        assert await page.locator("table").count() == 0  # members see no per-member rows
+        await shoot(page, tmp_path, "dashboard-group-member")
+
+        api.members[(GROUP, 1002)] = "administrator"  # a chat admin sees every member
+        admin = init_data(TOKEN, 1002, "Grace", auth_date=now)
+        await open_app(page, running, admin, query=f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        cells = await page.locator("table tr td").all_text_contents()
+        assert cells == ["Alice", "parallelism", "1", "7"]
+        async with page.expect_download() as download_info:
+            await page.get_by_role("button", name=cat.raw("en", "dashboard.export_csv")).click()
+        download = await download_info.value
+        saved = tmp_path / "export.csv"
+        await download.save_as(str(saved))
+        rows = saved.read_text(encoding="utf-8").splitlines()
+        assert rows[0].startswith("platform,user_id,display_name") and len(rows) == 9
+        assert all(",Alice," in row for row in rows[1:])
+        await shoot(page, tmp_path, "dashboard-group-admin")
+
+
+async def finish_quiz_from(learner: Learner, key: AnswerKey, since: int, wrong: set[int]
+                           ) -> None:
+    """Answer a quiz whose first question was already sent after `since`."""
+    from tests.adapters.telegram.learners import is_question
+
+    question = await learner.reply(since, is_question)
+    for n in range(len(key.quiz.questions)):
+        letter = key.wrong(question["text"]) if n in wrong else key.right(question["text"])
+        since = learner.mark()
+        await learner.press(question, letter)
+        if n < len(key.quiz.questions) - 1:
+            question = await learner.reply(since, is_question)
+    await learner.reply(since, lambda m: "Finished" in m["text"])
