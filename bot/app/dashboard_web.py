@@ -37,8 +37,9 @@ from bot.present.i18n import Catalogue, is_rtl, isolate_latin
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-PAGE_KEYS = ("stats.per_question", "progress.title", "progress.due", "progress.streak",
-             "progress.calibration", "error.generic", "answer.right_answer")
+# Lines with numbers in them come formatted from the API (plural forms, bidi isolation);
+# the page formats only these.
+PAGE_KEYS = ("stats.per_question", "progress.title", "error.generic")
 # The page runs only its own files; Telegram shows it in a frame on its web client, so
 # framing stays allowed.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -120,10 +120,15 @@ class Dashboard:
         for quiz_id, quiz in sorted(quizzes.items()):
             mine = [a for a in attempts if a.quiz_id == quiz_id]
             title = quiz.title.get(lang)
+            best = max((a.score for a in mine), default=None)
+            last = mine[-1].score if mine else None
+            total = len(quiz.questions)
             scores.append({
-                "id": quiz_id, "title": title, "total": len(quiz.questions),
-                "attempts": len(mine), "best": max((a.score for a in mine), default=None),
-                "last": mine[-1].score if mine else None,
+                "id": quiz_id, "title": title, "total": total, "attempts": len(mine),
+                "best": best, "last": last,
+                "line": t("dashboard.quiz_row", title=title, best=best, last=last, total=total,
+                          attempts=len(mine)) if mine
+                else t("dashboard.quiz_none", title=title),
                 "chart": svg.score_line([(a.score, a.total) for a in mine], title)
                 if len(mine) > 1 else ""})
         questions = self._accuracy(quizzes, answers, lang)
@@ -138,24 +143,28 @@ class Dashboard:
         calendar = [(_date(d), by_day[d].answered if d in by_day else 0,
                      by_day[d].correct if d in by_day else 0) for d in range(first, today + 1)]
         sure = [sum(x.answered for x in totals if x.sure), sum(x.correct for x in totals if x.sure)]
+        percent = round(100 * sure[1] / sure[0]) if sure[0] else None
+        due_now = sum(c.due_at <= now for c in cards)
         return {
             "kind": "me", "lang": lang, "dir": _dir(lang),
             "user": {"name": (profile[0] if profile else "") or who.display_name},
             "quizzes": scores,
             "questions": questions,
             "accuracy_charts": _charts(quizzes, questions, lang),
-            "due": {"now": sum(c.due_at <= now for c in cards), "cards": len(cards),
+            "due": {"now": due_now, "cards": len(cards),
+                    "text": t("progress.due", due=due_now, cards=len(cards)),
                     "forecast": [{"day": d, "count": n} for d, n in zip(labels, forecast,
                                                                         strict=True)],
                     "chart": svg.day_columns(list(zip(labels, forecast, strict=True)),
                                              t("dashboard.forecast"))},
-            "streak": {"days": streak,
+            "streak": {"days": streak, "text": t("progress.streak", days=streak),
                        "calendar": [{"day": d, "answered": n, "correct": r}
                                     for d, n, r in calendar],
                        "chart": svg.streak_calendar(calendar, (first + 3) % 7,
                                                     t("dashboard.calendar"))},
-            "sure": {"answered": sure[0], "correct": sure[1],
-                     "percent": round(100 * sure[1] / sure[0]) if sure[0] else None},
+            "sure": {"answered": sure[0], "correct": sure[1], "percent": percent,
+                     "text": t("progress.calibration", percent=percent, sure=sure[0],
+                               right=sure[1]) if sure[0] else t("dashboard.sure_none")},
             "misses": self._misses(quizzes, answers, lang),
             "groups": await self.reads.groups_of(p, u),
         }
@@ -193,6 +202,8 @@ class Dashboard:
             out.append({"quiz": a.quiz_id, "question": a.question_id,
                         "text": content_text(lang, q.text.get(lang)),
                         "chosen": content_text(lang, q.options[a.chosen].text.get(lang)),
+                        "chosen_line": self.cat.t(lang, "dashboard.your_answer",
+                                                  option=q.options[a.chosen].text.get(lang)),
                         "answer": content_text(lang, q.options[q.correct].text.get(lang)),
                         "explanation": content_text(lang, q.explanation.get(lang))})
             if len(out) == MAX_MISSES:
@@ -223,6 +234,7 @@ class Dashboard:
         rounds = await self.reads.group_rounds(p, group_id)
         rows = await self.reads.group_questions(p, group_id)
         members, everyone = await self.reads.group_members(p, group_id)
+        t = self._t(lang)
         questions = []
         for r in rows:
             quiz = quizzes.get(r.quiz_id)
@@ -231,8 +243,9 @@ class Dashboard:
                 continue
             wrong = None
             if r.wrong_choice is not None and 0 <= r.wrong_choice < len(q.options):
-                wrong = {"option": content_text(lang, q.options[r.wrong_choice].text.get(lang)),
-                         "count": r.wrong_count}
+                option = q.options[r.wrong_choice].text.get(lang)
+                wrong = {"option": content_text(lang, option), "count": r.wrong_count,
+                         "line": t("dashboard.wrong_pick", option=option, count=r.wrong_count)}
             number = quiz.questions.index(q) + 1
             questions.append({"quiz": r.quiz_id, "id": r.question_id,
                               "label": _label(r.quiz_id, number), "order": number,
@@ -242,29 +255,32 @@ class Dashboard:
         per_quiz: dict[str, list[int]] = {}
         for m in members:
             per_quiz.setdefault(m.quiz_id, []).append(m.best)
+        count = len({m.user_id for m in members})
         view: dict[str, Any] = {
             "kind": "group", "lang": lang, "dir": _dir(lang), "admin": role.admin,
             "group": {"id": group_id, "platform": p},
-            "rounds": [{"id": r.id, "quiz": r.quiz_id, "title": _title(quizzes, r.quiz_id, lang),
-                        "status": r.status, "started": _date_time(r.started_at),
-                        "players": r.players, "best": r.best, "total": r.total,
-                        "mean": None if r.mean is None else round(r.mean, 1)} for r in rounds],
+            "rounds": [{"id": r.id, "quiz": r.quiz_id, "status": r.status,
+                        "started": _date_time(r.started_at), "players": r.players,
+                        "best": r.best, "total": r.total,
+                        "mean": None if r.mean is None else round(r.mean, 1),
+                        "line": t("dashboard.round_row", title=_title(quizzes, r.quiz_id, lang),
+                                  best=r.best, total=r.total, players=r.players)}
+                       for r in rounds],
             "questions": questions,
             "accuracy_charts": _charts(quizzes, questions, lang),
             "members": {
-                "count": len({m.user_id for m in members}),
-                "quizzes": [{"quiz": quiz_id, "title": _title(quizzes, quiz_id, lang),
-                             "members": len(bests),
-                             "mean_best": round(sum(bests) / len(bests), 1),
-                             "total": len(quizzes[quiz_id].questions) if quiz_id in quizzes
-                             else None} for quiz_id, bests in sorted(per_quiz.items())]},
+                "count": count, "text": t("dashboard.members_summary", members=count),
+                "quizzes": [_quiz_members(t, quizzes, quiz_id, bests, lang)
+                            for quiz_id, bests in sorted(per_quiz.items())]},
         }
         if role.admin:
             view["members"]["rows"] = [
                 {"user_id": m.user_id, "name": m.display_name or m.user_id, "quiz": m.quiz_id,
                  "attempts": m.attempts, "best": m.best, "last": _date_time(m.last_at)}
                 for m in members]
-            view["members"]["more"] = max(0, everyone - len(members))
+            more = max(0, everyone - len(members))
+            view["members"]["more"] = more
+            view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""
             if self.exporter is not None:
                 view["export"] = {f: f"/api/groups/{group_id}/export.{f}" for f in ("csv", "json")}
         return view
@@ -280,6 +296,16 @@ class Dashboard:
 
     def _t(self, lang: str) -> Callable[..., str]:
         return lambda key, **params: self.cat.t(lang, key, **params)
+
+
+def _quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: str,
+                  bests: list[int], lang: str) -> dict[str, Any]:
+    title = _title(quizzes, quiz_id, lang)
+    total = len(quizzes[quiz_id].questions) if quiz_id in quizzes else None
+    mean = round(sum(bests) / len(bests), 1)
+    return {"quiz": quiz_id, "title": title, "members": len(bests), "mean_best": mean,
+            "total": total, "line": t("dashboard.mean_best", title=title, members=len(bests),
+                                      mean=mean, total=total)}
 
 
 def quizzes_of(engine: Engine) -> dict[str, Quiz]:

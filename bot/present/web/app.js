@@ -123,10 +123,7 @@
     var s = section(t("dashboard.quizzes"));
     var list = el("ul");
     d.quizzes.forEach(function (q) {
-      var line = q.attempts
-        ? t("dashboard.quiz_row", { title: q.title, best: q.best, last: q.last, total: q.total, attempts: q.attempts })
-        : t("dashboard.quiz_none", { title: q.title });
-      var item = el("li", line, q.attempts ? "score" : "hint");
+      var item = el("li", q.line, q.attempts ? "score" : "hint");
       item.dataset.quiz = q.id;
       list.appendChild(item);
       if (q.chart) { item.appendChild(chart(q.chart)); }
@@ -140,23 +137,21 @@
     }
 
     var due = section(t("progress.title"));
-    due.appendChild(el("p", t("progress.due", { due: d.due.now, cards: d.due.cards }), "big"));
+    due.appendChild(el("p", d.due.text, "big"));
     due.appendChild(el("p", t("dashboard.forecast"), "hint"));
     due.appendChild(chart(d.due.chart));
 
-    var st = section(t("progress.streak", { days: d.streak.days }));
+    var st = section(d.streak.text);
     st.appendChild(el("p", t("dashboard.calendar"), "hint"));
     st.appendChild(chart(d.streak.chart));
-    st.appendChild(el("p", d.sure.answered
-      ? t("progress.calibration", { percent: d.sure.percent, sure: d.sure.answered, right: d.sure.correct })
-      : t("dashboard.sure_none"), d.sure.answered ? "sure" : "hint sure"));
+    st.appendChild(el("p", d.sure.text, d.sure.answered ? "sure" : "hint sure"));
 
     var m = section(t("dashboard.misses"));
     if (!d.misses.length) { m.appendChild(el("p", t("dashboard.no_misses"), "hint")); }
     d.misses.forEach(function (x) {
       var box = el("div", null, "miss");
       box.appendChild(el("p", x.text, "q"));
-      box.appendChild(el("p", t("dashboard.your_answer", { option: x.chosen }), "bad"));
+      box.appendChild(el("p", x.chosen_line, "bad"));
       box.appendChild(el("p", x.answer, "good"));
       box.appendChild(el("p", x.explanation));
       m.appendChild(box);
@@ -182,8 +177,7 @@
     if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
     var list = el("ul");
     d.rounds.forEach(function (x) {
-      list.appendChild(el("li", x.started + " · " + t("dashboard.round_row",
-        { title: x.title, players: x.players, best: x.best, total: x.total })));
+      list.appendChild(el("li", x.started + " · " + x.line));
     });
     r.appendChild(list);
 
@@ -192,16 +186,14 @@
     d.questions.filter(function (x) { return x.wrong; }).forEach(function (x) {
       var box = el("div", null, "miss");
       box.appendChild(el("p", x.label + ". " + x.text, "q"));
-      box.appendChild(el("p", t("dashboard.wrong_pick", { option: x.wrong.option, count: x.wrong.count }), "bad"));
+      box.appendChild(el("p", x.wrong.line, "bad"));
       q.appendChild(box);
     });
 
     var m = section(t("dashboard.members"));
-    m.appendChild(el("p", t("dashboard.members_summary", { members: d.members.count })));
+    m.appendChild(el("p", d.members.text));
     var ul = el("ul");
-    d.members.quizzes.forEach(function (x) {
-      ul.appendChild(el("li", x.title + ": " + x.members + " · " + t("dashboard.col_best") + " ≈ " + x.mean_best + "/" + x.total));
-    });
+    d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
     m.appendChild(ul);
     if (d.members.rows) {
       var a = section(t("dashboard.member_table"));
@@ -215,7 +207,7 @@
         table.appendChild(tr);
       });
       a.appendChild(table);
-      if (d.members.more) { a.appendChild(el("p", t("dashboard.more", { count: d.members.more }), "hint")); }
+      if (d.members.more) { a.appendChild(el("p", d.members.more_text, "hint")); }
       if (d.export) {
         a.appendChild(el("p", t("dashboard.export")));
         ["csv", "json"].forEach(function (f) {

@@ -80,7 +80,7 @@ async def test_learner_sees_name_and_score_after_a_quiz(tmp_path: Path, api: Fak
         assert await page.get_attribute("body", "data-state") == "ready"
         assert await page.text_content("#who") == "Alice Smith"
         score = page.locator("li.score[data-quiz=parallelism]")
-        assert "best 6/8, last 6/8, 1 attempts" in (await score.text_content() or "")
+        assert "best 6/8, last 6/8, attempts: 1" in (await score.text_content() or "")
         misses = page.locator(".miss")
         assert await misses.count() == 2
         explanation = key.quiz.questions[1].explanation.get("en")

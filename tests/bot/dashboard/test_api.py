@@ -80,6 +80,10 @@ async def served(tmp_path: Path, quizzes: dict[str, Quiz], catalogue: Catalogue,
         await store.close()
 
 
+def served_cat() -> Catalogue:
+    return Catalogue.load()
+
+
 async def test_no_forged_or_expired_init_data_gets_in(served: Served) -> None:
     assert await served.get("/api/me") == (401, {"error": "signin"})
     for header in ("tma", "tma ", "Bearer x", "session nope", "tma hash=00"):
@@ -123,7 +127,10 @@ async def test_learner_view_has_scores_misses_and_charts(served: Served,
     assert sum(d["count"] for d in me["due"]["forecast"]) == 8
     assert me["streak"]["days"] == 1 and len(me["streak"]["calendar"]) == 35
     assert me["streak"]["calendar"][-1]["answered"] == 16
-    assert me["sure"] == {"answered": 0, "correct": 0, "percent": None}
+    assert me["sure"] == {"answered": 0, "correct": 0, "percent": None,
+                          "text": served_cat().t("en", "dashboard.sure_none")}
+    assert main["line"] == "Model and pipeline parallelism: best 7/8, last 6/8, attempts: 2"
+    assert me["streak"]["text"] == "Streak: 1 day in a row"  # the singular form
     assert me["groups"] == []
     body = json.dumps(me)
     assert TOKEN not in body and headers["Authorization"][4:] not in body
@@ -139,7 +146,9 @@ async def test_urdu_learner_reads_urdu_right_to_left(served: Served,
     assert me["lang"] == "ur" and me["dir"] == "rtl"
     first = quizzes["parallelism"].questions[0]
     assert strip_isolates(me["misses"][0]["explanation"]) == first.explanation.get("ur")
-    assert me["sure"] == {"answered": 8, "correct": 7, "percent": 88}
+    assert (me["sure"]["answered"], me["sure"]["correct"], me["sure"]["percent"]) == (8, 7, 88)
+    assert "88" in me["sure"]["text"] and me["sure"]["text"] != me["sure"]["text"].encode(
+        "ascii", "ignore").decode()  # Urdu
 
 
 async def test_group_view_is_for_members_and_admins_see_rows_and_export(
@@ -158,7 +167,8 @@ async def test_group_view_is_for_members_and_admins_see_rows_and_export(
     row = next(q for q in view["questions"] if q["id"] == first.id)
     assert (row["answered"], row["correct"]) == (2, 0)
     wrong = first.options[(first.correct + 1) % len(first.options)].text.get("en")
-    assert row["wrong"] == {"option": wrong, "count": 2}
+    assert row["wrong"] == {"option": wrong, "count": 2,
+                            "line": f"Most chosen wrong answer: {wrong} (2×)"}
     assert view["members"]["count"] == 2 and "rows" not in view["members"]
     assert "export" not in view
     assert (await served.get(f"/api/groups/{GROUP}/export.csv", served.tma(1, "Ada")))[0] == 403
