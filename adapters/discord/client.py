@@ -11,15 +11,14 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from adapters.discord.commands import QuizTree, build_commands, sync_commands
+from adapters.discord.handlers import Flows
+from adapters.discord.replies import custom_id_of
+from adapters.discord.rounds import DiscordRounds, RoundButton
+from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
 from bot.domain.payloads import ACTION_RE, ANSWER_RE, ROUND_RE
-
-from .commands import QuizTree, build_commands, sync_commands
-from .handlers import Flows
-from .replies import custom_id_of
-from .rounds import DiscordRounds, RoundButton
-from .views import DYNAMIC_ITEMS
 
 log = logging.getLogger(__name__)
 

@@ -13,10 +13,9 @@ from typing import Any, Literal, cast
 import discord
 from discord import app_commands
 
+from adapters.discord.handlers import Flows
+from adapters.discord.rounds import DiscordRounds
 from bot.present.i18n import Catalogue
-
-from .handlers import Flows
-from .rounds import DiscordRounds
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,9 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from adapters.discord import replies
+from adapters.discord.replies import actor_of, in_server, note, send, timely, update
+from adapters.discord.views import MARKDOWN, edit_of, message_of
 from bot.app.compose import App
 from bot.domain.payloads import Payload
 from bot.domain.results import Actor, AnswerResult, SessionKind, Summary
@@ -23,10 +26,6 @@ from bot.features.dashboard.commands import discord_link
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply
-
-from . import replies
-from .replies import actor_of, in_server, note, send, timely, update
-from .views import MARKDOWN, edit_of, message_of
 
 log = logging.getLogger(__name__)
 

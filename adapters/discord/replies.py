@@ -17,11 +17,10 @@ from typing import Any, TypeVar, cast
 import discord
 from discord import app_commands
 
+from adapters.discord.views import MARKDOWN
 from bot.domain.errors import QuizError
 from bot.domain.results import Actor
 from bot.present.i18n import Catalogue
-
-from .views import MARKDOWN
 
 log = logging.getLogger(__name__)
 

@@ -13,6 +13,8 @@ from typing import Any, cast
 
 import discord
 
+from adapters.discord.replies import actor_of, note, send, timely
+from adapters.discord.views import COLOUR, MARKDOWN, _frozen
 from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.payloads import RoundPayload
@@ -21,9 +23,6 @@ from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import Button, Card, round_ack
 from bot.present.round_plan import RoundPlanner
-
-from .replies import actor_of, note, send, timely
-from .views import COLOUR, MARKDOWN, _frozen
 
 log = logging.getLogger(__name__)
 

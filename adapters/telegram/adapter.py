@@ -50,13 +50,6 @@ PTB_TIMEDELTA = "PTB_TIMEDELTA"
 POLL_TIMEOUT = 10  # seconds a getUpdates long poll may wait on Telegram's side
 
 
-def file_url(api_base_url: str) -> str:
-    """The file download base matching an API base: .../bot -> .../file/bot."""
-    base = api_base_url.rstrip("/")
-    if base.endswith("/bot"):
-        return f"{base[: -len('/bot')]}/file/bot"
-    return f"{base}/file/bot"
-
 
 class PollRequest(HTTPXRequest):
     """The getUpdates connection (PTB's own, as its builder makes it), watched: PTB's poll
@@ -115,7 +108,7 @@ class TelegramAdapter:
             builder
             .token(token)
             .base_url(self.config.api_base_url)
-            .base_file_url(file_url(self.config.api_base_url))
+            .base_file_url(webhook.file_url(self.config.api_base_url))
             .defaults(Defaults(parse_mode=ParseMode.HTML,
                                link_preview_options=LinkPreviewOptions(is_disabled=True)))
             .rate_limiter(self._rate_limiter or GroupPostRateLimiter(max_retries=3))

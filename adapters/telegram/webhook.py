@@ -185,6 +185,14 @@ async def register(bot: Bot, hook: WebhookConfig) -> None:
                           drop_pending_updates=False)
 
 
+def file_url(api_base_url: str) -> str:
+    """The file download base matching an API base: .../bot -> .../file/bot."""
+    base = api_base_url.rstrip("/")
+    if base.endswith("/bot"):
+        return f"{base[: -len('/bot')]}/file/bot"
+    return f"{base}/file/bot"
+
+
 async def set_webhook(config: Config) -> str:
     """`quizbot telegram set-webhook`: register the configured webhook once; return its URL."""
     hook = config.telegram.webhook
@@ -194,8 +202,6 @@ async def set_webhook(config: Config) -> str:
         raise ConfigError("telegram.webhook.public_url and a secret token "
                           "(telegram.webhook.secret_token or TELEGRAM_WEBHOOK_SECRET) are "
                           "required to register a webhook")
-    from adapters.telegram.adapter import file_url
-
     base = config.telegram.api_base_url
     bot = Bot(config.telegram_token.reveal(), base_url=base, base_file_url=file_url(base))
     async with bot:

@@ -8,9 +8,9 @@ import logging
 import pytest
 from telegram import Chat, Update, User
 
-from adapters.telegram.adapter import file_url
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.views import HTML, actor_of, keyboard_of, text_of
+from adapters.telegram.webhook import file_url
 from bot.app.logs import MASK, RedactSecrets
 from bot.domain import payloads as payload
 from bot.domain.results import Actor, MissedQuestion, QuestionPrompt, SessionKind, Summary
