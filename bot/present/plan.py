@@ -12,6 +12,7 @@ turns the question into its result and explanation, and one message with the nex
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -27,6 +28,7 @@ from bot.domain.payloads import (
     StartPayload,
     encode_answer,
 )
+from bot.domain.quiz.images import ImageRefused, read_image
 from bot.domain.results import (
     Actor,
     AnswerResult,
@@ -52,6 +54,8 @@ from bot.domain.results import (
 from bot.domain.round_results import LockedIn, PressRefused
 from bot.present import render
 from bot.present.i18n import Catalogue, is_rtl
+
+log = logging.getLogger(__name__)
 
 
 def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused) -> str:
@@ -92,7 +96,12 @@ class Card:
     def png(self) -> tuple[str, bytes] | None:
         """The card's picture as (file name, PNG bytes), whichever kind it has."""
         if self.image is not None:
-            return self.image.name, self.image.read_bytes()
+            # read again under the loader's rules: a symlink planted since is refused
+            try:
+                return self.image.name, read_image(self.image)
+            except ImageRefused as exc:
+                log.warning("picture not sent: %s", exc)
+                return None
         if self.picture is not None:
             return "stats.png", self.picture
         return None

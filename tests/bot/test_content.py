@@ -170,7 +170,7 @@ def pictured(tmp_path: Path, image: str, *, ship: str | None = None) -> Path:
     path.write_text(PICTURED.replace("IMAGE", image), encoding="utf-8")
     if ship:
         (tmp_path / ship).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / ship).write_bytes(b"\x89PNG")
+        (tmp_path / ship).write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(16))
     return path
 
 
@@ -188,7 +188,7 @@ def test_image_resolves_from_the_quiz_folder_and_names_its_schedule(tmp_path: Pa
     ("img/missing.png", "questions[0].image img/missing.png does not exist"),
     ("/etc/passwd.png", "must be relative to the quiz file's folder"),
     ("../outside.png", "must be relative to the quiz file's folder"),
-    ("img/notes.txt", "must be a .png, .jpg, .jpeg file"),
+    ("img/notes.txt", "must be a .png, .jpg, .jpeg, .webp file"),
     ("[1, 2]", "must be a path like img/gpipe-p4-m4.png"),
 ])
 def test_bad_image_is_an_error_naming_file_and_line(tmp_path: Path, image: str, message: str):

@@ -14,7 +14,7 @@ from bot.domain.errors import ContentError
 from bot.domain.quiz.glossary import is_glossary
 from bot.domain.quiz.model import Quiz
 from bot.domain.quiz.validate import Checker
-from bot.domain.quiz.yaml_lines import LineLoader
+from bot.domain.quiz.yaml_lines import LineLoader, RefusedYAML
 
 # A check the content must also pass, handed in by whoever loads it (the composition root
 # and the CLI pass `bot.present.limits.check_rendered_sizes`): one problem per line.
@@ -29,13 +29,21 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError([f"{source}: cannot be read: {exc}"]) from exc
+    loader = LineLoader(raw)
     try:
-        data = yaml.load(raw, Loader=LineLoader)
+        data = loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{source}:{mark.line + 1}" if mark else source
-        raise ContentError([f"{where}: is not valid YAML: {getattr(exc, 'problem', exc)}"]) from exc
+        why = getattr(exc, "problem", exc)
+        raise ContentError([f"{where}: {why}" if isinstance(exc, RefusedYAML)
+                            else f"{where}: is not valid YAML: {why}"]) from None
+    finally:
+        loader.dispose()
     checker = Checker(source, base=path.parent)
+    for key, first, again in loader.duplicates:
+        checker.problems.append(f"{source}:{again}: key {key!r} is given twice (also at "
+                                f"{source}:{first}); the last would silently win")
     quiz = checker.quiz(data)
     if quiz is not None and check is not None:
         checker.problems.extend(check(quiz))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 from bot.domain.pipeline import ScheduleSpec
+from bot.domain.quiz.images import ImageRefused, check_image
 from bot.domain.quiz.model import Option, Question, Quiz, Text
 from bot.domain.quiz.yaml_lines import LineList, LineMap
 from bot.domain.results import Reference
@@ -22,7 +23,6 @@ QUIZ_KEYS = {"id", "title", "description", "difficulty", "languages", "questions
 QUIZ_REQUIRED = QUIZ_KEYS - {"shuffle_questions"}
 QUESTION_KEYS = {"id", "text", "options", "correct", "explanation", "references", "image"}
 QUESTION_REQUIRED = QUESTION_KEYS - {"references", "image"}
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 OPTION_KEYS = {"text", "why_not"}
 REFERENCE_KEYS = {"title", "url"}
 
@@ -176,25 +176,17 @@ class Checker:
                         image=image, schedule=schedule)
 
     def image(self, q: LineMap, path: str) -> Path | None:
-        """The picture's path: relative to the YAML file, inside its folder, present."""
+        """The picture's path, checked by `bot.domain.quiz.images.check_image`."""
         value, line = q.get("image"), q.key_lines.get("image", q.line)
         where = f"{path}.image"
         if not isinstance(value, str) or not value.strip():
             self.error(line, where, f"must be a path like img/gpipe-p4-m4.png, got {value!r}")
             return None
-        rel = PurePosixPath(value.strip())
-        if rel.is_absolute() or ".." in rel.parts or "\\" in value:
-            self.error(line, where, f"{value!r} must be relative to the quiz file's folder "
-                       "and stay inside it (no leading / or ..)")
+        try:
+            return check_image(self.base or Path("."), value).resolve()
+        except ImageRefused as exc:
+            self.error(line, where, str(exc))
             return None
-        if rel.suffix.lower() not in IMAGE_SUFFIXES:
-            self.error(line, where, f"{value!r} must be a {', '.join(IMAGE_SUFFIXES)} file")
-            return None
-        full = (self.base or Path(".")) / rel
-        if not full.is_file():
-            self.error(line, where, f"{value} does not exist (looked for {full})")
-            return None
-        return full.resolve()
 
     def options(self, q: LineMap, path: str) -> tuple[Option, ...] | None:
         items = q.get("options")

@@ -1,4 +1,7 @@
-"""YAML loading that remembers the line of every mapping key and list item."""
+"""YAML loading that remembers the line of every mapping key and list item, and trusts
+nothing: anchors and aliases are refused where they first appear (before anything is
+expanded, so ~1 KB of nested aliases costs nothing), and a key given twice in one mapping
+is recorded with both lines instead of the last one silently winning."""
 
 from __future__ import annotations
 
@@ -17,10 +20,35 @@ class LineList(list[Any]):
     item_lines: list[int]
 
 
+class RefusedYAML(yaml.MarkedYAMLError):
+    """YAML that parses but that quiz files may not use (anchors, aliases)."""
+
+
 class LineLoader(yaml.SafeLoader):
     """SafeLoader that remembers where each mapping key and list item stands."""
 
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        # (key, first line, repeated line) for every key given twice in one mapping
+        self.duplicates: list[tuple[str, int, int]] = []
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        """As SafeLoader's, but no alias (*name) and no anchor (&name)."""
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise RefusedYAML(None, None, "YAML anchors and aliases (&name, *name) are not "
+                              "allowed in quiz files; write the value out", event.start_mark)
+        return super().compose_node(parent, index)
+
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            line = key_node.start_mark.line + 1
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else id(key_node)
+            if key in seen:
+                self.duplicates.append((str(key), seen[key], line))
+            else:
+                seen[key] = line
         result = LineMap(cast(dict[str, Any], super().construct_mapping(node, deep=True)))
         result.line = node.start_mark.line + 1
         result.key_lines = {
