@@ -1,7 +1,15 @@
 """Configuration: one YAML file read once at start; fails fast naming the bad key.
 
-Tokens never live in the file: they come from TELEGRAM_BOT_TOKEN / DISCORD_BOT_TOKEN and are
-wrapped in `Secret` so no repr, log line or traceback shows them.
+Tokens never live in the file: they come from each platform's token variable
+(`bot.domain.platforms`) and are wrapped in `Secret` so no repr, log line or traceback shows
+them.
+
+Hand-written on purpose (compared with pydantic-settings 2.x): `load_config` reads top to
+bottom in the order of deploy/config.example.yaml, and each bad key gets one line naming
+the file, the dotted key and what is wrong, which maintainers and tests rely on. With
+pydantic-settings the same needs a YAML settings source, `extra="forbid"` on every nested
+model, a custom formatter for its multi-line validation errors, and tokens kept out of the
+file source, for about twenty keys, on top of pydantic and its compiled core.
 """
 
 from __future__ import annotations
