@@ -1,0 +1,120 @@
+"""long-context: complete in both languages, not answerable from the shape of its options,
+and its computed answers agree with the arithmetic in its explanations."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from bot.domain.quiz import Question, Quiz, quality_warnings
+
+
+@pytest.fixture(scope="module")
+def lc(quizzes: dict[str, Quiz]) -> Quiz:
+    return quizzes["long-context"]
+
+
+def right(q: Question, lang: str = "en") -> str:
+    return q.options[q.correct].text.get(lang)
+
+
+def question(quiz: Quiz, qid: str) -> Question:
+    q = quiz.question(qid)
+    assert q is not None, qid
+    return q
+
+
+def test_shape(lc: Quiz):
+    assert lc.difficulty == "hard" and lc.languages == ("en", "ur")
+    assert len(lc.questions) >= 15
+    counts = Counter(q.correct for q in lc.questions)
+    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
+
+
+def test_every_question_teaches_in_both_languages(lc: Quiz):
+    for q in lc.questions:
+        for lang in ("en", "ur"):
+            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
+        for i, option in enumerate(q.options):
+            assert (option.why_not is None) == (i == q.correct), (q.id, i)
+            if option.why_not:
+                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
+        assert q.references and all(r.url.startswith("https://") for r in q.references), q.id
+
+
+def test_no_giveaways(lc: Quiz):
+    assert quality_warnings(lc) == []
+    for lang in ("en", "ur"):
+        longest = [q.id for q in lc.questions
+                   if all(len(right(q, lang)) > len(o.text.get(lang))
+                          for k, o in enumerate(q.options) if k != q.correct)]
+        assert len(longest) <= len(lc.questions) // 4, (lang, longest)
+
+
+# --- the computed answers, recomputed ----------------------------------------------------------
+
+BF16 = 2
+
+
+def test_ring_block_size(lc: Quiz):
+    flops, link = 989e12, 50e9  # 4·c²·d FLOPs against 4·c·d bytes per step: c ≥ F/B
+    assert right(question(lc, "l01-ring-block-size")) == f"About {round(flops / link, -3) / 1e3:.0f}K tokens"
+
+
+def test_causal_imbalance(lc: Quiz):
+    n = 8
+    work = [i + 0.5 for i in range(n)]  # i unmasked blocks and a half-masked diagonal
+    assert sum(work) == 32
+    zigzag = [((i + 0.5) + (2 * n - 1 - i + 0.5)) / 4 for i in range(n)]
+    assert set(zigzag) == {4}
+    assert right(question(lc, "l02-causal-imbalance")).startswith(
+        f"First {work[0]}, last {work[-1]} units; give device i chunks i and {2 * n - 1}−i")
+
+
+def test_gathered_kv_bytes(lc: Quiz):
+    tokens, kv_heads, tp, head_dim = 131_072, 8, 8, 128
+    gathered = 2 * tokens * (kv_heads // tp) * head_dim * BF16
+    assert right(question(lc, "l04-gathered-kv-bytes")) == f"About {gathered / 1e6:.0f} MB"
+
+
+def test_ulysses_bytes(lc: Quiz):
+    p, n, h = 8, 65_536, 4_096
+    sent = 4 * n * h * BF16 / p * (p - 1) / p
+    assert right(question(lc, "l06-ulysses-volume")).startswith(f"About {sent / 1e6:.0f} MB")
+
+
+def test_activation_memory(lc: Quiz):
+    s, h, tp, cp = 131_072, 8_192, 8, 16
+    per_gpu = 34 * s * h / (tp * cp)
+    assert right(question(lc, "l08-activation-memory")) == f"About {per_gpu / 1e9:.2f} GB"
+
+
+def test_fsdp2_accumulation(lc: Quiz):
+    micro = 4
+    assert right(question(lc, "l10-fsdp2-accumulation")) == (
+        f"{2 * micro} all-gathers, 1 reduce-scatter")
+
+
+def test_hsdp_traffic(lc: Quiz):
+    grads_gb, shard, replicas = 8e9 * BF16 / 1e9, 8, 8
+    sent = 2 * (replicas - 1) / replicas * grads_gb / shard
+    assert right(question(lc, "l11-hsdp-traffic")).startswith(f"About {sent:.1f} GB")
+
+
+def test_zero_stage_2(lc: Quiz):
+    psi, nd = 7.5e9, 64
+    stage2 = (2 * psi + 14 * psi / nd) / 1e9
+    assert right(question(lc, "l12-zero-stages")).startswith(f"{stage2:.1f} GB")
+
+
+def test_prefetch_bound(lc: Quiz):
+    layers, gather, compute = 32, 6, 4
+    end = 0.0
+    for i in range(1, layers + 1):  # gathers back to back; layer i waits for gather i
+        end = max(end, gather * i) + compute
+    assert right(question(lc, "l13-prefetch-bound")).startswith(f"About {end:.0f} ms")
+
+
+def test_llama3_layout(lc: Quiz):
+    assert right(question(lc, "l16-llama3-layout")).startswith(f"DP = {16_384 // (8 * 16 * 16)};")
