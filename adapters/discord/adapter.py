@@ -81,7 +81,7 @@ class DiscordAdapter:
         client, task = self.client, self._task
         self.client = self._task = None
         try:
-            if client is not None and client.rounds is not None:
+            if client is not None:
                 await client.rounds.driver.stop()  # what it did not show stays due
             if client is not None:
                 await client.close()

@@ -77,7 +77,7 @@ class QuizClient(discord.Client):
         )
         self.app = app
         self.flows = Flows(app)
-        self.rounds = DiscordRounds(app, self) if app.rounds is not None else None
+        self.rounds = DiscordRounds(app, self)
         self.endpoints = endpoints
         self.connected = asyncio.Event()  # set on READY (every shard's, when sharded)
         self.tree = QuizTree(self)
@@ -90,8 +90,7 @@ class QuizClient(discord.Client):
         self.add_dynamic_items(*DYNAMIC_ITEMS, RoundButton)
         await self._resolve_gateway()
         await sync_commands(self.tree, self.app.config.discord.guild_ids)
-        if self.rounds is not None:  # posts through REST; needs no gateway
-            self.rounds.driver.start()
+        self.rounds.driver.start()  # posts through REST; needs no gateway
 
     async def _resolve_gateway(self) -> int | None:
         """Point discord.py at the configured (or the REST proxy's) gateway; return the

@@ -126,7 +126,7 @@ class Flows:
         """/leaderboard [server|global] [all|solo|rounds]: this server's board by default,
         public; every result, or only solo quizzes or only rounds."""
         where = GLOBAL if scope == "global" else CHAT
-        if kind != "all" and self.rounds is not None:
+        if kind != "all":
             work = self.rounds.leaderboard(actor_of(interaction), scope=where, kind=kind)
         else:
             work = self.engine.leaderboard(actor_of(interaction), scope=where)

@@ -76,7 +76,6 @@ class DiscordRounds:
     """The round commands and buttons of one client, and its driver."""
 
     def __init__(self, app: App, client: discord.Client) -> None:
-        assert app.rounds is not None
         self.rounds: Rounds = app.rounds
         self.engine, self.cat, self.client = app.engine, app.catalogue, client
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at)

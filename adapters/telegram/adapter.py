@@ -118,9 +118,7 @@ class TelegramAdapter:
             .pool_timeout(10.0)
             .build()
         )
-        rounds = None
-        if self.app.rounds is not None:
-            rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)
+        rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)
         dashboard = self.dashboard = TelegramDashboard(
             self.app.catalogue, self.app.config.web.public_url, lambda: application.bot)
         Handlers(self.app, self.outbox, rounds, dashboard).register(application)

@@ -95,7 +95,6 @@ class TelegramRounds:
     """The `/round` command, the deep-link parts of /quiz and /start, and the sink."""
 
     def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
-        assert app.rounds is not None
         self.rounds: Rounds = app.rounds
         self.engine, self.cat = app.engine, app.catalogue
         self.plan = Planner(app.catalogue, views.HTML, shared_chats=True)
