@@ -25,8 +25,7 @@ import functools
 import re
 import sqlite3
 from collections.abc import Awaitable, Callable, Generator, Sequence
-from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
 Rows = list[Any]  # sqlite3.Row or asyncpg.Record: both index by column name
@@ -34,9 +33,8 @@ _LOCK = re.compile(r"\s+FOR\s+(?:NO\s+KEY\s+)?UPDATE(?:\s+SKIP\s+LOCKED)?")
 _PLACEHOLDER = re.compile(r"\?(\d*)")
 
 
-@dataclass(frozen=True, slots=True)
-class Stmt:
-    """One statement of a command."""
+class Stmt(NamedTuple):
+    """One statement of a command (a tuple: the answer path builds several per tap)."""
 
     sql: str
     params: Sequence[Any] = ()
@@ -55,12 +53,12 @@ def q(sql: str, *params: Any) -> Stmt:
 
 def many(sql: str, rows: Sequence[Sequence[Any]]) -> Stmt:
     """One statement run once per parameter tuple."""
-    return Stmt(sql, rows, many=True)
+    return Stmt(sql, rows, True)
 
 
 def lock(sql: str, *params: Any) -> Stmt:
     """A `SELECT ... FOR [NO KEY] UPDATE` that orders PostgreSQL writers (SQLite: skipped)."""
-    return Stmt(sql, params, lock_only=True)
+    return Stmt(sql, params, False, True)
 
 
 @functools.lru_cache(maxsize=2048)
