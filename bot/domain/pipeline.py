@@ -259,14 +259,22 @@ def timeline(spec: ScheduleSpec, *, idle: str = ".") -> str:
     sched = simulate(spec)
     marked = spec.chunks > 1 or spec.paths > 1
 
-    def label(op: Op | None) -> str:
-        if op is None:
-            return ""
-        if op.kind == "FB":
-            return f"F{op.micro + 1}{'ab'[op.chunk]}+B{op.micro2 + 1}{'ab'[op.chunk2]}"
-        return op.label + ("abcdefgh"[op.chunk] if marked else "")
+    def mark(kind: str, micro: int, chunk: int) -> str:
+        return f"{kind}{micro + 1}" + ("abcdefgh"[chunk] if marked else "")
 
-    rows = [[label(op) for op in sched.row(d)] for d in range(spec.p)]
+    def cells(op: Op) -> list[str]:
+        """An operation's label in its first slot, `~` in the slots it goes on; an overlapped
+        pair reads `F4a +B2b`."""
+        first = [mark("F", op.micro, op.chunk), "+" + mark("B", op.micro2, op.chunk2)] \
+            if op.kind == "FB" else [mark(op.kind, op.micro, op.chunk)]
+        return (first + ["~"] * (op.end - op.start))[:op.end - op.start]
+
+    rows: list[list[str]] = []
+    for d in range(spec.p):
+        row: list[str] = []
+        for t, op in enumerate(sched.row(d)):
+            row.append("" if op is None else cells(op)[t - op.start])
+        rows.append(row)
     width = max(len(cell) for row in rows for cell in row)
     head = len(f"GPU{spec.p}")
     return "\n".join(

@@ -226,7 +226,9 @@ def test_dualpipe_timeline_marks_direction_and_overlap():
     rows = timeline(ScheduleSpec("dualpipe", 4, 8)).splitlines()
     assert rows[0].split()[1:5] == ["F1a", "F2a", "F3a", "F1b"]
     assert rows[3].split()[1:5] == ["F1b", "F2b", "F3b", "F1a"]
-    assert "F4a+B2b" in rows[0]
+    # The pair F4 (direction a) with B2 (direction b) lasts F + B + W: three columns.
+    assert "F4a  +B2b ~    " in rows[0]
+    assert "B3b  ~    " in rows[0]  # a full backward (B with its W) over two columns
 
 
 @pytest.mark.parametrize("kind", ["gpipe", "1f1b"])
