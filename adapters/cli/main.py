@@ -34,6 +34,7 @@ from bot.domain.quiz.glossary import (
     load_glossary,
     strings_warnings,
 )
+from bot.domain.quiz.sampling import SAMPLES, sample_problems
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
@@ -144,8 +145,14 @@ def validate(paths: Sequence[Path]) -> int:
     quizzes, problems = load_all(paths, check=check_rendered_sizes)
     glossaries: dict[Path, Glossary] = {}
     for quiz in quizzes.values():
+        sampled = sample_problems(quiz)  # computed questions: seeded draws of each
+        problems.extend(sampled)
+        if sampled:
+            continue
+        drawn = sum(q.computed is not None for q in quiz.questions)
+        numbers = f", {drawn} computed ({SAMPLES} draws each)" if drawn else ""
         print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
-              f"questions, languages {', '.join(quiz.languages)}")
+              f"questions{numbers}, languages {', '.join(quiz.languages)}")
         warnings = quality_warnings(quiz)
         found = glossary_for(Path(quiz.source), default_content_dir())
         if found is not None:

@@ -25,7 +25,7 @@ from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.commands import discord_link
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_png
-from bot.present.plan import Planner, Reply
+from bot.present.plan import Planner, Reply, draw_pictures
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +62,7 @@ class Flows:
         """Carry out a plan. A press edits its message when the plan says so (the edit
         itself is the acknowledgement), else the ack is an ephemeral note; cards follow,
         ephemeral in a server unless the plan makes them public."""
+        await draw_pictures(reply.edit, *reply.send)
         if reply.edit is not None:
             await update(interaction, **edit_of(reply.edit))
         elif reply.ack is not None:

@@ -131,7 +131,8 @@ def message_of(card: Card) -> dict[str, Any]:
     """Keyword arguments that show a card: an embed when it has a title (or is too long
     for a plain message), else plain content; its buttons as a frozen view."""
     message: dict[str, Any] = {}
-    if card.title or card.image or card.picture or len(card.body) > MESSAGE_LIMIT:
+    if (card.title or card.image or card.picture or card.schedule
+            or len(card.body) > MESSAGE_LIMIT):
         embed = discord.Embed(title=card.title or None, description=card.body,
                               colour=TONES[card.tone])
         if card.footer:

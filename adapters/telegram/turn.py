@@ -18,7 +18,7 @@ from adapters.telegram.observe import error_kind
 from adapters.telegram.outbox import Outbox
 from bot.app.metrics import Metrics
 from bot.domain.results import Actor
-from bot.present.plan import Card, Reply
+from bot.present.plan import Card, Reply, draw_pictures
 
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption
@@ -82,10 +82,11 @@ class Turn:
         self.outbox.post(self.chat_id, lambda: self._guarded(self._effects(reply)))
 
     async def _effects(self, reply: Reply) -> None:
+        await draw_pictures(reply.edit, *reply.send)
         if reply.edit is not None:
             await self.edit(reply.edit)
             if (png := reply.edit.png()) is not None:  # a text edit cannot carry a picture
-                await self.bot.send_photo(self.chat_id, png[1])
+                await self.bot.send_photo(self.chat_id, png[1], filename=png[0])
         elif reply.clear_buttons:
             await self.drop_buttons()
         for card in reply.send:
@@ -118,10 +119,11 @@ class Turn:
         if (png := card.png()) is not None:  # a photo, captioned when the text fits
             if len(text) <= CAPTION_LIMIT:
                 return await self.bot.send_photo(self.chat_id, png[1], caption=text,
+                                                 filename=png[0],
                                                  reply_markup=views.keyboard_of(card),
                                                  reply_parameters=reply)
             await self.bot.send_message(self.chat_id, text, reply_parameters=reply)
-            return await self.bot.send_photo(self.chat_id, png[1],
+            return await self.bot.send_photo(self.chat_id, png[1], filename=png[0],
                                              reply_markup=views.keyboard_of(card))
         return await self.bot.send_message(self.chat_id, text,
                                            reply_markup=views.keyboard_of(card),

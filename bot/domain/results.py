@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from bot.domain.pipeline import ScheduleSpec
 from bot.domain.round_results import LockedIn, PressRefused
 
 
@@ -99,6 +100,8 @@ class AnswerResult:
     sure: bool | None = None  # the confidence mark given with this answer, if asked
     image: Path | None = None  # a picture for the explanation (Telegram photo, Discord embed)
     timeline: str | None = None  # the same schedule as monospace text, for the terminal
+    # the schedule the explanation shows, drawn for a computed question's numbers (no image)
+    schedule: ScheduleSpec | None = None
 
     @property
     def is_last(self) -> bool:

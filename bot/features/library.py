@@ -9,11 +9,12 @@ language.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from bot.domain import learning
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
 from bot.domain.quiz import Question, Quiz, entry_quiz
+from bot.domain.quiz.computed import draw, seed_of
 from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
 from bot.store.protocol import NewSession, SessionRow, Store
 
@@ -125,14 +126,16 @@ def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Que
         rng.shuffle(order)
     orders = tuple(shuffled_options(rng, q) for q in order)
     return NewSession(actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
-                      tuple(q.id for q in order), orders)
+                      tuple(q.id for q in order), orders,
+                      seed=rng.getrandbits(62))  # this attempt's numbers (computed questions)
 
 
 def question_at(quiz: Quiz, row: SessionRow, position: int) -> Question:
-    """The question a fitting session shows at `position`."""
+    """The question a fitting session shows at `position`, with the attempt's numbers when
+    it is a computed one (the draw is a function of the session's seed and the question)."""
     question = quiz.question(row.question_ids[position])
     assert question is not None  # Quiz.fits() was checked
-    return question
+    return draw(question, seed_of(row.seed, row.id))
 
 
 def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
@@ -145,3 +148,15 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         question_id=question.id, text=question.text.get(lang),
         options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
         resumed=resumed, confidence=row.confidence)
+
+
+async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[str, int]:
+    """Per quiz with computed questions, the seed of the learner's last finished attempt:
+    /stats shows those questions with the numbers they last saw."""
+    seeds = {}
+    for quiz in quizzes:
+        if any(q.computed is not None for q in quiz.questions):
+            last = await store.last_finished(who.platform, who.user_id, quiz.id)
+            if last is not None:
+                seeds[quiz.id] = seed_of(last.seed, last.id)
+    return seeds

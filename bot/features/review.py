@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from bot.domain import learning
 from bot.domain.errors import BadReminder, NothingDue
+from bot.domain.quiz.computed import shown_text
 from bot.domain.results import (
     Actor,
     DayStat,
@@ -23,7 +24,7 @@ from bot.domain.results import (
     SessionKind,
     SettingsView,
 )
-from bot.features.library import Library, new_session, prompt
+from bot.features.library import Library, last_seeds, new_session, prompt
 from bot.store.learning import LearnerSettings, NewJob, NewReview, reminder_key, review_key
 from bot.store.protocol import SessionRow, Store
 
@@ -140,8 +141,10 @@ class SpacedReview:
                 bucket = sure if t.sure else guess
                 bucket[0] += t.answered
                 bucket[1] += t.correct
+        seeds = await last_seeds(self.store, who, self.library.quizzes.values())
         questions = tuple(
-            QuestionStat(learning.qualify(quiz.id, q.id), q.text.get(lang),
+            QuestionStat(learning.qualify(quiz.id, q.id),
+                         shown_text(q, lang, seeds.get(quiz.id)),
                          *per[(quiz.id, q.id)])
             for quiz in sorted(self.library.quizzes.values(), key=lambda z: z.id)
             for q in quiz.questions if (quiz.id, q.id) in per)

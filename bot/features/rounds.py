@@ -20,7 +20,8 @@ from typing import Protocol
 
 from bot.domain import learning
 from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
-from bot.domain.quiz import Quiz
+from bot.domain.quiz import Question, Quiz
+from bot.domain.quiz.computed import draw, seed_of
 from bot.domain.results import Actor, Leaderboard, LeaderboardRow
 from bot.domain.round_results import (
     LockedIn,
@@ -119,7 +120,8 @@ class Rounds:
             orders.append(tuple(perm))
         new = NewRound(actor.platform, chat_id, actor.chat_id, actor.user_id,
                        actor.display_name, quiz.id, lang, tuple(q.id for q in picked),
-                       tuple(orders), seconds, self.reveal_seconds)
+                       tuple(orders), seconds, self.reveal_seconds,
+                       seed=self._rng.getrandbits(62))  # every member's numbers
         row = await self.store.create_round(new, self.clock())
         if row is None:
             raise RoundRunning()
@@ -247,9 +249,14 @@ class Rounds:
         except Exception:  # the quiz file went away in a reload
             return None
 
+    def _drawn(self, quiz: Quiz | None, row: RoundRow, qindex: int) -> Question | None:
+        """The round's question `qindex`, with the round's numbers (one draw for all)."""
+        question = quiz.question(row.question_ids[qindex]) if quiz else None
+        return None if question is None else draw(question, seed_of(row.seed, row.id))
+
     def _question(self, row: RoundRow, qindex: int, deadline: float) -> RoundQuestion:
         quiz = self._quiz(row)
-        question = quiz.question(row.question_ids[qindex]) if quiz else None
+        question = self._drawn(quiz, row, qindex)
         lang = row.lang
         if quiz is None or question is None:
             text, options = row.question_ids[qindex], tuple("?" for _ in row.option_orders[qindex])
@@ -275,7 +282,7 @@ class Rounds:
         if qindex is None:
             return base
         order = row.option_orders[qindex]
-        question = quiz.question(row.question_ids[qindex]) if quiz else None
+        question = self._drawn(quiz, row, qindex)
         here = [a for a in reveal.answers if a.qindex == qindex]
         counts = [0] * len(order)
         for a in here:

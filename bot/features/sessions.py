@@ -14,6 +14,7 @@ from bot.domain.errors import NoActiveSession, NothingToReview, QuizInProgress
 from bot.domain.observer import Observer
 from bot.domain.pipeline import timeline
 from bot.domain.quiz import Question, Quiz
+from bot.domain.quiz.computed import draw, seed_of, shown_text
 from bot.domain.results import (
     Actor,
     AnswerOutcome,
@@ -29,7 +30,7 @@ from bot.domain.results import (
     Summary,
     UserStats,
 )
-from bot.features.library import Library, new_session, prompt, question_at
+from bot.features.library import Library, last_seeds, new_session, prompt, question_at
 from bot.features.review import SpacedReview
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
 
@@ -194,13 +195,15 @@ class Sessions:
             references=question.references, answered=answer.position + 1, score=score,
             next=None if is_last else prompt(quiz, row, answer.position + 1, lang),
             summary=summary, duplicate=duplicate, image=question.image,
-            timeline=timeline(question.schedule) if question.schedule else None, sure=sure)
+            timeline=timeline(question.schedule) if question.schedule else None, sure=sure,
+            schedule=question.schedule)
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.answers(row.id)
         missed = []
         for a in answers:
             if not a.correct and (q := quiz.question(a.question_id)) is not None:
+                q = draw(q, seed_of(row.seed, row.id))
                 missed.append(MissedQuestion(a.position, q.id, q.text.get(lang),
                                              q.options[q.correct].text.get(lang)))
         best = None
@@ -221,8 +224,10 @@ class Sessions:
         who = member or actor
         attempts, best, last = await self.store.attempts(who.platform, who.user_id, quiz.id)
         per_question = await self.store.question_stats(who.platform, who.user_id, quiz.id)
+        seeds = await last_seeds(self.store, who, (quiz,))  # computed questions: the last numbers
         questions = tuple(
-            QuestionStat(q.id, q.text.get(lang), *per_question.get(q.id, (0, 0)))
+            QuestionStat(q.id, shown_text(q, lang, seeds.get(quiz.id)),
+                         *per_question.get(q.id, (0, 0)))
             for q in quiz.questions)
         own = (who.platform, who.user_id) == (actor.platform, actor.user_id)
         return UserStats(lang, quiz.id, quiz.title.get(lang), who.display_name, attempts, best,

@@ -12,6 +12,7 @@ turns the question into its result and explanation, and one message with the nex
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ from bot.domain.payloads import (
     encode_answer,
 )
 from bot.domain.quiz.images import ImageRefused, read_image
+from bot.domain.pipeline import ScheduleSpec
 from bot.domain.results import (
     Actor,
     AnswerResult,
@@ -52,7 +54,7 @@ from bot.domain.results import (
     LanguageSet as LanguageSetResult,
 )
 from bot.domain.round_results import LockedIn, PressRefused
-from bot.present import render
+from bot.present import diagrams, render
 from bot.present.i18n import Catalogue, is_rtl
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,8 @@ class Card:
     rows: tuple[tuple[Button, ...], ...] = ()
     image: Path | None = None  # a shipped picture (a schedule diagram): a photo / embed image
     picture: bytes | None = None  # a PNG made on the fly (the /stats chart): a photo / embed
+    # a schedule drawn for a computed question's numbers (bot.present.diagrams, cached)
+    schedule: ScheduleSpec | None = None
     figure: str = ""  # the same as monospace text, for where pictures cannot go (terminal)
 
     def png(self) -> tuple[str, bytes] | None:
@@ -104,6 +108,8 @@ class Card:
                 return None
         if self.picture is not None:
             return "stats.png", self.picture
+        if self.schedule is not None:
+            return f"{self.schedule.name}.png", diagrams.png(self.schedule)
         return None
 
 
@@ -181,7 +187,8 @@ class Planner:
         return Card(body, title=render.question_header(self.cat, p),
                     tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
                     rows=(_row(result.lang, buttons),), image=result.image,
-                    figure=result.timeline or "")
+                    figure=result.timeline or "",
+                    schedule=result.schedule if result.image is None else None)
 
     def summary(self, summary: Summary, actor: Actor) -> Card:
         """Final score and missed questions, with Review missed and Try again."""
@@ -344,3 +351,12 @@ class Planner:
 def _title(cat: Catalogue, prompt: QuestionPrompt) -> str:
     return (f"{render.question_header(cat, prompt)}  "
             f"{render.progress_bar(prompt.position, prompt.total)}")
+
+
+
+async def draw_pictures(*cards: Card | None) -> None:
+    """Draw the cards' schedule pictures in a worker thread (a wide one takes ~0.1 s), so
+    that `Card.png()` then finds them cached and the event loop never waits on drawing."""
+    for card in cards:
+        if card is not None and card.schedule is not None:
+            await asyncio.to_thread(diagrams.png, card.schedule)

@@ -21,6 +21,7 @@ from typing import Any
 from bot.domain.platforms import PLATFORMS
 from bot.domain.quiz import Quiz
 from bot.store.reader import Reader
+from bot.domain.quiz.computed import DrawFailed, draw, drawn_text
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -148,6 +149,7 @@ class LearnerQuestion:
     correct: int
     last_option: str
     last_correct: bool
+    numbers: str = ""  # a computed question's numbers in that last answer ("p=8, m=24")
 
 
 @dataclass(frozen=True)
@@ -181,7 +183,8 @@ async def learners(read: Reader, scope: Scope,
     for r in await read.rows(
             "SELECT s.platform, s.user_id, s.quiz_id, a.question_id, COUNT(*), "
             "SUM(CAST(a.correct AS INTEGER)), (SELECT la.chosen || ':' || "
-            "CAST(CAST(la.correct AS INTEGER) AS TEXT) FROM answers la JOIN sessions ls "
+            "CAST(CAST(la.correct AS INTEGER) AS TEXT) || ':' || "
+            "CAST(COALESCE(ls.seed, ls.id) AS TEXT) FROM answers la JOIN sessions ls "
             "ON ls.id = la.session_id WHERE ls.platform = s.platform AND ls.user_id = s.user_id "
             "AND ls.quiz_id = s.quiz_id AND ls.kind = 'full' AND la.question_id = a.question_id "
             f"AND {scope.where('ls')[0]} ORDER BY la.answered_at DESC, la.session_id DESC "
@@ -190,9 +193,10 @@ async def learners(read: Reader, scope: Scope,
             f"WHERE s.kind = 'full' AND {cond} "
             "GROUP BY s.platform, s.user_id, s.quiz_id, a.question_id",
             scope.where("ls")[1] + params):
-        chosen, _, correct = str(r[6]).partition(":")
+        chosen, correct, seed = str(r[6]).split(":")
         per_question.setdefault((r[0], r[1], r[2]), []).append(LearnerQuestion(
-            r[3], int(r[4]), int(r[5]), letter(int(chosen)), correct == "1"))
+            r[3], int(r[4]), int(r[5]), letter(int(chosen)), correct == "1",
+            _numbers(quizzes, r[2], r[3], int(seed))))
     out = []
     for h in heads:
         qs = per_question.get((h[0], h[1], h[3]), [])
@@ -215,7 +219,7 @@ def export_json(rows: list[Learner], questions: list[QuestionRow], scope: Scope)
 
 CSV_COLUMNS = ("platform", "user_id", "display_name", "quiz_id", "sessions_started",
                "attempts_finished", "best_score", "last_score", "question_id", "answered",
-               "correct", "last_option", "last_correct")
+               "correct", "last_option", "last_correct", "numbers")
 
 
 # A cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): a display name such
@@ -243,8 +247,9 @@ def export_csv(rows: list[Learner]) -> str:
                 r.attempts_finished, _blank(r.best_score), _blank(r.last_score)]
         blank: list[LearnerQuestion | None] = [None]
         for q in r.questions or blank:
-            tail = ["", "", "", "", ""] if q is None else [
-                q.question_id, q.answered, q.correct, q.last_option, int(q.last_correct)]
+            tail = ["", "", "", "", "", ""] if q is None else [
+                q.question_id, q.answered, q.correct, q.last_option, int(q.last_correct),
+                q.numbers]
             writer.writerow([csv_cell(c) for c in head + tail])
     return buf.getvalue()
 
@@ -276,4 +281,19 @@ def _texts(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str,
         return "", ""
     option = question.options[wrong].text.get("en") \
         if wrong is not None and 0 <= wrong < len(question.options) else ""
+    if question.computed is not None and option:  # its text is a template: name the mistake
+        option = question.computed.choices[wrong or 0].name
     return question.text.get("en"), option
+
+
+def _numbers(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str,
+             seed: int) -> str:
+    """The numbers a computed question showed in the attempt with this seed ('' if none)."""
+    quiz = (quizzes or {}).get(quiz_id)
+    question = quiz.question(question_id) if quiz else None
+    if question is None or question.computed is None:
+        return ""
+    try:
+        return drawn_text(draw(question, seed).drawn)
+    except DrawFailed:
+        return ""

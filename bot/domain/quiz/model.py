@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.domain.pipeline import ScheduleSpec
 from bot.domain.results import Reference
+
+if TYPE_CHECKING:
+    from bot.domain.quiz.computed import Computed
+    from bot.domain.quiz.formula import Number
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +47,10 @@ class Question:
     # The pipeline schedule the image shows, when its name says (gpipe-p4-m4.png): lets a
     # terminal show the same schedule as a text timeline.
     schedule: ScheduleSpec | None = None
+    # A computed question (numbers drawn per attempt, `bot.domain.quiz.computed.draw`): its
+    # text, options and explanation above are then the undrawn templates.
+    computed: Computed | None = field(default=None, compare=False, repr=False)
+    drawn: tuple[tuple[str, Number], ...] = ()  # a drawn question's numbers, e.g. (("p", 8),)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.domain.pipeline import ScheduleSpec
 from bot.domain.quiz.images import ImageRefused, check_image
+from bot.domain.quiz.computed_check import COMPUTED_KEYS, COMPUTED_REQUIRED, ComputedChecker
 from bot.domain.quiz.model import Option, Question, Quiz, Text
 from bot.domain.quiz.yaml_lines import LineList, LineMap
 from bot.domain.results import Reference
@@ -132,7 +133,9 @@ class Checker:
         seen: dict[str, int] = {}
         for i, (item, item_line) in enumerate(zip(items, items.item_lines, strict=True)):
             path = f"questions[{i}]"
-            q = self.mapping(item, item_line, path, QUESTION_KEYS, QUESTION_REQUIRED)
+            computed = isinstance(item, dict) and "params" in item
+            q = self.mapping(item, item_line, path, COMPUTED_KEYS if computed else QUESTION_KEYS,
+                             COMPUTED_REQUIRED if computed else QUESTION_REQUIRED)
             if q is None:
                 continue
             qid = q.get("id")
@@ -144,7 +147,8 @@ class Checker:
                            f"{qid!r} duplicates the id of questions[{seen[qid]}]")
             else:
                 seen[qid] = i
-            question = self.question(q, path, item_line, qid)
+            question = (ComputedChecker(self, q, path).question(qid) if computed
+                        else self.question(q, path, item_line, qid))
             if question is not None:
                 out.append(question)
         return tuple(out)

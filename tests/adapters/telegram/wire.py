@@ -84,7 +84,14 @@ async def read_params(request: web.Request) -> dict[str, Any]:
     if request.can_read_body:
         form = await request.post()
         raw.update({k: v for k, v in form.items() if isinstance(v, str)})
-    return {k: decode(k, v) for k, v in raw.items()}
+        # an uploaded file (a photo) is noted by its name and content, e.g. "photo.filename"
+        files = {k: v for k, v in form.items() if not isinstance(v, str)}
+    else:
+        files = {}
+    params = {k: decode(k, v) for k, v in raw.items()}
+    for k, v in files.items():
+        params[f"{k}.filename"], params[f"{k}.content"] = v.filename, v.file.read()
+    return params
 
 
 def decode(key: str, value: str) -> Any:

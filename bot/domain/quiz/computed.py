@@ -1,0 +1,290 @@
+"""Computed questions: numbers drawn for each attempt, the answer and its distractors worked
+out with them.
+
+A computed question declares parameters (choices or ranges), derived values (`let`),
+constraints (`where`), the answer's formula and one formula per named mistake. A draw picks
+the parameters from a seed, rejects it when a constraint fails, a formula fails, the answer
+leaves its declared bounds or two options would read the same (after rounding), and tries
+again, at most MAX_TRIES times. Every text is a template (`bot.domain.quiz.template`) filled
+with the drawn values. The draw is a pure function of (seed, question id): resume, restart,
+a double tap, a second process and every member of a round see the same numbers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from threading import Lock
+
+from bot.domain.pipeline import ScheduleSpec
+from bot.domain.quiz.formula import Formula, FormulaError, Number
+from bot.domain.quiz.model import Option, Question, Text
+from bot.domain.quiz.template import Template
+
+MAX_TRIES = 50
+CACHE_SIZE = 4096  # drawn questions kept per computed question (a cache: safe to drop)
+RESERVED = frozenset({"value", "answer"})  # names the templates get besides the parameters
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter: drawn from `choices`, or from low..high in steps of `step`."""
+
+    name: str
+    choices: tuple[Number, ...]
+    line: int = field(default=0, compare=False)
+
+    def draw(self, rng: random.Random) -> Number:
+        """One value, uniformly among the declared ones."""
+        return self.choices[rng.randrange(len(self.choices))]
+
+
+@dataclass(frozen=True, slots=True)
+class Let:
+    name: str
+    formula: Formula
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The answer (index 0) or one named mistake: its value and its templates per language."""
+
+    name: str
+    value: Formula
+    text: tuple[tuple[str, Template], ...]
+    why_not: tuple[tuple[str, Template], ...] = ()
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """A localized template and where it stands (for messages)."""
+
+    path: str
+    templates: tuple[tuple[str, Template], ...]
+    lines: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    params: tuple[Param, ...]
+    lets: tuple[Let, ...]
+    where: tuple[tuple[Formula, int], ...]
+    choices: tuple[Choice, ...]  # choices[0] is the answer
+    text: Field
+    explanation: Field
+    bounds: tuple[float, float] | None = None
+    bounds_line: int = 0
+    digits: int = 3
+    schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
+    _cache: OrderedDict[tuple[int, str], Question] = field(
+        default_factory=OrderedDict, init=False, repr=False, compare=False, hash=False)
+    _lock: Lock = field(default_factory=Lock, init=False, repr=False, compare=False,
+                        hash=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """Why one attempt was not used: `fatal` for a formula or template that failed."""
+
+    reason: str
+    line: int
+    fatal: bool = False
+
+
+class DrawFailed(Exception):
+    """No attempt within MAX_TRIES gave usable numbers (validate reports it)."""
+
+    def __init__(self, rejected: Rejected) -> None:
+        super().__init__(rejected.reason)
+        self.rejected = rejected
+
+
+def seed_of(seed: int | None, fallback: int) -> int:
+    """An attempt's seed: the stored one, else (a row from before seeds) its id."""
+    return fallback if seed is None else seed
+
+
+def draw_key(seed: int, question_id: str) -> str:
+    """The string that seeds one question's draw within an attempt."""
+    return f"{seed}:{question_id}"
+
+
+def attempt(question: Question, key: str, tries: int = 0) -> Question | Rejected:
+    """One try at drawing `question` (a computed one): the filled-in question, or why not."""
+    c = question.computed
+    assert c is not None
+    rng = random.Random(f"{key}#{tries}")  # str seeds hash with SHA-512: same in every process
+    env: dict[str, Number] = {p.name: p.draw(rng) for p in c.params}
+    try:
+        for let in c.lets:
+            env[let.name] = _number(let.formula(env), let.formula)
+        for check, line in c.where:
+            if not check(env):
+                return Rejected(f"the constraint {check.source!r} fails", line)
+        values = [_number(choice.value(env), choice.value) for choice in c.choices]
+    except FormulaError as exc:
+        return Rejected(f"{exc} (with {drawn_text(env)})", _line_of(c, exc), fatal=True)
+    answer = values[0]
+    if c.bounds is not None and not c.bounds[0] <= answer <= c.bounds[1]:
+        return Rejected(f"the answer {answer:g} leaves the bounds {list(c.bounds)} "
+                        f"(with {drawn_text(env)})", c.bounds_line, fatal=True)
+    env["answer"] = answer
+    try:
+        return _filled(question, c, env, values)
+    except _Coincide as exc:
+        return Rejected(str(exc), exc.line)
+    except _TemplateFailed as exc:
+        return Rejected(str(exc), exc.line, fatal=True)
+
+
+def draw(question: Question, seed: int) -> Question:
+    """`question` with this attempt's numbers (a plain question is returned as it is).
+
+    Bounded tries; when none succeeds (validate reports such a question) the last try's
+    reason is raised as DrawFailed.
+    """
+    c = question.computed
+    if c is None:
+        return question
+    ckey = (seed, question.id)
+    with c._lock:
+        hit = c._cache.get(ckey)
+        if hit is not None:
+            c._cache.move_to_end(ckey)
+            return hit
+    key, last = draw_key(seed, question.id), Rejected("no attempt", question.line)
+    for tries in range(MAX_TRIES):
+        got = attempt(question, key, tries)
+        if not isinstance(got, Rejected):
+            with c._lock:
+                c._cache[ckey] = got
+                while len(c._cache) > CACHE_SIZE:
+                    c._cache.popitem(last=False)
+            return got
+        last = got
+    raise DrawFailed(last)
+
+
+def shown_text(question: Question, lang: str, seed: int | None) -> str:
+    """A question's text for a list (/stats): drawn with `seed`, or with seed 0 (an
+    example) when the learner has no finished attempt; DrawFailed shows the template."""
+    if question.computed is None:
+        return question.text.get(lang)
+    try:
+        return draw(question, 0 if seed is None else seed).text.get(lang)
+    except DrawFailed:
+        return question.text.get(lang)
+
+
+def drawn_text(env: dict[str, Number] | tuple[tuple[str, Number], ...]) -> str:
+    """The drawn values as 'p=8, m=24' (for messages and exports)."""
+    items = env.items() if isinstance(env, dict) else env
+    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in items if k not in RESERVED)
+
+
+class _Coincide(Exception):
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+class _TemplateFailed(Exception):
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _filled(question: Question, c: Computed, env: dict[str, Number],
+            values: list[Number]) -> Question:
+    langs = [lang for lang, _ in c.text.templates]
+    texts: list[dict[str, str]] = []
+    seen_values: dict[str, int] = {}
+    for k, (choice, value) in enumerate(zip(c.choices, values, strict=True)):
+        local = {**env, "value": value}
+        texts.append({lang: _fill(t, local, c, choice.line, f"option {choice.name}")
+                      for lang, t in choice.text})
+        rounded = f"{value:.9g}"
+        if rounded in seen_values:
+            other = c.choices[seen_values[rounded]]
+            raise _Coincide(f"options {other.name!r} and {choice.name!r} have the same value "
+                            f"{rounded} (with {drawn_text(env)})", choice.line)
+        seen_values[rounded] = k
+    for lang in langs:
+        shown: dict[str, int] = {}
+        for k, t in enumerate(texts):
+            if t[lang] in shown:
+                other = c.choices[shown[t[lang]]]
+                raise _Coincide(f"options {other.name!r} and {c.choices[k].name!r} both read "
+                                f"{t[lang]!r} ({lang}, with {drawn_text(env)})",
+                                c.choices[k].line)
+            shown[t[lang]] = k
+    options: list[Option] = []
+    for k, (choice, value) in enumerate(zip(c.choices, values, strict=True)):
+        local = {**env, "value": value}
+        why = (Text(tuple((lang, _fill(t, local, c, choice.line, f"why_not of {choice.name}"))
+                          for lang, t in choice.why_not)) if choice.why_not else None)
+        options.append(Option(Text(tuple(texts[k].items())), why, line=choice.line))
+    text = _field(c.text, env, c)
+    explanation = _field(c.explanation, env, c)
+    return replace(question, text=text, options=tuple(options), correct=0,
+                   explanation=explanation, schedule=_schedule(c, env), computed=None,
+                   drawn=tuple((k, v) for k, v in env.items() if k not in RESERVED))
+
+
+def _field(f: Field, env: dict[str, Number], c: Computed) -> Text:
+    lines = dict(f.lines)
+    what = f.path.split(".", 1)[-1]  # "explanation": the question is named by the caller
+    return Text(tuple((lang, _fill(t, env, c, lines.get(lang, 0), f"{what}.{lang}"))
+                      for lang, t in f.templates))
+
+
+def _fill(t: Template, env: dict[str, Number], c: Computed, line: int, what: str) -> str:
+    try:
+        return t.fill(env, digits=c.digits)
+    except FormulaError as exc:
+        raise _TemplateFailed(f"{what}: {exc} (with {drawn_text(env)})", line) from None
+
+
+def _schedule(c: Computed, env: dict[str, Number]) -> ScheduleSpec | None:
+    """The schedule to draw for these numbers; none when they are beyond the simulator's."""
+    if c.schedule is None:
+        return None
+    kind, p, m, v = c.schedule
+    try:
+        return ScheduleSpec(kind, int(p(env)), int(m(env)), int(v(env)) if v else 1)
+    except (ValueError, FormulaError):
+        return None
+
+
+def _number(value: object, formula: Formula) -> Number:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormulaError(f"{formula.source!r} gives {value!r}, not a number")
+    return value
+
+
+def _line_of(c: Computed, exc: FormulaError) -> int:
+    text = str(exc)
+    for let in c.lets:
+        if repr(let.formula.source) in text:
+            return let.line
+    for choice in c.choices:
+        if repr(choice.value.source) in text:
+            return choice.line
+    return c.text.lines[0][1] if c.text.lines else 0
+
+
+def options_of(c: Computed) -> tuple[Option, ...]:
+    """The undrawn options (their template sources), for code that only counts options."""
+    return tuple(Option(Text(tuple((lang, t.source) for lang, t in ch.text)),
+                        Text(tuple((lang, t.source) for lang, t in ch.why_not))
+                        if ch.why_not else None, line=ch.line)
+                 for ch in c.choices)
+
+
+def sources(f: Field) -> Text:
+    """A field's template sources as a Text (what an undrawn question shows)."""
+    return Text(tuple((lang, t.source) for lang, t in f.templates))

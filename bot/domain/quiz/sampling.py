@@ -1,0 +1,57 @@
+"""`quizbot validate`'s sampling of computed questions: many seeded draws per question, every
+draw whose template fails, whose answer leaves its bounds or whose options cannot be made
+distinct reported with file:line."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from bot.domain.quiz.computed import MAX_TRIES, DrawFailed, Rejected, attempt, draw, draw_key
+from bot.domain.quiz.model import Question, Quiz
+
+SAMPLES = 200
+MAX_REJECTED = 0.5  # a question whose draws are mostly thrown away is badly declared
+
+
+def sample_problems(quiz: Quiz, samples: int = SAMPLES, *, seed: int = 0) -> list[str]:
+    """One `file:line: message` per problem found in `samples` draws of each computed
+    question (seeds seed .. seed+samples-1; deterministic)."""
+    problems: list[str] = []
+    for i, q in enumerate(quiz.questions):
+        if q.computed is not None:
+            problems.extend(_question_problems(quiz, i, q, samples, seed))
+    return problems
+
+
+def _question_problems(quiz: Quiz, index: int, q: Question, samples: int,
+                       seed: int) -> list[str]:
+    where = f"questions[{index}] ({q.id})"
+    fatal: dict[tuple[int, str], int] = {}
+    first: dict[tuple[int, str], str] = {}
+    rejected: Counter[tuple[int, str]] = Counter()
+    failed: dict[int, str] = {}
+    for s in range(seed, seed + samples):
+        got = attempt(q, draw_key(s, q.id))  # the first try, as a learner would get it
+        if isinstance(got, Rejected):
+            key = (got.line, "fatal" if got.fatal else "")
+            if got.fatal:
+                fatal[key] = fatal.get(key, 0) + 1
+                first.setdefault(key, got.reason)
+            else:
+                rejected[key] += 1
+                first.setdefault(key, got.reason)
+        try:
+            draw(q, s)
+        except DrawFailed as exc:
+            failed.setdefault(exc.rejected.line, exc.rejected.reason)
+    out = [f"{quiz.source}:{line}: {where}: {first[(line, kind)]} (in {n} of {samples} draws)"
+           for (line, kind), n in sorted(fatal.items())]
+    out += [f"{quiz.source}:{line}: {where}: no usable draw in {MAX_TRIES} tries: {reason}"
+            for line, reason in sorted(failed.items())]
+    total = sum(rejected.values())
+    if total > MAX_REJECTED * samples and not failed:
+        (line, kind), n = rejected.most_common(1)[0]
+        out.append(f"{quiz.source}:{line}: {where}: {total} of {samples} draws are thrown away "
+                   f"(most often: {first[(line, kind)]}, {n} times); narrow the parameters "
+                   "or add a constraint")
+    return out

@@ -1,0 +1,142 @@
+"""parallelism-numbers: for every question, this file works out the answer on its own (plain
+Python from the papers' formulas, not the YAML's) for many draws, and checks the key the
+learner is shown, the explanation's number and each why-not's number against it."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from fractions import Fraction
+
+import pytest
+
+from bot.domain.quiz import Quiz
+from bot.domain.quiz.computed import draw
+from bot.domain.quiz.sampling import sample_problems
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt
+from bot.features.sessions import Engine
+from bot.store.sqlite import SQLiteStore
+from tests.bot.test_bidi import broken_pieces, content_messages
+
+QUIZ = "parallelism-numbers"
+SEEDS = range(40)
+
+
+def sig3(x: float) -> str:
+    """Three significant digits, thousands grouped, no trailing zeros (whole numbers whole)."""
+    if float(x).is_integer():
+        return f"{int(x):,}"
+    decimals = max(0, 2 - math.floor(math.log10(abs(x))))
+    text = f"{x:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def smallest(predicate: Callable[[int], bool], limit: int = 100_000) -> int:
+    return next(n for n in range(1, limit) if predicate(n))
+
+
+def ring(n: int) -> float:
+    return 2 * (n - 1) / n
+
+
+# question id -> the drawn parameters -> the key as shown (English)
+ANSWERS: dict[str, Callable[[dict], str]] = {
+    "n01-gpipe-bubble": lambda d: pct((d["p"] - 1) / (d["m"] + d["p"] - 1)),
+    "n02-1f1b-idle-time": lambda d: f"{(d['p'] - 1) * (d['tf'] + 2 * d['tf']):.1f} ms",
+    "n03-interleaved-bubble": lambda d: pct(
+        (d["p"] - 1) / (d["v"] * d["k"] * d["p"] + d["p"] - 1)),
+    "n04-micro-batches-for-bubble": lambda d: "m = {:,}".format(smallest(
+        lambda m: Fraction(d["p"] - 1, m + d["p"] - 1) <= Fraction(d["B"], 100))),
+    "n05-activation-memory": lambda d: sig3(
+        d["L"] * d["s"] * d["b"] * d["h"] * (34 + 5 * (d["h"] / 128) * d["s"] / d["h"]) / 1e9)
+        + " GB",
+    "n06-activations-tp-sp": lambda d: sig3(
+        d["L"] * d["s"] * d["b"] * d["h"] * (34 + 5 * (d["h"] / 128) * d["s"] / d["h"])
+        / d["t"] / 1e9) + " GB",
+    "n07-selective-recompute": lambda d: sig3(
+        d["L"] * 34 * d["s"] * d["b"] * d["h"] / d["t"] / 1e9) + " GB",
+    "n08-tp-allreduce-bytes": lambda d: sig3(
+        2 * ring(d["t"]) * 2 * d["b"] * d["s"] * d["h"] / 1e6) + " MB",
+    "n09-allreduce-nvlink-vs-ib": lambda d: sig3(
+        ring(d["t"]) * 2 * d["b"] * d["s"] * d["h"] / (d["ib"] * 1e9 / 8) * 1e3) + " ms",
+    "n10-zero2-memory": lambda d: sig3(2 * d["P"] + 14 * d["P"] / d["N"]) + " GB",
+    "n11-fsdp-peak": lambda d: sig3(
+        (16 * 12 * d["L"] * d["h"] ** 2 / d["N"] + 2 * 12 * d["h"] ** 2) / 1e9) + " GB",
+    "n12-smallest-pipeline": lambda d: "p = {}".format(smallest(
+        lambda p: 16 * d["P"] / p <= d["M"] * 3 / 4)),
+    "n13-moe-all-to-all": lambda d: sig3(
+        2 * d["b"] * d["s"] * d["k"] * (d["E"] - 1) / d["E"] * 2 * d["h"] / 1e6) + " MB",
+    "n14-dp-gradient-allreduce": lambda d: sig3(
+        ring(d["N"]) * 2 * d["P"] * 1e9 / (d["ib"] * 1e9 / 8)) + " s",
+}
+
+
+def test_every_question_is_computed_and_has_its_own_check(quizzes: dict[str, Quiz]) -> None:
+    quiz = quizzes[QUIZ]
+    assert len(quiz.questions) >= 12 and quiz.languages == ("en", "ur")
+    assert [q.id for q in quiz.questions] == list(ANSWERS)
+    assert all(q.computed is not None and q.references for q in quiz.questions)
+    assert sample_problems(quiz) == []
+
+
+@pytest.mark.parametrize("qid", list(ANSWERS))
+def test_the_key_and_the_explanation_agree_with_an_independent_computation(
+        quizzes: dict[str, Quiz], qid: str) -> None:
+    question = quizzes[QUIZ].question(qid)
+    assert question is not None
+    seen = set()
+    for seed in SEEDS:
+        d = draw(question, seed)
+        numbers = dict(d.drawn)
+        expected = ANSWERS[qid](numbers)
+        key = d.options[d.correct].text
+        assert key.get("en") == expected, (seed, numbers)
+        assert key.get("ur") == expected  # numbers read the same; the renderer isolates them
+        for lang in ("en", "ur"):
+            assert expected in d.explanation.get(lang), (seed, lang, numbers)
+            assert "{" not in d.text.get(lang) and "{" not in d.explanation.get(lang)
+        for k, option in enumerate(d.options):
+            if k != d.correct:
+                assert option.why_not is not None
+                for lang in ("en", "ur"):  # each why-not works with the learner's numbers
+                    assert option.text.get(lang).split("= ")[-1] in option.why_not.get(lang)
+        assert len({o.text.get("en") for o in d.options}) == len(d.options)
+        seen.add(tuple(sorted(numbers.items())))
+    assert len(seen) > 5  # the draws really vary
+
+
+async def test_the_engine_shows_the_independently_computed_key(
+        store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
+    engine = Engine(store, quizzes, rng=random.Random(11))
+    quiz = quizzes[QUIZ]
+    for user in ("1", "2", "3"):
+        actor = Actor("telegram", user, display_name=f"L{user}")
+        prompt: QuestionPrompt | None = await engine.start(actor, QUIZ)
+        while prompt is not None:
+            row = await store.get_session(prompt.session_id)
+            question = quiz.question(prompt.question_id)
+            assert row is not None and question is not None
+            expected = ANSWERS[prompt.question_id](dict(draw(question, row.seed).drawn))
+            result = await engine.answer(actor, prompt.session_id, prompt.position, 0)
+            assert isinstance(result, AnswerResult)
+            assert result.question.options[result.correct] == expected
+            assert expected in result.explanation
+            assert result.is_correct == (result.correct == 0)
+            prompt = result.next
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_drawn_urdu_reads_right_to_left_intact(catalogue, quizzes: dict[str, Quiz],
+                                               seed: int) -> None:
+    from dataclasses import replace
+
+    quiz = quizzes[QUIZ]
+    drawn = replace(quiz, questions=tuple(draw(q, seed) for q in quiz.questions))
+    broken = {where: pieces for where, text in content_messages(catalogue, drawn)
+              if (pieces := broken_pieces(text))}
+    assert broken == {}

@@ -1,0 +1,80 @@
+"""`quizbot play --quiz parallelism-numbers` as a real process: the numbers drawn for an
+attempt survive a SIGKILL and restart, another learner draws others, and a drawn schedule
+is shown as a text timeline."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+from pathlib import Path
+
+from bot.domain.quiz import Quiz
+from bot.domain.quiz.computed import draw
+from bot.present.i18n import strip_isolates
+from tests.e2e.test_terminal import HEADER, OPTION, Player, db_answers
+
+QUIZ = "parallelism-numbers"
+
+
+def seed_of(cwd: Path, user: str = "tester") -> int:
+    db = sqlite3.connect(cwd / "data" / "quizbot.db")
+    try:
+        (seed,) = db.execute("SELECT seed FROM sessions WHERE user_id = ? AND status = 'active'",
+                             (user,)).fetchone()
+        return int(seed)
+    finally:
+        db.close()
+
+
+def asked(screen: str) -> str:
+    """The question being asked: from its header to the prompt."""
+    headers = list(HEADER.finditer(screen))
+    return screen[headers[-1].start():]
+
+
+def right_letter(quiz: Quiz, screen: str, seed: int) -> str:
+    question = asked(screen)
+    options = dict((letter, text.strip()) for letter, text in OPTION.findall(question))
+    for q in quiz.questions:
+        d = draw(q, seed)
+        if strip_isolates(d.text.get("en")) in question:
+            key = d.options[d.correct].text.get("en")
+            return next(letter for letter, text in options.items() if text == key)
+    raise AssertionError(f"no drawn question on screen: {question!r}")
+
+
+async def test_killed_and_restarted_shows_the_same_numbers(tmp_path: Path,
+                                                           quizzes: dict[str, Quiz]) -> None:
+    quiz = quizzes[QUIZ]
+    player = await Player.start(tmp_path, "--quiz", QUIZ)
+    screen = await player.until_prompt()
+    seed = seed_of(tmp_path)
+    first = asked(screen)
+    await player.send(right_letter(quiz, screen, seed))
+    screen = await player.until_prompt()
+    # the answer's explanation carries the drawn GPipe schedule as a timeline, p rows
+    p = dict(draw(quiz.questions[0], seed).drawn)["p"]
+    timeline = [line for line in screen.splitlines() if line.startswith("GPU")]
+    assert len(timeline) == p and timeline[-1].startswith(f"GPU{p} ")
+    await player.send(right_letter(quiz, screen, seed))
+    before = asked(await player.until_prompt())
+    assert "Question 3/14" in before
+    player.proc.send_signal(signal.SIGKILL)
+    assert await player.proc.wait() == -signal.SIGKILL
+    assert [pos for _, pos in db_answers(tmp_path)] == [0, 1]
+
+    again = await Player.start(tmp_path, "--quiz", QUIZ)
+    screen = await again.until_prompt()
+    assert "Picking up where you left off." in screen
+    # the same numbers and the same option order
+    assert asked(screen).replace("\nPicking up where you left off.\n", "") == before
+    assert seed_of(tmp_path) == seed
+    await again.send("q")
+    assert await again.finish() == 0
+
+    other = await Player.start(tmp_path, "--quiz", QUIZ, "--user", "someone-else")
+    theirs = asked(await other.until_prompt())
+    assert theirs.splitlines()[0] == first.splitlines()[0]  # "Question 1/14 ..."
+    assert theirs != first  # their own numbers
+    await other.send("q")
+    assert await other.finish() == 0
