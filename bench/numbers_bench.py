@@ -24,7 +24,7 @@ from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.domain.quiz.computed import draw
 from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.present import diagrams
 from bot.store.sqlite import SQLiteStore
 

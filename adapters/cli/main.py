@@ -34,7 +34,7 @@ from bot.domain.quiz.glossary import (
     load_glossary,
     strings_warnings,
 )
-from bot.domain.quiz.sampling import SAMPLES, sample_problems
+from bot.domain.quiz.sampling import SAMPLES, drawn_warnings, sample_problems
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
@@ -153,7 +153,7 @@ def validate(paths: Sequence[Path]) -> int:
         numbers = f", {drawn} computed ({SAMPLES} draws each)" if drawn else ""
         print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
               f"questions{numbers}, languages {', '.join(quiz.languages)}")
-        warnings = quality_warnings(quiz)
+        warnings = quality_warnings(quiz) + drawn_warnings(quiz)
         found = glossary_for(Path(quiz.source), default_content_dir())
         if found is not None:
             try:

@@ -20,8 +20,8 @@ from typing import Any
 
 from bot.domain.platforms import PLATFORMS
 from bot.domain.quiz import Quiz
-from bot.store.reader import Reader
 from bot.domain.quiz.computed import DrawFailed, draw, drawn_text
+from bot.store.reader import Reader
 
 LETTERS = "ABCDEFGHIJ"
 

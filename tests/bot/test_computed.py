@@ -11,13 +11,15 @@ import pytest
 
 from adapters.cli.main import main
 from bot.domain.errors import ContentError
-from bot.domain.quiz import Quiz, load_file
+from bot.domain.quiz import Quiz, load_file, quality_warnings
 from bot.domain.quiz.computed import draw
-from bot.domain.quiz.sampling import sample_problems
+from bot.domain.quiz.sampling import drawn_warnings, sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.sessions import Engine
-from bot.store import ops, report
+from bot.features.engine import Engine
+from bot.store import report
+from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
+from tests.clock import FakeClock
 
 HEAD = """\
 id: tiny-numbers
@@ -250,9 +252,9 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
 
     # export: the numbers of the last answer, in the file's letters (A = the answer)
     session = await store.get_session(results[0].session_id)
-    with ops.reading(store.path) as conn:
-        rows = report.learners(conn, report.Scope(), quizzes)
-        overview = report.question_rows(conn, report.Scope(), quizzes)
+    async with open_reader(f"sqlite:///{store.path}") as reader:
+        rows = await report.learners(reader, report.Scope(), quizzes)
+        overview = await report.question_rows(reader, report.Scope(), quizzes)
     [alice] = [r for r in rows if r.quiz_id == NUMBERS]
     first = alice.questions[0]
     assert first.question_id == quiz.questions[0].id and first.last_option != "A"
@@ -271,11 +273,12 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
     assert "{" not in review.text
 
 
-async def test_spaced_review_draws_per_review_session(engine: Engine, store: SQLiteStore,
-                                                       quizzes) -> None:
+async def test_spaced_review_draws_per_review_session(store: SQLiteStore, quizzes) -> None:
+    clock = FakeClock()
+    engine = Engine(store, quizzes, rng=random.Random(3), clock=clock)
     quiz = quizzes[NUMBERS]
     await play_all(engine, store, quiz, ALICE, wrong=set(range(len(quiz.questions))))
-    engine.clock = lambda: 4_000_000_000.0  # far ahead: every card is due
+    clock.advance(30 * 86400)  # every card is due
     due = await engine.review_due(ALICE)
     again = await engine.review_due(ALICE)  # resumed: the same numbers
     assert (again.text, again.options) == (due.text, due.options)
@@ -295,3 +298,23 @@ async def test_a_second_engine_on_the_same_database_shows_the_same_numbers(
     shown = await one.start(ALICE, NUMBERS)
     seen = await two.current(ALICE, NUMBERS)
     assert (seen.text, seen.options) == (shown.text, shown.options)
+
+
+def test_cue_checks_read_the_drawn_numbers(tmp_path: Path) -> None:
+    # a mistake that is the answer times a number of the question points at the key
+    cued = load_file(write(tmp_path, GOOD.replace("value: (p-1)/p", "value: p*(p-1)/(m+p-1)")))
+    assert quality_warnings(cued) == []  # the templates alone show no numbers
+    [warning] = [w for w in drawn_warnings(cued) if "(en)" in w]
+    assert "questions[0] (en) options[0] and options[2] differ by a factor of" in warning
+    assert warning.endswith(" of 40 draws)")
+    assert drawn_warnings(load_file(write(tmp_path, GOOD, "good.yaml"))) == []
+
+
+def test_a_let_that_fails_is_reported_at_its_line(tmp_path: Path) -> None:
+    body = GOOD.replace("    answer: (p-1)/(m+p-1)\n",
+                        "    let:\n      x: 1/(m-12)\n    answer: (p-1)/(m+p-1) + 0*x\n")
+    path = write(tmp_path, body)
+    problems = sample_problems(load_file(path))
+    assert len(problems) == 1, problems
+    assert problems[0].startswith(f"{path}:{line_of(path, 'x: 1/(m-12)')}: questions[0] "
+                                  "(bubble): '1/(m-12)' divides by zero (with p=")

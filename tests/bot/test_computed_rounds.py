@@ -11,8 +11,8 @@ from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion, RoundReveal
+from bot.features.engine import Engine
 from bot.features.rounds import Rounds
-from bot.features.sessions import Engine
 from bot.store.protocol import Store
 from tests.backends import Opener
 from tests.bot.test_rounds import Clock

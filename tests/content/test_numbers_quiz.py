@@ -15,7 +15,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw
 from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.sessions import Engine
+from bot.features.engine import Engine
 from bot.store.sqlite import SQLiteStore
 from tests.bot.test_bidi import broken_pieces, content_messages
 

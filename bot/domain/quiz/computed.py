@@ -118,15 +118,20 @@ def attempt(question: Question, key: str, tries: int = 0) -> Question | Rejected
     assert c is not None
     rng = random.Random(f"{key}#{tries}")  # str seeds hash with SHA-512: same in every process
     env: dict[str, Number] = {p.name: p.draw(rng) for p in c.params}
+    line = 0  # where the formula being evaluated stands, for the message
     try:
         for let in c.lets:
+            line = let.line
             env[let.name] = _number(let.formula(env), let.formula)
         for check, line in c.where:
             if not check(env):
                 return Rejected(f"the constraint {check.source!r} fails", line)
-        values = [_number(choice.value(env), choice.value) for choice in c.choices]
+        values = []
+        for choice in c.choices:
+            line = choice.line
+            values.append(_number(choice.value(env), choice.value))
     except FormulaError as exc:
-        return Rejected(f"{exc} (with {drawn_text(env)})", _line_of(c, exc), fatal=True)
+        return Rejected(f"{exc} (with {drawn_text(env)})", line, fatal=True)
     answer = values[0]
     if c.bounds is not None and not c.bounds[0] <= answer <= c.bounds[1]:
         return Rejected(f"the answer {answer:g} leaves the bounds {list(c.bounds)} "
@@ -232,7 +237,7 @@ def _filled(question: Question, c: Computed, env: dict[str, Number],
     explanation = _field(c.explanation, env, c)
     return replace(question, text=text, options=tuple(options), correct=0,
                    explanation=explanation, schedule=_schedule(c, env), computed=None,
-                   drawn=tuple((k, v) for k, v in env.items() if k not in RESERVED))
+                   drawn=tuple((p.name, env[p.name]) for p in c.params))
 
 
 def _field(f: Field, env: dict[str, Number], c: Computed) -> Text:
@@ -264,17 +269,6 @@ def _number(value: object, formula: Formula) -> Number:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormulaError(f"{formula.source!r} gives {value!r}, not a number")
     return value
-
-
-def _line_of(c: Computed, exc: FormulaError) -> int:
-    text = str(exc)
-    for let in c.lets:
-        if repr(let.formula.source) in text:
-            return let.line
-    for choice in c.choices:
-        if repr(choice.value.source) in text:
-            return choice.line
-    return c.text.lines[0][1] if c.text.lines else 0
 
 
 def options_of(c: Computed) -> tuple[Option, ...]:

@@ -50,7 +50,7 @@ class Question:
     # A computed question (numbers drawn per attempt, `bot.domain.quiz.computed.draw`): its
     # text, options and explanation above are then the undrawn templates.
     computed: Computed | None = field(default=None, compare=False, repr=False)
-    drawn: tuple[tuple[str, Number], ...] = ()  # a drawn question's numbers, e.g. (("p", 8),)
+    drawn: tuple[tuple[str, Number], ...] = ()  # a drawn question's parameters: (("p", 8),)
 
 
 @dataclass(frozen=True, slots=True)

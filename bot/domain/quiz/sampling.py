@@ -4,13 +4,19 @@ distinct reported with file:line."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
+from dataclasses import replace
 
 from bot.domain.quiz.computed import MAX_TRIES, DrawFailed, Rejected, attempt, draw, draw_key
 from bot.domain.quiz.model import Question, Quiz
+from bot.domain.quiz.quality import quality_warnings
 
 SAMPLES = 200
 MAX_REJECTED = 0.5  # a question whose draws are mostly thrown away is badly declared
+CUE_SAMPLES = 40  # drawn versions of the quiz the cue checks read
+CUE_SHARE = 0.25  # a cue in more than this share of draws is the question's, not chance
+_DIGITS = re.compile(r"\d[\d,.]*")
 
 
 def sample_problems(quiz: Quiz, samples: int = SAMPLES, *, seed: int = 0) -> list[str]:
@@ -55,3 +61,25 @@ def _question_problems(quiz: Quiz, index: int, q: Question, samples: int,
                    f"(most often: {first[(line, kind)]}, {n} times); narrow the parameters "
                    "or add a constraint")
     return out
+
+
+def drawn_warnings(quiz: Quiz, samples: int = CUE_SAMPLES) -> list[str]:
+    """The quality checks (`bot.domain.quiz.quality`) on drawn versions of a quiz with
+    computed questions: a cue found in more than CUE_SHARE of the draws is reported once,
+    with how often (the templates alone show no numbers to check)."""
+    if not any(q.computed is not None for q in quiz.questions):
+        return []
+    seen: Counter[str] = Counter()
+    first: dict[str, str] = {}
+    for seed in range(samples):
+        try:
+            drawn = replace(quiz, questions=tuple(draw(q, seed) for q in quiz.questions))
+        except DrawFailed:
+            continue  # sample_problems reports it
+        for warning in quality_warnings(drawn):
+            head, _, tail = warning.partition(") ")  # numbers differ per draw, the cue not
+            key = head + ") " + _DIGITS.sub("#", tail)
+            seen[key] += 1
+            first.setdefault(key, warning)
+    return [f"{first[key]} (in {n} of {samples} draws)"
+            for key, n in seen.items() if n > CUE_SHARE * samples]
