@@ -29,8 +29,8 @@ from bot.domain.payloads import (
     StartPayload,
     encode_answer,
 )
-from bot.domain.quiz.images import ImageRefused, read_image
 from bot.domain.pipeline import ScheduleSpec
+from bot.domain.quiz.images import ImageRefused, read_image
 from bot.domain.results import (
     Actor,
     AnswerResult,

@@ -59,7 +59,8 @@ BF16 = 2
 
 def test_ring_block_size(lc: Quiz):
     flops, link = 989e12, 50e9  # 4·c²·d FLOPs against 4·c·d bytes per step: c ≥ F/B
-    assert right(question(lc, "l01-ring-block-size")) == f"About {round(flops / link, -3) / 1e3:.0f}K tokens"
+    assert right(question(lc, "l01-ring-block-size")) == \
+        f"About {round(flops / link, -3) / 1e3:.0f}K tokens"
 
 
 def test_causal_imbalance(lc: Quiz):

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.domain.pipeline import ScheduleSpec
-from bot.domain.quiz.images import ImageRefused, check_image
 from bot.domain.quiz.computed_check import COMPUTED_KEYS, COMPUTED_REQUIRED, ComputedChecker
+from bot.domain.quiz.images import ImageRefused, check_image
 from bot.domain.quiz.model import Option, Question, Quiz, Text
 from bot.domain.quiz.yaml_lines import LineList, LineMap
 from bot.domain.results import Reference
