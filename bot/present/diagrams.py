@@ -118,7 +118,7 @@ def _legend(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont, y: int,
             spec: ScheduleSpec) -> None:
     kinds = "FBW" if spec.kind in SPLIT else "FB"
     many = max(spec.chunks, spec.paths)
-    marks = "ab" if many > 1 else ""
+    marks = "abcdefgh" if many > 1 else ""  # up to MAX_CHUNKS (a drawn v may be 3 or 4)
     items = [(_shade(k, c), k + (marks[c] if marks else "")) for k in kinds
              for c in range(max(many, 1))]
     items.append((BUBBLE, ""))

@@ -318,3 +318,17 @@ def test_a_let_that_fails_is_reported_at_its_line(tmp_path: Path) -> None:
     assert len(problems) == 1, problems
     assert problems[0].startswith(f"{path}:{line_of(path, 'x: 1/(m-12)')}: questions[0] "
                                   "(bubble): '1/(m-12)' divides by zero (with p=")
+
+
+def test_every_interleaved_schedule_a_draw_can_name_is_pictured(quizzes) -> None:
+    from bot.present import diagrams
+
+    quiz = quizzes[NUMBERS]
+    specs = {draw(q, seed).schedule for q in quiz.questions for seed in range(200)} - {None}
+    assert {s.kind for s in specs if s is not None} == {"gpipe", "1f1b", "interleaved"}
+    interleaved = [s for s in specs if s is not None and s.kind == "interleaved"]
+    assert {s.v for s in interleaved} == {2, 3, 4}
+    widest = max((s for s in specs if s is not None), key=lambda s: s.p + s.m)
+    for spec in [*interleaved, widest]:
+        png = diagrams.png(spec)
+        assert png.startswith(b"\x89PNG") and diagrams.png(spec) is png  # drawn once, cached
