@@ -102,22 +102,24 @@ def groups_of(platform: str, user_id: str) -> Command[list[str]]:
 
 def group_questions(platform: str, chat_id: str) -> Command[list[GroupQuestion]]:
     """Per question answered in the group's full attempts: accuracy and the most chosen
-    wrong option (ties: the lower index), like `quizbot stats`."""
+    wrong option (ties: the lower index), like `quizbot stats`. One pass over the group's
+    answers, counted per (question, option); the few counts are folded here."""
     rows = yield q(
-        "WITH g AS (SELECT s.quiz_id, a.question_id, a.chosen, a.correct FROM sessions s "
+        "SELECT s.quiz_id, a.question_id, a.chosen, a.correct, COUNT(*) AS n FROM sessions s "
         "JOIN answers a ON a.session_id = s.id "
-        "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full'), "
-        "wrong AS (SELECT quiz_id, question_id, chosen, COUNT(*) AS n, ROW_NUMBER() OVER ("
-        "PARTITION BY quiz_id, question_id ORDER BY COUNT(*) DESC, chosen) AS rank "
-        "FROM g WHERE correct = 0 GROUP BY quiz_id, question_id, chosen) "
-        "SELECT a.quiz_id, a.question_id, COUNT(*) AS answered, SUM(a.correct) AS right_n, "
-        "w.chosen AS wrong, w.n AS wrong_n FROM g a LEFT JOIN wrong w "
-        "ON w.quiz_id = a.quiz_id AND w.question_id = a.question_id AND w.rank = 1 "
-        "GROUP BY a.quiz_id, a.question_id, w.chosen, w.n "
-        "ORDER BY a.quiz_id, a.question_id", platform, chat_id)
-    return [GroupQuestion(r["quiz_id"], r["question_id"], int(r["answered"]),
-                          int(r["right_n"]), None if r["wrong"] is None else int(r["wrong"]),
-                          int(r["wrong_n"] or 0)) for r in rows]
+        "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
+        "GROUP BY s.quiz_id, a.question_id, a.chosen, a.correct", platform, chat_id)
+    tally: dict[tuple[str, str], list[int]] = {}  # answered, right, wrong pick, its count
+    for r in sorted(rows, key=lambda r: (r["quiz_id"], r["question_id"], r["chosen"])):
+        t = tally.setdefault((r["quiz_id"], r["question_id"]), [0, 0, -1, 0])
+        n = int(r["n"])
+        t[0] += n
+        if r["correct"]:
+            t[1] += n
+        elif n > t[3]:  # in option order, so a tie keeps the lower index
+            t[2], t[3] = int(r["chosen"]), n
+    return [GroupQuestion(quiz, question, t[0], t[1], None if t[2] < 0 else t[2], t[3])
+            for (quiz, question), t in sorted(tally.items())]
 
 
 def group_rounds(platform: str, chat_id: str, limit: int) -> Command[list[GroupRound]]:

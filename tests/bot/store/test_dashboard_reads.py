@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import random
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.engine import Engine
 from bot.store.dashboard import DashboardReads
+from bot.store.group_export import exporter_for
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
+from bot.store.urls import scheme_of
 from tests.dashboard_support import play
 
 GROUP = "-100500"
@@ -77,3 +80,20 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
         (later.id, "stopped", 0, None, 2), (rnd.id, "finished", 2, 2, 2)]
     assert rounds[1].mean == 1.5 and rounds[1].host_name == "Ada"
     assert await reads.group_rounds("discord", GROUP) == []
+
+
+async def test_group_export_runs_the_report_through_the_store(any_store: Store, store_url: str,
+                                                              quizzes: dict[str, Quiz]) -> None:
+    engine = Engine(any_store, quizzes, rng=random.Random(4))
+    await play(engine, quizzes, Actor("telegram", "1", GROUP, "=HYPERLINK(x)"), wrong={0})
+    await play(engine, quizzes, Actor("telegram", "2", "-999", "Elsewhere"))
+    export = exporter_for(any_store, scheme_of(store_url), lambda: quizzes)
+    lines = (await export("telegram", GROUP, "csv")).splitlines()
+    assert lines[0].startswith("platform,user_id,display_name,quiz_id")
+    assert len(lines) == 1 + 8 and all(line.startswith("telegram,1,'=HYPERLINK(x)")
+                                       for line in lines[1:])
+    data = json.loads(await export("telegram", GROUP, "json"))
+    assert [r["user_id"] for r in data["learners"]] == ["1"]
+    first = next(q for q in data["questions"]
+                 if q["question_id"] == quizzes["parallelism"].questions[0].id)
+    assert (first["answered"], first["correct"], first["wrong_count"]) == (1, 0, 1)
