@@ -1,9 +1,10 @@
 """Group commit on one writer connection: many callers, one fsync per batch.
 
-Each caller hands in a unit of work (a plain function of the sqlite3 connection) and awaits
-the COMMIT that holds it. Units run one after another, in the order they were queued, inside
-a single `BEGIN IMMEDIATE` transaction; whatever queues while a COMMIT runs goes into the next
-one. The whole batch (BEGIN, every unit, COMMIT) runs as one call on aiosqlite's connection
+Each caller hands in a unit of work (a plain function of the sqlite3 connection;
+`SQLiteStore.write` makes one of each store command) and awaits the COMMIT that holds it.
+Units run one after another, in the order they were queued, inside a single
+`BEGIN IMMEDIATE` transaction; whatever queues while a COMMIT runs goes into the next one.
+The whole batch (BEGIN, every unit, COMMIT) runs as one call on aiosqlite's connection
 thread: one hop from the event loop per batch, not one per statement. If a unit raises, the
 batch is rolled back and its units are retried one per transaction, so one bad unit fails
 alone and never sinks its neighbours.
@@ -25,7 +26,7 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import aiosqlite
@@ -162,11 +163,6 @@ async def in_thread(conn: aiosqlite.Connection, fn: Callable[..., T], *args: Any
         return fn(conn._conn, *args)
 
     return await conn._execute(call)  # type: ignore[no-untyped-call, no-any-return]
-
-
-def fetchall(db: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[Any]:
-    """Every row of one statement (RETURNING rows included), on the connection's thread."""
-    return db.execute(sql, params).fetchall()
 
 
 def _settle(fut: asyncio.Future[Any], *, result: Any = None,

@@ -1,7 +1,7 @@
 """The store port for spaced review and due jobs: rows and the methods behind them.
 
-Kept apart from `protocol.py` so the PostgreSQL store can implement it as one piece:
-`Store` extends `LearningStore`, which extends `JobStore`.
+`Store` extends `LearningStore`, which extends `JobStore` (the scheduler needs only that);
+the commands behind them are `bot.store.commands.learning` and `bot.store.commands.jobs`.
 """
 
 from __future__ import annotations

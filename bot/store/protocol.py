@@ -1,8 +1,10 @@
 """The store port: what the engine needs from storage, and the rows it gets back.
 
 Every method is one database transaction (or one read). The rules that decide what a tap
-does live in SQL, in the implementation of `record_answer` and `start_session`, so that any
-number of processes on one database agree: the database is the only truth.
+does live in SQL, in the commands `record_answer` and `start_session`
+(`bot.store.commands.sessions`, one body for both dialects), so that any number of processes
+on one database agree: the database is the only truth. `bot.store.base.CommandStore` binds
+each method to its command; `SQLiteStore` and `PostgresStore` only run commands.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ class Reveal:
 
 
 class RoundStore(Protocol):
-    """What `bot.features.rounds` needs from storage; SQLite (and PostgreSQL) implement it."""
+    """What `bot.features.rounds` needs from storage (commands: `bot.store.commands.rounds`)."""
 
     async def create_round(self, new: NewRound, now: float) -> RoundRow | None:
         """Store a round whose first question opens at `now`; None if the chat already
