@@ -16,6 +16,7 @@ from bot.domain.quiz.computed import draw
 from bot.domain.quiz.sampling import drawn_warnings, sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
+from bot.present.i18n import strip_isolates
 from bot.store import report
 from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
@@ -332,3 +333,54 @@ def test_every_interleaved_schedule_a_draw_can_name_is_pictured(quizzes) -> None
     for spec in [*interleaved, widest]:
         png = diagrams.png(spec)
         assert png.startswith(b"\x89PNG") and diagrams.png(spec) is png  # drawn once, cached
+
+
+def strings_in(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in strings_in(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in strings_in(v)]
+    return []
+
+
+async def test_the_dashboard_shows_the_numbers_of_the_attempt(store: SQLiteStore, quizzes,
+                                                              catalogue) -> None:
+    from bot.features.dashboard.auth import Identity
+    from bot.features.dashboard.views import Dashboard, Memberships
+
+    engine = Engine(store, quizzes, rng=random.Random(4))
+    quiz = quizzes[NUMBERS]
+    results = await play_all(engine, store, quiz, ALICE, wrong={0, 1})
+    me = await Dashboard(engine, store, catalogue, Memberships()).me(Identity("telegram", "1"))
+    assert [s for s in strings_in(me) if "{" in s] == []  # no template left undrawn
+    misses = {m["question"]: m for m in me["misses"]}
+    first = misses[quiz.questions[0].id]
+    assert strip_isolates(first["text"]) == results[0].question.text
+    assert strip_isolates(first["explanation"]) == results[0].explanation
+    assert strip_isolates(first["chosen"]) == results[0].question.options[results[0].chosen]
+
+
+async def test_the_group_dashboard_names_the_mistake_members_made(
+        store: SQLiteStore, quizzes, catalogue) -> None:
+    from bot.features.dashboard.auth import Identity
+    from bot.features.dashboard.views import Dashboard, Memberships, Role
+
+    engine = Engine(store, quizzes, rng=random.Random(4))
+    quiz = quizzes[NUMBERS]
+    for user in ("1", "2"):
+        await play_all(engine, store, quiz, Actor("telegram", user, "-1001", f"L{user}"),
+                       wrong={0})
+    memberships = Memberships()
+
+    async def member(group: str, user: str) -> Role:
+        return Role(True)
+
+    memberships.provide("telegram", member)
+    view = await Dashboard(engine, store, catalogue, memberships).group(
+        Identity("telegram", "1"), "-1001")
+    first = next(q for q in view["questions"] if q["id"] == quiz.questions[0].id)
+    names = [c.name for c in quiz.questions[0].computed.choices]
+    assert strip_isolates(first["wrong"]["option"]) in names[1:]
+    assert "{" not in first["text"] and first["answered"] == 2

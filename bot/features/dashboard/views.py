@@ -18,6 +18,7 @@ from typing import Any
 
 from bot.domain import learning
 from bot.domain.quiz import Quiz
+from bot.domain.quiz.computed import DrawFailed, draw, shown_text
 from bot.domain.results import Actor
 from bot.features.dashboard.auth import Identity
 from bot.features.engine import Engine
@@ -177,7 +178,9 @@ class Dashboard:
     def _accuracy(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
                   ) -> list[dict[str, Any]]:
         per: dict[tuple[str, str], list[int]] = {}
+        seeds: dict[tuple[str, str], int] = {}  # computed questions: the latest numbers
         for a in answers:
+            seeds.setdefault((a.quiz_id, a.question_id), a.seed)  # newest first
             acc = per.setdefault((a.quiz_id, a.question_id), [0, 0])
             acc[0] += 1
             acc[1] += a.correct
@@ -186,8 +189,9 @@ class Dashboard:
             for n, q in enumerate(quiz.questions, 1):
                 if (quiz_id, q.id) in per:
                     answered, right = per[(quiz_id, q.id)]
+                    text = shown_text(q, lang, seeds[(quiz_id, q.id)])
                     out.append({"quiz": quiz_id, "id": q.id, "label": _label(quiz_id, n),
-                                "text": content_text(lang, q.text.get(lang)),
+                                "text": content_text(lang, text),
                                 "answered": answered, "correct": right})
         return out
 
@@ -204,6 +208,10 @@ class Dashboard:
             q = quiz.question(a.question_id) if quiz else None
             if a.correct or q is None or not 0 <= a.chosen < len(q.options):
                 continue  # right, or the quiz file changed since
+            try:
+                q = draw(q, a.seed)  # a computed question: the numbers of that attempt
+            except DrawFailed:
+                continue
             out.append({"quiz": a.quiz_id, "question": a.question_id,
                         "text": content_text(lang, q.text.get(lang)),
                         "chosen": content_text(lang, q.options[a.chosen].text.get(lang)),
@@ -248,12 +256,14 @@ class Dashboard:
             wrong = None
             if r.wrong_choice is not None and 0 <= r.wrong_choice < len(q.options):
                 option = q.options[r.wrong_choice].text.get(lang)
+                if q.computed is not None:  # numbers differ per member: name the mistake
+                    option = q.computed.choices[r.wrong_choice].name
                 wrong = {"option": content_text(lang, option), "count": r.wrong_count,
                          "line": t("dashboard.wrong_pick", option=option, count=r.wrong_count)}
             number = quiz.questions.index(q) + 1
             questions.append({"quiz": r.quiz_id, "id": r.question_id,
                               "label": _label(r.quiz_id, number), "order": number,
-                              "text": content_text(lang, q.text.get(lang)),
+                              "text": content_text(lang, shown_text(q, lang, None)),
                               "answered": r.answered, "correct": r.correct, "wrong": wrong})
         questions.sort(key=lambda q: (q["quiz"], q["order"]))
         per_quiz: dict[str, list[int]] = {}

@@ -29,6 +29,7 @@ class Answered:
     chosen: int  # index in the quiz file
     correct: bool
     answered_at: float
+    seed: int = 0  # the attempt's seed (its id before seeds): a computed question's numbers
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +84,14 @@ def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:
 
 def answers(platform: str, user_id: str) -> Command[list[Answered]]:
     """The learner's answers in full attempts (solo and rounds), newest first."""
-    rows = yield q("SELECT s.quiz_id, a.question_id, a.chosen, a.correct, a.answered_at "
+    rows = yield q("SELECT s.quiz_id, a.question_id, a.chosen, a.correct, a.answered_at, "
+                   "COALESCE(s.seed, s.id) AS seed "
                    "FROM sessions s JOIN answers a ON a.session_id = s.id "
                    "WHERE s.platform = ? AND s.user_id = ? AND s.kind = 'full' "
                    "ORDER BY a.answered_at DESC, a.session_id DESC, a.position DESC",
                    platform, user_id)
     return [Answered(r["quiz_id"], r["question_id"], int(r["chosen"]), bool(r["correct"]),
-                     float(r["answered_at"])) for r in rows]
+                     float(r["answered_at"]), int(r["seed"])) for r in rows]
 
 
 def groups_of(platform: str, user_id: str) -> Command[list[str]]:
