@@ -165,7 +165,7 @@ class TelegramAdapter:
         async def process(row: InboxRow) -> None:
             try:
                 update = Update.de_json(json.loads(row.body), application.bot)
-            except (ValueError, TypeError, KeyError):  # JSON, but not an update
+            except Exception:  # JSON with an update_id, but not an update PTB can read
                 log.warning("telegram: update %d is not a Telegram update; dropped",
                             row.update_id)
                 return

@@ -78,7 +78,7 @@ class Inbox:
             return _refuse(413, "update too large")
         try:
             data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # [[[[... nests too deep
             return web.Response(status=400, text="not a JSON update\n")
         update_id = data.get("update_id") if isinstance(data, dict) else None
         if not isinstance(update_id, int) or isinstance(update_id, bool):

@@ -102,7 +102,9 @@ async def test_malformed_updates_get_400(start_bot: BotFactory, api: FakeBotAPI)
     url = f"http://127.0.0.1:{port}/tg-hook"
     headers = {SECRET_HEADER: WEBHOOK_SECRET, "Content-Type": "application/json"}
     bodies = [b'{"update_id": 1, "message": ', b'{"update_id": 1, "x": "\xff\xfe"}',
-              b"[1, 2]", b'{"message": {}}', b'{"update_id": "7"}', b'{"update_id": true}']
+              b"[1, 2]", b'{"message": {}}', b'{"update_id": "7"}', b'{"update_id": true}',
+              b'{"update_id": 3, "x": ' + b"[" * 200_000 + b"]" * 200_000 + b"}",
+              b'{"update_id": 3, "x": "a\x00b"}']
     async with (start_bot(mode="webhook", webhook=hook_settings(port)) as running,
                 aiohttp.ClientSession() as http):
         for body in bodies:
