@@ -33,7 +33,7 @@ def question(quiz: Quiz, qid: str) -> Question:
 
 def test_shape(quiz: Quiz):
     assert quiz.difficulty == "hard" and quiz.languages == ("en", "ur")
-    assert len(quiz.questions) >= 15
+    assert len(quiz.questions) >= 22
     counts = Counter(q.correct for q in quiz.questions)
     assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
 
@@ -152,3 +152,60 @@ def test_recomputation_keeps_the_share(quiz: Quiz):
     assert (plain.makespan, recompute.makespan) == (117, 156)
     key = right(question(quiz, "ps12-recomputation-bubble"))
     assert "7/39" in key and "21·t_f to 28·t_f" in key
+
+
+def test_bpipe_pairs_even_out_1f1b(quiz: Quiz):
+    held = [simulate(ScheduleSpec("1f1b", 8, 32)).peak_in_flight(s) for s in range(8)]
+    assert held == [8 - s for s in range(8)]  # p − s on stage s
+    pairs = {held[s] + held[7 - s] for s in range(4)}
+    assert pairs == {9}  # p + 1 in every pair, so 5 each at most: 30 GB at 6 GB apiece
+    assert -(-9 // 2) * 6 == 30
+    key = right(question(quiz, "ps17-bpipe-balance"))
+    assert "7 − s" in key and "30 GB" in key
+
+
+def test_offload_fits_the_slot(quiz: Quiz):
+    per_micro_batch = 34 * 4096 * 8192 * 10  # 34·s·b·h bytes per layer, 10 layers
+    assert round(per_micro_batch / 1e9, 1) == 11.4
+    each_way_ms = per_micro_batch / 50e9 * 1e3
+    assert round(each_way_ms) == 228 < 400 < 2 * each_way_ms  # duplex fits, half duplex not
+    assert "228 ms" in right(question(quiz, "ps18-offload-pcie"))
+
+
+def test_p2p_bytes_per_boundary(quiz: Quiz):
+    whole = 8192 * 1 * 8192 * 2  # s·b·h values in bf16
+    assert (round(whole / 1e6), round(whole / 8 / 1e6, 1)) == (134, 16.8)
+    assert (round(whole / 50e9 * 1e3, 1), round(whole / 8 / 50e9 * 1e3, 2)) == (2.7, 0.34)
+    key = right(question(quiz, "ps19-p2p-volume"))
+    assert key.startswith("16.8 MB") and "every slot" in key
+
+
+def test_smallest_interleaving_under_the_cap(quiz: Quiz):
+    def peak_gb(v: int) -> Fraction:  # chunks of 1/v stage, 4 GB per micro-batch's worth
+        return Fraction(simulate(ScheduleSpec("interleaved", 8, 32, v)).peak_in_flight(0), v) * 4
+
+    assert [peak_gb(v) for v in (2, 3, 4, 6)] == [46, Fraction(124, 3), 39, Fraction(110, 3)]
+    fits = [v for v in (2, 3, 4, 6) if 12 % v == 0 and peak_gb(v) <= 38]
+    assert fits[0] == 6
+    assert right(question(quiz, "ps20-interleave-cap")).startswith("v = 6:")
+
+
+def test_output_layer_share(quiz: Quiz):
+    h, v = 8192, 128_256
+    layer = 2 * h * h + 2 * h * 1024 + 3 * h * 28_672
+    head = Fraction(h * v, layer)
+    assert round(float(head), 2) == 1.23
+    balanced = (80 + head) / 8
+    assert round(float(balanced), 2) == 10.15 and round(float((10 + head) / balanced), 2) == 1.11
+    assert "10.15" in right(question(quiz, "ps21-vocab-imbalance"))
+
+
+def test_micro_batch_count_at_a_fixed_batch(quiz: Quiz):
+    peaks = {}
+    for m in (8, 64):
+        b = 64 // m  # sequences per micro-batch, 1 GB each on a stage
+        gpipe, one = simulate(ScheduleSpec("gpipe", 8, m)), simulate(ScheduleSpec("1f1b", 8, m))
+        peaks[m] = (gpipe.peak_in_flight(0) * b, one.peak_in_flight(0) * b, one.bubble)
+    assert peaks == {8: (64, 64, Fraction(7, 15)), 64: (64, 8, Fraction(7, 71))}
+    assert right(question(quiz, "ps22-microbatch-count")).startswith(
+        "GPipe stays at 64 GB; 1F1B drops to 8 GB")
