@@ -14,11 +14,11 @@ from discord.http import Route
 from adapters.discord.commands import QuizTree, build_commands, sync_commands
 from adapters.discord.handlers import Flows
 from adapters.discord.replies import custom_id_of
-from adapters.discord.rounds import DiscordRounds, RoundButton
+from adapters.discord.rounds import DiscordRounds, RoundButton, WhoButton
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
-from bot.domain.payloads import ACTION_RE, ANSWER_RE, ROUND_RE
+from bot.domain.payloads import ACTION_RE, ANSWER_RE, ROUND_RE, WHO_RE
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class QuizClient(discord.Client):
     async def setup_hook(self) -> None:
         """After login, before the gateway: buttons, gateway address, commands."""
         # Registered by template, so buttons on messages sent before a restart still work.
-        self.add_dynamic_items(*DYNAMIC_ITEMS, RoundButton)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, RoundButton, WhoButton)
         await self._resolve_gateway()
         await sync_commands(self.tree, self.app.config.discord.guild_ids)
         self.rounds.driver.start()  # posts through REST; needs no gateway
@@ -115,8 +115,22 @@ class QuizClient(discord.Client):
             return
         custom_id = custom_id_of(interaction)
         if not (ANSWER_RE.fullmatch(custom_id) or ACTION_RE.fullmatch(custom_id)
-                or ROUND_RE.fullmatch(custom_id)):
+                or ROUND_RE.fullmatch(custom_id) or WHO_RE.fullmatch(custom_id)):
             await self.flows.unknown_button(interaction, custom_id)
+        elif custom_id not in custom_ids_on(interaction.message):
+            # discord.py runs a template's button only when the pressed message carries
+            # that custom_id; anything else is data copied from elsewhere: refused politely
+            await self.flows.misplaced(interaction)
+
+
+def custom_ids_on(message: discord.Message | None) -> set[str]:
+    """Every button custom_id on a message."""
+    found: set[str] = set()
+    for row in message.components if message is not None else ():
+        for child in getattr(row, "children", ()):
+            if (custom_id := getattr(child, "custom_id", None)) is not None:
+                found.add(custom_id)
+    return found
 
 
 class QuizShardedClient(QuizClient, discord.AutoShardedClient):

@@ -16,22 +16,33 @@ import discord
 from discord import app_commands
 
 from adapters.discord import replies
-from adapters.discord.replies import actor_of, in_server, note, send, timely, update
-from adapters.discord.views import MARKDOWN, edit_of, message_of
+from adapters.discord.replies import (
+    actor_of,
+    custom_id_of,
+    in_server,
+    note,
+    send,
+    timely,
+    update,
+)
+from adapters.discord.views import MARKDOWN, edit_of, message_of, where_of
 from bot.app.compose import App
 from bot.domain.payloads import Payload
+from bot.domain.platforms import DISCORD
 from bot.domain.results import Actor, AnswerResult, SessionKind, Summary
+from bot.domain.round_results import WhoAnswered
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.commands import discord_link
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply, draw_pictures
+from bot.present.round_plan import RoundPlanner
 
 log = logging.getLogger(__name__)
 
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
-OURS = re.compile(r"[aqr][0-9]+:")
+OURS = re.compile(r"[aqrw][0-9]+:")
 CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100
 
 
@@ -43,6 +54,9 @@ class Flows:
         self.rounds = app.rounds
         self.cat = app.catalogue
         self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False)
+        # the private "Who answered?" pages; the questions' clock is never shown on them
+        self.rounds_plan = RoundPlanner(app.catalogue, MARKDOWN, lambda q: "",
+                                        limit=DISCORD.card_limit)
         self.announce = app.config.discord.announce_results
         self.metrics = app.metrics
         self.signer, self.public_url = app.signer, app.config.web.public_url
@@ -190,7 +204,13 @@ class Flows:
         the plan says what to show."""
         try:
             actor = actor_of(interaction)
-            outcome = await timely(interaction, self.engine.press(actor, pressed), update=True)
+            outcome = await timely(interaction, self.engine.press(actor, pressed,
+                                                                  where_of(interaction)),
+                                   update=True)
+            if isinstance(outcome, WhoAnswered):  # a page of the list: its own message
+                await update(interaction, **edit_of(self.rounds_plan.who(outcome,
+                                                                         actor.user_id)))
+                return
             await self.deliver(interaction, self.plan.pressed(outcome, actor))
             if isinstance(outcome, AnswerResult) and outcome.summary and not outcome.duplicate:
                 await self._announce(interaction, outcome.summary)
@@ -213,6 +233,12 @@ class Flows:
         except discord.HTTPException as exc:  # e.g. 403, code 50013 Missing Permissions
             log.warning("could not announce a result in channel %s (HTTP %s, code %s): %s",
                         interaction.channel_id, exc.status, exc.code, exc.text)
+
+    async def misplaced(self, interaction: discord.Interaction[Any]) -> None:
+        """A button of ours pressed on a message that does not carry it: counts nothing."""
+        log.info("button %r pressed on message %s, which does not carry it: refused",
+                 custom_id_of(interaction), getattr(interaction.message, "id", None))
+        await note(interaction, self.cat, await self.lang(interaction), "round.misplaced")
 
     async def unknown_button(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         """A component no template matched: ours but unparseable gets a note; others nothing."""

@@ -14,11 +14,19 @@ from typing import Any, cast
 import discord
 
 from adapters.discord.replies import actor_of, note, send, timely
-from adapters.discord.views import COLOUR, MARKDOWN, _frozen
+from adapters.discord.views import COLOUR, MARKDOWN, _frozen, message_of, where_of
 from bot.app.compose import App
 from bot.domain import payloads as payload
-from bot.domain.payloads import RoundPayload
-from bot.domain.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion
+from bot.domain.payloads import RoundPayload, WhoPayload
+from bot.domain.platforms import DISCORD
+from bot.domain.results import Misplaced
+from bot.domain.round_results import (
+    LockedIn,
+    PressRefused,
+    RoundEvent,
+    RoundQuestion,
+    WhoAnswered,
+)
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import Button, Card, round_ack
@@ -57,6 +65,27 @@ class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=paylo
         await rounds.press(interaction, self.pressed)
 
 
+class WhoButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.WHO_RE):
+    """A reveal's "Who answered?": the full list, ephemeral, paged."""
+
+    def __init__(self, custom_id: str, *, label: str,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+        pressed = payload.decode(custom_id)
+        assert isinstance(pressed, WhoPayload)  # the template guarantees it
+        self.pressed = pressed
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str],
+                             ) -> WhoButton:
+        return cls(match.group(0), label=getattr(item, "label", None) or "?")
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        rounds = cast(DiscordRounds, interaction.client.rounds)
+        await rounds.press(interaction, self.pressed)
+
+
 def embed_of(card: Card) -> discord.Embed:
     embed = discord.Embed(title=card.title or None, description=card.body, colour=COLOUR)
     if card.footer:
@@ -68,8 +97,8 @@ def view_of(card: Card) -> discord.ui.View | None:
     buttons: list[Button] = [b for row in card.rows for b in row if not b.disabled]
     if not buttons:
         return None
-    return _frozen(*(RoundButton(b.payload, label=b.label, style=STYLES[b.style])
-                     for b in buttons))
+    return _frozen(*((WhoButton if b.payload.startswith("w1:") else RoundButton)(
+        b.payload, label=b.label, style=STYLES[b.style]) for b in buttons))
 
 
 class DiscordRounds:
@@ -78,7 +107,7 @@ class DiscordRounds:
     def __init__(self, app: App, client: discord.Client) -> None:
         self.rounds: Rounds = app.rounds
         self.engine, self.cat, self.client = app.engine, app.catalogue, client
-        self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at)
+        self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at, limit=DISCORD.card_limit)
         self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
 
     # --- commands ----------------------------------------------------------------------------
@@ -115,13 +144,23 @@ class DiscordRounds:
                                                    may_manage=self._may_manage(interaction)))
         await note(interaction, self.cat, await self.engine.language(actor), "round.skipped")
 
-    async def press(self, interaction: discord.Interaction[Any], pressed: RoundPayload) -> None:
-        """A lettered button: lock in, answered privately."""
+    async def press(self, interaction: discord.Interaction[Any],
+                    pressed: RoundPayload | WhoPayload) -> None:
+        """A lettered button: lock in, answered privately. "Who answered?": the list, only
+        for the presser."""
         flows = interaction.client.flows
         try:
-            outcome = await timely(interaction, self.engine.press(actor_of(interaction), pressed))
+            actor = actor_of(interaction)
+            outcome = await timely(interaction, self.engine.press(actor, pressed,
+                                                                  where_of(interaction)))
+            if isinstance(outcome, WhoAnswered):
+                await send(interaction, ephemeral=True,
+                           **message_of(self.plan.who(outcome, actor.user_id)))
+                return
             if isinstance(outcome, LockedIn | PressRefused):
                 text = round_ack(self.cat, outcome)
+            elif isinstance(outcome, Misplaced):
+                text = self.cat.t(outcome.lang, "round.misplaced")
             else:  # rounds are off in this process
                 text = self.cat.t(await self.engine.language(actor_of(interaction)),
                                   "error.unknown_button")
@@ -140,8 +179,9 @@ class DiscordRounds:
         try:
             if not isinstance(event, RoundQuestion) and event.message_ref is not None:
                 try:
+                    # the letters go; a cut reveal gets its "Who answered?"
                     await channel.get_partial_message(int(event.message_ref)).edit(
-                        embed=embed, view=None)
+                        embed=embed, view=view)
                     return None
                 except discord.NotFound:
                     log.info("round %s: the question message is gone; posting the reveal",

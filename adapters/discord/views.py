@@ -15,6 +15,7 @@ import discord
 
 from bot.domain import payloads as payload
 from bot.domain.payloads import ActionPayload, AnswerPayload
+from bot.domain.results import Where
 from bot.present.plan import Button, Card
 from bot.present.render import Markup
 
@@ -24,7 +25,10 @@ COLOUR = discord.Colour.blurple()
 
 
 def _escape(text: str) -> str:
-    return discord.utils.escape_markdown(text)
+    # Markdown, and mentions too: a display name "<@id>" or "@everyone" must stay text in
+    # content and embeds alike (allowed_mentions is empty anyway; embeds would still render
+    # a user mention as a link to that user).
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
 
 
 MARKDOWN = Markup(
@@ -32,6 +36,15 @@ MARKDOWN = Markup(
     bold=lambda text: f"**{text}**",
     link=lambda title, url: f"[{title}](<{url}>)",  # <url> keeps Discord from unfurling it
 )
+
+
+def where_of(interaction: discord.Interaction[Any]) -> Where:
+    """The pressed message as Discord names it: its channel, its id, and whether the whole
+    channel sees it (not ephemeral, in a server)."""
+    message = interaction.message
+    shared = (interaction.guild_id is not None and message is not None
+              and not message.flags.ephemeral)
+    return Where(str(interaction.channel_id), str(message.id) if message else None, shared)
 
 
 class ButtonHandler(Protocol):

@@ -33,6 +33,7 @@ from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.errors import QuizError
 from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
+from bot.domain.round_results import WhoAnswered
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply
 
@@ -137,6 +138,11 @@ class Handlers:
             actor, note = linked  # a solo quiz opened from a group: it counts there
             asked = self.plan.asked(await self.engine.start(actor, linked_quiz(args[0])), actor)
             return replace(asked, send=note.send + asked.send) if note else asked
+        if args and self.rounds is not None and (
+                who := await self.rounds.who_start(turn.actor, args[0])) is not None:
+            if isinstance(who, WhoAnswered):  # a reveal's "Who answered?", opened here
+                return Reply(send=(self.rounds.round_plan.who(who, turn.actor.user_id),))
+            return self.plan.pressed(who, turn.actor)
         if args and args[0] == REVIEW_LINK:
             return await self.review(turn, ())
         if args and self.dash is not None and (opened := self.dash.start_link(
@@ -240,7 +246,8 @@ class Handlers:
     async def round(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/round [quiz] [seconds], /round stop, /round skip: a timed round for the group."""
         assert self.rounds is not None
-        return await self.rounds.command(turn.actor, args)
+        return await self.rounds.command(turn.actor, args,
+                                         group_admin=views.anonymous_admin(turn.update))
 
     async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any other command in a private chat."""
@@ -251,7 +258,15 @@ class Handlers:
     async def tap(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any inline button: the engine decides, the plan shows."""
         pressed = payload.decode(args[0] if args else None)
-        outcome = await self.engine.press(turn.actor, pressed)
+        where = views.where_of(turn.update)
+        outcome = await self.engine.press(turn.actor, pressed, where)
+        if isinstance(outcome, WhoAnswered) and self.rounds is not None:
+            if where is not None and where.shared:  # the list opens in the private chat
+                url = self.rounds.who_link(outcome)
+                await turn.ack(None if url else self.cat.t(outcome.lang, "round.who_open"),
+                               url=url)
+                return Reply()
+            return Reply(edit=self.rounds.round_plan.who(outcome, turn.actor.user_id))
         if isinstance(outcome, AnswerResult):  # ack the moment it counts; render after
             await turn.ack(self.plan.toast(outcome))
         elif isinstance(outcome, QuestionPrompt):  # Start / Try again / Review pressed

@@ -21,8 +21,9 @@ from adapters.telegram import views
 from adapters.telegram.turn import message_gone, not_modified
 from bot.app.compose import App
 from bot.domain.payloads import base36
-from bot.domain.results import Actor
-from bot.domain.round_results import RoundEvent, RoundQuestion
+from bot.domain.platforms import TELEGRAM
+from bot.domain.results import Actor, Misplaced
+from bot.domain.round_results import PressRefused, RoundEvent, RoundQuestion, WhoAnswered
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
@@ -36,6 +37,8 @@ MANAGERS = frozenset({ChatMember.ADMINISTRATOR, ChatMember.OWNER})
 MEMBERS = MANAGERS | {ChatMember.MEMBER, ChatMember.RESTRICTED}
 # /start payload of a solo quiz opened from a group: g<-chat id, base36>_<quiz id>
 GROUP_START = re.compile(r"g(?P<chat>[0-9a-z]{1,13})_(?P<quiz>[a-z0-9_-]{1,40})")
+# /start payload of a reveal's "Who answered?": w<round, base36>_<question index>
+WHO_START = re.compile(r"w(?P<round>[0-9a-z]{1,12})_(?P<qindex>[0-9]{1,3})")
 START_PAYLOAD_LIMIT = 64
 # The Bot API calls that post into a chat: the only ones Telegram's ~20 a minute per group
 # applies to, so the only ones the group bucket should meter.
@@ -98,19 +101,23 @@ class TelegramRounds:
         self.rounds: Rounds = app.rounds
         self.engine, self.cat = app.engine, app.catalogue
         self.plan = Planner(app.catalogue, views.HTML, shared_chats=True)
-        self.round_plan = RoundPlanner(app.catalogue, views.HTML, closes_in(app.catalogue))
+        self.round_plan = RoundPlanner(app.catalogue, views.HTML, closes_in(app.catalogue),
+                                       limit=TELEGRAM.card_limit)
         self._bot = bot
         self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
 
     # --- commands --------------------------------------------------------------------------
 
-    async def command(self, actor: Actor, args: Sequence[str]) -> Reply:
-        """/round [quiz] [seconds] | /round stop | /round skip."""
+    async def command(self, actor: Actor, args: Sequence[str], *,
+                      group_admin: bool = False) -> Reply:
+        """/round [quiz] [seconds] | /round stop | /round skip. `group_admin`: Telegram
+        says the sender is an administrator (an anonymous admin posting as the group)."""
         lang = await self.engine.language(actor)
         if actor.chat_id is None:
             return self.plan.text(lang, "round.groups_only")
         word = args[0].lower() if args else ""
-        manage = self._manager_check(actor)
+        manage: bool | Callable[[], Awaitable[bool]] = (
+            True if group_admin else self._manager_check(actor))
         if word == "stop":
             self.driver.submit(await self.rounds.stop(actor, actor.chat_id, may_manage=manage))
             return Reply()
@@ -129,6 +136,8 @@ class TelegramRounds:
     def _manager_check(self, actor: Actor) -> Callable[[], Awaitable[bool]]:
         async def check() -> bool:
             assert actor.chat_id is not None
+            if not actor.user_id.isdigit():  # a channel posting in the group: no member
+                return False
             return await is_member(self._bot(), int(actor.chat_id), int(actor.user_id),
                                    manager=True)
         return check
@@ -164,6 +173,28 @@ class TelegramRounds:
             return Actor(actor.platform, actor.user_id, str(chat_id), actor.display_name,
                          actor.locale), None
         return actor, self.plan.text(await self.engine.language(actor), "round.not_member")
+
+    # --- "Who answered?": the full list in the private chat ---------------------------------
+
+    def who_link(self, who: WhoAnswered) -> str | None:
+        """The deep link that opens a reveal's full list in the private chat with the bot."""
+        username = self._bot().username
+        if not username:
+            return None
+        return f"https://t.me/{username}?start=w{base36(who.round_id)}_{who.qindex}"
+
+    async def who_start(self, actor: Actor, data: str
+                        ) -> WhoAnswered | PressRefused | Misplaced | None:
+        """`/start w<round>_<question>` in private: the list's first page, for members of
+        the round's group only (Telegram is asked); None if it is no such link."""
+        m = WHO_START.fullmatch(data)
+        if m is None or actor.chat_id is not None:
+            return None
+        who = await self.rounds.who(actor, int(m["round"], 36), int(m["qindex"]))
+        if isinstance(who, WhoAnswered) and not await is_member(
+                self._bot(), int(who.chat_id), int(actor.user_id)):
+            return Misplaced(who.lang)
+        return who
 
     # --- the driver's sink -------------------------------------------------------------------
 

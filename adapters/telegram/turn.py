@@ -54,13 +54,15 @@ class Turn:
         """True for a button press whose callback query is still unanswered."""
         return self.query is not None and not self._acked
 
-    async def ack(self, text: str | None = None, *, alert: bool = False) -> None:
-        """Answer the callback query (once); a failure here never stops the reply."""
+    async def ack(self, text: str | None = None, *, alert: bool = False,
+                  url: str | None = None) -> None:
+        """Answer the callback query (once); a failure here never stops the reply. `url`
+        (a t.me link to this bot with a start parameter) opens the private chat."""
         if self._acked or self.query is None:
             return
         self._acked = True
         try:
-            await self.query.answer(text, show_alert=alert)
+            await self.query.answer(text, show_alert=alert, url=url)
         except TelegramError as exc:  # e.g. a query too old after a restart
             self.failed(exc)
             log.warning("telegram: answerCallbackQuery failed: %s", exc)

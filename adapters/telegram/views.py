@@ -17,7 +17,7 @@ from telegram import (
     WebAppInfo,
 )
 
-from bot.domain.results import Actor
+from bot.domain.results import Actor, Where
 from bot.present import render
 from bot.present.i18n import Catalogue
 from bot.present.plan import Button, Card
@@ -44,14 +44,44 @@ HTML = render.Markup(escape=_escape, bold=_bold, link=_link)
 
 
 def actor_of(update: Update) -> Actor | None:
-    """The engine's view of who sent this update; None for updates without a user."""
+    """The engine's view of who sent this update; None for updates without a user.
+
+    A message sent on behalf of a chat (an anonymous group admin, a linked channel, "post
+    as channel") comes from one of Telegram's shared bot users (GroupAnonymousBot,
+    Channel_Bot): it acts as that chat, "chat:<id>", so two channels are two members.
+    """
     user, chat = update.effective_user, update.effective_chat
     if user is None:
         return None
     group = chat is not None and chat.type in GROUP_CHATS
-    return Actor(platform=PLATFORM, user_id=str(user.id),
-                 chat_id=str(chat.id) if group and chat is not None else None,
+    where = str(chat.id) if group and chat is not None else None
+    message = update.effective_message
+    sender = message.sender_chat if message is not None and update.callback_query is None \
+        else None
+    if sender is not None:
+        return Actor(platform=PLATFORM, user_id=f"chat:{sender.id}", chat_id=where,
+                     display_name=sender.title or sender.username or str(sender.id),
+                     locale=None)
+    return Actor(platform=PLATFORM, user_id=str(user.id), chat_id=where,
                  display_name=user.full_name, locale=user.language_code)
+
+
+def anonymous_admin(update: Update) -> bool:
+    """True for a message an anonymous administrator sent in its own group (Telegram names
+    the group itself as the sender): an admin of that group, by Telegram's word."""
+    message, chat = update.effective_message, update.effective_chat
+    return (update.callback_query is None and message is not None and chat is not None
+            and message.sender_chat is not None and message.sender_chat.id == chat.id)
+
+
+def where_of(update: Update) -> Where | None:
+    """The pressed message of a callback query, as Telegram names it."""
+    query = update.callback_query
+    message = query.message if query is not None else None
+    if message is None:
+        return None
+    return Where(str(message.chat.id), str(message.message_id),
+                 shared=message.chat.type != Chat.PRIVATE)
 
 
 def text_of(card: Card) -> str:

@@ -5,6 +5,7 @@ points.
 
     a1:<session base36>:<position>:<option>[s|g]  AnswerPayload (the session names its owner)
     r1:<round base36>:<qindex>:<option>           RoundPayload (anyone in the chat may press)
+    w1:<round base36>:<qindex>                    WhoPayload: a reveal's "Who answered?"
     q2:<action>:<owner token>:<arg>               one owned button per action (below)
     q1:<action>:<arg>                             older action buttons, still understood
 
@@ -31,6 +32,8 @@ MAX_BYTES = payload_limit()  # 64: Telegram's callback_data; Discord's custom_id
 ANSWER_RE = re.compile(
     r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])(?P<sure>[sg]?)")
 ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<option>[0-9])")
+WHO_RE = re.compile(r"w1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3})")
+WHO_PAGE_RE = re.compile(r"(?P<round>[0-9a-z]{1,12})-(?P<qindex>[0-9]{1,3})-(?P<page>[0-9]{1,4})")
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>~?[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
     r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
@@ -65,7 +68,8 @@ def owner_token(user_id: str) -> str:
 def _checked(data: str) -> str:
     if len(data.encode()) > MAX_BYTES or not (ACTION_RE.fullmatch(data)
                                               or ANSWER_RE.fullmatch(data)
-                                              or ROUND_RE.fullmatch(data)):
+                                              or ROUND_RE.fullmatch(data)
+                                              or WHO_RE.fullmatch(data)):
         raise ValueError(f"button payload {data!r} does not fit the payload format")
     return data
 
@@ -110,6 +114,25 @@ class RoundPayload:
         """The payload, or None when `data` is not one of these."""
         if m := ROUND_RE.fullmatch(data):
             return cls(int(m["round"], 36), int(m["qindex"]), int(m["option"]))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class WhoPayload:
+    """A reveal's "Who answered?": anyone may press; the full list is shown privately."""
+
+    round_id: int
+    qindex: int
+
+    def pack(self) -> str:
+        """The callback data."""
+        return _checked(f"w1:{base36(self.round_id)}:{self.qindex}")
+
+    @classmethod
+    def unpack(cls, data: str) -> WhoPayload | None:
+        """The payload, or None when `data` is not one of these."""
+        if m := WHO_RE.fullmatch(data):
+            return cls(int(m["round"], 36), int(m["qindex"]))
         return None
 
 
@@ -187,12 +210,29 @@ class ResetPayload(OwnedPayload):
     action: ClassVar[str] = "reset"
 
 
+@dataclass(frozen=True, slots=True)
+class WhoPagePayload(OwnedPayload):
+    """A page of a private "Who answered?" list: `arg` is <round>-<qindex>-<page>."""
+
+    action: ClassVar[str] = "who"
+
+    @classmethod
+    def page(cls, owner_id: str, round_id: int, qindex: int, page: int) -> WhoPagePayload:
+        """The button that shows `page` of the list to `owner_id`."""
+        return cls.of(owner_id, f"{base36(round_id)}-{qindex}-{page}")
+
+    def where(self) -> tuple[int, int, int] | None:
+        """(round id, question index, page), or None for a forged argument."""
+        m = WHO_PAGE_RE.fullmatch(self.arg)
+        return (int(m["round"], 36), int(m["qindex"]), int(m["page"])) if m else None
+
+
 OWNED: dict[str, type[OwnedPayload]] = {kind.action: kind for kind in (
     StartPayload, RetryPayload, ReviewPayload, DuePayload, ConfidencePayload, LanguagePayload,
-    ResetPayload)}
+    ResetPayload, WhoPagePayload)}
 ActionPayload = (StartPayload | RetryPayload | ReviewPayload | DuePayload | ConfidencePayload
-                 | LanguagePayload | ResetPayload)
-Payload = AnswerPayload | RoundPayload | ActionPayload
+                 | LanguagePayload | ResetPayload | WhoPagePayload)
+Payload = AnswerPayload | RoundPayload | WhoPayload | ActionPayload
 
 
 def _unpack_owned(data: str) -> ActionPayload | None:
@@ -218,7 +258,8 @@ def decode(data: str | None) -> Payload | None:
     """Parse a payload; None for anything forged, truncated or from an unknown version."""
     if not data or len(data.encode()) > MAX_BYTES:
         return None
-    return AnswerPayload.unpack(data) or RoundPayload.unpack(data) or _unpack_owned(data)
+    return (AnswerPayload.unpack(data) or RoundPayload.unpack(data) or WhoPayload.unpack(data)
+            or _unpack_owned(data))
 
 
 def encode_answer(session_id: int, position: int, option: int, sure: bool | None = None

@@ -26,6 +26,12 @@ class Platform:
     loggers: tuple[str, ...] = ()  # logger name prefixes whose records are this platform's
     # the platform library's loggers that may log a token (their records get redacted)
     guarded_loggers: tuple[str, ...] = ()
+    # characters of plain message content (Discord 2,000), a photo caption (Telegram 1,024),
+    # everything one message carries (Discord 6,000: embeds' texts added up), fields per embed
+    content_limit: int = 1_000_000
+    caption_limit: int = 1_000_000
+    message_limit: int = 1_000_000
+    field_limit: int = 1_000
 
     @property
     def chat_app(self) -> bool:
@@ -34,14 +40,16 @@ class Platform:
 
 
 TELEGRAM = Platform(
-    "telegram", "numeric", card_limit=4096, payload_limit=64,
+    "telegram", "numeric", card_limit=4096, payload_limit=64, content_limit=4096,
+    caption_limit=1024, message_limit=4096,
     # Telegram allows about 30 messages a second to different chats in all. Reminders take
     # 28 of them: pacing exactly at the limit draws 429s (bench/reminders_bench.py: 5 in
     # 300), each of which stalls every reminder for the second it names.
     reminder_rate=28.0, token_env="TELEGRAM_BOT_TOKEN", config_section="telegram",
     loggers=("telegram", "adapters.telegram"), guarded_loggers=("telegram", "telegram.ext"))
 DISCORD = Platform(
-    "discord", "numeric", card_limit=4096, payload_limit=100,
+    "discord", "numeric", card_limit=4096, payload_limit=100, content_limit=2000,
+    message_limit=6000, field_limit=25,
     # Discord's global limit is 50 requests a second; a DM costs two (open, send).
     reminder_rate=20.0, token_env="DISCORD_BOT_TOKEN", config_section="discord",
     loggers=("discord", "adapters.discord"), guarded_loggers=("discord", "discord.http"))
@@ -49,6 +57,17 @@ TERMINAL = Platform("terminal", "string", card_limit=1_000_000, payload_limit=1_
                     loggers=("adapters.terminal",))
 
 PLATFORMS: dict[str, Platform] = {p.name: p for p in (TELEGRAM, DISCORD, TERMINAL)}
+
+
+def platform(name: str) -> Platform:
+    """The platform called `name` (the terminal's limits for an unknown one: no limit)."""
+    return PLATFORMS.get(name, TERMINAL)
+
+
+def units(text: str) -> int:
+    """A text's length as Telegram and Discord count it: UTF-16 code units (an emoji
+    outside the BMP counts twice), an upper bound of what either platform measures."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 def chat_apps() -> tuple[Platform, ...]:

@@ -7,7 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from bot.domain.pipeline import ScheduleSpec
-from bot.domain.round_results import LockedIn, PressRefused
+from bot.domain.round_results import LockedIn, PressRefused, WhoAnswered
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,8 +166,29 @@ class SettingsView:
     utc_offset: str  # "UTC+05:00"
 
 
+@dataclass(frozen=True, slots=True)
+class Where:
+    """Where a button was pressed, as the platform says: the chat and the message the
+    button sits on, and whether everyone in that chat sees the message (a Telegram group
+    message, a Discord channel message that is not ephemeral). Clients lie about a button's
+    data, never about these (Telegram's docs: bind every press to its chat and message)."""
+
+    chat_id: str
+    message_id: str | None
+    shared: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Misplaced:
+    """A press of a button that does not belong on the message it was pressed on (a round's
+    button from another chat or message, a solo answer on a shared message): refused."""
+
+    lang: str
+
+
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
-                | UnknownButton | SettingsView | LockedIn | PressRefused)
+                | UnknownButton | SettingsView | LockedIn | PressRefused | WhoAnswered
+                | Misplaced)
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,7 @@ class RoundReveal:
     stopped: bool
     next_at: float | None  # when the next question opens
     revealed_at: float = 0.0
+    last_qindex: int = -1  # the round's last opened question (the "Who answered?" list's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,5 +90,37 @@ class PressRefused:
     reason: str  # "late" (deadline passed), "stale" (an earlier question), "gone"
 
 
-PressOutcome = LockedIn | PressRefused
 RoundEvent = RoundQuestion | RoundReveal
+
+
+@dataclass(frozen=True, slots=True)
+class WhoRow:
+    """One member in the private "Who answered?" list: their standing so far, and how
+    they did on this question ("right", "wrong", or "" when they did not answer it)."""
+
+    rank: int
+    name: str
+    score: int
+    time: float
+    mark: str
+
+
+@dataclass(frozen=True, slots=True)
+class WhoAnswered:
+    """One page of a question's full list, shown only to whoever asked."""
+
+    round_id: int
+    qindex: int
+    chat_id: str  # the round's chat: only its members may read the list
+    lang: str
+    quiz_title: str
+    number: int  # the question's number (1-based)
+    total: int  # questions in the round
+    page: int  # 0-based
+    pages: int
+    members: int  # everyone on the list
+    answered: int  # of them, who answered this question
+    rows: tuple[WhoRow, ...]
+
+
+PressOutcome = LockedIn | PressRefused | WhoAnswered

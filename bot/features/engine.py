@@ -28,6 +28,8 @@ from bot.domain.payloads import (
     ReviewPayload,
     RoundPayload,
     StartPayload,
+    WhoPagePayload,
+    WhoPayload,
 )
 from bot.domain.quiz import Quiz
 from bot.domain.results import (
@@ -35,6 +37,7 @@ from bot.domain.results import (
     AnswerOutcome,
     LanguageSet,
     Leaderboard,
+    Misplaced,
     NotYours,
     PressOutcome,
     Progress,
@@ -45,6 +48,7 @@ from bot.domain.results import (
     SettingsView,
     UnknownButton,
     UserStats,
+    Where,
 )
 from bot.features.library import Library
 from bot.features.review import SpacedReview
@@ -53,7 +57,7 @@ from bot.features.sessions import CHAT, Sessions
 from bot.store.protocol import Store
 
 P = TypeVar("P")
-Handler = Callable[[Actor, Any], Awaitable[PressOutcome]]
+Handler = Callable[[Actor, Any, Where | None], Awaitable[PressOutcome]]
 
 
 class ButtonRouter:
@@ -62,8 +66,8 @@ class ButtonRouter:
     def __init__(self) -> None:
         self._handlers: dict[type, Handler] = {}
 
-    def route(self, kind: type[P], handler: Callable[[Actor, P], Awaitable[PressOutcome]]
-              ) -> None:
+    def route(self, kind: type[P],
+              handler: Callable[[Actor, P, Where | None], Awaitable[PressOutcome]]) -> None:
         """Send presses of `kind` to `handler`."""
         self._handlers[kind] = handler
 
@@ -124,35 +128,57 @@ class Engine:
 
     def _route_buttons(self) -> None:
         route = self.buttons.route
-        route(AnswerPayload, lambda a, p: self.answer(a, p.session_id, p.position, p.option,
-                                                      sure=p.sure))
-        # anyone in the chat may press a round's button; the store decides what counts
-        route(RoundPayload, lambda a, p: self.rounds.press(a, p.round_id, p.qindex, p.option))
-        route(StartPayload, lambda a, p: self.start(a, p.arg or None))
-        route(RetryPayload, lambda a, p: self.restart(a, p.arg or None))
-        route(ReviewPayload, lambda a, p: self.review(a, p.arg or None))
-        route(DuePayload, lambda a, p: self.review_due(a))
-        route(ConfidencePayload, lambda a, p: self.set_confidence(a, p.arg == "on"))
+        route(AnswerPayload, self._answer_pressed)
+        # anyone in the chat may press a round's button; the store decides what counts, on
+        # the round's own message only
+        route(RoundPayload, lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex,
+                                                              p.option, w))
+        route(WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
+        route(WhoPagePayload, self._who_page_pressed)
+        route(StartPayload, lambda a, p, w: self.start(a, p.arg or None))
+        route(RetryPayload, lambda a, p, w: self.restart(a, p.arg or None))
+        route(ReviewPayload, lambda a, p, w: self.review(a, p.arg or None))
+        route(DuePayload, lambda a, p, w: self.review_due(a))
+        route(ConfidencePayload, lambda a, p, w: self.set_confidence(a, p.arg == "on"))
         route(LanguagePayload, self._language_pressed)
         route(ResetPayload, self._reset_pressed)
 
-    async def press(self, actor: Actor, data: Payload | None) -> PressOutcome:
+    async def press(self, actor: Actor, data: Payload | None,
+                    where: Where | None = None) -> PressOutcome:
         """Any button of ours, decoded by `bot.domain.payloads`. An answer belongs to its
         session's owner (checked in `answer`); every other owned button names its owner,
         and anyone else gets `NotYours`: a button without an owner (only ones sent before
-        owners existed) is honoured in a private chat only, where nobody else can press."""
+        owners existed) is honoured in a private chat only, where nobody else can press.
+        `where` is the pressed message as the platform names it (see `Where`)."""
         handler = self.buttons.handler(data)
         if handler is None:
             return UnknownButton(await self.language(actor))
         if isinstance(data, OwnedPayload) and not data.belongs_to(actor.user_id) and not (
                 data.owner is None and actor.chat_id is None):
             return NotYours(0, await self.language(actor))
-        return await handler(actor, data)
+        return await handler(actor, data, where)
 
-    async def _language_pressed(self, actor: Actor, pressed: LanguagePayload) -> PressOutcome:
+    async def _answer_pressed(self, actor: Actor, p: AnswerPayload,
+                              where: Where | None) -> PressOutcome:
+        if where is not None and where.shared:
+            # A learner's solo questions are only ever sent privately (a private chat, an
+            # ephemeral message): on a message the whole chat sees, the data was copied.
+            return Misplaced(await self.language(actor))
+        return await self.answer(actor, p.session_id, p.position, p.option, sure=p.sure)
+
+    async def _who_page_pressed(self, actor: Actor, p: WhoPagePayload,
+                                where: Where | None) -> PressOutcome:
+        page = p.where()
+        if page is None:
+            return UnknownButton(await self.language(actor))
+        return await self.rounds.who(actor, *page, where=where)
+
+    async def _language_pressed(self, actor: Actor, pressed: LanguagePayload,
+                                where: Where | None) -> PressOutcome:
         return LanguageSet(await self.set_language(actor, pressed.arg), self.quiz().id)
 
-    async def _reset_pressed(self, actor: Actor, pressed: ResetPayload) -> PressOutcome:
+    async def _reset_pressed(self, actor: Actor, pressed: ResetPayload,
+                             where: Where | None) -> PressOutcome:
         if pressed.arg == "yes":
             return ResetDone(await self.language(actor), await self.reset(actor))
         return ResetCancelled(await self.language(actor))

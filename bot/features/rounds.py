@@ -22,7 +22,7 @@ from bot.domain import learning
 from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
 from bot.domain.quiz import Question, Quiz
 from bot.domain.quiz.computed import draw, seed_of
-from bot.domain.results import Actor, Leaderboard, LeaderboardRow
+from bot.domain.results import Actor, Leaderboard, LeaderboardRow, Misplaced, Where
 from bot.domain.round_results import (
     LockedIn,
     PressOutcome,
@@ -32,6 +32,8 @@ from bot.domain.round_results import (
     RoundReveal,
     RoundStarted,
     Standing,
+    WhoAnswered,
+    WhoRow,
 )
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
@@ -52,6 +54,7 @@ Clock = Callable[[], float]
 Manages = bool | Callable[[], Awaitable[bool]]
 MIN_SECONDS, MAX_SECONDS = 10, 300
 POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
+WHO_PAGE = 20  # members per page of the private "Who answered?" list
 
 
 class RoundHost(Protocol):
@@ -161,13 +164,23 @@ class Rounds:
     # --- presses -------------------------------------------------------------------------
 
     async def press(self, actor: Actor, round_id: int, qindex: int, option: int,
-                    ) -> PressOutcome:
+                    where: Where | None = None) -> PressOutcome | Misplaced:
         """A member's press of a lettered button: their first one on the open question
-        locks in; the answer's correctness stays hidden until the reveal."""
+        locks in; the answer's correctness stays hidden until the reveal.
+
+        `where` (the platform's word on the pressed message) must be the round's own chat
+        and that question's own message: a button's data copied anywhere else counts
+        nothing. Only in-process callers (tests, benchmarks) pass None.
+        """
         lang = await self.engine.language(actor)
         row = await self.store.get_round(round_id)
         if row is None or row.platform != actor.platform or not 0 <= qindex < row.total:
             return PressRefused(round_id, lang, "gone")
+        if where is not None and not await self._on_its_message(row, qindex, where):
+            log.info("rounds: a press of round %s question %d from chat %s message %s "
+                     "refused: not its message", round_id, qindex, where.chat_id,
+                     where.message_id)
+            return Misplaced(lang)
         order = row.option_orders[qindex]
         quiz = self._quiz(row)
         question = quiz.question(row.question_ids[qindex]) if quiz else None
@@ -189,6 +202,39 @@ class Rounds:
             return LockedIn(round_id, lang, order.index(pressed.chosen),
                             repeat=pressed.outcome == PressWrite.REPEAT)
         return PressRefused(round_id, lang, str(pressed.outcome))
+
+    async def _on_its_message(self, row: RoundRow, qindex: int, where: Where) -> bool:
+        if where.chat_id != row.chat_id or where.message_id is None:
+            return False
+        stored = await self.store.round_message(row.id, qindex)
+        # None: the post is a moment old and its id not stored yet; the chat is right.
+        return stored is None or stored == where.message_id
+
+    async def who(self, actor: Actor, round_id: int, qindex: int, page: int = 0,
+                  where: Where | None = None) -> WhoAnswered | PressRefused | Misplaced:
+        """One page of the full list behind a reveal's "Who answered?": every member by
+        standing after question `qindex`, each marked right, wrong or silent on it."""
+        lang = await self.engine.language(actor)
+        row = await self.store.get_round(round_id)
+        if (row is None or row.platform != actor.platform or not 0 <= qindex < row.total
+                or qindex > row.position):
+            return PressRefused(round_id, lang, "gone")
+        if where is not None and where.shared and where.chat_id != row.chat_id:
+            return Misplaced(lang)
+        answers = await self.store.round_answers(round_id, qindex)
+        marks = {a.user_id: "right" if a.correct else "wrong"
+                 for a in answers if a.qindex == qindex}
+        standings = standings_of(answers)
+        pages = max(1, -(-len(standings) // WHO_PAGE))
+        page = min(max(page, 0), pages - 1)
+        shown = standings[page * WHO_PAGE:(page + 1) * WHO_PAGE]
+        quiz = self._quiz(row)
+        return WhoAnswered(
+            round_id, qindex, row.chat_id, lang,
+            quiz.title.get(lang) if quiz else row.quiz_id, qindex + 1, row.total, page, pages,
+            len(standings), len(marks),
+            tuple(WhoRow(s.rank, s.display_name, s.score, s.time, marks.get(s.user_id, ""))
+                  for s in shown))
 
     def _review_of(self, round_id: int, quiz_id: str, question_id: str, qindex: int,
                    actor: Actor, correct: bool) -> NewReview:
@@ -278,7 +324,7 @@ class Rounds:
             correct=-1, counts=(), right=(), explanation="", standings=standings,
             message_ref=reveal.message_ref, final=reveal.final,
             stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
-            revealed_at=reveal.revealed_at)
+            revealed_at=reveal.revealed_at, last_qindex=row.position)
         if qindex is None:
             return base
         order = row.option_orders[qindex]

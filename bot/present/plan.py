@@ -35,6 +35,7 @@ from bot.domain.results import (
     Actor,
     AnswerResult,
     Leaderboard,
+    Misplaced,
     NotYours,
     PressOutcome,
     Progress,
@@ -53,7 +54,7 @@ from bot.domain.results import (
 from bot.domain.results import (
     LanguageSet as LanguageSetResult,
 )
-from bot.domain.round_results import LockedIn, PressRefused
+from bot.domain.round_results import LockedIn, PressRefused, WhoAnswered
 from bot.present import diagrams, render
 from bot.present.i18n import Catalogue, is_rtl
 
@@ -235,6 +236,10 @@ class Planner:
             return Reply(edit=Card(self.t(outcome.lang, "reset.cancelled")))
         if isinstance(outcome, LockedIn | PressRefused):  # a round's button: a private ack
             return Reply(ack=round_ack(self.cat, outcome))
+        if isinstance(outcome, Misplaced):  # a button's data pressed where it does not belong
+            return Reply(ack=self.cat.t(outcome.lang, "round.misplaced"), alert=True)
+        if isinstance(outcome, WhoAnswered):  # the adapters show it (RoundPlanner.who)
+            return Reply(ack=self.cat.t(outcome.lang, "round.who_open"))
         assert isinstance(outcome, UnknownButton)
         return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
 

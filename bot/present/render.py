@@ -216,8 +216,15 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
     return "\n".join(lines)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, with "…" where it was cut."""
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + "…" if limit > 0 else ""
+
+
 def _short(text: str, limit: int = 60) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    return clip(text, limit)
 
 
 def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:

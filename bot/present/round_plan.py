@@ -8,8 +8,10 @@ bar chart, who got it right, the explanation, the standings, and at the end the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
-from bot.domain.payloads import encode_round
+from bot.domain.payloads import WhoPagePayload, WhoPayload, encode_round
+from bot.domain.platforms import units
 from bot.domain.round_results import (
     LockedIn,
     PressRefused,
@@ -17,6 +19,7 @@ from bot.domain.round_results import (
     RoundReveal,
     RoundStarted,
     Standing,
+    WhoAnswered,
 )
 from bot.present import render
 from bot.present.i18n import Catalogue, is_rtl, isolate
@@ -24,6 +27,8 @@ from bot.present.plan import Button, Card, Reply, round_ack
 
 BAR, BAR_WIDTH = "▇", 10
 STANDINGS_SHOWN = 10
+RIGHT_SHOWN = 20  # names under "Got it right:" at most; the rest are counted
+NAME_SHOWN = 64  # characters of one member's name (Telegram's run to 129)
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
@@ -44,14 +49,20 @@ class RoundPlanner:
     """Cards for one platform's markup; `closes` words a question's closing time."""
 
     def __init__(self, cat: Catalogue, markup: render.Markup,
-                 closes: Callable[[RoundQuestion], str]) -> None:
-        self.cat, self.m, self.closes = cat, markup, closes
+                 closes: Callable[[RoundQuestion], str], *, limit: int = 4096) -> None:
+        # `limit`: what one card (title, body and footer together) may hold on the platform
+        self.cat, self.m, self.closes, self.limit = cat, markup, closes, limit
 
     def t(self, lang: str, key: str, **params: object) -> str:
         return self.m.escape(self.cat.t(lang, key, **params))
 
     def _name(self, lang: str, name: str) -> str:
+        name = render.clip(name, NAME_SHOWN)
         return isolate(name) if is_rtl(lang) else name
+
+    def fits(self, card: Card) -> bool:
+        """True when the card's texts, as sent, fit the platform's limit."""
+        return units(card.title) + units(card.body) + units(card.footer) + 4 <= self.limit
 
     def started(self, started: RoundStarted) -> Reply:
         """The public answer to the command that started a round (where one is needed)."""
@@ -82,10 +93,32 @@ class RoundPlanner:
                     footer=q.quiz_title, rows=(row,))
 
     def reveal(self, r: RoundReveal) -> Card:
-        """The question turned into its reveal; on the last one, the podium too."""
+        """The question turned into its reveal; on the last one, the podium too.
+
+        However many members answered, the card fits the platform: the fastest names and
+        the top standings are shown, the rest counted ("…and 231 more members"), and then a
+        "Who answered?" button opens the full list privately.
+        """
+        right, standings, explanation = RIGHT_SHOWN, STANDINGS_SHOWN, r.explanation
+        while True:
+            card = self._reveal(r, right, standings, explanation)
+            if self.fits(card):
+                return card
+            if right > 0:
+                right //= 2
+            elif standings > 3:
+                standings = 3
+            elif explanation:  # the loader keeps explanations in bounds; this is a guard
+                explanation = render.clip(explanation, max(0, len(explanation) // 2))
+            else:
+                return replace(card, body=render.clip(card.body, self.limit // 2))
+
+    def _reveal(self, r: RoundReveal, right_shown: int, standings_shown: int,
+                explanation: str) -> Card:
         lang, m = r.lang, self.m
         lines: list[str] = []
         q = r.question
+        cut = False
         if q is not None:
             lines += [m.escape(render.content_text(lang, q.text)), ""]
             if 0 <= r.correct < len(q.options):
@@ -95,40 +128,80 @@ class RoundPlanner:
                                                                       q.options[r.correct]))))
             lines += ["", *bars(r.counts, lang), ""]
             if r.right:
-                names = ", ".join(self._name(lang, n) for n in r.right)
-                lines.append(self.t(lang, "round.right", names=names))
+                shown = r.right[:right_shown]
+                if shown:
+                    names = ", ".join(self._name(lang, n) for n in shown)
+                    lines.append(self.t(lang, "round.right", names=names))
+                if len(r.right) > len(shown):
+                    cut = True
+                    lines.append(self.t(lang, "round.more", count=len(r.right) - len(shown)))
             else:
                 lines.append(self.t(lang, "round.nobody_right"))
-            if r.explanation:
-                lines += ["", m.escape(render.content_text(lang, r.explanation))]
+            if explanation:
+                lines += ["", m.escape(render.content_text(lang, explanation))]
         if r.final:
-            lines += ["", *self._podium(r)]
+            lines += ["", *self._podium(r, standings_shown)]
         else:
             lines += ["", m.bold(self.t(lang, "round.standings")),
-                      *self._standings(lang, r.standings)]
+                      *self._standings(lang, r.standings, standings_shown)]
             if r.next_at is not None:
                 pause = max(0, round(r.next_at - r.revealed_at))
                 lines += ["", self.t(lang, "round.next_in", seconds=pause)]
+        cut = cut or len(r.standings) > standings_shown
         title = self._header(q) if q is not None else r.quiz_title
-        return Card("\n".join(lines).strip(), title=title, footer=r.quiz_title)
+        rows: tuple[tuple[Button, ...], ...] = ()
+        if cut:  # the full list, privately
+            qindex = q.qindex if q is not None else max(0, r.last_qindex)
+            rows = ((Button(self.cat.t(lang, "round.who_button"),
+                            WhoPayload(r.round_id, qindex).pack()),),)
+        return Card("\n".join(lines).strip(), title=title, footer=r.quiz_title, rows=rows)
 
-    def _standings(self, lang: str, standings: tuple[Standing, ...]) -> list[str]:
+    def _standings(self, lang: str, standings: tuple[Standing, ...],
+                   shown: int = STANDINGS_SHOWN) -> list[str]:
         lines = []
-        for s in standings[:STANDINGS_SHOWN]:
+        for s in standings[:shown]:
             row = self.t(lang, "round.standing_row", rank=s.rank,
                          name=self._name(lang, s.display_name), score=s.score,
                          seconds=f"{s.time:.1f}")
             lines.append(f"{MEDALS.get(s.rank, '▫️')} {row}")
-        if len(standings) > STANDINGS_SHOWN:
-            lines.append(self.t(lang, "round.more", count=len(standings) - STANDINGS_SHOWN))
+        if len(standings) > shown:
+            lines.append(self.t(lang, "round.more", count=len(standings) - shown))
         return lines
 
-    def _podium(self, r: RoundReveal) -> list[str]:
+    def _podium(self, r: RoundReveal, shown: int = STANDINGS_SHOWN) -> list[str]:
         lang = r.lang
         lines = [self.m.bold(self.t(lang, "round.podium", title=r.quiz_title))]
         if r.stopped:
             lines.append(self.t(lang, "round.stopped"))
         if not r.standings:
             return [*lines, self.t(lang, "round.no_answers")]
-        return [*lines, *self._standings(lang, r.standings)]
+        return [*lines, *self._standings(lang, r.standings, shown)]
+
+    # --- the private list behind "Who answered?" ------------------------------------------
+
+    def who(self, w: WhoAnswered, owner_id: str) -> Card:
+        """One page of the full list, with Back / Next buttons only `owner_id` may press."""
+        lang = w.lang
+        lines = [self.t(lang, "round.who_summary", answered=w.answered, count=w.members),
+                 ""]
+        marks = {"right": "round.who_right", "wrong": "round.who_wrong"}
+        for row in w.rows:
+            mark = self.cat.t(lang, marks.get(row.mark, "round.who_silent"))
+            text = self.t(lang, "round.standing_row", rank=row.rank,
+                          name=self._name(lang, row.name), score=row.score,
+                          seconds=f"{row.time:.1f}")
+            lines.append(f"{mark} {text}")
+        if w.pages > 1:
+            lines += ["", self.t(lang, "round.who_page", page=w.page + 1, pages=w.pages)]
+        buttons = []
+        if w.page > 0:
+            buttons.append(Button(self.cat.t(lang, "round.who_prev"), WhoPagePayload.page(
+                owner_id, w.round_id, w.qindex, w.page - 1).pack()))
+        if w.page + 1 < w.pages:
+            buttons.append(Button(self.cat.t(lang, "round.who_next"), WhoPagePayload.page(
+                owner_id, w.round_id, w.qindex, w.page + 1).pack(), "primary"))
+        paging = tuple(reversed(buttons)) if is_rtl(lang) else tuple(buttons)
+        title = self.cat.t(lang, "round.who_title", title=w.quiz_title, number=w.number,
+                           total=w.total)
+        return Card("\n".join(lines), title=title, rows=(paging,) if paging else ())
 

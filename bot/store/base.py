@@ -107,5 +107,6 @@ class CommandStore(abc.ABC):
     stop_round = _writer(rounds.stop_round)
     set_round_message = _writer(rounds.set_round_message)
     round_message = _reader(rounds.round_message)
+    round_answers = _reader(rounds.round_answers)
     next_round_due = _reader(rounds.next_round_due)
     board = _reader(rounds.board)

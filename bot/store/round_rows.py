@@ -172,6 +172,9 @@ class RoundStore(Protocol):
     async def round_message(self, round_id: int, qindex: int) -> str | None:
         """The stored id of a question message."""
 
+    async def round_answers(self, round_id: int, upto: int) -> tuple[RoundAnswer, ...]:
+        """Every answer of the round to questions 0..upto, by question, then speed."""
+
     async def next_round_due(self, platform: str) -> float | None:
         """The earliest pending deadline or opening time of the platform's rounds."""
 

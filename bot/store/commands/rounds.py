@@ -235,6 +235,11 @@ def round_message(round_id: int, qindex: int) -> Command[str | None]:
     return None if row is None or row["message_ref"] is None else str(row["message_ref"])
 
 
+def round_answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
+    """Every answer of the round to questions 0..upto (the full "Who answered?" list)."""
+    return (yield from _answers(round_id, upto))
+
+
 def next_round_due(platform: str) -> Command[float | None]:
     """The earliest pending deadline or opening of the platform's running rounds."""
     row = one((yield q(

@@ -44,6 +44,35 @@ __all__ = ["TOKEN", "FakeDiscord", "Interaction", "Message", "user"]
 T = TypeVar("T")
 
 BOT_AUTH = ("/users/", "/oauth2/", "/gateway/", "/applications/", "/channels/")
+# Discord's message limits, enforced as Discord does: 400 with code 50035 and the field
+CONTENT, DESCRIPTION, TITLE, FOOTER, FIELDS, TOTAL = 2000, 4096, 256, 2048, 25, 6000
+
+
+def too_long(body: dict[str, Any]) -> web.Response | None:
+    """Discord's answer to a message body over a limit, or None when it fits."""
+    body = body.get("data", body) if isinstance(body.get("data"), dict) else body
+    errors = []
+    if len(body.get("content") or "") > CONTENT:
+        errors.append(f"content: Must be {CONTENT} or fewer in length.")
+    total = 0
+    for i, embed in enumerate(body.get("embeds") or []):
+        sizes = {"description": (len(embed.get("description") or ""), DESCRIPTION),
+                 "title": (len(embed.get("title") or ""), TITLE),
+                 "footer.text": (len((embed.get("footer") or {}).get("text") or ""), FOOTER)}
+        for field, (size, limit) in sizes.items():
+            total += size
+            if size > limit:
+                errors.append(f"embeds.{i}.{field}: Must be {limit} or fewer in length. "
+                              f"(got {size})")
+        if len(embed.get("fields") or []) > FIELDS:
+            errors.append(f"embeds.{i}.fields: Must be {FIELDS} or fewer in length.")
+    if total > TOTAL:
+        errors.append(f"embeds: Embed size exceeds maximum size of {TOTAL}")
+    if not errors:
+        return None
+    return _json({"message": "Invalid Form Body", "code": 50035,
+                  "errors": {"_errors": [{"code": "BASE_TYPE_MAX_LENGTH", "message": e}
+                                         for e in errors]}}, status=400)
 
 
 @dataclass
@@ -357,6 +386,9 @@ class FakeDiscord:
                           "code": 40060}, status=400)
         body = await json_of(request)
         kind, data = body["type"], body.get("data") or {}
+        if (refused := too_long(data)) is not None:
+            ix.refused += 1
+            return refused
         ix.callback = Callback(kind, data, asyncio.get_running_loop().time() - ix.sent_at)
         ix.record(f"callback {kind}")
         message = None
@@ -383,6 +415,8 @@ class FakeDiscord:
         if ix is None or ix.callback is None:
             return _json({"message": "Unknown Webhook", "code": 10015}, status=404)
         body = await json_of(request)
+        if (refused := too_long(body)) is not None:
+            return refused
         original = ix.original
         if original is not None and original.flags & LOADING:  # fills the "thinking…" one
             original.apply(body)
@@ -407,7 +441,10 @@ class FakeDiscord:
             self.messages.pop(target.id, None)
             return web.Response(status=204)
         if request.method == "PATCH":
-            target.apply(await json_of(request))
+            body = await json_of(request)
+            if (refused := too_long(body)) is not None:
+                return refused
+            target.apply(body)
             target.flags &= ~LOADING
             if ix is not None:
                 ix.record("edit")
@@ -415,6 +452,8 @@ class FakeDiscord:
 
     async def _channel_message(self, request: web.Request, channel: str) -> web.Response:
         body = await json_of(request)
+        if (refused := too_long(body)) is not None:
+            return refused
         guild = next((g for g, c in self.guilds.items() if c == int(channel)), None)
         message = Message(next(self._ids), int(channel), guild, self.bot,
                           content=body.get("content") or "", embeds=body.get("embeds") or [],
@@ -429,7 +468,10 @@ class FakeDiscord:
         message = self.messages.get(int(msg))
         if message is None or message.channel_id != int(channel):
             return _json({"message": "Unknown Message", "code": 10008}, status=404)
-        message.apply(await request.json())
+        body = await request.json()
+        if (refused := too_long(body)) is not None:
+            return refused
+        message.apply(body)
         self.channel_log.append(("edit", message.id, asyncio.get_running_loop().time()))
         return _json(message.to_json())
 
