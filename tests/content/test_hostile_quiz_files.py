@@ -117,8 +117,26 @@ def test_a_picture_swapped_for_a_symlink_after_loading_is_not_sent(content: Path
     assert image is not None and read_image(image) == PNG
     picture.unlink()
     picture.symlink_to(decoy / "passwd")
-    with pytest.raises(ImageRefused, match="is a symlink"):
+    with pytest.raises(ImageRefused, match="symlink"):
         read_image(image)
+    # the folder swapped for a link to a look-alike folder elsewhere
+    (decoy / "img").mkdir()
+    (decoy / "img" / "pic.png").write_bytes(DECOY)
+    (content / "img").rename(content / "old-img")
+    (content / "img").symlink_to(decoy / "img", target_is_directory=True)
+    with pytest.raises(ImageRefused, match="now leads through a symlink"):
+        read_image(image)
+
+
+def test_a_content_folder_that_is_itself_a_link_is_fine(tmp_path: Path) -> None:
+    real = tmp_path / "real-content"
+    (real / "img").mkdir(parents=True)
+    (real / "img" / "pic.png").write_bytes(PNG)
+    quiz_with_image(real, "img/pic.png")
+    (tmp_path / "content").symlink_to(real, target_is_directory=True)  # a deployment's link
+    quiz = load_file(tmp_path / "content" / "pictured.yaml")
+    image = quiz.questions[0].image
+    assert image is not None and read_image(image) == PNG
 
 
 def test_a_duplicate_key_names_both_lines(content: Path) -> None:

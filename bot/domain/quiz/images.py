@@ -54,13 +54,19 @@ def check_image(base: Path, value: str) -> Path:
                                "regular files inside the quiz folder")
         if not stat.S_ISDIR(mode):
             raise ImageRefused(f"{value} does not exist (looked for {full})")
-    read_image(full, shown=value)
+    read_image(full, shown=value, resolved=False)  # the content folder may be a link
     return full.absolute()
 
 
-def read_image(path: Path, *, shown: str | None = None) -> bytes:
-    """The picture's bytes, read without following a symlink and under the size cap."""
+def read_image(path: Path, *, shown: str | None = None, resolved: bool = True) -> bytes:
+    """The picture's bytes, read without following a symlink and under the size cap.
+
+    `resolved`: `path` is the fully resolved one the loader kept, so it must still resolve
+    to itself: a folder on the way swapped for a symlink since is refused too.
+    """
     shown = shown or str(path)
+    if resolved and os.path.realpath(path) != os.fspath(path):
+        raise ImageRefused(f"{shown} now leads through a symlink; not read")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
