@@ -3,6 +3,7 @@ options, and its computed answers agree with the arithmetic in its explanations.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import pytest
@@ -110,3 +111,46 @@ def test_expert_gemm_ridge_point(moe: Quiz):
     ridge = 989e12 / 3.35e12  # FLOPs per byte; the GEMM does m FLOPs per weight byte
     assert right(question(moe, "e14-expert-gemm-intensity")) == (
         f"About {round(ridge, -2):.0f} tokens")
+
+
+def test_expert_choice_capacity(moe: Quiz):
+    tokens, factor, experts = 8192, 2, 64
+    per_expert = tokens * factor // experts
+    assert right(question(moe, "e17-expert-choice")).startswith(
+        f"Each expert takes exactly {per_expert} tokens;")
+
+
+def test_z_loss_rounding(moe: Quiz):
+    spacing_at_128 = 2.0 ** (7 - 7)  # bfloat16: 8 significant bits
+    assert round(math.exp(spacing_at_128 / 2) - 1, 2) == 0.65
+    assert round(math.exp(2.0 ** (2 - 7) / 2) - 1, 3) == 0.016
+    assert "65%" in question(moe, "e18-router-z-loss").explanation.get("en")
+
+
+def test_fine_grained_combinations(moe: Quiz):
+    assert math.comb(16, 2) == 120 and math.comb(64, 8) == 4_426_165_368
+    assert right(question(moe, "e19-fine-grained-experts")).startswith(
+        f"About {math.comb(64, 8) / 1e9:.1f} × 10^9; up to {8 // 2}×")
+    ordered = 64 ** 8  # the distractor: ordered picks with repeats
+    assert "2.8 × 10^14" in question(moe, "e19-fine-grained-experts").options[2].text.get("en")
+    assert f"{ordered / 1e14:.1f}" == "2.8"
+
+
+def test_hot_expert_phase(moe: Quiz):
+    gpus, tokens, topk, balanced_ms = 8, 4096, 2, 4
+    mean = tokens * gpus * topk / gpus
+    hot = 3 * mean
+    others = (tokens * gpus * topk - hot) / (gpus - 1)
+    phase = balanced_ms * hot / mean
+    busy = balanced_ms * others / mean / phase
+    assert right(question(moe, "e20-hot-expert")) == f"About {busy:.0%} of a {phase:.0f} ms phase"
+    assert f"{others / mean:.0%}" == "71%"
+
+
+def test_upcycled_parameters(moe: Quiz):
+    mlp = 32 * 3 * 4096 * 14336
+    rest = 7.24e9 - mlp
+    total, active = rest + 8 * mlp, rest + 2 * mlp
+    assert right(question(moe, "e21-sparse-upcycling")).startswith(
+        f"About {total / 1e9:.0f}B in total, {active / 1e9:.0f}B per token;")
+    assert f"{8 * 7.24:.0f}" == "58"  # the distractor copies the whole model
