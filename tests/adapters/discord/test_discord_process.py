@@ -66,3 +66,5 @@ async def test_debug_log_carries_no_bot_or_interaction_token(tmp_path: Path,
     assert "INTERACTION_CREATE" in err
     for secret in [TOKEN, *tokens]:
         assert secret not in err, secret
+    # ids only: the learner's names (gateway events carry them) never reach the log
+    assert ALICE["username"] not in err and ALICE["global_name"] not in err
