@@ -119,3 +119,53 @@ def test_prefetch_bound(lc: Quiz):
 
 def test_llama3_layout(lc: Quiz):
     assert right(question(lc, "l16-llama3-layout")).startswith(f"DP = {16_384 // (8 * 16 * 16)};")
+
+
+def test_attention_flops_crossover(lc: Quiz):
+    layers, width, gemm_flops = 32, 4096, 15e9
+    per_token = 2 * 2 * width * layers / 2  # Q·Kᵀ and ·V, each 2·t·width; causal t ≈ s/2
+    crossover = gemm_flops / per_token
+    assert right(question(lc, "l17-attention-flops")) == f"About {crossover / 1e3:.0f}K tokens"
+    assert f"{per_token * 131_072 / 1e9:.0f}" == "34"
+
+
+def test_scores_memory(lc: Quiz):
+    queries, keys, heads = 131_072 // 16, 131_072, 128 // 8
+    scores = queries * keys * BF16 * heads
+    lse = queries * heads * 4
+    assert right(question(lc, "l18-flash-attention-memory")).startswith(
+        f"About {scores / 1e9:.0f} GB; FlashAttention keeps a log-sum-exp per query row, "
+        f"{lse / 1e6:.1f} MB")
+    assert f"{scores * 16 / 1e9:.0f}" == "550"
+
+
+def test_recompute_or_cp(lc: Quiz):
+    s, h, layers, budget = 2**20, 4096, 32, 70e9
+
+    def smallest_cp(total: float) -> int:
+        cp = 1
+        while total / cp > budget:
+            cp *= 2
+        return cp
+
+    plain = smallest_cp(layers * 34 * s * h)
+    recompute = smallest_cp(layers * 2 * s * h + 34 * s * h)
+    assert right(question(lc, "l19-recompute-or-cp")) == (
+        f"CP = {plain} without recomputation; CP = {recompute} with full recomputation")
+    assert smallest_cp(layers * 2 * s * h) == 4  # the distractor forgets the rebuilt layer
+
+
+def test_last_block_gather(lc: Quiz):
+    h, kv, ffn, ranks = 4096, 1024, 14336, 64
+    block = 2 * h * h + 2 * h * kv + 3 * h * ffn
+    assert round(block / 1e6) == 218
+    received = block * BF16 * (ranks - 1) / ranks
+    assert right(question(lc, "l20-fsdp2-last-block")).startswith(f"About {received / 1e6:.0f} MB;")
+    assert f"{block * BF16 / ranks / 1e6:.1f}" == "6.8"
+
+
+def test_hsdp_shard_size(lc: Quiz):
+    states, gpu, free, per_node = 70e9 * 16, 80e9, 40e9, 8
+    shard = next(n * per_node for n in (1, 2, 4, 8, 16) if states / (n * per_node) <= gpu - free)
+    assert right(question(lc, "l21-hsdp-shard-size")).startswith(
+        f"Shard {shard} × replicate {128 // shard};")
