@@ -35,7 +35,8 @@ from bot.domain.quiz.glossary import (
     strings_warnings,
 )
 from bot.domain.quiz.sampling import SAMPLES, drawn_warnings, sample_problems
-from bot.features.jobs import Scheduler
+from bot.features.housekeeping import PRUNE_KIND, Housekeeping
+from bot.features.jobs import Handler, Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
 from bot.present.i18n import LOCALES_DIR
@@ -212,7 +213,9 @@ def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
         if make is not None:
             senders[adapter.name] = make()
     reminders = Reminders(app.engine, senders)
-    scheduler = Scheduler(app.store, {reminder_kind(p): reminders for p in senders})
+    handlers: dict[str, Handler] = {reminder_kind(p): reminders for p in senders}
+    handlers[PRUNE_KIND] = Housekeeping(app.store)
+    scheduler = Scheduler(app.store, handlers)
     scheduler.start()
     return scheduler
 
@@ -250,6 +253,7 @@ async def run(config: Config) -> int:
                 await adapter.start()
                 started.append(adapter)
                 log.info("%s adapter started", adapter.name)
+            await Housekeeping(app.store).schedule()
             scheduler = start_scheduler(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]

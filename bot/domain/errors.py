@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+ECHO_LIMIT = 64  # characters of a user's own text an error message repeats back
+
+
+def clip_echo(value: Any) -> Any:
+    """A user-supplied string cut to ECHO_LIMIT characters with "…" (a 5,000-character
+    `/quiz` argument must not make the refusal itself too long to send)."""
+    if isinstance(value, str) and len(value) > ECHO_LIMIT:
+        return value[: ECHO_LIMIT - 1] + "…"
+    return value
+
 
 class QuizbotError(Exception):
     """The root of every error quizbot raises on purpose. Two families: `QuizError` (a
@@ -21,7 +31,8 @@ class QuizError(QuizbotError):
 
     def __init__(self, message: str = "", **params: Any) -> None:
         super().__init__(message or self.key)
-        self.params = params
+        # Parameters may be what the user typed; they are shown back only clipped.
+        self.params = {name: clip_echo(value) for name, value in params.items()}
 
 
 class UnknownQuiz(QuizError):

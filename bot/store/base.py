@@ -75,6 +75,7 @@ class CommandStore(abc.ABC):
     best = _reader(sessions.best)
     best_of = _reader(sessions.best_score)
     reset_user = _writer(sessions.reset_user)
+    prune_abandoned = _writer(sessions.prune_abandoned)
 
     apply_review = _writer(learning.apply_review_alone)
     due_cards = _reader(learning.due_cards)

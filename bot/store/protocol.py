@@ -165,6 +165,10 @@ class Store(LearningStore, RoundStore, InboxStore, Protocol):
         """Delete the user's sessions, answers, scores, cards and reviews (the language and
         learning settings stay); return how many sessions went."""
 
+    async def prune_abandoned(self, before: float) -> int:
+        """Delete abandoned sessions without a single answer started before `before`;
+        return how many went (the rule of `bot.features.housekeeping`)."""
+
     async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a read-only store command (`bot.store.commands`), e.g. the dashboard's."""
 

@@ -219,6 +219,14 @@ def best_score(quiz_id: str, platform: str, user_id: str) -> Command[int | None]
     return None if row is None else int(row["score"])
 
 
+def prune_abandoned(before: float) -> Command[int]:
+    """Delete abandoned sessions with no answers that started before `before`."""
+    rows = yield q("DELETE FROM sessions WHERE status = 'abandoned' AND started_at < ? "
+                   "AND NOT EXISTS (SELECT 1 FROM answers a WHERE a.session_id = sessions.id) "
+                   "RETURNING id", before)
+    return len(rows)
+
+
 def reset_user(platform: str, user_id: str) -> Command[int]:
     """Delete the user's sessions, answers, scores, cards and reviews; how many sessions went.
 

@@ -166,3 +166,13 @@ async def test_two_channels_and_an_anonymous_admin(bot: Running, api: FakeBotAPI
     stopped = await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
     assert "The round was stopped." in strip_isolates(stopped["text"])
     assert is_round_question(question)
+
+
+async def test_a_huge_quiz_argument_is_clipped_in_the_reply(bot: Running,
+                                                            api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(4004, "Dana"))
+    since = learner.mark()
+    await learner.send("/quiz " + "y" * 4000)
+    reply = strip_isolates((await learner.reply(since))["text"])
+    assert "y" * 63 + "…" in reply and "y" * 65 not in reply
+    assert "Something went wrong" not in reply  # the refusal itself, not the apology

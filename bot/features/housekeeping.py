@@ -1,0 +1,42 @@
+"""Housekeeping jobs: what the database no longer needs goes, by one simple rule.
+
+Every "Try again" abandons the unfinished attempt; one that was never answered holds
+nothing anyone can see, so once a day the scheduler deletes abandoned sessions with no
+answers that started more than a day ago (`Store.prune_abandoned`). Abandoned attempts
+with answers stay: /stats and /review read them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+from bot.store.learning import JobRow, NewJob
+from bot.store.protocol import Store
+
+log = logging.getLogger(__name__)
+
+PRUNE_KIND = "prune"
+PRUNE_KEY = "prune:abandoned"
+KEEP_ABANDONED = 86_400.0  # seconds an unanswered abandoned attempt is kept
+EVERY = 86_400.0  # the job runs once a day
+
+
+class Housekeeping:
+    """The prune job's handler: delete, log how many, run again in a day."""
+
+    def __init__(self, store: Store, *, clock: Callable[[], float] = time.time) -> None:
+        self.store, self.clock = store, clock
+
+    async def __call__(self, job: JobRow) -> float:
+        """Run the prune; return when it runs next."""
+        now = self.clock()
+        gone = await self.store.prune_abandoned(now - KEEP_ABANDONED)
+        if gone:
+            log.info("housekeeping: %d abandoned attempts without answers pruned", gone)
+        return now + EVERY
+
+    async def schedule(self) -> None:
+        """Make sure the daily job exists (due now: a fresh start prunes at once)."""
+        await self.store.schedule_job(NewJob(PRUNE_KIND, PRUNE_KEY, self.clock()))
