@@ -146,7 +146,8 @@ def validate(paths: Sequence[Path]) -> int:
     quizzes, problems = load_all(paths, check=check_rendered_sizes)
     glossaries: dict[Path, Glossary] = {}
     for quiz in quizzes.values():
-        sampled = sample_problems(quiz)  # computed questions: seeded draws of each
+        # computed questions: seeded draws of each, and drawn versions within the limits
+        sampled = sample_problems(quiz, check=check_rendered_sizes)
         problems.extend(sampled)
         if sampled:
             continue

@@ -384,3 +384,15 @@ async def test_the_group_dashboard_names_the_mistake_members_made(
     names = [c.name for c in quiz.questions[0].computed.choices]
     assert strip_isolates(first["wrong"]["option"]) in names[1:]
     assert "{" not in first["text"] and first["answered"] == 2
+
+
+def test_validate_checks_the_size_of_drawn_texts(tmp_path: Path, capsys) -> None:
+    # 160 short placeholders that each fill in 40-odd digits: fine as a template, far over
+    # a Telegram message once drawn
+    huge = " ".join(["{p*1e39}"] * 160)
+    path = write(tmp_path, GOOD.replace('"(p-1)/(m+p-1) = {p-1}/{m+p-1} = {answer:.1%}."',
+                                        f'"{huge}"'))
+    load_file(path)  # loads: the template itself is within its limits
+    assert main(["validate", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "questions[0].explanation (en) renders to" in err and "holds 4096" in err

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from bot.domain.quiz.computed import MAX_TRIES, DrawFailed, Rejected, attempt, draw, draw_key
@@ -14,18 +15,26 @@ from bot.domain.quiz.quality import quality_warnings
 
 SAMPLES = 200
 MAX_REJECTED = 0.5  # a question whose draws are mostly thrown away is badly declared
+CHECK_SAMPLES = 20  # drawn versions of the quiz the size check reads
 CUE_SAMPLES = 40  # drawn versions of the quiz the cue checks read
 CUE_SHARE = 0.25  # a cue in more than this share of draws is the question's, not chance
 _DIGITS = re.compile(r"\d[\d,.]*")
 
 
-def sample_problems(quiz: Quiz, samples: int = SAMPLES, *, seed: int = 0) -> list[str]:
+def sample_problems(quiz: Quiz, samples: int = SAMPLES, *, seed: int = 0,
+                    check: Callable[[Quiz], list[str]] | None = None) -> list[str]:
     """One `file:line: message` per problem found in `samples` draws of each computed
-    question (seeds seed .. seed+samples-1; deterministic)."""
+    question (seeds seed .. seed+samples-1; deterministic). `check` (the presentation's
+    size check) also reads CHECK_SAMPLES drawn versions of the quiz: filled numbers can
+    make a text longer than its template."""
     problems: list[str] = []
     for i, q in enumerate(quiz.questions):
         if q.computed is not None:
             problems.extend(_question_problems(quiz, i, q, samples, seed))
+    if check is not None and not problems and any(q.computed for q in quiz.questions):
+        for s in range(seed, seed + CHECK_SAMPLES):
+            drawn = replace(quiz, questions=tuple(draw(q, s) for q in quiz.questions))
+            problems.extend(p for p in check(drawn) if p not in problems)
     return problems
 
 
