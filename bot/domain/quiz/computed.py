@@ -23,7 +23,7 @@ from bot.domain.quiz.model import Option, Question, Text
 from bot.domain.quiz.template import Template
 
 MAX_TRIES = 50
-CACHE_SIZE = 4096  # drawn questions kept per computed question (a cache: safe to drop)
+CACHE_SIZE = 256  # drawn questions kept per computed question (~8 kB each; safe to drop)
 RESERVED = frozenset({"value", "answer"})  # names the templates get besides the parameters
 
 
