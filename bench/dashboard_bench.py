@@ -8,8 +8,9 @@ its 8 answers, 8 review cards and 8 reviews; every 100 learners share a group; t
 group has `--group-size` members and a few rounds), then the real app is opened on it
 (`open_app`: migrations, the store, the dashboard's routes on the web server) and an aiohttp
 client asks, each request with its own learner's signed init data (so the HMAC check is
-measured too). Membership is answered by a stand-in for getChatMember (no network). Prints a
-table; numbers, not assertions.
+measured too). Membership is answered by a stand-in for getChatMember (no network). Last, the
+group again with schema 9's `sessions_by_chat` index dropped. Prints a table; numbers, not
+assertions.
 """
 
 from __future__ import annotations
@@ -171,6 +172,13 @@ async def run(args: argparse.Namespace) -> None:
                                                   c)
                         print(f"{name:<26}{c:>5}{pct(lat, 0.5):>9.2f}{pct(lat, 0.99):>9.2f}"
                               f"{rate:>9.0f}")
+                # The same group without schema 9's index: what each request would scan.
+                conn = sqlite3.connect(db)
+                conn.execute("DROP INDEX sessions_by_chat")
+                conn.close()
+                lat, rate = await measure(http, [group() for _ in range(args.requests // 4)], 1)
+                print(f"{'  without sessions_by_chat':<26}{1:>5}{pct(lat, 0.5):>9.2f}"
+                      f"{pct(lat, 0.99):>9.2f}{rate:>9.0f}")
             url, headers = me()
             async with ClientSession() as http, http.get(url, headers=headers) as r:
                 size = len(await r.read())
