@@ -191,7 +191,10 @@ class DiscordRounds:
             else:
                 message = await channel.send(embed=embed, view=view)
             return str(message.id)
-        except discord.HTTPException as exc:  # e.g. 50013 Missing Permissions in the channel
+        except discord.HTTPException as exc:
+            if exc.status >= 500 or exc.status == 429:  # worth another try: the driver's
+                raise
+            # e.g. 50013 Missing Permissions in the channel: never sendable, done
             log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",
                         event.round_id, event.chat_id, exc.status, exc.text)
             return None

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from telegram import Bot, ChatMember
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError, TimedOut
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import AIORateLimiter
 
 from adapters.telegram import views
@@ -199,7 +199,9 @@ class TelegramRounds:
     # --- the driver's sink -------------------------------------------------------------------
 
     async def show(self, event: RoundEvent) -> str | None:
-        """Post a question (returning its message id) or edit it into its reveal."""
+        """Post a question (returning its message id) or edit it into its reveal; a reveal
+        whose question is gone becomes a new message. Raises what is worth another try
+        (a rate limit, a time-out, Telegram failing): the driver tries again."""
         bot, chat = self._bot(), int(event.chat_id)
         if isinstance(event, RoundQuestion):
             card = self.round_plan.question(event)
@@ -220,9 +222,7 @@ class TelegramRounds:
                         raise
             message = await bot.send_message(chat, text, reply_markup=keyboard)
             return str(message.message_id)
-        except Forbidden as exc:
+        except Forbidden as exc:  # never sendable again: done
             log.info("telegram: group %s removed the bot; round %s unseen (%s)", chat,
                      event.round_id, exc.message)
-        except (RetryAfter, TimedOut) as exc:
-            log.warning("telegram: round %s message to %s failed: %s", event.round_id, chat, exc)
         return None

@@ -43,6 +43,7 @@ from bot.store.round_rows import (
     PressWrite,
     Reveal,
     RoundAnswer,
+    RoundPost,
     RoundRow,
 )
 
@@ -258,6 +259,26 @@ class Rounds:
     async def next_due(self, platform: str) -> float | None:
         """When the platform's next reveal or opening is due."""
         return await self.store.next_round_due(platform)
+
+    def event_of(self, post: RoundPost, what: str) -> RoundEvent | None:
+        """What a post job shows, from the store as it stands now: a question ("q"; None
+        once revealed, its reveal posts instead), a reveal ("r"), a stop between questions
+        ("s"); an older question's reveal reads as it did then, not as the podium."""
+        row, qindex = post.round, post.qindex
+        if what == "q":
+            if post.deadline is None or post.revealed_at is not None:
+                return None
+            return self._question(row, qindex, post.deadline)
+        if what == "s":
+            return self._reveal(Reveal(row, None, None, row.finished_at or 0.0, None,
+                                       post.answers), stopped=True)
+        if post.revealed_at is None:
+            return None
+        if qindex < row.position:  # the round went on since: not final, next was due
+            row = replace(row, status="active",
+                          next_open_at=post.revealed_at + row.reveal_pause)
+        return self._reveal(Reveal(row, qindex, post.deadline, post.revealed_at,
+                                   post.message_ref, post.answers))
 
     async def posted(self, question: RoundQuestion, ref: str) -> None:
         """Remember where a question was posted, to edit it into its reveal."""

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from bot.store.learning import JobRow
+
 
 @dataclass(frozen=True, slots=True)
 class BestRow:
@@ -134,6 +136,28 @@ class Reveal:
         return not self.round.active
 
 
+@dataclass(frozen=True, slots=True)
+class RoundPost:
+    """What a round's post job shows, read afresh when it runs (after a restart too)."""
+
+    round: RoundRow  # as it stands now
+    qindex: int  # -1: a round stopped before any question
+    deadline: float | None  # None: no such question
+    revealed_at: float | None
+    message_ref: str | None
+    answers: tuple[RoundAnswer, ...]  # every answer up to this question
+
+
+def post_kind(platform: str) -> str:
+    """The job kind of one platform's round posts (its driver claims only these)."""
+    return f"round:{platform}"
+
+
+def post_key(round_id: int, qindex: int, what: str) -> str:
+    """One job per post: "q" a question, "r" its reveal, "s" a stop between questions."""
+    return f"round:{round_id}:{qindex}:{what}"
+
+
 class RoundStore(Protocol):
     """What `bot.features.rounds` needs from storage (commands: `bot.store.commands.rounds`)."""
 
@@ -174,6 +198,22 @@ class RoundStore(Protocol):
 
     async def round_answers(self, round_id: int, upto: int) -> tuple[RoundAnswer, ...]:
         """Every answer of the round to questions 0..upto, by question, then speed."""
+
+    async def round_post(self, round_id: int, qindex: int) -> RoundPost | None:
+        """The round and question a post job shows; None if the round is gone."""
+
+    async def retry_post(self, job: JobRow, due_at: float, tries: int) -> bool:
+        """Put a post job back for `due_at` with `tries` noted, if it is still our claim."""
+
+    async def job_live(self, key: str) -> bool:
+        """True while the job with this key is not done (a question's post, say)."""
+
+    async def claimers(self, kind: str) -> list[str]:
+        """The workers holding claims on unfinished jobs of this kind."""
+
+    async def release_claims(self, worker: str, kind: str) -> int:
+        """Let the jobs of `kind` claimed by `worker` (a process known dead) be claimed
+        again now; return how many."""
 
     async def next_round_due(self, platform: str) -> float | None:
         """The earliest pending deadline or opening time of the platform's rounds."""

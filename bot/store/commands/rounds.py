@@ -17,7 +17,9 @@ import json
 from typing import Any
 
 from bot.store.command import Command, lock, many, one, q
+from bot.store.commands.jobs import schedule
 from bot.store.commands.sessions import KEEP_BEST_SQL
+from bot.store.learning import JobRow, NewJob
 from bot.store.protocol import BestRow, scopes_of
 from bot.store.round_rows import (
     NewPress,
@@ -27,9 +29,19 @@ from bot.store.round_rows import (
     PressWrite,
     Reveal,
     RoundAnswer,
+    RoundPost,
     RoundRow,
+    post_key,
+    post_kind,
 )
 from bot.store.rows import ROUND_SQL, best_of, round_answer_of, round_of
+
+
+def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
+    """The durable job that shows this post: written in the claim's own transaction, so a
+    process that dies after the claim leaves the job, not a lost reveal."""
+    yield from schedule(NewJob(post_kind(rnd.platform), post_key(rnd.id, qindex, what), now,
+                               {"round": rnd.id, "qindex": qindex, "what": what}))
 
 
 def _round(round_id: int) -> Command[RoundRow]:
@@ -126,6 +138,7 @@ def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion
         deadline = now + rnd.seconds
         yield q("INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
                 "VALUES (?, ?, ?, ?)", rnd.id, rnd.position, now, deadline)
+        yield from _post(rnd, rnd.position, "q", now)
         opened.append(OpenedQuestion(rnd, rnd.position, now, deadline))
     return opened
 
@@ -185,6 +198,7 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
     for row in sorted(claimed, key=lambda r: (r["deadline"], r["round_id"])):
         qindex = int(row["qindex"])
         rnd = yield from _after_reveal(int(row["round_id"]), qindex, now)
+        yield from _post(rnd, qindex, "r", now)
         reveals.append(Reveal(rnd, qindex, row["deadline"], now, row["message_ref"],
                               (yield from _answers(rnd.id, qindex))))
     return reveals
@@ -217,6 +231,10 @@ def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
     yield from _record_participants(rnd, position, now)
     answers = yield from _answers(round_id, position)
     if claimed is not None:
+        yield from _post(rnd, int(claimed["qindex"]), "r", now)
+    else:
+        yield from _post(rnd, position, "s", now)
+    if claimed is not None:
         return Reveal(rnd, int(claimed["qindex"]), claimed["deadline"], now,
                       claimed["message_ref"], answers)
     return Reveal(rnd, None, None, now, None, answers)
@@ -238,6 +256,50 @@ def round_message(round_id: int, qindex: int) -> Command[str | None]:
 def round_answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
     """Every answer of the round to questions 0..upto (the full "Who answered?" list)."""
     return (yield from _answers(round_id, upto))
+
+
+def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
+    """The round and question a post job shows, as they stand now."""
+    rnd = round_of(one((yield q(ROUND_SQL + "WHERE id = ?", round_id))))
+    if rnd is None:
+        return None
+    row = one((yield q("SELECT deadline, revealed_at, message_ref FROM round_questions "
+                       "WHERE round_id = ? AND qindex = ?", round_id, qindex)))
+    answers = yield from _answers(round_id, qindex)
+    if row is None:
+        return RoundPost(rnd, qindex, None, None, None, answers)
+    return RoundPost(rnd, qindex, float(row["deadline"]),
+                     None if row["revealed_at"] is None else float(row["revealed_at"]),
+                     None if row["message_ref"] is None else str(row["message_ref"]), answers)
+
+
+def retry_post(job: JobRow, due_at: float, tries: int) -> Command[bool]:
+    """Try the post again at `due_at` (its tries counted in the payload), while the claim is
+    still ours."""
+    payload = json.dumps({**job.payload, "tries": tries})
+    return bool((yield q("UPDATE jobs SET due_at = ?, payload = ?, claimed_at = NULL, "
+                         "claimed_by = NULL WHERE id = ? AND claimed_by = ? AND claimed_at = ? "
+                         "RETURNING id", due_at, payload, job.id, job.claimed_by,
+                         job.claimed_at)))
+
+
+def job_live(key: str) -> Command[bool]:
+    """True while the job keyed `key` is not done."""
+    return bool((yield q("SELECT 1 FROM jobs WHERE key = ? AND done_at IS NULL", key)))
+
+
+def claimers(kind: str) -> Command[list[str]]:
+    """Who holds claims on unfinished jobs of `kind`."""
+    rows = yield q("SELECT DISTINCT claimed_by FROM jobs WHERE kind = ? AND done_at IS NULL "
+                   "AND claimed_by IS NOT NULL", kind)
+    return sorted(str(r["claimed_by"]) for r in rows)
+
+
+def release_claims(worker: str, kind: str) -> Command[int]:
+    """Unclaim the unfinished jobs of `kind` that `worker` holds."""
+    rows = yield q("UPDATE jobs SET claimed_at = NULL, claimed_by = NULL WHERE kind = ? "
+                   "AND claimed_by = ? AND done_at IS NULL RETURNING id", kind, worker)
+    return len(rows)
 
 
 def next_round_due(platform: str) -> Command[float | None]:

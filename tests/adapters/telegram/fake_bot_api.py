@@ -83,6 +83,7 @@ class FakeBotAPI:
         self._message_ids: dict[int, itertools.count[int]] = {}
         self._callback_ids = itertools.count(1)
         self._injected: dict[str, deque[Injected]] = defaultdict(deque)
+        self._holds: dict[str, asyncio.Event] = {}
         self._changed = asyncio.Condition()
         self._listeners: dict[int, list[asyncio.Queue[Call]]] = defaultdict(list)
         self._closing = False
@@ -132,6 +133,17 @@ class FakeBotAPI:
         params = {"retry_after": retry_after} if retry_after is not None else None
         for _ in range(times):
             self._injected[method].append(Injected(status, description, params, drop))
+
+    def hold(self, method: str) -> None:
+        """Calls of `method` from now on hang (recorded, unanswered) until `release`."""
+        self._holds[method] = asyncio.Event()
+
+    def release(self, method: str) -> None:
+        """Let the held calls of `method` go: each fails as a dropped connection (its
+        caller is typically gone by then) and changes nothing."""
+        gate = self._holds.pop(method, None)
+        if gate is not None:
+            gate.set()
 
     def rate_limit(self, method: str, retry_after: int = 1, times: int = 1) -> None:
         """The next `times` calls of `method` get 429 Too Many Requests."""
@@ -249,6 +261,9 @@ class FakeBotAPI:
         try:
             if request.match_info["token"] != self.token:
                 raise ApiError(401, "Unauthorized")
+            if (gate := self._holds.get(method)) is not None:
+                await gate.wait()
+                raise ApiError(599, "connection dropped")
             if (injected := self._injected.get(method)) and injected:
                 fault = injected.popleft()
                 if fault.drop:

@@ -60,3 +60,51 @@ async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
     edits = [c for c in api.calls_of("editMessageText", GROUP_ID)
              if c.params["message_id"] == question["message_id"]]
     assert len(edits) == 1
+
+
+async def test_killed_between_claiming_a_reveal_and_sending_it(
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:  # noqa: F811
+    """The reveal is a durable job: claimed, then SIGKILL before Telegram got the edit;
+    the next process takes the job over, Telegram fails twice (500), the reveal still
+    appears, once."""
+    api.clock = time.time
+    config = write_config(tmp_path, api)
+    data = yaml.safe_load(config.read_text())
+    data["rounds"] = {"reveal_seconds": 1}
+    config.write_text(yaml.safe_dump(data))
+    group = api.group_chat(GROUP_ID)
+    hana = Learner(api, api.user(1001, "Hana"), group)
+
+    async with quizbot(config, api, stderr_log):
+        since = hana.mark()
+        await hana.send("/round 10")
+        question = await hana.reply(
+            since, lambda m: any(d.startswith("r1:") for d in button_data(m)))
+        await hana.toast(await hana.press(question, key.right(question["text"])))
+        api.hold("editMessageText")
+        await api.wait_for(lambda: any(c.method == "editMessageText" for c in api.calls[since:]),
+                           timeout=20, what="the reveal's edit in flight")
+    # SIGKILLed with the reveal claimed and its edit unanswered.
+    api.release("editMessageText")
+
+    with sqlite3.connect(tmp_path / "quiz.db") as db:
+        (revealed,), = db.execute(
+            "SELECT revealed_at FROM round_questions WHERE qindex = 0").fetchall()
+        jobs = db.execute("SELECT key, claimed_by FROM jobs WHERE kind = 'round:telegram'"
+                          ).fetchall()
+    assert revealed is not None  # claimed: the old code had lost it here
+    assert [k for k, by in jobs if by] == ["round:1:0:r"]
+
+    api.inject("editMessageText", 500, "Internal Server Error", times=2)
+    async with quizbot(config, api, stderr_log):
+        since = hana.mark()
+        edited = await hana.edited(since, lambda m: m["message_id"] == question["message_id"],
+                                   timeout=30)
+        assert "Got it right: Hana" in strip_isolates(edited["text"])
+        await hana.reply(since, lambda m: "Round · Question 2/8" in m["text"], timeout=30)
+    tries = [c for c in api.calls[since:] if c.method == "editMessageText"
+             and c.params.get("message_id") == question["message_id"]]
+    assert [c.error for c in tries] == ["Internal Server Error", "Internal Server Error", None]
+    edits = [c for c in api.calls_of("editMessageText", GROUP_ID)
+             if c.params["message_id"] == question["message_id"]]
+    assert len(edits) == 1  # once
