@@ -13,93 +13,27 @@ a double tap, a second process and every member of a round see the same numbers.
 from __future__ import annotations
 
 import random
-from collections import OrderedDict
-from dataclasses import dataclass, field, replace
-from threading import Lock
+from dataclasses import replace
 
 from bot.domain.pipeline import ScheduleSpec
+from bot.domain.quiz.computed_spec import (
+    Choice,
+    Computed,
+    DrawFailed,
+    Field,
+    Let,
+    Param,
+    Rejected,
+)
 from bot.domain.quiz.formula import Formula, FormulaError, Number
 from bot.domain.quiz.model import Option, Question, Text
 from bot.domain.quiz.template import Template
 
+__all__ = ["Choice", "Computed", "DrawFailed", "Field", "Let", "Param", "Rejected"]
+
 MAX_TRIES = 50
 CACHE_SIZE = 256  # drawn questions kept per computed question (~8 kB each; safe to drop)
 RESERVED = frozenset({"value", "answer"})  # names the templates get besides the parameters
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter: drawn from `choices`, or from low..high in steps of `step`."""
-
-    name: str
-    choices: tuple[Number, ...]
-    line: int = field(default=0, compare=False)
-
-    def draw(self, rng: random.Random) -> Number:
-        """One value, uniformly among the declared ones."""
-        return self.choices[rng.randrange(len(self.choices))]
-
-
-@dataclass(frozen=True, slots=True)
-class Let:
-    name: str
-    formula: Formula
-    line: int = field(default=0, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Choice:
-    """The answer (index 0) or one named mistake: its value and its templates per language."""
-
-    name: str
-    value: Formula
-    text: tuple[tuple[str, Template], ...]
-    why_not: tuple[tuple[str, Template], ...] = ()
-    line: int = field(default=0, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """A localized template and where it stands (for messages)."""
-
-    path: str
-    templates: tuple[tuple[str, Template], ...]
-    lines: tuple[tuple[str, int], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Computed:
-    params: tuple[Param, ...]
-    lets: tuple[Let, ...]
-    where: tuple[tuple[Formula, int], ...]
-    choices: tuple[Choice, ...]  # choices[0] is the answer
-    text: Field
-    explanation: Field
-    bounds: tuple[float, float] | None = None
-    bounds_line: int = 0
-    digits: int = 3
-    schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
-    _cache: OrderedDict[tuple[int, str], Question] = field(
-        default_factory=OrderedDict, init=False, repr=False, compare=False, hash=False)
-    _lock: Lock = field(default_factory=Lock, init=False, repr=False, compare=False,
-                        hash=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """Why one attempt was not used: `fatal` for a formula or template that failed."""
-
-    reason: str
-    line: int
-    fatal: bool = False
-
-
-class DrawFailed(Exception):
-    """No attempt within MAX_TRIES gave usable numbers (validate reports it)."""
-
-    def __init__(self, rejected: Rejected) -> None:
-        super().__init__(rejected.reason)
-        self.rejected = rejected
 
 
 def seed_of(seed: int | None, fallback: int) -> int:
@@ -156,7 +90,7 @@ def draw(question: Question, seed: int) -> Question:
         return question
     ckey = (seed, question.id)
     with c._lock:
-        hit = c._cache.get(ckey)
+        hit: Question | None = c._cache.get(ckey)
         if hit is not None:
             c._cache.move_to_end(ckey)
             return hit

@@ -4,7 +4,7 @@ every template name defined at load, each problem named with file:line."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from bot.domain.pipeline import KINDS
 from bot.domain.quiz.computed import (
@@ -18,12 +18,10 @@ from bot.domain.quiz.computed import (
     sources,
 )
 from bot.domain.quiz.formula import FUNCTIONS, Formula, FormulaError, Number, parse
-from bot.domain.quiz.model import Question
+from bot.domain.quiz.model import Question, Text
 from bot.domain.quiz.template import Template, compile_template
 from bot.domain.quiz.yaml_lines import LineList, LineMap
-
-if TYPE_CHECKING:
-    from bot.domain.quiz.validate import Checker
+from bot.domain.results import Reference
 
 COMPUTED_KEYS = {"id", "text", "params", "let", "where", "answer", "bounds", "digits",
                  "option", "mistakes", "explanation", "references", "schedule"}
@@ -35,10 +33,23 @@ MAX_VALUES = 10_000  # values one range parameter may take
 MAX_MISTAKES = 9
 
 
-class ComputedChecker:
-    """Reads one computed question's mapping; problems go to the file's `Checker`."""
+class FileChecker(Protocol):
+    """What a computed question's reader needs from the file's checker
+    (`bot.domain.quiz.validate.Checker`)."""
 
-    def __init__(self, checker: Checker, q: LineMap, path: str) -> None:
+    languages: tuple[str, ...]
+
+    def error(self, line: int | None, path: str, message: str) -> None: ...
+    def mapping(self, value: Any, line: int | None, path: str, keys: set[str],
+                required: set[str]) -> LineMap | None: ...
+    def text(self, parent: LineMap, key: str, path: str, *, max_len: int) -> Text | None: ...
+    def references(self, q: LineMap, path: str) -> tuple[Reference, ...] | None: ...
+
+
+class ComputedChecker:
+    """Reads one computed question's mapping; problems go to the file's `FileChecker`."""
+
+    def __init__(self, checker: FileChecker, q: LineMap, path: str) -> None:
         self.ck, self.q, self.path = checker, q, path
         self.ok = True
         self.declared: set[str] = set()  # parameter names, even those whose values are bad

@@ -5,14 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bot.domain.pipeline import ScheduleSpec
+from bot.domain.quiz.computed_spec import Computed
+from bot.domain.quiz.formula import Number
 from bot.domain.results import Reference
-
-if TYPE_CHECKING:
-    from bot.domain.quiz.computed import Computed
-    from bot.domain.quiz.formula import Number
 
 
 @dataclass(frozen=True, slots=True)
