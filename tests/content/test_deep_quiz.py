@@ -4,55 +4,18 @@ and its computed answers agree with the formulas and the schedule simulation."""
 from __future__ import annotations
 
 import math
-from collections import Counter
 from fractions import Fraction
 
 import pytest
 
 from bot.domain.pipeline import ScheduleSpec, simulate
-from bot.domain.quiz import Question, Quiz, quality_warnings
+from bot.domain.quiz import Quiz
+from tests.content.quizzes import question, right
 
 
 @pytest.fixture(scope="module")
 def deep(quizzes: dict[str, Quiz]) -> Quiz:
     return quizzes["parallelism-deep"]
-
-
-def right(q: Question, lang: str = "en") -> str:
-    return q.options[q.correct].text.get(lang)
-
-
-def test_shape(deep: Quiz):
-    assert deep.difficulty == "hard" and deep.languages == ("en", "ur")
-    assert len(deep.questions) >= 20
-    # The right answer is spread over the positions, not parked in one.
-    counts = Counter(q.correct for q in deep.questions)
-    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) <= len(deep.questions) // 3
-
-
-def test_every_question_teaches_in_both_languages(deep: Quiz):
-    for q in deep.questions:
-        for lang in ("en", "ur"):
-            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
-        for i, option in enumerate(q.options):
-            if i == q.correct:
-                assert option.why_not is None, q.id
-            else:
-                assert option.why_not is not None, (q.id, i)
-                assert {lang for lang, _ in option.why_not.values} == {"en", "ur"}
-                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
-        assert q.references, q.id
-        assert all(r.url.startswith(("https://arxiv.org/abs/", "https://github.com/"))
-                   for r in q.references), q.id
-
-
-def test_no_giveaways(deep: Quiz):
-    assert quality_warnings(deep) == []
-    for lang in ("en", "ur"):
-        longest = [q.id for q in deep.questions
-                   if all(len(right(q, lang)) > len(o.text.get(lang))
-                          for k, o in enumerate(q.options) if k != q.correct)]
-        assert len(longest) <= len(deep.questions) // 4, (lang, longest)
 
 
 def test_pictures_match_the_numbers_in_the_explanations(quizzes: dict[str, Quiz]):
@@ -66,12 +29,6 @@ def test_pictures_match_the_numbers_in_the_explanations(quizzes: dict[str, Quiz]
 
 
 # --- the computed answers, recomputed ----------------------------------------------------------
-
-
-def question(deep: Quiz, qid: str) -> Question:
-    q = deep.question(qid)
-    assert q is not None, qid
-    return q
 
 
 def test_gpipe_bubble_answer(deep: Quiz):

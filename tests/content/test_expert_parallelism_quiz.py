@@ -4,57 +4,16 @@ options, and its computed answers agree with the arithmetic in its explanations.
 from __future__ import annotations
 
 import math
-from collections import Counter
 
 import pytest
 
-from bot.domain.quiz import Question, Quiz, quality_warnings
+from bot.domain.quiz import Quiz
+from tests.content.quizzes import question, right
 
 
 @pytest.fixture(scope="module")
 def moe(quizzes: dict[str, Quiz]) -> Quiz:
     return quizzes["expert-parallelism"]
-
-
-def right(q: Question, lang: str = "en") -> str:
-    return q.options[q.correct].text.get(lang)
-
-
-def question(quiz: Quiz, qid: str) -> Question:
-    q = quiz.question(qid)
-    assert q is not None, qid
-    return q
-
-
-def test_shape(moe: Quiz):
-    assert moe.difficulty == "hard" and moe.languages == ("en", "ur")
-    assert len(moe.questions) >= 15
-    counts = Counter(q.correct for q in moe.questions)
-    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
-
-
-def test_every_question_teaches_in_both_languages(moe: Quiz):
-    for q in moe.questions:
-        for lang in ("en", "ur"):
-            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
-        for i, option in enumerate(q.options):
-            assert (option.why_not is None) == (i == q.correct), (q.id, i)
-            if option.why_not:
-                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
-        assert q.references and all(r.url.startswith("https://") for r in q.references), q.id
-
-
-def test_no_giveaways(moe: Quiz):
-    assert quality_warnings(moe) == []
-    for lang in ("en", "ur"):
-        longest = [q.id for q in moe.questions
-                   if all(len(right(q, lang)) > len(o.text.get(lang))
-                          for k, o in enumerate(q.options) if k != q.correct)]
-        assert len(longest) <= len(moe.questions) // 4, (lang, longest)
-    for q in moe.questions:  # absolute words would mark the wrong options
-        for option in q.options:
-            words = set(option.text.get("en").lower().replace(",", " ").split())
-            assert not words & {"always", "never", "ever", "only", "impossible"}, q.id
 
 
 # --- the computed answers, recomputed ----------------------------------------------------------

@@ -3,53 +3,15 @@ and its computed answers agree with the arithmetic in its explanations."""
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
-from bot.domain.quiz import Question, Quiz, quality_warnings
+from bot.domain.quiz import Quiz
+from tests.content.quizzes import question, right
 
 
 @pytest.fixture(scope="module")
 def lc(quizzes: dict[str, Quiz]) -> Quiz:
     return quizzes["long-context"]
-
-
-def right(q: Question, lang: str = "en") -> str:
-    return q.options[q.correct].text.get(lang)
-
-
-def question(quiz: Quiz, qid: str) -> Question:
-    q = quiz.question(qid)
-    assert q is not None, qid
-    return q
-
-
-def test_shape(lc: Quiz):
-    assert lc.difficulty == "hard" and lc.languages == ("en", "ur")
-    assert len(lc.questions) >= 15
-    counts = Counter(q.correct for q in lc.questions)
-    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
-
-
-def test_every_question_teaches_in_both_languages(lc: Quiz):
-    for q in lc.questions:
-        for lang in ("en", "ur"):
-            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
-        for i, option in enumerate(q.options):
-            assert (option.why_not is None) == (i == q.correct), (q.id, i)
-            if option.why_not:
-                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
-        assert q.references and all(r.url.startswith("https://") for r in q.references), q.id
-
-
-def test_no_giveaways(lc: Quiz):
-    assert quality_warnings(lc) == []
-    for lang in ("en", "ur"):
-        longest = [q.id for q in lc.questions
-                   if all(len(right(q, lang)) > len(o.text.get(lang))
-                          for k, o in enumerate(q.options) if k != q.correct)]
-        assert len(longest) <= len(lc.questions) // 4, (lang, longest)
 
 
 # --- the computed answers, recomputed ----------------------------------------------------------

@@ -4,65 +4,19 @@ the schedule simulator."""
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from fractions import Fraction
 
 import pytest
 
 from bot.domain.pipeline import ScheduleSpec, simulate
-from bot.domain.quiz import Question, Quiz, default_content_dir, quality_warnings
-from bot.domain.quiz.glossary import glossary_warnings, load_glossary
+from bot.domain.quiz import Quiz
 from bot.present.diagrams import TITLES, drawn
+from tests.content.quizzes import question, right
 
 
 @pytest.fixture(scope="module")
 def quiz(quizzes: dict[str, Quiz]) -> Quiz:
     return quizzes["pipeline-schedules"]
-
-
-def right(q: Question, lang: str = "en") -> str:
-    return q.options[q.correct].text.get(lang)
-
-
-def question(quiz: Quiz, qid: str) -> Question:
-    q = quiz.question(qid)
-    assert q is not None, qid
-    return q
-
-
-def test_shape(quiz: Quiz):
-    assert quiz.difficulty == "hard" and quiz.languages == ("en", "ur")
-    assert len(quiz.questions) >= 22
-    counts = Counter(q.correct for q in quiz.questions)
-    assert set(counts) == {0, 1, 2, 3} and max(counts.values()) - min(counts.values()) <= 1
-
-
-def test_every_question_teaches_in_both_languages(quiz: Quiz):
-    for q in quiz.questions:
-        for lang in ("en", "ur"):
-            assert 400 <= len(q.explanation.get(lang)) <= 1000, (q.id, lang)
-            assert re.search(r"\d", q.explanation.get(lang)), (q.id, lang)  # a worked number
-        for i, option in enumerate(q.options):
-            if i == q.correct:
-                assert option.why_not is None, q.id
-            else:
-                assert option.why_not is not None, (q.id, i)
-                assert {lang for lang, _ in option.why_not.values} == {"en", "ur"}
-                assert all(len(text) <= 200 for _, text in option.why_not.values), (q.id, i)
-        assert q.references, q.id
-        assert all(r.url.startswith(("https://arxiv.org/abs/", "https://github.com/"))
-                   for r in q.references), q.id
-
-
-def test_no_giveaways_and_one_urdu_vocabulary(quiz: Quiz):
-    assert quality_warnings(quiz) == []
-    assert glossary_warnings(load_glossary(default_content_dir() / "glossary.yaml"), quiz) == []
-    for lang in ("en", "ur"):
-        longest = [q.id for q in quiz.questions
-                   if all(len(right(q, lang)) > len(o.text.get(lang))
-                          for k, o in enumerate(q.options) if k != q.correct)]
-        assert len(longest) <= len(quiz.questions) // 4, (lang, longest)
 
 
 def test_pictures_are_captioned_in_the_explanation(quiz: Quiz):
