@@ -77,14 +77,14 @@ def postgres_sql(sql: str) -> str:
 def run_sync(db: sqlite3.Connection, command: Command[T]) -> T:
     """Drive a command on a sqlite3 connection (the group commit's writer thread)."""
     try:
-        stmt = next(command)
+        sql, params, several, lock_only = next(command)
         while True:
             rows: Rows = []
-            if stmt.many:
-                db.executemany(sqlite_sql(stmt.sql), stmt.params)
-            elif not stmt.lock_only:
-                rows = db.execute(sqlite_sql(stmt.sql), stmt.params).fetchall()
-            stmt = command.send(rows)
+            if several:
+                db.executemany(sqlite_sql(sql), params)
+            elif not lock_only:
+                rows = db.execute(sqlite_sql(sql), params).fetchall()
+            sql, params, several, lock_only = command.send(rows)
     except StopIteration as done:
         return done.value  # type: ignore[no-any-return]
 
