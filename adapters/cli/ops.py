@@ -91,7 +91,7 @@ def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
                                      migrations("postgres")[-1][0])
     if problem:
         return _fail(f"{args.path}: refused: {problem}")
-    newer = asyncio.run(pg_ops.guard_restore(config.storage_url, _password(config), archive,
+    newer = asyncio.run(pg_ops.guard_restore(config.storage_url, _password(config), args.path,
                                              force=args.force))
     pg_ops.restore(config.storage_url, _password(config), args.path)
     print(f"restored {args.path} into {_where(config)}: schema version "

@@ -20,7 +20,6 @@ import re
 import shutil
 import subprocess
 from dataclasses import dataclass
-from datetime import UTC
 from pathlib import Path
 
 from bot.store.files import PlaceError, new_file
@@ -61,7 +60,7 @@ def _version_key(folder: Path) -> tuple[int, ...]:
 
 
 def _run(args: list[str], password: str, what: str) -> str:
-    # TZ=UTC: the archive records its creation time in the dumping side's local time.
+    # TZ=UTC: listings print the archive's creation time the same way everywhere.
     env = {**os.environ, "TZ": "UTC", **({"PGPASSWORD": password} if password else {})}
     env.setdefault("PGCONNECT_TIMEOUT", "10")
     try:
@@ -182,7 +181,7 @@ def quizbot_tables() -> set[str]:
         | {"schema_migrations"}
 
 
-async def guard_restore(url: str, password: str, archive: Archive, *, force: bool) -> bool:
+async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> bool:
     """Refuse while another connection uses the database, or (unless `force`) when it holds
     activity newer than the archive; return whether newer activity will be discarded."""
     import asyncpg
@@ -205,12 +204,11 @@ async def guard_restore(url: str, password: str, archive: Archive, *, force: boo
             last = float(await conn.fetchval(
                 "SELECT COALESCE(MAX(t), 0) FROM (SELECT MAX(created_at) AS t FROM users "
                 "UNION ALL SELECT MAX(started_at) FROM sessions UNION ALL "
+                "SELECT MAX(finished_at) FROM sessions UNION ALL "
                 "SELECT MAX(answered_at) FROM answers) x") or 0.0)
     finally:
         await conn.close()
-    created = archive_time(archive)
-    # The archive's time has whole seconds: activity within that second counts as in it.
-    newer = last > 0 and (created is None or last > created + 1.0)
+    newer = last > archive_activity(path)
     if newer and not force:
         raise PgOpsError("the database holds activity newer than the backup; restoring would "
                          "lose it. Back it up first (quizbot backup PATH), then repeat with "
@@ -218,13 +216,42 @@ async def guard_restore(url: str, password: str, archive: Archive, *, force: boo
     return newer
 
 
-def archive_time(archive: Archive) -> float | None:
-    """When the archive was made, as epoch seconds (None if the listing did not say)."""
-    from datetime import datetime
+# The timestamps `last_activity` compares, as SQLite's `ops.last_activity` reads them.
+ACTIVITY_COLUMNS = {"users": ("created_at",), "sessions": ("started_at", "finished_at"),
+                    "answers": ("answered_at",)}
 
-    text = archive.created.replace(" UTC", "").strip()
-    try:
-        stamp = datetime.strptime(text, "%Y-%m-%d %H:%M:%S")
-    except ValueError:
+
+def archive_activity(path: Path) -> float:
+    """The newest user, session or answer timestamp in the archive's data (0 if none),
+    read as a stream of `pg_restore --data-only` COPY rows, never held in memory whole."""
+    args = [find_tool("pg_restore"), "--data-only", "--file=-"]
+    args += [f"--table={table}" for table in ACTIVITY_COLUMNS] + [str(path)]
+    newest, picks = 0.0, None
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                          env={**os.environ, "TZ": "UTC"}) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            line = line.rstrip("\n")
+            if line.startswith("COPY "):
+                picks = _activity_columns(line)
+            elif line == "\\.":
+                picks = None
+            elif picks:
+                cells = line.split("\t")
+                for i in picks:
+                    if i < len(cells) and cells[i] != "\\N":
+                        newest = max(newest, float(cells[i]))
+    if proc.returncode != 0:
+        raise PgOpsError(f"reading {path} failed (pg_restore exit code {proc.returncode})")
+    return newest
+
+
+def _activity_columns(copy_line: str) -> list[int] | None:
+    """Indexes of the timestamp columns in `COPY public.<table> (a, b, ...) FROM stdin;`."""
+    head, _, rest = copy_line[5:].partition(" (")
+    table = head.rsplit(".", 1)[-1].strip('"')
+    wanted = ACTIVITY_COLUMNS.get(table)
+    if not wanted:
         return None
-    return stamp.replace(tzinfo=UTC).timestamp()
+    columns = [c.strip().strip('"') for c in rest.split(")", 1)[0].split(",")]
+    return [i for i, c in enumerate(columns) if c in wanted]

@@ -9,7 +9,6 @@ SELECTs, written once with `?` placeholders, on either dialect.
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any, Protocol
 
@@ -17,6 +16,7 @@ import aiosqlite
 
 from bot.domain.errors import StoreRefused
 from bot.store import ops
+from bot.store.command import postgres_sql
 from bot.store.migrate import migrations
 from bot.store.urls import redact, scheme_of, split_password
 
@@ -44,15 +44,6 @@ class SQLiteReader:
         return [tuple(r) for r in await self._conn.execute_fetchall(sql, tuple(params))]
 
 
-_PLACEHOLDER = re.compile(r"\?")
-
-
-def numbered(sql: str) -> str:
-    """`?` placeholders as PostgreSQL's `$1, $2, ...` (report SQL has no `?` in strings)."""
-    counter = iter(range(1, 10_000))
-    return _PLACEHOLDER.sub(lambda _: f"${next(counter)}", sql)
-
-
 class PostgresReader:
     """SELECTs on one asyncpg connection, in a read-only transaction."""
 
@@ -63,7 +54,7 @@ class PostgresReader:
 
     async def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """Every row of `sql`."""
-        return [tuple(r) for r in await self._conn.fetch(numbered(sql), *params)]
+        return [tuple(r) for r in await self._conn.fetch(postgres_sql(sql), *params)]
 
 
 @contextlib.asynccontextmanager

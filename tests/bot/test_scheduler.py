@@ -38,6 +38,18 @@ async def test_two_processes_never_both_claim_a_job(open_store: Opener):
     assert await b.claim_due(200.0, 100, "B", 60.0) == []
 
 
+async def test_a_claim_takes_at_most_its_limit(open_store: Opener):
+    """PostgreSQL may run a LIMIT ... SKIP LOCKED subquery inside IN (...) more than once;
+    the claim picks in a materialized CTE, so a batch is never larger than asked."""
+    a, b = await open_store(), await open_store()
+    for i in range(40):
+        await a.schedule_job(NewJob("t", f"k{i}", 100.0 + i))
+    for limit in (1, 2, 3):
+        batches = await asyncio.gather(a.claim_due(200.0, limit, "A", 60.0),
+                                       b.claim_due(200.0, limit, "B", 60.0))
+        assert all(len(batch) == limit for batch in batches), [len(x) for x in batches]
+
+
 async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: Store):
     await store.schedule_job(NewJob("t", "late", 50.0))
     await store.schedule_job(NewJob("t", "early", 10.0))

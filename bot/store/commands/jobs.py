@@ -37,14 +37,17 @@ def claim_due(now: float, limit: int, worker: str, lease: float,
         return []
     # One placeholder per kind: the values still travel as parameters.
     of_kind = f"AND kind IN ({', '.join('?' * len(wanted))}) " if wanted else ""
+    # The pick is a MATERIALIZED CTE: PostgreSQL may run a `LIMIT ... FOR UPDATE SKIP
+    # LOCKED` subquery inside `IN (...)` more than once and so claim more than `limit` rows.
     rows = yield q(
-        "UPDATE jobs SET claimed_at = ?, claimed_by = ?, attempts = attempts + 1 "
-        "WHERE id IN (SELECT id FROM jobs WHERE done_at IS NULL AND due_at <= ? "
-        f"AND (claimed_at IS NULL OR claimed_at < ?) {of_kind}"
+        "WITH picked AS MATERIALIZED (SELECT id FROM jobs WHERE done_at IS NULL "
+        f"AND due_at <= ? AND (claimed_at IS NULL OR claimed_at < ?) {of_kind}"
         "ORDER BY due_at, id LIMIT ? FOR UPDATE SKIP LOCKED) "
+        "UPDATE jobs SET claimed_at = ?, claimed_by = ?, attempts = attempts + 1 "
+        "WHERE id IN (SELECT id FROM picked) "
         "AND done_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?) "
         f"RETURNING {JOB_COLUMNS}",
-        now, worker, now, now - lease, *wanted, limit, now - lease)
+        now, now - lease, *wanted, limit, now, worker, now - lease)
     return sorted((job_of(r) for r in rows), key=lambda j: (j.due_at, j.id))
 
 
