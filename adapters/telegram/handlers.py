@@ -83,6 +83,9 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
+            if (update.callback_query is None and step != self.round
+                    and self.rounds is not None and await self.rounds.quiet(actor)):
+                return  # a round runs in this group and this member had their reply
             turn = Turn(update, context.bot, actor, self.outbox, self._apologise, self.metrics)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
+from aiolimiter import AsyncLimiter
 from telegram import Bot, ChatMember
 from telegram.error import BadRequest, Forbidden, TelegramError
-from telegram.ext import AIORateLimiter
+from telegram.ext import AIORateLimiter, ExtBot
 
 from adapters.telegram import views
 from adapters.telegram.turn import message_gone, not_modified
@@ -46,18 +48,38 @@ CHAT_POSTS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarku
                         "sendPhoto", "editMessageMedia", "editMessageCaption", "deleteMessage"})
 
 
+ROUND_LANE = 3  # `rate_limit_args` of a round's posts: their lane (and 3 retries on 429)
+REPLIES_PER_MINUTE = 10  # what command replies may take of a group's 20 posts a minute
+MEMBER_QUIET = 60.0  # seconds: one reply per member while a round runs, the rest dropped
+
+
 class GroupPostRateLimiter(AIORateLimiter):
-    """PTB's limiter, but the per-group bucket only counts posts into the group.
+    """PTB's limiter, but the per-group bucket only counts posts into the group, and a
+    round's posts have a lane of their own.
 
     PTB meters every call with a negative chat_id (getChatMember too) against the group's
     20 a minute; admin checks and deep-link checks would then eat the budget a reveal needs.
+    Command replies into a group first pass a bucket of REPLIES_PER_MINUTE, so however busy
+    the members are, half the group's budget stays free and a round's posts (sent with
+    `rate_limit_args=ROUND_LANE`) never queue behind replies.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._replies: dict[int, AsyncLimiter] = {}
 
     async def process_request(self, callback: Callable[..., Any], args: Any,
                               kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
                               rate_limit_args: int | None) -> Any:
         if endpoint not in CHAT_POSTS and "chat_id" in data:
             data = {k: v for k, v in data.items() if k != "chat_id"}  # the request keeps it
+        chat = data.get("chat_id")
+        if (endpoint in CHAT_POSTS and rate_limit_args != ROUND_LANE and isinstance(chat, int)
+                and chat < 0):
+            lane = self._replies.setdefault(chat, AsyncLimiter(REPLIES_PER_MINUTE, 60))
+            async with lane:
+                return await super().process_request(callback, args, kwargs, endpoint, data,
+                                                      rate_limit_args)
         return await super().process_request(callback, args, kwargs, endpoint, data,
                                               rate_limit_args)
 
@@ -105,6 +127,10 @@ class TelegramRounds:
                                        limit=TELEGRAM.card_limit)
         self._bot = bot
         self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
+        # (group, member) -> when they last got a reply during a round; losing it at a
+        # restart only allows one more reply
+        self._replied: dict[tuple[str, str], float] = {}
+        self._monotonic = time.monotonic
 
     # --- commands --------------------------------------------------------------------------
 
@@ -132,6 +158,22 @@ class TelegramRounds:
                 quiz_id = arg
         await self.rounds.start(actor, actor.chat_id, quiz_id, seconds=seconds)
         return Reply()  # the first question, posted by the driver at once, is the answer
+
+    async def quiet(self, actor: Actor) -> bool:
+        """True when this group command should go unanswered: a round is running here and
+        the member had their one reply in the last MEMBER_QUIET seconds (the group's posts
+        are for the round; one member typing /leaderboard 40 times gets one answer)."""
+        if actor.chat_id is None or await self.rounds.store.active_round(
+                PLATFORM, actor.chat_id) is None:
+            return False
+        now = self._monotonic()
+        if len(self._replied) > 10_000:  # forget what no longer matters
+            self._replied = {k: t for k, t in self._replied.items() if now - t < MEMBER_QUIET}
+        key = (actor.chat_id, actor.user_id)
+        if now - self._replied.get(key, -MEMBER_QUIET) < MEMBER_QUIET:
+            return True
+        self._replied[key] = now
+        return False
 
     def _manager_check(self, actor: Actor) -> Callable[[], Awaitable[bool]]:
         async def check() -> bool:
@@ -202,7 +244,8 @@ class TelegramRounds:
         """Post a question (returning its message id) or edit it into its reveal; a reveal
         whose question is gone becomes a new message. Raises what is worth another try
         (a rate limit, a time-out, Telegram failing): the driver tries again."""
-        bot, chat = self._bot(), int(event.chat_id)
+        # the application's bot is an ExtBot: its calls take the limiter's arguments
+        bot, chat = cast("ExtBot[Any]", self._bot()), int(event.chat_id)
         if isinstance(event, RoundQuestion):
             card = self.round_plan.question(event)
         else:
@@ -213,14 +256,16 @@ class TelegramRounds:
                 try:
                     await bot.edit_message_text(text, chat_id=chat,
                                                 message_id=int(event.message_ref),
-                                                reply_markup=keyboard)
+                                                reply_markup=keyboard,
+                                                rate_limit_args=ROUND_LANE)
                     return None
                 except BadRequest as exc:
                     if not_modified(exc):
                         return None
                     if not message_gone(exc):
                         raise
-            message = await bot.send_message(chat, text, reply_markup=keyboard)
+            message = await bot.send_message(chat, text, reply_markup=keyboard,
+                                             rate_limit_args=ROUND_LANE)
             return str(message.message_id)
         except Forbidden as exc:  # never sendable again: done
             log.info("telegram: group %s removed the bot; round %s unseen (%s)", chat,
