@@ -263,7 +263,10 @@ class FakeBotAPI:
                 raise ApiError(401, "Unauthorized")
             if (gate := self._holds.get(method)) is not None:
                 await gate.wait()
-                raise ApiError(599, "connection dropped")
+                call.error = "connection dropped"  # its caller is gone: nothing to answer
+                if request.transport is not None:
+                    request.transport.close()
+                return web.Response(status=599)
             if (injected := self._injected.get(method)) and injected:
                 fault = injected.popleft()
                 if fault.drop:
