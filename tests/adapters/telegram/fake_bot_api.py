@@ -84,6 +84,7 @@ class FakeBotAPI:
         self._callback_ids = itertools.count(1)
         self._injected: dict[str, deque[Injected]] = defaultdict(deque)
         self._holds: dict[str, asyncio.Event] = {}
+        self._gates: list[asyncio.Event] = []
         self._changed = asyncio.Condition()
         self._listeners: dict[int, list[asyncio.Queue[Call]]] = defaultdict(list)
         self._closing = False
@@ -115,6 +116,8 @@ class FakeBotAPI:
     async def close(self) -> None:
         """Wake every long poll and stop the server."""
         self._closing = True
+        for gate in self._gates:
+            gate.set()
         async with self._changed:
             self._changed.notify_all()
         if self._runner is not None:
@@ -137,13 +140,12 @@ class FakeBotAPI:
     def hold(self, method: str) -> None:
         """Calls of `method` from now on hang (recorded, unanswered) until `release`."""
         self._holds[method] = asyncio.Event()
+        self._gates.append(self._holds[method])
 
     def release(self, method: str) -> None:
-        """Let the held calls of `method` go: each fails as a dropped connection (its
-        caller is typically gone by then) and changes nothing."""
-        gate = self._holds.pop(method, None)
-        if gate is not None:
-            gate.set()
+        """Calls of `method` from now on are answered again; the ones held stay unanswered
+        (their caller is gone) until the server closes, and change nothing."""
+        self._holds.pop(method, None)
 
     def rate_limit(self, method: str, retry_after: int = 1, times: int = 1) -> None:
         """The next `times` calls of `method` get 429 Too Many Requests."""
@@ -262,11 +264,9 @@ class FakeBotAPI:
             if request.match_info["token"] != self.token:
                 raise ApiError(401, "Unauthorized")
             if (gate := self._holds.get(method)) is not None:
+                call.error = "held"  # never answered: dropped when the server closes
                 await gate.wait()
-                call.error = "connection dropped"  # its caller is gone: nothing to answer
-                if request.transport is not None:
-                    request.transport.close()
-                return web.Response(status=599)
+                raise asyncio.CancelledError  # as a client that went away (logged at debug)
             if (injected := self._injected.get(method)) and injected:
                 fault = injected.popleft()
                 if fault.drop:
