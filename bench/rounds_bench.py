@@ -1,6 +1,8 @@
 """Rounds benchmark: N concurrent study-group rounds against the fake Bot API.
 
     python bench/rounds_bench.py [--rounds 10 50 200] [--seconds 10] [--stagger 10]
+    python bench/rounds_bench.py --big 1000     # one round of 1,000 members (and 5, baseline)
+    python bench/rounds_bench.py --spam         # 40 commands in a question; 1,500 from one user
 
 Each round runs in its own group with 5 members, 2 questions of `--seconds` each (the
 shortest allowed, 10 s) and a 2 s pause between them. All 5 members answer the first
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import math
 import random
 import sqlite3
 import statistics
@@ -37,6 +40,7 @@ import yaml  # noqa: E402
 from adapters.telegram import TelegramAdapter  # noqa: E402
 from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import load_config  # noqa: E402
+from bot.domain.payloads import RoundPayload, decode  # noqa: E402
 from bot.domain.results import Actor  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI  # noqa: E402
 from tests.adapters.telegram.learners import Learner, button_data  # noqa: E402
@@ -133,12 +137,133 @@ async def run(n: int, seconds: int, stagger: float) -> dict[str, float]:
         "max": lateness[-1], "per_minute": per_minute, "flooded": len(api.flooded)}
 
 
+async def running(api: FakeBotAPI, tmp: str) -> Any:
+    """The adapter on a fresh database in `tmp`, against `api` (an async context)."""
+    path = Path(tmp) / "config.yaml"
+    path.write_text(yaml.safe_dump({
+        "storage": {"url": f"sqlite:///{Path(tmp) / 'rounds.db'}", "synchronous": "normal"},
+        "telegram": {"api_base_url": api.base_url},
+        "rounds": {"reveal_seconds": PAUSE}, "log_level": "WARNING"}), encoding="utf-8")
+    return open_app(load_config(path, env={"TELEGRAM_BOT_TOKEN": TOKEN}))
+
+
+def long_name(i: int) -> str:
+    return f"Member {i:04d} " + "x" * 52  # 64 characters
+
+
+async def big(members: int, seconds: int) -> dict[str, Any]:
+    """One round of `members` members with 64-character names answering both questions
+    (one silent on the second, so both run to their deadlines): the size of every post
+    against Telegram's 4,096, and how late each reveal came after its deadline."""
+    logging.disable(logging.WARNING)
+    async with FakeBotAPI(TOKEN) as api:
+        api.clock = time.time
+        with tempfile.TemporaryDirectory() as tmp:
+            async with await running(api, tmp) as app:
+                adapter = TelegramAdapter(app)
+                await adapter.start()
+                try:
+                    gid = -1_000_000_000_777
+                    api.group_chat(gid)
+                    calls = api.listen(gid)
+                    await app.rounds.start(Actor("telegram", "1", str(gid), "Host"), str(gid),
+                                           seconds=seconds, questions=QUESTIONS)
+                    deadlines, sizes = [], []
+                    for number in range(1, QUESTIONS + 1):
+                        while True:
+                            call = await asyncio.wait_for(calls.get(), seconds * 4 + 60)
+                            if call.method == "sendMessage" and is_round_question(
+                                    call.result, number):
+                                break
+                        sizes.append(len(call.params["text"]))
+                        deadlines.append(call.time + seconds)
+                        data = button_data(call.result)
+                        # one member stays silent on the last: no early reveal, all on time
+                        for i in range(members if number < QUESTIONS else members - 1):
+                            pressed = decode(data[i % len(data)])
+                            assert isinstance(pressed, RoundPayload)
+                            await app.rounds.press(Actor("telegram", str(10**6 + i), str(gid),
+                                                        long_name(i)), pressed.round_id,
+                                                   pressed.qindex, pressed.option)
+                    await api.wait_for(lambda: any(
+                        "Final podium" in c.result.get("text", "")
+                        for c in api.calls_of("editMessageText", gid)),
+                        timeout=seconds * 4 + 120, what="the podium")
+                finally:
+                    await adapter.stop()
+    edits = api.calls_of("editMessageText", gid)
+    late = sorted(e.time - d for e, d in zip(edits, deadlines, strict=False))
+    return {"members": members, "question": max(sizes),
+            "reveal": max(len(e.params["text"]) for e in edits),
+            "visible": max(len(e.result["text"]) for e in edits), "late": late,
+            "errors": len(api.errors_of("editMessageText"))}
+
+
+async def spam(seconds: int, commands: int, flood: int) -> dict[str, float]:
+    """A member sends `commands` /leaderboard in a question: the reveal's lateness; then a
+    user sends `flood` /stats: how long another user's tap waits for its answer."""
+    logging.disable(logging.WARNING)
+    async with FakeBotAPI(TOKEN) as api:
+        api.clock = time.time
+        with tempfile.TemporaryDirectory() as tmp:
+            async with await running(api, tmp) as app:
+                adapter = TelegramAdapter(app)
+                await adapter.start()
+                try:
+                    group = api.group_chat(-1_000_000_000_888)
+                    host, noisy = (Learner(api, api.user(7000 + k, f"m{k}"), group)
+                                   for k in range(2))
+                    since = host.mark()
+                    await host.send(f"/round {seconds}")
+                    question = await host.reply(since, lambda m: is_round_question(m, 1))
+                    deadline = api.calls_of("sendMessage", group["id"])[-1].time + seconds
+                    for _ in range(commands):
+                        await noisy.send("/leaderboard")
+                    edited = await host.edited(since, lambda m: m["message_id"]
+                                               == question["message_id"], timeout=120)
+                    reveal = next(c for c in api.calls_of("editMessageText", group["id"])
+                                  if c.params["message_id"] == edited["message_id"])
+                    flooder, other = (Learner(api, api.user(8000 + k, f"u{k}"))
+                                      for k in range(2))
+                    since = other.mark()
+                    await other.send("/language")
+                    prompt = await other.reply(since)
+                    for _ in range(flood):
+                        await flooder.send("/stats")
+                    query = await other.press(prompt, "English")
+                    await other.toast(query, timeout=60)
+                    ack = api.answered[query] - api.handed_out[api.callback_update[query]]
+                finally:
+                    await adapter.stop()
+    return {"late": reveal.time - deadline, "ack": ack}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, nargs="+", default=[10, 50, 200])
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--stagger", type=float, default=10.0)
+    parser.add_argument("--big", type=int, default=0, help="members of one round")
+    parser.add_argument("--spam", action="store_true")
     args = parser.parse_args()
+    if args.big:
+        print(f"{'members':>7} {'question':>8} {'reveal':>7} {'shown':>6} {'limit':>6} "
+              f"{'late p50 ms':>11} {'late p99 ms':>11} {'errors':>6}")
+        for n in (5, args.big):  # the same round of 5 members is the baseline
+            r = asyncio.run(big(n, max(args.seconds, 30)))
+            late = r["late"]
+            print(f"{r['members']:>7} {r['question']:>8} {r['reveal']:>7} {r['visible']:>6} "
+                  f"{4096:>6} {1000 * statistics.median(late):>11.0f} "
+                  f"{1000 * late[max(0, math.ceil(0.99 * len(late)) - 1)]:>11.0f} "
+                  f"{r['errors']:>6}")
+        return
+    if args.spam:
+        print(f"{'case':>26} {'reveal late ms':>14} {'other tap ack ms':>16}")
+        for label, commands, flood in (("quiet (baseline)", 0, 0),
+                                       ("40 cmds + 1,500 flood", 40, 1500)):
+            r = asyncio.run(spam(args.seconds, commands, flood))
+            print(f"{label:>26} {1000 * r['late']:>14.0f} {1000 * r['ack']:>16.0f}")
+        return
     print(f"{'rounds':>6} {'reveals':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} "
           f"{'posts/group/min':>15} {'429s':>5}")
     for n in args.rounds:

@@ -145,8 +145,12 @@ class Flows:
             work = self.rounds.leaderboard(actor_of(interaction), scope=where, kind=kind)
         else:
             work = self.engine.leaderboard(actor_of(interaction), scope=where)
-        board = await self._do(interaction, work, public=True)
-        await self.deliver(interaction, self.plan.leaderboard(board))
+        # while a round runs in this channel its posts own the channel: answer privately
+        running = interaction.guild_id is not None and await self.rounds.store.active_round(
+            "discord", str(interaction.channel_id)) is not None
+        board = await self._do(interaction, work, public=not running)
+        reply = self.plan.leaderboard(board)
+        await self.deliver(interaction, replace(reply, public=False) if running else reply)
 
     async def language(self, interaction: discord.Interaction[Any], choice: str | None) -> None:
         """/language [en|ur]: set it, or offer one button per language."""

@@ -80,6 +80,8 @@ async def test_a_round_of_a_thousand_members(fake: FakeDiscord, bot: App) -> Non
 
     room.advance(5)
     second = await room.question(2)
+    during = await replied(fake, await fake.slash(BOB, "leaderboard", guild=GUILD))
+    assert during.original is not None and during.original.ephemeral  # the round's channel
     await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="stop"))
     podium = await revealed(fake, second)
     assert "Final podium" in podium and "…and 990 more members" in podium
@@ -88,7 +90,7 @@ async def test_a_round_of_a_thousand_members(fake: FakeDiscord, bot: App) -> Non
 
     ix = await replied(fake, await fake.slash(BOB, "leaderboard", guild=GUILD,
                                               options={"kind": "rounds"}))
-    assert ix.original is not None
+    assert ix.original is not None and not ix.original.ephemeral  # public again
     board = ix.original.text
     assert "1." in board and RAW_MENTION.search(board) is None and "<@\u200b" in board
 
