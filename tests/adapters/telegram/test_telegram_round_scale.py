@@ -176,3 +176,20 @@ async def test_a_huge_quiz_argument_is_clipped_in_the_reply(bot: Running,
     reply = strip_isolates((await learner.reply(since))["text"])
     assert "y" * 63 + "…" in reply and "y" * 65 not in reply
     assert "Something went wrong" not in reply  # the refusal itself, not the apology
+
+
+async def test_a_reveal_whose_question_was_deleted_is_posted_anew(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    await room.press(room.hana, question, key.right(question["text"]))
+    del api.messages[(GROUP_ID, question["message_id"])]  # an admin deleted it
+    since = room.hana.mark()
+    room.advance(21)
+    reveal = await room.hana.reply(since, lambda m: "Answer:" in m["text"])
+    assert reveal["message_id"] != question["message_id"]
+    assert "Got it right: Hana" in strip_isolates(reveal["text"])
+    assert [c.error for c in api.calls[since:] if c.method == "editMessageText"] == [
+        "Bad Request: message to edit not found"]
