@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import yaml
 
@@ -22,14 +22,19 @@ from tests.adapters.telegram.test_telegram_process import quizbot, stderr_log  #
 GROUP_ID = -1001234500077
 
 
-async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
-        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:  # noqa: F811
+def round_setup(tmp_path: Path, api: FakeBotAPI) -> tuple[Path, Any]:
+    """A config with 1 s between a reveal and the next question, and the test group."""
     api.clock = time.time  # calls stamped in the same clock as the stored deadlines
     config = write_config(tmp_path, api)
     data = yaml.safe_load(config.read_text())
     data["rounds"] = {"reveal_seconds": 1}
     config.write_text(yaml.safe_dump(data))
-    group = api.group_chat(GROUP_ID)
+    return config, api.group_chat(GROUP_ID)
+
+
+async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:  # noqa: F811
+    config, group = round_setup(tmp_path, api)
     hana = Learner(api, api.user(1001, "Hana"), group)
 
     async with quizbot(config, api, stderr_log):
@@ -67,12 +72,7 @@ async def test_killed_between_claiming_a_reveal_and_sending_it(
     """The reveal is a durable job: claimed, then SIGKILL before Telegram got the edit;
     the next process takes the job over, Telegram fails twice (500), the reveal still
     appears, once."""
-    api.clock = time.time
-    config = write_config(tmp_path, api)
-    data = yaml.safe_load(config.read_text())
-    data["rounds"] = {"reveal_seconds": 1}
-    config.write_text(yaml.safe_dump(data))
-    group = api.group_chat(GROUP_ID)
+    config, group = round_setup(tmp_path, api)
     hana = Learner(api, api.user(1001, "Hana"), group)
 
     async with quizbot(config, api, stderr_log):
