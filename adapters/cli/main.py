@@ -26,7 +26,12 @@ from bot.domain.errors import (
     StoreUnavailable,
 )
 from bot.domain.platforms import token_envs
-from bot.domain.quiz import default_content_dir, load_all, quality_warnings
+from bot.domain.quiz import (
+    default_content_dir,
+    load_all,
+    quality_warnings,
+    takeaway_warnings,
+)
 from bot.domain.quiz.glossary import (
     Glossary,
     glossary_for,
@@ -153,9 +158,9 @@ def validate(paths: Sequence[Path]) -> int:
             continue
         drawn = sum(q.computed is not None for q in quiz.questions)
         numbers = f", {drawn} computed ({SAMPLES} draws each)" if drawn else ""
-        print(f"ok  {quiz.source}: {quiz.id} ({quiz.difficulty}), {len(quiz.questions)} "
+        print(f"ok  {quiz.source}: {quiz.id} ({quiz.level}), {len(quiz.questions)} "
               f"questions{numbers}, languages {', '.join(quiz.languages)}")
-        warnings = quality_warnings(quiz) + drawn_warnings(quiz)
+        warnings = quality_warnings(quiz) + drawn_warnings(quiz) + takeaway_warnings(quiz)
         found = glossary_for(Path(quiz.source), default_content_dir())
         if found is not None:
             try:

@@ -36,14 +36,14 @@ def test_minimal_quiz_loads_into_dataclasses():
 def test_every_problem_is_reported_at_once_with_file_and_line():
     assert problems_of(BROKEN) == [
         "broken.yaml:6: colour is not a known key (expected one of: description, difficulty, "
-        "id, languages, questions, shuffle_questions, title)",
+        "id, languages, level, next, questions, shuffle_questions, title, topics)",
         "broken.yaml:4: difficulty must be one of easy, medium, hard, got 'impossible'",
         "broken.yaml:3: description has no 'ur' text (the quiz declares 'ur')",
         "broken.yaml:9: questions[0].text.en is empty",
         "broken.yaml:15: questions[0].correct is 5 but the question has 4 options "
         "(0-based: 0 to 3)",
         "broken.yaml:23: questions[1].hint is not a known key (expected one of: correct, "
-        "explanation, id, image, options, references, text)",
+        "explanation, id, image, options, references, takeaway, text, topics)",
         "broken.yaml:17: questions[1].id 'q1' duplicates the id of questions[0]",
         "broken.yaml:20: questions[1].options has 1 options; a question needs 2 to 10",
     ]
@@ -135,7 +135,7 @@ def test_duplicate_quiz_ids_across_files(tmp_path: Path):
 def test_validate_command_exit_codes(capsys: pytest.CaptureFixture[str]):
     assert main(["validate", str(FIXTURES / "content" / "minimal.yaml")]) == 0
     out = capsys.readouterr().out
-    assert "tiny (easy), 2 questions, languages en, ur" in out
+    assert "tiny (introduction), 2 questions, languages en, ur" in out
     assert main(["validate", str(BROKEN), str(FIXTURES / "content" / "minimal.yaml")]) == 1
     captured = capsys.readouterr()
     assert "questions[0].correct is 5 but the question has 4 options" in captured.err

@@ -8,7 +8,8 @@ from bot.domain.quiz.load import (
            load_quizzes,
 )
 from bot.domain.quiz.model import Option, Question, Quiz, Text, entry_quiz
-from bot.domain.quiz.quality import quality_warnings
+from bot.domain.quiz.quality import quality_warnings, takeaway_warnings
 
 __all__ = ["Option", "Question", "Quiz", "Text", "default_content_dir", "entry_quiz",
-           "iter_quiz_files", "load_all", "load_file", "load_quizzes", "quality_warnings"]
+           "iter_quiz_files", "load_all", "load_file", "load_quizzes", "quality_warnings",
+           "takeaway_warnings"]

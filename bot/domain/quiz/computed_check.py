@@ -24,7 +24,8 @@ from bot.domain.quiz.yaml_lines import LineList, LineMap
 from bot.domain.results import Reference
 
 COMPUTED_KEYS = {"id", "text", "params", "let", "where", "answer", "bounds", "digits",
-                 "option", "mistakes", "explanation", "references", "schedule"}
+                 "option", "mistakes", "explanation", "references", "schedule", "tolerance",
+                 "takeaway", "topics"}
 COMPUTED_REQUIRED = {"id", "text", "params", "answer", "mistakes", "explanation"}
 MISTAKE_KEYS = {"name", "value", "text", "why_not"}
 NAME_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9_]{0,19}")
@@ -77,12 +78,14 @@ class ComputedChecker:
         explanation = self.template_field("explanation", known | {"answer"}, max_len=1500)
         bounds = self.bounds()
         digits = self.digits()
+        tolerance = self.tolerance()
         schedule = self.schedule(known)
         references = self.ck.references(self.q, self.path)
         if not self.ok or references is None or not isinstance(qid, str) or answer_value is None:
             return None
         computed = Computed(tuple(params), tuple(lets), tuple(where), (answer, *mistakes),
-                            text, explanation, bounds, self.line("bounds"), digits, schedule)
+                            text, explanation, bounds, self.line("bounds"), digits, schedule,
+                            tolerance)
         text_src = sources(text)
         return Question(qid, text_src, options_of(computed), 0, sources(explanation),
                         references, line=self.q.line, computed=computed)
@@ -287,6 +290,17 @@ class ComputedChecker:
                        f"must be 1 to 9 significant digits, got {value!r}")
             return 3
         return value
+
+    def tolerance(self) -> float:
+        """How far a typed number may be from the answer, relative (0.02 = 2 %)."""
+        value = self.q.get("tolerance", 0.02)
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not 0 < value <= 0.25):
+            self.error(self.line("tolerance"), f"{self.path}.tolerance",
+                       f"must be a relative tolerance above 0 and at most 0.25 (0.02 = 2 %), "
+                       f"got {value!r}")
+            return 0.02
+        return float(value)
 
     def schedule(self, known: set[str]) -> tuple[str, Formula, Formula, Formula | None] | None:
         value, line = self.q.get("schedule"), self.line("schedule")

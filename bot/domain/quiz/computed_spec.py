@@ -66,6 +66,8 @@ class Computed:
     bounds_line: int = 0
     digits: int = 3
     schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
+    # A typed answer within this relative distance of the answer counts as right.
+    tolerance: float = 0.02
     # drawn Questions by (seed, language-free key); typed Any so this module needs no model
     _cache: OrderedDict[tuple[int, str], Any] = field(
         default_factory=OrderedDict, init=False, repr=False, compare=False, hash=False)

@@ -13,6 +13,7 @@ import yaml
 from bot.domain.errors import ContentError
 from bot.domain.quiz.glossary import is_glossary
 from bot.domain.quiz.model import Quiz
+from bot.domain.quiz.topics import TOPICS_FILE, read_topics_file
 from bot.domain.quiz.validate import Checker
 from bot.domain.quiz.yaml_lines import LineLoader, RefusedYAML
 
@@ -40,7 +41,9 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
                             else f"{where}: is not valid YAML: {why}"]) from None
     finally:
         loader.dispose()
-    checker = Checker(source, base=path.parent)
+    shared, topic_problems = read_topics_file(path.parent / TOPICS_FILE)
+    checker = Checker(source, base=path.parent, shared_topics=shared)
+    checker.problems += topic_problems
     for key, first, again in loader.duplicates:
         checker.problems.append(f"{source}:{again}: key {key!r} is given twice (also at "
                                 f"{source}:{first}); the last would silently win")
@@ -52,14 +55,19 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
     return quiz
 
 
+def is_quiz_file(path: Path) -> bool:
+    """A *.yaml / *.yml file that is not the glossary or the shared topics."""
+    return (path.suffix in (".yaml", ".yml") and not is_glossary(path)
+            and path.name != TOPICS_FILE)
+
+
 def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
-    """Every *.yaml / *.yml file named or found below the given paths, sorted; the
-    glossary (content/glossary.yaml) is not a quiz and is skipped."""
+    """Every quiz file named or found below the given paths, sorted; the glossary
+    (content/glossary.yaml) and the topics (content/topics.yaml) are not quizzes."""
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*")
-                              if p.suffix in (".yaml", ".yml") and not is_glossary(p))
-        elif not is_glossary(path):
+            yield from sorted(p for p in path.rglob("*") if is_quiz_file(p))
+        elif not is_glossary(path) and path.name != TOPICS_FILE:
             yield path
 
 
@@ -85,7 +93,21 @@ def load_all(paths: Iterable[Path], *, check: Check | None = None,
         quizzes[quiz.id] = quiz
     if not quizzes and not problems:
         problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found")
+    problems += unknown_next(quizzes, [p for p in paths if p.is_dir()])
     return quizzes, problems
+
+
+def unknown_next(quizzes: dict[str, Quiz], folders: list[Path]) -> list[str]:
+    """A quiz's `next` must name a quiz loaded with it when its whole folder was read (a
+    single file may point at a quiz in a file not given)."""
+    out = []
+    for quiz in quizzes.values():
+        src = Path(quiz.source).resolve().parent
+        whole = any(src == f.resolve() or f.resolve() in src.parents for f in folders)
+        if quiz.next and quiz.next not in quizzes and whole:
+            out.append(f"{quiz.source}:1: next names quiz {quiz.next!r}, which is not among "
+                       f"the quizzes loaded ({', '.join(sorted(quizzes))})")
+    return out
 
 
 def load_quizzes(paths: Iterable[Path], *, check: Check | None = None) -> dict[str, Quiz]:

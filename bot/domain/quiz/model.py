@@ -48,6 +48,10 @@ class Question:
     # text, options and explanation above are then the undrawn templates.
     computed: Computed | None = field(default=None, compare=False, repr=False)
     drawn: tuple[tuple[str, Number], ...] = ()  # a drawn question's parameters: (("p", 8),)
+    # The one line a learner keeps, shown before the explanation (at most ~140 characters).
+    takeaway: Text | None = None
+    # Topic ids (declared in the quiz's `topics:` or the content folder's topics.yaml).
+    topics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +64,26 @@ class Quiz:
     questions: tuple[Question, ...]
     shuffle_questions: bool = False
     source: str = ""
+    # How far along a learner should be (LEVELS); derived from `difficulty` when not declared.
+    level: str = ""
+    next: str | None = None  # the quiz suggested after this one (a quiz id)
+    # The names of the topics this quiz's questions carry: ((topic id, name), ...).
+    topics: tuple[tuple[str, Text], ...] = ()
     # question id -> question, built once: every tap looks questions up by id
     by_id: dict[str, Question] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {q.id: q for q in self.questions})
+        if not self.level:
+            object.__setattr__(self, "level", LEVEL_OF_DIFFICULTY.get(self.difficulty,
+                                                                      "intermediate"))
+
+    def topic_name(self, topic: str, lang: str) -> str:
+        """A topic's name in `lang` (its id when the quiz does not name it)."""
+        for tid, name in self.topics:
+            if tid == topic:
+                return name.get(lang)
+        return topic
 
     def fits(self, question_ids: Sequence[str], option_orders: Sequence[Sequence[int]]) -> bool:
         """False when the file changed under a stored session: a question gone, or its
@@ -81,6 +100,9 @@ class Quiz:
 
 
 DIFFICULTY_ORDER = ("easy", "medium", "hard")
+# A quiz's level, from first steps to specialist: the catalogue shows it and orders by it.
+LEVELS = ("introduction", "intermediate", "advanced", "expert")
+LEVEL_OF_DIFFICULTY = {"easy": "introduction", "medium": "intermediate", "hard": "advanced"}
 
 
 def entry_quiz(quizzes: Mapping[str, Quiz]) -> str:

@@ -15,6 +15,7 @@ from bot.domain.quiz.model import Question, Quiz
 REPEAT_WORDS = 4  # an option sharing this many consecutive words with its question
 LONGEST_SHARE = Fraction(1, 4)  # the right option may be the longest in at most this share
 CONVERGE_MIN, CONVERGE_MARGIN = 5, 2  # shared word pairs: at least, and ahead of the next
+TAKEAWAY_CHARS = 140  # a takeaway longer than this is no longer read at a glance
 MIRROR = 0.7  # two options sharing this share of their content words are near copies
 _WORD = re.compile(r"\w+(?:[-'’.]\w+)*")
 _CLAUSE = re.compile(r"[;:؛]|, (?:and|while|but) ")
@@ -67,6 +68,21 @@ def quality_warnings(quiz: Quiz) -> list[str]:
             warnings += [f"{quiz.source}:{q.line}: questions[{i}] ({lang}) {cue}"
                          for cue in question_cues(q, lang)]
     return warnings
+
+
+def takeaway_warnings(quiz: Quiz) -> list[str]:
+    """Each question should lead with one line a learner keeps: its `takeaway`, short
+    enough to read at a glance on a phone."""
+    out = []
+    for i, q in enumerate(quiz.questions):
+        where = f"{quiz.source}:{q.line}: questions[{i}]"
+        if q.takeaway is None:
+            out.append(f"{where} has no takeaway (the one line shown before the explanation)")
+            continue
+        out += [f"{where}.takeaway ({lang}) is {len(text)} characters; keep it to "
+                f"{TAKEAWAY_CHARS}" for lang, text in q.takeaway.values
+                if len(text) > TAKEAWAY_CHARS]
+    return out
 
 
 def question_cues(q: Question, lang: str) -> Iterator[str]:

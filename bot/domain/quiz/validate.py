@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bot.domain.pipeline import ScheduleSpec
 from bot.domain.quiz.computed_check import COMPUTED_KEYS, COMPUTED_REQUIRED, ComputedChecker
 from bot.domain.quiz.images import ImageRefused, check_image
-from bot.domain.quiz.model import Option, Question, Quiz, Text
+from bot.domain.quiz.model import LEVELS, Option, Question, Quiz, Text
+from bot.domain.quiz.topics import RawTopics, read_topic_map
 from bot.domain.quiz.yaml_lines import LineList, LineMap
 from bot.domain.results import Reference
 
@@ -20,10 +22,14 @@ LANG_RE = re.compile(r"[a-z]{2,3}")
 URL_RE = re.compile(r"https?://\S+")
 
 QUIZ_KEYS = {"id", "title", "description", "difficulty", "languages", "questions",
-             "shuffle_questions"}
-QUIZ_REQUIRED = QUIZ_KEYS - {"shuffle_questions"}
-QUESTION_KEYS = {"id", "text", "options", "correct", "explanation", "references", "image"}
-QUESTION_REQUIRED = QUESTION_KEYS - {"references", "image"}
+             "shuffle_questions", "level", "next", "topics"}
+QUIZ_REQUIRED = QUIZ_KEYS - {"shuffle_questions", "level", "next", "topics"}
+# Keys every question may have, computed or not.
+COMMON_QUESTION_KEYS = {"takeaway", "topics"}
+QUESTION_KEYS = {"id", "text", "options", "correct", "explanation", "references", "image",
+                 *COMMON_QUESTION_KEYS}
+QUESTION_REQUIRED = QUESTION_KEYS - {"references", "image", *COMMON_QUESTION_KEYS}
+TAKEAWAY_MAX = 280  # refused past this; `quality_warnings` warns past 140
 OPTION_KEYS = {"text", "why_not"}
 REFERENCE_KEYS = {"title", "url"}
 
@@ -31,11 +37,13 @@ REFERENCE_KEYS = {"title", "url"}
 class Checker:
     """Walks one file's data, collecting problems instead of stopping at the first."""
 
-    def __init__(self, source: str, base: Path | None = None) -> None:
+    def __init__(self, source: str, base: Path | None = None,
+                 shared_topics: RawTopics | None = None) -> None:
         self.source = source
         self.base = base  # the YAML file's folder, which image paths are relative to
         self.problems: list[str] = []
         self.languages: tuple[str, ...] = ()
+        self.known_topics: RawTopics = dict(shared_topics or {})  # the folder's topics.yaml
 
     def error(self, line: int | None, path: str, message: str) -> None:
         where = f"{self.source}:{line}" if line else self.source
@@ -111,6 +119,19 @@ class Checker:
         if not isinstance(shuffle, bool):
             self.error(kl.get("shuffle_questions", 1), "shuffle_questions",
                        f"must be true or false, got {shuffle!r}")
+        level = root.get("level", "")
+        if level and level not in LEVELS:
+            self.error(kl.get("level", 1), "level",
+                       f"must be one of {', '.join(LEVELS)}, got {level!r}")
+        follow = root.get("next")
+        if follow is not None and (not isinstance(follow, str) or not ID_RE.fullmatch(follow)
+                                   or follow == quiz_id):
+            self.error(kl.get("next", 1), "next", f"must be another quiz's id, got {follow!r}")
+        if "topics" in root:
+            own, problems = read_topic_map(root["topics"], self.source, kl.get("topics", 1),
+                                           "topics")
+            self.problems += problems
+            self.known_topics.update(own)
         title = self.text(root, "title", "", max_len=200) if "title" in root else None
         description = (self.text(root, "description", "", max_len=1000)
                        if "description" in root else None)
@@ -118,8 +139,38 @@ class Checker:
         if self.problems or not self.languages:
             return None
         assert title and description and questions is not None
+        used = dict.fromkeys(t for q in questions for t in q.topics)
+        topics = tuple((t, self.topic_text(t)) for t in used)
         return Quiz(str(quiz_id), title, description, str(difficulty), self.languages,
-                    questions, shuffle, self.source)
+                    questions, shuffle, self.source, level=str(level or ""),
+                    next=follow, topics=topics)
+
+    def topic_text(self, topic: str) -> Text:
+        """A known topic's name in the quiz's languages (English, else the id, filling gaps:
+        a missing translation of a shared name is not worth refusing a quiz for)."""
+        names = self.known_topics[topic][0]
+        return Text(tuple((lang, names.get(lang) or names.get("en") or topic)
+                          for lang in self.languages))
+
+    def extras(self, q: LineMap, path: str) -> tuple[Text | None, tuple[str, ...]] | None:
+        """A question's takeaway and topics (both optional), or None when either is wrong."""
+        ok = True
+        takeaway = None
+        if "takeaway" in q:
+            takeaway = self.text(q, "takeaway", path, max_len=TAKEAWAY_MAX)
+            ok = takeaway is not None
+        topics = q.get("topics", [])
+        tline = q.key_lines.get("topics", q.line)
+        if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+            self.error(tline, f"{path}.topics", f"must be a list of topic ids, got {topics!r}")
+            return None
+        for t in topics:
+            if t not in self.known_topics:
+                known = ", ".join(sorted(self.known_topics)) or "none declared"
+                self.error(tline, f"{path}.topics", f"names {t!r}, which is not a declared "
+                           f"topic (topics.yaml or the quiz's `topics:`; known: {known})")
+                ok = False
+        return (takeaway, tuple(dict.fromkeys(topics))) if ok else None
 
     def questions(self, root: LineMap) -> tuple[Question, ...] | None:
         items, line = root.get("questions"), root.key_lines.get("questions", 1)
@@ -149,8 +200,9 @@ class Checker:
                 seen[qid] = i
             question = (ComputedChecker(self, q, path).question(qid) if computed
                         else self.question(q, path, item_line, qid))
-            if question is not None:
-                out.append(question)
+            extras = self.extras(q, path)
+            if question is not None and extras is not None:
+                out.append(replace(question, takeaway=extras[0], topics=extras[1]))
         return tuple(out)
 
     def question(self, q: LineMap, path: str, line: int, qid: Any) -> Question | None:
