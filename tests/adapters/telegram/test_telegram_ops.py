@@ -283,6 +283,8 @@ async def test_the_dockerfile_command_runs_healthy_and_stops_cleanly(
     port = free_port()
     data["storage"]["url"] = f"sqlite:///{tmp_path}/quizbot.db"
     data["metrics"]["port"] = port
+    assert data["web"]["port"] == 8080 and data["web"]["public_url"]  # the dashboard is on
+    data["web"]["port"] = free_port()
     data["telegram"] = {"api_base_url": api.base_url}
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(data))
@@ -318,7 +320,7 @@ def test_systemd_unit_is_hardened(unit: str, tmp_path: Path) -> None:
     text = (ROOT / unit).read_text()
     settings = dict(line.split("=", 1) for line in text.splitlines()
                     if "=" in line and not line.startswith("#"))
-    assert settings["DynamicUser"] == "yes" and settings["StateDirectory"] == "quizbot"
+    assert settings["User"] == "quizbot" and settings["StateDirectory"] == "quizbot"
     assert settings["ProtectSystem"] == "strict" and settings["Restart"] == "on-failure"
     assert settings["EnvironmentFile"] == "/etc/quizbot/quizbot.env"
     assert "--config /etc/quizbot/config.yaml" in settings["ExecStart"]
@@ -327,7 +329,8 @@ def test_systemd_unit_is_hardened(unit: str, tmp_path: Path) -> None:
     config = yaml.safe_load(lines)
     assert config["storage"]["url"] == "sqlite:////var/lib/quizbot/quizbot.db"
     (tmp_path / "systemd.yaml").write_text(lines)
-    assert load_config(tmp_path / "systemd.yaml", env={}).log_format == "json"
+    systemd = load_config(tmp_path / "systemd.yaml", env={})
+    assert systemd.log_format == "json" and systemd.web.port == 8080  # the dashboard is on
     (tmp_path / "docker.yaml").write_text(dockerfile()[3]["/etc/quizbot/config.yaml"])
     assert load_config(tmp_path / "docker.yaml", env={}).metrics.port == 9090
 
@@ -338,10 +341,10 @@ def test_one_compose_file_with_a_profile_per_way_of_running(tmp_path: Path) -> N
                 in compose["services"].items()}
     assert profiles == {"bot": {"bot"}, "postgres": {"postgres", "workers"},
                         "set-webhook": {"workers"}, "worker": {"workers"},
-                        "nginx": {"workers"}}
+                        "nginx": {"bot", "workers"}}
     # the workers' config: compose fills ${PUBLIC_HOST:-...} in; the secret from the env
     content = compose["configs"]["worker"]["content"].replace(
-        "${PUBLIC_HOST:-bot.example.org}", "bot.example.org")
+        "${PUBLIC_HOST:-quiz.example.org}", "quiz.example.org")
     (tmp_path / "worker.yaml").write_text(content)
     config = load_config(tmp_path / "worker.yaml", env={"TELEGRAM_WEBHOOK_SECRET": "s"})
     assert config.telegram.mode == "webhook" and not config.telegram.webhook.register
