@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from adapters.base import registry
+from adapters.cli import quizfiles
 from bot import __version__
 from bot.app.compose import Adapter, App, open_app
 from bot.app.config import Config, load_config
@@ -26,26 +27,12 @@ from bot.domain.errors import (
     StoreUnavailable,
 )
 from bot.domain.platforms import token_envs
-from bot.domain.quiz import (
-    default_content_dir,
-    load_all,
-    quality_warnings,
-    takeaway_warnings,
-)
-from bot.domain.quiz.glossary import (
-    Glossary,
-    glossary_for,
-    glossary_warnings,
-    load_glossary,
-    strings_warnings,
-)
-from bot.domain.quiz.sampling import SAMPLES, drawn_warnings, sample_problems
+from bot.domain.quiz import default_content_dir
+from bot.features.content_check import check_paths
 from bot.features.housekeeping import PRUNE_KIND, Housekeeping
 from bot.features.jobs import Handler, Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
-from bot.present.i18n import LOCALES_DIR
-from bot.present.limits import check_rendered_sizes
 
 log = logging.getLogger("quizbot")
 
@@ -89,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                           help="files or folders (default: the shipped content/)")
 
+    quizfiles.add_parsers(sub)
+
     config_help = "config file (default: the built-in defaults, as for play)"
     backup = sub.add_parser("backup", help="consistent copy of the database, safe while the "
                                            "bot runs")
@@ -118,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "validate":
             return validate(args.paths or [default_content_dir()])
+        if args.command == "import":
+            return quizfiles.import_file(args)
         if args.command == "copy-db":
             return copy_db(args.source, args.target)
         config = load_config(args.config)
@@ -148,39 +139,16 @@ def validate(paths: Sequence[Path]) -> int:
 
     Quality warnings (the right option is usually the longest...) are printed too but do
     not fail the check."""
-    quizzes, problems = load_all(paths, check=check_rendered_sizes)
-    glossaries: dict[Path, Glossary] = {}
-    for quiz in quizzes.values():
-        # computed questions: seeded draws of each, and drawn versions within the limits
-        sampled = sample_problems(quiz, check=check_rendered_sizes)
-        problems.extend(sampled)
-        if sampled:
-            continue
-        drawn = sum(q.computed is not None for q in quiz.questions)
-        numbers = f", {drawn} computed ({SAMPLES} draws each)" if drawn else ""
-        print(f"ok  {quiz.source}: {quiz.id} ({quiz.level}), {len(quiz.questions)} "
-              f"questions{numbers}, languages {', '.join(quiz.languages)}")
-        warnings = quality_warnings(quiz) + drawn_warnings(quiz) + takeaway_warnings(quiz)
-        found = glossary_for(Path(quiz.source), default_content_dir())
-        if found is not None:
-            try:
-                glossary = glossaries.setdefault(found, load_glossary(found))
-            except ContentError as exc:
-                problems += [p for p in exc.problems if p not in problems]
-            else:
-                warnings += glossary_warnings(glossary, quiz)
-        for warning in warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-    for glossary in glossaries.values():  # the UI strings follow the same vocabulary
-        for suffix in (".yaml", ".po"):
-            locale = LOCALES_DIR / f"{glossary.language}{suffix}"
-            for warning in strings_warnings(glossary, locale):
-                print(f"warning: {warning}", file=sys.stderr)
-    for problem in problems:
+    checked = check_paths(paths)
+    for summary in checked.summaries:
+        print(f"ok  {summary}")
+    for warning in checked.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for problem in checked.problems:
         print(problem, file=sys.stderr)
-    if problems:
-        print(f"{len(problems)} problem(s) found.", file=sys.stderr)
-    return EXIT_ERROR if problems else EXIT_OK
+    if checked.problems:
+        print(f"{len(checked.problems)} problem(s) found.", file=sys.stderr)
+    return EXIT_ERROR if checked.problems else EXIT_OK
 
 
 def copy_db(source: str, target: str) -> int:

@@ -9,11 +9,17 @@ check is refused then too, so a quiz can never mail out a file from elsewhere.
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import warnings
 from pathlib import Path, PurePosixPath
 
+from PIL import Image
+
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # Telegram takes photos up to 10 MB; schedules are ~10 KB
+# Telegram sends photos up to 10,000 px wide plus high; 40 Mpx is 160 MB unpacked
+MAX_PIXELS = 40_000_000
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 HEAD = 12  # bytes enough to tell the formats apart
 
@@ -54,8 +60,28 @@ def check_image(base: Path, value: str) -> Path:
                                "regular files inside the quiz folder")
         if not stat.S_ISDIR(mode):
             raise ImageRefused(f"{value} does not exist (looked for {full})")
-    read_image(full, shown=value, resolved=False)  # the content folder may be a link
-    return full.absolute()
+    check_pixels(read_image(full, shown=value, resolved=False), value)  # the content
+    return full.absolute()  # folder itself may be a link
+
+
+def check_pixels(data: bytes, shown: str) -> None:
+    """Refuse a picture whose header claims more than MAX_PIXELS (a decompression bomb: a
+    few kB of PNG that unpacks to gigabytes). Only the header is read; one Pillow cannot
+    read is left to the first-bytes check."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        try:
+            with Image.open(io.BytesIO(data)) as picture:
+                width, height = picture.size
+        except (Image.DecompressionBombWarning, Image.DecompressionBombError):
+            width, height = 0, 0  # more than Pillow's own limit
+        except (OSError, SyntaxError, ValueError):
+            return  # no header Pillow knows: the first bytes were checked, it sends as is
+    if width * height > MAX_PIXELS or not width:
+        pillow = (Image.MAX_IMAGE_PIXELS or 0) // 1_000_000
+        size = f"{width}x{height}" if width else f"more than {pillow} million"
+        raise ImageRefused(f"{shown} claims {size} pixels; pictures may have at most "
+                           f"{MAX_PIXELS // 1_000_000} million")
 
 
 def read_image(path: Path, *, shown: str | None = None, resolved: bool = True) -> bytes:

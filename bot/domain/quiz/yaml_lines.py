@@ -1,6 +1,7 @@
 """YAML loading that remembers the line of every mapping key and list item, and trusts
 nothing: anchors and aliases are refused where they first appear (before anything is
-expanded, so ~1 KB of nested aliases costs nothing), and a key given twice in one mapping
+expanded, so ~1 KB of nested aliases costs nothing), so is nesting past MAX_DEPTH (PyYAML
+composes recursively), and a key given twice in one mapping
 is recorded with both lines instead of the last one silently winning."""
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from __future__ import annotations
 from typing import Any, cast
 
 import yaml
+
+MAX_DEPTH = 32  # nesting levels; a quiz file has about 6
 
 
 class LineMap(dict[str, Any]):
@@ -31,6 +34,7 @@ class LineLoader(yaml.SafeLoader):
         super().__init__(stream)
         # (key, first line, repeated line) for every key given twice in one mapping
         self.duplicates: list[tuple[str, int, int]] = []
+        self.depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
         """As SafeLoader's, but no alias (*name) and no anchor (&name)."""
@@ -38,7 +42,14 @@ class LineLoader(yaml.SafeLoader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
             raise RefusedYAML(None, None, "YAML anchors and aliases (&name, *name) are not "
                               "allowed in quiz files; write the value out", event.start_mark)
-        return super().compose_node(parent, index)
+        if self.depth >= MAX_DEPTH:  # PyYAML composes recursively: stop before Python does
+            raise RefusedYAML(None, None, f"nests deeper than {MAX_DEPTH} levels; a quiz "
+                              "file needs about 6", event.start_mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
         seen: dict[Any, int] = {}

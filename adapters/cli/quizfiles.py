@@ -1,0 +1,93 @@
+"""`quizbot import` and `quizbot export-quiz`: quiz files in and out of the formats teachers
+use (GIFT, Moodle XML, Aiken, CSV). Problems go to stderr one line each, with the source's
+position; the exit code is 1 when anything was refused."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+from bot.domain.quiz.formats import FORMATS
+from bot.features.importing import Imported, convert
+from bot.store.files import PlaceError, refuse_existing, write_new
+
+EXIT_OK, EXIT_ERROR = 0, 1
+_ID = re.compile(r"^id: *['\"]?([a-z0-9_-]+)", re.MULTILINE)
+
+
+def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `import` and `export-quiz` subcommands."""
+    imp = sub.add_parser("import", help="convert a GIFT, Moodle XML, Aiken or CSV file into "
+                                        "a quiz file, checked as validate does")
+    imp.add_argument("path", type=Path, metavar="PATH", help="the file to import")
+    imp.add_argument("--format", choices=FORMATS,
+                     help="the file's format (default: from its name and content)")
+    imp.add_argument("--id", dest="quiz_id", metavar="ID",
+                     help="the quiz's id (default: from the file name)")
+    imp.add_argument("--lang", default="en", metavar="LANG",
+                     help="the language the questions are in (default: en)")
+    imp.add_argument("--output", "-o", type=Path, metavar="FILE",
+                     help="the quiz file to write, pictures beside it in img/ (default: "
+                          "standard output)")
+    imp.add_argument("--force", action="store_true",
+                     help="write even with problems (listed), or over another file")
+
+
+def import_file(args: argparse.Namespace) -> int:
+    """quizbot import PATH [--format F] [--id ID] [--lang LANG] [--output FILE] [--force]."""
+    try:
+        data = args.path.read_bytes()
+    except OSError as exc:
+        print(f"{args.path}: cannot be read: {exc.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+    result = convert(data, str(args.path), fmt=args.format, quiz_id=args.quiz_id,
+                     lang=args.lang)
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for problem in result.problems:
+        print(problem, file=sys.stderr)
+    if result.problems and not (args.force and result.yaml):
+        print(f"{len(result.problems)} problem(s) found; nothing written.", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        where = _write(result, args.output, force=args.force)
+    except PlaceError as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    count = len(result.quiz.questions) if result.quiz else result.yaml.count("\n  - id: ")
+    note = f" despite {len(result.problems)} problem(s) (--force)" if result.problems else ""
+    print(f"wrote {where}: {count} questions{note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _write(result: Imported, output: Path | None, *, force: bool) -> str:
+    if output is None:
+        if result.images:
+            raise PlaceError(f"{result.source}: has {len(result.images)} picture(s); give "
+                             "--output FILE so they can be written beside it in img/")
+        sys.stdout.write(result.yaml)
+        return "standard output"
+    replace = force or _same_quiz(output, result.yaml)
+    if not output.parent.is_dir():
+        raise PlaceError(f"{output.parent}: no such folder")
+    refuse_existing(output, force=replace)
+    for rel, data in result.images.items():  # pictures first: the file then finds them
+        picture = output.parent / rel
+        picture.parent.mkdir(exist_ok=True)
+        write_new(picture, data, force=True)
+    write_new(output, result.yaml.encode(), force=replace)
+    return str(output)
+
+
+def _same_quiz(output: Path, new_yaml: str) -> bool:
+    """True when `output` is this quiz imported before (same id): a re-import replaces it,
+    keeping the question ids and so the learners' progress."""
+    try:
+        with output.open(encoding="utf-8") as file:
+            old = _ID.search(file.read(64 * 1024))
+    except (OSError, UnicodeDecodeError):
+        return False
+    new = _ID.search(new_yaml)
+    return old is not None and new is not None and old.group(1) == new.group(1)

@@ -1,0 +1,52 @@
+"""Quiz files from the formats teachers already have (GIFT, Moodle XML, Aiken, CSV), read
+into a `Draft` and written as our YAML (`to_yaml`); `export` writes them back out."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from bot.domain.quiz.formats import aiken, gift, moodle_xml, table
+from bot.domain.quiz.formats.draft import (
+    MAX_SOURCE_BYTES,
+    Draft,
+    ImportRefused,
+    decode,
+)
+
+FORMATS = ("csv", "aiken", "gift", "moodle-xml")
+SUFFIXES = {".csv": "csv", ".txt": None, ".gift": "gift", ".xml": "moodle-xml"}
+
+__all__ = ["FORMATS", "Draft", "ImportRefused", "guess_format", "read_draft"]
+
+
+def guess_format(name: str, data: bytes) -> str | None:
+    """The format from the file's name, else from its first bytes; None when unclear
+    (and for our own YAML)."""
+    by_name = SUFFIXES.get(PurePath(name).suffix.lower())
+    if by_name:
+        return by_name
+    head = data[:4096].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if head.startswith("<"):
+        return "moodle-xml"
+    if any(line.strip().upper().startswith("ANSWER:") for line in head.splitlines()):
+        return "aiken"
+    if "{" in head and ("=" in head or "~" in head or "{T" in head.upper()):
+        return "gift"
+    return None
+
+
+def read_draft(data: bytes, name: str, fmt: str, lang: str = "en") -> Draft:
+    """The questions of one file in format `fmt`; ImportRefused when it cannot be read."""
+    if len(data) > MAX_SOURCE_BYTES:
+        raise ImportRefused([f"{name}: is {len(data) / 1e6:.1f} MB; an import may be at most "
+                             f"{MAX_SOURCE_BYTES // (1024 * 1024)} MB"])
+    if fmt == "moodle-xml":
+        return moodle_xml.read(data, name, lang)
+    text = decode(data, name)
+    if fmt == "gift":
+        return gift.read(text, name, lang)
+    if fmt == "aiken":
+        return aiken.read(text, name)
+    if fmt == "csv":
+        return table.read(text, name)
+    raise ImportRefused([f"{name}: unknown format {fmt!r}; one of {', '.join(FORMATS)}"])

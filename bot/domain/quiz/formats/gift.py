@@ -1,0 +1,201 @@
+"""GIFT, Moodle's text format for questions (https://docs.moodle.org/en/GIFT_format).
+
+What is read, as the specification gives it: questions separated by blank lines; `//`
+comment lines; `::title::` (-> the question's id); `$CATEGORY: a/b` (-> its category); a
+`[html]`, `[markdown]`, `[plain]` or `[moodle]` marker before a text; the answers between
+`{` and `}`: `=right`, `~wrong`, `~%50%partial` (only 100% is the key), `#feedback` after an
+answer, `####general feedback` at the end; `{T}`/`{TRUE}`/`{F}`/`{FALSE}` with their two
+feedbacks; text after the answers (a missing-word question, shown as a blank); escapes
+`\\~ \\= \\# \\{ \\} \\: \\\\` and `\\n`. Essay (`{}`), numerical (`{#...}`), short answer
+(only `=`) and matching (`->`) questions are listed as skipped. No maintained Python GIFT
+parser exists (pygiftparser's last release was 2017, without `####` or markers), so this
+is one small parser written from the page.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.domain.quiz.formats.draft import (
+    TRUE_FALSE,
+    Draft,
+    DraftOption,
+    DraftQuestion,
+    category_name,
+    html_text,
+    tidy,
+)
+
+_ESCAPES = {"~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "\\": "\\", "n": "\n"}
+_MARKER = re.compile(r"\s*\[(html|markdown|plain|moodle)\]", re.IGNORECASE)
+_WEIGHT = re.compile(r"%(-?\d+(?:\.\d+)?)%")
+_TRUE = {"t": True, "true": True, "f": False, "false": False}
+BLANK = "_____"
+
+
+def find(text: str, chars: str, start: int = 0) -> int:
+    """Index of the first unescaped character of `chars` from `start`, or -1."""
+    i = start
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+            continue
+        if text[i] in chars:
+            return i
+        i += 1
+    return -1
+
+
+def unescape(text: str) -> str:
+    """The text with GIFT's backslash escapes resolved."""
+    return re.sub(r"\\(.)", lambda m: _ESCAPES.get(m.group(1), "\\" + m.group(1)), text,
+                  flags=re.DOTALL)
+
+
+def plain(text: str) -> str:
+    """One GIFT text: its format marker read, escapes resolved, HTML made plain."""
+    marker = _MARKER.match(text)
+    body = text[marker.end():] if marker else text
+    if marker and marker.group(1).lower() in ("html", "moodle"):
+        return html_text(unescape(body))[0]
+    return tidy(unescape(body))
+
+
+def read(text: str, source: str, lang: str = "en") -> Draft:
+    """Every question of a GIFT file."""
+    draft = Draft(source)
+    category = ""
+    for line, block in _blocks(text):
+        if block.lstrip().startswith("$CATEGORY:"):
+            head, _, rest = block.strip().partition("\n")
+            category = category_name(head.split(":", 1)[1])
+            draft.title = draft.title or category.rsplit("/", 1)[-1].strip()
+            if not rest.strip():
+                continue
+            block, line = rest, line + 1
+        _question(block, f"{source}:{line}", category, draft, lang)
+    return draft
+
+
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """(first line, text) of each question: lines between blank lines, comments dropped."""
+    out: list[tuple[int, str]] = []
+    lines: list[str] = []
+    start = 0
+    for n, raw in enumerate(text.splitlines(), 1):
+        if raw.lstrip().startswith("//"):
+            continue
+        if raw.strip():
+            start = start or n
+            lines.append(raw)
+            # a question ends at its closing brace's line only when a blank line follows;
+            # a blank line inside {...} does not end it
+            continue
+        if lines and _open(lines):
+            lines.append(raw)
+            continue
+        if lines:
+            out.append((start, "\n".join(lines)))
+        lines, start = [], 0
+    if lines:
+        out.append((start, "\n".join(lines)))
+    return out
+
+
+def _open(lines: list[str]) -> bool:
+    """True when the text so far has a `{` without its `}`."""
+    text = "\n".join(lines)
+    i = find(text, "{")
+    return i >= 0 and find(text, "}", i) < 0
+
+
+def _question(block: str, where: str, category: str, draft: Draft, lang: str) -> None:
+    name = ""
+    body = block.strip()
+    if body.startswith("::"):
+        end = body.find("::", 2)
+        if end < 0:
+            draft.problems.append(f"{where}: '::' opens a title that is not closed with '::'")
+            return
+        name, body = unescape(body[2:end]).strip(), body[end + 2:]
+    open_ = find(body, "{")
+    if open_ < 0:
+        draft.skip(where, "description", "no answers in {...}")
+        return
+    close = find(body, "}", open_ + 1)
+    if close < 0:
+        draft.problems.append(f"{where}: '{{' opens the answers but no '}}' closes them")
+        return
+    before, answers, after = body[:open_], body[open_ + 1:close].strip(), body[close + 1:]
+    # text after the answers: a missing-word question, the answers fill the blank
+    text = plain(f"{before.rstrip()} {BLANK} {after.lstrip()}".strip() if after.strip()
+                 else before)
+    q = DraftQuestion(where, name, text, category=category)
+    general = find(answers, "#")
+    while general >= 0 and not answers.startswith("####", general):
+        general = find(answers, "#", general + 1)
+    if general >= 0:
+        q.general = plain(answers[general + 4:])
+        answers = answers[:general].strip()
+    if not answers:
+        draft.skip(where, "essay")
+    elif answers.startswith("#"):
+        draft.skip(where, "numerical")
+    elif _true_false(answers, q, lang):
+        draft.questions.append(q)
+    else:
+        _choices(answers, q, draft)
+
+
+def _true_false(answers: str, q: DraftQuestion, lang: str) -> bool:
+    word, *feedback = [unescape(part).strip() for part in _split(answers, "#")]
+    if word.lower() not in _TRUE or len(feedback) > 2:
+        return False
+    truth = _TRUE[word.lower()]
+    wrong_feedback, right_feedback = [*feedback, "", ""][:2]
+    yes, no = TRUE_FALSE.get(lang, TRUE_FALSE["en"])
+    q.options = [DraftOption(yes, "", 100.0 if truth else 0.0),
+                 DraftOption(no, "", 0.0 if truth else 100.0)]
+    q.options[0 if not truth else 1].feedback = plain(wrong_feedback)
+    q.options[0 if truth else 1].feedback = plain(right_feedback)
+    return True
+
+
+def _choices(answers: str, q: DraftQuestion, draft: Draft) -> None:
+    starts = [i for i in range(len(answers)) if answers[i] in "=~" and _unescaped(answers, i)]
+    if not starts or (starts[0] != 0 and answers[:starts[0]].strip()):
+        draft.problems.append(f"{q.where}: the answers must start with '=' or '~', got "
+                              f"{answers[:30]!r}")
+        return
+    parts = [(answers[i], answers[i + 1:j]) for i, j in zip(starts, [*starts[1:], None],
+                                                            strict=True)]
+    if any(find(text, ">") > 0 and "->" in text for _, text in parts):
+        draft.skip(q.where, "matching")
+        return
+    if all(sign == "=" for sign, _ in parts):
+        draft.skip(q.where, "short answer", "only '=' answers")
+        return
+    for sign, raw in parts:
+        body, *feedback = _split(raw.strip(), "#")
+        weight = _WEIGHT.match(body)
+        fraction = float(weight.group(1)) if weight else (100.0 if sign == "=" else 0.0)
+        body = body[weight.end():] if weight else body
+        q.options.append(DraftOption(plain(body), plain("#".join(feedback)), fraction))
+    draft.questions.append(q)
+
+
+def _unescaped(text: str, i: int) -> bool:
+    backslashes = len(text[:i]) - len(text[:i].rstrip("\\"))
+    return backslashes % 2 == 0
+
+
+def _split(text: str, char: str) -> list[str]:
+    """`text` split at each unescaped `char`."""
+    out, start = [], 0
+    i = find(text, char)
+    while i >= 0:
+        out.append(text[start:i])
+        start = i + 1
+        i = find(text, char, start)
+    out.append(text[start:])
+    return out

@@ -1,0 +1,82 @@
+"""CSV, one question per row, for questions kept in a spreadsheet.
+
+The first row is the header; columns by name, in any order (case and spaces ignored):
+
+| column | required | |
+|---|---|---|
+| `question` | yes | the question's text |
+| `option1` ... `option10` | 2 or more | the options, in order (empty cells skipped) |
+| `correct` | yes | the right option: its number (1-10) or letter (A-J) |
+| `explanation` | no | shown after the answer |
+| `why_not1` ... `why_not10` | no | why that option is wrong |
+| `id` | no | the question's id (else from the text) |
+| `category` | no | a topic name |
+
+UTF-8 (Excel's BOM is fine), comma- or semicolon-separated (read from the header line),
+quoted as RFC 4180 says (https://www.rfc-editor.org/rfc/rfc4180). `quizbot export-quiz
+--format csv` writes the same columns.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from bot.domain.quiz.formats.draft import Draft, DraftOption, DraftQuestion, tidy
+
+MAX_OPTIONS = 10
+_LETTERS = "ABCDEFGHIJ"
+
+
+def _column(name: str) -> str:
+    return re.sub(r"[\s_]+", "", name.strip().lower()).replace("whynot", "why_not")
+
+
+def read(text: str, source: str) -> Draft:
+    """Every question of a CSV file."""
+    draft = Draft(source)
+    first = text.split("\n", 1)[0]
+    delimiter = ";" if first.count(";") > first.count(",") else ","
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = [_column(h) for h in next(rows)]
+    except StopIteration:
+        draft.problems.append(f"{source}:1: is empty; the first row names the columns")
+        return draft
+    missing = [c for c in ("question", "option1", "option2", "correct") if c not in header]
+    if missing:
+        draft.problems.append(f"{source}:1: the header has no {', '.join(missing)} column "
+                              "(columns: question, option1..option10, correct, explanation, "
+                              "why_not1..why_not10, id, category)")
+        return draft
+    try:
+        for row in rows:
+            _row(dict(zip(header, row, strict=False)), f"{source}:{rows.line_num}", draft)
+    except csv.Error as exc:
+        draft.problems.append(f"{source}:{rows.line_num}: is not valid CSV: {exc}")
+    return draft
+
+
+def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
+    if not any(v.strip() for v in cells.values()):
+        return
+    options = []
+    numbers = []
+    for n in range(1, MAX_OPTIONS + 1):
+        text = tidy(cells.get(f"option{n}", ""))
+        if text:
+            options.append(DraftOption(text, tidy(cells.get(f"why_not{n}", ""))))
+            numbers.append(n)
+    correct = cells.get("correct", "").strip().upper()
+    n = (_LETTERS.index(correct) + 1 if len(correct) == 1 and correct in _LETTERS
+         else int(correct) if correct.isdigit() else 0)
+    if n not in numbers:
+        draft.problems.append(f"{where}: correct is {correct or 'empty'!r}; give the right "
+                              f"option's number (1-{MAX_OPTIONS}) or letter (A-J) of a "
+                              "filled option")
+        return
+    options[numbers.index(n)].fraction = 100.0
+    draft.questions.append(DraftQuestion(
+        where, cells.get("id", "").strip(), tidy(cells.get("question", "")), options,
+        general=tidy(cells.get("explanation", "")), category=tidy(cells.get("category", ""))))

@@ -1,0 +1,113 @@
+"""A `Draft` as our quiz YAML, readable by a person: one block per question, its source
+position and category in a comment above it, multi-line text as literal blocks, pictures
+as files beside it in img/."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+import yaml
+
+from bot.domain.quiz.formats.draft import Draft, DraftQuestion, key_index, slug, stable_id
+from bot.domain.quiz.images import SUFFIXES
+
+
+@dataclass(slots=True)
+class Converted:
+    yaml: str
+    images: dict[str, bytes] = field(default_factory=dict)  # "img/x.png" -> bytes
+    starts: list[tuple[int, str]] = field(default_factory=list)  # (YAML line, source where)
+
+    def locate(self, problem: str, shown: str, source: str) -> str:
+        """A loader problem about the written YAML (`shown:LINE: ...`) told at the source's
+        position of the question it is in (else as about the source file)."""
+        match = re.match(rf"{re.escape(shown)}(?::(\d+))?: (.*)", problem, re.DOTALL)
+        if not match or not self.starts:  # our own YAML: its lines are the source's
+            return problem.replace(shown, source, 1)
+        line = int(match.group(1) or 0)
+        where = next((w for start, w in reversed(self.starts) if start <= line), source)
+        return f"{where}: {match.group(2)}"
+
+
+class _Dumper(yaml.SafeDumper):
+    def ignore_aliases(self, data: Any) -> bool:
+        return True  # quiz files refuse anchors and aliases
+
+
+def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+def _list(dumper: yaml.SafeDumper, value: list[Any]) -> yaml.SequenceNode:
+    flow = all(isinstance(x, (int, float, str)) and "\n" not in str(x) for x in value)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=flow)
+
+
+_Dumper.add_representer(str, _str)
+_Dumper.add_representer(list, _list)
+
+
+def dump(value: Any) -> str:
+    """`value` as block-style YAML, keys in the order given."""
+    return yaml.dump(value, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=88,
+                     default_flow_style=False)
+
+
+def quiz_id_for(name: str) -> str:
+    """The quiz id a file's name gives ("Week 3 Pipes.gift" -> "week-3-pipes")."""
+    return slug(PurePath(name).stem) or "imported"
+
+
+def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
+    """The quiz as YAML text; problems (no key, two keys) are added to the draft."""
+    out = Converted("")
+    name = PurePath(draft.source).name
+    title = draft.title or PurePath(name).stem.replace("_", " ").replace("-", " ").strip()
+    head = {"id": quiz_id, "title": title or quiz_id,
+            "description": f"{len(draft.questions)} questions imported from {name}.",
+            "difficulty": "medium", "languages": [lang]}
+    lines = [f"# Imported from {name} by `quizbot import`; edit freely, then run "
+             "`quizbot validate`.", *dump(head).rstrip().splitlines(), "questions:"]
+    taken: set[str] = set()
+    for q in draft.questions:
+        item = _question(q, draft, quiz_id, taken, out)
+        if item is None:
+            continue
+        out.starts.append((len(lines) + 1, q.where))
+        lines.append(f"  # {q.where}" + (f"; category: {q.category}" if q.category else ""))
+        lines.extend(("  " + line).rstrip() for line in dump([item]).rstrip().splitlines())
+    out.yaml = "\n".join(lines) + "\n"
+    return out
+
+
+def _question(q: DraftQuestion, draft: Draft, quiz_id: str, taken: set[str],
+              out: Converted) -> dict[str, Any] | None:
+    qid = stable_id(q.name, q.text, taken)
+    if q.computed is not None:
+        return {"id": qid, **q.computed}
+    key = key_index(q, draft)
+    if key is None:
+        return None
+    right = q.options[key]
+    explanation = "\n\n".join(x for x in dict.fromkeys((q.general, right.feedback)) if x)
+    if not explanation:
+        explanation = right.text
+        draft.warnings.append(f"{q.where}: no general feedback; the explanation is the right "
+                              "answer's text (write a better one)")
+    options: list[dict[str, Any]] = []
+    for n, option in enumerate(q.options):
+        options.append({"text": option.text} if n == key or not option.feedback
+                       else {"text": option.text, "why_not": option.feedback})
+    item: dict[str, Any] = {"id": qid, "text": q.text, "options": options, "correct": key,
+                            "explanation": explanation}
+    if q.image is not None:
+        source, data = q.image
+        suffix = PurePath(source).suffix.lower()
+        path = f"img/{quiz_id}-{qid}{suffix if suffix in SUFFIXES else '.png'}"
+        out.images[path] = data
+        item["image"] = path
+    return item

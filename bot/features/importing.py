@@ -1,0 +1,99 @@
+"""A quiz file in any format we read (GIFT, Moodle XML, Aiken, CSV, or our YAML) turned into
+our YAML and put through every check `quizbot validate` runs (`content_check.check_paths`),
+in a private folder: nothing is written where it counts until the caller decides.
+
+`quizbot import` writes the result beside the other quizzes; an upload in chat installs it
+in the database (`bot.features.installed`).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+from bot.domain.quiz import Quiz
+from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_draft
+from bot.domain.quiz.formats.draft import decode
+from bot.domain.quiz.formats.to_yaml import Converted, quiz_id_for, to_yaml
+from bot.domain.quiz.validate import ID_RE, LANG_RE
+from bot.features.content_check import check_paths
+
+YAML = "yaml"
+
+
+@dataclass(slots=True)
+class Imported:
+    """What an import gives: the quiz when it is valid, the YAML and pictures to write,
+    and every problem (each refuses it) and warning (skipped questions among them)."""
+
+    source: str
+    yaml: str = ""
+    images: dict[str, bytes] = field(default_factory=dict)
+    quiz: Quiz | None = None
+    problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and self.quiz is not None
+
+
+def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | None = None,
+            lang: str = "en") -> Imported:
+    """Read `data` (a file called `name`) and check the quiz it makes."""
+    out = Imported(name)
+    if quiz_id is not None and not ID_RE.fullmatch(quiz_id):
+        out.problems.append(f"--id {quiz_id!r}: must be 1-40 of a-z, 0-9, '-', '_'")
+    if not LANG_RE.fullmatch(lang):
+        out.problems.append(f"--lang {lang!r}: must be a language code like en or ur")
+    suffix = PurePath(name).suffix.lower()
+    fmt = fmt or (YAML if suffix in (".yaml", ".yml") else guess_format(name, data))
+    if fmt is None:
+        out.problems.append(f"{name}: cannot tell its format; give --format "
+                            f"{'|'.join(FORMATS)}")
+    if out.problems:
+        return out
+    try:
+        converted = _converted(data, name, fmt or YAML, quiz_id, lang, out)
+    except ImportRefused as exc:
+        out.problems.extend(exc.problems)
+        return out
+    if converted is not None:
+        _check(converted, out)
+    return out
+
+
+def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str,
+               out: Imported) -> Converted | None:
+    if fmt == YAML:
+        return Converted(decode(data, name))
+    draft = read_draft(data, name, fmt, lang)
+    converted = to_yaml(draft, quiz_id or quiz_id_for(name), lang)
+    out.warnings.extend(draft.skipped + draft.warnings)
+    out.problems.extend(draft.problems)
+    if not draft.questions and not draft.problems:
+        out.problems.append(f"{name}: no question could be imported"
+                            + (" (every one was skipped)" if draft.skipped else ""))
+    return None if out.problems else converted
+
+
+def _check(converted: Converted, out: Imported) -> None:
+    """Write the YAML and its pictures into a private folder and check them there exactly
+    as `quizbot validate` would; problems are told at the source's positions."""
+    shown = PurePath(out.source).with_suffix(".yaml").name
+    out.yaml, out.images = converted.yaml, converted.images
+    with tempfile.TemporaryDirectory(prefix="quizbot-import-") as folder:
+        path = Path(folder) / shown
+        path.write_text(converted.yaml, encoding="utf-8")
+        for rel, data in converted.images.items():
+            (Path(folder) / rel).parent.mkdir(parents=True, exist_ok=True)
+            (Path(folder) / rel).write_bytes(data)
+        checked = check_paths([path], ui_strings=False)
+    prefix = str(path)
+    out.problems.extend(converted.locate(p.replace(prefix, shown), shown, out.source)
+                        for p in checked.problems)
+    out.warnings.extend(converted.locate(w.replace(prefix, shown), shown, out.source)
+                        for w in checked.warnings)
+    quiz = next(iter(checked.quizzes.values()), None)
+    out.quiz = quiz if not out.problems else None

@@ -1,0 +1,148 @@
+"""`quizbot import`: what is written, and every bad input refused with one line per problem
+naming its position, exit 1 and nothing written."""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from adapters.cli.main import main
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
+MC = ("<question type=\"multichoice\"><name><text>{name}</text></name>"
+      "<questiontext format=\"html\"><text>Which one?</text>{file}</questiontext>"
+      "<answer fraction=\"100\"><text>right</text></answer>"
+      "<answer fraction=\"0\"><text>wrong</text></answer></question>")
+
+
+def _xml(*questions: str, head: str = "") -> bytes:
+    return f"<?xml version=\"1.0\"?>\n{head}<quiz>\n{''.join(questions)}\n</quiz>\n".encode()
+
+
+def _png_claiming(width: int, height: int) -> bytes:
+    """A few dozen bytes of PNG whose header claims width x height pixels."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b""))
+            + chunk(b"IEND", b""))
+
+
+def _run(tmp_path: Path, name: str, data: bytes, *extra: str) -> tuple[int, Path]:
+    source = tmp_path / name
+    source.write_bytes(data)
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    return main(["import", str(source), "--output", str(out / "quiz.yaml"), *extra]), out
+
+
+def test_import_writes_the_quiz_and_its_picture_and_validate_accepts_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _run(tmp_path, "week.xml", (FIXTURES / "moodle.xml").read_bytes())
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "wrote" in err and "3 questions" in err
+    assert "week.xml:84: skipped a calculated question" in err
+    assert (out / "img" / "week-gpipe-bubble.png").read_bytes() == (
+        FIXTURES / "tiny.png").read_bytes()
+    text = (out / "quiz.yaml").read_text()
+    assert "id: week\n" in text and "# " in text and "category: Pipeline basics" in text
+    assert main(["validate", str(out / "quiz.yaml")]) == 0
+
+
+def test_a_reimport_replaces_the_quiz_keeping_its_question_ids(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gift = (FIXTURES / "spec.gift").read_bytes()
+    assert _run(tmp_path, "w.gift", gift)[0] == 0
+    first = (tmp_path / "out" / "quiz.yaml").read_text()
+    edited = gift.replace(b"Who's buried", b"Who is buried")
+    assert _run(tmp_path, "w.gift", edited)[0] == 0
+    second = (tmp_path / "out" / "quiz.yaml").read_text()
+    assert "Who is buried" in second
+    ids = [line for line in first.splitlines() if line.startswith("  - id:")]
+    assert ids == [line for line in second.splitlines() if line.startswith("  - id:")]
+    other = tmp_path / "out" / "other.yaml"
+    other.write_text("id: someone-else\n")
+    code = main(["import", str(tmp_path / "w.gift"), "--output", str(other)])
+    assert code == 1 and other.read_text() == "id: someone-else\n"
+    assert "already exists" in capsys.readouterr().err
+
+
+def test_without_output_the_yaml_goes_to_standard_output(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.aiken").write_bytes((FIXTURES / "spec.aiken").read_bytes())
+    assert main(["import", str(tmp_path / "a.aiken"), "--format", "aiken", "--id", "mine"]) == 0
+    assert capsys.readouterr().out.startswith("# Imported from a.aiken")
+
+
+BAD = {
+    "malformed XML": ("q.xml", b"<quiz><question type='multichoice'>\n<name></quiz>",
+                      "q.xml:2: is not well-formed XML"),
+    "not UTF-8": ("q.gift", "::a::Caf\u00e9?{=yes ~no}".encode("latin-1"),
+                  "q.gift:1: is not UTF-8"),
+    "a zip": ("q.gift", b"PK\x03\x04" + b"\0" * 100, "q.gift: is a zip archive"),
+    "deeply nested XML": ("q.xml", b"<quiz>" + b"<a>" * 10_000 + b"</a>" * 10_000 + b"</quiz>",
+                          "q.xml:1: nests deeper than 32 elements"),
+    "deeply nested YAML": ("q.yaml", b"[" * 100_000 + b"]" * 100_000,
+                           "q.yaml:1: nests deeper than 32 levels"),
+    "huge document": ("q.gift", b"::a::Q?{=a ~b}\n\n" * 1_400_000,
+                      "q.gift: is 22.4 MB; an import may be at most 20 MB"),
+    "billion laughs": ("q.xml", _xml(MC.format(name="&lol3;", file=""), head=(
+        "<!DOCTYPE quiz [<!ENTITY lol \"lol\">"
+        "<!ENTITY lol2 \"&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;\">"
+        "<!ENTITY lol3 \"&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;\">]>\n")),
+        "q.xml: declares the XML entity 'lol'; entities are refused"),
+    "no right answer": ("q.gift", b"::a::Q?{~a ~b}\n", "q.gift:1: no option is the right answer"),
+    "two right answers": ("q.gift", b"\n::a::Q?{=a ~%100%b ~c}\n",
+                          "q.gift:2: 2 options are worth 100%"),
+    "picture bomb": ("q.xml", _xml(MC.format(name="bomb", file=(
+        "<file name=\"b.png\" encoding=\"base64\">"
+        f"{base64.b64encode(_png_claiming(100_000, 100_000)).decode()}</file>"))),
+        "q.xml:3: questions[0].image img/quiz-bomb.png claims more than 89 million pixels"),
+    "large picture": ("q.xml", _xml(MC.format(name="wide", file=(
+        "<file name=\"b.png\" encoding=\"base64\">"
+        f"{base64.b64encode(_png_claiming(9_000, 5_000)).decode()}</file>"))),
+        "q.xml:3: questions[0].image img/quiz-wide.png claims 9000x5000 pixels"),
+    "huge picture": ("q.xml", _xml(MC.format(name="big", file=(
+        "<file name=\"b.png\" encoding=\"base64\">"
+        f"{'A' * 7_000_100}</file>"))), "q.xml:3: picture 'b.png' is over 5 MB"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_is_one_line_per_problem_exit_1_nothing_written(
+        case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    name, data, expected = BAD[case]
+    code, out = _run(tmp_path, name, data, "--id", "quiz")
+    err = capsys.readouterr().err.replace(f"{tmp_path}/", "")
+    assert code == 1
+    problems = [line for line in err.splitlines()
+                if not line.startswith("warning:") and "nothing written" not in line]
+    assert len(problems) == 1 and problems[0].startswith(expected), err
+    assert list(out.iterdir()) == []
+
+
+def test_an_external_entity_is_refused_and_the_decoy_never_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    decoy = tmp_path / "decoy.txt"
+    decoy.write_text("DECOY-SECRET")
+    data = _xml(MC.format(name="&xxe;", file=""),
+                head=f"<!DOCTYPE quiz [<!ENTITY xxe SYSTEM \"file://{decoy}\">]>\n")
+    code, out = _run(tmp_path, "q.xml", data)
+    err = capsys.readouterr().err.replace(f"{tmp_path}/", "")
+    assert code == 1 and "q.xml: declares the XML entity 'xxe'" in err
+    assert "DECOY" not in err and list(out.iterdir()) == []
+
+
+def test_force_writes_despite_problems_and_lists_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    long = b"::a::" + b"x" * 1600 + b"?{=a ~b}\n\n::b::Fine?{=a ~b}\n"
+    code, out = _run(tmp_path, "q.gift", long, "--force")
+    err = capsys.readouterr().err.replace(f"{tmp_path}/", "")
+    assert code == 0 and "q.gift:1: questions[0].text.en is 1601 characters" in err
+    assert "despite 1 problem(s)" in err and (out / "quiz.yaml").exists()
