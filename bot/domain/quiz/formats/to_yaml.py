@@ -1,6 +1,7 @@
 """A `Draft` as our quiz YAML, readable by a person: one block per question, its source
 position and category in a comment above it, multi-line text as literal blocks, pictures
-as files beside it in img/."""
+as files beside it in img/. Categories become the quiz's own `topics:` (the last part of
+the category's path names the topic)."""
 
 from __future__ import annotations
 
@@ -67,9 +68,13 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
     out = Converted("")
     name = PurePath(draft.source).name
     title = draft.title or PurePath(name).stem.replace("_", " ").replace("-", " ").strip()
-    head = {"id": quiz_id, "title": title or quiz_id,
-            "description": f"{len(draft.questions)} questions imported from {name}.",
-            "difficulty": "medium", "languages": [lang]}
+    head: dict[str, Any] = {
+        "id": quiz_id, "title": title or quiz_id,
+        "description": f"{len(draft.questions)} questions imported from {name}.",
+        "difficulty": "medium", "languages": [lang]}
+    topics = _topics(draft)
+    if topics:  # categories become the quiz's own topics
+        head["topics"] = {tid: {lang: label} for label, tid in topics.items()}
     lines = [f"# Imported from {name} by `quizbot import`; edit freely, then run "
              "`quizbot validate`.", *dump(head).rstrip().splitlines(), "questions:"]
     taken: set[str] = set()
@@ -77,10 +82,26 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
         item = _question(q, draft, quiz_id, taken, out)
         if item is None:
             continue
+        if q.category:
+            item["topics"] = [topics[_label(q.category)]]
         out.starts.append((len(lines) + 1, q.where))
         lines.append(f"  # {q.where}" + (f"; category: {q.category}" if q.category else ""))
         lines.extend(("  " + line).rstrip() for line in dump([item]).rstrip().splitlines())
     out.yaml = "\n".join(lines) + "\n"
+    return out
+
+
+def _label(category: str) -> str:
+    return category.rsplit("/", 1)[-1].strip()
+
+
+def _topics(draft: Draft) -> dict[str, str]:
+    """Each category's name (its last part) -> a topic id, unique, in file order."""
+    out: dict[str, str] = {}
+    for q in draft.questions:
+        label = _label(q.category)
+        if label and label not in out:
+            out[label] = stable_id(label, label, set(out.values()))
     return out
 
 

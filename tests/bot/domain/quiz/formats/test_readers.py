@@ -112,6 +112,8 @@ def test_each_fixture_becomes_a_quiz_our_loader_accepts() -> None:
     assert [q.id for q in result.quiz.questions] == [
         "gpipe-bubble", "1f1b-memory", "bubble-with-numbers"]
     assert result.quiz.questions[2].computed is not None
+    assert [q.topics for q in result.quiz.questions] == [("pipeline-basics",)] * 3
+    assert result.quiz.topics[0][1].get("en") == "Pipeline basics"  # the category's name
     assert result.images == {"img/moodle-gpipe-bubble.png": (FIXTURES / "tiny.png").read_bytes()}
 
 
