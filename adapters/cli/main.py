@@ -109,6 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return validate(args.paths or [default_content_dir()])
         if args.command == "import":
             return quizfiles.import_file(args)
+        if args.command == "export-quiz":
+            return quizfiles.export_file(args)
         if args.command == "copy-db":
             return copy_db(args.source, args.target)
         config = load_config(args.config)
