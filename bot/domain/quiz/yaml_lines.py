@@ -12,6 +12,7 @@ from typing import Any, cast
 import yaml
 
 MAX_DEPTH = 32  # nesting levels; a quiz file has about 6
+_TOO_DEEP = f"nests deeper than {MAX_DEPTH} levels; a quiz file needs about 6"
 
 
 class LineMap(dict[str, Any]):
@@ -62,13 +63,21 @@ class LineLoader(yaml.composer.Composer, yaml.constructor.SafeConstructor,
             raise RefusedYAML(None, None, "YAML anchors and aliases (&name, *name) are not "
                               "allowed in quiz files; write the value out", event.start_mark)
         if self.depth >= MAX_DEPTH:  # PyYAML composes recursively: stop before Python does
-            raise RefusedYAML(None, None, f"nests deeper than {MAX_DEPTH} levels; a quiz "
-                              "file needs about 6", event.start_mark)
+            raise RefusedYAML(None, None, _TOO_DEEP, event.start_mark)
         self.depth += 1
         try:
             return super().compose_node(parent, index)
         finally:
             self.depth -= 1
+
+    def get_single_data(self) -> Any:
+        """The document; libyaml's own nesting limit (1,000) says what ours says."""
+        try:
+            return super().get_single_data()
+        except yaml.MarkedYAMLError as exc:
+            if "nesting depth" not in str(exc.problem):
+                raise
+            raise RefusedYAML(None, None, _TOO_DEEP, exc.problem_mark) from None
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
         """As SafeLoader's, but a number too long to read is one line, not a ValueError."""
