@@ -8,9 +8,14 @@ its 8 answers, 8 review cards and 8 reviews; every 100 learners share a group; t
 group has `--group-size` members and a few rounds), then the real app is opened on it
 (`open_app`: migrations, the store, the dashboard's routes on the web server) and an aiohttp
 client asks, each request with its own learner's signed init data (so the HMAC check is
-measured too). Membership is answered by a stand-in for getChatMember (no network). Last, the
+measured too). Membership is answered by a stand-in for getChatMember (no network; it waits
+`--member-ms`, 0 by default, and counts its calls). Then a flood: `--flood` group requests
+from one learner, 50 at a time from another process, while another learner opens /api/me one
+request after another: how many getChatMember calls the flood cost, how many were refused
+(429), and the other learner's p99 against its quiet value measured just before. Last, the
 group again with schema 9's `sessions_by_chat` index dropped. Prints a table; numbers, not
-assertions.
+assertions. Every request carries its learner's own X-Forwarded-For (as behind
+deploy/nginx.conf), so the per-address limit counts learners, not this one client.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import load_config  # noqa: E402
 from bot.app.metrics import Health, mount  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
+from bot.features.dashboard.limits import DEFAULT_PER_MINUTE  # noqa: E402
 from bot.features.dashboard.views import Role  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
 from tests.adapters.telegram.dashboard_bot import free_port  # noqa: E402
@@ -101,8 +107,10 @@ def pct(samples: list[float], q: float) -> float:
 
 
 async def measure(http: ClientSession, urls: list[tuple[str, dict[str, str]]],
-                  concurrency: int) -> tuple[list[float], float]:
-    """Latency of each request, and requests per second, `concurrency` at a time."""
+                  concurrency: int, statuses: dict[int, int] | None = None
+                  ) -> tuple[list[float], float]:
+    """Latency of each request, and requests per second, `concurrency` at a time; with
+    `statuses`, any status is counted there instead of having to be 200."""
     queue = list(urls)
     latencies: list[float] = []
 
@@ -112,7 +120,10 @@ async def measure(http: ClientSession, urls: list[tuple[str, dict[str, str]]],
             began = time.perf_counter()
             async with http.get(url, headers=headers) as r:
                 await r.read()
-                assert r.status == 200, (url, r.status)
+                if statuses is None:
+                    assert r.status == 200, (url, r.status)
+                else:
+                    statuses[r.status] = statuses.get(r.status, 0) + 1
             latencies.append(time.perf_counter() - began)
 
     began = time.perf_counter()
@@ -135,29 +146,34 @@ async def run(args: argparse.Namespace) -> None:
         config_path = Path(tmp) / "config.yaml"
         config_path.write_text(yaml.safe_dump({
             "storage": {"url": f"sqlite:///{db}"}, "log_level": "WARNING",
-            "web": {"port": port, "public_url": "https://quiz.example.org"}}), encoding="utf-8")
+            "web": {"port": port, "public_url": "https://quiz.example.org",
+                    "rate_limit": args.rate_limit}}), encoding="utf-8")
         config = load_config(config_path, env={"TELEGRAM_BOT_TOKEN": TOKEN})
         async with open_app(config) as app:
             mount(app.web.server("127.0.0.1", port, key="metrics.port"), app.metrics,
                   Health(lambda: app.store.get_session(0), (), []))
 
             async def member(group: str, user: str) -> Role:
-                return Role(True, admin=False)  # getChatMember's stand-in
+                await asyncio.sleep(args.member_ms / 1000)  # getChatMember's stand-in
+                return Role(True, admin=False)
 
             app.memberships.provide("telegram", member)
             await app.web.start()
             base = f"http://127.0.0.1:{port}"
             rng = random.Random(11)
 
-            def me() -> tuple[str, dict[str, str]]:
-                n = rng.randrange(args.learners)
+            def signed(n: int) -> dict[str, str]:
                 data = init_data(TOKEN, 1_000_000 + n, f"Learner {n}", auth_date=now)
-                return f"{base}/api/me", {"Authorization": f"tma {data}"}
+                return {"Authorization": f"tma {data}",
+                        "X-Forwarded-For": f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"}
 
-            def group() -> tuple[str, dict[str, str]]:
-                n = rng.randrange(args.group_size)
-                data = init_data(TOKEN, 1_000_000 + n, f"Learner {n}", auth_date=now)
-                return f"{base}/api/groups/{GROUP}", {"Authorization": f"tma {data}"}
+            def me() -> tuple[str, dict[str, str]]:
+                n = rng.randrange(1, args.learners)
+                return f"{base}/api/me", signed(n)
+
+            def group(n: int | None = None) -> tuple[str, dict[str, str]]:
+                n = rng.randrange(1, args.group_size) if n is None else n
+                return f"{base}/api/groups/{GROUP}", signed(n)
 
             def healthz() -> tuple[str, dict[str, str]]:
                 return f"{base}/healthz", {}
@@ -172,6 +188,31 @@ async def run(args: argparse.Namespace) -> None:
                                                   c)
                         print(f"{name:<26}{c:>5}{pct(lat, 0.5):>9.2f}{pct(lat, 0.99):>9.2f}"
                               f"{rate:>9.0f}")
+                # A flood from one learner (another process, as an attacker would be) while
+                # another learner opens their page again and again.
+                quiet, _ = await measure(http, [me() for _ in range(200)], 1)
+                calls = app.memberships.calls
+                url, flood_headers = group(0)
+                flooder = await asyncio.create_subprocess_exec(
+                    sys.executable, __file__, "--flood-client", url,
+                    json.dumps(flood_headers), str(args.flood),
+                    stdout=asyncio.subprocess.PIPE)
+                assert flooder.stdout is not None
+                await flooder.stdout.readline()  # "ready": its connections are open
+                other: list[float] = []
+                while flooder.returncode is None:
+                    other.extend((await measure(http, [me()], 1))[0])
+                    if flooder.stdout.at_eof():
+                        break
+                statuses = json.loads(await flooder.stdout.read() or b"{}")
+                await flooder.wait()
+                print(f"\nflood: {args.flood} GET /api/groups from one learner, 50 at a time: "
+                      f"{app.memberships.calls - calls} getChatMember call(s); statuses "
+                      f"{statuses}")
+                print(f"another learner's /api/me: p50 {pct(quiet, 0.5):.2f} / p99 "
+                      f"{pct(quiet, 0.99):.2f} ms quiet, p50 {pct(other, 0.5):.2f} / p99 "
+                      f"{pct(other, 0.99):.2f} ms during the flood ({len(other)} requests; "
+                      f"p99 {pct(other, 0.99) / pct(quiet, 0.99):.2f}x)")
                 # The same group without schema 9's index: what each request would scan.
                 conn = sqlite3.connect(db)
                 conn.execute("DROP INDEX sessions_by_chat")
@@ -185,13 +226,32 @@ async def run(args: argparse.Namespace) -> None:
             print(f"\n{args.requests} requests per row; one /api/me body is {size / 1000:.1f} kB")
 
 
+async def flood_client(url: str, headers: dict[str, str], count: int) -> dict[int, int]:
+    """The attacker: `count` GETs of `url`, 50 at a time, counted by status."""
+    statuses: dict[int, int] = {}
+    async with ClientSession() as http:
+        await measure(http, [(url, headers)], 1, statuses)  # the connection pool warms up
+        print("ready", flush=True)
+        await measure(http, [(url, headers)] * count, 50, statuses)
+    return statuses
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["--flood-client"]:
+        url, headers, count = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+        print(json.dumps(asyncio.run(flood_client(url, headers, count))))
+        return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--learners", type=int, default=100_000)
     parser.add_argument("--group-size", type=int, default=1000)
     parser.add_argument("--requests", type=int, default=400)
     parser.add_argument("--concurrency", type=lambda s: [int(x) for x in s.split(",")],
                         default=[1, 8])
+    parser.add_argument("--flood", type=int, default=4000)
+    parser.add_argument("--rate-limit", type=int, default=DEFAULT_PER_MINUTE,
+                        help="web.rate_limit: requests a minute per learner")
+    parser.add_argument("--member-ms", type=float, default=0.0,
+                        help="how long the getChatMember stand-in takes")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -92,7 +92,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             observer=metrics, round_seconds=config.rounds.default_seconds,
             reveal_seconds=config.rounds.reveal_seconds,
         )
-        memberships = Memberships()
+        memberships = Memberships(engine.clock)
         signer = Signer(derive_secret(config.web_secret.reveal(), config.discord_token.reveal()),
                         engine.clock)
         if web.main is not None:
@@ -100,6 +100,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
                                   exporter=exporter_for(store, scheme_of(config.storage_url),
                                                         lambda: quizzes_of(engine)))
             DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
-                         signer=signer).mount(web.main.add_route)
+                         signer=signer, rate_limit=config.web.rate_limit
+                         ).mount(web.main.add_route)
         yield App(config, engine, catalogue, store, engine.rounds, metrics, web, memberships,
                   signer)

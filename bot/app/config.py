@@ -33,9 +33,11 @@ DISCORD_TOKEN_ENV = DISCORD.token_env
 # Sections read into typed dataclasses below; any other registered chat app's section is
 # kept as it is written (`Config.sections`) for its adapter, with `enabled` checked here.
 TYPED_SECTIONS = frozenset({"telegram", "discord"})
-# The key the dashboard's Discord links are signed with (any string; every process of one
-# bot needs the same). Unset: derived from DISCORD_BOT_TOKEN (bot.features.dashboard.auth).
+# The key the dashboard's Discord links are signed with (at least 32 bytes, e.g.
+# `openssl rand -hex 32`; every process of one bot needs the same). Unset: derived from
+# DISCORD_BOT_TOKEN (bot.features.dashboard.auth). A short one can be guessed from one link.
 WEB_SECRET_ENV = "QUIZBOT_WEB_SECRET"
+WEB_SECRET_MIN_BYTES = 32
 TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
@@ -88,6 +90,7 @@ class WebConfig:
     port: int | None = None  # None: no main web server (the dashboard needs one)
     listen: str = "127.0.0.1"  # behind the TLS proxy (deploy/nginx.conf)
     public_url: str = ""  # the https address users open (Mini App, signed links)
+    rate_limit: int = 60  # /api/* requests a minute per learner (ten learners' per address)
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,17 @@ class _Reader:
 
 def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
+
+
+def web_secret(env: Mapping[str, str], source: str) -> Secret:
+    """QUIZBOT_WEB_SECRET from the environment; a ConfigError when set but shorter than
+    WEB_SECRET_MIN_BYTES (its length is said, never its value)."""
+    value = env.get(WEB_SECRET_ENV, "").strip()
+    size = len(value.encode())
+    if value and size < WEB_SECRET_MIN_BYTES:
+        raise ConfigError(f"{source}: {WEB_SECRET_ENV} must be at least {WEB_SECRET_MIN_BYTES} "
+                          f"bytes, got {size}; make one with `openssl rand -hex 32`")
+    return Secret(value)
 
 
 def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Config:
@@ -337,7 +351,8 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     if web_port is not None and not 1 <= web_port <= 65535:
         raise ConfigError(f"{source}: web.port must be between 1 and 65535, got {web_port}")
     web = WebConfig(port=web_port, listen=wb.get("listen", str, WebConfig.listen),
-                    public_url=wb.url("public_url", "", ("https", "http")).rstrip("/"))
+                    public_url=wb.url("public_url", "", ("https", "http")).rstrip("/"),
+                    rate_limit=wb.integer("rate_limit", WebConfig.rate_limit, 1, 100_000))
     wb.done()
     sections = {}
     for other in chat_apps():
@@ -370,5 +385,5 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         tokens={p.name: Secret(env.get(p.token_env, "").strip())
                 for p in chat_apps()},
         sections=sections,
-        web_secret=Secret(env.get(WEB_SECRET_ENV, "").strip()),
+        web_secret=web_secret(env, source),
     )

@@ -7,14 +7,20 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
   `Authorization: tma <initData>` (Telegram Mini App init data) or
   `Authorization: session <token>`; 401 without valid auth, 403 for a group the caller is not
   in (or, for the export, not an admin of).
-- `POST /api/session` with `Authorization: link <token>`: a Discord link (ten minutes)
-  exchanged for a session token (an hour).
+- `POST /api/session` with `Authorization: link <token>`: a Discord link (ten minutes,
+  once) exchanged for a session token (an hour).
+
+Every `/api/*` request spends a token of its address's bucket before anything is checked,
+and a verified caller one of their own (`web.rate_limit` a minute; an address gets ten
+learners' worth): past either, 429 with Retry-After. Behind the proxy (the peer is this
+host) the address is the last X-Forwarded-For hop, the one the proxy added.
 
 Nothing else gets in, and no response echoes a credential, a token or message text.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -24,6 +30,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.app.web import printable
 from bot.features.dashboard.auth import (
     SESSION_SECONDS,
     AuthError,
@@ -31,6 +38,7 @@ from bot.features.dashboard.auth import (
     Signer,
     verify_init_data,
 )
+from bot.features.dashboard.limits import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
 from bot.features.dashboard.views import Dashboard, Forbidden, Unavailable
 from bot.present.i18n import Catalogue, is_rtl, isolate_latin
 
@@ -68,10 +76,12 @@ class DashboardWeb:
     """The routes; `bot_token` checks Telegram init data, `signer` Discord's links."""
 
     def __init__(self, dashboard: Dashboard, cat: Catalogue, *, bot_token: str,
-                 signer: Signer) -> None:
+                 signer: Signer, rate_limit: int = DEFAULT_PER_MINUTE) -> None:
         self.dashboard, self.cat = dashboard, cat
         self._token = bot_token
         self.signer = signer
+        self.learners = RateLimit(rate_limit, signer.clock)
+        self.addresses = RateLimit(rate_limit * ADDRESS_FACTOR, signer.clock)
         strings = json.dumps(page_strings(cat), ensure_ascii=False).replace("</", "<\\/")
         self._page = (_asset("app.html").replace("{{strings}}", strings)
                       .replace("{{default}}", cat.default))
@@ -105,11 +115,18 @@ class DashboardWeb:
     async def _guarded(self, request: web.Request,
                        body: Callable[[Identity], Awaitable[web.StreamResponse]]
                        ) -> web.StreamResponse:
+        wait = self.addresses.take(address(request))
+        if wait:
+            return _too_many(wait)
         try:
             who = self.identity(request)
         except AuthError as exc:
-            log.info("dashboard: %s %s refused: %s", request.method, request.path, exc)
+            log.info("dashboard: %s %s refused: %s", request.method, printable(request.path),
+                     exc)
             return _error(401, "signin")
+        wait = self.learners.take(f"{who.platform}:{who.user_id}")
+        if wait:
+            return _too_many(wait)
         try:
             return await body(who)
         except Forbidden as exc:
@@ -119,7 +136,7 @@ class DashboardWeb:
             log.warning("dashboard: %s", exc)
             return _error(503, "unavailable")
         except Exception:
-            log.exception("dashboard: %s %s failed", request.method, request.path)
+            log.exception("dashboard: %s %s failed", request.method, printable(request.path))
             return _error(500, "error")
 
     # --- routes ---------------------------------------------------------------------------
@@ -165,12 +182,18 @@ class DashboardWeb:
         return await self._guarded(request, body)
 
     async def session(self, request: web.Request) -> web.StreamResponse:
-        """A Discord link exchanged for a session token."""
+        """A Discord link exchanged, once, for a session token."""
+        wait = self.addresses.take(address(request))
+        if wait:
+            return _too_many(wait)
         scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
         try:
             if scheme.lower() != "link":
                 raise AuthError("no link")
             who = self.signer.open_link(credential.strip())
+            if not who.nonce or not await self.dashboard.reads.use_link(
+                    who.nonce, who.expires_at, self.signer.clock()):
+                raise AuthError("link already used")
         except AuthError as exc:
             log.info("dashboard: link refused: %s", exc)
             return _error(401, "signin")
@@ -186,4 +209,23 @@ def _error(status: int, code: str) -> web.Response:
     return web.json_response({"error": code}, status=status, headers=NO_STORE)
 
 
-__all__ = ["CSP", "DashboardWeb", "page_strings"]
+def _too_many(wait: int) -> web.Response:
+    return web.json_response({"error": "busy", "retry_after": wait}, status=429,
+                             headers={**NO_STORE, "Retry-After": str(wait)})
+
+
+def address(request: web.Request) -> str:
+    """The client's address: the peer, or behind a proxy on this host the last
+    X-Forwarded-For hop (the one the proxy added; earlier ones the client could write)."""
+    peer = request.remote or ""
+    try:
+        local = ipaddress.ip_address(peer).is_loopback
+    except ValueError:
+        local = False
+    forwarded = request.headers.get("X-Forwarded-For", "")
+    if local and forwarded:
+        return forwarded.rsplit(",", 1)[-1].strip()[:64]
+    return peer
+
+
+__all__ = ["CSP", "DashboardWeb", "address", "page_strings"]

@@ -214,7 +214,8 @@ class Rounds:
     async def who(self, actor: Actor, round_id: int, qindex: int, page: int = 0,
                   where: Where | None = None) -> WhoAnswered | PressRefused | Misplaced:
         """One page of the full list behind a reveal's "Who answered?": every member by
-        standing after question `qindex`, each marked right, wrong or silent on it."""
+        standing after question `qindex`, each marked right, wrong or silent on it; only
+        once that question is revealed."""
         lang = await self.engine.language(actor)
         row = await self.store.get_round(round_id)
         if (row is None or row.platform != actor.platform or not 0 <= qindex < row.total
@@ -222,7 +223,12 @@ class Rounds:
             return PressRefused(round_id, lang, "gone")
         if where is not None and where.shared and where.chat_id != row.chat_id:
             return Misplaced(lang)
-        answers = await self.store.round_answers(round_id, qindex)
+        post = await self.store.round_post(round_id, qindex)
+        if post is None or post.revealed_at is None:
+            # Still open: who is right must not leak before the reveal (a second account
+            # could read it, then the first answer right).
+            return PressRefused(round_id, lang, "not_revealed")
+        answers = post.answers
         marks = {a.user_id: "right" if a.correct else "wrong"
                  for a in answers if a.qindex == qindex}
         standings = standings_of(answers)

@@ -51,6 +51,19 @@ class DashboardReads:
         """(member rows per quiz, best first; how many there are in all)."""
         return await self._store.read(dashboard.group_members, platform, chat_id, limit)
 
+    async def use_link(self, nonce: str, expires_at: float, now: float) -> bool:
+        """True the first time a Discord link is exchanged, False for a replay."""
+        return await self._store.write(dashboard.use_link, nonce, expires_at, now)
+
+    async def save_chat_title(self, platform: str, chat_id: str, title: str, now: float
+                              ) -> bool:
+        """Keep the chat's title; True when it was new or changed."""
+        return await self._store.write(dashboard.save_chat_title, platform, chat_id, title, now)
+
+    async def chat_titles(self, platform: str, chat_ids: list[str]) -> dict[str, str]:
+        """The stored titles of these chats, by chat id."""
+        return await self._store.read(dashboard.chat_titles, platform, chat_ids)
+
 
 __all__ = ["MAX_MEMBERS", "MAX_ROUNDS", "Answered", "Attempt", "DashboardReads",
            "GroupQuestion", "GroupRound", "MemberRow"]

@@ -172,6 +172,10 @@ class Store(LearningStore, RoundStore, InboxStore, Protocol):
     async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a read-only store command (`bot.store.commands`), e.g. the dashboard's."""
 
+    async def write(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs
+                    ) -> T:
+        """Run a store command in one write transaction (e.g. the dashboard's used links)."""
+
     async def close(self) -> None:
         """Finish queued writes and close every connection."""
 

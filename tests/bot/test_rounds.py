@@ -14,7 +14,14 @@ import pytest
 from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
-from bot.domain.round_results import LockedIn, PressRefused, RoundEvent, RoundQuestion, RoundReveal
+from bot.domain.round_results import (
+    LockedIn,
+    PressRefused,
+    RoundEvent,
+    RoundQuestion,
+    RoundReveal,
+    WhoAnswered,
+)
 from bot.features.engine import Engine
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds, standings_of
@@ -363,3 +370,24 @@ async def test_a_locked_in_round_answer_moves_the_members_card_once(
     # wrong (Again) comes back sooner than right (Good): the round fed the schedule
     assert bilal.due_at < chen.due_at
     assert await store.cards("telegram", HOST.user_id) == []  # silent: nothing to learn from
+
+
+async def test_who_answered_opens_only_once_the_question_is_revealed(
+        rounds: Rounds, clock: Clock, quizzes: dict[str, Quiz]) -> None:
+    await rounds.start(HOST, GROUP, questions=2)
+    q = await opened(rounds)
+    await rounds.press(BILAL, q.round_id, 0, right(quizzes, q))
+    # Still open: a second account must not learn who is right before the reveal.
+    assert await rounds.who(CHEN, q.round_id, 0) == PressRefused(q.round_id, "en",
+                                                                  "not_revealed")
+    clock.advance(20)  # past the deadline, not yet revealed
+    assert await rounds.who(CHEN, q.round_id, 0) == PressRefused(q.round_id, "en",
+                                                                  "not_revealed")
+    await revealed(rounds)
+    shown = await rounds.who(CHEN, q.round_id, 0)
+    assert isinstance(shown, WhoAnswered)
+    assert [(r.name, r.mark) for r in shown.rows] == [("Bilal", "right")]
+    clock.advance(5)
+    q2 = await opened(rounds)
+    assert (await rounds.who(CHEN, q2.round_id, 1)).reason == "not_revealed"  # type: ignore[union-attr]
+    assert isinstance(await rounds.who(CHEN, q2.round_id, 0), WhoAnswered)  # the old one

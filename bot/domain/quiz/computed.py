@@ -189,19 +189,13 @@ def _fill(t: Template, env: dict[str, Number], c: Computed, line: int, what: str
 
 
 def _schedule(c: Computed, env: dict[str, Number]) -> ScheduleSpec | None:
-    """The schedule to draw for these numbers; none when they are beyond the simulator's.
-    A formula that fails (infinity, a division by zero) fails the draw, as others do."""
+    """The schedule to draw for these numbers; none when they are beyond the simulator's."""
     if c.schedule is None:
         return None
     kind, p, m, v = c.schedule
     try:
-        counts = int(p(env)), int(m(env)), int(v(env)) if v else 1
-    except FormulaError as exc:
-        raise _TemplateFailed(f"schedule: {exc} (with {drawn_text(env)})",
-                              c.schedule_line) from None
-    try:
-        return ScheduleSpec(kind, *counts)
-    except ValueError:
+        return ScheduleSpec(kind, int(p(env)), int(m(env)), int(v(env)) if v else 1)
+    except (ValueError, FormulaError):
         return None
 
 

@@ -9,8 +9,10 @@ data-check-string under that key. `auth_date` must be at most a day old.
 Discord has no such signed launch data, so `/dashboard` hands out a link that carries its
 claims (user, name, guild, whether they manage it) signed with HMAC-SHA256 under a server
 secret; it expires after ten minutes and the page exchanges it for a session token (an hour)
-signed the same way under another purpose, so neither can stand in for the other. Both are
-stateless: any process with the same secret accepts them, and nothing is stored.
+signed the same way under another purpose, so neither can stand in for the other. A link
+carries a random nonce and works once: the exchange stores the nonce (the database, so every
+process sees it) and refuses a second one. Sessions are stateless: any process with the same
+secret accepts them.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ import base64
 import hashlib
 import hmac
 import json
+import secrets
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -47,6 +50,9 @@ class Identity:
     locale: str | None = None  # Telegram's language_code
     guild_id: str | None = None  # Discord: the server /dashboard was used in
     guild_admin: bool = False  # Discord: the caller has Manage Server there
+    # A link's one-time nonce and expiry (not part of who it is: empty/0 elsewhere).
+    nonce: str = field(default="", compare=False)
+    expires_at: float = field(default=0.0, compare=False)
 
 
 def secret_key(bot_token: str) -> bytes:
@@ -139,6 +145,8 @@ class Signer:
             raise AuthError("no secret for signed links")
         claims = {"p": who.platform, "u": who.user_id, "n": who.display_name,
                   "g": who.guild_id, "a": who.guild_admin, "exp": int(self.clock() + seconds)}
+        if purpose == "link":
+            claims["j"] = secrets.token_urlsafe(12)
         body = _b64(json.dumps(claims, separators=(",", ":"), ensure_ascii=False).encode())
         return f"{body}.{_b64(self._mac(purpose, body.encode()))}"
 
@@ -156,7 +164,7 @@ class Signer:
             expires = float(claims["exp"])
             who = Identity(str(claims["p"]), str(claims["u"]), str(claims.get("n") or ""),
                            None, None if claims.get("g") is None else str(claims["g"]),
-                           bool(claims.get("a")))
+                           bool(claims.get("a")), str(claims.get("j") or ""), expires)
         except (ValueError, KeyError, TypeError):
             raise AuthError("malformed claims") from None
         if self.clock() > expires:

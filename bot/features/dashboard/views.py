@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,11 +20,13 @@ from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, shown_text
 from bot.domain.results import Actor
 from bot.features.dashboard.auth import Identity
+from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
+from bot.features.dashboard.recent import Recent
 from bot.features.engine import Engine
 from bot.present import svg
 from bot.present.i18n import Catalogue, is_rtl
 from bot.present.render import content_text
-from bot.store.dashboard import Answered, DashboardReads
+from bot.store.dashboard import Answered, DashboardReads, GroupQuestion, GroupRound, MemberRow
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -33,50 +34,15 @@ log = logging.getLogger(__name__)
 FORECAST_DAYS = 14
 CALENDAR_DAYS = 35  # five weeks
 MAX_MISSES = 50
+GROUP_SECONDS = 10.0  # a group's figures are read at most this often (see Recent)
 
 
 class Forbidden(Exception):
     """The caller is not a member of that group (HTTP 403)."""
 
 
-class Unavailable(Exception):
-    """Membership cannot be checked now, e.g. the platform's adapter is not running (503)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Role:
-    member: bool
-    admin: bool = False  # chat administrator / Manage Server
-
-
-# (group id, user id) -> the user's role there; raises Unavailable when it cannot tell.
-MemberCheck = Callable[[str, str], Awaitable[Role]]
-
-
-class Memberships:
-    """How each platform answers "is this user in that group": the adapter that can ask
-    provides its check when it starts and withdraws it when it stops."""
-
-    def __init__(self) -> None:
-        self._checks: dict[str, MemberCheck] = {}
-
-    def provide(self, platform: str, check: MemberCheck) -> None:
-        """Answer membership questions for `platform` with `check`."""
-        self._checks[platform] = check
-
-    def withdraw(self, platform: str) -> None:
-        """The platform's adapter stopped: its groups cannot be checked any more."""
-        self._checks.pop(platform, None)
-
-    async def role(self, platform: str, group_id: str, user_id: str) -> Role:
-        """The user's role in the group; Unavailable when no adapter can tell."""
-        check = self._checks.get(platform)
-        if check is None:
-            raise Unavailable(f"no {platform} adapter running to check membership")
-        return await check(group_id, user_id)
-
-
 Exporter = Callable[[str, str, str], Awaitable[str]]  # (platform, chat id, "csv"|"json")
+GroupReads = tuple[list[GroupRound], list[GroupQuestion], tuple[list[MemberRow], int]]
 
 
 class Dashboard:
@@ -88,6 +54,10 @@ class Dashboard:
         self.reads = DashboardReads(store)
         self.memberships = memberships
         self.exporter = exporter
+        # A group's figures are the same for every member who opens the page: a group
+        # opening it together after a round (or a flood) costs one read per GROUP_SECONDS.
+        self.group_figures: Recent[tuple[str, str], GroupReads] = Recent(GROUP_SECONDS,
+                                                                         engine.clock)
 
     def quizzes(self) -> dict[str, Quiz]:
         """Every quiz loaded now (after a /reload too), by id."""
@@ -242,9 +212,9 @@ class Dashboard:
         one row per member and the export links."""
         role = await self.role(who, group_id)
         p = who.platform
-        lang, rounds, rows, (members, everyone) = await asyncio.gather(
-            self.language(who), self.reads.group_rounds(p, group_id),
-            self.reads.group_questions(p, group_id), self.reads.group_members(p, group_id))
+        lang, (rounds, rows, (members, everyone)) = await asyncio.gather(
+            self.language(who), self.group_figures.get((p, group_id),
+                                                 lambda: self._group_reads(p, group_id)))
         quizzes = self.quizzes()
         t = self._t(lang)
         questions = []
@@ -298,6 +268,11 @@ class Dashboard:
             if self.exporter is not None:
                 view["export"] = {f: f"/api/groups/{group_id}/export.{f}" for f in ("csv", "json")}
         return view
+
+    async def _group_reads(self, platform: str, group_id: str) -> GroupReads:
+        return await asyncio.gather(self.reads.group_rounds(platform, group_id),
+                                    self.reads.group_questions(platform, group_id),
+                                    self.reads.group_members(platform, group_id))
 
     async def export(self, who: Identity, group_id: str, fmt: str) -> str:
         """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""

@@ -102,6 +102,7 @@
     var box = document.getElementById("error");
     var key = status === 403 ? "dashboard.forbidden"
       : status === 503 ? "dashboard.unavailable"
+      : status === 429 ? "dashboard.busy"
       : status === 401 ? "dashboard.signin" : "error.generic";
     box.textContent = t(key);
     box.dataset.status = String(status);

@@ -7,6 +7,7 @@ SELECTs only. A learner's reads use the (platform, user_id) indexes; a group's u
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.store.command import Command, one, q
@@ -162,3 +163,31 @@ def table(sql: str, params: tuple[object, ...]) -> Command[list[tuple[object, ..
     statements through this)."""
     rows = yield q(sql, *params)
     return [tuple(r) for r in rows]
+
+
+def use_link(nonce: str, expires_at: float, now: float) -> Command[bool]:
+    """Mark a Discord dashboard link used: True the first time, False for a replay. Links
+    past their expiry are forgotten here (they are refused by their signature's clock)."""
+    yield q("DELETE FROM used_links WHERE expires_at < ?", now)
+    rows = yield q("INSERT INTO used_links (nonce, expires_at) VALUES (?, ?) "
+                   "ON CONFLICT (nonce) DO NOTHING RETURNING nonce", nonce, expires_at)
+    return bool(rows)
+
+
+def save_chat_title(platform: str, chat_id: str, title: str, now: float) -> Command[bool]:
+    """Keep the chat's title (insert or change it); True when it was new or changed."""
+    rows = yield q("INSERT INTO chats (platform, chat_id, title, updated_at) "
+                   "VALUES (?, ?, ?, ?) ON CONFLICT (platform, chat_id) DO UPDATE "
+                   "SET title = excluded.title, updated_at = excluded.updated_at "
+                   "WHERE chats.title <> excluded.title RETURNING chat_id",
+                   platform, chat_id, title, now)
+    return bool(rows)
+
+
+def chat_titles(platform: str, chat_ids: Sequence[str]) -> Command[dict[str, str]]:
+    """The stored titles of these chats, by chat id (chats never seen are left out)."""
+    if not chat_ids:
+        return {}
+    rows = yield q("SELECT chat_id, title FROM chats WHERE platform = ? AND chat_id IN ("
+                   + ", ".join("?" * len(chat_ids)) + ")", platform, *chat_ids)
+    return {str(r["chat_id"]): str(r["title"]) for r in rows}
