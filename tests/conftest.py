@@ -17,6 +17,29 @@ from tests.backends import backend_store, open_store, store_url  # noqa: F401 - 
 from tests.pg_fixtures import postgres_server, postgres_url  # noqa: F401 - fixtures
 
 FIXTURES = Path(__file__).parent / "fixtures"
+TESTS = Path(__file__).parent
+
+# Tiers (markers registered in pyproject.toml), given here from what a test uses, so that a new
+# test lands in the right tier without anyone remembering a decorator:
+# - postgres: needs a PostgreSQL server (the postgres fixtures, or a store parametrized on it);
+# - process: starts quizbot or another program as a process (the folders and files below);
+# - browser: drives Chromium (a module named *browser*).
+# `slow` is set by hand on single tests that take seconds in-process.
+PROCESS_DIRS = ("e2e", "scale", "deploy")
+PROCESS_WORDS = ("process", "startup", "lifecycle", "workers")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        rel = item.path.relative_to(TESTS).parts
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        fixtures = getattr(item, "fixturenames", ())
+        if "postgres_server" in fixtures or "postgres" in params.values():
+            item.add_marker(pytest.mark.postgres)
+        if rel[0] in PROCESS_DIRS or any(w in rel[-1] for w in PROCESS_WORDS):
+            item.add_marker(pytest.mark.process)
+        if "browser" in rel[-1]:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(autouse=True)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 
 from adapters.base import registry
@@ -109,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return validate(args.paths or [default_content_dir()])
         if args.command == "import":
             return quizfiles.import_file(args)
+        if args.command == "export-quiz":
+            return quizfiles.export_file(args)
         if args.command == "copy-db":
             return copy_db(args.source, args.target)
         config = load_config(args.config)
@@ -198,6 +201,25 @@ def _make_adapter(platform: str, app: App) -> Adapter:
     return registry.ADAPTERS[platform].load()(app)
 
 
+async def _unless_stopped(work: Coroutine[object, object, None], stop: asyncio.Event) -> bool:
+    """Run `work` to its end (True), or cancel it when `stop` is set first (False): a
+    signal during start-up (retries against a platform that is down) stops at once, not
+    after startup_timeout. An adapter cancelled mid-start closes what it opened."""
+    task = asyncio.ensure_future(work)
+    stopped = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait((task, stopped), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped.cancel()
+    if not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        return False
+    task.result()  # its error, if any
+    return True
+
+
 async def run(config: Config) -> int:
     """Start every enabled adapter with a token; stop them all on SIGINT/SIGTERM."""
     platforms = wanted_adapters(config)
@@ -222,11 +244,17 @@ async def run(config: Config) -> int:
         try:
             # Built first, so every route is on its server before the servers start.
             adapters = [_make_adapter(platform, app) for platform in platforms]
-            await app.web.start()
-            for adapter in adapters:
-                await adapter.start()
-                started.append(adapter)
-                log.info("%s adapter started", adapter.name)
+
+            async def start_all() -> None:
+                await app.web.start()
+                for adapter in adapters:
+                    await adapter.start()
+                    started.append(adapter)
+                    log.info("%s adapter started", adapter.name)
+
+            if not await _unless_stopped(start_all(), stop):
+                log.info("stopped during start-up")
+                return code
             await Housekeeping(app.store).schedule()
             scheduler = start_scheduler(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [

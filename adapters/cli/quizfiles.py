@@ -9,7 +9,9 @@ import re
 import sys
 from pathlib import Path
 
-from bot.domain.quiz.formats import FORMATS
+from bot.app.config import load_config
+from bot.domain.quiz import load_all
+from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
 from bot.features.importing import Imported, convert
 from bot.store.files import PlaceError, refuse_existing, write_new
 
@@ -33,6 +35,17 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                           "standard output)")
     imp.add_argument("--force", action="store_true",
                      help="write even with problems (listed), or over another file")
+    exp = sub.add_parser("export-quiz", help="write a quiz as GIFT, Moodle XML or CSV, for "
+                                             "a learning platform")
+    exp.add_argument("quiz_id", metavar="ID", help="the quiz's id")
+    exp.add_argument("--format", choices=EXPORT_FORMATS, required=True)
+    exp.add_argument("--output", "-o", type=Path, metavar="FILE",
+                     help="a new file to write (default: standard output)")
+    exp.add_argument("--force", action="store_true", help="replace an existing --output")
+    exp.add_argument("--lang", metavar="LANG", help="the language to write (default: the "
+                                                    "quiz's first)")
+    exp.add_argument("--config", metavar="PATH", type=Path,
+                     help="config file, for its content folder (default: the shipped quizzes)")
 
 
 def import_file(args: argparse.Namespace) -> int:
@@ -91,3 +104,33 @@ def _same_quiz(output: Path, new_yaml: str) -> bool:
         return False
     new = _ID.search(new_yaml)
     return old is not None and new is not None and old.group(1) == new.group(1)
+
+
+def export_file(args: argparse.Namespace) -> int:
+    """quizbot export-quiz ID --format gift|moodle-xml|csv [--output FILE] [--lang LANG]."""
+    quizzes, _ = load_all([load_config(args.config).content_dir])
+    quiz = quizzes.get(args.quiz_id)
+    if quiz is None:
+        known = ", ".join(sorted(quizzes)) or "none"
+        print(f"quizbot: no quiz {args.quiz_id!r} (quizzes: {known})", file=sys.stderr)
+        return EXIT_ERROR
+    lang = args.lang or quiz.languages[0]
+    if lang not in quiz.languages:
+        print(f"quizbot: {quiz.id} has no {lang!r} text (it has "
+              f"{', '.join(quiz.languages)})", file=sys.stderr)
+        return EXIT_ERROR
+    data, notes = export_quiz(quiz, args.format, lang)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if args.output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return EXIT_OK
+    try:
+        write_new(args.output, data, force=args.force)
+    except PlaceError as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"wrote {args.output}: {len(quiz.questions)} questions ({args.format}, {lang})",
+          file=sys.stderr)
+    return EXIT_OK

@@ -1,5 +1,6 @@
-"""Every check `quizbot validate` runs on quiz files, in one place: the loader's, the
-rendered sizes, seeded draws of computed questions, the quality cues and the glossary.
+"""Every check `quizbot validate` runs on quiz files, in one place: the loader's (which
+also checks the rendered sizes and samples the draws of computed questions: the verdict
+`run`, `check`, `play` and /reload share), the quality cues and the glossary.
 `quizbot import` and an upload in chat run the same ones on what they convert."""
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from bot.domain.quiz.glossary import (
     load_glossary,
     strings_warnings,
 )
-from bot.domain.quiz.sampling import SAMPLES, drawn_warnings, sample_problems
+from bot.domain.quiz.sampling import SAMPLES, drawn_warnings
 from bot.present.i18n import LOCALES_DIR
 from bot.present.limits import check_rendered_sizes
 
@@ -42,12 +43,7 @@ def check_paths(paths: Sequence[Path], *, ui_strings: bool = True) -> Checked:
     quizzes, problems = load_all(paths, check=check_rendered_sizes)
     out = Checked(problems=problems)
     glossaries: dict[Path, Glossary] = {}
-    for quiz in quizzes.values():
-        # computed questions: seeded draws of each, and drawn versions within the limits
-        sampled = sample_problems(quiz, check=check_rendered_sizes)
-        out.problems.extend(sampled)
-        if sampled:
-            continue
+    for quiz in quizzes.values():  # loaded: its computed questions' draws were sampled
         out.quizzes[quiz.id] = quiz
         drawn = sum(q.computed is not None for q in quiz.questions)
         numbers = f", {drawn} computed ({SAMPLES} draws each)" if drawn else ""

@@ -84,14 +84,19 @@ class Scheduler:
                      job.key)
 
     async def _loop(self) -> None:
+        kinds = tuple(self.handlers)
         while True:
+            # A read first: with nothing due the loop writes nothing, however long it idles.
+            # It looks again every `idle` seconds at most, for jobs other processes write.
             try:
-                ran = await self.tick()
+                due = await self.store.next_job_due(kinds, self.lease)
+                if due is not None and due <= self.clock() and await self.tick():
+                    continue
             except Exception:  # the store may be briefly unavailable; keep the loop alive
                 log.exception("scheduler tick failed")
-                ran = 0
-            if ran == 0:
-                await self.sleep(self.idle)
+                due = None
+            wait = self.idle if due is None else min(self.idle, due - self.clock())
+            await self.sleep(max(wait, 0.01))
 
     def start(self) -> None:
         """Run the loop in a background task until `stop`."""

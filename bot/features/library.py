@@ -8,6 +8,7 @@ language.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable, Iterable, Mapping
 
@@ -104,7 +105,8 @@ class Library:
         if not self.is_admin(actor) or self._reload is None:
             raise NotAdmin()
         try:
-            quizzes = dict(self._reload())
+            # reading and sampling the files takes a second: not on the event loop
+            quizzes = dict(await asyncio.to_thread(self._reload))
         except ContentError as exc:
             raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
         self.quizzes = quizzes  # the due quiz follows: its cache is keyed by this dict

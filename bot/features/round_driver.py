@@ -32,6 +32,14 @@ from bot.store.round_rows import post_key, post_kind
 log = logging.getLogger(__name__)
 
 Sink = Callable[[RoundEvent], Awaitable[str | None]]
+# Wait until the event is set or the seconds have passed (injected: tests pass simulated time).
+Nap = Callable[[asyncio.Event, float], Awaitable[None]]
+
+
+async def nap(wakeup: asyncio.Event, seconds: float) -> None:
+    """Return when `wakeup` is set or after `seconds`, whichever comes first."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wakeup.wait(), seconds)
 LEASE = 120.0  # seconds a claimed post stays ours (a post may wait for the group's limit)
 BACKOFF, MAX_BACKOFF = 1.0, 30.0  # a failed post is tried again after 1, 2, 4 ... 30 s
 MAX_TRIES = 12  # about five minutes of failures: the platform refuses it for good
@@ -48,8 +56,9 @@ class RoundDriver:
     """
 
     def __init__(self, rounds: Rounds, platform: str, sink: Sink, *, poll: float = POLL,
-                 worker: str | None = None) -> None:
+                 worker: str | None = None, wait: Nap = nap) -> None:
         self.rounds, self.platform, self.sink, self.poll = rounds, platform, sink, poll
+        self.wait = wait
         self.worker = worker or default_worker()
         self.kind = post_kind(platform)
         self._tails: dict[int, asyncio.Task[None]] = {}
@@ -93,15 +102,24 @@ class RoundDriver:
         while not self._stopping:
             wakeup.clear()
             try:
-                await self.tick()
-                due = await self.rounds.next_due(self.platform)
+                # Reads first: a claim is a write, made only when something is due, so an
+                # idle bot (no round running, no post waiting) writes nothing.
+                due = await self.next_due()
+                if due is not None and due <= self.rounds.clock():
+                    await self.tick()
+                    due = await self.next_due()
             except Exception:  # the store failing: try again shortly, never die
                 log.exception("rounds: claiming due work on %s failed", self.platform)
                 due = None
             wait = self.poll if due is None else min(self.poll, due - self.rounds.clock())
             if wait > 0 and not self._stopping:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(wakeup.wait(), wait)
+                await self.wait(wakeup, wait)
+
+    async def next_due(self) -> float | None:
+        """When a reveal, an opening or a post of this platform is next due (reads only)."""
+        times = (await self.rounds.next_due(self.platform),
+                 await self.rounds.store.next_job_due((self.kind,), LEASE))
+        return min((t for t in times if t is not None), default=None)
 
     async def release_dead(self) -> int:
         """Free the posts claimed by processes of this host that are gone (killed): their

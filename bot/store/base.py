@@ -90,6 +90,7 @@ class CommandStore(abc.ABC):
     schedule_job = _writer(jobs.schedule)
     cancel_job = _writer(jobs.cancel_job)
     claim_due = _writer(jobs.claim_due)
+    next_job_due = _reader(jobs.next_job_due)
     finish_job = _writer(jobs.finish_job)
 
     inbox_put = _writer(inbox.inbox_put)

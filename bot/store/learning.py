@@ -112,6 +112,10 @@ class JobStore(Protocol):
         run), oldest first, by one conditional UPDATE ... RETURNING: unclaimed ones, and ones
         whose claim is older than `lease` seconds (their runner died)."""
 
+    async def next_job_due(self, kinds: Sequence[str], lease: float) -> float | None:
+        """When the earliest job of `kinds` can next be claimed (due, or its lease over);
+        None when there is none. A read: asking it writes nothing."""
+
     async def finish_job(self, job: JobRow, next_due_at: float | None) -> bool:
         """Done: delete the job, or move it to `next_due_at` unclaimed. Only while `job` is
         still our claim (claimed_by and claimed_at unchanged); False otherwise."""

@@ -63,6 +63,15 @@ def problems_of(path: Path) -> list[str]:
     return info.value.problems
 
 
+def sampled(path: Path) -> list[str]:
+    """The problems loading finds in `path` (its sampled draws included), or []."""
+    try:
+        load_file(path)
+    except ContentError as exc:
+        return exc.problems
+    return []
+
+
 def line_of(path: Path, needle: str) -> int:
     lines = path.read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if needle in line)
@@ -109,12 +118,12 @@ def test_reserved_names_and_missing_why_not_are_refused(tmp_path: Path) -> None:
     assert any("questions[0].mistakes[1].why_not is missing" in p for p in problems), problems
 
 
-# --- validate's sampling -----------------------------------------------------------------
+# --- loading samples the draws -----------------------------------------------------------------
 
 def test_a_mistake_that_always_equals_the_answer_is_reported_at_its_line(
         tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("value: (p-1)/p", "value: (p-1)/(p-1+m)"))
-    problems = sample_problems(load_file(path))
+    problems = sampled(path)
     at = line_of(path, "- name: naive")
     assert problems and all(p.startswith(f"{path}:{at}: questions[0] (bubble): ")
                             for p in problems), problems
@@ -137,14 +146,14 @@ def test_options_that_coincide_sometimes_are_drawn_again(tmp_path: Path) -> None
 def test_rounding_that_makes_two_options_read_the_same_counts_as_coinciding(
         tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("value: (p-1)/p", "value: (p-1)/(m+p-1) + 0.0001"))
-    problems = sample_problems(load_file(path))
+    problems = sampled(path)
     assert any("options 'answer' and 'naive' both read" in p for p in problems), problems
 
 
 def test_a_template_that_fails_for_some_draws_is_reported_with_its_line(
         tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("= {answer:.1%}.", "= {answer:.1%}, {1/(m-12)}."))
-    problems = sample_problems(load_file(path))
+    problems = sampled(path)
     at = line_of(path, "1/(m-12)")
     assert len(problems) == 1, problems
     assert problems[0].startswith(f"{path}:{at}: questions[0] (bubble): explanation.en: "
@@ -154,7 +163,7 @@ def test_a_template_that_fails_for_some_draws_is_reported_with_its_line(
 
 def test_an_answer_outside_its_bounds_is_reported_at_the_bounds(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD.replace("bounds: [0, 1]", "bounds: [0, 0.25]"))
-    problems = sample_problems(load_file(path))
+    problems = sampled(path)
     assert len(problems) == 1
     assert problems[0].startswith(f"{path}:{line_of(path, 'bounds:')}: questions[0] (bubble): "
                                   "the answer ")
@@ -315,7 +324,7 @@ def test_a_let_that_fails_is_reported_at_its_line(tmp_path: Path) -> None:
     body = GOOD.replace("    answer: (p-1)/(m+p-1)\n",
                         "    let:\n      x: 1/(m-12)\n    answer: (p-1)/(m+p-1) + 0*x\n")
     path = write(tmp_path, body)
-    problems = sample_problems(load_file(path))
+    problems = sampled(path)
     assert len(problems) == 1, problems
     assert problems[0].startswith(f"{path}:{line_of(path, 'x: 1/(m-12)')}: questions[0] "
                                   "(bubble): '1/(m-12)' divides by zero (with p=")

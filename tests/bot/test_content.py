@@ -51,7 +51,7 @@ def test_every_problem_is_reported_at_once_with_file_and_line():
 
 def test_invalid_yaml_names_file_and_line():
     assert problems_of(FIXTURES / "content" / "bad_syntax.yaml") == [
-        "bad_syntax.yaml:3: is not valid YAML: expected ',' or '}', but got ':'"]
+        "bad_syntax.yaml:3: is not valid YAML: did not find expected ',' or '}'"]
 
 
 def test_question_over_one_message_is_rejected():

@@ -120,6 +120,6 @@ def test_bad_templates_are_refused(source: str, says: str) -> None:
 
 
 def test_a_value_that_cannot_be_shown_fails_the_fill() -> None:
-    with pytest.raises(FormulaError, match="cannot be shown"):
+    with pytest.raises(FormulaError, match="gives infinity"):
         compile_template("{x*1e308*10}").fill({"x": 1.0})
     assert math.isinf(1e308 * 10)

@@ -50,6 +50,20 @@ async def test_a_claim_takes_at_most_its_limit(open_store: Opener):
         assert all(len(batch) == limit for batch in batches), [len(x) for x in batches]
 
 
+async def test_next_job_due_is_a_read_of_the_earliest_claimable_time(store: Store):
+    assert await store.next_job_due(("t",), 60.0) is None
+    await store.schedule_job(NewJob("t", "a", 500.0))
+    await store.schedule_job(NewJob("t", "b", 100.0))
+    await store.schedule_job(NewJob("other", "c", 5.0))  # a kind this loop does not run
+    assert await store.next_job_due(("t",), 60.0) == 100.0
+    assert await store.next_job_due(("t", "other"), 60.0) == 5.0
+    [claimed] = await store.claim_due(150.0, 1, "A", 60.0, ("t",))
+    assert claimed.key == "b"
+    # b is held until its lease ends at 210; a is due at 500
+    assert await store.next_job_due(("t",), 60.0) == 210.0
+    assert await store.next_job_due((), 60.0) is None
+
+
 async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: Store):
     await store.schedule_job(NewJob("t", "late", 50.0))
     await store.schedule_job(NewJob("t", "early", 10.0))

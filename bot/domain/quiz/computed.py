@@ -189,13 +189,19 @@ def _fill(t: Template, env: dict[str, Number], c: Computed, line: int, what: str
 
 
 def _schedule(c: Computed, env: dict[str, Number]) -> ScheduleSpec | None:
-    """The schedule to draw for these numbers; none when they are beyond the simulator's."""
+    """The schedule to draw for these numbers; none when they are beyond the simulator's.
+    A formula that fails (infinity, a division by zero) fails the draw, as others do."""
     if c.schedule is None:
         return None
     kind, p, m, v = c.schedule
     try:
-        return ScheduleSpec(kind, int(p(env)), int(m(env)), int(v(env)) if v else 1)
-    except (ValueError, FormulaError):
+        counts = int(p(env)), int(m(env)), int(v(env)) if v else 1
+    except FormulaError as exc:
+        raise _TemplateFailed(f"schedule: {exc} (with {drawn_text(env)})",
+                              c.schedule_line) from None
+    try:
+        return ScheduleSpec(kind, *counts)
+    except ValueError:
         return None
 
 

@@ -1,5 +1,9 @@
 """Validation of computed questions (`params:` in a question): every formula parsed and
-every template name defined at load, each problem named with file:line."""
+every template name defined at load, each problem named with file:line.
+
+A file from someone else cannot make loading or drawing slow: parameters, values, lets,
+constraints and formula parts are bounded per question and per file (the limits below), and
+every number read must be finite and within the formulas' integer size."""
 
 from __future__ import annotations
 
@@ -17,7 +21,14 @@ from bot.domain.quiz.computed import (
     options_of,
     sources,
 )
-from bot.domain.quiz.formula import FUNCTIONS, Formula, FormulaError, Number, parse
+from bot.domain.quiz.formula import (
+    FUNCTIONS,
+    Formula,
+    FormulaError,
+    Number,
+    bounded,
+    parse,
+)
 from bot.domain.quiz.model import Question, Text
 from bot.domain.quiz.template import Template, compile_template
 from bot.domain.quiz.yaml_lines import LineList, LineMap
@@ -32,6 +43,12 @@ NAME_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9_]{0,19}")
 MISTAKE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 MAX_VALUES = 10_000  # values one range parameter may take
 MAX_MISTAKES = 9
+MAX_PARAMS = 12  # parameters of one question (the shipped ones use at most 6)
+MAX_LETS = 24  # derived values of one question
+MAX_WHERE = 12  # constraints of one question
+MAX_QUESTION_NODES = 1_500  # formula parts (AST nodes) of one question, templates included
+MAX_FILE_NODES = 8_000  # of one file: each is evaluated for every sampled draw
+MAX_FILE_VALUES = 50_000  # parameter values held for one file
 
 
 class FileChecker(Protocol):
@@ -39,6 +56,8 @@ class FileChecker(Protocol):
     (`bot.domain.quiz.validate.Checker`)."""
 
     languages: tuple[str, ...]
+    nodes: int  # formula parts of the file's computed questions so far
+    values: int  # and their parameters' values
 
     def error(self, line: int | None, path: str, message: str) -> None: ...
     def mapping(self, value: Any, line: int | None, path: str, keys: set[str],
@@ -67,7 +86,7 @@ class ComputedChecker:
         params = self.params()
         known = {p.name for p in params} | self.declared  # no cascade from a bad range
         lets = self.lets(known)
-        known |= {let.name for let in lets}
+        known |= {let.name for let in lets} | self.declared
         where = self.where(known)
         answer_value, answer_text = self.answer(known)
         default_option = self.template_field("option", known | RESERVED, default="{value}")
@@ -85,10 +104,32 @@ class ComputedChecker:
             return None
         computed = Computed(tuple(params), tuple(lets), tuple(where), (answer, *mistakes),
                             text, explanation, bounds, self.line("bounds"), digits, schedule,
-                            tolerance)
+                            tolerance, self.line("schedule"))
+        if not self.cost_ok(computed):
+            return None
         text_src = sources(text)
         return Question(qid, text_src, options_of(computed), 0, sources(explanation),
                         references, line=self.q.line, computed=computed)
+
+    def cost_ok(self, c: Computed) -> bool:
+        """Within MAX_QUESTION_NODES, and the file within MAX_FILE_NODES (one error each)."""
+        size = cost_of(c)
+        if size > MAX_QUESTION_NODES:
+            self.error(self.q.line, self.path, f"has {size} formula parts (in lets, where, "
+                       f"answer, mistakes and templates); at most {MAX_QUESTION_NODES}")
+            return False
+        values = sum(len(p.choices) for p in c.params)
+        nodes, self.ck.nodes = self.ck.nodes, self.ck.nodes + size
+        held, self.ck.values = self.ck.values, self.ck.values + values
+        for what, was, now, most in (("formula parts", nodes, self.ck.nodes, MAX_FILE_NODES),
+                                     ("parameter values", held, self.ck.values,
+                                      MAX_FILE_VALUES)):
+            if now > most:
+                if was <= most:  # said once, at the question that crossed the line
+                    self.error(self.q.line, self.path, f"brings the file's {what} to {now}; "
+                               f"at most {most} in one file (split it)")
+                return False
+        return True
 
     # --- pieces ------------------------------------------------------------------------
 
@@ -100,6 +141,10 @@ class ComputedChecker:
                        "or a range {min: 1, max: 64, step: 1}")
             return []
         assert isinstance(items, LineMap)
+        if len(items) > MAX_PARAMS:
+            self.error(line, where, f"declares {len(items)} parameters; at most {MAX_PARAMS}")
+            self.declared.update(map(str, items))  # no cascade of "not defined"
+            return []
         out = []
         for name, spec in items.items():
             pline = items.key_lines.get(str(name), line)
@@ -124,24 +169,44 @@ class ComputedChecker:
     def values(self, spec: Any, line: int, where: str) -> tuple[Number, ...]:
         if isinstance(spec, list):
             if not spec or not all(_is_number(x) for x in spec):
-                self.error(line, where, f"must list numbers, got {spec!r}")
+                self.error(line, where, f"must list numbers, got {_short(spec)}")
                 return ()
-            return tuple(dict.fromkeys(spec))
+            if len(spec) > MAX_VALUES:
+                self.error(line, where, f"lists {len(spec)} values; at most {MAX_VALUES}")
+                return ()
+            return self.finite(spec, line, where)
         if isinstance(spec, dict) and {"min", "max"} <= set(spec) <= {"min", "max", "step"}:
             low, high, step = spec["min"], spec["max"], spec.get("step", 1)
-            if not all(_is_number(x) for x in (low, high, step)) or step <= 0 or high < low:
-                self.error(line, where, f"needs numbers min <= max and step > 0, got {dict(spec)}")
+            numbers = all(_is_number(x) for x in (low, high, step))
+            if numbers and not self.finite([low, high, step], line, where):
                 return ()
-            count = int((high - low) / step + 1e-9) + 1
-            if count > MAX_VALUES:
-                self.error(line, where, f"takes {count} values; at most {MAX_VALUES}")
+            if not numbers or step <= 0 or high < low:
+                self.error(line, where, "needs numbers min <= max and step > 0, got "
+                           f"{_short(dict(spec))}")
                 return ()
+            span = (high - low) / step  # inf for ±1e308 or a step of 1e-320
+            if not span < MAX_VALUES:
+                self.error(line, where, f"takes {_count(span)} values; at most {MAX_VALUES}")
+                return ()
+            count = int(span + 1e-9) + 1
             whole = all(isinstance(x, int) for x in (low, high, step))
             return tuple(low + k * step if whole else round(low + k * step, 9)
                          for k in range(count))
         self.error(line, where, "must be a list of choices [4, 8] or a range "
-                   f"{{min: 1, max: 64, step: 1}}, got {spec!r}")
+                   f"{{min: 1, max: 64, step: 1}}, got {_short(spec)}")
         return ()
+
+    def finite(self, numbers: list[Any], line: int, where: str) -> tuple[Number, ...]:
+        """The numbers without repeats, or () with one error when one is infinite, NaN or
+        an integer beyond the formulas' size."""
+        for x in numbers:
+            try:
+                bounded(x)
+            except FormulaError as exc:
+                self.error(line, where, f"has {_short(x)}, which {exc}; every number must "
+                           "be finite")
+                return ()
+        return tuple(dict.fromkeys(numbers))
 
     def formula(self, value: Any, line: int, where: str, known: set[str]) -> Formula | None:
         try:
@@ -162,6 +227,10 @@ class ComputedChecker:
         if not isinstance(items, dict):
             self.error(line, where, "must map names to formulas")
             return []
+        if len(items) > MAX_LETS:
+            self.error(line, where, f"defines {len(items)} values; at most {MAX_LETS}")
+            self.declared.update(map(str, items))
+            return []
         out, seen = [], set(known)
         for name, source in items.items():
             lline = getattr(items, "key_lines", {}).get(str(name), line)
@@ -181,6 +250,10 @@ class ComputedChecker:
         line = self.line("where")
         if not isinstance(items, list):
             self.error(line, f"{self.path}.where", "must be a list of conditions")
+            return []
+        if len(items) > MAX_WHERE:
+            self.error(line, f"{self.path}.where",
+                       f"lists {len(items)} conditions; at most {MAX_WHERE}")
             return []
         lines = getattr(items, "item_lines", [line] * len(items))
         out = []
@@ -276,10 +349,13 @@ class ComputedChecker:
         value = self.q.get("bounds")
         if value is None:
             return None
-        if (not isinstance(value, list) or len(value) != 2
-                or not all(_is_number(x) for x in value) or value[0] > value[1]):
-            self.error(self.line("bounds"), f"{self.path}.bounds",
-                       f"must be [low, high] numbers, got {value!r}")
+        line, where = self.line("bounds"), f"{self.path}.bounds"
+        pair = (isinstance(value, list) and len(value) == 2
+                and all(_is_number(x) for x in value))
+        if pair and not self.finite(value, line, where):
+            return None
+        if not pair or value[0] > value[1]:
+            self.error(line, where, f"must be [low, high] numbers, got {_short(value)}")
             return None
         return float(value[0]), float(value[1])
 
@@ -320,5 +396,30 @@ class ComputedChecker:
         return str(value["kind"]), p, m, v
 
 
+def cost_of(c: Computed) -> int:
+    """Formula parts evaluated by one try at drawing `c` (lets, where, values, templates)."""
+    formulas = [let.formula for let in c.lets] + [f for f, _ in c.where]
+    formulas += [choice.value for choice in c.choices]
+    templates = [t for choice in c.choices for _, t in (*choice.text, *choice.why_not)]
+    templates += [t for _, t in (*c.text.templates, *c.explanation.templates)]
+    formulas += [slot.formula for t in templates for slot in t.slots]
+    if c.schedule is not None:
+        formulas += [f for f in c.schedule[1:] if f is not None]
+    return sum(f.size for f in formulas)
+
+
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _count(span: float) -> str:
+    return f"{int(span) + 1}" if span < 1e15 else "more than 10**15"
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """A value for a one-line message: cut, and never an error of its own (a huge int)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        text = "a number too long to show"
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -68,6 +68,7 @@ class Computed:
     schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
     # A typed answer within this relative distance of the answer counts as right.
     tolerance: float = 0.02
+    schedule_line: int = 0
     # drawn Questions by (seed, language-free key); typed Any so this module needs no model
     _cache: OrderedDict[tuple[int, str], Any] = field(
         default_factory=OrderedDict, init=False, repr=False, compare=False, hash=False)

@@ -4,7 +4,10 @@ A formula is parsed with `ast` and walked over a whitelist: numbers, names, + - 
 unary - and +, comparisons, `and` / `or` / `not`, the conditional expression `a if c else b`
 and calls to a few functions (min, max, ceil, floor, log2, sqrt, round, abs). Anything else
 (attributes, subscripts, lambdas, strings, other calls) is refused when the file loads, with
-the offending piece named. Powers are bounded, so no formula can build a huge number.
+the offending piece named. Every operation that could blow up is bounded: the exponent of
+`**` (and its result), the digits of `round`, every integer's size (MAX_BITS) and every
+float (no infinity, no NaN), at parse for constants and at evaluation for every result, so
+no formula can build a huge number or spend more than a few microseconds a node.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ MAX_LENGTH = 400  # characters of one formula
 MAX_NODES = 200  # AST nodes of one formula
 MAX_EXPONENT = 64  # |b| in a ** b
 MAX_BITS = 256  # an integer result larger than 2**256 is refused
+MAX_ROUND_DIGITS = 12  # |digits| in round(x, digits): round(p, -10**9) would build 10**10**9
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -34,6 +38,8 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
 
 
 def _round(x: Number, digits: Number = 0) -> Number:
+    if not -MAX_ROUND_DIGITS <= digits <= MAX_ROUND_DIGITS:
+        raise FormulaError(f"rounds to {digits} digits; at most {MAX_ROUND_DIGITS} either way")
     return round(x, int(digits)) if digits else round(x)
 
 
@@ -60,6 +66,7 @@ class Formula:
     source: str
     tree: ast.expr
     names: frozenset[str]
+    size: int = 1  # AST nodes: what one evaluation costs, at most MAX_NODES
 
     def __call__(self, env: Mapping[str, Number]) -> Number:
         """The formula's value with `env`'s values for its names (a condition gives a bool,
@@ -67,8 +74,8 @@ class Formula:
         try:
             value: Number = _eval(self.tree, env)
             return value
-        except FormulaError:
-            raise
+        except FormulaError as exc:
+            raise FormulaError(f"{self.source!r} {exc}") from None
         except ZeroDivisionError:
             raise FormulaError(f"{self.source!r} divides by zero") from None
         except (ValueError, OverflowError, TypeError) as exc:
@@ -95,7 +102,7 @@ def parse(source: object) -> Formula:
     callees = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     for node in nodes:
         _check(node, text, names, callees)
-    return Formula(text, tree, frozenset(names))
+    return Formula(text, tree, frozenset(names), len(nodes))
 
 
 _PLAIN = (ast.Name, ast.Constant, ast.BinOp, ast.UnaryOp, ast.Compare, ast.BoolOp, ast.IfExp,
@@ -108,6 +115,11 @@ def _check(node: ast.AST, text: str, names: set[str], callees: set[int]) -> None
     if isinstance(node, ast.Constant) and (
             isinstance(node.value, bool) or not isinstance(node.value, (int, float))):
         raise FormulaError(f"{text!r} uses the constant {node.value!r}; only numbers are allowed")
+    if isinstance(node, ast.Constant):
+        try:
+            bounded(node.value)
+        except FormulaError as exc:
+            raise FormulaError(f"{text!r}: the constant {exc}") from None
     if isinstance(node, ast.BinOp) and type(node.op) not in _BINARY:
         raise FormulaError(f"{text!r} uses an operator formulas do not allow")
     if isinstance(node, ast.UnaryOp) and not isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
@@ -170,9 +182,7 @@ def _eval(node: ast.expr, env: Mapping[str, Number]) -> Any:
         value = _BINARY[type(node.op)](left, right)
         if isinstance(value, complex):
             raise FormulaError("gives a complex number")
-        if isinstance(value, int) and value.bit_length() > MAX_BITS:
-            raise FormulaError(f"gives a number over 2**{MAX_BITS}")
-        return value
+        return bounded(value)
     if isinstance(node, ast.UnaryOp):
         operand = _eval(node.operand, env)
         if isinstance(node.op, ast.Not):
@@ -194,12 +204,23 @@ def _eval(node: ast.expr, env: Mapping[str, Number]) -> Any:
         return _eval(node.body if _eval(node.test, env) else node.orelse, env)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         function = FUNCTIONS[node.func.id][0]
-        return function(*(_eval(a, env) for a in node.args))
+        return bounded(function(*(_eval(a, env) for a in node.args)))
     raise FormulaError(f"cannot evaluate {_describe(node)}")  # parse() let nothing else by
 
 
+def bounded(value: Any) -> Any:
+    """`value` when it is a finite number within MAX_BITS; FormulaError (one line) else.
+    Every number a formula reads or makes passes here: parameters, constants, results."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise FormulaError("is not a number (NaN)" if math.isnan(value)
+                           else "gives infinity (a number beyond 1.8e308)")
+    if isinstance(value, int) and value.bit_length() > MAX_BITS:
+        raise FormulaError(f"gives a number over 2**{MAX_BITS}")
+    return value
+
+
 def _check_power(base: Any, exp: Any) -> None:
-    if abs(exp) > MAX_EXPONENT:
+    if not abs(exp) <= MAX_EXPONENT:  # NaN fails too
         raise FormulaError(f"raises to the power {exp}; at most {MAX_EXPONENT}")
     if (isinstance(base, int) and isinstance(exp, int) and exp > 0
             and base.bit_length() * exp > MAX_BITS):

@@ -13,6 +13,7 @@ import yaml
 from bot.domain.errors import ContentError
 from bot.domain.quiz.glossary import is_glossary
 from bot.domain.quiz.model import Quiz
+from bot.domain.quiz.sampling import sample_problems
 from bot.domain.quiz.topics import TOPICS_FILE, read_topics_file
 from bot.domain.quiz.validate import Checker
 from bot.domain.quiz.yaml_lines import LineLoader, RefusedYAML
@@ -20,13 +21,19 @@ from bot.domain.quiz.yaml_lines import LineLoader, RefusedYAML
 # A check the content must also pass, handed in by whoever loads it (the composition root
 # and the CLI pass `bot.present.limits.check_rendered_sizes`): one problem per line.
 Check = Callable[[Quiz], list[str]]
+MAX_FILE_BYTES = 512 * 1024  # the largest shipped file is about 110 kB
 
 
 def load_file(path: Path, *, display: str | None = None, check: Check | None = None) -> Quiz:
-    """Load and validate one quiz file (and `check` it); raise ContentError listing every
-    problem."""
+    """Load and validate one quiz file (and `check` it), its computed questions sampled;
+    raise ContentError listing every problem. The one verdict on a file: `validate`, `run`,
+    `check`, `play` and /reload all come here."""
     source = display or str(path)
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ContentError([f"{source}: is {size // 1024} kB; a quiz file may have "
+                                f"{MAX_FILE_BYTES // 1024} kB (split it)"])
         raw = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ContentError([f"{source}: cannot be read: {exc}"]) from exc
@@ -50,6 +57,8 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
     quiz = checker.quiz(data)
     if quiz is not None and check is not None:
         checker.problems.extend(check(quiz))
+    if quiz is not None and not checker.problems:  # drawn numbers: what learners would get
+        checker.problems.extend(sample_problems(quiz, check=check))
     if checker.problems or quiz is None:
         raise ContentError(checker.problems or [f"{source}: no quiz found"])
     return quiz

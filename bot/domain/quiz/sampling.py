@@ -1,6 +1,12 @@
-"""`quizbot validate`'s sampling of computed questions: many seeded draws per question, every
-draw whose template fails, whose answer leaves its bounds or whose options cannot be made
-distinct reported with file:line."""
+"""The sampling of computed questions, part of loading a quiz (so `validate`, `run`, `check`,
+`play` and /reload give one verdict): many seeded draws per question, every draw whose
+template fails, whose answer leaves its bounds or whose options cannot be made distinct
+reported with file:line.
+
+The work is bounded: SAMPLES first tries per question (each within the question's
+formula-part limit), and full draws (up to MAX_TRIES tries) only for the first DRAW_CHECKS
+rejected seeds, stopping at the first that finds no usable draw: a constraint no numbers
+meet costs MAX_TRIES tries, not SAMPLES x MAX_TRIES."""
 
 from __future__ import annotations
 
@@ -15,6 +21,7 @@ from bot.domain.quiz.quality import quality_warnings
 
 SAMPLES = 200
 MAX_REJECTED = 0.5  # a question whose draws are mostly thrown away is badly declared
+DRAW_CHECKS = 10  # rejected seeds drawn in full (the rest succeed with near certainty)
 CHECK_SAMPLES = 20  # drawn versions of the quiz the size check reads
 CUE_SAMPLES = 40  # drawn versions of the quiz the cue checks read
 CUE_SHARE = 0.25  # a cue in more than this share of draws is the question's, not chance
@@ -33,7 +40,11 @@ def sample_problems(quiz: Quiz, samples: int = SAMPLES, *, seed: int = 0,
             problems.extend(_question_problems(quiz, i, q, samples, seed))
     if check is not None and not problems and any(q.computed for q in quiz.questions):
         for s in range(seed, seed + CHECK_SAMPLES):
-            drawn = replace(quiz, questions=tuple(draw(q, s) for q in quiz.questions))
+            try:
+                drawn = replace(quiz, questions=tuple(draw(q, s) for q in quiz.questions))
+            except DrawFailed as exc:
+                return [f"{quiz.source}:{exc.rejected.line}: no usable draw in {MAX_TRIES} "
+                        f"tries for seed {s}: {exc.rejected.reason}"]
             problems.extend(p for p in check(drawn) if p not in problems)
     return problems
 
@@ -45,24 +56,28 @@ def _question_problems(quiz: Quiz, index: int, q: Question, samples: int,
     first: dict[tuple[int, str], str] = {}
     rejected: Counter[tuple[int, str]] = Counter()
     failed: dict[int, str] = {}
+    checked = 0
     for s in range(seed, seed + samples):
         got = attempt(q, draw_key(s, q.id))  # the first try, as a learner would get it
-        if isinstance(got, Rejected):
-            key = (got.line, "fatal" if got.fatal else "")
-            if got.fatal:
-                fatal[key] = fatal.get(key, 0) + 1
-                first.setdefault(key, got.reason)
-            else:
-                rejected[key] += 1
-                first.setdefault(key, got.reason)
-        try:
-            draw(q, s)
-        except DrawFailed as exc:
-            failed.setdefault(exc.rejected.line, exc.rejected.reason)
+        if not isinstance(got, Rejected):
+            continue
+        key = (got.line, "fatal" if got.fatal else "")
+        first.setdefault(key, got.reason)
+        if got.fatal:
+            fatal[key] = fatal.get(key, 0) + 1
+            continue
+        rejected[key] += 1
+        if checked < DRAW_CHECKS and not failed:
+            checked += 1
+            try:
+                draw(q, s)
+            except DrawFailed as exc:
+                failed[exc.rejected.line] = exc.rejected.reason
     out = [f"{quiz.source}:{line}: {where}: {first[(line, kind)]} (in {n} of {samples} draws)"
            for (line, kind), n in sorted(fatal.items())]
     out += [f"{quiz.source}:{line}: {where}: no usable draw in {MAX_TRIES} tries: {reason}"
-            for line, reason in sorted(failed.items())]
+            for line, reason in sorted(failed.items())
+            if (line, "fatal") not in fatal]  # already said, with how often
     total = sum(rejected.values())
     if total > MAX_REJECTED * samples and not failed:
         (line, kind), n = rejected.most_common(1)[0]

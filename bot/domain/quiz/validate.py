@@ -44,6 +44,7 @@ class Checker:
         self.problems: list[str] = []
         self.languages: tuple[str, ...] = ()
         self.known_topics: RawTopics = dict(shared_topics or {})  # the folder's topics.yaml
+        self.nodes = self.values = 0  # formula parts and parameter values read so far
 
     def error(self, line: int | None, path: str, message: str) -> None:
         where = f"{self.source}:{line}" if line else self.source

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from bot.store.command import Command, q
+from bot.store.command import Command, one, q
 from bot.store.learning import JobRow, NewJob
 from bot.store.rows import JOB_COLUMNS, job_of
 
@@ -27,6 +27,19 @@ def schedule(job: NewJob) -> Command[None]:
 def cancel_job(key: str) -> Command[bool]:
     """Delete the job with this key; True if there was one."""
     return bool((yield q("DELETE FROM jobs WHERE key = ? RETURNING id", key)))
+
+
+def next_job_due(kinds: Sequence[str], lease: float) -> Command[float | None]:
+    """When the earliest job of `kinds` can next be claimed (its due time, or for a claimed
+    one the end of its lease), by a read: a loop asks this before it claims, so a process
+    with nothing due writes nothing."""
+    if not kinds:
+        return None
+    row = one((yield q(
+        "SELECT MIN(CASE WHEN claimed_at IS NULL OR claimed_at + ? < due_at THEN due_at "
+        "ELSE claimed_at + ? END) AS t FROM jobs WHERE done_at IS NULL "
+        f"AND kind IN ({', '.join('?' * len(kinds))})", lease, lease, *kinds)))
+    return None if row is None or row["t"] is None else float(row["t"])
 
 
 def claim_due(now: float, limit: int, worker: str, lease: float,

@@ -146,3 +146,20 @@ def test_force_writes_despite_problems_and_lists_them(
     err = capsys.readouterr().err.replace(f"{tmp_path}/", "")
     assert code == 0 and "q.gift:1: questions[0].text.en is 1601 characters" in err
     assert "despite 1 problem(s)" in err and (out / "quiz.yaml").exists()
+
+
+def test_export_quiz_writes_a_file_that_imports_back_and_names_unknown_ids(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "p.gift"
+    assert main(["export-quiz", "parallelism", "--format", "gift", "--output", str(target)]) == 0
+    err = capsys.readouterr().err
+    assert "wrote" in err and "its picture is left out (GIFT carries none)" in err
+    assert target.read_text().count("::q") == 8
+    assert main(["export-quiz", "parallelism", "--format", "gift", "--output", str(target)]) == 1
+    assert "already exists" in capsys.readouterr().err
+    assert main(["import", str(target), "--id", "parallelism", "--output",
+                 str(tmp_path / "p.yaml")]) == 0
+    assert main(["export-quiz", "nope", "--format", "csv"]) == 1
+    assert "no quiz 'nope' (quizzes: " in capsys.readouterr().err
+    assert main(["export-quiz", "parallelism", "--format", "csv", "--lang", "ur"]) == 0
+    assert capsys.readouterr().out.startswith("id,question,option1")

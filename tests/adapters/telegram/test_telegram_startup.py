@@ -8,6 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
@@ -71,3 +72,24 @@ async def test_an_api_that_comes_up_during_the_retries_is_used(tmp_path: Path):
             proc.kill()
             await proc.wait()
         await api.close()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_a_signal_during_the_retries_stops_at_once_exit_0(tmp_path: Path, sig: int):
+    # startup_timeout 60: before, the signal waited for the retries to give up (60 s)
+    proc = await start(config_for(tmp_path, free_port(), timeout=60))
+    assert proc.stderr is not None
+    try:
+        async with asyncio.timeout(15):
+            while b"unreachable" not in (line := await proc.stderr.readline()):
+                assert line, "quizbot exited before its first retry"
+        proc.send_signal(sig)
+        async with asyncio.timeout(10):  # generous for a busy machine; 60 s before
+            rest = (await proc.stderr.read()).decode()
+            assert await proc.wait() == 0, rest
+        assert "stopped during start-up" in rest, rest
+        assert "Traceback" not in rest and "could not be reached" not in rest
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()

@@ -12,11 +12,14 @@ from bot.domain.quiz.formats.draft import (
     ImportRefused,
     decode,
 )
+from bot.domain.quiz.formats.export import EXPORT_FORMATS, prepare
+from bot.domain.quiz.model import Quiz
 
 FORMATS = ("csv", "aiken", "gift", "moodle-xml")
 SUFFIXES = {".csv": "csv", ".txt": None, ".gift": "gift", ".xml": "moodle-xml"}
 
-__all__ = ["FORMATS", "Draft", "ImportRefused", "guess_format", "read_draft"]
+__all__ = ["EXPORT_FORMATS", "FORMATS", "Draft", "ImportRefused", "export_quiz",
+           "guess_format", "read_draft"]
 
 
 def guess_format(name: str, data: bytes) -> str | None:
@@ -50,3 +53,16 @@ def read_draft(data: bytes, name: str, fmt: str, lang: str = "en") -> Draft:
     if fmt == "csv":
         return table.read(text, name)
     raise ImportRefused([f"{name}: unknown format {fmt!r}; one of {', '.join(FORMATS)}"])
+
+
+def export_quiz(quiz: Quiz, fmt: str, lang: str) -> tuple[bytes, list[str]]:
+    """`quiz` in `lang` as a file of format `fmt` (one of EXPORT_FORMATS), and a note for
+    each question not kept as it is (a computed one drawn once, a picture left out)."""
+    prepared = prepare(quiz, lang, calculated=fmt == "moodle-xml")
+    if fmt == "moodle-xml":
+        data = moodle_xml.write(prepared)
+    elif fmt == "gift":
+        data = gift.write(prepared).encode()
+    else:
+        data = table.write(prepared).encode()
+    return data, prepared.notes

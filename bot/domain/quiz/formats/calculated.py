@@ -15,15 +15,21 @@ from __future__ import annotations
 import ast
 import math
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bot.domain.quiz.computed import DrawFailed, draw
 from bot.domain.quiz.formats.draft import Draft, DraftQuestion, key_index
-from bot.domain.quiz.formula import FormulaError, parse
+from bot.domain.quiz.formula import FormulaError, Number, parse
+from bot.domain.quiz.model import Question
+from bot.domain.quiz.template import Template
 
 if TYPE_CHECKING:
     from bot.domain.quiz.formats.moodle_xml import Node
 
 MAX_VALUES = 10_000  # as bot.domain.quiz.computed_check.MAX_VALUES
+DATASET_ITEMS = 20  # drawn sets written for Moodle (it takes up to 100)
 _WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}")
 _INLINE = re.compile(r"\{=((?:[^{}]|\{[A-Za-z_]\w*\})*)\}")
 
@@ -179,22 +185,85 @@ def _number(text: str) -> int | float:
 # --- ours -> Moodle --------------------------------------------------------------------
 
 
-def formula_to_moodle(source: str, names: set[str]) -> str:
-    """One of our formulas as Moodle writes it; Unmapped for conditions and comparisons."""
-    tree = ast.parse(source, mode="eval").body
-    return _moodle(tree, names)
+@dataclass(slots=True)
+class Calculated:
+    """A computed question as Moodle's calculatedmulti writes it."""
+
+    id: str
+    text: str  # with {p} and {=formula}
+    answers: list[tuple[str, float, str]]  # (text with {=formula}, fraction, feedback)
+    explanation: str
+    datasets: dict[str, list[Number]]  # wildcard -> items (item k of each: one draw)
+    decimals: tuple[int, int]  # (correctanswerformat: 1 decimals | 2 significant, length)
+    category: str = ""
 
 
-def _moodle(node: ast.expr, names: set[str]) -> str:
+def to_calculated(q: Question, lang: str, category: str) -> Calculated:
+    """`q` (a computed question) as a calculatedmulti; Unmapped when a formula or template
+    has no Moodle form. Its `let` values are written into the formulas that use them, and
+    its datasets are DATASET_ITEMS of our own draws (so every `where` holds)."""
+    c = q.computed
+    assert c is not None
+    subs: dict[str, str] = {p.name: f"{{{p.name}}}" for p in c.params}
+    for let in c.lets:
+        subs[let.name] = _moodle(let.formula.tree, subs)
+    answer = _moodle(c.choices[0].value.tree, subs)
+    answers = []
+    for k, choice in enumerate(c.choices):
+        local = {**subs, "value": _moodle(choice.value.tree, subs), "answer": answer}
+        why = _template(dict(choice.why_not)[lang], local) if choice.why_not else ""
+        answers.append((_template(dict(choice.text)[lang], local), 100.0 if k == 0 else 0.0,
+                        why))
+    items: dict[str, list[Number]] = {p.name: [] for p in c.params}
+    try:
+        for seed in range(DATASET_ITEMS):
+            for name, value in draw(q, seed).drawn:
+                items[name].append(value)
+    except DrawFailed as exc:
+        raise Unmapped(f"no numbers could be drawn ({exc})") from None
+    return Calculated(q.id, _template(dict(c.text.templates)[lang], subs), answers,
+                      _template(dict(c.explanation.templates)[lang], {**subs, "answer": answer}),
+                      items, _decimals(dict(c.choices[0].text)[lang], c.digits), category)
+
+
+def _template(t: Template, subs: Mapping[str, str]) -> str:
+    out = [t.pieces[0]]
+    for slot, piece in zip(t.slots, t.pieces[1:], strict=True):
+        tree = slot.formula.tree
+        percent = slot.spec.endswith("%")
+        if isinstance(tree, ast.Name) and tree.id in subs and subs[tree.id].startswith("{") \
+                and subs[tree.id].endswith("}") and not percent:
+            out.append(subs[tree.id])
+        else:
+            formula = _moodle(tree, subs)
+            out.append(f"{{=100 * {formula}}}%" if percent else f"{{={formula}}}")
+        out.append(piece)
+    return "".join(out)
+
+
+def _decimals(option: Template, digits: int) -> tuple[int, int]:
+    spec = option.slots[0].spec if option.slots else ""
+    if spec == "d":
+        return 1, 0
+    if spec[-1:] in ("f", "%"):
+        return 1, int(spec[1:-1])
+    if spec[-1:] == "g":
+        return 2, int(spec[1:-1])
+    return 2, digits
+
+
+def _moodle(node: ast.expr, subs: Mapping[str, str]) -> str:
     if isinstance(node, ast.Constant):
         return repr(node.value)
     if isinstance(node, ast.Name):
-        return f"{{{node.id}}}" if node.id in names else node.id
+        if node.id not in subs:
+            raise Unmapped(f"{node.id} has no Moodle form")
+        return subs[node.id]
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         sign = "-" if isinstance(node.op, ast.USub) else "+"
-        return f"{sign}({_moodle(node.operand, names)})"
+        return f"{sign}{_moodle(node.operand, subs)}"
     if isinstance(node, ast.BinOp):
-        a, b = _moodle(node.left, names), _moodle(node.right, names)
+        a, b = _moodle(node.left, subs), _moodle(node.right, subs)
         simple = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
         if type(node.op) in simple:
             return f"({a} {simple[type(node.op)]} {b})"
@@ -205,10 +274,9 @@ def _moodle(node: ast.expr, names: set[str]) -> str:
         if isinstance(node.op, ast.Mod):
             return f"fmod({a}, {b})"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        args = [_moodle(a, names) for a in node.args]
+        args = [_moodle(a, subs) for a in node.args]
         if node.func.id == "log2":
             return f"(log({args[0]}) / log(2))"
-        if node.func.id == "round" and len(args) == 2:
-            return f"round({args[0]}, {args[1]})"
         return f"{node.func.id}({', '.join(args)})"
-    raise Unmapped(f"{ast.unparse(node)!r} (conditions and comparisons have no Moodle form)")
+    raise Unmapped(f"{ast.unparse(node)!r} is a condition or comparison, which Moodle "
+                   "formulas do not have")

@@ -25,6 +25,7 @@ from bot.domain.quiz.formats.draft import (
     html_text,
     tidy,
 )
+from bot.domain.quiz.formats.export import Plain, Prepared
 
 _ESCAPES = {"~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "\\": "\\", "n": "\n"}
 _MARKER = re.compile(r"\s*\[(html|markdown|plain|moodle)\]", re.IGNORECASE)
@@ -199,3 +200,35 @@ def _split(text: str, char: str) -> list[str]:
         i = find(text, char, start)
     out.append(text[start:])
     return out
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def escape(text: str) -> str:
+    """`text` with GIFT's special characters escaped and line breaks as \\n."""
+    out = re.sub(r"([~=#{}:\\])", r"\\\1", text)
+    return out.replace("\r", "").replace("\n", "\\n")
+
+
+def write(prepared: Prepared) -> str:
+    """The quiz as GIFT: categories from topics, `::id::` titles, per-option feedback and
+    `####` general feedback; computed questions as one drawn version (noted)."""
+    quiz = prepared.quiz
+    out = [f"// {quiz.title.get(prepared.lang)}: exported by quizbot from the quiz "
+           f"{quiz.id!r} ({prepared.lang})", ""]
+    category = None
+    for q in prepared.questions:
+        assert isinstance(q, Plain)  # GIFT has no computed questions: prepared drawn
+        if q.image is not None:
+            prepared.notes.append(f"{q.id}: its picture is left out (GIFT carries none)")
+        wanted = q.category or quiz.title.get(prepared.lang)
+        if wanted != category:
+            out += [f"$CATEGORY: $course$/top/{wanted.replace(chr(10), ' ')}", ""]
+            category = wanted
+        out.append(f"::{escape(q.id)}::{escape(q.text)}{{")
+        for n, (text, why) in enumerate(q.options):
+            feedback = f"#{escape(why)}" if why else ""
+            out.append(f"\t{'=' if n == q.correct else '~'}{escape(text)}{feedback}")
+        out += [f"\t####{escape(q.explanation)}", "}", ""]
+    return "\n".join(out)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
+import xml.etree.ElementTree as ET  # writing only: reading goes through defusedxml
 import xml.sax
 from dataclasses import dataclass, field
 from xml.sax.xmlreader import Locator
@@ -23,6 +25,7 @@ import defusedxml.sax
 from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden
 
 from bot.domain.quiz.formats import calculated
+from bot.domain.quiz.formats.calculated import Calculated
 from bot.domain.quiz.formats.draft import (
     TRUE_FALSE,
     Draft,
@@ -33,7 +36,8 @@ from bot.domain.quiz.formats.draft import (
     html_text,
     tidy,
 )
-from bot.domain.quiz.images import MAX_IMAGE_BYTES
+from bot.domain.quiz.formats.export import Plain, Prepared
+from bot.domain.quiz.images import MAX_IMAGE_BYTES, ImageRefused, read_image
 
 MAX_DEPTH = 32  # Moodle's own files nest 6 deep
 MAX_ELEMENTS = 200_000
@@ -208,3 +212,98 @@ def _picture(file: Node, q: DraftQuestion, draft: Draft) -> None:
                               "one picture")
         return
     q.image = (name, data)
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def write(prepared: Prepared) -> bytes:
+    """The quiz as Moodle XML: a category per topic, multichoice questions (single answer)
+    with feedback, pictures as base64 <file>, computed ones as calculatedmulti."""
+    root = ET.Element("quiz")
+    root.append(ET.Comment(f" exported by quizbot from the quiz {prepared.quiz.id!r} "
+                           f"({prepared.lang}) "))
+    category = None
+    for q in prepared.questions:
+        wanted = q.category or prepared.quiz.title.get(prepared.lang)
+        if wanted != category:
+            node = ET.SubElement(root, "question", type="category")
+            _text(ET.SubElement(node, "category"), f"$course$/top/{wanted}")
+            category = wanted
+        if isinstance(q, Calculated):
+            _calculated(root, q)
+        else:
+            _multichoice(root, q, prepared)
+    ET.indent(root)
+    body = ET.tostring(root, encoding="unicode")
+    return f'<?xml version="1.0" encoding="UTF-8"?>\n{body}\n'.encode()
+
+
+def _text(parent: ET.Element, text: str, html_format: bool = False) -> ET.Element:
+    if html_format:
+        parent.set("format", "html")
+        text = html.escape(text, quote=False).replace("\n", "<br>")
+    ET.SubElement(parent, "text").text = text
+    return parent
+
+
+def _head(root: ET.Element, kind: str, qid: str, text: str, general: str) -> ET.Element:
+    node = ET.SubElement(root, "question", type=kind)
+    _text(ET.SubElement(node, "name"), qid)
+    _text(ET.SubElement(node, "questiontext"), text, html_format=True)
+    _text(ET.SubElement(node, "generalfeedback"), general, html_format=True)
+    ET.SubElement(node, "single").text = "true"
+    ET.SubElement(node, "shuffleanswers").text = "true"
+    return node
+
+
+def _multichoice(root: ET.Element, q: Plain, prepared: Prepared) -> None:
+    node = _head(root, "multichoice", q.id, q.text, q.explanation)
+    if q.image is not None:
+        try:
+            data = read_image(q.image)
+        except ImageRefused as exc:
+            prepared.notes.append(f"{q.id}: its picture is left out: {exc}")
+        else:
+            holder, text = node.find("questiontext"), node.find("questiontext/text")
+            assert holder is not None and text is not None
+            text.text = f'{text.text}<br><img src="@@PLUGINFILE@@/{q.image.name}" alt="">'
+            file = ET.SubElement(holder, "file", name=q.image.name, path="/",
+                                 encoding="base64")
+            file.text = base64.b64encode(data).decode()
+    for n, (label, why) in enumerate(q.options):
+        answer = _text(ET.SubElement(node, "answer", fraction="100" if n == q.correct else "0"),
+                       label, html_format=True)
+        _text(ET.SubElement(answer, "feedback"), why, html_format=True)
+
+
+def _calculated(root: ET.Element, q: Calculated) -> None:
+    node = _head(root, "calculatedmulti", q.id, q.text, q.explanation)
+    kind, length = q.decimals
+    for text, fraction, why in q.answers:
+        answer = ET.SubElement(node, "answer", fraction=f"{fraction:g}")
+        ET.SubElement(answer, "text").text = text
+        for tag, setting in (("tolerance", "0.01"), ("tolerancetype", "1"),
+                             ("correctanswerformat", str(kind)),
+                             ("correctanswerlength", str(length))):
+            ET.SubElement(answer, tag).text = setting
+        _text(ET.SubElement(answer, "feedback"), why, html_format=True)
+    definitions = ET.SubElement(node, "dataset_definitions")
+    for name, values in q.datasets.items():
+        d = ET.SubElement(definitions, "dataset_definition")
+        _text(ET.SubElement(d, "status"), "private")
+        _text(ET.SubElement(d, "name"), name)
+        ET.SubElement(d, "type").text = "calculated"
+        _text(ET.SubElement(d, "distribution"), "uniform")
+        decimals = max((len(f"{v}".partition(".")[2]) for v in values if isinstance(v, float)),
+                       default=0)
+        _text(ET.SubElement(d, "minimum"), f"{min(values)}")
+        _text(ET.SubElement(d, "maximum"), f"{max(values)}")
+        _text(ET.SubElement(d, "decimals"), str(decimals))
+        ET.SubElement(d, "itemcount").text = str(len(values))
+        items = ET.SubElement(d, "dataset_items")
+        for k, value in enumerate(values, 1):
+            item = ET.SubElement(items, "dataset_item")
+            ET.SubElement(item, "number").text = str(k)
+            ET.SubElement(item, "value").text = f"{value}"
+        ET.SubElement(d, "number_of_items").text = str(len(values))

@@ -14,7 +14,8 @@ The first row is the header; columns by name, in any order (case and spaces igno
 
 UTF-8 (Excel's BOM is fine), comma- or semicolon-separated (read from the header line),
 quoted as RFC 4180 says (https://www.rfc-editor.org/rfc/rfc4180). `quizbot export-quiz
---format csv` writes the same columns.
+--format csv` writes the same columns (a cell starting with = + - @ gets a leading ' so no
+spreadsheet runs it as a formula; reading strips it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import io
 import re
 
 from bot.domain.quiz.formats.draft import Draft, DraftOption, DraftQuestion, tidy
+from bot.domain.quiz.formats.export import Plain, Prepared
 
 MAX_OPTIONS = 10
 _LETTERS = "ABCDEFGHIJ"
@@ -61,6 +63,8 @@ def read(text: str, source: str) -> Draft:
 def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
     if not any(v.strip() for v in cells.values()):
         return
+    cells = {k: v[1:] if v.startswith("'") and v[1:].startswith(_FORMULA_START) else v
+             for k, v in cells.items()}
     options = []
     numbers = []
     for n in range(1, MAX_OPTIONS + 1):
@@ -80,3 +84,34 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
     draft.questions.append(DraftQuestion(
         where, cells.get("id", "").strip(), tidy(cells.get("question", "")), options,
         general=tidy(cells.get("explanation", "")), category=tidy(cells.get("category", ""))))
+
+
+# --- writing -----------------------------------------------------------------------------
+
+# A cell a spreadsheet would run as a formula (=HYPERLINK(...)) is written with a leading
+# apostrophe, as OWASP's CSV-injection advice says; reading strips it again.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(text: str) -> str:
+    return f"'{text}" if text.startswith(_FORMULA_START) else text
+
+
+def write(prepared: Prepared) -> str:
+    """The quiz as CSV with the columns `read` takes (computed questions drawn once)."""
+    width = max((len(q.options) for q in prepared.questions if isinstance(q, Plain)),
+                default=2)
+    header = ["id", "question", *(f"option{n}" for n in range(1, width + 1)), "correct",
+              "explanation", *(f"why_not{n}" for n in range(1, width + 1)), "category"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for q in prepared.questions:
+        assert isinstance(q, Plain)  # CSV has no computed questions: prepared drawn
+        if q.image is not None:
+            prepared.notes.append(f"{q.id}: its picture is left out (CSV carries none)")
+        pad = [""] * (width - len(q.options))
+        writer.writerow([_cell(x) for x in (
+            q.id, q.text, *(t for t, _ in q.options), *pad, str(q.correct + 1), q.explanation,
+            *(w for _, w in q.options), *pad, q.category)])
+    return out.getvalue()
