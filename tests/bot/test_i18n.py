@@ -72,9 +72,9 @@ def test_unknown_language_falls_back_to_default(catalogue: Catalogue):
     ("en", 1, "Nothing is due now. Next review in 1 day."),
     ("en", 2, "Nothing is due now. Next review in 2 days."),
     ("en", 5, "Nothing is due now. Next review in 5 days."),
-    ("ur", 1, "ابھی کچھ دہرانا نہیں۔ اگلی دہرائی 1 دن میں۔"),
-    ("ur", 2, "ابھی کچھ دہرانا نہیں۔ اگلی دہرائی 2 دن میں۔"),
-    ("ur", 5, "ابھی کچھ دہرانا نہیں۔ اگلی دہرائی 5 دن میں۔"),
+    ("ur", 1, "ابھی دہرانے کو کچھ نہیں۔ اگلی دہرائی 1 دن میں۔"),
+    ("ur", 2, "ابھی دہرانے کو کچھ نہیں۔ اگلی دہرائی 2 دنوں میں۔"),
+    ("ur", 5, "ابھی دہرانے کو کچھ نہیں۔ اگلی دہرائی 5 دنوں میں۔"),
 ])
 def test_waits_take_the_languages_plural_form(catalogue: Catalogue, lang: str, n: int,
                                               text: str) -> None:
@@ -94,6 +94,18 @@ def test_counts_pick_singular_or_plural_in_both_languages(catalogue: Catalogue, 
         assert due.startswith(f"{n} question is due" if n == 1 else f"{n} questions are due")
     else:
         assert ("تیار ہے" in due) == (n == 1) and ("تیار ہیں" in due) == (n != 1)
+        # "a few minutes now keeps it": the item stays remembered, agreeing in number
+        assert due.endswith("یاد رہے گا۔" if n == 1 else "یاد رہیں گے۔")
+
+
+@pytest.mark.parametrize(("answered", "members"), [(1, 5), (5, 5), (2, 1), (1, 1)])
+def test_who_summary_reads_right_whatever_the_two_counts(catalogue: Catalogue, answered: int,
+                                                         members: int) -> None:
+    # The English form follows {count}; an Urdu noun would have to follow {answered}
+    # ("5 میں سے 1 اراکین" was wrong), so the Urdu names no noun at all.
+    text = strip_isolates(catalogue.t("ur", "round.who_summary", answered=answered,
+                                      count=members))
+    assert text == f"{members} میں سے {answered} نے اس سوال کا جواب دیا۔"
 
 
 def test_no_ui_string_hedges_its_plural(catalogue: Catalogue) -> None:

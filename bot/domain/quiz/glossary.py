@@ -1,5 +1,7 @@
 """The Urdu glossary (content/glossary.yaml): one Urdu term per English term. `quizbot
-validate` warns, with file:line, where a quiz or a UI string renders a term otherwise."""
+validate` warns, with file:line, where a quiz or a UI string renders a term otherwise: a
+known wrong rendering (`wrong`), or, aligning each English field with its Urdu field, a
+term the English uses whose Urdu term the Urdu field lacks."""
 
 from __future__ import annotations
 
@@ -16,8 +18,10 @@ from bot.domain.quiz.model import Quiz, Text
 from bot.domain.quiz.yaml_lines import LineLoader, LineMap
 
 GLOSSARY_FILE = "glossary.yaml"
-_TERM_KEYS = {"en", "ur", "note", "wrong"}
+_TERM_KEYS = {"en", "ur", "note", "wrong", "match", "forms"}
+_LATIN = re.compile(r"[A-Za-z]")
 _GLOSS = re.compile(r"\([^()\u0600-\u06ff]*\)")
+_PLACEHOLDER = re.compile(r"\{[^{}\s]*\}")  # a UI string's {state} is a name, not a word
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +30,18 @@ class Term:
     ur: str
     note: str = ""
     wrong: tuple[re.Pattern[str], ...] = ()
+    # Where the English uses the term (None: never checked by alignment) and the Urdu
+    # renderings that count as the term (its inflections; the Latin term where kept).
+    match: re.Pattern[str] | None = None
+    forms: tuple[re.Pattern[str], ...] = ()
+
+    def used_in(self, english: str) -> str | None:
+        """The English words that use this term in `english`, else None."""
+        found = self.match.search(english) if self.match is not None else None
+        return found.group(0) if found else None
+
+    def rendered_in(self, urdu: str) -> bool:
+        return any(form.search(urdu) for form in self.forms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +54,27 @@ class Glossary:
         """(the wrong rendering found, its term) for each known wrong rendering in `text`;
         an English gloss in brackets after the Urdu term, "(bubbles)", is not one."""
         glosses = [m.span() for m in _GLOSS.finditer(text)]
+        glosses += [m.span() for m in _PLACEHOLDER.finditer(text)]
         for term in self.terms:
             for pattern in term.wrong:
                 for match in pattern.finditer(text):
                     if not any(a <= match.start() and match.end() <= b for a, b in glosses):
                         yield match.group(0), term
+
+    def missing(self, english: str, urdu: str) -> Iterator[tuple[str, Term]]:
+        """(the English words, their term) for each term `english` uses whose Urdu term
+        `urdu` lacks; a longer term that holds a shorter one ("sequence parallelism",
+        "sequence") answers for the words it covers."""
+        covered = [m.span() for m in _PLACEHOLDER.finditer(english)]
+        for term in sorted(self.terms, key=lambda t: -len(t.en)):
+            if term.match is None:
+                continue
+            spans = [m.span() for m in term.match.finditer(english)]
+            own = [(a, b) for a, b in spans
+                   if not any(c <= a and b <= d for c, d in covered)]
+            covered += spans
+            if own and not term.rendered_in(urdu):
+                yield english[own[0][0]:own[0][1]], term
 
 
 def is_glossary(path: Path) -> bool:
@@ -99,7 +131,42 @@ def _term(item: Any, where: str, problems: list[str]) -> Term | None:
             patterns.append(re.compile(w, re.IGNORECASE))
         except re.error as exc:
             problems.append(f"{where}.wrong {w!r} is not a regular expression: {exc}")
-    return Term(en.strip(), ur.strip(), str(note).strip(), tuple(patterns))
+    en, ur = en.strip(), ur.strip()
+    match_text = item.get("match", _default_match(en))
+    form_texts = item.get("forms", _default_forms(ur))
+    if not isinstance(match_text, str) or not isinstance(form_texts, list) \
+            or not all(isinstance(f, str) and f for f in form_texts):
+        problems.append(f"{where}: `match` must be a regular expression ('' for none) and "
+                        "`forms` a list of them")
+        return None
+    if _LATIN.search(ur) and "forms" not in item:  # kept in Latin: its English forms count
+        form_texts = [match_text or re.escape(ur)]
+    match = _compile(match_text, f"{where}.match", problems) if match_text else None
+    forms = [_compile(f, f"{where}.forms", problems) for f in form_texts]
+    return Term(en, ur, str(note).strip(), tuple(patterns), match,
+                tuple(f for f in forms if f is not None))
+
+
+def _default_match(en: str) -> str:
+    """The English term as a whole word, with a plural -s: "stage" finds "stages" but not
+    "multi-stage" or "staged"."""
+    words = r"[ -]".join(re.escape(w) for w in en.split())
+    return rf"(?<![-\w]){words}(?:e?s)?(?![-\w])"
+
+
+def _default_forms(ur: str) -> list[str]:
+    """The Urdu term; for a verb (اکٹھا کرنا) its stem, so that اکٹھے کیے counts too."""
+    if ur.endswith(" کرنا"):
+        return [re.escape(ur[: -len(" کرنا")].rstrip("ایےہ"))]
+    return [re.escape(ur)]
+
+
+def _compile(text: str, where: str, problems: list[str]) -> re.Pattern[str] | None:
+    try:
+        return re.compile(text, re.IGNORECASE)
+    except re.error as exc:
+        problems.append(f"{where} {text!r} is not a regular expression: {exc}")
+        return None
 
 
 def glossary_for(quiz_file: Path, fallback: Path) -> Path | None:
@@ -122,12 +189,31 @@ def glossary_warnings(glossary: Glossary, quiz: Quiz) -> list[str]:
             fields += [(f"questions[{i}].options[{j}].text", o.text, o.line),
                        (f"questions[{i}].options[{j}].why_not", o.why_not, o.line)]
         fields.append((f"questions[{i}].explanation", q.explanation, q.line))
+        fields.append((f"questions[{i}].takeaway", q.takeaway, q.line))
     lines = _file_lines(quiz.source)
     out = []
     for path, text, start in fields:
-        if text is not None:
-            out += _warn(glossary, quiz.source, lines, path, text.get(glossary.language), start)
+        if text is None:
+            continue
+        urdu = dict(text.values).get(glossary.language)
+        if urdu is None:
+            continue
+        out += _warn(glossary, quiz.source, lines, path, urdu, start)
+        english = dict(text.values).get("en")
+        if english:
+            out += _align(glossary, quiz.source, lines, path, english, urdu, start)
     return out
+
+
+def _align(glossary: Glossary, source: str, lines: list[str], path: str, english: str,
+           urdu: str, start: int) -> list[str]:
+    """A term the English field uses whose Urdu term its Urdu field lacks (a term already
+    reported as misrendered in this field is not reported twice)."""
+    start = _line_of(lines, start, urdu.strip()[:40])
+    misrendered = {term.en for _, term in glossary.misrenderings(urdu)}
+    return [f"{source}:{start}: {path} ({glossary.language}) does not render "
+            f"{term.en!r} (English: {words!r}) with the glossary's {term.ur!r}"
+            for words, term in glossary.missing(english, urdu) if term.en not in misrendered]
 
 
 def strings_warnings(glossary: Glossary, path: Path) -> list[str]:
@@ -140,24 +226,37 @@ def strings_warnings(glossary: Glossary, path: Path) -> list[str]:
     data = yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)
     if not isinstance(data, LineMap):
         return []
+    english_file = path.with_name(f"en{path.suffix}")
+    english = yaml.safe_load(english_file.read_text(encoding="utf-8")) \
+        if english_file.is_file() else {}
     lines = _file_lines(str(path))
     out = []
     for key, value in data.items():
         if isinstance(value, str):
-            out += _warn(glossary, str(path), lines, key, value, data.key_lines.get(key, 1))
+            start = data.key_lines.get(key, 1)
+            out += _warn(glossary, str(path), lines, key, value, start)
+            en = english.get(key) if isinstance(english, dict) else None
+            if isinstance(en, str):
+                out += _align(glossary, str(path), lines, key, en, value, start)
     return out
 
 
 def _po_warnings(glossary: Glossary, path: Path) -> list[str]:
-    """Each translated form (msgstr, msgstr[n]) of a .po file, under its msgctxt key."""
+    """Each translated form (msgstr, msgstr[n]) of a .po file, under its msgctxt key,
+    aligned with its English (msgid for the first form, msgid_plural for the others)."""
     lines = _file_lines(str(path))
-    out, key = [], ""
+    out, key, english = [], "", {"msgid": "", "msgid_plural": ""}
     for n, line in enumerate(lines, 1):
-        if line.startswith("msgctxt "):
-            key = line[len("msgctxt "):].strip().strip('"')
-        elif line.startswith("msgstr") and key:
-            text = line.split(" ", 1)[1].strip() if " " in line else ""
-            out += _warn(glossary, str(path), lines, key, text.strip('"'), n)
+        head, _, rest = line.partition(" ")
+        text = rest.strip().strip('"')
+        if head == "msgctxt":
+            key = text
+        elif head in english:
+            english[head] = text
+        elif head.startswith("msgstr") and key:
+            out += _warn(glossary, str(path), lines, key, text, n)
+            en = english["msgid" if head in ("msgstr", "msgstr[0]") else "msgid_plural"]
+            out += _align(glossary, str(path), lines, key, en, text, n)
     return out
 
 
