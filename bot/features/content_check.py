@@ -24,6 +24,7 @@ from bot.domain.quiz.glossary import (
     load_glossary,
     strings_warnings,
 )
+from bot.domain.quiz.lint import lint_warnings
 from bot.domain.quiz.sampling import SAMPLES, drawn_warnings
 from bot.present.i18n import LOCALES_DIR
 from bot.present.limits import check_rendered_sizes
@@ -50,7 +51,8 @@ def check_paths(paths: Sequence[Path], *, ui_strings: bool = True) -> Checked:
         out.summaries.append(f"{quiz.source}: {quiz.id} ({quiz.level}), "
                              f"{len(quiz.questions)} questions{numbers}, languages "
                              f"{', '.join(quiz.languages)}")
-        out.warnings += quality_warnings(quiz) + drawn_warnings(quiz) + takeaway_warnings(quiz)
+        out.warnings += (quality_warnings(quiz) + drawn_warnings(quiz) + takeaway_warnings(quiz)
+                         + lint_warnings(quiz))
         found = glossary_for(Path(quiz.source), default_content_dir())
         if found is not None:
             try:

@@ -167,7 +167,7 @@ def test_an_answer_outside_its_bounds_is_reported_at_the_bounds(tmp_path: Path) 
     assert len(problems) == 1
     assert problems[0].startswith(f"{path}:{line_of(path, 'bounds:')}: questions[0] (bubble): "
                                   "the answer ")
-    assert "leaves the bounds [0.0, 0.25]" in problems[0]
+    assert "leaves the bounds [0, 0.25]" in problems[0]
 
 
 def test_validate_exits_1_and_prints_the_sampled_problem(tmp_path: Path, capsys) -> None:

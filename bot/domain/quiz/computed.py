@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from bot.domain.pipeline import ScheduleSpec
 from bot.domain.quiz.computed_spec import (
+    Bound,
     Choice,
     Computed,
     DrawFailed,
@@ -29,7 +30,7 @@ from bot.domain.quiz.formula import Formula, FormulaError, Number
 from bot.domain.quiz.model import Option, Question, Text
 from bot.domain.quiz.template import Template
 
-__all__ = ["Choice", "Computed", "DrawFailed", "Field", "Let", "Param", "Rejected"]
+__all__ = ["Bound", "Choice", "Computed", "DrawFailed", "Field", "Let", "Param", "Rejected"]
 
 MAX_TRIES = 50
 CACHE_SIZE = 256  # drawn questions kept per computed question (~8 kB each; safe to drop)
@@ -66,11 +67,16 @@ def attempt(question: Question, key: str, tries: int = 0) -> Question | Rejected
             values.append(_number(choice.value(env), choice.value))
     except FormulaError as exc:
         return Rejected(f"{exc} (with {drawn_text(env)})", line, fatal=True)
-    answer = values[0]
-    if c.bounds is not None and not c.bounds[0] <= answer <= c.bounds[1]:
-        return Rejected(f"the answer {answer:g} leaves the bounds {list(c.bounds)} "
-                        f"(with {drawn_text(env)})", c.bounds_line, fatal=True)
-    env["answer"] = answer
+    env["answer"] = values[0]
+    for bound in c.bounds:
+        try:
+            x, low, high = float(env[bound.name]), float(bound.low(env)), float(bound.high(env))
+        except FormulaError as exc:
+            return Rejected(f"{exc} (with {drawn_text(env)})", bound.line, fatal=True)
+        if not low <= x <= high:
+            what = "the answer" if bound.name == "answer" else bound.name
+            return Rejected(f"{what} {x:g} leaves the bounds [{low:g}, {high:g}] "
+                            f"(with {drawn_text(env)})", bound.line, fatal=True)
     try:
         return _filled(question, c, env, values)
     except _Coincide as exc:
@@ -105,6 +111,18 @@ def draw(question: Question, seed: int) -> Question:
             return got
         last = got
     raise DrawFailed(last)
+
+
+def drawn_values(question: Question, seed: int) -> tuple[dict[str, Number], list[Number]]:
+    """The numbers behind one draw (what `draw` shows for this seed): the parameters and
+    `let` values, and each option's value, the answer first then the mistakes in file order.
+    DrawFailed as `draw`."""
+    c = question.computed
+    assert c is not None
+    env: dict[str, Number] = dict(draw(question, seed).drawn)
+    for let in c.lets:
+        env[let.name] = _number(let.formula(env), let.formula)
+    return env, [_number(choice.value(env), choice.value) for choice in c.choices]
 
 
 def shown_text(question: Question, lang: str, seed: int | None) -> str:

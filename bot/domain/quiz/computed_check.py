@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from bot.domain.pipeline import KINDS
 from bot.domain.quiz.computed import (
     RESERVED,
+    Bound,
     Choice,
     Computed,
     Field,
@@ -36,7 +37,7 @@ from bot.domain.results import Reference
 
 COMPUTED_KEYS = {"id", "text", "params", "let", "where", "answer", "bounds", "digits",
                  "option", "mistakes", "explanation", "references", "schedule", "tolerance",
-                 "takeaway", "topics"}
+                 "min_gap", "takeaway", "topics"}
 COMPUTED_REQUIRED = {"id", "text", "params", "answer", "mistakes", "explanation"}
 MISTAKE_KEYS = {"name", "value", "text", "why_not"}
 NAME_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9_]{0,19}")
@@ -95,16 +96,18 @@ class ComputedChecker:
         mistakes = self.mistakes(known, default_option)
         text = self.template_field("text", known, max_len=1500)
         explanation = self.template_field("explanation", known | {"answer"}, max_len=1500)
-        bounds = self.bounds()
+        bounds = self.bounds(known | {"answer"})
         digits = self.digits()
-        tolerance = self.tolerance()
+        tolerance = self.relative("tolerance", 0.02, "tolerance")
+        min_gap = self.relative("min_gap", 0.05, "gap between any two options")
         schedule = self.schedule(known)
         references = self.ck.references(self.q, self.path)
         if not self.ok or references is None or not isinstance(qid, str) or answer_value is None:
             return None
         computed = Computed(tuple(params), tuple(lets), tuple(where), (answer, *mistakes),
-                            text, explanation, bounds, self.line("bounds"), digits, schedule,
-                            tolerance, self.line("schedule"))
+                            text, explanation, bounds=bounds, digits=digits,
+                            schedule=schedule, tolerance=tolerance,
+                            schedule_line=self.line("schedule"), min_gap=min_gap)
         if not self.cost_ok(computed):
             return None
         text_src = sources(text)
@@ -345,19 +348,36 @@ class ComputedChecker:
             lines.append((lang, lline))
         return Field(full, tuple(out), tuple(lines))
 
-    def bounds(self) -> tuple[float, float] | None:
-        value = self.q.get("bounds")
+    def bounds(self, known: set[str]) -> tuple[Bound, ...]:
+        """`bounds: [low, high]` (the answer's) or `{name: [low, high], ...}` for any
+        parameter, `let` or the answer, each limit a number or a formula."""
+        value, line = self.q.get("bounds"), self.line("bounds")
+        where = f"{self.path}.bounds"
         if value is None:
-            return None
-        line, where = self.line("bounds"), f"{self.path}.bounds"
-        pair = (isinstance(value, list) and len(value) == 2
-                and all(_is_number(x) for x in value))
-        if pair and not self.finite(value, line, where):
-            return None
-        if not pair or value[0] > value[1]:
-            self.error(line, where, f"must be [low, high] numbers, got {_short(value)}")
-            return None
-        return float(value[0]), float(value[1])
+            return ()
+        items = value if isinstance(value, dict) else {"answer": value}
+        out = []
+        for name, limits in items.items():
+            bline = int(getattr(items, "key_lines", {}).get(str(name), line))
+            bwhere = f"{where}.{name}" if isinstance(value, dict) else where
+            if name not in known:
+                self.error(bline, bwhere, f"names {name!r}, not a parameter, a `let` or "
+                           f"the answer (known: {', '.join(sorted(known))})")
+                continue
+            if not isinstance(limits, list) or len(limits) != 2:
+                self.error(bline, bwhere, f"must be [low, high] (numbers or formulas), "
+                           f"got {_short(limits)}")
+                continue
+            numbers = [x for x in limits if _is_number(x)]
+            if numbers and not self.finite(numbers, bline, bwhere):
+                continue
+            low, high = (self.formula(x, bline, bwhere, known) for x in limits)
+            if (low is not None and high is not None and not low.names and not high.names
+                    and float(low({})) > float(high({}))):
+                self.error(bline, bwhere, f"has low above high: {_short(limits)}")
+            elif low is not None and high is not None:
+                out.append(Bound(str(name), low, high, line=bline))
+        return tuple(out)
 
     def digits(self) -> int:
         value = self.q.get("digits", 3)
@@ -367,15 +387,16 @@ class ComputedChecker:
             return 3
         return value
 
-    def tolerance(self) -> float:
-        """How far a typed number may be from the answer, relative (0.02 = 2 %)."""
-        value = self.q.get("tolerance", 0.02)
+    def relative(self, key: str, default: float, what: str) -> float:
+        """A relative distance (0.02 = 2 %) above 0 and at most 0.25: `tolerance` (how far
+        a typed number may be from the answer) or `min_gap` (between any two options)."""
+        value = self.q.get(key, default)
         if (isinstance(value, bool) or not isinstance(value, (int, float))
                 or not 0 < value <= 0.25):
-            self.error(self.line("tolerance"), f"{self.path}.tolerance",
-                       f"must be a relative tolerance above 0 and at most 0.25 (0.02 = 2 %), "
+            self.error(self.line(key), f"{self.path}.{key}",
+                       f"must be a relative {what} above 0 and at most 0.25 (0.02 = 2 %), "
                        f"got {value!r}")
-            return 0.02
+            return default
         return float(value)
 
     def schedule(self, known: set[str]) -> tuple[str, Formula, Formula, Formula | None] | None:
@@ -405,6 +426,7 @@ def cost_of(c: Computed) -> int:
     formulas += [slot.formula for t in templates for slot in t.slots]
     if c.schedule is not None:
         formulas += [f for f in c.schedule[1:] if f is not None]
+    formulas += [f for b in c.bounds for f in (b.low, b.high)]
     return sum(f.size for f in formulas)
 
 

@@ -46,6 +46,17 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
+class Bound:
+    """A physical limit every draw must keep: `name` (a parameter, a `let` or `answer`)
+    within low..high, themselves formulas ("per_gpu within the GPU the question names")."""
+
+    name: str
+    low: Formula
+    high: Formula
+    line: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class Field:
     """A localized template and where it stands (for messages)."""
 
@@ -62,13 +73,14 @@ class Computed:
     choices: tuple[Choice, ...]  # choices[0] is the answer
     text: Field
     explanation: Field
-    bounds: tuple[float, float] | None = None
-    bounds_line: int = 0
+    bounds: tuple[Bound, ...] = ()
     digits: int = 3
     schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
     # A typed answer within this relative distance of the answer counts as right.
     tolerance: float = 0.02
     schedule_line: int = 0
+    # Any two options differ by at least this much, relative (`validate` warns otherwise).
+    min_gap: float = 0.05
     # drawn Questions by (seed, language-free key); typed Any so this module needs no model
     _cache: OrderedDict[tuple[int, str], Any] = field(
         default_factory=OrderedDict, init=False, repr=False, compare=False, hash=False)

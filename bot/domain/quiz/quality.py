@@ -25,7 +25,7 @@ _PLAIN = re.compile(r"[^\W\d_]+")
 _NUMBER = re.compile(
     r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)(?![A-Za-z])(?:\s*/\s*(\d[\d,]*(?:\.\d+)?))?")
 # Function words that say nothing about the answer, per language; content words are the rest.
-_STOP = {
+STOP_WORDS = {
     "en": set("""about above after again against also among another because been before
         being both does down during each either every from have having here into itself just
         like more most much must next none once only other over same since such than that
@@ -119,7 +119,7 @@ def question_cues(q: Question, lang: str) -> Iterator[str]:
 
 
 def _content(text: str, lang: str) -> set[str]:
-    stop = _STOP.get(lang, set())
+    stop = STOP_WORDS.get(lang, set())
     shortest = 4 if lang == "en" else 3
     return {w for w in (m.group(0).lower() for m in _PLAIN.finditer(text))
             if len(w) >= shortest and w not in stop}

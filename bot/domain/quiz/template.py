@@ -2,7 +2,9 @@
 
 A placeholder is ``{formula}`` or ``{formula:spec}``; ``{{`` and ``}}`` are literal braces.
 Specs: ``d`` (a whole number), ``.Nf`` (N decimals), ``.N%`` (a percentage with N decimals),
-``.Ng`` (N significant digits). Without a spec a whole number shows whole and any other
+``.Ng`` (N significant digits). ``{if formula: words|other words}`` shows the first words
+when the formula holds and the others when not (either may be empty), so a template says
+"far over" only when the drawn numbers are. Without a spec a whole number shows whole and any other
 number with `digits` significant digits. Thousands are grouped with a comma ("12,288").
 Numbers use Latin digits in every language: the renderer isolates each left-to-right run
 inside right-to-left text (`bot.present.i18n.isolate_latin`), so a filled-in formula such
@@ -26,6 +28,8 @@ DEFAULT_DIGITS = 3
 class Slot:
     formula: Formula
     spec: str
+    # `{if cond: then|else}`: the words shown when `formula` holds, and when not.
+    branches: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,11 @@ class Template:
         """The text with every placeholder's value formatted; FormulaError on failure."""
         out = [self.pieces[0]]
         for slot, piece in zip(self.slots, self.pieces[1:], strict=True):
-            out.append(format_number(slot.formula(env), slot.spec, digits=digits))
+            value = slot.formula(env)
+            if slot.branches is not None:
+                out.append(slot.branches[0] if value else slot.branches[1])
+            else:
+                out.append(format_number(value, slot.spec, digits=digits))
             out.append(piece)
         return "".join(out)
 
@@ -72,19 +80,34 @@ def compile_template(source: str) -> Template:
             if end < 0:
                 raise FormulaError(f"has a '{{' without its '}}' at character {i + 1}")
             body = source[i + 1:end]
-            expr, _, spec = body.rpartition(":") if ":" in body else (body, "", "")
-            spec = spec.strip()
-            if spec and not _SPEC.fullmatch(spec):
-                raise FormulaError(f"{{{body}}} has the format {spec!r}; use d, .Nf, .N% or .Ng")
             pieces.append("".join(literal))
             literal = []
-            slots.append(Slot(parse(expr), spec))
+            slots.append(_condition(body) if body.startswith("if ") else _placeholder(body))
             i = end + 1
         else:
             literal.append(ch)
             i += 1
     pieces.append("".join(literal))
     return Template(source, tuple(pieces), tuple(slots))
+
+
+def _placeholder(body: str) -> Slot:
+    """`formula` or `formula:spec`."""
+    expr, _, spec = body.rpartition(":") if ":" in body else (body, "", "")
+    spec = spec.strip()
+    if spec and not _SPEC.fullmatch(spec):
+        raise FormulaError(f"{{{body}}} has the format {spec!r}; use d, .Nf, .N% or .Ng")
+    return Slot(parse(expr), spec)
+
+
+def _condition(body: str) -> Slot:
+    """`if formula: words|other words`: the words that agree with the drawn numbers."""
+    cond, colon, words = body[3:].partition(":")
+    then, bar, other = words.partition("|")
+    if not colon or not bar or "|" in other:
+        raise FormulaError(f"{{{body}}} must read {{if condition: words|other words}} "
+                           "(one ':' and one '|')")
+    return Slot(parse(cond), "", (then.strip(), other.strip()))
 
 
 def format_number(value: Number | bool, spec: str = "", *, digits: int = DEFAULT_DIGITS) -> str:
