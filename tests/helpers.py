@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from bot.domain.quiz import Quiz
-from bot.domain.results import QuestionPrompt
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt
+from bot.features.engine import Engine
 
 
 def right_option(quizzes: dict[str, Quiz], prompt: QuestionPrompt) -> int:
@@ -16,3 +17,20 @@ def right_option(quizzes: dict[str, Quiz], prompt: QuestionPrompt) -> int:
 
 def wrong_option(quizzes: dict[str, Quiz], prompt: QuestionPrompt) -> int:
     return (right_option(quizzes, prompt) + 1) % len(prompt.options)
+
+
+async def play_through(engine: Engine, actor: Actor, quiz_id: str, *, miss: int = 0
+                       ) -> AnswerResult:
+    """Finish `quiz_id` for `actor` through the engine, missing the first `miss` questions;
+    the last answer's result (with the summary)."""
+    quizzes = dict(engine.library.quizzes)
+    prompt: QuestionPrompt | None = await engine.restart(actor, quiz_id)
+    while True:
+        assert prompt is not None
+        pick = wrong_option if prompt.position < miss else right_option
+        result = await engine.answer(actor, prompt.session_id, prompt.position,
+                                     pick(quizzes, prompt))
+        assert isinstance(result, AnswerResult)
+        if result.summary is not None:
+            return result
+        prompt = result.next

@@ -47,7 +47,8 @@ OPS = ("backup", "restore", "stats", "export", "check")
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(
-        prog="quizbot", description="A hard quiz on model and pipeline parallelism.")
+        prog="quizbot", description="Quizzes on model and pipeline parallelism, from first "
+                                    "steps to expert.")
     parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -58,6 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
     play.add_argument("--review", action="store_true",
                       help="review the questions due for you now, across every quiz")
+
+    listing = sub.add_parser("list", help="the quizzes, one line each (id, title, questions, "
+                                          "level, your best score)")
+    listing.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
+    listing.add_argument("--user", metavar="NAME", help="whose best scores (default: you)")
+    listing.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
 
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
     run.add_argument("--config", metavar="PATH", type=Path, required=True)
@@ -115,7 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "copy-db":
             return copy_db(args.source, args.target)
         config = load_config(args.config)
-        setup_logging(config, quiet=args.command == "play")
+        setup_logging(config, quiet=args.command in ("play", "list"))
+        if args.command == "list":
+            from adapters.terminal.play import list_quizzes
+
+            return list_quizzes(config, lang=args.lang, user=args.user or getpass.getuser())
         if args.command == "play":
             from adapters.terminal.play import play
 

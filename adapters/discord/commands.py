@@ -62,6 +62,10 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
                                 ) -> list[app_commands.Choice[str]]:
         return await flows_of(interaction).quiz_choices(interaction, current)
 
+    @app_commands.command(name="quizzes", description=text("command.quizzes"))
+    async def quizzes(interaction: discord.Interaction[Any]) -> None:
+        await flows_of(interaction).quizzes(interaction)
+
     @app_commands.command(name="review", description=text("command.review"))
     @app_commands.describe(what=text("command.param_what"))
     async def review(interaction: discord.Interaction[Any],
@@ -136,7 +140,7 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def round_skip(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).skip(interaction)
 
-    return [quiz, review, settings, remind, stats, leaderboard, language, dashboard, reset,
+    return [quiz, quizzes, review, settings, remind, stats, leaderboard, language, dashboard, reset,
             help_, reload, round_]
 
 

@@ -100,7 +100,13 @@ class Flows:
         """/quiz [quiz]: start, or resume the unfinished session."""
         actor = actor_of(interaction)
         prompt = await self._do(interaction, self.engine.start(actor, quiz_id or None))
-        await self.deliver(interaction, self.plan.asked(prompt, actor))
+        await self.deliver(interaction, self.plan.asked(prompt, actor, more=not quiz_id))
+
+    async def quizzes(self, interaction: discord.Interaction[Any]) -> None:
+        """/quizzes: the catalogue, one button per quiz."""
+        actor = actor_of(interaction)
+        quizzes = await self._do(interaction, self.engine.catalogue(actor))
+        await self.deliver(interaction, self.plan.catalogue(quizzes, actor))
 
     async def review(self, interaction: discord.Interaction[Any], what: str = "due") -> None:
         """/review: the due questions of every quiz; /review last: last time's misses."""
@@ -181,7 +187,8 @@ class Flows:
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         """/help: what the bot does, with a Start button."""
         lang = await timely(interaction, self.lang(interaction))
-        reply = self.plan.help(lang, self.engine.quiz_info(lang), actor_of(interaction))
+        reply = self.plan.help(lang, self.engine.quiz_info(lang), actor_of(interaction),
+                               quizzes=len(self.engine.quiz_infos(lang)))
         await self.deliver(interaction, reply)
 
     async def reload(self, interaction: discord.Interaction[Any]) -> None:

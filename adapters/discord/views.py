@@ -19,6 +19,7 @@ from bot.domain.results import Where
 from bot.present.plan import Button, Card
 from bot.present.render import Markup
 
+MAX_ROWS = 5  # action rows per message, and buttons per row
 MESSAGE_LIMIT = 2000  # characters in a message's content; an embed description holds 4096
 COLOUR = discord.Colour.blurple()
 
@@ -159,7 +160,7 @@ def message_of(card: Card) -> dict[str, Any]:
     else:
         message["content"] = card.body
     items: list[discord.ui.Item[Any]] = []
-    for number, row in enumerate(card.rows):  # the plan's rows stay rows (e.g. sure / guess)
+    for number, row in enumerate(_rows(card.rows)):  # the plan's rows stay rows (sure / guess)
         for b in row:
             item = button_of(b)
             item.row = number
@@ -167,6 +168,16 @@ def message_of(card: Card) -> dict[str, Any]:
     if items:  # no view at all otherwise: send_message refuses view=None
         message["view"] = _frozen(*items)
     return message
+
+
+def _rows(rows: tuple[tuple[Button, ...], ...]) -> list[tuple[Button, ...]]:
+    """The plan's rows, or, past Discord's 5 rows of 5 buttons (a catalogue of 6 quizzes, a
+    button each), the same buttons in order, evenly over 5 rows at most."""
+    if len(rows) <= MAX_ROWS:
+        return list(rows)
+    flat = [b for row in rows for b in row][:MAX_ROWS * MAX_ROWS]
+    per_row = -(-len(flat) // MAX_ROWS)
+    return [tuple(flat[i:i + per_row]) for i in range(0, len(flat), per_row)]
 
 
 def edit_of(card: Card) -> dict[str, Any]:

@@ -61,7 +61,8 @@ class Handlers:
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
         commands: dict[str, Step] = {
-            "start": self.start, "quiz": self.quiz, "review": self.review,
+            "start": self.start, "quiz": self.quiz, "quizzes": self.quizzes,
+            "review": self.review,
             "stats": self.stats, "leaderboard": self.leaderboard, "language": self.language,
             "reset": self.reset, "help": self.help, "settings": self.settings,
             "remind": self.remind, "dashboard": self.dashboard,
@@ -155,13 +156,19 @@ class Handlers:
             return await self._solo(turn, lambda: self.engine.start(turn.actor, args[0]),
                                     args[0])
         lang = await self.engine.language(turn.actor)
-        return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor)
+        return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor,
+                                 quizzes=len(self.engine.quiz_infos(lang)))
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quiz [id]: resume the unfinished session or start one; in a group, a button
-        that opens it in a private chat (a group must not fill up with solo questions)."""
+        that opens it in a private chat (a group must not fill up with solo questions).
+        Without an id: the default quiz at once, with one line naming /quizzes."""
         return await self._solo(turn, lambda: self.engine.start(turn.actor, _first(args)),
-                                _first(args))
+                                _first(args), more=not args)
+
+    async def quizzes(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/quizzes: the catalogue, one button per quiz."""
+        return self.plan.catalogue(await self.engine.catalogue(turn.actor), turn.actor)
 
     async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/review: the due questions of every quiz; /review last [id]: last time's misses."""
@@ -171,14 +178,14 @@ class Handlers:
         return await self._solo(turn, lambda: self.engine.review_due(turn.actor), REVIEW_LINK)
 
     async def _solo(self, turn: Turn, opening: Callable[[], Awaitable[QuestionPrompt]],
-                    quiz_id: str | None) -> Reply:
+                    quiz_id: str | None, *, more: bool = False) -> Reply:
         """A solo session's question: here in a private chat; in a group, one message with a
         button that opens it in a private chat instead (a group must not fill up with
         everyone's questions; Telegram allows ~20 messages a minute in one)."""
         link = await self._private_link(turn, quiz_id)
         if link is not None:
             return link
-        return self.plan.asked(await opening(), turn.actor)
+        return self.plan.asked(await opening(), turn.actor, more=more)
 
     async def _private_link(self, turn: Turn, quiz_id: str | None) -> Reply | None:
         if turn.actor.chat_id is None or self.rounds is None:
@@ -239,7 +246,8 @@ class Handlers:
     async def help(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/help: what the bot can do."""
         lang = await self.engine.language(turn.actor)
-        return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor)
+        return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor,
+                              quizzes=len(self.engine.quiz_infos(lang)))
 
     async def reload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/reload (admins): re-read the quiz files."""

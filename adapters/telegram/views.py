@@ -23,8 +23,8 @@ from bot.present.i18n import Catalogue
 from bot.present.plan import Button, Card
 
 PLATFORM = "telegram"
-COMMANDS = ("start", "quiz", "review", "stats", "leaderboard", "language", "settings", "remind",
-            "dashboard", "reset", "help", "round")
+COMMANDS = ("start", "quiz", "quizzes", "review", "stats", "leaderboard", "language",
+            "settings", "remind", "dashboard", "reset", "help", "round")
 GROUP_CHATS = frozenset({Chat.GROUP, Chat.SUPERGROUP})
 
 

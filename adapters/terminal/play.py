@@ -19,10 +19,11 @@ from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
 from bot.domain.learning import DUE_QUIZ
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
 from bot.present.plan import Card, Planner, Reply
-from bot.present.render import LETTERS, PLAIN, Markup
+from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
+LIST_COMMAND = "quizbot list"
 
 
 def _markup() -> Markup:
@@ -48,7 +49,8 @@ class TerminalGame:
     def __init__(self, app: App, runner: asyncio.Runner, actor: Actor) -> None:
         self.app, self.runner, self.actor = app, runner, actor
         self.cat = app.catalogue
-        self.plan = Planner(app.catalogue, _markup(), shared_chats=False)
+        self.plan = Planner(app.catalogue, _markup(), shared_chats=False,
+                            catalogue_command=LIST_COMMAND)
 
     def call(self, coro: Awaitable[T]) -> T:
         """Run one engine call to completion on the game's event loop."""
@@ -83,10 +85,12 @@ class TerminalGame:
             print()
             print(wrap(card_text(card)))
 
-    def play_session(self, prompt: QuestionPrompt) -> AnswerResult | None:
-        """Ask every remaining question of the session; return the last result."""
+    def play_session(self, prompt: QuestionPrompt, *, more: bool = False
+                     ) -> AnswerResult | None:
+        """Ask every remaining question of the session; return the last result. `more`:
+        the quiz was not named, so the first question names `quizbot list`."""
         engine, quiz_id = self.app.engine, prompt.quiz_id
-        self.show(self.plan.asked(prompt, self.actor))
+        self.show(self.plan.asked(prompt, self.actor, more=more))
         while True:
             option = self.choose(prompt)
             try:
@@ -129,7 +133,7 @@ class TerminalGame:
                 print(self.cat.t(self.call(engine.language(self.actor)), exc.key, **exc.params))
             return
         prompt = self.call(engine.start(self.actor, quiz_id))
-        last = self.play_session(prompt)
+        last = self.play_session(prompt, more=quiz_id is None)
         while last is not None and last.summary is not None and last.summary.missed:
             missed = len(last.summary.missed)
             answer = self.read(self.cat.t(last.lang, "terminal.offer_review", count=missed))
@@ -144,6 +148,22 @@ def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
         return runner.run(app.engine.language(actor))
     except QuizError:
         return app.engine.default_lang
+
+
+def list_quizzes(config: Config, *, lang: str | None, user: str) -> int:
+    """`quizbot list`: every quiz, one line each (id, title, questions, level, your best)."""
+    actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
+
+    async def lines() -> list[str]:
+        async with open_app(config) as app:
+            if lang:
+                await app.engine.set_language(actor, lang)
+            quizzes = await app.engine.catalogue(actor)
+            return catalogue_lines(app.catalogue, quizzes)
+
+    for line in asyncio.run(lines()):
+        print(line)
+    return 0
 
 
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,

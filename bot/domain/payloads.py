@@ -211,6 +211,13 @@ class ResetPayload(OwnedPayload):
 
 
 @dataclass(frozen=True, slots=True)
+class QuizzesPayload(OwnedPayload):
+    """Open the catalogue: every quiz, each a button that starts it."""
+
+    action: ClassVar[str] = "list"
+
+
+@dataclass(frozen=True, slots=True)
 class WhoPagePayload(OwnedPayload):
     """A page of a private "Who answered?" list: `arg` is <round>-<qindex>-<page>."""
 
@@ -229,9 +236,9 @@ class WhoPagePayload(OwnedPayload):
 
 OWNED: dict[str, type[OwnedPayload]] = {kind.action: kind for kind in (
     StartPayload, RetryPayload, ReviewPayload, DuePayload, ConfidencePayload, LanguagePayload,
-    ResetPayload, WhoPagePayload)}
+    ResetPayload, WhoPagePayload, QuizzesPayload)}
 ActionPayload = (StartPayload | RetryPayload | ReviewPayload | DuePayload | ConfidencePayload
-                 | LanguagePayload | ResetPayload | WhoPagePayload)
+                 | LanguagePayload | ResetPayload | WhoPagePayload | QuizzesPayload)
 Payload = AnswerPayload | RoundPayload | WhoPayload | ActionPayload
 
 

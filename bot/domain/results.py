@@ -186,9 +186,38 @@ class Misplaced:
     lang: str
 
 
+@dataclass(frozen=True, slots=True)
+class QuizInfo:
+    id: str
+    title: str
+    description: str
+    difficulty: str
+    questions: int
+    languages: tuple[str, ...]
+    level: str = "intermediate"  # introduction | intermediate | advanced | expert
+    next: str | None = None  # the quiz the content suggests after this one
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogueEntry:
+    """One quiz as the catalogue lists it, with the learner's best full score."""
+
+    info: QuizInfo
+    best: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuizList:
+    """The catalogue (/quizzes, `quizbot list`): every quiz, easiest level first."""
+
+    lang: str
+    entries: tuple[CatalogueEntry, ...]
+    default_id: str  # where /quiz with no id starts
+
+
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
                 | UnknownButton | SettingsView | LockedIn | PressRefused | WhoAnswered
-                | Misplaced)
+                | Misplaced | QuizList)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,16 +265,6 @@ class Leaderboard:
     scope: str  # "global" or "chat"
     rows: tuple[LeaderboardRow, ...]
     kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
-
-
-@dataclass(frozen=True, slots=True)
-class QuizInfo:
-    id: str
-    title: str
-    description: str
-    difficulty: str
-    questions: int
-    languages: tuple[str, ...]
 
 
 # --- spaced review, settings, reminders, progress -----------------------------------------

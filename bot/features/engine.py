@@ -23,6 +23,7 @@ from bot.domain.payloads import (
     LanguagePayload,
     OwnedPayload,
     Payload,
+    QuizzesPayload,
     ResetPayload,
     RetryPayload,
     ReviewPayload,
@@ -43,6 +44,7 @@ from bot.domain.results import (
     Progress,
     QuestionPrompt,
     QuizInfo,
+    QuizList,
     ResetCancelled,
     ResetDone,
     SettingsView,
@@ -142,6 +144,7 @@ class Engine:
         route(ConfidencePayload, lambda a, p, w: self.set_confidence(a, p.arg == "on"))
         route(LanguagePayload, self._language_pressed)
         route(ResetPayload, self._reset_pressed)
+        route(QuizzesPayload, lambda a, p, w: self.catalogue(a))
 
     async def press(self, actor: Actor, data: Payload | None,
                     where: Where | None = None) -> PressOutcome:
@@ -248,6 +251,10 @@ class Engine:
                     member: Actor | None = None) -> UserStats:
         """Attempts, best and last score, accuracy per question."""
         return await self.solo.stats(actor, quiz_id, member=member)
+
+    async def catalogue(self, actor: Actor) -> QuizList:
+        """Every quiz (the catalogue), with the learner's best score on each."""
+        return await self.solo.catalogue(actor)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
                           scope: str = CHAT, limit: int = 10) -> Leaderboard:

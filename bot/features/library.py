@@ -14,8 +14,9 @@ from collections.abc import Callable, Iterable, Mapping
 
 from bot.domain import learning
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
-from bot.domain.quiz import Question, Quiz, entry_quiz
+from bot.domain.quiz import Question, Quiz, Text, entry_quiz
 from bot.domain.quiz.computed import draw, seed_of
+from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
 from bot.store.protocol import NewSession, SessionRow, Store
 
@@ -45,11 +46,31 @@ class Library:
 
     def quiz(self, quiz_id: str | None = None) -> Quiz:
         """The quiz with this id, or the default one."""
-        quiz_id = quiz_id or self._default_quiz or entry_quiz(self.quizzes)
+        quiz_id = quiz_id or self.default_id
         try:
             return self.quizzes[quiz_id]
         except KeyError:
-            raise UnknownQuiz(quiz=quiz_id) from None
+            raise UnknownQuiz(quiz=quiz_id, choices=self.choices()) from None
+
+    @property
+    def default_id(self) -> str:
+        """The quiz /quiz starts when none is named."""
+        return self._default_quiz or entry_quiz(self.quizzes)
+
+    def ordered(self) -> list[Quiz]:
+        """Every quiz in catalogue order: by level, the default quiz first within its
+        level, then by id."""
+        def rank(quiz: Quiz) -> tuple[int, bool, str]:
+            level = LEVELS.index(quiz.level) if quiz.level in LEVELS else len(LEVELS)
+            return level, quiz.id != self.default_id, quiz.id
+        return sorted(self.quizzes.values(), key=rank)
+
+    def choices(self) -> Text:
+        """The valid quizzes as names with their ids, one a line, in every language (an
+        unknown id's refusal lists them): "• Pipeline schedules (pipeline-schedules)"."""
+        langs = sorted({lang for quiz in self.quizzes.values() for lang in quiz.languages})
+        return Text(tuple((lang, "".join(f"\n• {q.title.get(lang)} ({q.id})"
+                                           for q in self.ordered())) for lang in langs))
 
     def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
         """Every quiz, titled in `lang`, sorted by id."""
@@ -59,7 +80,8 @@ class Library:
         """One quiz (the default one if not named), titled in `lang`."""
         quiz = self.quiz(quiz_id)
         return QuizInfo(quiz.id, quiz.title.get(lang), quiz.description.get(lang),
-                        quiz.difficulty, len(quiz.questions), quiz.languages)
+                        quiz.difficulty, len(quiz.questions), quiz.languages, quiz.level,
+                        quiz.next)
 
     def due_quiz(self) -> Quiz:
         """Every question of every quiz under a qualified id (rebuilt after a reload)."""

@@ -19,12 +19,14 @@ from bot.domain.results import (
     Actor,
     AnswerOutcome,
     AnswerResult,
+    CatalogueEntry,
     Leaderboard,
     LeaderboardRow,
     MissedQuestion,
     NotYours,
     QuestionPrompt,
     QuestionStat,
+    QuizList,
     SessionKind,
     StaleAnswer,
     Summary,
@@ -232,6 +234,15 @@ class Sessions:
         own = (who.platform, who.user_id) == (actor.platform, actor.user_id)
         return UserStats(lang, quiz.id, quiz.title.get(lang), who.display_name, attempts, best,
                          last, len(quiz.questions), questions, own=own)
+
+    async def catalogue(self, actor: Actor) -> QuizList:
+        """Every quiz, easiest level first, with the learner's best full score on each."""
+        lang = await self.library.language(actor)
+        entries = []
+        for quiz in self.library.ordered():
+            best = await self.store.best_of(quiz.id, actor.platform, actor.user_id)
+            entries.append(CatalogueEntry(self.library.quiz_info(lang, quiz.id), best))
+        return QuizList(lang, tuple(entries), self.library.default_id)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
                           scope: str = CHAT, limit: int = 10) -> Leaderboard:

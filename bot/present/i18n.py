@@ -21,6 +21,8 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
+from bot.domain.quiz.model import Text
+
 LOCALES_DIR = Path(__file__).parent / "locales"
 RTL_LANGUAGES = frozenset({"ur", "ar", "fa", "he"})
 
@@ -229,6 +231,8 @@ class Catalogue:
             template = self.plural(lang, key, int(params[count])) or ""
         else:
             template = self.raw(lang, key)
+        if params:  # a localized parameter (a quiz's names) is read in this language
+            params = {k: v.get(lang) if isinstance(v, Text) else v for k, v in params.items()}
         text = template.format(**params) if params else template
         return isolate_latin(text) if is_rtl(lang) else text
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -23,6 +23,7 @@ from bot.domain.payloads import (
     ConfidencePayload,
     DuePayload,
     LanguagePayload,
+    QuizzesPayload,
     ResetPayload,
     RetryPayload,
     ReviewPayload,
@@ -41,6 +42,7 @@ from bot.domain.results import (
     Progress,
     QuestionPrompt,
     QuizInfo,
+    QuizList,
     ReminderNote,
     ResetCancelled,
     ResetDone,
@@ -69,6 +71,7 @@ def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused) -> str:
     return cat.t(outcome.lang, f"round.{outcome.reason}")
 
 Style = Literal["primary", "secondary", "success", "danger"]
+LABEL_LIMIT = 64  # a button label: Discord allows 80; longer ones are cut on a phone anyway
 Tone = Literal["neutral", "correct", "wrong"]
 
 
@@ -135,9 +138,11 @@ def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:
 class Planner:
     """Builds replies for one platform's markup (`render.Markup`)."""
 
-    def __init__(self, cat: Catalogue, markup: render.Markup, *, shared_chats: bool) -> None:
+    def __init__(self, cat: Catalogue, markup: render.Markup, *, shared_chats: bool,
+                 catalogue_command: str = "/quizzes") -> None:
         self.cat = cat
         self.m = markup
+        self.catalogue_command = catalogue_command  # how this platform opens the catalogue
         # True where a learner's quiz messages in a group are seen by everyone (Telegram):
         # each question then names whose it is.
         self.shared_chats = shared_chats
@@ -205,9 +210,23 @@ class Planner:
         return Card(render.summary_text(self.cat, summary, self.m),
                     rows=(_row(summary.lang, buttons),))
 
-    def asked(self, prompt: QuestionPrompt, actor: Actor) -> Reply:
-        """A command or button that opens a question: send it."""
-        return Reply(send=(self.question(prompt, actor),))
+    def asked(self, prompt: QuestionPrompt, actor: Actor, *, more: bool = False) -> Reply:
+        """A command or button that opens a question: send it. `more`: the quiz was not
+        named (the default one), so one line names the catalogue."""
+        card = self.question(prompt, actor)
+        if more:
+            hint = self.t(prompt.lang, "catalogue.more", command=self.catalogue_command)
+            card = replace(card, body=f"{hint}\n\n{card.body}")
+        return Reply(send=(card,))
+
+    def catalogue(self, quizzes: QuizList, actor: Actor) -> Reply:
+        """/quizzes: every quiz as a button that starts (or resumes) it."""
+        lang = quizzes.lang
+        rows = tuple((Button(render.catalogue_label(self.cat, lang, e, LABEL_LIMIT),
+                             StartPayload.of(actor.user_id, e.info.id).pack(),
+                             "primary" if e.info.id == quizzes.default_id else "secondary"),)
+                     for e in quizzes.entries)
+        return Reply(send=(Card(render.catalogue_text(self.cat, quizzes, self.m), rows=rows),))
 
     def pressed(self, outcome: PressOutcome, actor: Actor) -> Reply:
         """What a button press shows, whatever it was."""
@@ -222,6 +241,8 @@ class Planner:
             return Reply(ack=self.cat.t(outcome.lang, key), clear_buttons=True, send=send)
         if isinstance(outcome, QuestionPrompt):
             return self.asked(outcome, actor)
+        if isinstance(outcome, QuizList):
+            return self.catalogue(outcome, actor)
         if isinstance(outcome, LanguageSetResult):
             done = self.cat.t(outcome.lang, "language.set")
             start = Button(self.cat.t(outcome.lang, "button.start"),
@@ -275,16 +296,25 @@ class Planner:
         """One plain UI message."""
         return Reply(send=(Card(self.t(lang, key, **params)),))
 
-    def welcome(self, lang: str, quiz: QuizInfo, actor: Actor) -> Reply:
-        """/start: the welcome, language buttons and Start."""
-        text = self.t(lang, "welcome", title=quiz.title, count=quiz.questions)
-        rows = (*self._language_rows(actor), (self._start(lang, quiz.id, actor),))
+    def welcome(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int) -> Reply:
+        """/start: the welcome, language buttons, Start and All quizzes."""
+        text = self.t(lang, "welcome", title=quiz.title, count=quiz.questions,
+                      level=render.level_name(self.cat, lang, quiz.level).lower(),
+                      quizzes=quizzes)
+        rows = (*self._language_rows(actor), self._start_row(lang, quiz.id, actor))
         return Reply(send=(Card(text, rows=rows),))
 
-    def help(self, lang: str, quiz: QuizInfo, actor: Actor) -> Reply:
-        """/help: what the bot can do, and Start."""
-        text = self.t(lang, "help", title=quiz.title, count=quiz.questions)
-        return Reply(send=(Card(text, rows=((self._start(lang, quiz.id, actor),),)),))
+    def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int) -> Reply:
+        """/help: what the bot can do, Start and All quizzes."""
+        text = self.t(lang, "help", title=quiz.title, count=quiz.questions, quizzes=quizzes)
+        return Reply(send=(Card(text, rows=(self._start_row(lang, quiz.id, actor),)),))
+
+    def _start_row(self, lang: str, quiz_id: str, actor: Actor) -> tuple[Button, ...]:
+        return _row(lang, [self._start(lang, quiz_id, actor), self.quizzes_button(lang, actor)])
+
+    def quizzes_button(self, lang: str, actor: Actor) -> Button:
+        """Opens the catalogue (the presser's own)."""
+        return Button(self.cat.t(lang, "button.quizzes"), QuizzesPayload.of(actor.user_id).pack())
 
     def language_prompt(self, lang: str, actor: Actor) -> Reply:
         """/language: one button per shipped language, each named in itself."""

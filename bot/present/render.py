@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 from bot.domain.results import (
     AnswerResult,
+    CatalogueEntry,
     Leaderboard,
     Progress,
     QuestionPrompt,
+    QuizList,
     ReminderNote,
     SettingsView,
     Summary,
@@ -168,6 +170,47 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
         lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
                                      total=summary.total))]
     return "\n".join(lines)
+
+
+def level_name(cat: Catalogue, lang: str, level: str) -> str:
+    """A quiz's level in words ("Introduction")."""
+    return cat.t(lang, f"level.{level}")
+
+
+def catalogue_item(cat: Catalogue, lang: str, entry: CatalogueEntry) -> str:
+    """One quiz in the catalogue: "Title · 8 questions · Intermediate · best 7/8"."""
+    info = entry.info
+    text = cat.t(lang, "catalogue.item", title=info.title, count=info.questions,
+                 level=level_name(cat, lang, info.level))
+    if entry.best is not None:
+        text += cat.t(lang, "catalogue.best", best=entry.best, total=info.questions)
+    return text
+
+
+def catalogue_label(cat: Catalogue, lang: str, entry: CatalogueEntry, limit: int) -> str:
+    """A catalogue button: "Title · 8 q · Intermediate · 7/8", at most `limit` characters;
+    a long title is cut, never the numbers."""
+    info = entry.info
+    tail = cat.t(lang, "catalogue.button_tail", count=info.questions,
+                 level=level_name(cat, lang, info.level))
+    if entry.best is not None:
+        tail += cat.t(lang, "catalogue.button_best", best=entry.best, total=info.questions)
+    return clip(info.title, limit - len(tail)) + tail
+
+
+def catalogue_text(cat: Catalogue, quizzes: QuizList, m: Markup = PLAIN) -> str:
+    """/quizzes: the point (tap one), then every quiz on its own line (buttons follow)."""
+    lang = quizzes.lang
+    lines = [m.bold(m.escape(cat.t(lang, "catalogue.title"))),
+             m.escape(cat.t(lang, "catalogue.hint")), ""]
+    lines += [f"• {m.escape(catalogue_item(cat, lang, e))}" for e in quizzes.entries]
+    return "\n".join(lines)
+
+
+def catalogue_lines(cat: Catalogue, quizzes: QuizList) -> list[str]:
+    """`quizbot list`: one line per quiz, its id first (what `--quiz` takes)."""
+    return [cat.t(quizzes.lang, "catalogue.line", id=e.info.id,
+                  item=catalogue_item(cat, quizzes.lang, e)) for e in quizzes.entries]
 
 
 def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:

@@ -231,3 +231,22 @@ async def test_play_review_serves_the_due_questions(tmp_path: Path, quizzes: dic
     await player.send(right_letter(quiz, screen, "en"))
     assert await player.finish() == 0
     assert "Correct!" in player.transcript and "Review finished: 1/1" in player.transcript
+
+
+async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "adapters.cli", "list", "--user", "tester", cwd=tmp_path, env=env,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(TIMEOUT):
+        out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert lines[0] == "parallelism  Model and pipeline parallelism · 8 questions · Intermediate"
+    assert [line.split()[0] for line in lines] == [
+        "parallelism", "expert-parallelism", "long-context", "parallelism-deep",
+        "parallelism-numbers", "pipeline-schedules"]
+    player = await Player.start(tmp_path)
+    screen = await player.until_prompt()
+    assert "More quizzes: quizbot list" in screen and "Question 1/8" in screen
+    assert await player.finish() == 0

@@ -18,12 +18,16 @@ async def test_start_welcomes_with_language_and_start_buttons(bot: Running,
     since = learner.mark()
     await learner.send("/start")
     welcome = await learner.reply(since)
-    assert welcome["text"].startswith("Welcome to quizbot: Model and pipeline parallelism")
+    assert welcome["text"].startswith("Welcome to quizbot: 6 quizzes on model and pipeline")
+    assert "Start with Model and pipeline parallelism (8 questions, intermediate)" in (
+        welcome["text"])
+    assert "hard quiz" not in welcome["text"] and "/quizzes" in welcome["text"]
     assert [[b["text"] for b in row] for row in buttons(welcome)] == [
-        ["English", "اردو"], ["▶ Start"]]
+        ["English", "اردو"], ["▶ Start", "📚 All quizzes"]]
     assert button_data(welcome) == [payload.encode_action("lang", "en", "1001"),
                                     payload.encode_action("lang", "ur", "1001"),
-                                    payload.encode_action("start", "parallelism", "1001")]
+                                    payload.encode_action("start", "parallelism", "1001"),
+                                    payload.encode_action("list", "", "1001")]
 
     since = learner.mark()
     await learner.press(welcome, "▶ Start")
@@ -41,7 +45,9 @@ async def test_deep_link_opens_the_quiz_and_unknown_quiz_is_explained(
     since = learner.mark()
     await learner.send("/start no-such-quiz")
     error = await learner.reply(since)
-    assert error["text"] == bot.cat.t("en", "error.unknown_quiz", quiz="no-such-quiz")
+    assert error["text"].startswith("There is no quiz called no-such-quiz. The quizzes:\n")
+    assert "• Pipeline schedules past 1F1B: Zero Bubble, DualPipe and their costs " \
+        "(pipeline-schedules)" in error["text"]  # names, with the id to type
 
 
 async def test_urdu_user_gets_urdu_and_right_to_left_buttons(bot: Running, api: FakeBotAPI,

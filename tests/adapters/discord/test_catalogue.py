@@ -1,0 +1,42 @@
+"""The catalogue on Discord: /quizzes (ephemeral in a server), its buttons, /quiz naming it."""
+
+from __future__ import annotations
+
+from bot.app.compose import App
+from bot.domain.platforms import DISCORD, units
+from bot.domain.results import Actor
+from tests.helpers import play_through
+
+from .conftest import ALICE, GUILD, replied
+from .fake_discord import FakeDiscord
+
+
+async def test_quizzes_in_a_server(fake: FakeDiscord, bot: App) -> None:
+    await play_through(bot.engine, Actor("discord", ALICE["id"]), "parallelism", miss=2)
+    ix = await replied(fake, await fake.slash(ALICE, "quizzes", guild=GUILD))
+    listing = ix.original
+    assert listing is not None and listing.ephemeral
+    assert listing.content.startswith("**Quizzes**\nTap a quiz to start it")
+    assert units(listing.content) <= DISCORD.content_limit
+    labels = [b["label"] for b in listing.buttons]
+    assert len(labels) == 6 and all(len(label) <= 80 for label in labels)
+    assert labels[0] == "Model and pipeline parallelism · 8 q · Intermediate · 6/8"
+    # Discord allows 5 rows: 6 quizzes go two a row, in catalogue order
+    assert [len(row["components"]) for row in listing.components] == [2, 2, 2]
+
+    ix = await replied(fake, await fake.press(ALICE, listing, listing.buttons[3]["custom_id"]))
+    question = ix.original
+    assert question is not None and question.ephemeral
+    assert question.embeds[0]["title"].startswith("Question 1/22")
+
+
+async def test_quiz_without_id_names_the_catalogue(fake: FakeDiscord, bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    assert ix.original is not None
+    assert ix.original.embeds[0]["description"].startswith("More quizzes: /quizzes\n\n")
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                              options={"quiz": "nope"}))
+    assert ix.original is not None
+    assert ix.original.content.startswith("There is no quiz called nope. The quizzes:")
+    assert "• Long sequences and sharded data parallelism (long-context)" in (
+        ix.original.content)

@@ -1,0 +1,70 @@
+"""The catalogue on Telegram: /quizzes, its buttons, /quiz naming it, /help leading to it."""
+
+from __future__ import annotations
+
+from bot.domain import payloads as payload
+from bot.domain.platforms import TELEGRAM, units
+from bot.domain.results import Actor
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
+from tests.adapters.telegram.support import Running
+from tests.helpers import play_through
+
+SHIPPED = ("parallelism", "expert-parallelism", "long-context", "parallelism-deep",
+           "parallelism-numbers", "pipeline-schedules")
+
+
+async def test_quizzes_lists_every_quiz_with_level_and_best(bot: Running,
+                                                            api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    await play_through(bot.app.engine, Actor("telegram", "1001"), "parallelism", miss=1)
+    since = learner.mark()
+    await learner.send("/quizzes")
+    listing = await learner.reply(since)
+    text = listing["text"]
+    assert text.startswith("Quizzes\nTap a quiz to start it")
+    assert units(text) <= TELEGRAM.message_limit
+    labels = [row[0]["text"] for row in buttons(listing)]
+    assert all(len(row) == 1 for row in buttons(listing))  # one quiz a row
+    assert labels[0] == "Model and pipeline parallelism · 8 q · Intermediate · 7/8"
+    assert labels[-1] == "Pipeline schedules past 1F1B: Zero Bubble, Du… · 22 q · Advanced"
+    assert all(len(label) <= 64 for label in labels)  # the numbers are never the part cut
+    # the text holds every name whole (a phone cuts long button labels)
+    assert "• Model and pipeline parallelism · 8 questions · Intermediate · best 7/8" in text
+    assert "• Pipeline schedules past 1F1B: Zero Bubble, DualPipe and their costs · 22 " \
+        "questions · Advanced" in text
+    assert button_data(listing) == [payload.encode_action("start", quiz, "1001")
+                                    for quiz in SHIPPED]
+
+    since = learner.mark()
+    await learner.press(listing, labels[-1])
+    question = await learner.reply(since, is_question)
+    assert "Question 1/22" in question["text"]
+
+
+async def test_quiz_without_id_starts_at_once_and_names_the_catalogue(
+        bot: Running, api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    assert "Question 1/8" in question["text"]
+    assert "More quizzes: /quizzes" in question["text"]
+    since = learner.mark()
+    await learner.send("/quiz parallelism-deep")
+    named = await learner.reply(since, is_question)
+    assert "Question 1/22" in named["text"] and "/quizzes" not in named["text"]
+
+
+async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/help")
+    help_ = await learner.reply(since)
+    assert help_["text"].startswith("6 quizzes; /quiz starts Model and pipeline parallelism")
+    assert "/quizzes: every quiz, its level and your best score" in help_["text"]
+    since = learner.mark()
+    await learner.press(help_, "📚 All quizzes")
+    listing = await learner.reply(since)
+    assert listing["text"].startswith("Quizzes\n")
+    assert len(buttons(listing)) == len(SHIPPED)
