@@ -32,13 +32,19 @@ class Endpoints:
     `DiscordWebSocket.DEFAULT_GATEWAY`. Neither can be set per client, so this is
     process-wide: one Discord adapter per process, which is what `quizbot run` does. The
     previous values come back on `restore()`, so tests can start adapter after adapter.
+    These two attributes are the only library internals quizbot sets; discord.py has no
+    public way to point at another host (tests/adapters/discord/test_lifecycle.py fails if
+    it renames them).
     """
 
     def __init__(self) -> None:
         self._saved: tuple[str, yarl.URL] | None = None
 
     def point_rest(self, api_base_url: str) -> None:
-        """Send every REST call to `api_base_url` (which includes the version, /api/v10)."""
+        """Send every REST call to `api_base_url` (which includes the version, /api/v10);
+        Discord's own address (`discord.api_base_url` unset) leaves discord.py untouched."""
+        if api_base_url.rstrip("/") == DISCORD_API:
+            return
         if self._saved is None:
             self._saved = (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY)
         Route.BASE = api_base_url.rstrip("/")
