@@ -119,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return quizfiles.import_file(args)
         if args.command == "export-quiz":
             return quizfiles.export_file(args)
+        if args.command == "quizzes":
+            return quizfiles.installed_command(args)
         if args.command == "copy-db":
             return copy_db(args.source, args.target)
         config = load_config(args.config)

@@ -1,18 +1,29 @@
-"""`quizbot import` and `quizbot export-quiz`: quiz files in and out of the formats teachers
-use (GIFT, Moodle XML, Aiken, CSV). Problems go to stderr one line each, with the source's
-position; the exit code is 1 when anything was refused."""
+"""`quizbot import`, `quizbot export-quiz` and `quizbot quizzes list|add|remove`: quiz files
+in and out of the formats teachers use (GIFT, Moodle XML, Aiken, CSV), and the quizzes
+installed in the database. Problems go to stderr one line each, with the source's position;
+the exit code is 1 when anything was refused."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import getpass
 import re
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.app.config import load_config
-from bot.domain.quiz import load_all
+from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
+from bot.domain.quiz import load_all, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
 from bot.features.importing import Imported, convert
+from bot.features.installed import Installed
+from bot.features.library import Library
+from bot.present.i18n import Catalogue
+from bot.store import open_store
+from bot.store.commands.quizzes import installed_quizzes
 from bot.store.files import PlaceError, refuse_existing, write_new
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -46,6 +57,20 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                                     "quiz's first)")
     exp.add_argument("--config", metavar="PATH", type=Path,
                      help="config file, for its content folder (default: the shipped quizzes)")
+    quizzes = sub.add_parser("quizzes", help="the quizzes admins installed (in the database)")
+    action = quizzes.add_subparsers(dest="quizzes_command", required=True)
+    action.add_parser("list", help="every installed quiz")
+    add = action.add_parser("add", help="check a quiz file (any format import reads, or "
+                                        "our YAML) and install it")
+    add.add_argument("path", type=Path, metavar="PATH")
+    add.add_argument("--id", dest="quiz_id", metavar="ID", help="the quiz's id (default: "
+                                                                "from the file)")
+    remove = action.add_parser("remove", help="stop serving an installed quiz (learners' "
+                                              "history stays)")
+    remove.add_argument("quiz_id", metavar="ID")
+    for parser in action.choices.values():
+        parser.add_argument("--config", metavar="PATH", type=Path,
+                            help="config file (default: the built-in defaults, as for play)")
 
 
 def import_file(args: argparse.Namespace) -> int:
@@ -133,4 +158,58 @@ def export_file(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     print(f"wrote {args.output}: {len(quiz.questions)} questions ({args.format}, {lang})",
           file=sys.stderr)
+    return EXIT_OK
+
+
+def installed_command(args: argparse.Namespace) -> int:
+    """quizbot quizzes list|add PATH|remove ID [--config PATH]."""
+    return asyncio.run(_installed(args))
+
+
+async def _installed(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    store = await open_store(config)
+    library = Library(store, load_quizzes([config.content_dir]))
+    service = Installed(library, store, clock=time.time)
+    by = f"cli:{getpass.getuser()}"
+    try:
+        await service.refresh()
+        if args.quizzes_command == "list":
+            return await _list(service)
+        if args.quizzes_command == "add":
+            done = await service.add(args.path.read_bytes(), args.path.name, by=by,
+                                     quiz_id=args.quiz_id)
+            for warning in done.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            print(f"installed {done.quiz_id}: {done.title}, {done.questions} questions "
+                  f"(version {done.version}); every running bot serves it within a minute")
+            return EXIT_OK
+        title = await service.take_out(args.quiz_id, by=by)
+        print(f"removed {args.quiz_id}: {title}; learners' answers stay in their history")
+        return EXIT_OK
+    except UploadRefused as exc:
+        print(exc.params["problems"].replace("• ", ""), file=sys.stderr)
+        print("nothing installed.", file=sys.stderr)
+        return EXIT_ERROR
+    except (UploadTooBig, ShippedQuiz, NotInstalled) as exc:
+        print(f"quizbot: {Catalogue.load().t('en', exc.key, **exc.params)}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        print(f"quizbot: {args.path}: cannot be read: {exc.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        service.close()
+        await store.close()
+
+
+async def _list(service: Installed) -> int:
+    rows = await service.store.read(installed_quizzes)
+    if not rows:
+        print("no installed quizzes; add one with: quizbot quizzes add PATH")
+    for row in rows:
+        quiz = service.library.quizzes.get(row.quiz_id)
+        what = (f"{quiz.title.get(quiz.languages[0])}, {len(quiz.questions)} questions"
+                if quiz else "does not load any more (see the bot's log)")
+        when = datetime.fromtimestamp(row.installed_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        print(f"{row.quiz_id}: {what}; version {row.version}, by {row.installed_by}, {when}")
     return EXIT_OK

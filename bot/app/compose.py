@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -14,6 +16,7 @@ from bot.app.dashboard_web import DashboardWeb
 from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import Quiz, load_quizzes
+from bot.domain.tasks import spawn
 from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.views import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
@@ -92,6 +95,12 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             observer=metrics, round_seconds=config.rounds.default_seconds,
             reveal_seconds=config.rounds.reveal_seconds,
         )
+        # Quizzes admins installed: served from the start, then kept in step (one read
+        # every 30 s; bot.features.installed)
+        await engine.installed.refresh()
+        stack.callback(engine.installed.close)
+        watcher = spawn(engine.installed.watch(), name="installed-quizzes")
+        stack.push_async_callback(_stop, watcher)
         memberships = Memberships(engine.clock)
         signer = Signer(derive_secret(config.web_secret.reveal(), config.discord_token.reveal()),
                         engine.clock)
@@ -104,3 +113,9 @@ async def open_app(config: Config) -> AsyncIterator[App]:
                          ).mount(web.main.add_route)
         yield App(config, engine, catalogue, store, engine.rounds, metrics, web, memberships,
                   signer)
+
+
+async def _stop(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task

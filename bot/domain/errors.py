@@ -82,6 +82,35 @@ class ReloadFailed(QuizError):
     key = "error.reload_failed"
 
 
+class UploadTooBig(QuizError):
+    """A quiz file over the upload limit (params: size, limit in kB)."""
+
+    key = "error.upload_too_big"
+
+
+class UploadRefused(QuizError):
+    """An uploaded quiz file that does not validate; nothing was installed. `problems` is
+    the list, already cut to what one message can show (so not clipped again)."""
+
+    key = "error.upload_refused"
+
+    def __init__(self, problems: str) -> None:
+        super().__init__()
+        self.params = {"problems": problems}
+
+
+class ShippedQuiz(QuizError):
+    """An upload or removal aimed at a shipped quiz's id (params: quiz)."""
+
+    key = "error.shipped_quiz"
+
+
+class NotInstalled(QuizError):
+    """`/quiz remove ID` for an id no installed quiz has (params: quiz, ids)."""
+
+    key = "error.not_installed"
+
+
 class ContentError(QuizbotError):
     """Quiz files failed validation; `problems` holds every message, each naming file and field."""
 

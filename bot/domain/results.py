@@ -317,3 +317,14 @@ class Progress:
     def calibration(self) -> float | None:
         """How often "sure" was right."""
         return self.sure_correct / self.sure_answered if self.sure_answered else None
+
+
+@dataclass(frozen=True, slots=True)
+class InstallOutcome:
+    """An installed quiz: what the admin is told."""
+
+    quiz_id: str
+    title: str
+    questions: int
+    version: int
+    warnings: tuple[str, ...] = ()

@@ -36,6 +36,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import (
     Actor,
     AnswerOutcome,
+    InstallOutcome,
     LanguageSet,
     Leaderboard,
     Misplaced,
@@ -52,6 +53,7 @@ from bot.domain.results import (
     UserStats,
     Where,
 )
+from bot.features.installed import Installed
 from bot.features.library import Library
 from bot.features.review import SpacedReview
 from bot.features.rounds import Rounds
@@ -113,6 +115,7 @@ class Engine:
                              shuffle_questions=shuffle_questions, observer=observer)
         self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
                              reveal_seconds=reveal_seconds)
+        self.installed = Installed(self.library, store, clock=clock)
         self.buttons = ButtonRouter()
         self._route_buttons()
 
@@ -223,6 +226,14 @@ class Engine:
     async def reload(self, actor: Actor) -> tuple[QuizInfo, ...]:
         """Admin only: re-read quiz files (a file with errors changes nothing)."""
         return await self.library.reload(actor)
+
+    async def install(self, actor: Actor, data: bytes, name: str) -> InstallOutcome:
+        """Admin only: check an uploaded quiz file and serve it everywhere."""
+        return await self.installed.install(actor, data, name)
+
+    async def remove_quiz(self, actor: Actor, quiz_id: str) -> str:
+        """Admin only: take an installed quiz out (history stays); its title."""
+        return await self.installed.remove(actor, quiz_id)
 
     # --- solo sessions: `Sessions` --------------------------------------------------------
 

@@ -35,7 +35,9 @@ class Library:
         if default_quiz is not None and default_quiz not in quizzes:
             raise UnknownQuiz(quiz=default_quiz)
         self.store = store
-        self.quizzes = dict(quizzes)
+        self.quizzes = dict(quizzes)  # shipped and installed: what every feature serves
+        self._shipped = dict(quizzes)  # the files (replaced on /reload)
+        self._installed: dict[str, Quiz] = {}  # from the database (`bot.features.installed`)
         self.languages = languages
         self.default_lang = default_lang
         self._default_quiz = default_quiz
@@ -131,8 +133,22 @@ class Library:
             quizzes = dict(await asyncio.to_thread(self._reload))
         except ContentError as exc:
             raise ReloadFailed(problems="\n".join(exc.problems[:10])) from exc
-        self.quizzes = quizzes  # the due quiz follows: its cache is keyed by this dict
+        self._shipped = quizzes
+        self._serve()
         return self.quiz_infos(await self.language(actor))
+
+    def is_shipped(self, quiz_id: str) -> bool:
+        """True for a quiz from the content files (an installed one may not replace it)."""
+        return quiz_id in self._shipped
+
+    def set_installed(self, quizzes: Mapping[str, Quiz]) -> None:
+        """Serve these installed quizzes beside the shipped ones (never over them)."""
+        self._installed = {k: q for k, q in quizzes.items() if k not in self._shipped}
+        self._serve()
+
+    def _serve(self) -> None:
+        # a new dict: the due quiz's cache is keyed by it
+        self.quizzes = {**self._installed, **self._shipped}
 
 
 def shuffled_options(rng: random.Random, question: Question) -> tuple[int, ...]:

@@ -77,3 +77,22 @@ def check_rendered_sizes(quiz: Quiz, catalogue: Catalogue | None = None) -> list
                     f"question, its why_not and references; one Telegram message / Discord "
                     f"embed holds {FEEDBACK_LIMIT}")
     return problems
+
+
+# What a reply lists: the first 20 problems, each cut to 300 characters, 1,500 in all (a
+# Discord message holds 2,000 with the words around them; Telegram 4,096)
+SHOWN_LINES, LINE_CHARS, LIST_CHARS = 20, 300, 1500
+
+
+def listing(lines: list[str]) -> str:
+    """`lines` as one message's list: at most SHOWN_LINES, then "… and N more"."""
+    out: list[str] = []
+    used = 0
+    for line in lines[:SHOWN_LINES]:
+        line = line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 1] + "…"
+        if used + len(line) + 3 > LIST_CHARS:
+            break
+        out.append(f"• {line}")
+        used += len(line) + 3
+    rest = len(lines) - len(out)
+    return "\n".join(out + ([f"… +{rest}"] if rest else []))

@@ -35,6 +35,7 @@ from bot.domain.quiz.images import ImageRefused, read_image
 from bot.domain.results import (
     Actor,
     AnswerResult,
+    InstallOutcome,
     Leaderboard,
     Misplaced,
     NotYours,
@@ -59,6 +60,7 @@ from bot.domain.results import (
 from bot.domain.round_results import LockedIn, PressRefused, WhoAnswered
 from bot.present import diagrams, render
 from bot.present.i18n import Catalogue, is_rtl
+from bot.present.limits import listing
 
 log = logging.getLogger(__name__)
 
@@ -371,6 +373,19 @@ class Planner:
     def reloaded(self, lang: str, infos: tuple[QuizInfo, ...]) -> Reply:
         return self.text(lang, "admin.reloaded", count=len(infos),
                          ids=", ".join(info.id for info in infos))
+
+    def installed(self, lang: str, done: InstallOutcome) -> Reply:
+        """An uploaded quiz is served: its title, size and how to start it, then any
+        warnings."""
+        warnings = (self.cat.t(lang, "admin.install_warnings",
+                               warnings=listing(list(done.warnings))) if done.warnings else "")
+        return Reply(send=(Card(self.m.escape(self.cat.t(
+            lang, "admin.installed", title=done.title, count=done.questions, id=done.quiz_id,
+            warnings=warnings))),))
+
+    def removed(self, lang: str, title: str) -> Reply:
+        return Reply(send=(Card(self.m.escape(self.cat.t(lang, "admin.removed",
+                                                         title=title))),))
 
     def _start(self, lang: str, quiz_id: str, actor: Actor) -> Button:
         return Button(self.cat.t(lang, "button.start"),

@@ -35,7 +35,7 @@ INSPECTIONS = 4
 # copy-db copies them in this order, reading their columns from the migrated database.
 TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questions",
           "round_answers", "cards", "reviews", "learner_settings", "jobs", "inbox", "chats",
-          "used_links")
+          "used_links", "installed_quizzes")
 
 
 def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:

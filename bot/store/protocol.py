@@ -174,7 +174,9 @@ class Store(LearningStore, RoundStore, InboxStore, Protocol):
 
     async def write(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs
                     ) -> T:
-        """Run a store command in one write transaction (e.g. the dashboard's used links)."""
+        """Run a store command in one write transaction (e.g. the dashboard's used links,
+        installing a quiz); it may be run again after a rollback, so it decides only from
+        what it reads."""
 
     async def close(self) -> None:
         """Finish queued writes and close every connection."""

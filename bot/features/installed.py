@@ -1,0 +1,184 @@
+"""Quizzes admins install (an upload in chat, `quizbot quizzes add`): kept in the database,
+served beside the shipped files by every process, never over them.
+
+The database is the truth: each install or removal adds a row (`installed_quizzes`), and
+every process compares the newest version with its own every POLL_SECONDS, a read of one
+index entry, so an idle bot never writes and a new, updated or removed quiz is served
+everywhere within a minute. A version's pictures are written once into a private folder of
+this process (they are read from files when sent, with the usual checks), which is dropped
+on close; the quizzes themselves are loaded with the same loader as the files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+
+from bot.domain.errors import (
+    ContentError,
+    NotAdmin,
+    NotInstalled,
+    ShippedQuiz,
+    UploadRefused,
+    UploadTooBig,
+)
+from bot.domain.quiz import Quiz, load_file
+from bot.domain.results import Actor, InstallOutcome
+from bot.features.importing import Imported, convert
+from bot.features.library import Library
+from bot.present.limits import check_rendered_sizes, listing
+from bot.store.commands.quizzes import (
+    InstalledRow,
+    install_quiz,
+    installed_quizzes,
+    installed_version,
+    remove_quiz,
+)
+from bot.store.protocol import Store
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 30.0  # a change reaches every process within two polls (< 60 s)
+MAX_UPLOAD_BYTES = 512 * 1024
+
+
+class Installed:
+    """The installed quizzes of one process, kept in step with the database."""
+
+    def __init__(self, library: Library, store: Store, *, clock: Callable[[], float]) -> None:
+        self.library, self.store, self.clock = library, store, clock
+        self.version = -1  # none read yet
+        self._folder: Path | None = None  # pictures of installed quizzes, this process's
+        self._lock = asyncio.Lock()
+
+    # --- keeping in step ------------------------------------------------------------------
+
+    async def refresh(self) -> bool:
+        """Serve what the database holds if its version moved; True when it did. Idle, this
+        is one read."""
+        async with self._lock:
+            version = await self.store.read(installed_version)
+            if version == self.version:
+                return False
+            rows = await self.store.read(installed_quizzes)
+            self.library.set_installed(self._load(rows))
+            self.version = version
+            return True
+
+    async def watch(self, sleep: Callable[[float], asyncio.Future[None]] | None = None) -> None:
+        """Refresh every POLL_SECONDS until cancelled (a failed read is logged and retried)."""
+        pause = sleep or asyncio.sleep
+        while True:
+            await pause(POLL_SECONDS)
+            try:
+                await self.refresh()
+            except Exception:
+                log.exception("could not read the installed quizzes; trying again")
+
+    def _load(self, rows: list[InstalledRow]) -> dict[str, Quiz]:
+        out: dict[str, Quiz] = {}
+        for row in rows:
+            folder = self._root() / f"{row.version}"
+            path = folder / f"{row.quiz_id}.yaml"
+            try:
+                if not path.exists():
+                    _materialize(folder, path, row)
+                out[row.quiz_id] = load_file(path, display=f"installed:{row.quiz_id}",
+                                             check=check_rendered_sizes)
+            except (ContentError, OSError, ValueError) as exc:
+                log.error("installed quiz %s (version %d) no longer loads, not served: %s",
+                          row.quiz_id, row.version, exc)
+        return out
+
+    def _root(self) -> Path:
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="quizbot-installed-"))
+        return self._folder
+
+    def close(self) -> None:
+        """Drop this process's copies of the pictures."""
+        if self._folder is not None:
+            shutil.rmtree(self._folder, ignore_errors=True)
+            self._folder = None
+
+    # --- admins' actions ------------------------------------------------------------------
+
+    async def install(self, actor: Actor, data: bytes, name: str) -> InstallOutcome:
+        """Admin only: check the file as `quizbot validate` does and install it (a new
+        version of the same id replaces the old one; learners' progress is kept by question
+        id). UploadTooBig, UploadRefused or ShippedQuiz say why not."""
+        if not self.library.is_admin(actor):
+            raise NotAdmin()
+        return await self.add(data, name, by=f"{actor.platform}:{actor.user_id}")
+
+    async def add(self, data: bytes, name: str, *, by: str,
+                  quiz_id: str | None = None) -> InstallOutcome:
+        """Install without the admin check (the command line's `quizbot quizzes add`)."""
+        if len(data) > MAX_UPLOAD_BYTES:
+            raise UploadTooBig(size=round(len(data) / 1024),
+                               limit=MAX_UPLOAD_BYTES // 1024)
+        result = await asyncio.to_thread(convert, data, PurePosixPath(name).name,
+                                         quiz_id=quiz_id)
+        if not result.ok or result.quiz is None:
+            raise UploadRefused(problems=listing(result.problems))
+        quiz = result.quiz
+        if self.library.is_shipped(quiz.id):
+            raise ShippedQuiz(quiz=quiz.id)
+        version = await self.store.write(install_quiz, quiz.id, result.yaml,
+                                         _images_json(result), by, self.clock())
+        await self.refresh()
+        return InstallOutcome(quiz.id, quiz.title.get(quiz.languages[0]),
+                              len(quiz.questions), version, tuple(result.warnings))
+
+    async def remove(self, actor: Actor, quiz_id: str) -> str:
+        """Admin only: stop serving an installed quiz (learners' history stays); its title."""
+        if not self.library.is_admin(actor):
+            raise NotAdmin()
+        return await self.take_out(quiz_id, by=f"{actor.platform}:{actor.user_id}",
+                                   lang=await self.library.language(actor))
+
+    async def take_out(self, quiz_id: str, *, by: str, lang: str = "en") -> str:
+        """Remove without the admin check (`quizbot quizzes remove`); the quiz's title."""
+        if self.library.is_shipped(quiz_id):
+            raise ShippedQuiz(quiz=quiz_id)
+        await self.refresh()
+        quiz = self.library.quizzes.get(quiz_id)
+        title = quiz.title.get(lang) if quiz else quiz_id
+        if not await self.store.write(remove_quiz, quiz_id, by, self.clock()):
+            rows = await self.store.read(installed_quizzes)
+            raise NotInstalled(quiz=quiz_id,
+                               ids=", ".join(r.quiz_id for r in rows) or "-")
+        await self.refresh()
+        return title
+
+
+def _images_json(result: Imported) -> str:
+    return json.dumps({k: base64.b64encode(v).decode() for k, v in result.images.items()})
+
+
+def _materialize(folder: Path, path: Path, row: InstalledRow) -> None:
+    """Write a version's file and pictures into `folder` (the loader then checks them as
+    it checks any picture: inside the folder, no symlink, size, magic bytes)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        images = json.loads(row.images or "{}")
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"its pictures are not JSON: {exc}") from None
+    for rel, packed in images.items():
+        parts = PurePosixPath(rel).parts
+        if not parts or PurePosixPath(rel).is_absolute() or ".." in parts:
+            raise ValueError(f"picture path {rel!r} leaves its folder")
+        target = folder.joinpath(*parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            target.write_bytes(base64.b64decode(packed, validate=True))
+        except (binascii.Error, ValueError) as exc:
+            raise ValueError(f"picture {rel!r} is not base64: {exc}") from None
+    path.write_text(row.yaml, encoding="utf-8")

@@ -1,0 +1,56 @@
+"""Installed quizzes (`installed_quizzes`, migration 0011): rows are only ever added, so
+the newest id is a version any process can compare with a one-row read."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.store.command import Command, q
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledRow:
+    version: int
+    quiz_id: str
+    yaml: str
+    images: str  # JSON {"img/x.png": "<base64>"}
+    installed_by: str
+    installed_at: float
+
+
+def installed_version() -> Command[int]:
+    """The newest version (0 when nothing was ever installed): the cheap idle check."""
+    rows = yield q("SELECT MAX(id) AS version FROM installed_quizzes")
+    return int(rows[0]["version"] or 0) if rows else 0
+
+
+def installed_quizzes() -> Command[list[InstalledRow]]:
+    """Every installed quiz as its newest row says (removed ones left out), by id."""
+    rows = yield q(
+        "SELECT i.id, i.quiz_id, i.yaml, i.images, i.installed_by, i.installed_at "
+        "FROM installed_quizzes i JOIN (SELECT quiz_id, MAX(id) AS newest "
+        "FROM installed_quizzes GROUP BY quiz_id) n ON i.id = n.newest "
+        "WHERE i.removed_at IS NULL ORDER BY i.quiz_id")
+    return [InstalledRow(int(r["id"]), r["quiz_id"], r["yaml"], r["images"],
+                         r["installed_by"], float(r["installed_at"])) for r in rows]
+
+
+def install_quiz(quiz_id: str, yaml: str, images: str, by: str, now: float) -> Command[int]:
+    """Store a new version of the quiz; its version."""
+    rows = yield q("INSERT INTO installed_quizzes (quiz_id, yaml, images, installed_by, "
+                   "installed_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+                   quiz_id, yaml, images, by, now)
+    return int(rows[0]["id"])
+
+
+def remove_quiz(quiz_id: str, by: str, now: float) -> Command[bool]:
+    """Mark the installed quiz removed (its rows and learners' history stay); False when it
+    is not installed."""
+    rows = yield q(
+        "INSERT INTO installed_quizzes (quiz_id, yaml, images, installed_by, installed_at, "
+        "removed_at) SELECT CAST(?1 AS text), '', '{}', CAST(?2 AS text), "
+        "CAST(?3 AS double precision), CAST(?3 AS double precision) WHERE EXISTS (SELECT 1 FROM "
+        "installed_quizzes i WHERE i.quiz_id = ?1 AND i.removed_at IS NULL AND i.id = "
+        "(SELECT MAX(id) FROM installed_quizzes WHERE quiz_id = ?1)) RETURNING id",
+        quiz_id, by, now)
+    return bool(rows)

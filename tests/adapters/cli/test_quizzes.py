@@ -1,0 +1,36 @@
+"""`quizbot quizzes list|add|remove`: the installed quizzes, from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adapters.cli.main import main
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
+
+
+def test_add_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    args = ["--config", str(config)]
+    assert main(["quizzes", "list", *args]) == 0
+    assert "no installed quizzes" in capsys.readouterr().out
+    assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "gifts", *args]) == 0
+    assert "installed gifts: GIFT examples, 6 questions (version 1)" in capsys.readouterr().out
+    assert main(["quizzes", "list", *args]) == 0
+    assert capsys.readouterr().out.startswith("gifts: GIFT examples, 6 questions; version 1, "
+                                              "by cli:")
+    bad = tmp_path / "bad.gift"
+    bad.write_text("::a::Q?{~a ~b}\n")
+    assert main(["quizzes", "add", str(bad), *args]) == 1
+    assert "bad.gift:1: no option is the right answer" in capsys.readouterr().err
+    assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "parallelism",
+                 *args]) == 1
+    assert "parallelism is a built-in quiz" in capsys.readouterr().err
+    assert main(["quizzes", "remove", "gifts", *args]) == 0
+    assert "removed gifts: GIFT examples" in capsys.readouterr().out
+    assert main(["quizzes", "remove", "gifts", *args]) == 1
+    assert main(["quizzes", "list", *args]) == 0
+    assert "no installed quizzes" in capsys.readouterr().out

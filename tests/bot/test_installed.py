@@ -1,0 +1,128 @@
+"""Installed quizzes: an admin's upload is checked as `quizbot validate` checks, kept in the
+database, served by every process on it within the poll interval (an injected clock, no
+sleeping), never over a shipped quiz, and removed without touching learners' history."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from bot.domain.errors import NotAdmin, NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor
+from bot.features.engine import Engine
+from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
+from bot.store.commands.quizzes import installed_quizzes
+from tests.backends import Opener
+from tests.clock import FakeClock
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
+ADMIN = Actor("telegram", "42", display_name="Ada")
+LEARNER = Actor("telegram", "7", display_name="Lin")
+ADMINS = {"telegram": frozenset({"42"})}
+
+
+def _engine(store: object, quizzes: dict[str, Quiz], clock: FakeClock) -> Engine:
+    return Engine(store, quizzes, rng=random.Random(1), admins=ADMINS,  # type: ignore[arg-type]
+                  clock=clock)
+
+
+async def test_a_second_process_serves_the_upload_within_the_poll_interval(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    clock = FakeClock()
+    first = _engine(await open_store(), quizzes, clock)
+    second = _engine(await open_store(), quizzes, clock)  # another worker, same database
+    await first.installed.refresh()
+    await second.installed.refresh()
+    ticks: asyncio.Queue[None] = asyncio.Queue()
+    paused: asyncio.Queue[float] = asyncio.Queue()  # the watcher between two polls: when
+
+    async def sleep(seconds: float) -> None:  # the watcher's pause, moved by the test
+        paused.put_nowait(clock())
+        await ticks.get()
+        clock.advance(seconds)
+
+    async def one_poll() -> float:
+        """Let the watcher sleep its interval and poll once; the clock when it is done."""
+        ticks.put_nowait(None)
+        async with asyncio.timeout(10):
+            return await paused.get()
+
+    watcher = asyncio.create_task(second.installed.watch(sleep=sleep))
+    try:
+        async with asyncio.timeout(10):
+            await paused.get()
+        installed_at = clock()
+        done = await first.install(ADMIN, (FIXTURES / "moodle.xml").read_bytes(), "week3.xml")
+        assert (done.quiz_id, done.title, done.questions) == ("week3", "Pipeline basics", 3)
+        assert "week3" in first.library.quizzes and "week3" not in second.library.quizzes
+        seen_at = await one_poll()
+        assert "week3" in second.library.quizzes
+        assert seen_at - installed_at <= 2 * POLL_SECONDS
+        quiz = second.library.quiz("week3")
+        assert quiz.questions[0].image is not None and quiz.questions[0].image.read_bytes() \
+            == (FIXTURES / "tiny.png").read_bytes()
+        prompt = await second.start(LEARNER, "week3")  # a learner plays it there
+        assert prompt.quiz_title == "Pipeline basics"
+
+        title = await first.remove_quiz(ADMIN, "week3")
+        assert title == "Pipeline basics" and "week3" not in first.library.quizzes
+        await one_poll()
+        assert "week3" not in second.library.quizzes
+        session = await second.store.active_session("telegram", "7", "week3")
+        assert session is not None  # the learner's history stays
+    finally:
+        watcher.cancel()
+        first.installed.close()
+        second.installed.close()
+
+
+async def test_an_idle_refresh_reads_one_version_and_changes_nothing(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    assert await engine.installed.refresh() is True  # first read
+    before = dict(engine.library.quizzes)
+    assert await engine.installed.refresh() is False
+    assert engine.library.quizzes == before
+
+
+async def test_refusals(open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    gift = (FIXTURES / "spec.gift").read_bytes()
+    with pytest.raises(NotAdmin):
+        await engine.install(LEARNER, gift, "mine.gift")
+    with pytest.raises(UploadTooBig) as big:
+        await engine.install(ADMIN, b"x" * (MAX_UPLOAD_BYTES + 1), "big.gift")
+    assert big.value.params == {"size": 512, "limit": 512}
+    with pytest.raises(UploadRefused) as bad:
+        await engine.install(ADMIN, b"::a::Q?{~a ~b}\n\n::b::R?{=a ~%100%b}\n", "bad.gift")
+    assert bad.value.params["problems"].splitlines() == [
+        "• bad.gift:1: no option is the right answer (worth 100%); mark exactly one",
+        "• bad.gift:3: 2 options are worth 100%; a question here has exactly one right answer"]
+    with pytest.raises(ShippedQuiz):
+        await engine.install(ADMIN, gift, "parallelism.gift")
+    with pytest.raises(ShippedQuiz):
+        await engine.remove_quiz(ADMIN, "parallelism")
+    with pytest.raises(NotInstalled):
+        await engine.remove_quiz(ADMIN, "nothing-here")
+    assert await engine.store.read(installed_quizzes) == []
+    assert set(engine.library.quizzes) == set(quizzes)
+
+
+async def test_a_reupload_replaces_the_quiz_and_keeps_question_ids(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    gift = (FIXTURES / "spec.gift").read_bytes()
+    first = await engine.install(ADMIN, gift, "spec.gift")
+    ids = [q.id for q in engine.library.quiz("spec").questions]
+    second = await engine.install(ADMIN, gift.replace(b"Who's buried", b"Who is buried"),
+                                  "spec.gift")
+    assert second.version > first.version
+    quiz = engine.library.quiz("spec")
+    assert [q.id for q in quiz.questions] == ids
+    assert quiz.questions[0].text.get("en").startswith("Who is buried")
+    assert [r.version for r in await engine.store.read(installed_quizzes)] == [second.version]
+    engine.installed.close()
