@@ -15,6 +15,7 @@ from discord import app_commands
 
 from adapters.discord.handlers import Flows
 from adapters.discord.rounds import DiscordRounds
+from bot.domain.round_rules import MAX_SECONDS, MAX_TEAMS, MIN_SECONDS, MIN_TEAMS
 from bot.present.i18n import Catalogue
 
 log = logging.getLogger(__name__)
@@ -126,11 +127,19 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     @round_.command(name="start", description=text("command.round"))
     @app_commands.describe(quiz=text("command.param_quiz"),
                            seconds=text("command.param_seconds"),
-                           questions=text("command.param_questions"))
+                           questions=text("command.param_questions"),
+                           teams=text("command.param_teams"),
+                           scoring=text("command.param_scoring"),
+                           untimed=text("command.param_untimed"))
     async def round_start(interaction: discord.Interaction[Any], quiz: str | None = None,
-                          seconds: app_commands.Range[int, 10, 300] | None = None,
-                          questions: app_commands.Range[int, 1, 50] | None = None) -> None:
-        await rounds_of(interaction).start(interaction, quiz, seconds, questions)
+                          seconds: app_commands.Range[int, MIN_SECONDS, MAX_SECONDS] | None
+                          = None,
+                          questions: app_commands.Range[int, 1, 50] | None = None,
+                          teams: app_commands.Range[int, MIN_TEAMS, MAX_TEAMS] | None = None,
+                          scoring: Literal["accuracy", "speed", "streak"] = "accuracy",
+                          untimed: bool = False) -> None:
+        await rounds_of(interaction).start(interaction, quiz, seconds, questions,
+                                           teams=teams or 0, scoring=scoring, untimed=untimed)
 
     @round_.command(name="stop", description=text("round.stopped"))
     async def round_stop(interaction: discord.Interaction[Any]) -> None:

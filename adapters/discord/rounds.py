@@ -17,16 +17,18 @@ from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.views import COLOUR, MARKDOWN, _frozen, message_of, where_of
 from bot.app.compose import App
 from bot.domain import payloads as payload
-from bot.domain.payloads import RoundPayload, WhoPayload
+from bot.domain.payloads import RoundPayload, TeamPayload, WhoPayload
 from bot.domain.platforms import DISCORD
 from bot.domain.results import Misplaced
 from bot.domain.round_results import (
+    Joined,
     LockedIn,
     PressRefused,
     RoundEvent,
     RoundQuestion,
     WhoAnswered,
 )
+from bot.domain.round_rules import DEFAULT_SCORING
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import Button, Card, round_ack
@@ -44,20 +46,25 @@ def closes_at(q: RoundQuestion) -> str:
     return f"⏳ <t:{int(q.deadline)}:R>"
 
 
-class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.ROUND_RE):
-    """A round's lettered button: anyone in the channel may press; the store decides."""
+class _RoundChatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                       template=payload.ROUND_RE):
+    """What every button on a round's public message does: hand its payload to
+    `DiscordRounds.press` (anyone in the channel may press; the store decides)."""
+
+    style = discord.ButtonStyle.primary
 
     def __init__(self, custom_id: str, *, label: str,
-                 style: discord.ButtonStyle = discord.ButtonStyle.primary) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
+                 style: discord.ButtonStyle | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style or self.style,
+                                           custom_id=custom_id))
         pressed = payload.decode(custom_id)
-        assert isinstance(pressed, RoundPayload)  # the template guarantees it
+        assert isinstance(pressed, RoundPayload | WhoPayload | TeamPayload)  # the templates'
         self.pressed = pressed
 
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str],
-                             ) -> RoundButton:
+                             ) -> _RoundChatButton:
         return cls(match.group(0), label=getattr(item, "label", None) or "?")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
@@ -65,25 +72,21 @@ class RoundButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=paylo
         await rounds.press(interaction, self.pressed)
 
 
-class WhoButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.WHO_RE):
+class RoundButton(_RoundChatButton, template=payload.ROUND_RE):
+    """A round's lettered button."""
+
+
+class WhoButton(_RoundChatButton, template=payload.WHO_RE):
     """A reveal's "Who answered?": the full list, ephemeral, paged."""
 
-    def __init__(self, custom_id: str, *, label: str,
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
-        pressed = payload.decode(custom_id)
-        assert isinstance(pressed, WhoPayload)  # the template guarantees it
-        self.pressed = pressed
+    style = discord.ButtonStyle.secondary
 
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str],
-                             ) -> WhoButton:
-        return cls(match.group(0), label=getattr(item, "label", None) or "?")
 
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        rounds = cast(DiscordRounds, interaction.client.rounds)
-        await rounds.press(interaction, self.pressed)
+class TeamButton(_RoundChatButton, template=payload.TEAM_RE):
+    """A team (or untimed) round's join button, on the "round started" answer."""
+
+
+BUTTONS = {"w1:": WhoButton, "t1:": TeamButton}  # by payload prefix; else a letter
 
 
 def embed_of(card: Card) -> discord.Embed:
@@ -97,7 +100,7 @@ def view_of(card: Card) -> discord.ui.View | None:
     buttons: list[Button] = [b for row in card.rows for b in row if not b.disabled]
     if not buttons:
         return None
-    return _frozen(*((WhoButton if b.payload.startswith("w1:") else RoundButton)(
+    return _frozen(*(BUTTONS.get(b.payload[:3], RoundButton)(
         b.payload, label=b.label, style=STYLES[b.style]) for b in buttons))
 
 
@@ -113,15 +116,22 @@ class DiscordRounds:
     # --- commands ----------------------------------------------------------------------------
 
     async def start(self, interaction: discord.Interaction[Any], quiz: str | None,
-                    seconds: int | None, questions: int | None) -> None:
-        """/round start [quiz] [seconds] [questions]: a public answer, then the questions."""
+                    seconds: int | None, questions: int | None, *, teams: int = 0,
+                    scoring: str = DEFAULT_SCORING, untimed: bool = False) -> None:
+        """/round start [quiz] [seconds] [questions] [teams] [scoring] [untimed]: a public
+        answer (with the join buttons of a team or untimed round), then the questions."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
         work = self.rounds.start(actor, channel, quiz or None, seconds=seconds,
-                                 questions=questions)
+                                 questions=questions, scoring=scoring, teams=teams,
+                                 untimed=untimed)
         started = await timely(interaction, work, ephemeral=False)
         (card,) = self.plan.started(started).send
-        await send(interaction, ephemeral=False, content=card.body)
+        view = view_of(card)
+        if view is None:
+            await send(interaction, ephemeral=False, content=card.body)
+        else:
+            await send(interaction, ephemeral=False, content=card.body, view=view)
 
     def _may_manage(self, interaction: discord.Interaction[Any]) -> bool:
         permissions = interaction.permissions
@@ -145,7 +155,7 @@ class DiscordRounds:
         await note(interaction, self.cat, await self.engine.language(actor), "round.skipped")
 
     async def press(self, interaction: discord.Interaction[Any],
-                    pressed: RoundPayload | WhoPayload) -> None:
+                    pressed: RoundPayload | WhoPayload | TeamPayload) -> None:
         """A lettered button: lock in, answered privately. "Who answered?": the list, only
         for the presser."""
         flows = interaction.client.flows
@@ -157,7 +167,7 @@ class DiscordRounds:
                 await send(interaction, ephemeral=True,
                            **message_of(self.plan.who(outcome, actor.user_id)))
                 return
-            if isinstance(outcome, LockedIn | PressRefused):
+            if isinstance(outcome, LockedIn | PressRefused | Joined):
                 text = round_ack(self.cat, outcome)
             elif isinstance(outcome, Misplaced):
                 text = self.cat.t(outcome.lang, "round.misplaced")

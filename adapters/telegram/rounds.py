@@ -22,10 +22,12 @@ from telegram.ext import AIORateLimiter, ExtBot
 from adapters.telegram import views
 from adapters.telegram.turn import message_gone, not_modified
 from bot.app.compose import App
+from bot.domain.errors import BadRoundOptions
 from bot.domain.payloads import base36
 from bot.domain.platforms import TELEGRAM
 from bot.domain.results import Actor, Misplaced
 from bot.domain.round_results import PressRefused, RoundEvent, RoundQuestion, WhoAnswered
+from bot.domain.round_rules import DEFAULT_SCORING, MAX_TEAMS, MIN_TEAMS, SCORINGS
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
@@ -82,6 +84,35 @@ class GroupPostRateLimiter(AIORateLimiter):
                                                       rate_limit_args)
         return await super().process_request(callback, args, kwargs, endpoint, data,
                                               rate_limit_args)
+
+
+RoundOptions = tuple[str | None, int | None, int, str, bool]
+
+
+def parse_round(args: Sequence[str]) -> RoundOptions | None:
+    """`[quiz] [seconds] [teams N] [scoring MODE] [untimed]` in any order: (quiz, seconds,
+    teams, scoring, untimed), or None when a word does not parse (the usage line)."""
+    quiz_id, seconds, teams, scoring, untimed = None, None, 0, DEFAULT_SCORING, False
+    words = iter(a.lower() for a in args)
+    for word in words:
+        if word == "teams":
+            n = next(words, "")
+            if not (n.isdigit() and MIN_TEAMS <= int(n) <= MAX_TEAMS):
+                return None
+            teams = int(n)
+        elif word == "scoring":
+            scoring = next(words, "")
+            if scoring not in SCORINGS:
+                return None
+        elif word == "untimed":
+            untimed = True
+        elif word.isdigit():
+            seconds = int(word)
+        elif quiz_id is None:
+            quiz_id = word
+        else:
+            return None
+    return quiz_id, seconds, teams, scoring, untimed
 
 
 def closes_in(cat: Catalogue) -> Callable[[RoundQuestion], str]:
@@ -150,13 +181,14 @@ class TelegramRounds:
         if word == "skip":
             await self.rounds.skip(actor, actor.chat_id, may_manage=manage)
             return Reply()
-        quiz_id, seconds = None, None
-        for arg in args:
-            if arg.isdigit():
-                seconds = int(arg)
-            else:
-                quiz_id = arg
-        await self.rounds.start(actor, actor.chat_id, quiz_id, seconds=seconds)
+        options = parse_round(args)
+        if options is None:
+            raise BadRoundOptions()
+        quiz_id, seconds, teams, scoring, untimed = options
+        started = await self.rounds.start(actor, actor.chat_id, quiz_id, seconds=seconds,
+                                          scoring=scoring, teams=teams, untimed=untimed)
+        if started.lobby:  # members join by button before question 1
+            return self.round_plan.started(started)
         return Reply()  # the first question, posted by the driver at once, is the answer
 
     async def quiet(self, actor: Actor) -> bool:

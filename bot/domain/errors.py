@@ -170,6 +170,12 @@ class NotHost(QuizError):
     key = "round.not_host"
 
 
+class BadRoundOptions(QuizError):
+    """A team count, scoring mode or word of /round that does not parse: the usage line."""
+
+    key = "round.usage"
+
+
 class BadRoundLength(QuizError):
     """Seconds per question (or the number of questions) out of range."""
 

@@ -6,6 +6,7 @@ points.
     a1:<session base36>:<position>:<option>[s|g]  AnswerPayload (the session names its owner)
     r1:<round base36>:<qindex>:<option>           RoundPayload (anyone in the chat may press)
     w1:<round base36>:<qindex>                    WhoPayload: a reveal's "Who answered?"
+    t1:<round base36>:<team digit | a>            TeamPayload: join a team (a: any / join)
     q2:<action>:<owner token>:<arg>               one owned button per action (below)
     q1:<action>:<arg>                             older action buttons, still understood
 
@@ -33,6 +34,7 @@ ANSWER_RE = re.compile(
     r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])(?P<sure>[sg]?)")
 ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<option>[0-9])")
 WHO_RE = re.compile(r"w1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3})")
+TEAM_RE = re.compile(r"t1:(?P<round>[0-9a-z]{1,12}):(?P<team>[0-9a])")
 WHO_PAGE_RE = re.compile(r"(?P<round>[0-9a-z]{1,12})-(?P<qindex>[0-9]{1,3})-(?P<page>[0-9]{1,4})")
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>~?[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
@@ -69,7 +71,8 @@ def _checked(data: str) -> str:
     if len(data.encode()) > MAX_BYTES or not (ACTION_RE.fullmatch(data)
                                               or ANSWER_RE.fullmatch(data)
                                               or ROUND_RE.fullmatch(data)
-                                              or WHO_RE.fullmatch(data)):
+                                              or WHO_RE.fullmatch(data)
+                                              or TEAM_RE.fullmatch(data)):
         raise ValueError(f"button payload {data!r} does not fit the payload format")
     return data
 
@@ -133,6 +136,27 @@ class WhoPayload:
         """The payload, or None when `data` is not one of these."""
         if m := WHO_RE.fullmatch(data):
             return cls(int(m["round"], 36), int(m["qindex"]))
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class TeamPayload:
+    """A team (or untimed) round's join button: `team` None joins any team (or the
+    untimed round); anyone in the chat may press, the store decides."""
+
+    round_id: int
+    team: int | None
+
+    def pack(self) -> str:
+        """The callback data."""
+        team = "a" if self.team is None else str(self.team)
+        return _checked(f"t1:{base36(self.round_id)}:{team}")
+
+    @classmethod
+    def unpack(cls, data: str) -> TeamPayload | None:
+        """The payload, or None when `data` is not one of these."""
+        if m := TEAM_RE.fullmatch(data):
+            return cls(int(m["round"], 36), None if m["team"] == "a" else int(m["team"]))
         return None
 
 
@@ -239,7 +263,7 @@ OWNED: dict[str, type[OwnedPayload]] = {kind.action: kind for kind in (
     ResetPayload, WhoPagePayload, QuizzesPayload)}
 ActionPayload = (StartPayload | RetryPayload | ReviewPayload | DuePayload | ConfidencePayload
                  | LanguagePayload | ResetPayload | WhoPagePayload | QuizzesPayload)
-Payload = AnswerPayload | RoundPayload | WhoPayload | ActionPayload
+Payload = AnswerPayload | RoundPayload | WhoPayload | TeamPayload | ActionPayload
 
 
 def _unpack_owned(data: str) -> ActionPayload | None:
@@ -266,7 +290,7 @@ def decode(data: str | None) -> Payload | None:
     if not data or len(data.encode()) > MAX_BYTES:
         return None
     return (AnswerPayload.unpack(data) or RoundPayload.unpack(data) or WhoPayload.unpack(data)
-            or _unpack_owned(data))
+            or TeamPayload.unpack(data) or _unpack_owned(data))
 
 
 def encode_answer(session_id: int, position: int, option: int, sure: bool | None = None

@@ -7,7 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from bot.domain.pipeline import ScheduleSpec
-from bot.domain.round_results import LockedIn, PressRefused, WhoAnswered
+from bot.domain.round_results import Joined, LockedIn, PressRefused, WhoAnswered
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +217,7 @@ class QuizList:
 
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
                 | UnknownButton | SettingsView | LockedIn | PressRefused | WhoAnswered
-                | Misplaced | QuizList)
+                | Joined | Misplaced | QuizList)
 
 
 @dataclass(frozen=True, slots=True)

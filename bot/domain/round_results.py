@@ -13,6 +13,10 @@ class RoundStarted:
     total: int  # questions in the round
     seconds: int
     host_name: str
+    scoring: str = "accuracy"  # bot.domain.round_rules.SCORINGS
+    teams: int = 0  # 0: no teams
+    untimed: bool = False
+    lobby: int = 0  # seconds to join before question 1 (team and untimed rounds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,7 @@ class RoundQuestion:
     options: tuple[str, ...]  # in this round's order
     seconds: int
     deadline: float  # epoch seconds
+    untimed: bool = False  # open until every joined member answered (at most `seconds`)
 
     @property
     def number(self) -> int:
@@ -44,6 +49,18 @@ class Standing:
     display_name: str
     score: int  # correct answers so far
     time: float  # total seconds to the correct answers (lower wins a tie)
+    points: int = 0  # the round's scoring mode's points (accuracy: the right answers)
+
+
+@dataclass(frozen=True, slots=True)
+class TeamStanding:
+    """A team's place: its members' mean points (so a bigger team does not win by size)."""
+
+    rank: int
+    team: int  # 0-based; the presenter names it
+    members: int
+    score: float  # mean points (accuracy: mean right answers) over its members
+    best: str  # its best member's name ("" while nobody scored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +88,9 @@ class RoundReveal:
     next_at: float | None  # when the next question opens
     revealed_at: float = 0.0
     last_qindex: int = -1  # the round's last opened question (the "Who answered?" list's)
+    scoring: str = "accuracy"
+    untimed: bool = False
+    teams: tuple[TeamStanding, ...] = ()  # team rounds: the teams' standings
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +101,17 @@ class LockedIn:
     lang: str
     letter: int  # shown index
     repeat: bool = False  # True: they had locked in before; this press changed nothing
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A press of a round's join button: on a team (or in), already on one, or too late."""
+
+    round_id: int
+    lang: str
+    outcome: str  # "joined", "already", "closed", "gone" (bot.store.round_rows.JoinWrite)
+    team: int | None  # the member's team (None: drawn when question 1 opens, or no teams)
+    drafted: bool = False  # a team round: a member without a team is drafted at question 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,4 +154,4 @@ class WhoAnswered:
     rows: tuple[WhoRow, ...]
 
 
-PressOutcome = LockedIn | PressRefused | WhoAnswered
+PressOutcome = LockedIn | PressRefused | WhoAnswered | Joined

@@ -29,6 +29,7 @@ from bot.domain.payloads import (
     ReviewPayload,
     RoundPayload,
     StartPayload,
+    TeamPayload,
     WhoPagePayload,
     WhoPayload,
 )
@@ -139,6 +140,7 @@ class Engine:
         route(RoundPayload, lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex,
                                                               p.option, w))
         route(WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
+        route(TeamPayload, lambda a, p, w: self.rounds.join(a, p.round_id, p.team, w))
         route(WhoPagePayload, self._who_page_pressed)
         route(StartPayload, lambda a, p, w: self.start(a, p.arg or None))
         route(RetryPayload, lambda a, p, w: self.restart(a, p.arg or None))

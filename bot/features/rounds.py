@@ -18,12 +18,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
 
-from bot.domain import learning
-from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
+from bot.domain import learning, round_rules
+from bot.domain.errors import (
+    BadRoundLength,
+    BadRoundOptions,
+    NoRound,
+    NotHost,
+    RoundRunning,
+    RoundsAreForGroups,
+)
 from bot.domain.quiz import Question, Quiz
 from bot.domain.quiz.computed import draw, seed_of
 from bot.domain.results import Actor, Leaderboard, LeaderboardRow, Misplaced, Where
 from bot.domain.round_results import (
+    Joined,
     LockedIn,
     PressOutcome,
     PressRefused,
@@ -35,6 +43,7 @@ from bot.domain.round_results import (
     WhoAnswered,
     WhoRow,
 )
+from bot.features.round_scores import standings_of, team_standings
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from bot.store.round_rows import (
@@ -53,7 +62,7 @@ Clock = Callable[[], float]
 # Whether a member other than the host may stop or skip: known, or asked of the platform
 # only when it matters (Telegram's getChatMember).
 Manages = bool | Callable[[], Awaitable[bool]]
-MIN_SECONDS, MAX_SECONDS = 10, 300
+MIN_SECONDS, MAX_SECONDS = round_rules.MIN_SECONDS, round_rules.MAX_SECONDS
 POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
 WHO_PAGE = 20  # members per page of the private "Who answered?" list
 
@@ -97,20 +106,29 @@ class Rounds:
     # --- commands ------------------------------------------------------------------------
 
     async def start(self, actor: Actor, chat_id: str | None, quiz_id: str | None = None, *,
-                    seconds: int | None = None, questions: int | None = None) -> RoundStarted:
+                    seconds: int | None = None, questions: int | None = None,
+                    scoring: str = round_rules.DEFAULT_SCORING, teams: int = 0,
+                    untimed: bool = False) -> RoundStarted:
         """Start a round in `chat_id` (a group, a channel) with `actor` as its host.
 
-        The first question opens at once (the driver posts it). `actor.chat_id` names the
-        leaderboard the round counts on (the group; on Discord the server).
+        The first question opens at once (the driver posts it); a team or untimed round
+        first gives members `LOBBY_SECONDS` to join. `actor.chat_id` names the leaderboard
+        the round counts on (the group; on Discord the server).
         """
         if chat_id is None or actor.chat_id is None:
             raise RoundsAreForGroups()
+        if (scoring not in round_rules.SCORINGS or (untimed and scoring == "speed")
+                or not (teams == 0 or round_rules.MIN_TEAMS <= teams <= round_rules.MAX_TEAMS)):
+            raise BadRoundOptions()
         quiz = self.engine.quiz(quiz_id)
         lang = await self.engine.language(actor)
         seconds = self.default_seconds if seconds is None else seconds
         total = len(quiz.questions) if questions is None else questions
         if not (MIN_SECONDS <= seconds <= MAX_SECONDS and 1 <= total <= len(quiz.questions)):
             raise BadRoundLength(low=MIN_SECONDS, high=MAX_SECONDS, count=len(quiz.questions))
+        if untimed:
+            seconds = round_rules.UNTIMED_SECONDS
+        lobby = round_rules.LOBBY_SECONDS if teams or untimed else 0
         picked = list(quiz.questions)
         if total < len(picked):
             keep = set(self._rng.sample(range(len(picked)), total))
@@ -125,13 +143,28 @@ class Rounds:
         new = NewRound(actor.platform, chat_id, actor.chat_id, actor.user_id,
                        actor.display_name, quiz.id, lang, tuple(q.id for q in picked),
                        tuple(orders), seconds, self.reveal_seconds,
-                       seed=self._rng.getrandbits(62))  # every member's numbers
+                       seed=self._rng.getrandbits(62),  # every member's numbers
+                       scoring=scoring, teams=teams, untimed=untimed, lobby=lobby)
         row = await self.store.create_round(new, self.clock())
         if row is None:
             raise RoundRunning()
         self._wake(actor.platform)
         return RoundStarted(row.id, lang, quiz.title.get(lang), row.total, seconds,
-                            actor.display_name)
+                            actor.display_name, scoring, teams, untimed, lobby)
+
+    async def join(self, actor: Actor, round_id: int, team: int | None,
+                   where: Where | None = None) -> Joined | Misplaced:
+        """A member's press of a join button before question 1 (`team` None: any team,
+        drawn by past accuracy when question 1 opens; in an untimed round: join)."""
+        lang = await self.engine.language(actor)
+        row = await self.store.get_round(round_id)
+        if row is None or row.platform != actor.platform:
+            return Joined(round_id, lang, "gone", None)
+        if where is not None and where.chat_id != row.chat_id:
+            return Misplaced(lang)
+        joined = await self.store.join_round(round_id, actor.user_id, actor.display_name,
+                                             team, self.clock())
+        return Joined(round_id, lang, str(joined.outcome), joined.team, row.teams > 0)
 
     async def _running(self, actor: Actor, chat_id: str | None, may_manage: Manages) -> RoundRow:
         if chat_id is None:
@@ -190,7 +223,7 @@ class Rounds:
         chosen = order[option]
         pressed = await self.store.press_round(NewPress(
             round_id, qindex, actor.user_id, actor.display_name, chosen,
-            chosen == question.correct, self.clock()))
+            chosen == question.correct, self.clock(), row.teams, row.untimed))
         if pressed.outcome in (PressWrite.LOCKED, PressWrite.REPEAT):
             assert pressed.chosen is not None
             # The locked-in answer feeds the member's spaced-review card, once (keyed by
@@ -231,7 +264,7 @@ class Rounds:
         answers = post.answers
         marks = {a.user_id: "right" if a.correct else "wrong"
                  for a in answers if a.qindex == qindex}
-        standings = standings_of(answers)
+        standings = self._standings(row, answers)
         pages = max(1, -(-len(standings) // WHO_PAGE))
         page = min(max(page, 0), pages - 1)
         shown = standings[page * WHO_PAGE:(page + 1) * WHO_PAGE]
@@ -277,14 +310,14 @@ class Rounds:
             return self._question(row, qindex, post.deadline)
         if what == "s":
             return self._reveal(Reveal(row, None, None, row.finished_at or 0.0, None,
-                                       post.answers), stopped=True)
+                                       post.answers, post.members), stopped=True)
         if post.revealed_at is None:
             return None
         if qindex < row.position:  # the round went on since: not final, next was due
             row = replace(row, status="active",
                           next_open_at=post.revealed_at + row.reveal_pause)
         return self._reveal(Reveal(row, qindex, post.deadline, post.revealed_at,
-                                   post.message_ref, post.answers))
+                                   post.message_ref, post.answers, post.members))
 
     async def posted(self, question: RoundQuestion, ref: str) -> None:
         """Remember where a question was posted, to edit it into its reveal."""
@@ -339,19 +372,26 @@ class Rounds:
             options = tuple(question.options[i].text.get(lang) for i in row.option_orders[qindex])
             title = quiz.title.get(lang)
         return RoundQuestion(row.id, row.platform, row.chat_id, lang, title, row.host_name,
-                             qindex, row.total, text, options, row.seconds, deadline)
+                             qindex, row.total, text, options, row.seconds, deadline,
+                             row.untimed)
+
+    @staticmethod
+    def _standings(row: RoundRow, answers: tuple[RoundAnswer, ...]) -> tuple[Standing, ...]:
+        return standings_of(answers, row.scoring, row.seconds, timed=not row.untimed)
 
     def _reveal(self, reveal: Reveal, *, stopped: bool = False) -> RoundReveal:
         row, qindex = reveal.round, reveal.qindex
         quiz = self._quiz(row)
-        standings = standings_of(reveal.answers)
+        standings = self._standings(row, reveal.answers)
+        teams = (team_standings(standings, reveal.members, row.teams) if row.teams else ())
         base = RoundReveal(
             round_id=row.id, platform=row.platform, chat_id=row.chat_id, lang=row.lang,
             quiz_title=quiz.title.get(row.lang) if quiz else row.quiz_id, question=None,
             correct=-1, counts=(), right=(), explanation="", standings=standings,
             message_ref=reveal.message_ref, final=reveal.final,
             stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
-            revealed_at=reveal.revealed_at, last_qindex=row.position)
+            revealed_at=reveal.revealed_at, last_qindex=row.position, scoring=row.scoring,
+            untimed=row.untimed, teams=teams)
         if qindex is None:
             return base
         order = row.option_orders[qindex]
@@ -369,23 +409,4 @@ class Rounds:
             right=right, explanation=question.explanation.get(row.lang) if question else "")
 
 
-def standings_of(answers: tuple[RoundAnswer, ...] | list[RoundAnswer]) -> tuple[Standing, ...]:
-    """Every member by correct answers, ties broken by less total time to those answers."""
-    score: dict[str, int] = {}
-    spent: dict[str, float] = {}
-    names: dict[str, str] = {}
-    for a in answers:
-        score.setdefault(a.user_id, 0)
-        spent.setdefault(a.user_id, 0.0)
-        names[a.user_id] = a.display_name or a.user_id
-        if a.correct:
-            score[a.user_id] += 1
-            spent[a.user_id] += a.elapsed
-    order = sorted(score, key=lambda u: (-score[u], round(spent[u], 3), names[u], u))
-    out: list[Standing] = []
-    for i, user in enumerate(order):
-        tied = out and (out[-1].score, round(out[-1].time, 3)) == (score[user],
-                                                                    round(spent[user], 3))
-        rank = out[-1].rank if tied else i + 1
-        out.append(Standing(rank, user, names[user], score[user], spent[user]))
-    return tuple(out)
+__all__ = ["Rounds", "standings_of"]

@@ -57,7 +57,7 @@ from bot.domain.results import (
 from bot.domain.results import (
     LanguageSet as LanguageSetResult,
 )
-from bot.domain.round_results import LockedIn, PressRefused, WhoAnswered
+from bot.domain.round_results import Joined, LockedIn, PressRefused, WhoAnswered
 from bot.present import diagrams, render
 from bot.present.i18n import Catalogue, is_rtl
 from bot.present.limits import listing
@@ -65,8 +65,26 @@ from bot.present.limits import listing
 log = logging.getLogger(__name__)
 
 
-def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused) -> str:
+def team_name(cat: Catalogue, lang: str, team: int) -> str:
+    """A round's team by its colour and name ("🟥 Red")."""
+    return cat.t(lang, f"round.team_{team}")
+
+
+def _joined(cat: Catalogue, j: Joined) -> str:
+    if j.outcome in ("joined", "already"):
+        if j.team is not None:
+            key = "round.joined_team" if j.outcome == "joined" else "round.join_already"
+            return cat.t(j.lang, key, team=team_name(cat, j.lang, j.team))
+        # no team yet: "any team" in a team round (drawn at question 1), or untimed
+        return cat.t(j.lang, "round.join_already_in" if j.outcome == "already"
+                     else "round.joined_any" if j.drafted else "round.joined")
+    return cat.t(j.lang, "round.join_closed" if j.outcome == "closed" else "round.gone")
+
+
+def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
     """The private answer to a press on a round's button: never whether it was right."""
+    if isinstance(outcome, Joined):
+        return _joined(cat, outcome)
     if isinstance(outcome, LockedIn):
         key = "round.already_locked" if outcome.repeat else "round.locked"
         return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
@@ -257,7 +275,7 @@ class Planner:
             return Reply(edit=Card(self.t(outcome.lang, "reset.done")))
         if isinstance(outcome, ResetCancelled):
             return Reply(edit=Card(self.t(outcome.lang, "reset.cancelled")))
-        if isinstance(outcome, LockedIn | PressRefused):  # a round's button: a private ack
+        if isinstance(outcome, LockedIn | PressRefused | Joined):  # a round's: a private ack
             return Reply(ack=round_ack(self.cat, outcome))
         if isinstance(outcome, Misplaced):  # a button's data pressed where it does not belong
             return Reply(ack=self.cat.t(outcome.lang, "round.misplaced"), alert=True)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.domain.payloads import WhoPagePayload, WhoPayload, encode_round
+from bot.domain import round_rules
+from bot.domain.payloads import TeamPayload, WhoPagePayload, WhoPayload, encode_round
 from bot.domain.platforms import units
 from bot.domain.round_results import (
     LockedIn,
@@ -19,11 +20,12 @@ from bot.domain.round_results import (
     RoundReveal,
     RoundStarted,
     Standing,
+    TeamStanding,
     WhoAnswered,
 )
 from bot.present import render
 from bot.present.i18n import Catalogue, is_rtl, isolate
-from bot.present.plan import Button, Card, Reply, round_ack
+from bot.present.plan import Button, Card, Reply, round_ack, team_name
 
 BAR, BAR_WIDTH = "▇", 10
 STANDINGS_SHOWN = 10
@@ -65,11 +67,39 @@ class RoundPlanner:
         return units(card.title) + units(card.body) + units(card.footer) + 4 <= self.limit
 
     def started(self, started: RoundStarted) -> Reply:
-        """The public answer to the command that started a round (where one is needed)."""
-        return Reply(send=(Card(self.t(
-            started.lang, "round.started", host=self._name(started.lang, started.host_name),
-            title=started.quiz_title, total=started.total, seconds=started.seconds)),),
-            public=True)
+        """The public answer to the command that started a round (where one is needed); a
+        team or untimed round's carries the join buttons."""
+        lang = started.lang
+        lines = [self.t(lang, "round.started", host=self._name(lang, started.host_name),
+                        title=started.quiz_title, total=started.total,
+                        seconds=started.seconds)]
+        rows: tuple[tuple[Button, ...], ...] = ()
+        if started.teams:
+            lines.append(self.t(lang, "round.lobby_teams", teams=started.teams,
+                                seconds=started.lobby))
+            teams = [Button(team_name(self.cat, lang, t),
+                            TeamPayload(started.round_id, t).pack(), "primary")
+                     for t in range(started.teams)]
+            any_team = Button(self.cat.t(lang, "round.any_team"),
+                              TeamPayload(started.round_id, None).pack())
+            rows = (*(self._row(lang, teams[i:i + 3]) for i in range(0, len(teams), 3)),
+                    (any_team,))
+        elif started.untimed:
+            lines.append(self.t(lang, "round.lobby_untimed", seconds=started.lobby,
+                                minutes=round_rules.UNTIMED_SECONDS // 60))
+            rows = ((Button(self.cat.t(lang, "round.join_button"),
+                            TeamPayload(started.round_id, None).pack(), "primary"),),)
+        lines.append(self.t(lang, self.mode_key(started.scoring, started.untimed)))
+        return Reply(send=(Card("\n\n".join(lines), rows=rows),), public=True)
+
+    @staticmethod
+    def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:
+        return tuple(reversed(buttons)) if is_rtl(lang) else tuple(buttons)
+
+    @staticmethod
+    def mode_key(scoring: str, untimed: bool) -> str:
+        """The catalogue key that says how a round scores."""
+        return f"round.mode_{scoring}" + ("_untimed" if untimed else "")
 
     def pressed(self, outcome: LockedIn | PressRefused) -> Reply:
         return Reply(ack=round_ack(self.cat, outcome))
@@ -88,7 +118,9 @@ class RoundPlanner:
         buttons = [Button(render.letter(i), encode_round(q.round_id, q.qindex, i), "primary")
                    for i in range(len(q.options))]
         row = tuple(reversed(buttons)) if is_rtl(q.lang) else tuple(buttons)
-        body = "\n".join([*self._body(q), "", self.closes(q)])
+        closes = (self.t(q.lang, "round.closes_untimed", minutes=q.seconds // 60) if q.untimed
+                  else self.closes(q))
+        body = "\n".join([*self._body(q), "", closes])
         return Card(body, title=f"{self._header(q)}  {render.progress_bar(q.qindex, q.total)}",
                     footer=q.quiz_title, rows=(row,))
 
@@ -142,8 +174,10 @@ class RoundPlanner:
         if r.final:
             lines += ["", *self._podium(r, standings_shown)]
         else:
-            lines += ["", m.bold(self.t(lang, "round.standings")),
-                      *self._standings(lang, r.standings, standings_shown)]
+            lines += ["", *self._teams(lang, r.teams),
+                      m.bold(self.t(lang, "round.standings")),
+                      *self._standings(lang, r.standings, standings_shown, r.scoring),
+                      self.t(lang, self.mode_key(r.scoring, r.untimed))]
             if r.next_at is not None:
                 pause = max(0, round(r.next_at - r.revealed_at))
                 lines += ["", self.t(lang, "round.next_in", seconds=pause)]
@@ -156,13 +190,32 @@ class RoundPlanner:
                             WhoPayload(r.round_id, qindex).pack()),),)
         return Card("\n".join(lines).strip(), title=title, footer=r.quiz_title, rows=rows)
 
+    def _teams(self, lang: str, teams: tuple[TeamStanding, ...]) -> list[str]:
+        """The teams' standings (at most six lines) and a blank line, or nothing."""
+        if not teams:
+            return []
+        lines = [self.m.bold(self.t(lang, "round.team_standings"))]
+        for t in teams:
+            row = self.t(lang, "round.team_row", rank=t.rank,
+                         team=team_name(self.cat, lang, t.team), score=f"{t.score:,.1f}",
+                         members=t.members)
+            if t.best:
+                row += self.t(lang, "round.team_best", best=self._name(lang, t.best))
+            lines.append(f"{MEDALS.get(t.rank, '▫️')} {row}")
+        return [*lines, ""]
+
     def _standings(self, lang: str, standings: tuple[Standing, ...],
-                   shown: int = STANDINGS_SHOWN) -> list[str]:
+                   shown: int = STANDINGS_SHOWN, scoring: str = "accuracy") -> list[str]:
         lines = []
         for s in standings[:shown]:
-            row = self.t(lang, "round.standing_row", rank=s.rank,
-                         name=self._name(lang, s.display_name), score=s.score,
-                         seconds=f"{s.time:.1f}")
+            if scoring == "accuracy":
+                row = self.t(lang, "round.standing_row", rank=s.rank,
+                             name=self._name(lang, s.display_name), score=s.score,
+                             seconds=f"{s.time:.1f}")
+            else:
+                row = self.t(lang, "round.standing_points", rank=s.rank,
+                             name=self._name(lang, s.display_name), points=f"{s.points:,}",
+                             score=s.score)
             lines.append(f"{MEDALS.get(s.rank, '▫️')} {row}")
         if len(standings) > shown:
             lines.append(self.t(lang, "round.more", count=len(standings) - shown))
@@ -173,9 +226,11 @@ class RoundPlanner:
         lines = [self.m.bold(self.t(lang, "round.podium", title=r.quiz_title))]
         if r.stopped:
             lines.append(self.t(lang, "round.stopped"))
+        lines.append(self.t(lang, self.mode_key(r.scoring, r.untimed)))
         if not r.standings:
             return [*lines, self.t(lang, "round.no_answers")]
-        return [*lines, *self._standings(lang, r.standings, shown)]
+        return [*lines, "", *self._teams(lang, r.teams),
+                *self._standings(lang, r.standings, shown, r.scoring)]
 
     # --- the private list behind "Who answered?" ------------------------------------------
 

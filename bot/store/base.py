@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.store.command import Command
-from bot.store.commands import inbox, jobs, learning, rounds, sessions
+from bot.store.commands import inbox, jobs, learning, round_teams, rounds, sessions
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -102,6 +102,8 @@ class CommandStore(abc.ABC):
     create_round = _writer(rounds.create_round)
     get_round = _reader(rounds.get_round)
     active_round = _reader(rounds.active_round)
+    join_round = _writer(round_teams.join_round)
+    round_members = _reader(round_teams.members)
     open_due_questions = _writer(rounds.open_due_questions)
     press_round = _writer(rounds.press_round)
     reveal_due_questions = _writer(rounds.reveal_due_questions)

@@ -40,6 +40,10 @@ class NewRound:
     seconds: int
     reveal_pause: float
     seed: int | None = None  # one draw for every member (computed questions)
+    scoring: str = "accuracy"  # bot.domain.round_rules.SCORINGS
+    teams: int = 0  # 0: no teams
+    untimed: bool = False  # reveal once every joined member answered
+    lobby: float = 0.0  # seconds members may join (team, untimed rounds) before question 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +66,14 @@ class RoundRow:
     started_at: float
     finished_at: float | None
     seed: int | None = None  # one draw for every member (computed questions)
+    scoring: str = "accuracy"
+    teams: int = 0
+    untimed: bool = False
+
+    @property
+    def lobby(self) -> bool:
+        """True for a round members join before it starts (teams, untimed)."""
+        return self.teams > 0 or self.untimed
 
     @property
     def total(self) -> int:
@@ -93,6 +105,15 @@ class RoundAnswer:
 
 
 @dataclass(frozen=True, slots=True)
+class RoundMember:
+    """A member who joined a team (or untimed) round; team None: not drawn yet."""
+
+    user_id: str
+    display_name: str
+    team: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class NewPress:
     round_id: int
     qindex: int
@@ -101,6 +122,23 @@ class NewPress:
     chosen: int  # index in the quiz file
     correct: bool
     now: float
+    teams: int = 0  # the round's: a member's first press places them on the smallest team
+    untimed: bool = False  # the round's: every press joins, and any question reveals early
+
+
+class JoinWrite(StrEnum):
+    """What `join_round` did."""
+
+    JOINED = "joined"  # on the team asked for (None: drawn when question 1 opens)
+    ALREADY = "already"  # joined before; their team stands for the whole round
+    CLOSED = "closed"  # question 1 is out: answering joins (the smallest team)
+    GONE = "gone"  # no such running round
+
+
+@dataclass(frozen=True, slots=True)
+class Joining:
+    outcome: JoinWrite
+    team: int | None  # the member's team as stored (None: not drawn yet)
 
 
 class PressWrite(StrEnum):
@@ -130,6 +168,7 @@ class Reveal:
     revealed_at: float
     message_ref: str | None
     answers: tuple[RoundAnswer, ...]  # every answer of the round up to this question
+    members: tuple[RoundMember, ...] = ()  # who joined (team and untimed rounds)
 
     @property
     def final(self) -> bool:
@@ -146,6 +185,7 @@ class RoundPost:
     revealed_at: float | None
     message_ref: str | None
     answers: tuple[RoundAnswer, ...]  # every answer up to this question
+    members: tuple[RoundMember, ...] = ()  # who joined (team and untimed rounds)
 
 
 def post_kind(platform: str) -> str:
@@ -170,6 +210,14 @@ class RoundStore(Protocol):
 
     async def active_round(self, platform: str, chat_id: str) -> RoundRow | None:
         """The chat's running round, if any."""
+
+    async def join_round(self, round_id: int, user_id: str, display_name: str,
+                         team: int | None, now: float) -> Joining:
+        """Put a member on a team (None: any, drawn at question 1) before question 1
+        opens; a member who joined keeps their team."""
+
+    async def round_members(self, round_id: int) -> tuple[RoundMember, ...]:
+        """Who joined the round, and their teams."""
 
     async def open_due_questions(self, platform: str, now: float) -> list[OpenedQuestion]:
         """Claim and open every question due by `now` (one caller wins each)."""

@@ -8,7 +8,7 @@ from typing import Any
 from bot.domain.results import SessionKind
 from bot.store.learning import CardRow, JobRow
 from bot.store.protocol import AnswerRow, BestRow, SessionRow
-from bot.store.round_rows import RoundAnswer, RoundRow
+from bot.store.round_rows import RoundAnswer, RoundMember, RoundRow
 
 # The owner's language, confidence setting and UTC offset come with the session: a tap
 # needs one read.
@@ -24,7 +24,7 @@ SESSION_SQL = f"SELECT {SESSION_COLUMNS} {SESSION_FROM}"
 ROUND_SQL = (
     "SELECT id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, question_ids, "
     "option_orders, seconds, reveal_pause, status, position, next_open_at, started_at, "
-    "finished_at, seed FROM rounds ")
+    "finished_at, seed, scoring, teams, untimed FROM rounds ")
 CARD_COLUMNS = "quiz_id, question_id, card, due_at, reviews"
 JOB_COLUMNS = "id, kind, key, due_at, payload, claimed_at, claimed_by, attempts"
 BEST_COLUMNS = "platform, user_id, display_name, score, total, finished_at"
@@ -77,7 +77,14 @@ def round_of(row: Any) -> RoundRow | None:
         reveal_pause=float(row["reveal_pause"]), status=row["status"],
         position=int(row["position"]), next_open_at=row["next_open_at"],
         started_at=row["started_at"], finished_at=row["finished_at"],
-        seed=_int_or_none(row["seed"]))
+        seed=_int_or_none(row["seed"]), scoring=row["scoring"], teams=int(row["teams"]),
+        untimed=bool(row["untimed"]))
+
+
+def round_member_of(row: Any) -> RoundMember:
+    """A member of a team (or untimed) round."""
+    return RoundMember(row["user_id"], row["display_name"],
+                       None if row["team"] is None else int(row["team"]))
 
 
 def round_answer_of(row: Any) -> RoundAnswer:

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from bot.store.command import Command, lock, many, one, q
+from bot.store.commands import round_teams
 from bot.store.commands.jobs import schedule
 from bot.store.commands.sessions import KEEP_BEST_SQL
 from bot.store.learning import JobRow, NewJob
@@ -29,6 +30,7 @@ from bot.store.round_rows import (
     PressWrite,
     Reveal,
     RoundAnswer,
+    RoundMember,
     RoundPost,
     RoundRow,
     post_key,
@@ -55,6 +57,13 @@ def _answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
                    "FROM round_answers WHERE round_id = ? AND qindex <= ? "
                    "ORDER BY qindex, elapsed, user_id", round_id, upto)
     return tuple(round_answer_of(r) for r in rows)
+
+
+def _members(rnd: RoundRow) -> Command[tuple[RoundMember, ...]]:
+    """Who joined (only team and untimed rounds have members to read)."""
+    if not rnd.lobby:
+        return ()
+    return (yield from round_teams.members(rnd.id))
 
 
 def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
@@ -108,11 +117,13 @@ def create_round(new: NewRound, now: float) -> Command[RoundRow | None]:
     rows = yield q(
         "INSERT INTO rounds (platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, "
         "question_ids, option_orders, seconds, reveal_pause, status, next_open_at, started_at, "
-        "seed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?) "
+        "seed, scoring, teams, untimed) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING RETURNING id",
         n.platform, n.chat_id, n.board_chat, n.host_id, n.host_name, n.quiz_id, n.lang,
         json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
-        n.seconds, n.reveal_pause, now, now, n.seed)
+        n.seconds, n.reveal_pause, now + n.lobby, now, n.seed, n.scoring, n.teams,
+        int(n.untimed))
     return (yield from _round(int(rows[0]["id"]))) if rows else None
 
 
@@ -136,11 +147,23 @@ def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion
     for round_id in sorted(int(r["id"]) for r in claimed):
         rnd = yield from _round(round_id)
         deadline = now + rnd.seconds
+        if rnd.teams and rnd.position == 0:
+            yield from round_teams.draft_teams(rnd)
         yield q("INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
                 "VALUES (?, ?, ?, ?)", rnd.id, rnd.position, now, deadline)
         yield from _post(rnd, rnd.position, "q", now)
         opened.append(OpenedQuestion(rnd, rnd.position, now, deadline))
     return opened
+
+
+EARLY = ("UPDATE round_questions SET deadline = ? WHERE round_id = ? AND qindex = ? "
+         "AND revealed_at IS NULL AND deadline > ? AND {first}"
+         "(SELECT COUNT({who}) FROM {members} WHERE round_id = ?) = "
+         "(SELECT COUNT(*) FROM round_answers WHERE round_id = ? AND qindex = ?) "
+         "RETURNING qindex")
+EARLY_TIMED = EARLY.format(first="qindex > 0 AND ", who="DISTINCT user_id",
+                           members="round_answers")
+EARLY_UNTIMED = EARLY.format(first="", who="*", members="round_members")
 
 
 def press_round(press: NewPress) -> Command[Pressed]:
@@ -160,15 +183,14 @@ def press_round(press: NewPress) -> Command[Pressed]:
         p.user_id, p.display_name, p.chosen, int(p.correct), p.now, p.now, p.round_id,
         p.qindex, p.now)
     if locked:
-        # Everyone who has joined has answered: reveal now, except on the first question,
-        # which runs its full time so that people can join.
-        early = yield q(
-            "UPDATE round_questions SET deadline = ? WHERE round_id = ? AND qindex = ? "
-            "AND qindex > 0 AND revealed_at IS NULL AND deadline > ? "
-            "AND (SELECT COUNT(DISTINCT user_id) FROM round_answers WHERE round_id = ?) = "
-            "(SELECT COUNT(*) FROM round_answers WHERE round_id = ? AND qindex = ?) "
-            "RETURNING qindex", p.now, p.round_id, p.qindex, p.now, p.round_id, p.round_id,
-            p.qindex)
+        if p.teams or p.untimed:
+            yield from round_teams.place_on_press(p.round_id, p.user_id, p.display_name,
+                                                  p.teams, p.now)
+        # Everyone who has joined has answered: reveal now, except on the first question of
+        # a timed round, which runs its full time so that people can join (an untimed
+        # round's members joined before it).
+        early = yield q(EARLY_UNTIMED if p.untimed else EARLY_TIMED, p.now, p.round_id,
+                        p.qindex, p.now, p.round_id, p.round_id, p.qindex)
         return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early))
     stored = one((yield q("SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
                           "AND user_id = ?", p.round_id, p.qindex, p.user_id)))
@@ -200,7 +222,8 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
         rnd = yield from _after_reveal(int(row["round_id"]), qindex, now)
         yield from _post(rnd, qindex, "r", now)
         reveals.append(Reveal(rnd, qindex, row["deadline"], now, row["message_ref"],
-                              (yield from _answers(rnd.id, qindex))))
+                              (yield from _answers(rnd.id, qindex)),
+                              (yield from _members(rnd))))
     return reveals
 
 
@@ -230,14 +253,15 @@ def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
     rnd = yield from _round(round_id)
     yield from _record_participants(rnd, position, now)
     answers = yield from _answers(round_id, position)
+    joined = yield from _members(rnd)
     if claimed is not None:
         yield from _post(rnd, int(claimed["qindex"]), "r", now)
     else:
         yield from _post(rnd, position, "s", now)
     if claimed is not None:
         return Reveal(rnd, int(claimed["qindex"]), claimed["deadline"], now,
-                      claimed["message_ref"], answers)
-    return Reveal(rnd, None, None, now, None, answers)
+                      claimed["message_ref"], answers, joined)
+    return Reveal(rnd, None, None, now, None, answers, joined)
 
 
 def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:
@@ -266,11 +290,13 @@ def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
     row = one((yield q("SELECT deadline, revealed_at, message_ref FROM round_questions "
                        "WHERE round_id = ? AND qindex = ?", round_id, qindex)))
     answers = yield from _answers(round_id, qindex)
+    joined = yield from _members(rnd)
     if row is None:
-        return RoundPost(rnd, qindex, None, None, None, answers)
+        return RoundPost(rnd, qindex, None, None, None, answers, joined)
     return RoundPost(rnd, qindex, float(row["deadline"]),
                      None if row["revealed_at"] is None else float(row["revealed_at"]),
-                     None if row["message_ref"] is None else str(row["message_ref"]), answers)
+                     None if row["message_ref"] is None else str(row["message_ref"]), answers,
+                     joined)
 
 
 def retry_post(job: JobRow, due_at: float, tries: int) -> Command[bool]:

@@ -1,0 +1,60 @@
+"""Standings of a round, for members and for teams, under the round's scoring mode
+(`bot.domain.round_rules`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.domain import round_rules
+from bot.domain.round_results import Standing, TeamStanding
+from bot.store.round_rows import RoundAnswer, RoundMember
+
+
+def standings_of(answers: Sequence[RoundAnswer], scoring: str = round_rules.DEFAULT_SCORING,
+                 seconds: float = round_rules.MAX_SECONDS, *,
+                 timed: bool = True) -> tuple[Standing, ...]:
+    """Every member by points (accuracy: right answers), ties broken by less total time to
+    the right answers (not in an untimed round: there ties share a place)."""
+    theirs: dict[str, list[RoundAnswer]] = {}
+    names: dict[str, str] = {}
+    for a in answers:
+        theirs.setdefault(a.user_id, []).append(a)
+        names[a.user_id] = a.display_name or a.user_id
+    rows = []
+    for user, given in theirs.items():
+        right = sum(a.correct for a in given)
+        spent = sum(a.elapsed for a in given if a.correct) if timed else 0.0
+        won = round_rules.points(scoring, ((a.qindex, a.correct, a.elapsed) for a in given),
+                                 seconds)
+        rows.append((user, right, spent, won))
+    rows.sort(key=lambda r: (-r[3], round(r[2], 3), names[r[0]], r[0]))
+    out: list[Standing] = []
+    for i, (user, right, spent, won) in enumerate(rows):
+        tied = out and (out[-1].points, round(out[-1].time, 3)) == (won, round(spent, 3))
+        rank = out[-1].rank if tied else i + 1
+        out.append(Standing(rank, user, names[user], right, spent, won))
+    return tuple(out)
+
+
+def team_standings(standings: Sequence[Standing], members: Sequence[RoundMember],
+                   teams: int) -> tuple[TeamStanding, ...]:
+    """Each team by its members' mean points (a member who never answered counts 0), with
+    its best member; teams with nobody on them are left out."""
+    points = {s.user_id: s for s in standings}
+    rosters: dict[int, list[RoundMember]] = {}
+    for m in members:
+        if m.team is not None and 0 <= m.team < teams:
+            rosters.setdefault(m.team, []).append(m)
+    rows = []
+    for team, roster in rosters.items():
+        scored = [points[m.user_id] for m in roster if m.user_id in points]
+        mean = sum(s.points for s in scored) / len(roster)
+        best = min(scored, key=lambda s: (s.rank, s.display_name), default=None)
+        rows.append((team, len(roster), mean,
+                     best.display_name if best is not None and best.points > 0 else ""))
+    rows.sort(key=lambda r: (-round(r[2], 6), r[0]))
+    out: list[TeamStanding] = []
+    for i, (team, size, mean, star) in enumerate(rows):
+        tied = out and round(out[-1].score, 6) == round(mean, 6)
+        out.append(TeamStanding(out[-1].rank if tied else i + 1, team, size, mean, star))
+    return tuple(out)
