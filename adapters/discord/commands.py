@@ -54,9 +54,17 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
                                      value=code) for code in cat.languages]
 
     @app_commands.command(name="quiz", description=text("command.quiz"))
-    @app_commands.describe(quiz=text("command.param_quiz"))
-    async def quiz(interaction: discord.Interaction[Any], quiz: str | None = None) -> None:
-        await flows_of(interaction).quiz(interaction, quiz)
+    @app_commands.describe(quiz=text("command.param_quiz"), upload=text("command.param_upload"),
+                           remove=text("command.param_remove"))
+    async def quiz(interaction: discord.Interaction[Any], quiz: str | None = None,
+                   upload: discord.Attachment | None = None,
+                   remove: str | None = None) -> None:
+        if upload is not None:  # admins: /quiz upload:<file>
+            await flows_of(interaction).upload(interaction, upload)
+        elif remove is not None:  # admins: /quiz remove:<id>
+            await flows_of(interaction).remove_quiz(interaction, remove)
+        else:
+            await flows_of(interaction).quiz(interaction, quiz)
 
     @quiz.autocomplete("quiz")
     async def quiz_autocomplete(interaction: discord.Interaction[Any], current: str,

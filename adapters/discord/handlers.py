@@ -29,7 +29,7 @@ from adapters.discord.views import MARKDOWN, edit_of, message_of, where_of
 from bot.app.compose import App
 from bot.domain.payloads import Payload
 from bot.domain.platforms import DISCORD
-from bot.domain.results import Actor, AnswerResult, SessionKind, Summary
+from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind, Summary
 from bot.domain.round_results import WhoAnswered
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.commands import discord_link
@@ -195,6 +195,24 @@ class Flows:
         """/reload (admins): re-read the quiz files."""
         infos = await timely(interaction, self.engine.reload(actor_of(interaction)))
         await self.deliver(interaction, self.plan.reloaded(await self.lang(interaction), infos))
+
+    async def upload(self, interaction: discord.Interaction[Any],
+                     attachment: discord.Attachment) -> None:
+        """/quiz upload:<file> (admins): check the file and install it as a quiz."""
+        actor = actor_of(interaction)
+        self.engine.installed.admit(actor, attachment.size)  # before fetching anything
+
+        async def install() -> InstallOutcome:
+            return await self.engine.install(actor, await attachment.read(),
+                                             attachment.filename)
+
+        done = await timely(interaction, install())
+        await self.deliver(interaction, self.plan.installed(await self.lang(interaction), done))
+
+    async def remove_quiz(self, interaction: discord.Interaction[Any], quiz_id: str) -> None:
+        """/quiz remove:<id> (admins): take an installed quiz out."""
+        title = await timely(interaction, self.engine.remove_quiz(actor_of(interaction), quiz_id))
+        await self.deliver(interaction, self.plan.removed(await self.lang(interaction), title))
 
     async def quiz_choices(self, interaction: discord.Interaction[Any], current: str,
                            ) -> list[app_commands.Choice[str]]:

@@ -75,6 +75,9 @@ class Handlers:
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
         application.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE,
                                                self._guarded(self.unknown)))
+        # an admin installs a quiz by sending its file in a private chat
+        application.add_handler(MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE,
+                                               self._guarded(self.upload)))
         application.add_error_handler(self._unhandled)
 
     # --- the one place errors become messages -----------------------------------------------
@@ -162,9 +165,24 @@ class Handlers:
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quiz [id]: resume the unfinished session or start one; in a group, a button
         that opens it in a private chat (a group must not fill up with solo questions).
-        Without an id: the default quiz at once, with one line naming /quizzes."""
+        Without an id: the default quiz at once, with one line naming /quizzes.
+        `/quiz remove ID` (admins): take an installed quiz out."""
+        if args and args[0].lower() == "remove":
+            title = await self.engine.remove_quiz(turn.actor, _first(args[1:]) or "")
+            return self.plan.removed(await self.engine.language(turn.actor), title)
         return await self._solo(turn, lambda: self.engine.start(turn.actor, _first(args)),
                                 _first(args), more=not args)
+
+    async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """A file sent in a private chat (admins): checked and installed as a quiz, or the
+        problems listed."""
+        message = turn.update.effective_message
+        document = message.document if message is not None else None
+        assert document is not None  # the handler's filter
+        self.engine.installed.admit(turn.actor, document.file_size or 0)
+        data = bytes(await (await document.get_file()).download_as_bytearray())
+        done = await self.engine.install(turn.actor, data, document.file_name or "upload")
+        return self.plan.installed(await self.engine.language(turn.actor), done)
 
     async def quizzes(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quizzes: the catalogue, one button per quiz."""

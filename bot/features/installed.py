@@ -110,20 +110,26 @@ class Installed:
 
     # --- admins' actions ------------------------------------------------------------------
 
+    def admit(self, actor: Actor, size: int) -> None:
+        """Before a platform download: NotAdmin or UploadTooBig, so nobody else's file and
+        no oversized one is fetched at all."""
+        if not self.library.is_admin(actor):
+            raise NotAdmin()
+        if size > MAX_UPLOAD_BYTES:
+            raise UploadTooBig(size=round(size / 1024), limit=MAX_UPLOAD_BYTES // 1024)
+
     async def install(self, actor: Actor, data: bytes, name: str) -> InstallOutcome:
         """Admin only: check the file as `quizbot validate` does and install it (a new
         version of the same id replaces the old one; learners' progress is kept by question
         id). UploadTooBig, UploadRefused or ShippedQuiz say why not."""
-        if not self.library.is_admin(actor):
-            raise NotAdmin()
+        self.admit(actor, len(data))
         return await self.add(data, name, by=f"{actor.platform}:{actor.user_id}")
 
     async def add(self, data: bytes, name: str, *, by: str,
                   quiz_id: str | None = None) -> InstallOutcome:
         """Install without the admin check (the command line's `quizbot quizzes add`)."""
         if len(data) > MAX_UPLOAD_BYTES:
-            raise UploadTooBig(size=round(len(data) / 1024),
-                               limit=MAX_UPLOAD_BYTES // 1024)
+            raise UploadTooBig(size=round(len(data) / 1024), limit=MAX_UPLOAD_BYTES // 1024)
         result = await asyncio.to_thread(convert, data, PurePosixPath(name).name,
                                          quiz_id=quiz_id)
         if not result.ok or result.quiz is None:

@@ -129,6 +129,8 @@ class FakeDiscord:
         self.requests: list[tuple[str, str]] = []
         self.unhandled: list[str] = []
         self._faults: list[_Fault] = []
+        self.files: dict[int, bytes] = {}  # attachment id -> content (options of type 11)
+        self.downloads: list[int] = []  # attachment ids the bot fetched
         self._sockets: list[_Socket] = []
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -140,6 +142,7 @@ class FakeDiscord:
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.router.add_get("/attachments/{id}/{name}", self._attachment)  # Discord's CDN
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -196,10 +199,19 @@ class FakeDiscord:
     async def slash(self, who: dict[str, Any], name: str, *, guild: int | None = None,
                     options: dict[str, Any] | None = None, expired: bool = False,
                     subcommand: str | None = None) -> Interaction:
-        """A user runs /name in `guild`'s channel (or in a DM with the bot)."""
+        """A user runs /name in `guild`'s channel (or in a DM with the bot); an option
+        given as (file name, bytes) is an attachment the bot can download."""
         opts, resolved = [], {}
         for key, value in (options or {}).items():
-            if isinstance(value, dict):  # a user option
+            if isinstance(value, tuple):  # an attachment: (file name, content)
+                aid = next(self._ids)
+                self.files[aid] = value[1]
+                url = f"http://127.0.0.1:{self.port}/attachments/{aid}/{value[0]}"
+                opts.append({"name": key, "type": 11, "value": str(aid)})
+                resolved.setdefault("attachments", {})[str(aid)] = {
+                    "id": str(aid), "filename": value[0], "size": len(value[1]), "url": url,
+                    "proxy_url": url, "content_type": "application/octet-stream"}
+            elif isinstance(value, dict):  # a user option
                 opts.append({"name": key, "type": 6, "value": value["id"]})
                 resolved.setdefault("users", {})[value["id"]] = value
                 if guild is not None:
@@ -216,6 +228,12 @@ class FakeDiscord:
         if guild is not None and guild in self.commands:
             data["guild_id"] = str(guild)
         return await self._dispatch(2, who, guild, data, None, expired)
+
+    async def _attachment(self, request: web.Request) -> web.StreamResponse:
+        aid = int(request.match_info["id"])
+        self.downloads.append(aid)
+        data = self.files.get(aid)
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def autocomplete(self, who: dict[str, Any], name: str, option: str, value: str, *,
                            guild: int | None = None) -> Interaction:

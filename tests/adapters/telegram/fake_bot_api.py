@@ -75,6 +75,7 @@ class FakeBotAPI:
         self.blocked: set[int] = set()
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.webhook_url = ""
+        self.files: dict[str, bytes] = {}  # file_id -> content (documents users send)
         self.handed_out: dict[int, float] = {}  # update_id -> first getUpdates hand-out
         self.answered: dict[str, float] = {}  # callback_query_id -> answerCallbackQuery time
         self.callback_update: dict[str, int] = {}  # callback_query_id -> update_id
@@ -105,6 +106,7 @@ class FakeBotAPI:
         """Listen on `port` (a random one by default) of 127.0.0.1."""
         app = web.Application(client_max_size=8 * 1024 * 1024)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_get("/file/bot{token}/documents/{file_id}", self._download)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
@@ -230,6 +232,18 @@ class FakeBotAPI:
         self.messages[(chat["id"], msg["message_id"])] = msg
         return {"message": msg}
 
+    def document(self, user: dict[str, Any], file_name: str, data: bytes,
+                 chat: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An Update carrying a file the user sent (getFile and the download serve it)."""
+        update = self.message(user, "", chat)
+        msg = update["message"]
+        del msg["text"]
+        file_id = f"doc{len(self.files) + 1}"
+        self.files[file_id] = data
+        msg["document"] = {"file_id": file_id, "file_unique_id": f"u{file_id}",
+                           "file_name": file_name, "file_size": len(data)}
+        return update
+
     def callback(self, user: dict[str, Any], message: dict[str, Any],
                  data: str) -> dict[str, Any]:
         """An Update for a tap on an inline button of `message` (as it stands now)."""
@@ -292,6 +306,13 @@ class FakeBotAPI:
             queue.put_nowait(call)
         await self._notify()
         return web.json_response({"ok": True, "result": result})
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """A file's bytes, as Telegram's file server hands them out after getFile."""
+        data = self.files.get(request.match_info["file_id"])
+        if request.match_info["token"] != self.token or data is None:
+            return web.Response(status=404)
+        return web.Response(body=data)
 
     def _flood_check(self, call: Call) -> None:
         """Telegram's ~20 posts a minute into one group: beyond it, 429 with retry_after."""
@@ -462,6 +483,13 @@ class FakeBotAPI:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
         self.answered[query_id] = time.perf_counter()
         return True
+
+    async def _api_getFile(self, params: dict[str, Any]) -> dict[str, Any]:
+        file_id = str(params.get("file_id"))
+        if file_id not in self.files:
+            raise ApiError(400, "Bad Request: invalid file_id")
+        return {"file_id": file_id, "file_unique_id": f"u{file_id}",
+                "file_size": len(self.files[file_id]), "file_path": f"documents/{file_id}"}
 
     async def _api_getChatMember(self, params: dict[str, Any]) -> dict[str, Any]:
         chat = self._chat(params)

@@ -1,0 +1,60 @@
+"""`/quiz upload:<file>` and `/quiz remove:<id>` (admins) through the fake Discord: the
+attachment is fetched only for an admin and a file within the limit, checked as validate
+checks, installed, playable, and taken out again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .conftest import ALICE, BOB, GUILD, replied, running, write_config
+from .fake_discord import FakeDiscord
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
+
+
+async def test_an_admin_uploads_and_removes_a_quiz(tmp_path: Path, fake: FakeDiscord) -> None:
+    path = write_config(tmp_path, fake)
+    path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
+    async with running(path) as app:
+        quiz = next(c for c in fake.commands[GUILD] if c["name"] == "quiz")
+        assert [o["name"] for o in quiz["options"]] == ["quiz", "upload", "remove"]
+        gift = (FIXTURES / "spec.gift").read_bytes()
+
+        ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD,
+                                                  options={"upload": ("mine.gift", gift)}))
+        assert ix.original is not None and ix.original.content == app.catalogue.t(
+            "en", "error.not_admin")
+        assert fake.downloads == []  # a stranger's file is never fetched
+
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options={"upload": ("big.gift", b"x" * 600_000)}))
+        assert ix.original is not None and ix.original.content.startswith("That file is 586 kB")
+        assert fake.downloads == []
+
+        bad = b"::a::Q?{~a ~b}\n"
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options={"upload": ("bad.gift", bad)}))
+        assert ix.original is not None and ix.original.content.endswith(
+            "• bad.gift:1: no option is the right answer (worth 100%); mark exactly one")
+
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options={"upload": ("spec.gift", gift)}))
+        assert ix.original is not None and ix.original.ephemeral
+        text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
+        assert "Installed “GIFT examples” (questions: 6)" in text
+        assert "spec" in app.engine.library.quizzes
+
+        ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD,
+                                                  options={"quiz": "spec"}))
+        assert ix.original is not None  # a learner starts it
+
+        ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD,
+                                                  options={"remove": "spec"}))
+        assert ix.original is not None and ix.original.content == app.catalogue.t(
+            "en", "error.not_admin")
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options={"remove": "spec"}))
+        assert ix.original is not None
+        text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
+        assert text.startswith("Removed “GIFT examples”.")
+        assert "spec" not in app.engine.library.quizzes

@@ -1,0 +1,91 @@
+"""An admin installs a quiz by sending its file in a private chat, and takes it out with
+/quiz remove; everyone else gets a polite refusal; a second worker on the same database
+serves it. Through the fake Bot API (getFile and the file download)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.features.engine import Engine
+from bot.store.sqlite import SQLiteStore
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, is_question
+from tests.adapters.telegram.support import BotFactory
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
+ADMIN = 4242
+
+
+async def _send_file(learner: Learner, name: str, data: bytes) -> int:
+    return await learner.api.push_update(learner.api.document(learner.user, name, data,
+                                                              learner.chat))
+
+
+async def test_an_admin_uploads_plays_and_removes_a_quiz(
+        start_bot: BotFactory, api: FakeBotAPI, tmp_path: Path) -> None:
+    async with start_bot(admins=[ADMIN]):
+        admin = Learner(api, api.user(ADMIN, "Ada"))
+        since = admin.mark()
+        await _send_file(admin, "week3.xml", (FIXTURES / "moodle.xml").read_bytes())
+        reply = await admin.reply(since)
+        assert reply["text"].startswith("Installed “Pipeline basics” (questions: 3). Everyone "
+                                        "can start it with /quiz week3")
+        assert "Warnings (installed anyway):" in reply["text"]
+        assert len(api.calls_of("getFile")) == 1
+
+        # a second worker on the same database file serves it after its next poll
+        other = await SQLiteStore.open(tmp_path / "quiz.db")
+        try:
+            second = Engine(other, load_quizzes([default_content_dir()]), rng=random.Random(1))
+            await second.installed.refresh()
+            assert second.library.quiz("week3").title.get("en") == "Pipeline basics"
+            second.installed.close()
+        finally:
+            await other.close()
+
+        learner = Learner(api, api.user(1001, "Lin"))
+        since = learner.mark()
+        await learner.send("/quiz week3")
+        question = await learner.reply(since, is_question)
+        assert "GPipe runs 4 stages" in question["text"]
+
+        since = admin.mark()
+        await admin.send("/quiz remove week3")
+        assert (await admin.reply(since))["text"].startswith("Removed “Pipeline basics”.")
+        since = learner.mark()
+        await learner.send("/quiz week3")
+        assert (await learner.reply(since))["text"].startswith("There is no quiz called week3")
+
+
+async def test_refusals_are_polite_and_install_nothing(start_bot: BotFactory,
+                                                       api: FakeBotAPI) -> None:
+    async with start_bot(admins=[ADMIN]) as running:
+        stranger = Learner(api, api.user(1001, "Lin"))
+        since = stranger.mark()
+        await _send_file(stranger, "mine.gift", (FIXTURES / "spec.gift").read_bytes())
+        assert (await stranger.reply(since))["text"] == "Only the bot's admins can do that."
+        since = stranger.mark()
+        await stranger.send("/quiz remove parallelism")
+        assert (await stranger.reply(since))["text"] == "Only the bot's admins can do that."
+
+        admin = Learner(api, api.user(ADMIN, "Ada"))
+        since = admin.mark()
+        await _send_file(admin, "big.gift", b"x" * (600 * 1024))
+        assert (await admin.reply(since))["text"].startswith(
+            "That file is 600 kB; a quiz file may be at most 512 kB.")
+        assert api.calls_of("getFile") == []  # neither file was fetched
+
+        since = admin.mark()
+        await _send_file(admin, "bad.gift", b"::a::Q?{~a ~b}\n\n" + "x".encode("utf-16"))
+        text = (await admin.reply(since))["text"]
+        assert text.splitlines() == [
+            "Nothing was installed. Fix these problems and send the file again:",
+            "• bad.gift:3: is not UTF-8 (byte 17); save the file as UTF-8 and import it again"]
+        since = admin.mark()
+        await _send_file(admin, "parallelism.gift", (FIXTURES / "spec.gift").read_bytes())
+        assert (await admin.reply(since))["text"].startswith(
+            "parallelism is a built-in quiz and cannot be replaced or removed.")
+        assert set(running.app.engine.library.quizzes) == set(
+            load_quizzes([default_content_dir()]))
