@@ -67,7 +67,8 @@ def _header(path: Path) -> tuple[bytes, bool]:
         return fh.read(HEADER_SIZE), Path(f"{path}-wal").exists()
 
 
-def _readonly_uri(path: Path, *, immutable: bool) -> str:
+def readonly_uri(path: Path, *, immutable: bool) -> str:
+    """A URI that opens `path` read-only (`immutable`: no locks, no -wal/-shm files)."""
     uri = f"{path.absolute().as_uri()}?mode=ro"
     return uri + "&immutable=1" if immutable else uri
 
@@ -104,7 +105,7 @@ async def _inspect(path: Path, known: list[tuple[int, str, str]]) -> int:
     # Anything else is read immutable: no locks, no journal, no sidecar files.
     live = has_wal
     try:
-        uri = _readonly_uri(path, immutable=not live)
+        uri = readonly_uri(path, immutable=not live)
         async with aiosqlite.connect(uri, uri=True) as db:
             rows = await db.execute_fetchall("PRAGMA quick_check")
             verdict = [r[0] for r in rows]

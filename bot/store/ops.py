@@ -30,7 +30,13 @@ from pathlib import Path
 
 from bot.domain.errors import StoreRefused
 from bot.store.files import PlaceError, new_file
-from bot.store.migrate import APPLICATION_ID, SQLITE_HEADER, migrations, statements
+from bot.store.migrate import (
+    APPLICATION_ID,
+    SQLITE_HEADER,
+    migrations,
+    readonly_uri,
+    statements,
+)
 
 
 class OpsError(Exception):
@@ -151,6 +157,20 @@ def schema_problem(conn: sqlite3.Connection, version: int) -> str | None:
 
 
 _APP_ID_SINCE = 4  # migration 0004 set the application id; older databases carry 0
+
+
+def schema_refusal(db: Path) -> str | None:
+    """Why `run` must not open this existing database (its schema, triggers or views are
+    not exactly quizbot's), or None: the check `check` and `restore` make, read without
+    writing (immutable unless a -wal says a quizbot process is writing it right now)."""
+    uri = readonly_uri(db, immutable=not Path(f"{db}-wal").exists())
+    with contextlib.closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
+        conn.execute("PRAGMA busy_timeout = 5000")
+        conn.execute("BEGIN")  # one snapshot: another process may be migrating it
+        version = schema_version(conn)
+        if version > latest_version():
+            return None  # the caller says "newer than this quizbot"
+        return schema_problem(conn, version)
 
 
 def _checked(conn: sqlite3.Connection, db: Path) -> int:

@@ -31,6 +31,7 @@ from bot.store.migrate import (
     migrations,
     refuse,
 )
+from bot.store.ops import schema_refusal
 from bot.store.read_batch import ReadBatch
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,13 @@ class SQLiteStore(CommandStore):
             if version > latest:
                 raise refuse(path, f"its schema is version {version}, newer than this "
                                    f"quizbot understands ({latest}); upgrade quizbot")
+            # exactly as `check` and `restore` see it: a foreign trigger or view is refused
+            try:
+                problem = await asyncio.to_thread(schema_refusal, path) if version else None
+            except sqlite3.DatabaseError as exc:
+                raise refuse(path, f"it cannot be read ({exc})") from None
+            if problem:
+                raise refuse(path, problem)
         check_writable(path)
         conns: list[aiosqlite.Connection] = []
         try:

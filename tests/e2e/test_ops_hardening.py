@@ -157,3 +157,33 @@ def test_csv_export_defuses_formula_shaped_names(played: Path, name: str) -> Non
         names = {r["display_name"] for r in csv.DictReader(fh)}
     assert "'" + name in names
     assert not any(n.startswith(("=", "+", "-", "@", "\t", "\r")) for n in names)
+
+
+def test_run_and_play_refuse_a_crafted_database_copied_into_place(played: Path) -> None:
+    # a database with a trigger that wipes answers, copied over the live one by hand:
+    # restore and check refused it, run and play opened it and the trigger fired
+    assert quizbot(played, "backup", "b.db").returncode == 0
+    crafted = sqlite3.connect(played / "b.db")
+    crafted.execute("CREATE TRIGGER wipe AFTER INSERT ON sessions BEGIN DELETE FROM answers; END")
+    crafted.commit()
+    crafted.close()
+    live = played / "data" / "quizbot.db"
+    for side in ("-wal", "-shm"):
+        Path(f"{live}{side}").unlink(missing_ok=True)
+    shutil.copyfile(played / "b.db", live)
+    before = digest(live)
+    (played / "run.yaml").write_text("storage:\n  url: sqlite:///data/quizbot.db\n"
+                                     "telegram:\n  api_base_url: http://127.0.0.1:9/bot\n"
+                                     "startup_timeout: 1\n")
+    check = quizbot(played, "check", "--config", "run.yaml")
+    assert check.returncode == 1 and "trigger wipe that quizbot did not create" in check.stdout
+    for args, env in ((("run", "--config", "run.yaml"), {"TELEGRAM_BOT_TOKEN": "1:x"}),
+                      (("play", "--config", "run.yaml", "--user", "cat"), {})):
+        done = quizbot(played, *args, stdin="a\n", env=env)
+        assert done.returncode == 1, (args, done.stderr)
+        [line] = done.stderr.strip().splitlines()
+        assert line.startswith("quizbot: Refusing to open ") and \
+            "its schema is not quizbot's (has trigger wipe that quizbot did not create)" \
+            in line, line
+        assert digest(live) == before and answers(live) == 16  # nothing written
+        assert not Path(f"{live}-wal").exists() and not Path(f"{live}-shm").exists()
