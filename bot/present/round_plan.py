@@ -174,7 +174,7 @@ class RoundPlanner:
         if r.final:
             lines += ["", *self._podium(r, standings_shown)]
         else:
-            lines += ["", *self._teams(lang, r.teams),
+            lines += ["", *self._teams(lang, r.teams, r.scoring),
                       m.bold(self.t(lang, "round.standings")),
                       *self._standings(lang, r.standings, standings_shown, r.scoring),
                       self.t(lang, self.mode_key(r.scoring, r.untimed))]
@@ -190,14 +190,16 @@ class RoundPlanner:
                             WhoPayload(r.round_id, qindex).pack()),),)
         return Card("\n".join(lines).strip(), title=title, footer=r.quiz_title, rows=rows)
 
-    def _teams(self, lang: str, teams: tuple[TeamStanding, ...]) -> list[str]:
-        """The teams' standings (at most six lines) and a blank line, or nothing."""
+    def _teams(self, lang: str, teams: tuple[TeamStanding, ...], scoring: str) -> list[str]:
+        """The teams' standings (at most six lines) and a blank line, or nothing: a mean of
+        points in whole points, a mean of right answers to one decimal."""
         if not teams:
             return []
         lines = [self.m.bold(self.t(lang, "round.team_standings"))]
         for t in teams:
             row = self.t(lang, "round.team_row", rank=t.rank,
-                         team=team_name(self.cat, lang, t.team), score=f"{t.score:,.1f}",
+                         team=team_name(self.cat, lang, t.team),
+                         score=f"{t.score:.1f}" if scoring == "accuracy" else f"{t.score:,.0f}",
                          members=t.members)
             if t.best:
                 row += self.t(lang, "round.team_best", best=self._name(lang, t.best))
@@ -229,7 +231,7 @@ class RoundPlanner:
         lines.append(self.t(lang, self.mode_key(r.scoring, r.untimed)))
         if not r.standings:
             return [*lines, self.t(lang, "round.no_answers")]
-        return [*lines, "", *self._teams(lang, r.teams),
+        return [*lines, "", *self._teams(lang, r.teams, r.scoring),
                 *self._standings(lang, r.standings, shown, r.scoring)]
 
     # --- the private list behind "Who answered?" ------------------------------------------

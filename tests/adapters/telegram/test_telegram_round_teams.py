@@ -1,0 +1,89 @@
+"""Team rounds on the fake Bot API, with the test's clock: 40 members in 4 teams join by
+button (a few pick a team, the rest "Any team"), are drafted into even teams, cannot switch,
+and the reveal and podium rank the teams by their members' mean; a team count or scoring
+word that does not parse gets the usage line."""
+
+from __future__ import annotations
+
+from bot.present.i18n import strip_isolates
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, buttons
+from tests.adapters.telegram.support import AnswerKey, Running
+from tests.adapters.telegram.test_telegram_rounds import Room
+
+TEAMS = ["🟥 Red", "🟦 Blue", "🟩 Green", "🟨 Yellow"]
+
+
+async def test_forty_members_in_four_teams(bot: Running, api: FakeBotAPI,
+                                           key: AnswerKey) -> None:
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20 teams 4 scoring speed")
+    lobby = await room.hana.reply(since, lambda m: "Any team" in str(m.get("reply_markup")))
+    assert [b["text"] for row in buttons(lobby) for b in row] == [*TEAMS, "🎲 Any team"]
+    assert "Scoring: speed" in lobby["text"] and "Question 1 opens in 30 s" in lobby["text"]
+
+    members = [Learner(api, api.user(7000 + i, f"P{i:02d}"), room.group) for i in range(40)]
+    for i, m in enumerate(members):
+        pick = "🟥 Red" if i < 4 else "🎲 Any team"  # four friends pick Red together
+        toast = await room.press(m, lobby, pick)
+        assert toast == ("You are on 🟥 Red. Your answers stay private until each reveal."
+                         if i < 4 else "You are in: your team is drawn when question 1 opens.")
+    assert await room.press(members[0], lobby, "🟦 Blue") == \
+        "You are already on 🟥 Red; teams stay the same for the whole round."
+
+    since = room.hana.mark()
+    room.advance(30)
+    question = await room.question(since)
+    rounds = bot.app.rounds
+    assert rounds is not None
+    joined = await rounds.store.round_members(int(question["reply_markup"]["inline_keyboard"]
+                                                   [0][0]["callback_data"].split(":")[1], 36))
+    roster: dict[int, list[str]] = {}
+    for m in joined:
+        assert m.team is not None
+        roster.setdefault(m.team, []).append(m.user_id)
+    assert sorted(len(r) for r in roster.values()) == [10, 10, 10, 10]  # even sizes
+    assert {"7000", "7001", "7002", "7003"} <= set(roster[0])  # the friends stayed on Red
+    assert await room.press(members[5], lobby, "🟥 Red") == \
+        "You are already on " + TEAMS[next(t for t, r in roster.items() if "7005" in r)] + \
+        "; teams stay the same for the whole round."
+
+    # Team t gets 10 - 2t of its 10 members right, all at 4 s (900 speed points each):
+    # means 900, 720, 540, 360.
+    right, wrong = key.right(question["text"]), key.wrong(question["text"])
+    by_id = {m.user["id"]: m for m in members}
+    room.advance(4)
+    for team, ids in roster.items():
+        for n, uid in enumerate(sorted(ids)):
+            await room.press(by_id[int(uid)], question, right if n < 10 - 2 * team else wrong)
+    since = room.hana.mark()
+    room.advance(16)
+    edited = await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
+    reveal = strip_isolates(edited["text"])  # 40 members: cut, with "Who answered?"
+    lines = [line for line in reveal.splitlines() if "👥" in line]
+    assert [line.split(" · ")[0] for line in lines] == [
+        "🥇 1. 🟥 Red: 900", "🥈 2. 🟦 Blue: 720", "🥉 3. 🟩 Green: 540",
+        "▫️ 4. 🟨 Yellow: 360"]
+    assert all(" · 👥 10 · ⭐ P" in line for line in lines)  # each team's best member
+
+    since = room.hana.mark()
+    await room.hana.send("/round stop")
+    podium = await room.hana.reply(since, lambda m: "Final podium" in m.get("text", ""))
+    text = strip_isolates(podium["text"])
+    assert text.index("🥇 1. 🟥 Red: 900") < text.index("🟨 Yellow: 360")
+    assert "Scoring: speed" in text
+
+
+async def test_bad_team_count_or_scoring_gets_the_usage_line(bot: Running,
+                                                             api: FakeBotAPI) -> None:
+    room = Room(bot, api)
+    for command in ("/round teams 9", "/round teams", "/round teams two",
+                    "/round scoring fastest", "/round 20 untimed scoring speed"):
+        since = room.hana.mark()
+        await room.hana.send(command)
+        reply = await room.hana.reply(since)
+        assert reply["text"].startswith("Use: /round [quiz] [seconds] [teams 2–6]"), command
+    rounds = bot.app.rounds
+    assert rounds is not None
+    assert await rounds.store.active_round("telegram", str(room.group["id"])) is None
