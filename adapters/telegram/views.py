@@ -74,12 +74,13 @@ def anonymous_admin(update: Update) -> bool:
             and message.sender_chat is not None and message.sender_chat.id == chat.id)
 
 
-def where_of(update: Update) -> Where | None:
-    """The pressed message of a callback query, as Telegram names it."""
+def where_of(update: Update) -> Where:
+    """The pressed message of a callback query, as Telegram names it; a query without one
+    (forged) is on no message, so every button bound to a chat or message refuses it."""
     query = update.callback_query
     message = query.message if query is not None else None
     if message is None:
-        return None
+        return Where.nowhere()
     return Where(str(message.chat.id), str(message.message_id),
                  shared=message.chat.type != Chat.PRIVATE)
 

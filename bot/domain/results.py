@@ -177,6 +177,17 @@ class Where:
     message_id: str | None
     shared: bool
 
+    @classmethod
+    def nowhere(cls) -> Where:
+        """A press the platform attached no message to (a forged update: Telegram attaches
+        the message of every button the bot sent): it is on no chat's message."""
+        return cls("", None, shared=True)
+
+    def on(self, chat_id: str) -> bool:
+        """True when the press is on a message in `chat_id` (a press on no message is on
+        none): the one rule every round button is bound by."""
+        return self.message_id is not None and self.chat_id == chat_id
+
 
 @dataclass(frozen=True, slots=True)
 class Misplaced:

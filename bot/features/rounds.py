@@ -160,7 +160,7 @@ class Rounds:
         row = await self.store.get_round(round_id)
         if row is None or row.platform != actor.platform:
             return Joined(round_id, lang, "gone", None)
-        if where is not None and where.chat_id != row.chat_id:
+        if where is not None and not where.on(row.chat_id):
             return Misplaced(lang)
         joined = await self.store.join_round(round_id, actor.user_id, actor.display_name,
                                              team, self.clock())
@@ -238,7 +238,7 @@ class Rounds:
         return PressRefused(round_id, lang, str(pressed.outcome))
 
     async def _on_its_message(self, row: RoundRow, qindex: int, where: Where) -> bool:
-        if where.chat_id != row.chat_id or where.message_id is None:
+        if not where.on(row.chat_id):
             return False
         stored = await self.store.round_message(row.id, qindex)
         # None: the post is a moment old and its id not stored yet; the chat is right.
@@ -254,7 +254,7 @@ class Rounds:
         if (row is None or row.platform != actor.platform or not 0 <= qindex < row.total
                 or qindex > row.position):
             return PressRefused(round_id, lang, "gone")
-        if where is not None and where.shared and where.chat_id != row.chat_id:
+        if where is not None and where.shared and not where.on(row.chat_id):
             return Misplaced(lang)
         post = await self.store.round_post(round_id, qindex)
         if post is None or post.revealed_at is None:

@@ -136,6 +136,31 @@ async def test_forged_presses_count_nothing_and_edit_nothing(
     assert session is not None and session.position == 0  # the solo answer never counted
 
 
+async def test_a_press_with_no_message_attached_counts_nothing(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    # Telegram attaches the message of every button the bot sent: a callback query without
+    # one is forged, and was trusted (a non-member locked in and made the standings)
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    right = button_data(question)[[b["text"] for row in buttons(question) for b in row]
+                                  .index(key.right(question["text"]))]
+    eve = api.user(6006, "Eve")
+    forged = []
+    for data in (right, *(d for d in button_data(question) if d.startswith("rj"))):
+        update = api.callback(eve, question, data)
+        del update["callback_query"]["message"]
+        await api.push_update(update)
+        forged.append(str(update["callback_query"]["id"]))
+    for query in forged:
+        assert "does not belong" in (await room.hana.toast(query)).params.get("text", "")
+    since = room.hana.mark()
+    room.advance(21)
+    reveal = await room.reveal(since, question)
+    assert "Nobody got it right." in reveal and "Eve" not in reveal
+
+
 def as_chat(api: FakeBotAPI, sender: dict[str, Any], bot_user: int, text: str,
             group: dict[str, Any]) -> dict[str, Any]:
     """A message sent on behalf of a chat (an anonymous admin, a channel)."""
