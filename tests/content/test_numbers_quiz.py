@@ -12,7 +12,8 @@ from fractions import Fraction
 import pytest
 
 from bot.domain.quiz import Quiz
-from bot.domain.quiz.computed import draw
+from bot.domain.quiz.computed import draw, drawn_values
+from bot.domain.quiz.lint import computed_warnings
 from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
@@ -52,14 +53,17 @@ ANSWERS: dict[str, Callable[[dict], str]] = {
         (d["p"] - 1) / (d["v"] * d["k"] * d["p"] + d["p"] - 1)),
     "n04-micro-batches-for-bubble": lambda d: "m = {:,}".format(smallest(
         lambda m: Fraction(d["p"] - 1, m + d["p"] - 1) <= Fraction(d["B"], 100))),
+    # FlashAttention (fa = 1) stores no softmax: the 5as/h term goes
     "n05-activation-memory": lambda d: sig3(
-        d["L"] * d["s"] * d["b"] * d["h"] * (34 + 5 * (d["h"] / 128) * d["s"] / d["h"]) / 1e9)
-        + " GB",
+        d["L"] * d["s"] * d["b"] * d["h"]
+        * (34 + (1 - d["fa"]) * 5 * (d["h"] / 128) * d["s"] / d["h"]) / 1e9) + " GB",
     "n06-activations-tp-sp": lambda d: sig3(
         d["L"] * d["s"] * d["b"] * d["h"] * (34 + 5 * (d["h"] / 128) * d["s"] / d["h"])
         / d["t"] / 1e9) + " GB",
+    # Korthikanti et al., Table 2: TP + SP + selective 34/t; TP + selective 10 + 24/t
     "n07-selective-recompute": lambda d: sig3(
-        d["L"] * 34 * d["s"] * d["b"] * d["h"] / d["t"] / 1e9) + " GB",
+        d["L"] * d["s"] * d["b"] * d["h"]
+        * (34 / d["t"] if d["sp"] else 10 + 24 / d["t"]) / 1e9) + " GB",
     "n08-tp-allreduce-bytes": lambda d: sig3(
         2 * ring(d["t"]) * 2 * d["b"] * d["s"] * d["h"] / 1e6) + " MB",
     "n09-allreduce-nvlink-vs-ib": lambda d: sig3(
@@ -140,3 +144,60 @@ def test_drawn_urdu_reads_right_to_left_intact(catalogue, quizzes: dict[str, Qui
     broken = {where: pieces for where, text in content_messages(catalogue, drawn)
               if (pieces := broken_pieces(text))}
     assert broken == {}
+
+
+def test_no_key_sits_at_one_rank_and_no_two_options_crowd(quizzes: dict[str, Quiz]) -> None:
+    assert computed_warnings(quizzes[QUIZ]) == []
+
+
+def drawn(quizzes: dict[str, Quiz], qid: str, seeds: range = range(200)) -> list:
+    question = quizzes[QUIZ].question(qid)
+    assert question is not None
+    return [(dict(draw(question, seed).drawn), draw(question, seed),
+             drawn_values(question, seed)[1]) for seed in seeds]
+
+
+@pytest.mark.parametrize("qid", ["n06-activations-tp-sp", "n07-selective-recompute",
+                                 "n10-zero2-memory", "n11-fsdp-peak"])
+def test_per_gpu_memory_fits_an_80_gb_gpu_in_every_draw(quizzes: dict[str, Quiz],
+                                                        qid: str) -> None:
+    answers = [values[0] for _, _, values in drawn(quizzes, qid)]
+    assert max(answers) <= 80 and min(answers) > 0
+
+
+def test_n05_says_over_80_gb_only_when_it_is_and_names_the_attention(
+        quizzes: dict[str, Quiz]) -> None:
+    said = set()
+    for numbers, q, values in drawn(quizzes, "n05-activation-memory"):
+        over = values[0] > 80
+        text, explanation = q.text.get("en"), q.explanation.get("en")
+        assert ("over an 80 GB GPU" in explanation) == over, (numbers, explanation)
+        assert ("within an 80 GB GPU" in explanation) == (not over)
+        assert ("FlashAttention" in text) == bool(numbers["fa"])
+        assert ("standard attention, which stores its softmax" in text) == (not numbers["fa"])
+        said.add((over, numbers["fa"]))
+    assert said == {(True, 0), (True, 1), (False, 0), (False, 1)}
+
+
+def test_n09_says_what_eight_nic_nodes_get(quizzes: dict[str, Quiz]) -> None:
+    for numbers, q, _ in drawn(quizzes, "n09-allreduce-nvlink-vs-ib", range(40)):
+        ib, nv = numbers["ib"], numbers["nv"]
+        assert f"8 × {sig3(ib / 8)} = {ib} GB/s against NVLink's {nv}" in q.explanation.get("en")
+        assert f"a ratio of {nv / ib:.2g}, not {8 * nv / ib:.2g}" in q.explanation.get("en")
+
+
+def test_n11_names_shard_grad_op_by_its_peak(quizzes: dict[str, Quiz]) -> None:
+    for numbers, q, values in drawn(quizzes, "n11-fsdp-peak", range(40)):
+        psi = 12 * numbers["L"] * numbers["h"] ** 2
+        [whole] = [o for o in q.options if o.why_not and "SHARD_GRAD_OP" in o.why_not.get("en")]
+        assert whole.text.get("en") == sig3((2 * psi + 16 * psi / numbers["N"]) / 1e9) + " GB"
+        assert (2 * psi + 16 * psi / numbers["N"]) / 1e9 in values
+
+
+def test_n02_and_n14_state_the_picture_and_the_fp32_default_rightly(
+        quizzes: dict[str, Quiz]) -> None:
+    for _, q, _ in drawn(quizzes, "n02-1f1b-idle-time", range(5)):
+        assert "draws each backward twice as long as a forward" in q.explanation.get("en")
+    fp32 = [o.why_not.get("en") for numbers, q, _ in drawn(quizzes, "n14-dp-gradient-allreduce")
+            for o in q.options if numbers["side"] and o.why_not and "fp32" in o.why_not.get("en")]
+    assert fp32 and all("Megatron-LM reduces by default" in w for w in fp32)
