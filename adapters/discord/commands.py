@@ -82,8 +82,19 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
         await flows_of(interaction).review(interaction, what)
 
     @app_commands.command(name="settings", description=text("command.settings"))
-    async def settings(interaction: discord.Interaction[Any]) -> None:
-        await flows_of(interaction).settings(interaction)
+    @app_commands.describe(quiz=text("command.param_group_quiz"),
+                           language=text("command.param_group_language"))
+    @app_commands.choices(language=[*languages, app_commands.Choice(name="default",
+                                                                    value="default")])
+    async def settings(interaction: discord.Interaction[Any], quiz: str | None = None,
+                       language: app_commands.Choice[str] | None = None) -> None:
+        await flows_of(interaction).settings(interaction, quiz,
+                                             language.value if language else None)
+
+    @settings.autocomplete("quiz")
+    async def settings_autocomplete(interaction: discord.Interaction[Any], current: str,
+                                    ) -> list[app_commands.Choice[str]]:
+        return await flows_of(interaction).quiz_choices(interaction, current)
 
     @app_commands.command(name="remind", description=text("command.remind"))
     @app_commands.describe(time=text("command.param_time"), offset=text("command.param_offset"))

@@ -115,11 +115,23 @@ class Flows:
         prompt = await self._do(interaction, work)
         await self.deliver(interaction, self.plan.asked(prompt, actor))
 
-    async def settings(self, interaction: discord.Interaction[Any]) -> None:
-        """/settings: confidence marks (a button) and the reminder."""
+    async def settings(self, interaction: discord.Interaction[Any], quiz: str | None = None,
+                       language: str | None = None) -> None:
+        """/settings: confidence marks (a button) and the reminder; in a server also the
+        server's quiz and language, which quiz:/language: set (Manage Server)."""
         actor = actor_of(interaction)
+        if actor.chat_id is not None and (quiz or language):
+            admin = bool(interaction.permissions.manage_guild)
+            chosen = await timely(interaction, self.engine.set_group(
+                actor, admin=admin, quiz=quiz, language=language))
+            await self.deliver(interaction, self.plan.group_settings(chosen, saved=True))
+            return
         view = await self._do(interaction, self.engine.settings(actor))
-        await self.deliver(interaction, self.plan.settings(view, actor))
+        reply = self.plan.settings(view, actor)
+        if actor.chat_id is not None:
+            group = self.plan.group_settings(await self.engine.group_settings(actor))
+            reply = replace(reply, send=reply.send + group.send)
+        await self.deliver(interaction, reply)
 
     async def remind(self, interaction: discord.Interaction[Any], at: str,
                      offset: str | None) -> None:

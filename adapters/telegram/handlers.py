@@ -26,7 +26,7 @@ from telegram.ext import (
 from adapters.telegram import views
 from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.outbox import Outbox
-from adapters.telegram.rounds import TelegramRounds
+from adapters.telegram.rounds import TelegramRounds, is_member
 from adapters.telegram.turn import Turn
 from adapters.telegram.views import HTML
 from bot.app.compose import App
@@ -170,8 +170,9 @@ class Handlers:
         if args and args[0].lower() == "remove":
             title = await self.engine.remove_quiz(turn.actor, _first(args[1:]) or "")
             return self.plan.removed(await self.engine.language(turn.actor), title)
-        return await self._solo(turn, lambda: self.engine.start(turn.actor, _first(args)),
-                                _first(args), more=not args)
+        quiz_id = _first(args) or (await self.engine.group_choice(turn.actor))[0]
+        return await self._solo(turn, lambda: self.engine.start(turn.actor, quiz_id),
+                                quiz_id, more=not args)
 
     async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """A file sent in a private chat (admins): checked and installed as a quiz, or the
@@ -221,8 +222,20 @@ class Handlers:
         return self.plan.progress(stats, progress, picture)
 
     async def settings(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/settings: confidence marks (a button) and the reminder."""
-        return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
+        """/settings: confidence marks (a button) and the reminder. In a group: the group's
+        quiz and language; `/settings quiz ID` / `/settings language CODE` (its admins)."""
+        if turn.actor.chat_id is None:
+            return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
+        what, value = (args[0].lower() if args else ""), _first(args[1:])
+        if what not in ("quiz", "language") or value is None:
+            return self.plan.group_settings(await self.engine.group_settings(turn.actor))
+        admin = views.anonymous_admin(turn.update) or (
+            turn.actor.user_id.isdigit()  # not a channel posting as itself
+            and await is_member(turn.bot, turn.chat_id, int(turn.actor.user_id), manager=True))
+        view = await self.engine.set_group(turn.actor, admin=admin,
+                                           quiz=value if what == "quiz" else None,
+                                           language=value if what == "language" else None)
+        return self.plan.group_settings(view, saved=True)
 
     async def remind(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/remind HH:MM [+05:00] or /remind off."""

@@ -111,6 +111,18 @@ class NotInstalled(QuizError):
     key = "error.not_installed"
 
 
+class NotGroupAdmin(QuizError):
+    """A group's settings changed by someone who is not one of its admins."""
+
+    key = "error.not_group_admin"
+
+
+class GroupsOnly(QuizError):
+    """A group's settings asked for outside a group."""
+
+    key = "error.groups_only"
+
+
 class ContentError(QuizbotError):
     """Quiz files failed validation; `problems` holds every message, each naming file and field."""
 

@@ -339,3 +339,16 @@ class InstallOutcome:
     questions: int
     version: int
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GroupView:
+    """A group's own settings, for /settings there: the quiz rounds and /quiz start
+    (`chosen`: the admins chose it; else the bot's default) and the round language (None:
+    each starter's own)."""
+
+    lang: str  # the reader's
+    quiz_id: str
+    quiz_title: str
+    chosen: bool
+    group_lang: str | None

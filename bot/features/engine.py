@@ -37,6 +37,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import (
     Actor,
     AnswerOutcome,
+    GroupView,
     InstallOutcome,
     LanguageSet,
     Leaderboard,
@@ -54,6 +55,7 @@ from bot.domain.results import (
     UserStats,
     Where,
 )
+from bot.features.groups import Groups
 from bot.features.installed import Installed
 from bot.features.library import Library
 from bot.features.review import SpacedReview
@@ -114,6 +116,7 @@ class Engine:
                                    rng=rng)
         self.solo = Sessions(self.library, store, self.spaced, rng=rng,
                              shuffle_questions=shuffle_questions, observer=observer)
+        self.groups = Groups(self.library, store, clock=clock)
         self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
                              reveal_seconds=reveal_seconds)
         self.installed = Installed(self.library, store, clock=clock)
@@ -229,6 +232,19 @@ class Engine:
         """Admin only: re-read quiz files (a file with errors changes nothing)."""
         return await self.library.reload(actor)
 
+    async def group_choice(self, actor: Actor) -> tuple[str | None, str | None]:
+        """The quiz and language the admins of the group `actor` is in chose (or None)."""
+        return await self.groups.choice(actor)
+
+    async def group_settings(self, actor: Actor) -> GroupView:
+        """/settings in a group: its quiz and language."""
+        return await self.groups.view(actor)
+
+    async def set_group(self, actor: Actor, *, admin: bool, quiz: str | None = None,
+                        language: str | None = None) -> GroupView:
+        """The group's admins (`admin`: the platform says so) set its quiz and language."""
+        return await self.groups.choose(actor, admin=admin, quiz=quiz, language=language)
+
     async def install(self, actor: Actor, data: bytes, name: str) -> InstallOutcome:
         """Admin only: check an uploaded quiz file and serve it everywhere."""
         return await self.installed.install(actor, data, name)
@@ -240,8 +256,9 @@ class Engine:
     # --- solo sessions: `Sessions` --------------------------------------------------------
 
     async def start(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
-        """Resume the user's unfinished session of the quiz, or start a new one."""
-        return await self.solo.start(actor, quiz_id)
+        """Resume the user's unfinished session of the quiz (in a group or server without
+        an id: the one its admins chose), or start a new one."""
+        return await self.solo.start(actor, quiz_id or (await self.groups.choice(actor))[0])
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session and start the quiz afresh."""

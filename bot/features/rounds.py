@@ -78,6 +78,9 @@ class RoundHost(Protocol):
     async def language(self, actor: Actor) -> str:
         """The language to talk to this user in."""
 
+    async def group_choice(self, actor: Actor) -> tuple[str | None, str | None]:
+        """The quiz and language the group's admins chose (None: not chosen)."""
+
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
                           scope: str = ..., limit: int = 10) -> Leaderboard:
         """Best solo scores."""
@@ -120,8 +123,9 @@ class Rounds:
         if (scoring not in round_rules.SCORINGS or (untimed and scoring == "speed")
                 or not (teams == 0 or round_rules.MIN_TEAMS <= teams <= round_rules.MAX_TEAMS)):
             raise BadRoundOptions()
-        quiz = self.engine.quiz(quiz_id)
-        lang = await self.engine.language(actor)
+        chosen_quiz, chosen_lang = await self.engine.group_choice(actor)  # the group's
+        quiz = self.engine.quiz(quiz_id or chosen_quiz)
+        lang = chosen_lang or await self.engine.language(actor)
         seconds = self.default_seconds if seconds is None else seconds
         total = len(quiz.questions) if questions is None else questions
         if not (MIN_SECONDS <= seconds <= MAX_SECONDS and 1 <= total <= len(quiz.questions)):

@@ -35,6 +35,7 @@ from bot.domain.quiz.images import ImageRefused, read_image
 from bot.domain.results import (
     Actor,
     AnswerResult,
+    GroupView,
     InstallOutcome,
     Leaderboard,
     Misplaced,
@@ -400,6 +401,20 @@ class Planner:
         return Reply(send=(Card(self.m.escape(self.cat.t(
             lang, "admin.installed", title=done.title, count=done.questions, id=done.quiz_id,
             warnings=warnings))),))
+
+    def group_settings(self, view: GroupView, *, saved: bool = False) -> Reply:
+        """/settings in a group: the quiz rounds and /quiz start there, the language of
+        round posts, and how its admins change them."""
+        t = self.cat.t
+        quiz = t(view.lang, "group.quiz" if view.chosen else "group.quiz_default",
+                 title=view.quiz_title, id=view.quiz_id)
+        lang = (t(view.lang, "group.lang", name=t(view.group_lang, "language.name"))
+                if view.group_lang else t(view.lang, "group.lang_default"))
+        lines = [t(view.lang, "settings.saved")] if saved else []
+        lines += [t(view.lang, "group.title"), quiz, lang, t(view.lang, "group.how"),
+                  t(view.lang, "group.own")]
+        # a change is news for the group; a look is for the one who asked (Discord)
+        return Reply(send=(Card(self.m.escape("\n".join(lines))),), public=saved)
 
     def removed(self, lang: str, title: str) -> Reply:
         return Reply(send=(Card(self.m.escape(self.cat.t(lang, "admin.removed",

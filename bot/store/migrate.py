@@ -36,7 +36,7 @@ INSPECTIONS = 4
 TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questions",
           "round_members",  # after rounds; parents before children
           "round_answers", "cards", "reviews", "learner_settings", "jobs", "inbox", "chats",
-          "used_links", "installed_quizzes")
+          "used_links", "installed_quizzes", "group_settings")
 
 
 def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
@@ -107,7 +107,10 @@ async def _inspect(path: Path, known: list[tuple[int, str, str]]) -> int:
     try:
         uri = readonly_uri(path, immutable=not live)
         async with aiosqlite.connect(uri, uri=True) as db:
-            rows = await db.execute_fetchall("PRAGMA quick_check")
+            try:
+                rows = await db.execute_fetchall("PRAGMA quick_check")
+            except UnicodeDecodeError:  # its error message quotes garbage that is not UTF-8
+                raise refuse(path, "it is corrupt (its schema cannot be read)") from None
             verdict = [r[0] for r in rows]
             if verdict != ["ok"]:
                 raise refuse(path, f"it is corrupt ({'; '.join(verdict[:3])})")

@@ -1,0 +1,59 @@
+"""A group's own choice (Telegram group, Discord server): the quiz a round or `/quiz` there
+starts when none is named, and the language round posts use. Set by the group's admins
+with /settings in the group (the adapter says who is one: Telegram's getChatMember, Discord's
+Manage Server permission); read by rounds and /quiz there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnsupportedLanguage
+from bot.domain.results import Actor, GroupView
+from bot.features.library import Library
+from bot.store.commands.groups import group_choice, save_group_choice
+from bot.store.protocol import Store
+
+RESET = ("default", "off", "none")  # `/settings quiz default`: back to the bot's own choice
+
+
+class Groups:
+    """Reads and sets each group's choice; the database holds it, nothing is cached."""
+
+    def __init__(self, library: Library, store: Store, *, clock: Callable[[], float]) -> None:
+        self.library, self.store, self.clock = library, store, clock
+
+    async def choice(self, actor: Actor) -> tuple[str | None, str | None]:
+        """(quiz id, language) chosen where `actor` is, as long as both are still on offer;
+        (None, None) in a private chat or when nothing was chosen."""
+        if actor.chat_id is None:
+            return None, None
+        quiz_id, lang = await self.store.read(group_choice, actor.platform, actor.chat_id)
+        return (quiz_id if quiz_id in self.library.quizzes else None,
+                lang if lang in self.library.languages else None)
+
+    async def view(self, actor: Actor) -> GroupView:
+        """The group's settings as its members read them (in the reader's language)."""
+        if actor.chat_id is None:
+            raise GroupsOnly()
+        quiz_id, lang = await self.choice(actor)
+        reader = await self.library.language(actor)
+        quiz = self.library.quiz(quiz_id)  # the chosen one, else the bot's default
+        return GroupView(reader, quiz.id, quiz.title.get(reader), quiz_id is not None, lang)
+
+    async def choose(self, actor: Actor, *, admin: bool, quiz: str | None = None,
+                     language: str | None = None) -> GroupView:
+        """Set the group's quiz and/or language (`default` clears one); admins only."""
+        if actor.chat_id is None:
+            raise GroupsOnly()
+        if not admin:
+            raise NotGroupAdmin()
+        quiz_id, lang = await self.choice(actor)
+        if quiz is not None:
+            quiz_id = None if quiz.lower() in RESET else self.library.quiz(quiz).id
+        if language is not None:
+            lang = None if language.lower() in RESET else language.lower()
+            if lang is not None and lang not in self.library.languages:
+                raise UnsupportedLanguage(lang=language)
+        await self.store.write(save_group_choice, actor.platform, actor.chat_id, quiz_id, lang,
+                               f"{actor.platform}:{actor.user_id}", self.clock())
+        return await self.view(actor)

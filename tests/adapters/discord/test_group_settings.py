@@ -1,0 +1,33 @@
+"""/settings quiz: language: in a server (Manage Server): the server's quiz and language,
+used by /round start and /quiz there; members without the permission are refused."""
+
+from __future__ import annotations
+
+from bot.app.compose import App
+
+from .conftest import ALICE, BOB, CHANNEL, GUILD, replied
+from .fake_discord import FakeDiscord
+
+
+async def test_server_admins_choose_quiz_and_language(bot: App, fake: FakeDiscord) -> None:
+    fake.permissions[BOB["id"]] = "0"  # no Manage Server
+    ix = await replied(fake, await fake.slash(BOB, "settings", guild=GUILD,
+                                              options={"quiz": "long-context"}))
+    assert ix.original is not None and ix.original.content == bot.catalogue.t(
+        "en", "error.not_group_admin")
+
+    ix = await replied(fake, await fake.slash(ALICE, "settings", guild=GUILD,
+                                              options={"quiz": "long-context", "language": "ur"}))
+    assert ix.original is not None and not ix.original.ephemeral  # news for the server
+    text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
+    assert "(long-context)" in text and "اردو" in text
+
+    ix = await replied(fake, await fake.slash(BOB, "settings", guild=GUILD), followups=1)
+    assert ix.original is not None  # their own settings, then the server's
+    shown = [m.embeds[0]["description"] if m.embeds else m.content
+             for m in (ix.original, *ix.followups)]
+    assert any("(long-context)" in text for text in shown)
+
+    await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="start"))
+    row = await bot.store.active_round("discord", str(CHANNEL))
+    assert row is not None and (row.quiz_id, row.lang) == ("long-context", "ur")
