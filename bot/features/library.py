@@ -56,8 +56,9 @@ class Library:
 
     @property
     def default_id(self) -> str:
-        """The quiz /quiz starts when none is named."""
-        return self._default_quiz or entry_quiz(self.quizzes)
+        """The quiz /quiz starts when none is named (a shipped one: an installed quiz never
+        becomes everyone's default by sorting first; a group may choose one)."""
+        return self._default_quiz or entry_quiz(self._shipped or self.quizzes)
 
     def ordered(self) -> list[Quiz]:
         """Every quiz in catalogue order: by level, the default quiz first within its

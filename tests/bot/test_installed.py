@@ -126,3 +126,13 @@ async def test_a_reupload_replaces_the_quiz_and_keeps_question_ids(
     assert quiz.questions[0].text.get("en").startswith("Who is buried")
     assert [r.version for r in await engine.store.read(installed_quizzes)] == [second.version]
     engine.installed.close()
+
+
+async def test_an_installed_quiz_never_becomes_everyones_default(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    before = engine.library.default_id
+    easy = (FIXTURES / "spec.aiken").read_text().encode()
+    done = await engine.install(ADMIN, easy, "aaa-first.aiken")  # sorts before every id
+    assert done.quiz_id == "aaa-first" and engine.library.default_id == before
+    engine.installed.close()
