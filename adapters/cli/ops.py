@@ -118,21 +118,22 @@ def export(config: Config, args: argparse.Namespace) -> int:
     scope = report.Scope.parse(args.chat)
     quizzes = _quizzes(config)
 
-    async def read() -> tuple[list[report.Learner], list[report.QuestionRow]]:
+    async def read() -> tuple[list[report.Learner], list[report.QuestionRow], str | None]:
         async with open_reader(config.storage_url, _password(config)) as reader:
             return (await report.learners(reader, scope, quizzes),
-                    await report.question_rows(reader, scope, quizzes))
+                    await report.question_rows(reader, scope, quizzes),
+                    await report.chat_title(reader, scope))
 
     try:
         if args.output is not None:  # refuse a bad target before reading anything
             refuse_existing(args.output, force=args.force)
-        learners, questions = asyncio.run(read())
+        learners, questions, title = asyncio.run(read())
     except Refusal as exc:
         return _fail(str(exc))
     if args.chat and not learners:
         return _fail(f"no sessions were started in chat {args.chat}")
     text = (report.export_csv(learners) if args.format == "csv"
-            else report.export_json(learners, questions, scope))
+            else report.export_json(learners, questions, scope, title))
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK

@@ -116,7 +116,11 @@ class QuizClient(discord.Client):
         self.connected.set()
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Components no button template matches: ours (old or forged) or someone else's."""
+        """Every interaction: its server's name is kept (pages show names, not ids); then
+        components no button template matches: ours (old or forged) or someone else's."""
+        guild = interaction.guild
+        if guild is not None and self.app.chats is not None:
+            await self.app.chats.note("discord", str(guild.id), guild.name)
         if interaction.type is not discord.InteractionType.component:
             return
         custom_id = custom_id_of(interaction)

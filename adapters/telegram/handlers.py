@@ -57,6 +57,7 @@ class Handlers:
         self.outbox = outbox
         self.metrics = app.metrics
         self.rounds = rounds
+        self.chats = app.chats
 
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
@@ -73,6 +74,8 @@ class Handlers:
         for name, step in commands.items():
             application.add_handler(CommandHandler(name, self._guarded(step)))
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
+        application.add_handler(MessageHandler(filters.StatusUpdate.NEW_CHAT_TITLE,
+                                               self._renamed))
         application.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE,
                                                self._guarded(self.unknown)))
         # an admin installs a quiz by sending its file in a private chat
@@ -87,6 +90,7 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
+            await self._note_title(update)
             if (update.callback_query is None and step != self.round
                     and self.rounds is not None and await self.rounds.quiet(actor)):
                 return  # a round runs in this group and this member had their reply
@@ -102,6 +106,16 @@ class Handlers:
                 await turn.finish()
 
         return callback
+
+    async def _note_title(self, update: Update) -> None:
+        """Keep a group's title (the dashboard and reports show it, never the chat id)."""
+        chat = update.effective_chat
+        if self.chats is not None and chat is not None and chat.type in views.GROUP_CHATS:
+            await self.chats.note(views.PLATFORM, str(chat.id), chat.title)
+
+    async def _renamed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group's new title (`new_chat_title`)."""
+        await self._note_title(update)
 
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""

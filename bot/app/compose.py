@@ -17,6 +17,7 @@ from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import Quiz, load_quizzes
 from bot.domain.tasks import spawn
+from bot.features.chats import ChatTitles
 from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.views import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
@@ -48,6 +49,8 @@ class App:
     # and sign Discord's links with `signer`.
     memberships: Memberships = field(default_factory=Memberships)
     signer: Signer = field(default_factory=lambda: Signer(b"", time.time))
+    # Chat titles the adapters note from updates (pages and reports show names, not ids).
+    chats: ChatTitles | None = None
 
 
 class Adapter(Protocol):
@@ -112,7 +115,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
                          signer=signer, rate_limit=config.web.rate_limit
                          ).mount(web.main.add_route)
         yield App(config, engine, catalogue, store, engine.rounds, metrics, web, memberships,
-                  signer)
+                  signer, ChatTitles(store, engine.clock))
 
 
 async def _stop(task: asyncio.Task[None]) -> None:

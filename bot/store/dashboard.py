@@ -33,8 +33,8 @@ class DashboardReads:
         """The learner's answers in full attempts (solo and rounds), newest first."""
         return await self._store.read(dashboard.answers, platform, user_id)
 
-    async def groups_of(self, platform: str, user_id: str) -> list[str]:
-        """The groups (Telegram chats, Discord servers) the learner played in."""
+    async def groups_of(self, platform: str, user_id: str) -> list[tuple[str, str | None]]:
+        """The groups (Telegram chats, Discord servers) the learner played in, with titles."""
         return await self._store.read(dashboard.groups_of, platform, user_id)
 
     async def group_questions(self, platform: str, chat_id: str) -> list[GroupQuestion]:

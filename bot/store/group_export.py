@@ -41,7 +41,8 @@ def exporter_for(store: Store, dialect: str,
         rows = await report.learners(reader, scope, known)
         if fmt == "csv":
             return report.export_csv(rows)
-        return report.export_json(rows, await report.question_rows(reader, scope, known), scope)
+        return report.export_json(rows, await report.question_rows(reader, scope, known), scope,
+                                  await report.chat_title(reader, scope))
 
     return export
 

@@ -20,10 +20,11 @@ from typing import Any
 
 from bot.domain.platforms import PLATFORMS
 from bot.domain.quiz import Quiz
-from bot.domain.quiz.computed import DrawFailed, draw, drawn_text
+from bot.domain.quiz.computed import DrawFailed, draw, drawn_text, named_option, shown_text
 from bot.store.reader import Reader
 
 LETTERS = "ABCDEFGHIJ"
+MAX_GROUPS = 20  # groups listed by `quizbot stats`
 
 
 def letter(index: int | None) -> str:
@@ -79,11 +80,20 @@ class QuestionRow:
 
 
 @dataclass(frozen=True)
+class GroupRow:
+    platform: str
+    chat_id: str
+    title: str  # '' when the bot never saw its name
+    learners: int
+
+
+@dataclass(frozen=True)
 class Overview:
     users: int
     sessions: Mapping[str, int]  # status -> count
     answers: int
     questions: Sequence[QuestionRow]
+    groups: Sequence[GroupRow] = ()
 
 
 async def question_rows(read: Reader, scope: Scope,
@@ -112,7 +122,37 @@ async def overview(read: Reader, quizzes: Mapping[str, Quiz] | None = None) -> O
     sessions = {r[0]: int(r[1]) for r in await read.rows(
         "SELECT status, COUNT(*) FROM sessions GROUP BY status ORDER BY status")}
     answers = int((await read.rows("SELECT COUNT(*) FROM answers"))[0][0])
-    return Overview(users, sessions, answers, await question_rows(read, Scope(), quizzes))
+    questions = await question_rows(read, Scope(), quizzes)
+    return Overview(users, sessions, answers, questions, await _groups(read))
+
+
+async def _groups(read: Reader) -> list[GroupRow]:
+    """The groups with most learners, by title (asked last: a database from before schema
+    version 10 has no titles, and then none are listed)."""
+    try:
+        rows = await read.rows(
+            "SELECT s.platform, s.chat_id, MAX(c.title), COUNT(DISTINCT s.user_id) AS n "
+            "FROM sessions s LEFT JOIN chats c ON c.platform = s.platform "
+            "AND c.chat_id = s.chat_id WHERE s.chat_id IS NOT NULL "
+            "GROUP BY s.platform, s.chat_id ORDER BY n DESC, s.platform, s.chat_id LIMIT ?",
+            (MAX_GROUPS,))
+    except Exception:  # no chats table yet (an older schema): nothing to name
+        return []
+    return [GroupRow(r[0], r[1], r[2] or "", int(r[3])) for r in rows]
+
+
+async def chat_title(read: Reader, scope: Scope) -> str | None:
+    """The title of the scope's chat, when the bot saw it (None for every chat)."""
+    if scope.chat_id is None:
+        return None
+    try:  # asked last, like _groups: an older schema has no titles
+        rows = await read.rows("SELECT title FROM chats WHERE chat_id = ?"
+                               + (" AND platform = ?" if scope.platform else ""),
+                               (scope.chat_id, scope.platform) if scope.platform
+                               else (scope.chat_id,))
+    except Exception:
+        return None
+    return str(rows[0][0]) if rows else None
 
 
 def format_overview(view: Overview) -> str:
@@ -122,6 +162,11 @@ def format_overview(view: Overview) -> str:
     lines = [f"users     {view.users}",
              f"sessions  {total}" + (f" ({by_status})" if by_status else ""),
              f"answers   {view.answers}", ""]
+    if view.groups:
+        lines.append(f"groups (the {MAX_GROUPS} with most learners; --chat takes the id)")
+        lines += [f"  {g.title or '(name not seen yet)'}  {g.platform}:{g.chat_id}  "
+                  f"{g.learners} learner{'s' if g.learners != 1 else ''}" for g in view.groups]
+        lines.append("")
     if not view.questions:
         lines.append("no answers in full attempts yet")
         return "\n".join(lines)
@@ -206,11 +251,12 @@ async def learners(read: Reader, scope: Scope,
     return out
 
 
-def export_json(rows: list[Learner], questions: list[QuestionRow], scope: Scope) -> str:
+def export_json(rows: list[Learner], questions: list[QuestionRow], scope: Scope,
+                title: str | None = None) -> str:
     """{"chat", "learners": [... each with "questions"], "questions": [...]}, indented."""
     data = {
         "chat": None if scope.chat_id is None else
-        {"platform": scope.platform, "chat_id": scope.chat_id},
+        {"platform": scope.platform, "chat_id": scope.chat_id, "title": title},
         "learners": [asdict(r) for r in rows],
         "questions": [{**asdict(q), "accuracy": q.accuracy} for q in questions],
     }
@@ -279,11 +325,9 @@ def _texts(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str,
     question = quiz.question(question_id) if quiz else None
     if question is None:
         return "", ""
-    option = question.options[wrong].text.get("en") \
+    option = named_option(question, wrong, "en") \
         if wrong is not None and 0 <= wrong < len(question.options) else ""
-    if question.computed is not None and option:  # its text is a template: name the mistake
-        option = question.computed.choices[wrong or 0].name
-    return question.text.get("en"), option
+    return shown_text(question, "en", None), option
 
 
 def _numbers(quizzes: Mapping[str, Quiz] | None, quiz_id: str, question_id: str,

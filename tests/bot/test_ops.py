@@ -20,6 +20,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.store import ops, report
+from bot.store.commands.dashboard import save_chat_title
 from bot.store.protocol import Store
 from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
@@ -208,6 +209,7 @@ async def test_export_and_stats_match_the_sessions_played(
     bob_chose = await play(engine, quizzes, bob, [False] * 8)
     carol_chose = await play(engine, quizzes, carol, [True, True, False])
     order = [q.id for q in quizzes["parallelism"].questions]
+    await backend_store.write(save_chat_title, "telegram", "-100", "Pipeline Club", 1.0)
 
     async with open_reader(store_url) as reader:
         group = await report.learners(reader, report.Scope.parse("telegram:-100"), quizzes)
@@ -215,10 +217,11 @@ async def test_export_and_stats_match_the_sessions_played(
                                                      quizzes)
         everyone = await report.learners(reader, report.Scope(), quizzes)
         view = await report.overview(reader, quizzes)
+        title = await report.chat_title(reader, report.Scope.parse("telegram:-100"))
 
     data = json.loads(report.export_json(group, group_questions,
-                                         report.Scope.parse("telegram:-100")))
-    assert data["chat"] == {"platform": "telegram", "chat_id": "-100"}
+                                         report.Scope.parse("telegram:-100"), title))
+    assert data["chat"] == {"platform": "telegram", "chat_id": "-100", "title": "Pipeline Club"}
     heads = [(r["display_name"], r["attempts_finished"], r["best_score"], r["last_score"])
              for r in data["learners"]]
     assert heads == [("Alice", 1, 8, 8), ("Bob", 1, 0, 0)]
@@ -247,3 +250,5 @@ async def test_export_and_stats_match_the_sessions_played(
     text = report.format_overview(view)
     assert "users     3" in text and "sessions  3 (1 active, 2 finished)" in text
     assert f"{order[1]}" in text and "67%" in text
+    # Groups by name (their id is there for --chat); the private chat is no group.
+    assert "  Pipeline Club  telegram:-100  2 learners" in text.splitlines()

@@ -136,6 +136,19 @@ def shown_text(question: Question, lang: str, seed: int | None) -> str:
         return question.text.get(lang)
 
 
+def named_option(question: Question, index: int, lang: str) -> str:
+    """An option as a reader names it in a list of results: its text; for a computed
+    question (numbers differ per learner) the mistake it stands for in words ("why not",
+    else its text) with the numbers of the example (seed 0) a list shows for the question."""
+    if question.computed is None:
+        return question.options[index].text.get(lang)
+    try:
+        option = draw(question, 0).options[index]
+    except DrawFailed:
+        return question.options[index].text.get(lang)
+    return (option.why_not or option.text).get(lang)
+
+
 def drawn_text(env: dict[str, Number] | tuple[tuple[str, Number], ...]) -> str:
     """The drawn values as 'p=8, m=24' (for messages and exports)."""
     items = env.items() if isinstance(env, dict) else env

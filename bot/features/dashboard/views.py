@@ -17,7 +17,7 @@ from typing import Any
 
 from bot.domain import learning
 from bot.domain.quiz import Quiz
-from bot.domain.quiz.computed import DrawFailed, draw, shown_text
+from bot.domain.quiz.computed import DrawFailed, draw, named_option, shown_text
 from bot.domain.results import Actor
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
@@ -42,7 +42,8 @@ class Forbidden(Exception):
 
 
 Exporter = Callable[[str, str, str], Awaitable[str]]  # (platform, chat id, "csv"|"json")
-GroupReads = tuple[list[GroupRound], list[GroupQuestion], tuple[list[MemberRow], int]]
+GroupReads = tuple[list[GroupRound], list[GroupQuestion], tuple[list[MemberRow], int],
+                   dict[str, str]]
 
 
 class Dashboard:
@@ -142,7 +143,8 @@ class Dashboard:
                      "text": t("progress.calibration", percent=percent, sure=sure[0],
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},
             "misses": self._misses(quizzes, answers, lang),
-            "groups": groups,
+            "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
+                       for g, title in groups],
         }
 
     def _accuracy(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
@@ -212,7 +214,7 @@ class Dashboard:
         one row per member and the export links."""
         role = await self.role(who, group_id)
         p = who.platform
-        lang, (rounds, rows, (members, everyone)) = await asyncio.gather(
+        lang, (rounds, rows, (members, everyone), titles) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
                                                  lambda: self._group_reads(p, group_id)))
         quizzes = self.quizzes()
@@ -225,14 +227,13 @@ class Dashboard:
                 continue
             wrong = None
             if r.wrong_choice is not None and 0 <= r.wrong_choice < len(q.options):
-                option = q.options[r.wrong_choice].text.get(lang)
-                if q.computed is not None:  # numbers differ per member: name the mistake
-                    option = q.computed.choices[r.wrong_choice].name
+                option = named_option(q, r.wrong_choice, lang)
                 wrong = {"option": content_text(lang, option), "count": r.wrong_count,
                          "line": t("dashboard.wrong_pick", option=option, count=r.wrong_count)}
             number = quiz.questions.index(q) + 1
-            questions.append({"quiz": r.quiz_id, "id": r.question_id,
-                              "label": _label(r.quiz_id, number), "order": number,
+            questions.append({"quiz": r.quiz_id, "quiz_title": quiz.title.get(lang),
+                              "id": r.question_id, "label": _label(r.quiz_id, number),
+                              "order": number,
                               "text": content_text(lang, shown_text(q, lang, None)),
                               "answered": r.answered, "correct": r.correct, "wrong": wrong})
         questions.sort(key=lambda q: (q["quiz"], q["order"]))
@@ -242,7 +243,9 @@ class Dashboard:
         count = len({m.user_id for m in members})
         view: dict[str, Any] = {
             "kind": "group", "lang": lang, "dir": _dir(lang), "admin": role.admin,
-            "group": {"id": group_id, "platform": p},
+            "group": {"id": group_id, "platform": p, "title": titles.get(group_id),
+                      "heading": t("dashboard.group_title", group=titles[group_id])
+                      if group_id in titles else t("dashboard.group_untitled")},
             "rounds": [{"id": r.id, "quiz": r.quiz_id, "status": r.status,
                         "started": _date_time(r.started_at), "players": r.players,
                         "best": r.best, "total": r.total,
@@ -258,9 +261,13 @@ class Dashboard:
                             for quiz_id, bests in sorted(per_quiz.items())]},
         }
         if role.admin:
+            totals = {quiz_id: len(quiz.questions) for quiz_id, quiz in quizzes.items()}
             view["members"]["rows"] = [
-                {"user_id": m.user_id, "name": m.display_name or m.user_id, "quiz": m.quiz_id,
-                 "attempts": m.attempts, "best": m.best, "last": _date_time(m.last_at)}
+                {"user_id": m.user_id, "name": m.display_name or t("dashboard.unnamed"),
+                 "quiz": m.quiz_id, "quiz_title": _title(quizzes, m.quiz_id, lang),
+                 "attempts": m.attempts, "best": m.best, "total": totals.get(m.quiz_id),
+                 "score": f"{m.best}/{totals[m.quiz_id]}" if m.quiz_id in totals
+                 else str(m.best), "last": _date_time(m.last_at)}
                 for m in members]
             more = max(0, everyone - len(members))
             view["members"]["more"] = more
@@ -272,7 +279,8 @@ class Dashboard:
     async def _group_reads(self, platform: str, group_id: str) -> GroupReads:
         return await asyncio.gather(self.reads.group_rounds(platform, group_id),
                                     self.reads.group_questions(platform, group_id),
-                                    self.reads.group_members(platform, group_id))
+                                    self.reads.group_members(platform, group_id),
+                                    self.reads.chat_titles(platform, [group_id]))
 
     async def export(self, who: Identity, group_id: str, fmt: str) -> str:
         """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""

@@ -160,16 +160,16 @@
 
     if (d.groups.length) {
       var g = section(t("dashboard.groups"));
-      d.groups.forEach(function (id) {
-        var link = el("a", t("dashboard.group_link", { group: id }));
-        link.href = "?group=" + encodeURIComponent(id) + location.hash;
+      d.groups.forEach(function (g) {
+        var link = el("a", t("dashboard.group_link", { group: g.title }));
+        link.href = "?group=" + encodeURIComponent(g.id) + location.hash;
         g.appendChild(el("p")).appendChild(link);
       });
     }
   }
 
   function renderGroup(d, auth) {
-    document.getElementById("title").textContent = t("dashboard.group_title", { group: d.group.id });
+    document.getElementById("title").textContent = d.group.heading;
     var back = el("a", t("dashboard.back"));
     back.href = location.pathname + location.hash;
     document.getElementById("who").appendChild(back);
@@ -184,8 +184,11 @@
 
     var q = section(t("dashboard.misconceptions"));
     d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
+    var quiz = null;
     d.questions.filter(function (x) { return x.wrong; }).forEach(function (x) {
+      if (x.quiz !== quiz) { quiz = x.quiz; q.appendChild(el("h3", x.quiz_title)); }
       var box = el("div", null, "miss");
+      box.dataset.quiz = x.quiz;
       box.appendChild(el("p", x.label + ". " + x.text, "q"));
       box.appendChild(el("p", x.wrong.line, "bad"));
       q.appendChild(box);
@@ -204,7 +207,7 @@
       table.appendChild(head);
       d.members.rows.forEach(function (x) {
         var tr = el("tr");
-        [x.name, x.quiz, x.attempts, x.best].forEach(function (v) { tr.appendChild(el("td", String(v))); });
+        [x.name, x.quiz_title, x.attempts, x.score].forEach(function (v) { tr.appendChild(el("td", String(v))); });
         table.appendChild(tr);
       });
       a.appendChild(table);

@@ -95,12 +95,15 @@ def answers(platform: str, user_id: str) -> Command[list[Answered]]:
                      float(r["answered_at"]), int(r["seed"])) for r in rows]
 
 
-def groups_of(platform: str, user_id: str) -> Command[list[str]]:
-    """The groups (Telegram chats, Discord servers) the learner played in, latest first."""
-    rows = yield q("SELECT chat_id, MAX(started_at) AS at FROM sessions WHERE platform = ? "
-                   "AND user_id = ? AND chat_id IS NOT NULL GROUP BY chat_id ORDER BY at DESC",
+def groups_of(platform: str, user_id: str) -> Command[list[tuple[str, str | None]]]:
+    """The groups (Telegram chats, Discord servers) the learner played in, latest first:
+    (chat id, its title when known)."""
+    rows = yield q("SELECT s.chat_id, MAX(s.started_at) AS at, MAX(c.title) AS title "
+                   "FROM sessions s LEFT JOIN chats c ON c.platform = s.platform "
+                   "AND c.chat_id = s.chat_id WHERE s.platform = ? AND s.user_id = ? "
+                   "AND s.chat_id IS NOT NULL GROUP BY s.chat_id ORDER BY at DESC",
                    platform, user_id)
-    return [str(r["chat_id"]) for r in rows]
+    return [(str(r["chat_id"]), None if r["title"] is None else str(r["title"])) for r in rows]
 
 
 def group_questions(platform: str, chat_id: str) -> Command[list[GroupQuestion]]:

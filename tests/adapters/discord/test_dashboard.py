@@ -60,6 +60,10 @@ async def test_dashboard_link_is_ephemeral_signed_and_bound_to_the_server(
                         assert r.status == 403
                 assert views[ALICE["id"]]["admin"] is True
                 assert views[BOB["id"]]["admin"] is False
+                # The server's name, noted from the interactions, never its id.
+                heading = views[BOB["id"]]["group"]["heading"]
+                assert heading == f"Study group · guild {GUILD}"
+                assert views[BOB["id"]]["group"]["title"] == f"guild {GUILD}"
                 async with http.post(f"{base}/api/session",
                                      headers={"Authorization": "link " + links[BOB["id"]][:-2]}
                                      ) as r:

@@ -136,7 +136,7 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
                                                          key: AnswerKey, page: Any) -> None:
     async with dashboard_bot(tmp_path, api) as running:
         cat = running.app.catalogue
-        group = api.group_chat(GROUP)
+        group = api.group_chat(GROUP, title="Pipeline Club")
         alice = api.user(1001, "Alice")
         # A solo quiz opened from the group counts there: /quiz in the group hands out the
         # deep link; /start with it in private plays it for the group.
@@ -177,7 +177,8 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
         await open_app(page, running, admin, query=f"?group={GROUP}")
         assert await page.get_attribute("body", "data-state") == "ready"
         cells = await page.locator("table tr td").all_text_contents()
-        assert cells == ["Alice", "parallelism", "1", "7"]
+        assert cells == ["Alice", key.quiz.title.get("en"), "1", "7/8"]  # names, out of 8
+        assert await page.text_content("#title") == "Study group · Pipeline Club"  # its title
         async with page.expect_download() as download_info:
             await page.get_by_role("button", name=cat.raw("en", "dashboard.export_csv")).click()
         download = await download_info.value

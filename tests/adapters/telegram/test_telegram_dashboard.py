@@ -3,12 +3,14 @@ group view's membership check through getChatMember on the running bot."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 from aiohttp import ClientSession
 
+from bot.store.dashboard import DashboardReads
 from tests.adapters.telegram.dashboard_bot import PUBLIC_URL, dashboard_bot, finish_quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons
@@ -106,3 +108,30 @@ async def test_quiz_played_in_telegram_shows_up_in_the_api(tmp_path: Path, api: 
         assert (main["best"], main["last"]) == (7, 7)
         assert me["user"]["name"] == "Alice Smith"
         assert [m["question"] for m in me["misses"]] == [key.quiz.questions[1].id]
+
+
+async def test_a_groups_title_is_kept_from_its_updates_and_renames(
+        tmp_path: Path, api: FakeBotAPI) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        reads = DashboardReads(running.app.store)
+
+        async def title() -> str | None:
+            for _ in range(500):  # the update is handled in the background (bounded: 10 s)
+                titles = await reads.chat_titles("telegram", [str(GROUP)])
+                if titles.get(str(GROUP)) != seen:
+                    return titles.get(str(GROUP))
+                await asyncio.sleep(0.02)
+            return seen
+
+        seen: str | None = None
+        group = api.group_chat(GROUP, title="Pipeline Club")
+        alice = Learner(api, api.user(1001, "Alice"), group)
+        await alice.send("/help")
+        seen = await title()
+        assert seen == "Pipeline Club"
+        renamed = {**group, "title": "Pipeline Club 2"}
+        update = api.message(api.user(1001, "Alice"), "", renamed)
+        del update["message"]["text"]
+        update["message"]["new_chat_title"] = "Pipeline Club 2"
+        await api.push_update(update)
+        assert await title() == "Pipeline Club 2"

@@ -160,7 +160,7 @@ async def test_discord_link_is_exchanged_for_a_session_bound_to_its_server(
     auth = {"Authorization": f"session {session}"}
     status, me = await served.get("/api/me", auth)
     assert status == 200 and isinstance(me, dict) and me["user"]["name"] == "Grace"
-    assert me["groups"] == ["9001"]
+    assert me["groups"] == [{"id": "9001", "title": "Your study group"}]  # no name known yet
     status, view = await served.get("/api/groups/9001", auth)
     assert status == 200 and isinstance(view, dict) and view["admin"] is False
     assert (await served.get("/api/groups/9002", auth))[0] == 403
@@ -189,3 +189,33 @@ async def test_the_page_ships_its_own_files_and_strings(served: Served,
             assert "http://" not in (text := await r.text()) and "https://" not in text
     async with served.http.get(served.url + "/app/other.js") as r:
         assert r.status == 404
+
+
+async def test_pages_show_names_and_scores_out_of_the_total_never_ids(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    from bot.features.chats import ChatTitles
+
+    for uid, name, wrong in (("1", "Ada", {0}), ("2", "", {0, 5})):
+        await play(served.engine, quizzes, Actor("telegram", uid, GROUP, name), wrong=wrong)
+    chats = ChatTitles(served.store, served.clock)
+    await chats.note("telegram", GROUP, "  Pipeline   Club ")
+    served.members[(GROUP, "1")] = Role(True, admin=True)
+    status, me = await served.get("/api/me", served.tma(1, "Ada"))
+    assert status == 200 and isinstance(me, dict)
+    assert me["groups"] == [{"id": GROUP, "title": "Pipeline Club"}]
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
+    assert status == 200 and isinstance(view, dict)
+    assert view["group"]["heading"] == "Study group · Pipeline Club"
+    title = quizzes["parallelism"].title.get("en")
+    assert {q["quiz_title"] for q in view["questions"]} == {title}
+    rows = [(r["name"], r["quiz_title"], r["score"]) for r in view["members"]["rows"]]
+    assert rows == [("Ada", title, "7/8"), ("(no name)", title, "6/8")]
+    body = json.dumps(view)
+    assert f'"{GROUP}"' in body  # only as the id the page links with, never shown as text
+    assert GROUP not in view["group"]["heading"] and all(GROUP not in r["name"]
+                                                        for r in view["members"]["rows"])
+    # A rename is kept; the next read of the group's figures shows it.
+    await chats.note("telegram", GROUP, "Pipeline Club 2")
+    served.clock.advance(60)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
+    assert isinstance(view, dict) and view["group"]["title"] == "Pipeline Club 2"

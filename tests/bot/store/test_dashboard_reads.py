@@ -36,7 +36,10 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     answers = await reads.answers("telegram", "1")
     assert len(answers) == 16 and answers[0].answered_at >= answers[-1].answered_at
     assert sum(a.correct for a in answers) == 13
-    assert await reads.groups_of("telegram", "1") == [GROUP]
+    assert await reads.groups_of("telegram", "1") == [(GROUP, None)]
+    await reads.save_chat_title("telegram", GROUP, "Study club", 1.0)
+    assert await reads.groups_of("telegram", "1") == [(GROUP, "Study club")]
+    assert await reads.chat_titles("telegram", [GROUP, "-1"]) == {GROUP: "Study club"}
     assert await reads.groups_of("telegram", "3") == []
 
     questions = {(q.quiz_id, q.question_id): q for q in

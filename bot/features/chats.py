@@ -1,0 +1,55 @@
+"""Each chat's name as people read it: a Telegram group's title, a Discord server's name.
+
+Adapters call `note` with what an update or interaction says about its chat; the title is
+written when it is new or changed (Telegram renames arrive as `new_chat_title`, and every
+later update carries the new title too). The last title written per chat is remembered here
+so an ordinary update costs no database round trip; forgetting it (a restart) costs one
+conditional write that changes nothing. A failure to store a title is logged, never raised:
+a name must not cost anyone their tap.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+
+from bot.store.commands.dashboard import chat_titles, save_chat_title
+from bot.store.protocol import Store
+
+log = logging.getLogger(__name__)
+
+MAX_TITLE = 128  # characters kept (Telegram allows 128, Discord 100)
+MAX_REMEMBERED = 10_000
+
+
+class ChatTitles:
+    """Notes chat titles from the platforms and reads them back for pages and reports."""
+
+    def __init__(self, store: Store, clock: Callable[[], float]) -> None:
+        self._store, self._clock = store, clock
+        self._written: OrderedDict[tuple[str, str], str] = OrderedDict()
+
+    async def note(self, platform: str, chat_id: str, title: str | None) -> None:
+        """Keep `title` for the chat when it is new or changed."""
+        clean = " ".join((title or "").split())[:MAX_TITLE]
+        key = (platform, chat_id)
+        if not clean or self._written.get(key) == clean:
+            return
+        try:
+            await self._store.write(save_chat_title, platform, chat_id, clean, self._clock())
+        except Exception as exc:
+            log.warning("chats: could not store the title of %s chat %s: %s", platform,
+                        chat_id, exc)
+            return
+        self._written[key] = clean
+        self._written.move_to_end(key)
+        while len(self._written) > MAX_REMEMBERED:
+            self._written.popitem(last=False)
+
+    async def titles(self, platform: str, chat_ids: Sequence[str]) -> dict[str, str]:
+        """The stored titles of these chats, by id (unknown chats are left out)."""
+        return await self._store.read(chat_titles, platform, list(chat_ids))
+
+
+__all__ = ["MAX_TITLE", "ChatTitles"]
