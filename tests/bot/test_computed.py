@@ -12,7 +12,7 @@ import pytest
 from adapters.cli.main import main
 from bot.domain.errors import ContentError
 from bot.domain.quiz import Quiz, load_file, quality_warnings
-from bot.domain.quiz.computed import draw
+from bot.domain.quiz.computed import draw, named_option
 from bot.domain.quiz.sampling import drawn_warnings, sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
@@ -273,8 +273,11 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
     assert first.numbers.startswith("p=") and f"m={dict(drawn.drawn)['m']}" in first.numbers
     assert alice.questions[1].last_option == "A"
     wrong = next(q for q in overview if q.question_id == quiz.questions[0].id)
-    assert wrong.wrong_text == quiz.questions[0].computed.choices[
-        "ABCD".index(first.last_option)].name  # the mistake's name, not a template
+    # The mistake in words with the example's numbers: neither its slug nor a template.
+    assert wrong.wrong_text == named_option(quiz.questions[0], "ABCD".index(first.last_option),
+                                            "en")
+    assert "{" not in wrong.wrong_text and wrong.wrong_text not in {
+        c.name for c in quiz.questions[0].computed.choices}
 
     # /review last: the missed questions only, with fresh numbers (a new attempt's seed)
     review = await engine.review(ALICE, NUMBERS)

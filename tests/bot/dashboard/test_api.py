@@ -124,7 +124,7 @@ async def test_group_view_is_for_members_and_admins_see_rows_and_export(
     assert sum(",Bob," in line for line in lines) == 8
     status, exported = await served.get(f"/api/groups/{GROUP}/export.json", served.tma(2, "Bob"))
     assert status == 200 and isinstance(exported, dict)
-    assert exported["chat"] == {"platform": "telegram", "chat_id": GROUP}
+    assert exported["chat"] == {"platform": "telegram", "chat_id": GROUP, "title": None}
     assert {r["display_name"] for r in exported["learners"]} == {"Ada", "Bob"}
 
 
