@@ -1,4 +1,6 @@
-"""The order each GPU runs its operations in, per schedule kind, from the papers' rules.
+"""The order each GPU runs its operations in, per schedule kind, from the papers' rules
+(ZB-V: a list schedule with the paper's placement and memory cap, whose length and idle
+slots, not its order within a row, match the authors' zbv.py; see content/README.md).
 
 A step is forward (F), backward (B) or weight gradient (W) of one micro-batch on one chunk,
 or an overlapped forward-and-backward pair (FB, DualPipe). In the Zero Bubble schedules

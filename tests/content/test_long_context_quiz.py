@@ -23,6 +23,9 @@ def test_ring_block_size(lc: Quiz):
     flops, link = 989e12, 50e9  # 4·c²·d FLOPs against 4·c·d bytes per step: c ≥ F/B
     assert right(question(lc, "l01-ring-block-size")) == \
         f"About {round(flops / link, -3) / 1e3:.0f}K tokens"
+    # the question asks for the block c, which Liu et al.'s condition bounds (their table's
+    # per-device sequence is 6c)
+    assert "block c" in question(lc, "l01-ring-block-size").text.get("en")
 
 
 def test_causal_imbalance(lc: Quiz):
@@ -35,10 +38,25 @@ def test_causal_imbalance(lc: Quiz):
         f"First {work[0]}, last {work[-1]} units; give device i chunks i and {2 * n - 1}−i")
 
 
-def test_gathered_kv_bytes(lc: Quiz):
-    tokens, kv_heads, tp, head_dim = 131_072, 8, 8, 128
-    gathered = 2 * tokens * (kv_heads // tp) * head_dim * BF16
-    assert right(question(lc, "l04-gathered-kv-bytes")) == f"About {gathered / 1e6:.0f} MB"
+def test_ring_and_all_gather_receive_the_same_bytes(lc: Quiz):
+    tokens, cp, kv_heads, tp, head_dim = 131_072, 16, 8, 8, 128
+    chunk = 2 * tokens // cp * (kv_heads // tp) * head_dim * BF16  # one rank's K and V
+    assert round(chunk / 1e6, 1) == 4.2
+    ring = (cp - 1) * chunk  # one chunk per step, cp − 1 steps
+    all_gather = (cp - 1) * chunk  # every other rank's chunk, once
+    assert ring == all_gather and round(ring / 1e6) == 63
+    assert round(cp * chunk / 1e6) == 67  # what the all-gather holds at once
+    assert right(question(lc, "l04-all-gather-or-ring-bytes")).startswith(
+        f"About {ring / 1e6:.0f} MB either way")
+
+
+def test_tp_with_sp_against_cp_bytes(lc: Quiz):
+    s, h, kv_width, n = 131_072, 4096, 8 * 128, 8
+    tp = 4 * (n - 1) / n * s * h * BF16  # 2 all-gathers + 2 reduce-scatters of s·h
+    cp = (n - 1) / n * 2 * s * kv_width * BF16  # the other chunks' K and V
+    assert (round(tp / 1e9, 1), round(cp / 1e9, 2), tp / cp) == (3.8, 0.47, 8)
+    assert right(question(lc, "l07-tp-or-cp-bytes")).startswith(
+        f"TP about {tp / 1e9:.1f} GB, CP about {cp / 1e9:.2f} GB")
 
 
 def test_ulysses_bytes(lc: Quiz):
@@ -65,10 +83,16 @@ def test_hsdp_traffic(lc: Quiz):
     assert right(question(lc, "l11-hsdp-traffic")).startswith(f"About {sent:.1f} GB")
 
 
-def test_zero_stage_2(lc: Quiz):
-    psi, nd = 7.5e9, 64
-    stage2 = (2 * psi + 14 * psi / nd) / 1e9
-    assert right(question(lc, "l12-zero-stages")).startswith(f"{stage2:.1f} GB")
+def test_zero_stage_under_accumulation(lc: Quiz):
+    psi, nd, micro, budget = 7.5e9, 64, 4, 24e9
+    states = {1: 4 * psi + 12 * psi / nd, 2: 2 * psi + 14 * psi / nd, 3: 16 * psi / nd}
+    assert [round(states[k] / 1e9, 1) for k in (1, 2, 3)] == [31.4, 16.6, 1.9]
+    traffic = {1: 2, 2: micro + 1, 3: 3 * micro}  # in Ψ per step
+    fits = [k for k in (1, 2, 3) if states[k] <= budget]
+    best = min(fits, key=lambda k: traffic[k])
+    assert (best, traffic[best], traffic[3]) == (2, 5, 12)
+    assert right(question(lc, "l12-zero-under-accumulation")).startswith(
+        f"Stage {best} at {states[best] / 1e9:.1f} GB, with about {traffic[best]}Ψ per step")
 
 
 def test_prefetch_bound(lc: Quiz):

@@ -5,6 +5,7 @@ the schedule simulator."""
 from __future__ import annotations
 
 from fractions import Fraction
+from itertools import pairwise
 
 import pytest
 
@@ -44,12 +45,39 @@ def test_zb_h1_idle_time(quiz: Quiz):
     assert right(question(quiz, "ps01-zbh1-bubble")).startswith("3t:")
 
 
-def test_zb_h2_and_zb_v_memory(quiz: Quiz):
-    p = 8
-    assert right(question(quiz, "ps02-zbh2-memory")).startswith(f"{2 * p - 1} M_B")
+def test_zb_h1_or_zb_h2_under_a_memory_cap(quiz: Quiz):
+    p, m, mb, budget = 8, 24, 4, 40
+    zb1 = simulate(ScheduleSpec("zbh1", p, m))  # T_F = T_B = T_W = 1 (t)
+    zb2 = simulate(ScheduleSpec("zbh2", p, m))
+    assert (zb1.idle(0), zb1.makespan, zb1.peak_in_flight(0)) == (7, 79, p)
+    assert zb2.peak_in_flight(0) == 2 * p - 1
+    assert zb1.peak_in_flight(0) * mb <= budget < zb2.peak_in_flight(0) * mb  # 32, 60 GB
+    assert zb2.peak_in_flight(0) * mb / 2 == 30 <= budget  # half-size micro-batches fit
+    half = Fraction(2 * m * 3) * Fraction(55, 100)  # 48 micro-batches, passes of 0.55t
+    assert half == Fraction(792, 10) > zb1.makespan  # 79.2t against 79t
+    assert right(question(quiz, "ps02-zbh1-or-zbh2")).startswith("ZB-H1 at 79t")
+
+
+def test_zb_h1_against_interleaving(quiz: Quiz):
+    p, m = 6, 12
+    one = simulate(ScheduleSpec("1f1b", p, m), backward=2)
+    inter = simulate(ScheduleSpec("interleaved", p, m, 2), backward=2)
+    zb = simulate(ScheduleSpec("zbh1", p, m))
+    assert (one.bubble, inter.bubble, zb.bubble) == (
+        Fraction(5, 17), Fraction(5, 29), Fraction(5, 41))
+    assert Fraction(inter.peak_in_flight(0), 2) == p * (1 + Fraction(p - 1, p * 2))  # 1 + 5/12
+    assert zb.peak_in_flight(0) == one.peak_in_flight(0) == p
+    assert right(question(quiz, "ps16-interleave-or-zbh1")).startswith("ZB-H1: 5/41")
+
+
+def test_zb_v_memory_and_hops(quiz: Quiz):
     zbv = simulate(ScheduleSpec("zbv", 4, 8))
     assert max(zbv.peak_in_flight(d) for d in range(4)) == 2 * 4  # half-size chunks: 1F1B's p
-    assert "2p−1 chunk boundaries" in right(question(quiz, "ps03-zbv-cost"))
+    assert "2(p−1) GPU-to-GPU hops" in right(question(quiz, "ps03-zbv-cost"))
+    p = 4  # of the 2p − 1 chunk boundaries, the V's turn (chunk p−1 to p) stays on GPU p − 1
+    gpu_of_chunk = [c if c < p else 2 * p - 1 - c for c in range(2 * p)]
+    hops = sum(a != b for a, b in pairwise(gpu_of_chunk))
+    assert (hops, 2 * p - 1) == (2 * (p - 1), 7)
 
 
 def test_dualpipe_bubbles(quiz: Quiz):
@@ -154,12 +182,14 @@ def test_output_layer_share(quiz: Quiz):
     assert "10.15" in right(question(quiz, "ps21-vocab-imbalance"))
 
 
-def test_micro_batch_count_at_a_fixed_batch(quiz: Quiz):
-    peaks = {}
-    for m in (8, 64):
-        b = 64 // m  # sequences per micro-batch, 1 GB each on a stage
-        gpipe, one = simulate(ScheduleSpec("gpipe", 8, m)), simulate(ScheduleSpec("1f1b", 8, m))
-        peaks[m] = (gpipe.peak_in_flight(0) * b, one.peak_in_flight(0) * b, one.bubble)
-    assert peaks == {8: (64, 64, Fraction(7, 15)), 64: (64, 8, Fraction(7, 71))}
-    assert right(question(quiz, "ps22-microbatch-count")).startswith(
-        "GPipe stays at 64 GB; 1F1B drops to 8 GB")
+def test_micro_batch_size_by_the_whole_step(quiz: Quiz):
+    p, batch = 8, 512
+    slot = {4: Fraction(4), 2: Fraction(2), 1: Fraction(12, 10)}  # t(b) in u
+    step = {}
+    sched = simulate(ScheduleSpec("1f1b", p, 64), backward=2)
+    assert sched.makespan == 3 * (64 + p - 1)  # (m + p − 1) slots of F + B, balanced stages
+    for b, t in slot.items():
+        step[b] = (batch // b + p - 1) * t
+    assert step == {4: 540, 2: 526, 1: Fraction(6228, 10)}
+    assert min(step, key=lambda b: step[b]) == 2
+    assert right(question(quiz, "ps22-microbatch-size")).startswith("2 sequences")
