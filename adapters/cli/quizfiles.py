@@ -11,12 +11,13 @@ import getpass
 import re
 import sys
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.app.config import load_config
 from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
-from bot.domain.quiz import load_all, load_quizzes
+from bot.domain.quiz import Quiz, load_all, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
 from bot.features.importing import Imported, convert
 from bot.features.installed import Installed
@@ -56,7 +57,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     exp.add_argument("--lang", metavar="LANG", help="the language to write (default: the "
                                                     "quiz's first)")
     exp.add_argument("--config", metavar="PATH", type=Path,
-                     help="config file, for its content folder (default: the shipped quizzes)")
+                     help="config file: its content folder and the quizzes installed in its "
+                          "database (default: the shipped quizzes)")
     quizzes = sub.add_parser("quizzes", help="the quizzes admins installed (in the database)")
     action = quizzes.add_subparsers(dest="quizzes_command", required=True)
     action.add_parser("list", help="every installed quiz")
@@ -132,8 +134,27 @@ def _same_quiz(output: Path, new_yaml: str) -> bool:
 
 
 def export_file(args: argparse.Namespace) -> int:
-    """quizbot export-quiz ID --format gift|moodle-xml|csv [--output FILE] [--lang LANG]."""
-    quizzes, _ = load_all([load_config(args.config).content_dir])
+    """quizbot export-quiz ID --format gift|moodle-xml|csv [--output FILE] [--lang LANG];
+    with --config, the quizzes installed in its database are found too."""
+    return asyncio.run(_export(args))
+
+
+async def _export(args: argparse.Namespace) -> int:
+    config = load_config(args.config)
+    quizzes, _ = load_all([config.content_dir])
+    if args.config is None or args.quiz_id in quizzes:
+        return _write_export(args, quizzes)
+    store = await open_store(config)
+    service = Installed(Library(store, quizzes), store, clock=time.time)
+    try:
+        await service.refresh()
+        return _write_export(args, service.library.quizzes)  # while its pictures exist
+    finally:
+        service.close()
+        await store.close()
+
+
+def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
     quiz = quizzes.get(args.quiz_id)
     if quiz is None:
         known = ", ".join(sorted(quizzes)) or "none"

@@ -136,3 +136,14 @@ async def test_an_installed_quiz_never_becomes_everyones_default(
     done = await engine.install(ADMIN, easy, "aaa-first.aiken")  # sorts before every id
     assert done.quiz_id == "aaa-first" and engine.library.default_id == before
     engine.installed.close()
+
+
+async def test_reload_rereads_the_files_and_keeps_the_installed_quizzes(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    store = await open_store()
+    engine = Engine(store, quizzes, rng=random.Random(1), admins=ADMINS,
+                    reload=lambda: quizzes)
+    await engine.install(ADMIN, (FIXTURES / "spec.gift").read_bytes(), "spec.gift")
+    await engine.reload(ADMIN)
+    assert "spec" in engine.library.quizzes and set(quizzes) < set(engine.library.quizzes)
+    engine.installed.close()

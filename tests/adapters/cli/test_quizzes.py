@@ -29,6 +29,10 @@ def test_add_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "parallelism",
                  *args]) == 1
     assert "parallelism is a built-in quiz" in capsys.readouterr().err
+    out = tmp_path / "back.gift"
+    assert main(["export-quiz", "gifts", "--format", "gift", "--output", str(out), *args]) == 0
+    assert out.read_text().count("::") >= 12  # an installed quiz exports too
+    capsys.readouterr()
     assert main(["quizzes", "remove", "gifts", *args]) == 0
     assert "removed gifts: GIFT examples" in capsys.readouterr().out
     assert main(["quizzes", "remove", "gifts", *args]) == 1
