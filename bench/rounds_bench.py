@@ -1,7 +1,8 @@
 """Rounds benchmark: N concurrent study-group rounds against the fake Bot API.
 
     python bench/rounds_bench.py [--rounds 10 50 200] [--seconds 10] [--stagger 10]
-    python bench/rounds_bench.py --big 1000     # one round of 1,000 members (and 5, baseline)
+    python bench/rounds_bench.py --big 1000     # one round of 1,000 members (and 5, baseline),
+                                                # then the same 1,000 in 4 teams
     python bench/rounds_bench.py --spam         # 40 commands in a question; 1,500 from one user
 
 Each round runs in its own group with 5 members, 2 questions of `--seconds` each (the
@@ -151,10 +152,11 @@ def long_name(i: int) -> str:
     return f"Member {i:04d} " + "x" * 52  # 64 characters
 
 
-async def big(members: int, seconds: int) -> dict[str, Any]:
+async def big(members: int, seconds: int, teams: int = 0) -> dict[str, Any]:
     """One round of `members` members with 64-character names answering both questions
     (one silent on the second, so both run to their deadlines): the size of every post
-    against Telegram's 4,096, and how late each reveal came after its deadline."""
+    against Telegram's 4,096, and how late each reveal came after its deadline. With
+    `teams`, every member joins "any team" in the lobby and is drafted at question 1."""
     logging.disable(logging.WARNING)
     async with FakeBotAPI(TOKEN) as api:
         api.clock = time.time
@@ -166,8 +168,12 @@ async def big(members: int, seconds: int) -> dict[str, Any]:
                     gid = -1_000_000_000_777
                     api.group_chat(gid)
                     calls = api.listen(gid)
-                    await app.rounds.start(Actor("telegram", "1", str(gid), "Host"), str(gid),
-                                           seconds=seconds, questions=QUESTIONS)
+                    started = await app.rounds.start(
+                        Actor("telegram", "1", str(gid), "Host"), str(gid), seconds=seconds,
+                        questions=QUESTIONS, teams=teams)
+                    for i in range(members if teams else 0):
+                        await app.rounds.join(Actor("telegram", str(10**6 + i), str(gid),
+                                                    long_name(i)), started.round_id, None)
                     deadlines, sizes = [], []
                     for number in range(1, QUESTIONS + 1):
                         while True:
@@ -193,7 +199,7 @@ async def big(members: int, seconds: int) -> dict[str, Any]:
                     await adapter.stop()
     edits = api.calls_of("editMessageText", gid)
     late = sorted(e.time - d for e, d in zip(edits, deadlines, strict=False))
-    return {"members": members, "question": max(sizes),
+    return {"members": members, "teams": teams, "question": max(sizes),
             "reveal": max(len(e.params["text"]) for e in edits),
             "visible": max(len(e.result["text"]) for e in edits), "late": late,
             "errors": len(api.errors_of("editMessageText"))}
@@ -247,12 +253,14 @@ def main() -> None:
     parser.add_argument("--spam", action="store_true")
     args = parser.parse_args()
     if args.big:
-        print(f"{'members':>7} {'question':>8} {'reveal':>7} {'shown':>6} {'limit':>6} "
-              f"{'late p50 ms':>11} {'late p99 ms':>11} {'errors':>6}")
-        for n in (5, args.big):  # the same round of 5 members is the baseline
-            r = asyncio.run(big(n, max(args.seconds, 30)))
+        print(f"{'members':>7} {'teams':>5} {'question':>8} {'reveal':>7} {'shown':>6} "
+              f"{'limit':>6} {'late p50 ms':>11} {'late p99 ms':>11} {'errors':>6}")
+        # the same round of 5 members is the baseline; a team round is held to 2x a plain one
+        for n, teams in ((5, 0), (args.big, 0), (args.big, 4)):
+            r = asyncio.run(big(n, max(args.seconds, 30), teams))
             late = r["late"]
-            print(f"{r['members']:>7} {r['question']:>8} {r['reveal']:>7} {r['visible']:>6} "
+            print(f"{r['members']:>7} {r['teams']:>5} {r['question']:>8} {r['reveal']:>7} "
+                  f"{r['visible']:>6} "
                   f"{4096:>6} {1000 * statistics.median(late):>11.0f} "
                   f"{1000 * late[max(0, math.ceil(0.99 * len(late)) - 1)]:>11.0f} "
                   f"{r['errors']:>6}")

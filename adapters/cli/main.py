@@ -196,7 +196,8 @@ def wanted_adapters(config: Config) -> list[str]:
 
 
 def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
-    """The due-job loop, with a reminder sender from each adapter that has one."""
+    """The due-job loop: reminders (a sender from each adapter that has one), housekeeping,
+    the questions of the day."""
     senders: dict[str, Sender] = {}
     for adapter in adapters:
         make = getattr(adapter, "reminder_sender", None)
@@ -205,6 +206,7 @@ def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
     reminders = Reminders(app.engine, senders)
     handlers: dict[str, Handler] = {reminder_kind(p): reminders for p in senders}
     handlers[PRUNE_KIND] = Housekeeping(app.store)
+    handlers[app.engine.dailies.kind] = app.engine.dailies  # each day's question
     scheduler = Scheduler(app.store, handlers)
     scheduler.start()
     return scheduler

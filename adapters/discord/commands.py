@@ -168,8 +168,23 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def round_skip(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).skip(interaction)
 
+    daily = app_commands.Group(name="daily", description=text("command.daily"),
+                               guild_only=True,
+                               default_permissions=discord.Permissions(manage_guild=True))
+
+    @daily.command(name="on", description=text("command.daily"))
+    @app_commands.describe(time=text("command.param_time"), offset=text("command.param_offset"),
+                           quiz=text("command.param_quiz"))
+    async def daily_on(interaction: discord.Interaction[Any], time: str,
+                       offset: str | None = None, quiz: str | None = None) -> None:
+        await rounds_of(interaction).daily(interaction, True, time, offset, quiz)
+
+    @daily.command(name="off", description=text("daily.off"))
+    async def daily_off(interaction: discord.Interaction[Any]) -> None:
+        await rounds_of(interaction).daily(interaction, False)
+
     return [quiz, quizzes, review, settings, remind, stats, leaderboard, language, dashboard, reset,
-            help_, reload, round_]
+            help_, reload, round_, daily]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

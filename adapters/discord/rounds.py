@@ -110,6 +110,7 @@ class DiscordRounds:
     def __init__(self, app: App, client: discord.Client) -> None:
         self.rounds: Rounds = app.rounds
         self.engine, self.cat, self.client = app.engine, app.catalogue, client
+        self.dailies = app.engine.dailies
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at, limit=DISCORD.card_limit)
         self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
 
@@ -136,6 +137,21 @@ class DiscordRounds:
     def _may_manage(self, interaction: discord.Interaction[Any]) -> bool:
         permissions = interaction.permissions
         return bool(permissions.manage_messages or permissions.administrator)
+
+    async def daily(self, interaction: discord.Interaction[Any], on: bool, time: str = "",
+                    offset: str | None = None, quiz: str | None = None) -> None:
+        """/daily on time [offset] [quiz] | /daily off: server admins (Manage Server)."""
+        actor = actor_of(interaction)
+        channel = str(interaction.channel_id) if interaction.guild_id else None
+        permissions = interaction.permissions
+        admin = bool(permissions.manage_guild or permissions.administrator)
+        dailies = self.dailies
+        work = (dailies.switch_on(actor, channel, time, offset or None, quiz or None,
+                                  may_manage=admin) if on
+                else dailies.switch_off(actor, channel, may_manage=admin))
+        done = await timely(interaction, work, ephemeral=False)
+        (card,) = self.plan.daily_set(done).send
+        await send(interaction, ephemeral=False, content=card.body)
 
     async def stop(self, interaction: discord.Interaction[Any]) -> None:
         """/round stop: the host or a member who may manage messages."""
@@ -207,4 +223,6 @@ class DiscordRounds:
             # e.g. 50013 Missing Permissions in the channel: never sendable, done
             log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",
                         event.round_id, event.chat_id, exc.status, exc.text)
+            if exc.status in (403, 404):  # no access, or no channel: no daily posts either
+                await self.dailies.chat_gone(PLATFORM, event.chat_id)
             return None

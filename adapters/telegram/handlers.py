@@ -71,6 +71,7 @@ class Handlers:
         commands["reload"] = self.reload  # admins only; not in the command menu
         if self.rounds is not None:
             commands["round"] = self.round
+            commands["daily"] = self.daily
         for name, step in commands.items():
             application.add_handler(CommandHandler(name, self._guarded(step)))
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
@@ -304,6 +305,12 @@ class Handlers:
         assert self.rounds is not None
         return await self.rounds.command(turn.actor, args,
                                          group_admin=views.anonymous_admin(turn.update))
+
+    async def daily(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/daily on HH:MM [+HH:MM] [quiz], /daily off: the group's question of the day."""
+        assert self.rounds is not None
+        return await self.rounds.daily(turn.actor, args,
+                                       group_admin=views.anonymous_admin(turn.update))
 
     async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any other command in a private chat."""

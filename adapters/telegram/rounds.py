@@ -22,7 +22,7 @@ from telegram.ext import AIORateLimiter, ExtBot
 from adapters.telegram import views
 from adapters.telegram.turn import message_gone, not_modified
 from bot.app.compose import App
-from bot.domain.errors import BadRoundOptions
+from bot.domain.errors import BadDaily, BadRoundOptions
 from bot.domain.payloads import base36
 from bot.domain.platforms import TELEGRAM
 from bot.domain.results import Actor, Misplaced
@@ -153,6 +153,7 @@ class TelegramRounds:
     def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
         self.rounds: Rounds = app.rounds
         self.engine, self.cat = app.engine, app.catalogue
+        self.dailies = app.engine.dailies
         self.plan = Planner(app.catalogue, views.HTML, shared_chats=True)
         self.round_plan = RoundPlanner(app.catalogue, views.HTML, closes_in(app.catalogue),
                                        limit=TELEGRAM.card_limit)
@@ -190,6 +191,29 @@ class TelegramRounds:
         if started.lobby:  # members join by button before question 1
             return self.round_plan.started(started)
         return Reply()  # the first question, posted by the driver at once, is the answer
+
+    async def daily(self, actor: Actor, args: Sequence[str], *,
+                    group_admin: bool = False) -> Reply:
+        """/daily on HH:MM [+HH:MM] [quiz] | /daily off: the group's admins only."""
+        lang = await self.engine.language(actor)
+        if actor.chat_id is None:
+            return self.plan.text(lang, "round.groups_only")
+        manage: bool | Callable[[], Awaitable[bool]] = (
+            True if group_admin else self._manager_check(actor))
+        words = [a.lower() for a in args]
+        if words == ["off"]:
+            done = await self.dailies.switch_off(actor, actor.chat_id, may_manage=manage)
+            return self.round_plan.daily_set(done)
+        if len(words) < 2 or words[0] != "on" or len(words) > 4:
+            raise BadDaily()
+        at, rest = words[1], words[2:]
+        offset = next((w for w in rest if w[:1] in "+-" or w.startswith(("utc", "gmt"))), None)
+        quizzes = [w for w in rest if w != offset]
+        if len(quizzes) > 1:
+            raise BadDaily()
+        done = await self.dailies.switch_on(actor, actor.chat_id, at, offset,
+                                            quizzes[0] if quizzes else None, may_manage=manage)
+        return self.round_plan.daily_set(done)
 
     async def quiet(self, actor: Actor) -> bool:
         """True when this group command should go unanswered: a round is running here and
@@ -302,4 +326,5 @@ class TelegramRounds:
         except Forbidden as exc:  # never sendable again: done
             log.info("telegram: group %s removed the bot; round %s unseen (%s)", chat,
                      event.round_id, exc.message)
+            await self.dailies.chat_gone(PLATFORM, event.chat_id)
         return None

@@ -97,6 +97,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             reload=load, due_titles=due_titles,
             observer=metrics, round_seconds=config.rounds.default_seconds,
             reveal_seconds=config.rounds.reveal_seconds,
+            daily_close_hours=config.daily.close_hours,
         )
         # Quizzes admins installed: served from the start, then kept in step (one read
         # every 30 s; bot.features.installed)

@@ -25,6 +25,13 @@ import yaml
 from bot.domain.errors import ConfigError
 from bot.domain.platforms import DISCORD, PLATFORMS, TELEGRAM, chat_apps
 from bot.domain.quiz import default_content_dir
+from bot.domain.round_rules import (
+    DEFAULT_CLOSE_HOURS,
+    MAX_CLOSE_HOURS,
+    MAX_SECONDS,
+    MIN_CLOSE_HOURS,
+    MIN_SECONDS,
+)
 from bot.domain.secret import Secret
 from bot.store.urls import split_password
 
@@ -100,6 +107,11 @@ class RoundsConfig:
 
 
 @dataclass(frozen=True)
+class DailyConfig:
+    close_hours: float = DEFAULT_CLOSE_HOURS  # hours each question of the day stays open
+
+
+@dataclass(frozen=True)
 class Config:
     storage_url: str = "sqlite:///data/quizbot.db"
     storage_synchronous: str = "full"
@@ -113,6 +125,7 @@ class Config:
     telegram: TelegramConfig = field(default_factory=TelegramConfig)
     discord: DiscordConfig = field(default_factory=DiscordConfig)
     rounds: RoundsConfig = field(default_factory=RoundsConfig)
+    daily: DailyConfig = field(default_factory=DailyConfig)
     admins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     log_level: str = "INFO"
     # How long an unreachable platform API is retried at start before quizbot gives up.
@@ -322,12 +335,20 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         reveal_seconds=float(rd.get("reveal_seconds", (int, float), RoundsConfig.reveal_seconds)),
     )
     rd.done()
-    if not 10 <= rounds.default_seconds <= 300:
-        raise ConfigError(f"{source}: rounds.default_seconds must be 10-300, got "
-                          f"{rounds.default_seconds}")
+    if not MIN_SECONDS <= rounds.default_seconds <= MAX_SECONDS:
+        raise ConfigError(f"{source}: rounds.default_seconds must be {MIN_SECONDS}-"
+                          f"{MAX_SECONDS}, got {rounds.default_seconds}")
     if not 0 <= rounds.reveal_seconds <= 60:
         raise ConfigError(f"{source}: rounds.reveal_seconds must be 0-60, got "
                           f"{rounds.reveal_seconds}")
+
+    dd = root.section("daily")
+    daily = DailyConfig(close_hours=float(dd.get("close_hours", (int, float),
+                                                 DailyConfig.close_hours)))
+    dd.done()
+    if not MIN_CLOSE_HOURS <= daily.close_hours <= MAX_CLOSE_HOURS:
+        raise ConfigError(f"{source}: daily.close_hours must be {MIN_CLOSE_HOURS}-"
+                          f"{MAX_CLOSE_HOURS}, got {daily.close_hours:g}")
 
     admins_raw = root.get("admins", dict, {})
     admins = {}
@@ -376,6 +397,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         telegram=telegram,
         discord=discord,
         rounds=rounds,
+        daily=daily,
         admins=admins,
         log_level=log_level,
         startup_timeout=startup_timeout,

@@ -188,6 +188,18 @@ class BadRoundOptions(QuizError):
     key = "round.usage"
 
 
+class BadDaily(QuizError):
+    """A /daily time, offset or word that does not parse: the usage line."""
+
+    key = "daily.usage"
+
+
+class NotChatAdmin(QuizError):
+    """/daily is for the group's (the server's) admins."""
+
+    key = "daily.admins_only"
+
+
 class BadRoundLength(QuizError):
     """Seconds per question (or the number of questions) out of range."""
 

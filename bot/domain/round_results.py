@@ -36,6 +36,7 @@ class RoundQuestion:
     seconds: int
     deadline: float  # epoch seconds
     untimed: bool = False  # open until every joined member answered (at most `seconds`)
+    daily: bool = False  # a question of the day (open `seconds`, hours long)
 
     @property
     def number(self) -> int:
@@ -61,6 +62,39 @@ class TeamStanding:
     members: int
     score: float  # mean points (accuracy: mean right answers) over its members
     best: str  # its best member's name ("" while nobody scored)
+
+
+@dataclass(frozen=True, slots=True)
+class DailySet:
+    """The chat's question of the day as it now stands (`on` False: switched off)."""
+
+    lang: str
+    on: bool
+    quiz_title: str = ""
+    post_minute: int = 0
+    utc_offset: int = 0
+    close_hours: float = 0.0
+    next_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class WeekRow:
+    """A member's week of questions of the day: right answers of those answered."""
+
+    rank: int
+    name: str
+    right: int
+    answered: int
+
+
+@dataclass(frozen=True, slots=True)
+class DailyNotes:
+    """What a question of the day's reveal adds: participation streaks (days in a row
+    answered, the longest first) and, on Sundays, the week's standing."""
+
+    streaks: tuple[tuple[str, int], ...]
+    week: tuple[WeekRow, ...] = ()
+    days: int = 0  # questions of the day in the week (Sunday's standing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +125,7 @@ class RoundReveal:
     scoring: str = "accuracy"
     untimed: bool = False
     teams: tuple[TeamStanding, ...] = ()  # team rounds: the teams' standings
+    daily: DailyNotes | None = None  # a question of the day's reveal
 
 
 @dataclass(frozen=True, slots=True)

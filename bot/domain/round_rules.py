@@ -29,6 +29,8 @@ SCORINGS = ("accuracy", "speed", "streak")
 DEFAULT_SCORING = "accuracy"
 SPEED_TOP = 1000  # points for a right answer given at once (speed); half of it at the bell
 STREAK_BASE, STREAK_STEP, STREAK_CAP = 1000, 100, 500
+# A question of the day (/daily) is open at least an hour and closes before the next one.
+MIN_CLOSE_HOURS, MAX_CLOSE_HOURS, DEFAULT_CLOSE_HOURS = 1, 23, 8
 
 
 def speed_points(elapsed: float, seconds: float) -> int:

@@ -55,6 +55,8 @@ from bot.domain.results import (
     UserStats,
     Where,
 )
+from bot.domain.round_rules import DEFAULT_CLOSE_HOURS
+from bot.features.daily import Dailies
 from bot.features.groups import Groups
 from bot.features.installed import Installed
 from bot.features.library import Library
@@ -104,6 +106,7 @@ class Engine:
         due_titles: Mapping[str, str] | None = None,
         round_seconds: int = 30,
         reveal_seconds: float = 5.0,
+        daily_close_hours: float = DEFAULT_CLOSE_HOURS,
     ) -> None:
         self.store = store
         self.clock = clock  # epoch seconds; tests pass a simulated clock
@@ -119,6 +122,7 @@ class Engine:
         self.groups = Groups(self.library, store, clock=clock)
         self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
                              reveal_seconds=reveal_seconds)
+        self.dailies = Dailies(self.rounds, close_hours=daily_close_hours)
         self.installed = Installed(self.library, store, clock=clock)
         self.buttons = ButtonRouter()
         self._route_buttons()

@@ -1,13 +1,13 @@
 """Standings of a round, for members and for teams, under the round's scoring mode
-(`bot.domain.round_rules`)."""
+(`bot.domain.round_rules`), and a question of the day's streaks and week."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.domain import round_rules
-from bot.domain.round_results import Standing, TeamStanding
-from bot.store.round_rows import RoundAnswer, RoundMember
+from bot.domain import learning, round_rules
+from bot.domain.round_results import DailyNotes, Standing, TeamStanding, WeekRow
+from bot.store.round_rows import DailyHistory, RoundAnswer, RoundMember
 
 
 def standings_of(answers: Sequence[RoundAnswer], scoring: str = round_rules.DEFAULT_SCORING,
@@ -58,3 +58,46 @@ def team_standings(standings: Sequence[Standing], members: Sequence[RoundMember]
         tied = out and round(out[-1].score, 6) == round(mean, 6)
         out.append(TeamStanding(out[-1].rank if tied else i + 1, team, size, mean, star))
     return tuple(out)
+
+
+STREAKS_SHOWN = 5  # members named under a question of the day's streaks
+WEEK_SHOWN = 10  # members on Sunday's standing of the week
+SUNDAY = 6  # datetime.weekday()
+
+
+def daily_notes(history: DailyHistory, revealed_at: float) -> DailyNotes:
+    """Streaks (consecutive questions of the day answered, up to the newest) and, when the
+    reveal falls on the chat's Sunday, the standing of the last seven days."""
+    order = [rid for rid, _ in history.days]
+    answered: dict[str, set[int]] = {}
+    names: dict[str, str] = {}
+    for a in history.answers:
+        answered.setdefault(a.user_id, set()).add(a.round_id)
+        names[a.user_id] = a.display_name or a.user_id
+    streaks = []
+    for user, rounds in answered.items():
+        run = 0
+        for rid in order:
+            if rid not in rounds:
+                break
+            run += 1
+        if run >= 2:
+            streaks.append((names[user], run))
+    streaks.sort(key=lambda s: (-s[1], s[0]))
+    day = learning.local_day(revealed_at, history.utc_offset)
+    if (day + 3) % 7 != SUNDAY:  # 1970-01-01 was a Thursday (weekday 3)
+        return DailyNotes(tuple(streaks[:STREAKS_SHOWN]))
+    week_start = revealed_at - 7 * learning.DAY
+    week_ids = {rid for rid, started in history.days if started > week_start}
+    tally: dict[str, list[int]] = {}
+    for a in history.answers:
+        if a.round_id in week_ids:
+            t = tally.setdefault(a.user_id, [0, 0])
+            t[0] += a.correct
+            t[1] += 1
+    ranked = sorted(tally, key=lambda u: (-tally[u][0], -tally[u][1], names[u]))
+    week: list[WeekRow] = []
+    for i, user in enumerate(ranked[:WEEK_SHOWN]):
+        tied = week and (week[-1].right, week[-1].answered) == tuple(tally[user])
+        week.append(WeekRow(week[-1].rank if tied else i + 1, names[user], *tally[user]))
+    return DailyNotes(tuple(streaks[:STREAKS_SHOWN]), tuple(week), len(week_ids))

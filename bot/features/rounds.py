@@ -43,7 +43,7 @@ from bot.domain.round_results import (
     WhoAnswered,
     WhoRow,
 )
-from bot.features.round_scores import standings_of, team_standings
+from bot.features.round_scores import daily_notes, standings_of, team_standings
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from bot.store.round_rows import (
@@ -321,7 +321,7 @@ class Rounds:
             row = replace(row, status="active",
                           next_open_at=post.revealed_at + row.reveal_pause)
         return self._reveal(Reveal(row, qindex, post.deadline, post.revealed_at,
-                                   post.message_ref, post.answers, post.members))
+                                   post.message_ref, post.answers, post.members, post.history))
 
     async def posted(self, question: RoundQuestion, ref: str) -> None:
         """Remember where a question was posted, to edit it into its reveal."""
@@ -377,7 +377,7 @@ class Rounds:
             title = quiz.title.get(lang)
         return RoundQuestion(row.id, row.platform, row.chat_id, lang, title, row.host_name,
                              qindex, row.total, text, options, row.seconds, deadline,
-                             row.untimed)
+                             row.untimed, row.kind == "daily")
 
     @staticmethod
     def _standings(row: RoundRow, answers: tuple[RoundAnswer, ...]) -> tuple[Standing, ...]:
@@ -395,7 +395,9 @@ class Rounds:
             message_ref=reveal.message_ref, final=reveal.final,
             stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
             revealed_at=reveal.revealed_at, last_qindex=row.position, scoring=row.scoring,
-            untimed=row.untimed, teams=teams)
+            untimed=row.untimed, teams=teams,
+            daily=(daily_notes(reveal.history, reveal.revealed_at)
+                   if reveal.history is not None else None))
         if qindex is None:
             return base
         order = row.option_orders[qindex]

@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.domain import round_rules
+from bot.domain import learning, round_rules
 from bot.domain.payloads import TeamPayload, WhoPagePayload, WhoPayload, encode_round
 from bot.domain.platforms import units
 from bot.domain.round_results import (
+    DailyNotes,
+    DailySet,
     LockedIn,
     PressRefused,
     RoundQuestion,
@@ -105,6 +107,8 @@ class RoundPlanner:
         return Reply(ack=round_ack(self.cat, outcome))
 
     def _header(self, q: RoundQuestion) -> str:
+        if q.daily:
+            return self.cat.t(q.lang, "daily.header")
         return self.cat.t(q.lang, "round.header", number=q.number, total=q.total)
 
     def _body(self, q: RoundQuestion) -> list[str]:
@@ -118,11 +122,16 @@ class RoundPlanner:
         buttons = [Button(render.letter(i), encode_round(q.round_id, q.qindex, i), "primary")
                    for i in range(len(q.options))]
         row = tuple(reversed(buttons)) if is_rtl(q.lang) else tuple(buttons)
-        closes = (self.t(q.lang, "round.closes_untimed", minutes=q.seconds // 60) if q.untimed
-                  else self.closes(q))
+        if q.daily:
+            closes = self.t(q.lang, "daily.closes", hours=round(q.seconds / 3600))
+        elif q.untimed:
+            closes = self.t(q.lang, "round.closes_untimed", minutes=q.seconds // 60)
+        else:
+            closes = self.closes(q)
         body = "\n".join([*self._body(q), "", closes])
-        return Card(body, title=f"{self._header(q)}  {render.progress_bar(q.qindex, q.total)}",
-                    footer=q.quiz_title, rows=(row,))
+        progress = "" if q.daily else f"  {render.progress_bar(q.qindex, q.total)}"
+        return Card(body, title=f"{self._header(q)}{progress}", footer=q.quiz_title,
+                    rows=(row,))
 
     def reveal(self, r: RoundReveal) -> Card:
         """The question turned into its reveal; on the last one, the podium too.
@@ -171,7 +180,9 @@ class RoundPlanner:
                 lines.append(self.t(lang, "round.nobody_right"))
             if explanation:
                 lines += ["", m.escape(render.content_text(lang, explanation))]
-        if r.final:
+        if r.daily is not None:
+            lines += self._daily(r.lang, r.daily)
+        elif r.final:
             lines += ["", *self._podium(r, standings_shown)]
         else:
             lines += ["", *self._teams(lang, r.teams, r.scoring),
@@ -189,6 +200,28 @@ class RoundPlanner:
             rows = ((Button(self.cat.t(lang, "round.who_button"),
                             WhoPayload(r.round_id, qindex).pack()),),)
         return Card("\n".join(lines).strip(), title=title, footer=r.quiz_title, rows=rows)
+
+    def _daily(self, lang: str, notes: DailyNotes) -> list[str]:
+        """A question of the day's streaks and, on Sundays, the week (bounded lists)."""
+        lines: list[str] = []
+        if notes.streaks:
+            names = ", ".join(f"{self._name(lang, name)} {days}" for name, days in notes.streaks)
+            lines += ["", self.t(lang, "daily.streaks", names=names)]
+        if notes.week:
+            lines += ["", self.m.bold(self.t(lang, "daily.week", days=notes.days))]
+            lines += [f"{MEDALS.get(w.rank, '▫️')} " + self.t(
+                lang, "daily.week_row", rank=w.rank, name=self._name(lang, w.name),
+                right=w.right, answered=w.answered) for w in notes.week]
+        return lines
+
+    def daily_set(self, d: DailySet) -> Reply:
+        """The answer to /daily on or off, in the chat."""
+        if not d.on:
+            return Reply(send=(Card(self.t(d.lang, "daily.off")),), public=True)
+        return Reply(send=(Card(self.t(
+            d.lang, "daily.on", title=d.quiz_title, time=learning.format_time(d.post_minute),
+            offset=learning.format_offset(d.utc_offset), hours=f"{d.close_hours:g}")),),
+            public=True)
 
     def _teams(self, lang: str, teams: tuple[TeamStanding, ...], scoring: str) -> list[str]:
         """The teams' standings (at most six lines) and a blank line, or nothing: a mean of

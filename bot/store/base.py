@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.store.command import Command
-from bot.store.commands import inbox, jobs, learning, round_teams, rounds, sessions
+from bot.store.commands import daily, inbox, jobs, learning, round_teams, rounds, sessions
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -102,6 +102,10 @@ class CommandStore(abc.ABC):
     create_round = _writer(rounds.create_round)
     get_round = _reader(rounds.get_round)
     active_round = _reader(rounds.active_round)
+    set_daily = _writer(daily.set_daily)
+    drop_daily = _writer(daily.drop_daily)
+    get_daily = _reader(daily.get_daily)
+    start_daily = _writer(daily.start_daily)
     join_round = _writer(round_teams.join_round)
     round_members = _reader(round_teams.members)
     open_due_questions = _writer(rounds.open_due_questions)

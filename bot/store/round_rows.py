@@ -44,6 +44,7 @@ class NewRound:
     teams: int = 0  # 0: no teams
     untimed: bool = False  # reveal once every joined member answered
     lobby: float = 0.0  # seconds members may join (team, untimed rounds) before question 1
+    kind: str = "round"  # "daily": a question of the day
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +70,7 @@ class RoundRow:
     scoring: str = "accuracy"
     teams: int = 0
     untimed: bool = False
+    kind: str = "round"  # "daily": a question of the day
 
     @property
     def lobby(self) -> bool:
@@ -169,6 +171,7 @@ class Reveal:
     message_ref: str | None
     answers: tuple[RoundAnswer, ...]  # every answer of the round up to this question
     members: tuple[RoundMember, ...] = ()  # who joined (team and untimed rounds)
+    history: DailyHistory | None = None  # a question of the day's: the chat's recent ones
 
     @property
     def final(self) -> bool:
@@ -186,6 +189,7 @@ class RoundPost:
     message_ref: str | None
     answers: tuple[RoundAnswer, ...]  # every answer up to this question
     members: tuple[RoundMember, ...] = ()  # who joined (team and untimed rounds)
+    history: DailyHistory | None = None  # a question of the day's: the chat's recent ones
 
 
 def post_kind(platform: str) -> str:
@@ -196,6 +200,42 @@ def post_kind(platform: str) -> str:
 def post_key(round_id: int, qindex: int, what: str) -> str:
     """One job per post: "q" a question, "r" its reveal, "s" a stop between questions."""
     return f"round:{round_id}:{qindex}:{what}"
+
+
+@dataclass(frozen=True, slots=True)
+class DailyRow:
+    """A chat's question of the day: when it is posted (local time) and for how long."""
+
+    platform: str
+    chat_id: str
+    board_chat: str
+    quiz_id: str | None  # None: the default quiz
+    lang: str
+    post_minute: int  # minutes after local midnight
+    utc_offset: int  # minutes east of UTC
+    close_hours: float
+    host_id: str
+    host_name: str
+
+
+@dataclass(frozen=True, slots=True)
+class DailyAnswer:
+    """A member's answer to one of a chat's questions of the day (for streaks, the week)."""
+
+    round_id: int
+    started_at: float
+    user_id: str
+    display_name: str
+    correct: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DailyHistory:
+    """A chat's recent questions of the day, newest first, and who answered them."""
+
+    days: tuple[tuple[int, float], ...]  # (round id, started at), newest first
+    answers: tuple[DailyAnswer, ...]
+    utc_offset: int  # the chat's (minutes east of UTC): which day is Sunday
 
 
 class RoundStore(Protocol):
@@ -218,6 +258,19 @@ class RoundStore(Protocol):
 
     async def round_members(self, round_id: int) -> tuple[RoundMember, ...]:
         """Who joined the round, and their teams."""
+
+    async def set_daily(self, daily: DailyRow, due_at: float, now: float) -> None:
+        """Store the chat's question of the day (replacing its old one) and its next post."""
+
+    async def drop_daily(self, platform: str, chat_id: str) -> bool:
+        """Switch the chat's question of the day off; True if it had one."""
+
+    async def get_daily(self, platform: str, chat_id: str) -> DailyRow | None:
+        """The chat's question of the day, if it has one."""
+
+    async def start_daily(self, new: NewRound, due_at: float, now: float) -> RoundRow | None:
+        """Open the day's question (a one-question round of kind "daily"), unless the
+        post due at `due_at` already did (a job run twice after a restart)."""
 
     async def open_due_questions(self, platform: str, now: float) -> list[OpenedQuestion]:
         """Claim and open every question due by `now` (one caller wins each)."""

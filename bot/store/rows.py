@@ -24,7 +24,7 @@ SESSION_SQL = f"SELECT {SESSION_COLUMNS} {SESSION_FROM}"
 ROUND_SQL = (
     "SELECT id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, question_ids, "
     "option_orders, seconds, reveal_pause, status, position, next_open_at, started_at, "
-    "finished_at, seed, scoring, teams, untimed FROM rounds ")
+    "finished_at, seed, scoring, teams, untimed, kind FROM rounds ")
 CARD_COLUMNS = "quiz_id, question_id, card, due_at, reviews"
 JOB_COLUMNS = "id, kind, key, due_at, payload, claimed_at, claimed_by, attempts"
 BEST_COLUMNS = "platform, user_id, display_name, score, total, finished_at"
@@ -78,7 +78,7 @@ def round_of(row: Any) -> RoundRow | None:
         position=int(row["position"]), next_open_at=row["next_open_at"],
         started_at=row["started_at"], finished_at=row["finished_at"],
         seed=_int_or_none(row["seed"]), scoring=row["scoring"], teams=int(row["teams"]),
-        untimed=bool(row["untimed"]))
+        untimed=bool(row["untimed"]), kind=row["kind"])
 
 
 def round_member_of(row: Any) -> RoundMember:

@@ -17,12 +17,13 @@ import json
 from typing import Any
 
 from bot.store.command import Command, lock, many, one, q
-from bot.store.commands import round_teams
+from bot.store.commands import daily_history, round_teams
 from bot.store.commands.jobs import schedule
 from bot.store.commands.sessions import KEEP_BEST_SQL
 from bot.store.learning import JobRow, NewJob
 from bot.store.protocol import BestRow, scopes_of
 from bot.store.round_rows import (
+    DailyHistory,
     NewPress,
     NewRound,
     OpenedQuestion,
@@ -64,6 +65,13 @@ def _members(rnd: RoundRow) -> Command[tuple[RoundMember, ...]]:
     if not rnd.lobby:
         return ()
     return (yield from round_teams.members(rnd.id))
+
+
+def _history(rnd: RoundRow) -> Command[DailyHistory | None]:
+    """A question of the day's reveal reads the chat's recent ones (streaks, the week)."""
+    if rnd.kind != "daily":
+        return None
+    return (yield from daily_history.history(rnd))
 
 
 def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
@@ -117,13 +125,13 @@ def create_round(new: NewRound, now: float) -> Command[RoundRow | None]:
     rows = yield q(
         "INSERT INTO rounds (platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, "
         "question_ids, option_orders, seconds, reveal_pause, status, next_open_at, started_at, "
-        "seed, scoring, teams, untimed) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?) "
+        "seed, scoring, teams, untimed, kind) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?) "
         "ON CONFLICT DO NOTHING RETURNING id",
         n.platform, n.chat_id, n.board_chat, n.host_id, n.host_name, n.quiz_id, n.lang,
         json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
         n.seconds, n.reveal_pause, now + n.lobby, now, n.seed, n.scoring, n.teams,
-        int(n.untimed))
+        int(n.untimed), n.kind)
     return (yield from _round(int(rows[0]["id"]))) if rows else None
 
 
@@ -133,9 +141,10 @@ def get_round(round_id: int) -> Command[RoundRow | None]:
 
 
 def active_round(platform: str, chat_id: str) -> Command[RoundRow | None]:
-    """The chat's running round, if any."""
+    """The chat's running round, if any (not its question of the day)."""
     return round_of(one((yield q(ROUND_SQL + "WHERE platform = ? AND chat_id = ? "
-                                 "AND status = 'active'", platform, chat_id))))
+                                 "AND status = 'active' AND kind = 'round'", platform,
+                                 chat_id))))
 
 
 def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion]]:
@@ -223,7 +232,7 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
         yield from _post(rnd, qindex, "r", now)
         reveals.append(Reveal(rnd, qindex, row["deadline"], now, row["message_ref"],
                               (yield from _answers(rnd.id, qindex)),
-                              (yield from _members(rnd))))
+                              (yield from _members(rnd)), (yield from _history(rnd))))
     return reveals
 
 
@@ -293,10 +302,10 @@ def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
     joined = yield from _members(rnd)
     if row is None:
         return RoundPost(rnd, qindex, None, None, None, answers, joined)
-    return RoundPost(rnd, qindex, float(row["deadline"]),
-                     None if row["revealed_at"] is None else float(row["revealed_at"]),
+    revealed = None if row["revealed_at"] is None else float(row["revealed_at"])
+    return RoundPost(rnd, qindex, float(row["deadline"]), revealed,
                      None if row["message_ref"] is None else str(row["message_ref"]), answers,
-                     joined)
+                     joined, (yield from _history(rnd)) if revealed is not None else None)
 
 
 def retry_post(job: JobRow, due_at: float, tries: int) -> Command[bool]:

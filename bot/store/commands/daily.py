@@ -1,0 +1,68 @@
+"""The question of the day: one body per command.
+
+A chat's daily is one row and one job ("daily", `daily_key`) due at its next post; the job's
+handler (`bot.features.daily.Dailies`) opens that day's question as a one-question round of
+kind "daily", whose post and reveal are round post jobs like any round's. Opening is guarded
+by the job's due time, so a job run twice (a restart between the claim and the finish)
+opens one question.
+"""
+
+from __future__ import annotations
+
+from bot.store.command import Command, one, q
+from bot.store.commands.jobs import schedule
+from bot.store.commands.rounds import create_round
+from bot.store.learning import NewJob
+from bot.store.round_rows import DailyRow, NewRound, RoundRow
+
+DAILY_KIND = "daily"
+DAILY_COLUMNS = ("platform, chat_id, board_chat, quiz_id, lang, post_minute, utc_offset, "
+                 "close_hours, host_id, host_name")
+
+
+def daily_key(platform: str, chat_id: str) -> str:
+    """The job key of a chat's next question of the day."""
+    return f"daily:{platform}:{chat_id}"
+
+
+def set_daily(daily: DailyRow, due_at: float, now: float) -> Command[None]:
+    """Store the chat's daily (one per chat: a second replaces the first) and its job."""
+    d = daily
+    yield q(f"INSERT INTO dailies ({DAILY_COLUMNS}, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (platform, chat_id) DO UPDATE "
+            "SET board_chat = excluded.board_chat, quiz_id = excluded.quiz_id, "
+            "lang = excluded.lang, post_minute = excluded.post_minute, "
+            "utc_offset = excluded.utc_offset, close_hours = excluded.close_hours, "
+            "host_id = excluded.host_id, host_name = excluded.host_name",
+            d.platform, d.chat_id, d.board_chat, d.quiz_id, d.lang, d.post_minute, d.utc_offset,
+            d.close_hours, d.host_id, d.host_name, now)
+    yield from schedule(NewJob(DAILY_KIND, daily_key(d.platform, d.chat_id), due_at,
+                               {"platform": d.platform, "chat_id": d.chat_id}))
+
+
+def drop_daily(platform: str, chat_id: str) -> Command[bool]:
+    """Switch the chat's daily off (a question already open still gets its reveal)."""
+    yield q("DELETE FROM jobs WHERE key = ?", daily_key(platform, chat_id))
+    return bool((yield q("DELETE FROM dailies WHERE platform = ? AND chat_id = ? "
+                         "RETURNING chat_id", platform, chat_id)))
+
+
+def get_daily(platform: str, chat_id: str) -> Command[DailyRow | None]:
+    """The chat's daily, if any."""
+    row = one((yield q(f"SELECT {DAILY_COLUMNS} FROM dailies WHERE platform = ? "
+                       "AND chat_id = ?", platform, chat_id)))
+    if row is None:
+        return None
+    return DailyRow(row["platform"], row["chat_id"], row["board_chat"], row["quiz_id"],
+                    row["lang"], int(row["post_minute"]), int(row["utc_offset"]),
+                    float(row["close_hours"]), row["host_id"], row["host_name"])
+
+
+def start_daily(new: NewRound, due_at: float, now: float) -> Command[RoundRow | None]:
+    """Open the day's question unless the post due at `due_at` already opened one."""
+    done = one((yield q("SELECT id FROM rounds WHERE platform = ? AND chat_id = ? "
+                        "AND kind = 'daily' AND started_at >= ?", new.platform, new.chat_id,
+                        due_at)))
+    if done is not None:
+        return None
+    return (yield from create_round(new, now))
