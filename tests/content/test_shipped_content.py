@@ -138,7 +138,27 @@ FIXES = [
      ["f all-reduces the gradient of the block's input", "data parallelism's job"], []),
     ("q8-tensor-parallel-communication", "ur",
      ["f بلاک کے ان پٹ کے گریڈینٹ کا all-reduce", "ڈیٹا متوازیت کا کام"], []),
+    # issue 28 (content-review-core, urdu-and-cues-review): the key of q3 names the stages in
+    # Urdu (it read backwards), q5 compares bus bandwidths and blames t > 8, not GEMM width,
+    # q7's Urdu has no non-word, q6's N-way is as the glossary says
+    ("q3-pipeline-bubble", "ur",
+     ["اگلے (downstream) اسٹیجز ایکٹیویشنز کا، اور پچھلے (upstream) اسٹیجز گریڈینٹس کا"], []),
+    ("q5-tensor-parallel-within-node", "en",
+     ["about 200 GB/s of bus bandwidth against about 300 GB/s on NVLink", "t > 8",
+      "per unit of compute doubles", "one ring per NIC"],
+     ["per node each way", "GEMMs half as wide"]),
+    ("q5-tensor-parallel-within-node", "ur", ["t > 8", "دگنی", "bus bandwidth"],
+     ["آدھے چوڑے GEMMs"]),
+    ("q7-stage-activations", "ur", ["اسٹیج کی سرحد کے پار"], ["سرسرحد"]),
+    ("q6-megatron-lm", "ur", ["8-way ماڈل متوازیت"], ["8 طرفہ"]),
 ]
+
+
+def test_the_original_quiz_says_it_is_an_introduction_and_leads_on(parallelism: Quiz):
+    assert parallelism.level == "introduction" and parallelism.next == "parallelism-deep"
+    assert parallelism.description.get("en").startswith("An introduction")
+    assert '"Parallelism in depth"' in parallelism.description.get("en")
+    assert all(q.takeaway is not None and q.topics for q in parallelism.questions)
 
 
 @pytest.mark.parametrize("qid, lang, said, unsaid", FIXES)
