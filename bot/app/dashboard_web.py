@@ -6,7 +6,8 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
 - `GET /api/me`, `GET /api/groups/{id}`, `GET /api/groups/{id}/export.{csv|json}` with
   `Authorization: tma <initData>` (Telegram Mini App init data) or
   `Authorization: session <token>`; 401 without valid auth, 403 for a group the caller is not
-  in (or, for the export, not an admin of).
+  in (or, for the export, not an admin of). `GET /api/groups/{id}/items.csv`: the item
+  statistics, for admins.
 - `POST /api/session` with `Authorization: link <token>`: a Discord link (ten minutes,
   once) exchanged for a session token (an hour).
 
@@ -93,6 +94,7 @@ class DashboardWeb:
                 ("GET", "/api/me", self.me),
                 ("GET", "/api/groups/{id}", self.group),
                 ("GET", "/api/groups/{id}/export.{fmt:csv|json}", self.export),
+                ("GET", "/api/groups/{id}/items.csv", self.items),
                 ("POST", "/api/session", self.session)]
 
     def mount(self, add_route: Callable[[str, str, Handler], Any]) -> None:
@@ -172,13 +174,17 @@ class DashboardWeb:
         group_id, fmt = request.match_info["id"], request.match_info["fmt"]
 
         async def body(who: Identity) -> web.StreamResponse:
-            text = await self.dashboard.export(who, group_id, fmt)
-            safe = "".join(c for c in group_id if c.isalnum() or c == "-")[:40]
-            return web.Response(
-                text=text, content_type="text/csv" if fmt == "csv" else "application/json",
-                charset="utf-8", headers={
-                    **NO_STORE,
-                    "Content-Disposition": f'attachment; filename="quizbot-{safe}.{fmt}"'})
+            return _download(await self.dashboard.export(who, group_id, fmt), group_id,
+                             "results", fmt)
+        return await self._guarded(request, body)
+
+    async def items(self, request: web.Request) -> web.StreamResponse:
+        """The group's item statistics as CSV, for its admins."""
+        group_id = request.match_info["id"]
+
+        async def body(who: Identity) -> web.StreamResponse:
+            return _download(await self.dashboard.items_csv(who, group_id), group_id,
+                             "items", "csv")
         return await self._guarded(request, body)
 
     async def session(self, request: web.Request) -> web.StreamResponse:
@@ -207,6 +213,15 @@ def _json(data: dict[str, Any]) -> web.Response:
 
 def _error(status: int, code: str) -> web.Response:
     return web.json_response({"error": code}, status=status, headers=NO_STORE)
+
+
+def _download(text: str, group_id: str, what: str, fmt: str) -> web.Response:
+    safe = "".join(c for c in group_id if c.isalnum() or c == "-")[:40]
+    return web.Response(
+        text=text, content_type="text/csv" if fmt == "csv" else "application/json",
+        charset="utf-8", headers={
+            **NO_STORE,
+            "Content-Disposition": f'attachment; filename="quizbot-{safe}-{what}.{fmt}"'})
 
 
 def _too_many(wait: int) -> web.Response:

@@ -51,6 +51,11 @@ class DashboardReads:
         """(member rows per quiz, best first; how many there are in all)."""
         return await self._store.read(dashboard.group_members, platform, chat_id, limit)
 
+    async def group_attempt_answers(self, platform: str, chat_id: str
+                                    ) -> list[dashboard.AttemptAnswer]:
+        """Every answer of the group's finished full attempts, oldest attempt first."""
+        return await self._store.read(dashboard.group_attempt_answers, platform, chat_id)
+
     async def use_link(self, nonce: str, expires_at: float, now: float) -> bool:
         """True the first time a Discord link is exchanged, False for a replay."""
         return await self._store.write(dashboard.use_link, nonce, expires_at, now)

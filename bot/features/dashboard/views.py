@@ -20,12 +20,14 @@ from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, named_option, shown_text
 from bot.domain.results import Actor
 from bot.features.dashboard.auth import Identity
+from bot.features.dashboard.items import items_csv, items_view
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
 from bot.features.dashboard.recent import Recent
 from bot.features.engine import Engine
 from bot.present import svg
 from bot.present.i18n import Catalogue, is_rtl
 from bot.present.render import content_text
+from bot.store.commands.dashboard import AttemptAnswer
 from bot.store.dashboard import Answered, DashboardReads, GroupQuestion, GroupRound, MemberRow
 from bot.store.protocol import Store
 
@@ -59,6 +61,8 @@ class Dashboard:
         # opening it together after a round (or a flood) costs one read per GROUP_SECONDS.
         self.group_figures: Recent[tuple[str, str], GroupReads] = Recent(GROUP_SECONDS,
                                                                          engine.clock)
+        self.group_answers: Recent[tuple[str, str], list[AttemptAnswer]] = Recent(
+            GROUP_SECONDS, engine.clock, max_keys=100)
 
     def quizzes(self) -> dict[str, Quiz]:
         """Every quiz loaded now (after a /reload too), by id."""
@@ -274,7 +278,21 @@ class Dashboard:
             view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""
             if self.exporter is not None:
                 view["export"] = {f: f"/api/groups/{group_id}/export.{f}" for f in ("csv", "json")}
+            view["items"] = items_view(await self._answers(p, group_id), quizzes, lang, t,
+                                       f"/api/groups/{group_id}/items.csv")
         return view
+
+    async def items_csv(self, who: Identity, group_id: str) -> str:
+        """The group's item statistics as CSV; admins only."""
+        role = await self.role(who, group_id)
+        if not role.admin:
+            raise Forbidden(f"{who.platform} user is no admin of group {group_id}")
+        return items_csv(await self._answers(who.platform, group_id), self.quizzes(),
+                         await self.language(who))
+
+    async def _answers(self, platform: str, group_id: str) -> list[AttemptAnswer]:
+        return await self.group_answers.get(
+            (platform, group_id), lambda: self.reads.group_attempt_answers(platform, group_id))
 
     async def _group_reads(self, platform: str, group_id: str) -> GroupReads:
         return await asyncio.gather(self.reads.group_rounds(platform, group_id),

@@ -199,6 +199,7 @@
     var ul = el("ul");
     d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
     m.appendChild(ul);
+    if (d.items) { renderItems(d, auth); }
     if (d.members.rows) {
       var a = section(t("dashboard.member_table"));
       var table = el("table");
@@ -222,6 +223,45 @@
         });
       }
     }
+  }
+
+  function renderItems(d, auth) {
+    var it = section(t("dashboard.items"));
+    it.id = "items";
+    it.appendChild(el("p", d.items.method, "hint"));
+    d.items.quizzes.forEach(function (z) {
+      var box = el("details", null, "quiz-items");
+      box.open = true;
+      box.dataset.quiz = z.quiz;
+      box.appendChild(el("summary", z.title));
+      box.appendChild(el("p", z.text, "hint"));
+      z.questions.forEach(function (x) {
+        var q = el("details", null, x.flag ? "item flagged" : "item");
+        var head = el("summary", x.label + " · " + x.line);
+        if (x.flag) { head.appendChild(el("span", " ⚠", "bad")); }
+        q.appendChild(head);
+        q.appendChild(el("p", x.text, "q"));
+        if (x.flag) { q.appendChild(el("p", x.flag, "bad")); }
+        var table = el("table");
+        var tr = el("tr");
+        ["dashboard.col_option", "dashboard.col_top", "dashboard.col_bottom"].forEach(function (k) { tr.appendChild(el("th", t(k))); });
+        table.appendChild(tr);
+        x.options.forEach(function (o) {
+          var row = el("tr", null, o.key ? "key" : "");
+          row.appendChild(el("td", o.letter + ") " + o.text + (o.key ? " ✓" : "")));
+          row.appendChild(el("td", o.upper + " %"));
+          row.appendChild(el("td", o.lower + " %"));
+          table.appendChild(row);
+        });
+        q.appendChild(table);
+        box.appendChild(q);
+      });
+      it.appendChild(box);
+    });
+    var b = el("button", t("dashboard.items_csv"));
+    b.type = "button";
+    b.addEventListener("click", function () { download(d.items.csv, auth, "csv"); });
+    it.appendChild(b);
   }
 
   function download(path, auth, fmt) {

@@ -194,3 +194,25 @@ def chat_titles(platform: str, chat_ids: Sequence[str]) -> Command[dict[str, str
     rows = yield q("SELECT chat_id, title FROM chats WHERE platform = ? AND chat_id IN ("
                    + ", ".join("?" * len(chat_ids)) + ")", platform, *chat_ids)
     return {str(r["chat_id"]): str(r["title"]) for r in rows}
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptAnswer:
+    """One answer of a finished full attempt in a group (item statistics)."""
+
+    session_id: int
+    user_id: str
+    quiz_id: str
+    score: int
+    question_id: str
+    chosen: int
+
+
+def group_attempt_answers(platform: str, chat_id: str) -> Command[list[AttemptAnswer]]:
+    """Every answer of the group's finished full attempts, oldest attempt first."""
+    rows = yield q("SELECT s.id, s.user_id, s.quiz_id, s.score, a.question_id, a.chosen "
+                   "FROM sessions s JOIN answers a ON a.session_id = s.id "
+                   "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
+                   "AND s.status = 'finished' ORDER BY s.id, a.position", platform, chat_id)
+    return [AttemptAnswer(int(r["id"]), str(r["user_id"]), str(r["quiz_id"]), int(r["score"]),
+                          str(r["question_id"]), int(r["chosen"])) for r in rows]

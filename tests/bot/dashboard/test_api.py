@@ -219,3 +219,47 @@ async def test_pages_show_names_and_scores_out_of_the_total_never_ids(
     served.clock.advance(60)
     status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
     assert isinstance(view, dict) and view["group"]["title"] == "Pipeline Club 2"
+
+
+async def test_admins_get_item_statistics_past_the_minimum_and_as_csv(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    # Top three (7/8) all pick the same distractor on Q1; the bottom three (4/8) miss Q2-Q5.
+    plan = [{0}] * 3 + [{1, 2}] * 4 + [{1, 2, 3, 4}] * 3
+    served.members[(GROUP, "1")] = Role(True, admin=True)
+    served.members[(GROUP, "2")] = Role(True)
+    for n, wrong in enumerate(plan[:9], 1):
+        await play(served.engine, quizzes, Actor("telegram", str(n), GROUP, f"M{n}"),
+                   wrong=wrong)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "M1"))
+    assert status == 200 and isinstance(view, dict)
+    [waiting] = view["items"]["quizzes"]
+    assert waiting["shown"] is False and waiting["questions"] == []
+    assert waiting["text"] == "Shown once 10 members have finished this quiz here (now 9)."
+    await play(served.engine, quizzes, Actor("telegram", "10", GROUP, "M10"), wrong=plan[9])
+    await play(served.engine, quizzes, Actor("telegram", "1", GROUP, "M1"))  # a 2nd attempt
+    served.clock.advance(60)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "M1"))
+    assert isinstance(view, dict)
+    [main] = view["items"]["quizzes"]
+    assert main["shown"] and main["learners"] == 10  # first attempts only
+    q1, q2 = main["questions"][:2]
+    first = quizzes["parallelism"].questions[0]
+    distractor = (first.correct + 1) % len(first.options)
+    assert (q1["difficulty"], q1["discrimination"]) == (0.7, -1.0)
+    assert q1["flag"] is not None and q1["flag"].startswith("⚠ Likely bad key: " + "ABCD"[
+        distractor] + ")")
+    picked = {o["letter"]: (o["upper"], o["lower"]) for o in q1["options"]}
+    assert picked["ABCD"[distractor]] == (100, 0) and picked["ABCD"[first.correct]] == (0, 100)
+    assert (q2["difficulty"], q2["discrimination"], q2["flag"]) == (0.3, 1.0, None)
+    assert q2["line"] == "30% right · D +1.00"
+    async with served.http.get(served.url + view["items"]["csv"],
+                               headers=served.tma(1, "M1")) as r:
+        assert r.status == 200 and r.content_type == "text/csv"
+        rows = (await r.text()).splitlines()
+    assert rows[0].startswith("quiz_id,quiz_title,question,question_id,members,difficulty")
+    assert len(rows) == 1 + sum(len(q.options) for q in quizzes["parallelism"].questions)
+    assert rows[1].split(",")[4:7] == ["10", "0.7", "-1.0"]  # numbers, not text
+    # Members see no item statistics, and cannot download them.
+    status, member = await served.get(f"/api/groups/{GROUP}", served.tma(2, "M2"))
+    assert isinstance(member, dict) and "items" not in member
+    assert (await served.get(view["items"]["csv"], served.tma(2, "M2")))[0] == 403
