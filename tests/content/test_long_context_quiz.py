@@ -123,6 +123,8 @@ def test_scores_memory(lc: Quiz):
         f"About {scores / 1e9:.0f} GB; FlashAttention keeps a log-sum-exp per query row, "
         f"{lse / 1e6:.1f} MB")
     assert f"{scores * 16 / 1e9:.0f}" == "550"
+    assert round(2 * lse / 1e6, 1) == 1.0  # FlashAttention-1 kept the max and the sum: twice
+    assert "FlashAttention-2" in question(lc, "l18-flash-attention-memory").explanation.get("en")
 
 
 def test_recompute_or_cp(lc: Quiz):

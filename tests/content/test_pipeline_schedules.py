@@ -86,8 +86,19 @@ def test_dualpipe_bubbles(quiz: Quiz):
     zb = simulate(ScheduleSpec("zbh1", pp, 16)).idle(0)
     dual = simulate(ScheduleSpec("dualpipe", pp, 16)).idle(0)
     assert right(question(quiz, "ps04-dualpipe-bubble")).startswith(f"{one}, {zb} and {dual} ")
-    peak = max(simulate(ScheduleSpec("dualpipe", 4, 8)).peak_in_flight(d) for d in range(4))
-    assert peak == 4 + 1 and "PP+1" in right(question(quiz, "ps05-dualpipe-memory"))
+    peaks = [simulate(ScheduleSpec("dualpipe", 4, 8)).peak_in_flight(d) for d in range(4)]
+    assert peaks == [4 + 1] * 4  # PP + 1 on every device, not only the first
+
+
+def test_dualpipe_memory_budget(quiz: Quiz):
+    pp, state, act = 16, 10, 2  # GB: one stage's parameter state, one micro-batch on a stage
+    one = simulate(ScheduleSpec("1f1b", pp, 32))
+    first, last = (state + one.peak_in_flight(s) * act for s in (0, pp - 1))
+    assert (first, last) == (42, 12)
+    dual = 2 * state + (pp + 1) * act  # two stages per device, PP + 1 micro-batches
+    assert dual == 54 and first + act == 44  # the distractor forgets the second stage
+    assert right(question(quiz, "ps05-dualpipe-memory-budget")).startswith(
+        f"About {dual} GB on every device")
     v = simulate(ScheduleSpec("dualpipev", 4, 8))
     assert (v.idle(0), v.makespan, v.bubble) == (6, 54, Fraction(1, 9))
     assert right(question(quiz, "ps06-dualpipev-layout")).startswith("8 devices; device d holds "
