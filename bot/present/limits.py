@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING
 
-from bot.domain.platforms import card_limit
+from bot.domain.platforms import PLATFORMS, card_limit
 from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
 from bot.present.i18n import Catalogue
 from bot.present.render import answered_body, feedback_text, question_header, question_text
@@ -79,9 +79,11 @@ def check_rendered_sizes(quiz: Quiz, catalogue: Catalogue | None = None) -> list
     return problems
 
 
-# What a reply lists: the first 20 problems, each cut to 300 characters, 1,500 in all (a
-# Discord message holds 2,000 with the words around them; Telegram 4,096)
-SHOWN_LINES, LINE_CHARS, LIST_CHARS = 20, 300, 1500
+# What a reply lists (an upload's problems): the first 20, each cut to 300 characters, and
+# in all half of the smallest plain message a chat app takes (Discord's 2,000) less the
+# words around them, since escaping for Markdown may double every character.
+SHOWN_LINES, LINE_CHARS = 20, 300
+LIST_CHARS = (min(p.content_limit for p in PLATFORMS.values() if p.chat_app) - 200) // 2
 
 
 def listing(lines: list[str]) -> str:
