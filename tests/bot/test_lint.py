@@ -46,8 +46,8 @@ def test_a_key_at_the_same_rank_in_every_draw_is_a_warning(tmp_path: Path) -> No
     assert warning == (
         f"{path}:{line_of(path, '- id: bubble')}: questions[0] (bubble): the answer is the "
         "smallest of the 3 options in 200 of 200 draws (at most 60%); a learner who replays "
-        "picks it without computing: add mistakes on both sides of it (an under- and an "
-        "over-count)")
+        "picks it without computing: add a mistake whose side of the answer depends on the "
+        "draw (a slip drawn as an under- or an over-count, p and m swapped)")
 
 
 def test_a_key_whose_rank_varies_passes(tmp_path: Path) -> None:

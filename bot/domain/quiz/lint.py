@@ -72,11 +72,12 @@ def _draw_cues(q: Question, samples: int) -> Iterator[tuple[int, str]]:
                  else f"number {rank + 1} from the smallest")
         yield (q.line, f"the answer is {place} of the {len(c.choices)} options in {times} of "
                f"{n} draws (at most {RANK_SHARE:.0%}); a learner who replays picks it without "
-               "computing: add mistakes on both sides of it (an under- and an over-count)")
+               "computing: add a mistake whose side of the answer depends on the draw (a slip "
+               "drawn as an under- or an over-count, p and m swapped)")
     for (a, b), times in sorted(close.items()):
         first, second = c.choices[a], c.choices[b]
         yield (second.line, f"options {first.name!r} and {second.name!r} are less than "
-               f"{c.min_gap:.0%} apart in {times} of {n} draws (e.g. {example[(a, b)]}); "
+               f"{100 * c.min_gap:g}% apart in {times} of {n} draws (e.g. {example[(a, b)]}); "
                "move them apart, add a `where`, or declare a smaller `min_gap`")
 
 
