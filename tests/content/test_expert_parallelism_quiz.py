@@ -56,10 +56,21 @@ def test_skewed_capacity(moe: Quiz):
         f"{cap:.0f} tokens, {padding:.0%} padding")
 
 
-def test_expert_data_parallel_layout(moe: Quiz):
-    gpus, ep, experts = 32, 8, 64
-    assert right(question(moe, "e07-expert-data-parallel")).startswith(
-        f"{experts // ep} experts; the {gpus // ep} GPUs")
+def test_expert_parallel_placement(moe: Quiz):
+    gpus, layers, experts, expert = 32, 16, 64, 3 * 4096 * 1408
+    tokens, topk, h = 8192, 8, 4096
+    grads = experts // 8 * layers * expert * 2  # EP 8: a GPU's 8 experts a layer, bf16
+    sync = 2 * 3 / 4 * grads  # ring over the 4 copies, one per node
+    all_to_all = tokens * topk * h * 2 * 24 / 32 * 4 * layers  # EP 32: 24 of 32 ranks remote
+    assert right(question(moe, "e07-expert-parallel-placement")) == (
+        f"EP 8: about {sync / 1e9:.1f} GB of expert gradients, once per step; "
+        f"EP 32: about {all_to_all / 1e9:.0f} GB of all-to-alls, inside every layer")
+    everyone = 2 * 31 / 32 * experts * layers * expert * 2  # a sync over all 32 GPUs
+    remote = tokens * topk * h * 2 * 31 / 32 * 4 * layers  # every other rank counted remote
+    q = question(moe, "e07-expert-parallel-placement")
+    shown = " ".join(o.text.get("en") for o in q.options)
+    assert f"about {everyone / 1e9:.0f} GB" in shown and f"about {remote / 1e9:.0f} GB" in shown
+    assert f"{gpus // 8} replicas" in q.explanation.get("en")  # one per node
 
 
 def test_cross_node_dispatch(moe: Quiz):
@@ -164,7 +175,8 @@ REVIEW = [  # (question, language, what must be said, what must not)
     ("e08-all-to-all-across-nodes", "en", [], ["measured"]),
     ("e06-aux-free-bias", "ur", ["γ جتنا کم"], ["γ کم ہو جاتا"]),
     ("e19-fine-grained-experts", "ur", ["امتزاج"], ["مجموع"]),
-    ("e07-expert-data-parallel", "ur", ["32-way", "4 replicas"], ["درجے کی", "نقلیں"]),
+    ("e02-node-limited-routing", "ur", ["64-way"], ["درجے کی"]),
+    ("e07-expert-parallel-placement", "ur", ["4 replicas"], ["درجے کی"]),
 ]
 
 
