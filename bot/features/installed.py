@@ -139,6 +139,8 @@ class Installed:
             raise ShippedQuiz(quiz=quiz.id)
         version = await self.store.write(install_quiz, quiz.id, result.yaml,
                                          _images_json(result), by, self.clock())
+        log.info("installed quiz %s (%d questions) as version %d, by %s", quiz.id,
+                 len(quiz.questions), version, by)
         await self.refresh()
         return InstallOutcome(quiz.id, quiz.title.get(quiz.languages[0]),
                               len(quiz.questions), version, tuple(result.warnings))
@@ -161,6 +163,7 @@ class Installed:
             rows = await self.store.read(installed_quizzes)
             raise NotInstalled(quiz=quiz_id,
                                ids=", ".join(r.quiz_id for r in rows) or "-")
+        log.info("removed installed quiz %s, by %s", quiz_id, by)
         await self.refresh()
         return title
 
