@@ -127,7 +127,7 @@ def test_gpipe_against_1f1b_memory(quiz: Quiz):
     assert gpipe.peak_in_flight(0) * 2 == 128 and one.peak_in_flight(0) * 2 == 16
     assert [one.peak_in_flight(d) for d in range(8)] == list(range(8, 0, -1))
     assert right(question(quiz, "ps10-gpipe-or-1f1b-memory")) == (
-        "Bubble 7/71 with both; first GPU 128 GB against 16 GB")
+        "Bubble 7/71 with both; on the first GPU, 128 GB against a mere 16 GB in 1F1B")
 
 
 def test_warm_up_counts(quiz: Quiz):
