@@ -106,6 +106,21 @@ def test_exposed_gradient_sync_follows_the_drain(deep: Quiz):
     assert f"{ends[-1] * 10:,} ms" in explanation
 
 
+def test_first_stage_memory_follows_the_micro_batch(deep: Quiz):
+    def stage_one(p: int, m: int, v: int = 1) -> Fraction:  # in one micro-batch's L layers
+        kind = "interleaved" if v > 1 else "1f1b"
+        return Fraction(simulate(ScheduleSpec(kind, p, m, v)).peak_in_flight(0), p * v)
+    base = stage_one(8, 32)
+    assert stage_one(16, 32) == base == stage_one(8, 64) == 1  # more stages, more micro-batches
+    interleaved = stage_one(8, 32, 2)
+    assert interleaved == 1 + Fraction(8 - 1, 8 * 2)  # Korthikanti: 1 + (p−1)/(p·v)
+    q = question(deep, "d11-first-stage-memory")
+    assert right(q).startswith("Halving the micro-batch")
+    assert f"= {float(interleaved):.2f} times" in q.options[2].why_not.get("en")
+    assert "7/71 instead of 7/39" in q.explanation.get("en")
+    assert simulate(ScheduleSpec("1f1b", 8, 64)).bubble == Fraction(7, 71)
+
+
 def test_distributed_optimizer_memory(deep: Quiz):
     psi, d = 5e9, 8
     per_param = 2 + 4 + 12 / d  # bf16 weights and fp32 main_grad whole, fp32 state sharded
@@ -147,9 +162,8 @@ def test_no_question_gives_away_another(deep: Quiz):
     assert "3/19" not in said("d08-interleaving-cost")
     assert "m·3Ψ" not in said("d12-fsdp-vs-tensor") and "12Ψ" not in said("d05-zero3-gpus-needed")
     assert "v times more sends" not in said("d21-scatter-gather")
-    for q in deep.questions:
-        if q.id != "d11-ulysses-limit":
-            assert "whole heads" not in said(q.id) and "Ulysses" not in said(q.id), q.id
+    for q in deep.questions:  # Ulysses' head cap is long-context's question (l05)
+        assert "whole heads" not in said(q.id) and "Ulysses" not in said(q.id), q.id
 
 
 # --- the expert review of issue 20, fixed in both languages: (quiz, question, language,
