@@ -19,6 +19,7 @@ from bot.domain.results import Where
 from bot.present.plan import Button, Card
 from bot.present.render import Markup
 
+FIELD_LIMIT = 1024  # characters in an embed field's value
 MAX_ROWS = 5  # action rows per message, and buttons per row
 MESSAGE_LIMIT = 2000  # characters in a message's content; an embed description holds 4096
 COLOUR = discord.Colour.blurple()
@@ -145,10 +146,17 @@ def message_of(card: Card) -> dict[str, Any]:
     """Keyword arguments that show a card: an embed when it has a title (or is too long
     for a plain message), else plain content; its buttons as a frozen view."""
     message: dict[str, Any] = {}
-    if (card.title or card.image or card.picture or card.schedule
-            or len(card.body) > MESSAGE_LIMIT):
-        embed = discord.Embed(title=card.title or None, description=card.body,
+    body = card.body
+    if card.detail and not card.collapse:
+        body = f"{body}\n\n{card.detail}"
+    if (card.title or card.image or card.picture or card.schedule or card.detail
+            or len(body) > MESSAGE_LIMIT):
+        embed = discord.Embed(title=card.title or None, description=body,
                               colour=TONES[card.tone])
+        if card.detail and card.collapse:  # the explanation in its own field(s), under
+            for i, chunk in enumerate(chunks(card.detail, FIELD_LIMIT)):
+                embed.add_field(name=card.detail_label if i == 0 else "\u200b", value=chunk,
+                                inline=False)
         if card.footer:
             embed.set_footer(text=card.footer)
         if (png := card.png()) is not None:  # a schedule diagram or the /stats chart
@@ -158,7 +166,7 @@ def message_of(card: Card) -> dict[str, Any]:
             embed.set_image(url=f"attachment://{name}")
         message["embed"] = embed
     else:
-        message["content"] = card.body
+        message["content"] = body
     items: list[discord.ui.Item[Any]] = []
     for number, row in enumerate(_rows(card.rows)):  # the plan's rows stay rows (sure / guess)
         for b in row:
@@ -168,6 +176,30 @@ def message_of(card: Card) -> dict[str, Any]:
     if items:  # no view at all otherwise: send_message refuses view=None
         message["view"] = _frozen(*items)
     return message
+
+
+def chunks(text: str, limit: int, seps: tuple[str, ...] = ("\n\n", "\n", " ")
+           ) -> list[str]:
+    """`text` in pieces of at most `limit` characters, cut between paragraphs, else lines,
+    else words (an embed field holds 1,024)."""
+    if len(text) <= limit:
+        return [text] if text else []
+    if not seps:
+        return [text[i:i + limit] for i in range(0, len(text), limit)]
+    out: list[str] = []
+    current = ""
+    for piece in text.split(seps[0]):
+        joined = f"{current}{seps[0]}{piece}" if current else piece
+        if len(joined) <= limit:
+            current = joined
+            continue
+        if current:
+            out.append(current)
+        current = piece
+        if len(piece) > limit:
+            *whole, current = chunks(piece, limit, seps[1:])
+            out += whole
+    return [*out, current] if current else out
 
 
 def _rows(rows: tuple[tuple[Button, ...], ...]) -> list[tuple[Button, ...]]:

@@ -86,11 +86,17 @@ def where_of(update: Update) -> Where:
 
 
 def text_of(card: Card) -> str:
-    """A card as one HTML message: the bold title line, then the body."""
+    """A card as one HTML message: the bold title line, the body, then the detail (an
+    expandable quote when it is to be collapsed: Bot API 7.3, python-telegram-bot 21.2+)."""
     head = [card.lead] if card.lead else []
     if card.title:
         head.append(_bold(_escape(card.title)))
-    return "\n".join(head) + "\n\n" + card.body if head else card.body
+    text = "\n".join(head) + "\n\n" + card.body if head else card.body
+    if card.detail:
+        detail = (f"<blockquote expandable>{card.detail}</blockquote>" if card.collapse
+                  else card.detail)
+        text = f"{text}\n\n{detail}"
+    return text
 
 
 def keyboard_of(card: Card) -> InlineKeyboardMarkup | None:

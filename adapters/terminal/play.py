@@ -36,7 +36,10 @@ def card_text(card: Card) -> str:
     """A plan card as terminal text: whose it is, the title, the body."""
     head = [line for line in (card.lead, card.title) if line]
     text = "\n".join(head) + "\n\n" + card.body if head else card.body
-    return f"{text}\n\n{card.figure}" if card.figure else text
+    for part in (card.figure, card.detail):  # a schedule first, then the explanation
+        if part:
+            text = f"{text}\n\n{part}"
+    return text
 
 
 class EndOfInput(Exception):

@@ -49,6 +49,7 @@ class QuestionPrompt:
     options: tuple[str, ...]
     resumed: bool = False  # True when an unfinished session was picked up again
     confidence: bool = False  # ask "sure or guess" with the answer (the learner opted in)
+    score: int = 0  # right answers before this question (the header's running score)
 
     @property
     def number(self) -> int:
@@ -102,6 +103,7 @@ class AnswerResult:
     timeline: str | None = None  # the same schedule as monospace text, for the terminal
     # the schedule the explanation shows, drawn for a computed question's numbers (no image)
     schedule: ScheduleSpec | None = None
+    takeaway: str | None = None  # the one line a learner keeps, shown before the explanation
 
     @property
     def is_last(self) -> bool:

@@ -126,6 +126,7 @@ class RoundReveal:
     untimed: bool = False
     teams: tuple[TeamStanding, ...] = ()  # team rounds: the teams' standings
     daily: DailyNotes | None = None  # a question of the day's reveal
+    takeaway: str = ""  # shown in the group instead of the explanation, when the quiz has it
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +188,8 @@ class WhoAnswered:
     members: int  # everyone on the list
     answered: int  # of them, who answered this question
     rows: tuple[WhoRow, ...]
+    takeaway: str = ""  # the question's point and its full explanation, shown privately
+    explanation: str = ""
 
 
 PressOutcome = LockedIn | PressRefused | WhoAnswered | Joined

@@ -188,7 +188,7 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         kind=row.kind, position=position, total=len(row.question_ids),
         question_id=question.id, text=question.text.get(lang),
         options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
-        resumed=resumed, confidence=row.confidence)
+        resumed=resumed, confidence=row.confidence, score=row.score)
 
 
 async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[str, int]:

@@ -273,12 +273,15 @@ class Rounds:
         page = min(max(page, 0), pages - 1)
         shown = standings[page * WHO_PAGE:(page + 1) * WHO_PAGE]
         quiz = self._quiz(row)
+        question = self._drawn(quiz, row, qindex)
         return WhoAnswered(
             round_id, qindex, row.chat_id, lang,
             quiz.title.get(lang) if quiz else row.quiz_id, qindex + 1, row.total, page, pages,
             len(standings), len(marks),
             tuple(WhoRow(s.rank, s.display_name, s.score, s.time, marks.get(s.user_id, ""))
-                  for s in shown))
+                  for s in shown),
+            takeaway=question.takeaway.get(lang) if question and question.takeaway else "",
+            explanation=question.explanation.get(lang) if question else "")
 
     def _review_of(self, round_id: int, quiz_id: str, question_id: str, qindex: int,
                    actor: Actor, correct: bool) -> NewReview:
@@ -412,7 +415,8 @@ class Rounds:
         return replace(
             base, question=self._question(row, qindex, reveal.deadline or reveal.revealed_at),
             correct=order.index(question.correct) if question else -1, counts=tuple(counts),
-            right=right, explanation=question.explanation.get(row.lang) if question else "")
+            right=right, explanation=question.explanation.get(row.lang) if question else "",
+            takeaway=question.takeaway.get(row.lang) if question and question.takeaway else "")
 
 
 __all__ = ["Rounds", "standings_of"]

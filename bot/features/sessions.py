@@ -198,7 +198,8 @@ class Sessions:
             next=None if is_last else prompt(quiz, row, answer.position + 1, lang),
             summary=summary, duplicate=duplicate, image=question.image,
             timeline=timeline(question.schedule) if question.schedule else None, sure=sure,
-            schedule=question.schedule)
+            schedule=question.schedule,
+            takeaway=question.takeaway.get(lang) if question.takeaway else None)
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.answers(row.id)

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Literal
+from dataclasses import replace
 
 from bot.domain.errors import QuizError
 from bot.domain.payloads import (
@@ -30,8 +28,6 @@ from bot.domain.payloads import (
     StartPayload,
     encode_answer,
 )
-from bot.domain.pipeline import ScheduleSpec
-from bot.domain.quiz.images import ImageRefused, read_image
 from bot.domain.results import (
     Actor,
     AnswerResult,
@@ -60,6 +56,12 @@ from bot.domain.results import (
 )
 from bot.domain.round_results import Joined, LockedIn, PressRefused, WhoAnswered
 from bot.present import diagrams, render
+
+# the cards are re-exported: adapters read them where the plans are made
+from bot.present.cards import LABEL_LIMIT, Style
+from bot.present.cards import Button as Button
+from bot.present.cards import Card as Card
+from bot.present.cards import Reply as Reply
 from bot.present.i18n import Catalogue, is_rtl
 from bot.present.limits import listing
 
@@ -90,66 +92,6 @@ def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
         key = "round.already_locked" if outcome.repeat else "round.locked"
         return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
     return cat.t(outcome.lang, f"round.{outcome.reason}")
-
-Style = Literal["primary", "secondary", "success", "danger"]
-LABEL_LIMIT = 64  # a button label: Discord allows 80; longer ones are cut on a phone anyway
-Tone = Literal["neutral", "correct", "wrong"]
-
-
-@dataclass(frozen=True, slots=True)
-class Button:
-    label: str
-    payload: str
-    style: Style = "secondary"
-    disabled: bool = False  # shown greyed where the platform can (Discord); else left off
-    url: str = ""  # a link button (payload unused), e.g. a deep link into a private chat
-    web_app: str = ""  # a Telegram Mini App button (private chats only): the page's URL
-
-
-@dataclass(frozen=True, slots=True)
-class Card:
-    """One message: a plain-text title line, a marked-up body, rows of buttons."""
-
-    body: str
-    title: str = ""
-    lead: str = ""  # a marked-up line above the title, e.g. whose question it is in a group
-    tone: Tone = "neutral"
-    footer: str = ""
-    rows: tuple[tuple[Button, ...], ...] = ()
-    image: Path | None = None  # a shipped picture (a schedule diagram): a photo / embed image
-    picture: bytes | None = None  # a PNG made on the fly (the /stats chart): a photo / embed
-    # a schedule drawn for a computed question's numbers (bot.present.diagrams, cached)
-    schedule: ScheduleSpec | None = None
-    figure: str = ""  # the same as monospace text, for where pictures cannot go (terminal)
-
-    def png(self) -> tuple[str, bytes] | None:
-        """The card's picture as (file name, PNG bytes), whichever kind it has."""
-        if self.image is not None:
-            # read again under the loader's rules: a symlink planted since is refused
-            try:
-                return self.image.name, read_image(self.image)
-            except ImageRefused as exc:
-                log.warning("picture not sent: %s", exc)
-                return None
-        if self.picture is not None:
-            return "stats.png", self.picture
-        if self.schedule is not None:
-            return f"{self.schedule.name}.png", diagrams.png(self.schedule)
-        return None
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    """Everything one turn shows, in order: ack, then the edit (or clearing the pressed
-    message's buttons), then each card of `send`."""
-
-    ack: str | None = None  # a press's private answer (toast / ephemeral note)
-    alert: bool = False  # the ack needs dismissing (errors)
-    edit: Card | None = None  # replaces the pressed message
-    clear_buttons: bool = False  # take the buttons off the pressed message
-    send: tuple[Card, ...] = ()
-    public: bool = False  # others in the chat should see `send` (Discord: not ephemeral)
-
 
 def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:
     """A row of buttons in reading order: right to left for RTL languages."""
@@ -198,10 +140,11 @@ class Planner:
                     rows=rows)
 
     def answered(self, result: AnswerResult) -> Card:
-        """The question after the press: choice and right answer marked, then the
-        explanation, in one message."""
+        """The question after the press: choice and right answer marked, the verdict and
+        the takeaway, then the explanation (collapsed when a takeaway leads), in one
+        message."""
         body = (render.answered_body(self.cat, result, self.m) + "\n\n"
-                + render.feedback_text(self.cat, result, self.m))
+                + render.feedback_head(self.cat, result, self.m))
         p = result.question
 
         def style(i: int) -> Style:
@@ -211,11 +154,14 @@ class Planner:
 
         buttons = [Button(render.letter(i), encode_answer(p.session_id, p.position, i),
                           style(i), disabled=True) for i in range(len(p.options))]
-        return Card(body, title=render.question_header(self.cat, p),
+        return Card(body, title=render.answered_header(self.cat, result),
                     tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
                     rows=(_row(result.lang, buttons),), image=result.image,
                     figure=result.timeline or "",
-                    schedule=result.schedule if result.image is None else None)
+                    schedule=result.schedule if result.image is None else None,
+                    detail=render.feedback_detail(self.cat, result, self.m),
+                    collapse=bool(result.takeaway),
+                    detail_label=self.cat.t(result.lang, "answer.explanation"))
 
     def summary(self, summary: Summary, actor: Actor) -> Card:
         """Final score and missed questions, with Review missed and Try again."""

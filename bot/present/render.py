@@ -70,11 +70,16 @@ def content_text(lang: str, text: str) -> str:
     return isolate_latin(text) if is_rtl(lang) else text
 
 
-def question_header(cat: Catalogue, prompt: QuestionPrompt) -> str:
-    """"Question 3/8" (or "Review 1/2")."""
+def question_header(cat: Catalogue, prompt: QuestionPrompt, score: int | None = None) -> str:
+    """"Question 4/8 · 3 right" (or "Review 1/2"): the running score once there is one;
+    `score`: the score after answering this question (the answered card's header)."""
     key = {"review": "question.review_header", "due": "question.due_header"}.get(
         prompt.kind, "question.header")
-    return cat.t(prompt.lang, key, number=prompt.number, total=prompt.total)
+    header = cat.t(prompt.lang, key, number=prompt.number, total=prompt.total)
+    if score is None and prompt.position == 0:
+        return header
+    right = prompt.score if score is None else score
+    return f"{header} · {cat.t(prompt.lang, 'question.score', score=right)}"
 
 
 def option_lines(prompt: QuestionPrompt, m: Markup = PLAIN) -> list[str]:
@@ -112,9 +117,14 @@ def answered_body(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> st
     return "\n".join(lines)
 
 
+def answered_header(cat: Catalogue, result: AnswerResult) -> str:
+    """The answered question's header, with the score after this answer."""
+    return question_header(cat, result.question, result.score)
+
+
 def answered_question_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
     """The question message after a tap, with its header."""
-    return f"{m.bold(m.escape(question_header(cat, result.question)))}\n\n" + answered_body(
+    return f"{m.bold(m.escape(answered_header(cat, result)))}\n\n" + answered_body(
         cat, result, m)
 
 
@@ -133,15 +143,31 @@ def toast(cat: Catalogue, result: AnswerResult) -> str:
 
 
 def feedback_text(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
-    """Verdict, right answer, explanation, why-not for a wrong choice, references."""
+    """Everything after the marked options: the point first, then the detail."""
+    return f"{feedback_head(cat, result, m)}\n\n{feedback_detail(cat, result, m)}"
+
+
+def feedback_head(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """What a learner reads at a glance: the verdict, for a wrong answer the right one, and
+    the takeaway in bold (a right answer needs no "Right answer" line: the options are
+    marked)."""
     lang = result.lang
-    right = result.question.options[result.correct]
     lines = [m.bold(m.escape(verdict(cat, result)))]
     if not result.is_correct:
+        right = result.question.options[result.correct]
         lines.append(m.escape(cat.t(lang, "answer.your_choice", letter=letter(result.chosen))))
-    lines.append(m.escape(cat.t(lang, "answer.right_answer", letter=letter(result.correct),
-                                option=right)))
-    lines += ["", m.escape(content_text(lang, result.explanation))]
+        lines.append(m.escape(cat.t(lang, "answer.right_answer", letter=letter(result.correct),
+                                    option=right)))
+    if result.takeaway:
+        lines += ["", m.bold(m.escape(content_text(lang, result.takeaway)))]
+    return "\n".join(lines)
+
+
+def feedback_detail(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> str:
+    """The full explanation, why not the chosen option, references: collapsed where the
+    platform can, when a takeaway leads."""
+    lang = result.lang
+    lines = [m.escape(content_text(lang, result.explanation))]
     if result.rationale:
         why = cat.t(lang, "answer.why_not", letter=letter(result.chosen), text=result.rationale)
         lines += ["", m.escape(why)]

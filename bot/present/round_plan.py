@@ -140,7 +140,9 @@ class RoundPlanner:
         the top standings are shown, the rest counted ("…and 231 more members"), and then a
         "Who answered?" button opens the full list privately.
         """
-        right, standings, explanation = RIGHT_SHOWN, STANDINGS_SHOWN, r.explanation
+        # the group reads the point; the full explanation is one tap away, privately
+        right, standings = RIGHT_SHOWN, STANDINGS_SHOWN
+        explanation = r.takeaway or r.explanation
         while True:
             card = self._reveal(r, right, standings, explanation)
             if self.fits(card):
@@ -179,7 +181,8 @@ class RoundPlanner:
             else:
                 lines.append(self.t(lang, "round.nobody_right"))
             if explanation:
-                lines += ["", m.escape(render.content_text(lang, explanation))]
+                text = m.escape(render.content_text(lang, explanation))
+                lines += ["", m.bold(text) if r.takeaway else text]
         if r.daily is not None:
             lines += self._daily(r.lang, r.daily)
         elif r.final:
@@ -195,10 +198,12 @@ class RoundPlanner:
         cut = cut or len(r.standings) > standings_shown
         title = self._header(q) if q is not None else r.quiz_title
         rows: tuple[tuple[Button, ...], ...] = ()
-        if cut:  # the full list, privately
-            qindex = q.qindex if q is not None else max(0, r.last_qindex)
+        if q is not None and (r.explanation or cut):  # the explanation and the list, privately
+            rows = ((Button(self.cat.t(lang, "round.explain_button"),
+                            WhoPayload(r.round_id, q.qindex).pack()),),)
+        elif cut:  # the full list, privately
             rows = ((Button(self.cat.t(lang, "round.who_button"),
-                            WhoPayload(r.round_id, qindex).pack()),),)
+                            WhoPayload(r.round_id, max(0, r.last_qindex)).pack()),),)
         return Card("\n".join(lines).strip(), title=title, footer=r.quiz_title, rows=rows)
 
     def _daily(self, lang: str, notes: DailyNotes) -> list[str]:
@@ -272,8 +277,12 @@ class RoundPlanner:
     def who(self, w: WhoAnswered, owner_id: str) -> Card:
         """One page of the full list, with Back / Next buttons only `owner_id` may press."""
         lang = w.lang
-        lines = [self.t(lang, "round.who_summary", answered=w.answered, count=w.members),
-                 ""]
+        lines = []
+        if w.page == 0 and w.explanation:  # what the group saw in one line, in full
+            if w.takeaway:
+                lines += [self.m.bold(self.m.escape(render.content_text(lang, w.takeaway))), ""]
+            lines += [self.m.escape(render.content_text(lang, w.explanation)), ""]
+        lines += [self.t(lang, "round.who_summary", answered=w.answered, count=w.members), ""]
         marks = {"right": "round.who_right", "wrong": "round.who_wrong"}
         for row in w.rows:
             mark = self.cat.t(lang, marks.get(row.mark, "round.who_silent"))

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 from bot.domain.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
 from bot.present.i18n import LRI, Catalogue
+from bot.present.plan import Planner
 from bot.present.render import (
+    PLAIN,
     Markup,
+    answered_header,
     answered_question_text,
+    feedback_detail,
+    feedback_head,
     feedback_text,
     progress_bar,
     question_text,
@@ -40,8 +46,10 @@ def test_progress_bar():
 
 
 def test_question_has_header_bar_and_lettered_options(catalogue: Catalogue):
-    text = question_text(catalogue, prompt())
-    assert text.splitlines()[0] == "Question 3/8  ▰▰▱▱▱▱▱▱"
+    text = question_text(catalogue, prompt(score=1))
+    assert text.splitlines()[0] == "Question 3/8 · 1 right  ▰▰▱▱▱▱▱▱"
+    assert question_text(catalogue, prompt(position=0)).splitlines()[0] == (
+        "Question 1/8  ▱▱▱▱▱▱▱▱")  # no score before the first answer
     assert "A) Speed & size" in text and "D) None" in text
 
 
@@ -89,3 +97,32 @@ def test_stats_title_says_whose(catalogue: Catalogue):
         "Your stats: Quiz", "You have not finished this quiz yet. Send /quiz to start."]
     assert stats_text(catalogue, theirs).splitlines() == [
         "Stats of Ali: Quiz", "Ali has not finished this quiz yet."]
+
+
+def test_right_answer_leads_with_the_takeaway_and_no_right_answer_line(catalogue: Catalogue):
+    right = replace(result(prompt(), chosen=0), takeaway="All-reduce needs <fast> links.")
+    m = Markup(escape=html.escape, bold=lambda s: f"<b>{s}</b>")
+    head = feedback_head(catalogue, right, m)
+    assert head == "<b>✅ Correct!</b>\n\n<b>All-reduce needs &lt;fast&gt; links.</b>"
+    assert "Right answer" not in feedback_text(catalogue, right)
+    assert feedback_detail(catalogue, right) == "Because all-reduce."
+    assert answered_header(catalogue, right) == "Question 3/8 · 2 right"
+
+
+def test_wrong_answer_names_the_right_one_before_the_takeaway(catalogue: Catalogue):
+    wrong = replace(result(prompt()), takeaway="All-reduce needs fast links.")
+    assert feedback_head(catalogue, wrong).splitlines() == [
+        "❌ Not quite.", "Your answer: B", "Right answer: A) Speed & size", "",
+        "All-reduce needs fast links."]
+    assert feedback_detail(catalogue, wrong).splitlines() == [
+        "Because all-reduce.", "", "Why not B: Colour is irrelevant."]
+
+
+def test_without_a_takeaway_the_explanation_is_not_collapsed(catalogue: Catalogue):
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    card = plan.answered(result(prompt(), chosen=0))
+    assert not card.collapse and card.detail == "Because all-reduce."
+    assert card.body.endswith("✅ Correct!")
+    card = plan.answered(replace(result(prompt(), chosen=0), takeaway="Point."))
+    assert card.collapse and card.detail_label == "Explanation"
+    assert card.body.endswith("✅ Correct!\n\nPoint.")

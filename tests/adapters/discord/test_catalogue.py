@@ -40,3 +40,28 @@ async def test_quiz_without_id_names_the_catalogue(fake: FakeDiscord, bot: App) 
     assert ix.original.content.startswith("There is no quiz called nope. The quizzes:")
     assert "• Long sequences and sharded data parallelism (long-context)" in (
         ix.original.content)
+
+
+async def test_answer_leads_with_the_takeaway_explanation_in_a_field(
+        fake: FakeDiscord, bot: App) -> None:
+    quiz = bot.engine.quiz("parallelism-deep")
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                              options={"quiz": "parallelism-deep"}))
+    question = ix.original
+    assert question is not None
+    description = question.embeds[0]["description"]
+    asked = next(q for q in quiz.questions if q.text.get("en")[:40] in description)
+    right = next(b["custom_id"] for b in question.buttons
+                 if description.splitlines()[-len(asked.options):][
+                     "ABCDEFGHIJ".index(b["label"])].endswith(
+                         asked.options[asked.correct].text.get("en")[-30:]))
+    ix = await replied(fake, await fake.press(ALICE, question, right), followups=1)
+    embed = question.embeds[0]
+    assert embed["title"] == "Question 1/22 · 1 right"
+    assert asked.takeaway is not None
+    assert "**✅ Correct\\!**" in embed["description"] or "**✅ Correct!**" in (
+        embed["description"])
+    assert "Right answer" not in embed["description"]
+    assert [f["name"] for f in embed["fields"]][:1] == ["Explanation"]
+    assert all(len(f["value"]) <= 1024 for f in embed["fields"])
+    assert [what for what, _ in ix.events] == ["callback 7", "follow-up"]  # calls unchanged

@@ -17,7 +17,7 @@ async def test_commands_published_in_english_and_urdu(bot: Running, api: FakeBot
     english = {c["command"]: c["description"] for c in api.commands[None]}
     urdu = {c["command"]: c["description"] for c in api.commands["ur"]}
     names = {"start", "quiz", "review", "stats", "leaderboard", "language", "reset", "help",
-             "settings", "remind", "round", "dashboard"}
+             "settings", "remind", "round", "dashboard", "quizzes"}
     assert set(english) == set(urdu) == names
     assert english["quiz"] == bot.cat.t("en", "command.quiz")
     assert urdu["quiz"] == bot.cat.t("ur", "command.quiz") != english["quiz"]
@@ -41,9 +41,12 @@ async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI
         expected = "answer.toast_correct" if n not in wrong_on else "answer.toast_wrong"
         assert toast.params["text"] == cat.t(
             "en", expected, letter=key.right(question["text"]))
-        feedback = await learner.edited(since, lambda m: "Right answer:" in m["text"])
         verdict = "Correct!" if n not in wrong_on else "Not quite."
-        assert verdict in feedback["text"]
+        feedback = await learner.edited(since, lambda m, v=verdict: v in m["text"])
+        # a right answer has no "Right answer" line: the options are marked
+        assert ("Right answer:" in feedback["text"]) == (n in wrong_on)
+        assert f"Question {n + 1}/8 · {n + 1 - len([w for w in wrong_on if w <= n])} right" in (
+            feedback["text"])
         edited = api.messages[(learner.chat_id, question["message_id"])]
         assert "✅" in edited["text"] and not buttons(edited)  # marked, and can't be tapped
         if n < 7:
@@ -78,7 +81,7 @@ async def test_double_tap_counted_once(bot: Running, api: FakeBotAPI, key: Answe
     # one edit (the question turned into its result and explanation) and one next
     # question: the repeated tap added nothing
     assert [c.method for c in sent] == ["editMessageText", "sendMessage"]
-    assert "Right answer:" in sent[0].params["text"]
+    assert "Correct!" in sent[0].params["text"]
     assert "Question 2/8" in sent[1].params["text"]
     current = await bot.app.engine.current(Actor("telegram", "1001"))
     assert current.position == 1

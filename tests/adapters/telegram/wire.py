@@ -38,6 +38,8 @@ class _Html(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag not in HTML_TAGS:
             self.problem = self.problem or f'Unsupported start tag "{tag}"'
+        elif tag == "blockquote" and any(name != "expandable" for name, _ in attrs):
+            self.problem = self.problem or "Unsupported attribute of tag blockquote"
         elif tag == "a" and not dict(attrs).get("href"):
             self.problem = self.problem or "Can't find end tag corresponding to start tag a"
         self.open.append(tag)

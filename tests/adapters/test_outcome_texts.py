@@ -1,0 +1,125 @@
+"""Every outcome's text, as each platform gets it, against that platform's limits: an
+answered question of every shipped quiz (worst case: wrong, longest why-not, takeaway), a
+round's reveal at 5 and 1,000 members, /quizzes and /help. Telegram's HTML is parsed as
+the fake Bot API parses it (an expandable quote it would refuse fails here too)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from adapters.discord.rounds import embed_of
+from adapters.discord.views import FIELD_LIMIT, MARKDOWN, message_of
+from adapters.telegram.views import HTML, text_of
+from bot.domain.platforms import DISCORD, TELEGRAM, units
+from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
+from bot.domain.results import Actor, CatalogueEntry, QuizList
+from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
+from bot.features.library import Library
+from bot.present.i18n import Catalogue
+from bot.present.limits import worst_feedback
+from bot.present.plan import Card, Planner
+from bot.present.round_plan import RoundPlanner
+from tests.adapters.telegram.wire import parse_html
+
+QUIZZES = load_quizzes([default_content_dir()])
+ACTOR = Actor("telegram", "1001")
+
+
+@pytest.fixture(scope="module")
+def cat() -> Catalogue:
+    return Catalogue.load()
+
+
+def telegram_fits(card: Card) -> str:
+    text = parse_html(text_of(card))  # raises as Telegram would on bad markup
+    assert units(text) <= TELEGRAM.message_limit
+    return text
+
+
+def discord_fits(card: Card) -> None:
+    message = message_of(card)
+    if "embed" not in message:
+        assert units(message["content"]) <= DISCORD.content_limit
+        return
+    embed = message["embed"].to_dict()
+    assert units(embed.get("description", "")) <= DISCORD.card_limit
+    fields = embed.get("fields", [])
+    assert len(fields) <= DISCORD.field_limit
+    assert all(units(f["value"]) <= FIELD_LIMIT for f in fields)
+    total = sum(units(embed.get(k, "")) for k in ("title", "description"))
+    total += sum(units(f["name"]) + units(f["value"]) for f in fields)
+    assert total <= DISCORD.message_limit
+
+
+def answered(quiz: Quiz, lang: str) -> list[Card]:
+    planners = (Planner(Catalogue.load(), HTML, shared_chats=True),
+                Planner(Catalogue.load(), MARKDOWN, shared_chats=False))
+    cards = []
+    for question in quiz.questions:
+        if question.computed is not None:
+            continue  # drawn numbers: validate reads 20 draws of each against the limits
+        result = worst_feedback(quiz, question, lang)
+        takeaway = question.takeaway.get(lang) if question.takeaway else None
+        result = replace(result, takeaway=takeaway)
+        cards += [planner.answered(result) for planner in planners]
+    return cards
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+@pytest.mark.parametrize("quiz_id", sorted(QUIZZES))
+def test_every_answered_question_fits_both_platforms(quiz_id: str, lang: str) -> None:
+    cards = answered(QUIZZES[quiz_id], lang)
+    for telegram, discord in zip(cards[::2], cards[1::2], strict=True):
+        telegram_fits(telegram)
+        discord_fits(discord)
+        assert telegram.collapse == bool(telegram.detail) == discord.collapse or not \
+            telegram.collapse
+
+
+def reveal(members: int, lang: str, takeaway: str) -> RoundReveal:
+    quiz = QUIZZES["parallelism-deep"]
+    question = max(quiz.questions, key=lambda q: len(q.explanation.get(lang)))
+    q = RoundQuestion(1, "telegram", "-100", lang, quiz.title.get(lang), "Host", 3, 8,
+                      question.text.get(lang),
+                      tuple(o.text.get(lang) for o in question.options), 30, 0.0)
+    names = [f"Member number {i} with a long display name" for i in range(members)]
+    standings = tuple(Standing(i + 1, str(i), names[i], 3, 4.2) for i in range(members))
+    return RoundReveal(1, "telegram", "-100", lang, quiz.title.get(lang), q,
+                       question.correct, (members // 2, members // 4, members // 8, 3),
+                       tuple(names[: members // 2]), question.explanation.get(lang),
+                       standings, "7", final=False, stopped=False, next_at=5.0,
+                       revealed_at=0.0, takeaway=takeaway)
+
+
+@pytest.mark.parametrize("members", [5, 1000])
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_round_reveals_fit_and_lead_with_the_takeaway(cat: Catalogue, members: int,
+                                                      lang: str) -> None:
+    quiz = QUIZZES["parallelism-deep"]
+    question = max(quiz.questions, key=lambda q: len(q.explanation.get(lang)))
+    assert question.takeaway is not None
+    r = reveal(members, lang, question.takeaway.get(lang))
+    card = RoundPlanner(cat, HTML, lambda q: "", limit=TELEGRAM.card_limit).reveal(r)
+    text = telegram_fits(card)
+    # the group sees the point; the explanation waits behind the button, privately
+    assert question.explanation.get(lang)[:60] not in text
+    assert card.rows and card.rows[0][0].payload.startswith("w1:")
+    embed = embed_of(RoundPlanner(cat, MARKDOWN, lambda q: "", limit=DISCORD.card_limit)
+                     .reveal(replace(r, platform="discord"))).to_dict()
+    assert units(embed["title"]) + units(embed["description"]) <= DISCORD.card_limit
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_quizzes_and_help_fit(cat: Catalogue, lang: str) -> None:
+    library = Library(None, QUIZZES)  # type: ignore[arg-type]  # no store is asked here
+    listing = QuizList(lang, tuple(CatalogueEntry(library.quiz_info(lang, q.id), 7)
+                                   for q in library.ordered()), library.default_id)
+    for planner, fits in ((Planner(cat, HTML, shared_chats=True), telegram_fits),
+                          (Planner(cat, MARKDOWN, shared_chats=False), discord_fits)):
+        (card,) = planner.catalogue(listing, ACTOR).send
+        fits(card)
+        assert len(card.rows) == len(QUIZZES)
+        (card,) = planner.help(lang, library.quiz_info(lang), ACTOR, quizzes=6).send
+        fits(card)
