@@ -242,7 +242,7 @@ async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path):
         out, err = await proc.communicate()
     assert proc.returncode == 0, err.decode()
     lines = out.decode().splitlines()
-    assert lines[0] == "parallelism  Model and pipeline parallelism · 8 questions · Intermediate"
+    assert lines[0] == "parallelism  Model and pipeline parallelism · 8 questions · Introduction"
     assert [line.split()[0] for line in lines] == [
         "parallelism", "expert-parallelism", "long-context", "parallelism-deep",
         "parallelism-numbers", "pipeline-schedules"]

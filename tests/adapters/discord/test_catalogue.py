@@ -20,7 +20,7 @@ async def test_quizzes_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert units(listing.content) <= DISCORD.content_limit
     labels = [b["label"] for b in listing.buttons]
     assert len(labels) == 6 and all(len(label) <= 80 for label in labels)
-    assert labels[0] == "Model and pipeline parallelism · 8 q · Intermediate · 6/8"
+    assert labels[0] == "Model and pipeline parallelism · 8 q · Introduction · 6/8"
     # Discord allows 5 rows: 6 quizzes go two a row, in catalogue order
     assert [len(row["components"]) for row in listing.components] == [2, 2, 2]
 

@@ -26,11 +26,11 @@ async def test_quizzes_lists_every_quiz_with_level_and_best(bot: Running,
     assert units(text) <= TELEGRAM.message_limit
     labels = [row[0]["text"] for row in buttons(listing)]
     assert all(len(row) == 1 for row in buttons(listing))  # one quiz a row
-    assert labels[0] == "Model and pipeline parallelism · 8 q · Intermediate · 7/8"
+    assert labels[0] == "Model and pipeline parallelism · 8 q · Introduction · 7/8"
     assert labels[-1] == "Pipeline schedules past 1F1B: Zero Bubble, Du… · 22 q · Advanced"
     assert all(len(label) <= 64 for label in labels)  # the numbers are never the part cut
     # the text holds every name whole (a phone cuts long button labels)
-    assert "• Model and pipeline parallelism · 8 questions · Intermediate · best 7/8" in text
+    assert "• Model and pipeline parallelism · 8 questions · Introduction · best 7/8" in text
     assert "• Pipeline schedules past 1F1B: Zero Bubble, DualPipe and their costs · 22 " \
         "questions · Advanced" in text
     assert button_data(listing) == [payload.encode_action("start", quiz, "1001")

@@ -19,7 +19,7 @@ async def test_start_welcomes_with_language_and_start_buttons(bot: Running,
     await learner.send("/start")
     welcome = await learner.reply(since)
     assert welcome["text"].startswith("Welcome to quizbot: 6 quizzes on model and pipeline")
-    assert "Start with Model and pipeline parallelism (8 questions, intermediate)" in (
+    assert "Start with Model and pipeline parallelism (8 questions, introduction)" in (
         welcome["text"])
     assert "hard quiz" not in welcome["text"] and "/quizzes" in welcome["text"]
     assert [[b["text"] for b in row] for row in buttons(welcome)] == [
