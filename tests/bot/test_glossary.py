@@ -140,16 +140,12 @@ def test_ui_strings_follow_the_glossary(tmp_path: Path):
     assert strings_warnings(shipped, LOCALES_DIR / "ur.po") == []
 
 
-# The quizzes whose Urdu has been brought to the glossary's alignment check (issue 28); the
-# others' owners are fixing theirs, and each joins this list when `quizbot validate` prints
-# no glossary warning for it.
-ALIGNED = ["pipeline-schedules.yaml", "long-context.yaml"]
-
-
-@pytest.mark.parametrize("name", ALIGNED)
-def test_shipped_quizzes_follow_the_glossary(name: str):
+def test_shipped_quizzes_follow_the_glossary_outside_the_seed_quiz():
     glossary = load_glossary(SHIPPED)
-    assert glossary_warnings(glossary, load_file(default_content_dir() / name)) == []
+    for path in iter_quiz_files([default_content_dir()]):
+        quiz = load_file(path)
+        if quiz.id != "parallelism":  # the seed's questions and options stay as given
+            assert glossary_warnings(glossary, quiz) == [], path
 
 
 ALIGN_GLOSSARY = """\
@@ -241,6 +237,24 @@ def test_ui_strings_align_with_the_english_catalogue(tmp_path: Path):
     assert strings_warnings(glossary, po) == [
         f"{po}:5: k (ur) does not render 'stage' (English: 'stages') with the glossary's "
         "'اسٹیج'"]
+
+
+@pytest.mark.parametrize(("english", "urdu", "flagged"), [
+    ("How does pipeline parallelism reduce the bubble?",
+     "پائپ لائن متوازیت ببل کو کیسے کم کرتی ہے؟", []),  # reduce = make smaller
+    ("Both are reduced across all stages.", "دونوں تمام اسٹیجز میں جمع ہوتے ہیں۔", ["reduce"]),
+    ("Both are reduced across all stages.", "دونوں تمام اسٹیجز میں reduce ہوتے ہیں۔", []),
+    ("From first steps to expert, in step with the GPU.",
+     "ابتدا سے ماہرانہ سطح تک، GPU کے ساتھ قدم ملا کر۔", []),
+    ("Per step it sends 2Ψ.", "فی اسٹیپ یہ 2Ψ بھیجتا ہے۔", []),
+    ("Per step it sends 2Ψ.", "فی مرحلہ یہ 2Ψ بھیجتا ہے۔", ["step"]),
+    ("Liu et al. state the condition; ZeRO stage 2 shards states.",
+     "Liu et al. یہ شرط لکھتے ہیں؛ ZeRO stage 2 اسٹیٹس بانٹتا ہے۔", []),
+])
+def test_shipped_alignment_tells_the_term_from_the_same_word(english: str, urdu: str,
+                                                            flagged: list[str]):
+    glossary = load_glossary(SHIPPED)
+    assert [term.en for _, term in glossary.missing(english, urdu)] == flagged
 
 
 def test_shipped_glossary_has_one_urdu_term_for_each_term_the_review_found_drifting():

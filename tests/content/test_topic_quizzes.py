@@ -15,9 +15,6 @@ from tests.content.quizzes import right
 
 TOPIC_QUIZZES = ("parallelism-deep", "expert-parallelism", "long-context", "pipeline-schedules")
 ABSOLUTE = {"always", "never", "ever", "only", "impossible"}
-# Quizzes already brought to the glossary's English/Urdu alignment check (issue 28); each
-# other quiz joins when `quizbot validate` prints no glossary warning for it.
-GLOSSARY_ALIGNED = {"long-context", "pipeline-schedules"}
 
 
 @pytest.fixture(params=TOPIC_QUIZZES)
@@ -48,9 +45,7 @@ def test_every_question_teaches_in_both_languages(quiz: Quiz) -> None:
 
 def test_no_giveaways_and_one_urdu_vocabulary(quiz: Quiz) -> None:
     assert quality_warnings(quiz) == []
-    if quiz.id in GLOSSARY_ALIGNED:
-        glossary = load_glossary(default_content_dir() / "glossary.yaml")
-        assert glossary_warnings(glossary, quiz) == []
+    assert glossary_warnings(load_glossary(default_content_dir() / "glossary.yaml"), quiz) == []
     for lang in ("en", "ur"):
         longest = [q.id for q in quiz.questions
                    if all(len(right(q, lang)) > len(o.text.get(lang))

@@ -139,8 +139,8 @@ def _term(item: Any, where: str, problems: list[str]) -> Term | None:
         problems.append(f"{where}: `match` must be a regular expression ('' for none) and "
                         "`forms` a list of them")
         return None
-    if _LATIN.search(ur) and "forms" not in item:  # kept in Latin: its English forms count
-        form_texts = [match_text or re.escape(ur)]
+    if _LATIN.search(ur) and "forms" not in item:  # kept in Latin: the word itself counts
+        form_texts = [_default_match(en)]
     match = _compile(match_text, f"{where}.match", problems) if match_text else None
     forms = [_compile(f, f"{where}.forms", problems) for f in form_texts]
     return Term(en, ur, str(note).strip(), tuple(patterns), match,
