@@ -121,6 +121,21 @@ def test_first_stage_memory_follows_the_micro_batch(deep: Quiz):
     assert simulate(ScheduleSpec("1f1b", 8, 64)).bubble == Fraction(7, 71)
 
 
+def test_micro_batch_size_trade_off(deep: Quiz):
+    p, per_replica = 8, 512 // 8
+    t = {1: 10, 2: 17, 4: 30, 8: 58}  # ms per micro-batch per stage, forward and backward
+    step = {b: (per_replica // b + p - 1) * ms for b, ms in t.items()}
+    assert step == {1: 710, 2: 663, 4: 690, 8: 870}
+    best = min(step, key=step.__getitem__)
+    for b in t:  # the slot count is the simulated 1F1B makespan
+        schedule = simulate(ScheduleSpec("1f1b", p, per_replica // b), backward=2)
+        assert schedule.makespan == 3 * (per_replica // b + p - 1)  # a slot: F, then B = 2F
+    q = question(deep, "d17-micro-batch-size")
+    assert right(q).startswith(f"Size {best}, about {step[best]} ms")
+    assert all(f"about {ms} ms" in " ".join(o.text.get("en") for o in q.options)
+               for ms in step.values())
+
+
 def test_distributed_optimizer_memory(deep: Quiz):
     psi, d = 5e9, 8
     per_param = 2 + 4 + 12 / d  # bf16 weights and fp32 main_grad whole, fp32 state sharded
