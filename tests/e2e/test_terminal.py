@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.domain.quiz import Quiz
+from bot.domain.quiz.model import LEVELS
 from bot.present.i18n import strip_isolates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -233,7 +234,8 @@ async def test_play_review_serves_the_due_questions(tmp_path: Path, quizzes: dic
     assert "Correct!" in player.transcript and "Review finished: 1/1" in player.transcript
 
 
-async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path):
+async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path,
+                                                             quizzes: dict[str, Quiz]):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "adapters.cli", "list", "--user", "tester", cwd=tmp_path, env=env,
@@ -243,9 +245,13 @@ async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path):
     assert proc.returncode == 0, err.decode()
     lines = out.decode().splitlines()
     assert lines[0] == "parallelism  Model and pipeline parallelism · 8 questions · Introduction"
-    assert [line.split()[0] for line in lines] == [
-        "parallelism", "expert-parallelism", "long-context", "parallelism-deep",
-        "parallelism-numbers", "pipeline-schedules"]
+    levels = dict.fromkeys(LEVELS, 0)
+    shown = [line.split()[0] for line in lines]
+    assert sorted(shown) == sorted(quizzes)
+    for quiz_id in shown:  # easiest level first
+        levels[quizzes[quiz_id].level] += 1
+    assert [quizzes[q].level for q in shown] == [
+        level for level, n in levels.items() for _ in range(n)]
     player = await Player.start(tmp_path)
     screen = await player.until_prompt()
     assert "More quizzes: quizbot list" in screen and "Question 1/8" in screen

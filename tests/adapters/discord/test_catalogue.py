@@ -24,7 +24,8 @@ async def test_quizzes_in_a_server(fake: FakeDiscord, bot: App) -> None:
     # Discord allows 5 rows: 6 quizzes go two a row, in catalogue order
     assert [len(row["components"]) for row in listing.components] == [2, 2, 2]
 
-    ix = await replied(fake, await fake.press(ALICE, listing, listing.buttons[3]["custom_id"]))
+    deep = next(b for b in listing.buttons if b["label"].startswith("Parallelism in depth"))
+    ix = await replied(fake, await fake.press(ALICE, listing, deep["custom_id"]))
     question = ix.original
     assert question is not None and question.ephemeral
     assert question.embeds[0]["title"].startswith("Question 1/22")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.domain import payloads as payload
 from bot.domain.platforms import TELEGRAM, units
+from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
@@ -26,18 +27,23 @@ async def test_quizzes_lists_every_quiz_with_level_and_best(bot: Running,
     assert units(text) <= TELEGRAM.message_limit
     labels = [row[0]["text"] for row in buttons(listing)]
     assert all(len(row) == 1 for row in buttons(listing))  # one quiz a row
+    order = [q.id for q in bot.app.engine.library.ordered()]  # by level, then id
+    assert sorted(order) == sorted(SHIPPED) and order[0] == "parallelism"
+    levels = [bot.app.engine.quiz(q).level for q in order]
+    assert levels == sorted(levels, key=LEVELS.index)
     assert labels[0] == "Model and pipeline parallelism · 8 q · Introduction · 7/8"
-    assert labels[-1] == "Pipeline schedules past 1F1B: Zero Bubble, Du… · 22 q · Advanced"
+    schedules = labels[order.index("pipeline-schedules")]
+    assert schedules == "Pipeline schedules past 1F1B: Zero Bubble, Du… · 22 q · Advanced"
     assert all(len(label) <= 64 for label in labels)  # the numbers are never the part cut
     # the text holds every name whole (a phone cuts long button labels)
     assert "• Model and pipeline parallelism · 8 questions · Introduction · best 7/8" in text
     assert "• Pipeline schedules past 1F1B: Zero Bubble, DualPipe and their costs · 22 " \
         "questions · Advanced" in text
     assert button_data(listing) == [payload.encode_action("start", quiz, "1001")
-                                    for quiz in SHIPPED]
+                                    for quiz in order]
 
     since = learner.mark()
-    await learner.press(listing, labels[-1])
+    await learner.press(listing, schedules)
     question = await learner.reply(since, is_question)
     assert "Question 1/22" in question["text"]
 
