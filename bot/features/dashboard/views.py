@@ -23,12 +23,19 @@ from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.items import items_csv, items_view
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
 from bot.features.dashboard.recent import Recent
+from bot.features.dashboard.suggest import suggest
 from bot.features.engine import Engine
 from bot.present import svg
 from bot.present.i18n import Catalogue, is_rtl
 from bot.present.render import content_text
 from bot.store.commands.dashboard import AttemptAnswer
-from bot.store.dashboard import Answered, DashboardReads, GroupQuestion, GroupRound, MemberRow
+from bot.store.dashboard import (
+    Answered,
+    DashboardReads,
+    GroupQuestion,
+    GroupRound,
+    MemberRow,
+)
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -110,7 +117,8 @@ class Dashboard:
                 "line": t("dashboard.quiz_row", title=title, best=best, last=last, total=total,
                           attempts=len(mine)) if mine
                 else t("dashboard.quiz_none", title=title),
-                "chart": svg.score_line([(a.score, a.total) for a in mine], title)
+                "chart": svg.score_line([(a.score, a.total) for a in mine], title,
+                                        [_date(int(a.finished_at // 86400))[5:] for a in mine])
                 if len(mine) > 1 else ""})
         questions = self._accuracy(quizzes, answers, lang)
         forecast = [0] * FORECAST_DAYS
@@ -126,7 +134,18 @@ class Dashboard:
         sure = [sum(x.answered for x in totals if x.sure), sum(x.correct for x in totals if x.sure)]
         percent = round(100 * sure[1] / sure[0]) if sure[0] else None
         due_now = sum(c.due_at <= now for c in cards)
+        # "Due today" is the forecast's first column (overdue cards count there too), so the
+        # summary and the chart say the same number; "now" is the part already due.
+        due_today = forecast[0]
+        played = [q for q in scores if q["attempts"]]
         return {
+            "new": not played and not answers,
+            "summary": {
+                "streak": streak, "due_today": due_today, "due_now": due_now,
+                "due_text": t("dashboard.due_today", today=due_today, now=due_now),
+                "best": [{"quiz": q["id"], "title": q["title"],
+                          "score": f'{q["best"]}/{q["total"]}'} for q in played],
+                "next": suggest(quizzes, attempts, lang, t)},
             "kind": "me", "lang": lang, "dir": _dir(lang),
             "user": {"name": (profile[0] if profile else "") or who.display_name},
             "quizzes": scores,
@@ -142,7 +161,8 @@ class Dashboard:
                        "calendar": [{"day": d, "answered": n, "correct": r}
                                     for d, n, r in calendar],
                        "chart": svg.streak_calendar(calendar, (first + 3) % 7,
-                                                    t("dashboard.calendar"))},
+                                                    t("dashboard.calendar"),
+                                                    t("dashboard.weekdays").split(","))},
             "sure": {"answered": sure[0], "correct": sure[1], "percent": percent,
                      "text": t("progress.calibration", percent=percent, sure=sure[0],
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},

@@ -104,7 +104,22 @@
       : status === 503 ? "dashboard.unavailable"
       : status === 429 ? "dashboard.busy"
       : status === 401 ? "dashboard.signin" : "error.generic";
-    box.textContent = t(key);
+    box.textContent = "";
+    box.appendChild(el("p", t(key)));
+    if (status === 403) { box.appendChild(el("p", t("dashboard.forbidden_help"))); }
+    var ways = el("p", null, "ways");
+    var retry = el("button", t("dashboard.retry"));
+    retry.type = "button";
+    retry.addEventListener("click", function () { location.reload(); });
+    ways.appendChild(retry);
+    if (query.get("group")) {
+      var back = el("a", t("dashboard.back"), "button");
+      back.href = location.pathname + location.hash;
+      ways.appendChild(back);
+    }
+    box.appendChild(ways);
+    var title = document.getElementById("title");
+    if (!title.textContent) { title.textContent = t("dashboard.title"); }
     box.dataset.status = String(status);
     box.hidden = false;
     document.getElementById("status").textContent = "";
@@ -120,49 +135,75 @@
   function renderMe(d) {
     document.getElementById("title").textContent = t("dashboard.title");
     document.getElementById("who").textContent = d.user.name;
-    var played = d.quizzes.filter(function (q) { return q.attempts > 0; });
-    var s = section(t("dashboard.quizzes"));
-    var list = el("ul");
-    d.quizzes.forEach(function (q) {
-      var item = el("li", q.line, q.attempts ? "score" : "hint");
-      item.dataset.quiz = q.id;
-      list.appendChild(item);
-      if (q.chart) { item.appendChild(chart(q.chart)); }
-    });
-    s.appendChild(list);
-    if (!played.length) { s.appendChild(el("p", t("dashboard.nothing"), "hint")); }
-
-    if (d.accuracy_charts.length) {
-      var a = section(t("stats.per_question"));
-      d.accuracy_charts.forEach(function (c) { a.appendChild(el("p", c.title, "hint")); a.appendChild(chart(c.chart)); });
+    if (d["new"]) {
+      var w = section(t("dashboard.welcome_title"));
+      w.id = "welcome";
+      w.appendChild(el("p", t("dashboard.welcome")));
+      if (d.summary.next) { w.appendChild(el("p", d.summary.next.text, "big-line")); }
+      return;
     }
+    // One screen: streak, due today, best per quiz, the suggested next quiz.
+    var s = section(t("dashboard.summary"));
+    s.id = "summary";
+    s.appendChild(el("p", d.streak.text, "big-line"));
+    s.appendChild(el("p", d.summary.due_text, "big-line"));
+    if (d.summary.best.length) {
+      var best = el("ul", null, "best");
+      d.summary.best.forEach(function (b) {
+        var li = el("li");
+        li.appendChild(el("span", b.title));
+        li.appendChild(el("strong", b.score, "score-value"));
+        best.appendChild(li);
+      });
+      s.appendChild(el("p", t("dashboard.best"), "hint"));
+      s.appendChild(best);
+    }
+    if (d.summary.next) { s.appendChild(el("p", d.summary.next.text, "next")); }
 
     var due = section(t("progress.title"));
-    due.appendChild(el("p", d.due.text, "big"));
     due.appendChild(el("p", t("dashboard.forecast"), "hint"));
     due.appendChild(chart(d.due.chart));
 
-    var st = section(d.streak.text);
-    st.appendChild(el("p", t("dashboard.calendar"), "hint"));
+    var st = section(t("dashboard.calendar"));
     st.appendChild(chart(d.streak.chart));
     st.appendChild(el("p", d.sure.text, d.sure.answered ? "sure" : "hint sure"));
 
-    var m = section(t("dashboard.misses"));
-    if (!d.misses.length) { m.appendChild(el("p", t("dashboard.no_misses"), "hint")); }
-    d.misses.forEach(function (x) {
-      var box = el("div", null, "miss");
-      box.appendChild(el("p", x.text, "q"));
-      box.appendChild(el("p", x.chosen_line, "bad"));
-      box.appendChild(el("p", x.answer, "good"));
-      box.appendChild(el("p", x.explanation));
-      m.appendChild(box);
+    var q = section(t("dashboard.quizzes"));
+    var list = el("ul");
+    d.quizzes.forEach(function (x) {
+      var item = el("li", x.line, x.attempts ? "score" : "hint");
+      item.dataset.quiz = x.id;
+      list.appendChild(item);
+      if (x.chart) { item.appendChild(chart(x.chart)); }
+    });
+    q.appendChild(list);
+
+    // Per quiz, folded: accuracy per question, then the misses with their explanations.
+    var det = section(t("dashboard.details"));
+    d.accuracy_charts.forEach(function (c) {
+      var box = el("details", null, "quiz-detail");
+      box.dataset.quiz = c.quiz;
+      var misses = d.misses.filter(function (x) { return x.quiz === c.quiz; });
+      var head = el("summary", c.title);
+      if (misses.length) { head.appendChild(el("span", " · " + t("dashboard.missed", { count: misses.length }), "hint")); }
+      box.appendChild(head);
+      box.appendChild(chart(c.chart));
+      misses.forEach(function (x) {
+        var m = el("div", null, "miss");
+        m.appendChild(el("p", x.text, "q"));
+        m.appendChild(el("p", x.chosen_line, "bad"));
+        m.appendChild(el("p", x.answer, "good"));
+        m.appendChild(el("p", x.explanation));
+        box.appendChild(m);
+      });
+      det.appendChild(box);
     });
 
     if (d.groups.length) {
       var g = section(t("dashboard.groups"));
-      d.groups.forEach(function (g) {
-        var link = el("a", t("dashboard.group_link", { group: g.title }));
-        link.href = "?group=" + encodeURIComponent(g.id) + location.hash;
+      d.groups.forEach(function (x) {
+        var link = el("a", t("dashboard.group_link", { group: x.title }));
+        link.href = "?group=" + encodeURIComponent(x.id) + location.hash;
         g.appendChild(el("p")).appendChild(link);
       });
     }

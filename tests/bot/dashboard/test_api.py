@@ -263,3 +263,27 @@ async def test_admins_get_item_statistics_past_the_minimum_and_as_csv(
     status, member = await served.get(f"/api/groups/{GROUP}", served.tma(2, "M2"))
     assert isinstance(member, dict) and "items" not in member
     assert (await served.get(view["items"]["csv"], served.tma(2, "M2")))[0] == 403
+
+
+async def test_the_learner_page_opens_on_a_summary_whose_numbers_agree(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    status, new = await served.get("/api/me", served.tma(5, "Newcomer"))
+    assert status == 200 and isinstance(new, dict) and new["new"] is True
+    entry = new["summary"]["next"]
+    assert entry["text"] == f"Next: {entry['title']}. Send /quiz {entry['quiz']} to the bot."
+    ada = Actor("telegram", "1", None, "Ada")
+    await play(served.engine, quizzes, ada, wrong={0, 1, 2})  # 5/8: not passed yet
+    status, me = await served.get("/api/me", served.tma(1, "Ada"))
+    assert isinstance(me, dict) and me["new"] is False
+    summary = me["summary"]
+    assert summary["due_today"] == me["due"]["forecast"][0]["count"]  # one number, twice
+    assert summary["due_now"] <= summary["due_today"]
+    assert summary["best"] == [{"quiz": "parallelism", "title": quizzes["parallelism"].title
+                                .get("en"), "score": "5/8"}]
+    assert summary["next"]["quiz"] == "parallelism"  # again, until 75 %
+    await play(served.engine, quizzes, ada)
+    _, me = await served.get("/api/me", served.tma(1, "Ada"))
+    assert isinstance(me, dict)
+    following = quizzes["parallelism"].next
+    assert me["summary"]["next"]["quiz"] == (following or me["summary"]["next"]["quiz"])
+    assert me["summary"]["next"]["quiz"] != "parallelism"

@@ -1,0 +1,177 @@
+"""Every dashboard view in Chromium, in English and Urdu, at a phone's width (390 px) and a
+desktop's (1,280 px), with three weeks of play behind it; screenshots kept in
+tests/artifacts/ (dashboard-<view>-<lang>-<width>.png).
+
+What each checks is what a reader sees: names (never ids), the summary on the first screen,
+collapsed details, a visible 0 %, two columns on a wide screen, error pages with a way on,
+and Urdu drawn in an Arabic-script Noto font (a machine without fonts-noto-core fails here
+instead of keeping screenshots full of empty boxes).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.domain.results import Actor
+from bot.features.dashboard.membership import Role
+from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.support import TOKEN
+from tests.adapters.telegram.test_dashboard_browser import ARGS, ARTIFACTS, CHROMIUM
+from tests.dashboard_support import init_data, play, telegram_fragment
+
+GROUP = "-1001234567890"
+WIDTHS = {390: 844, 1280: 900}
+ARABIC_FONTS = ("Noto Nastaliq Urdu", "Noto Naskh Arabic", "Noto Sans Arabic")
+DAY = 86400.0
+
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(),
+    reason=f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        launched = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield launched
+        finally:
+            await launched.close()
+
+
+async def seeded(running: DashboardBot, lang: str) -> None:
+    """Three weeks of play: Ada (or Ayesha in Urdu) in the group and alone, nine more
+    members, a group title; member 1002 administers the group."""
+    app = running.app
+    engine, quizzes = app.engine, dict(app.engine.library.quizzes)
+    plan = [{0}] * 3 + [{1, 2}] * 4 + [{1, 2, 3, 4}] * 3
+    learner = Actor("telegram", "1001", GROUP, "Ada" if lang == "en" else "عائشہ")
+    admin = Actor("telegram", "1002", GROUP, "Grace")
+    for who in (learner, admin):
+        await engine.set_language(who, lang)
+    for n, wrong in enumerate(plan):
+        who = learner if n == 0 else admin if n == 1 else Actor(
+            "telegram", str(2000 + n), GROUP, f"Member {n}")
+        await play(engine, quizzes, who, wrong=wrong)
+    alone = Actor("telegram", "1001", None, learner.display_name)
+    await play(engine, quizzes, alone, wrong={1, 2, 5})
+    await play(engine, quizzes, alone, quiz_id="parallelism-deep", wrong={0, 3})
+    await play(engine, quizzes, alone, wrong={5})
+    assert app.chats is not None
+    await app.chats.note("telegram", GROUP, "Pipeline Club" if lang == "en" else "پائپ لائن کلب")
+    members = {"1001": Role(True), "1002": Role(True, admin=True)}
+
+    async def member(group: str, user: str) -> Role:
+        return members.get(user, Role(False)) if group == GROUP else Role(False)
+
+    app.memberships.provide("telegram", member)
+
+
+async def opened(browser: Any, running: DashboardBot, user: int | None, lang: str,
+                 width: int, query: str = "") -> Any:
+    context = await browser.new_context(viewport={"width": width, "height": WIDTHS[width]},
+                                        device_scale_factor=1)
+    await context.route(lambda url: not url.startswith("http://127.0.0.1"),
+                        lambda route: route.abort())
+    page = await context.new_page()
+    fragment = ""
+    if user is not None:
+        data = init_data(TOKEN, user, "Ada", auth_date=running.app.engine.clock(),
+                         language_code=lang)
+        fragment = "#" + telegram_fragment(data)
+    await page.goto(f"{running.url}/app{query}{fragment}")
+    await page.wait_for_selector("body[data-state]", timeout=15_000)
+    return page
+
+
+async def shoot(page: Any, name: str) -> None:
+    path = ARTIFACTS / f"{name}.png"
+    ARTIFACTS.mkdir(exist_ok=True)
+    tmp = path.with_suffix(".tmp.png")
+    await page.screenshot(path=str(tmp), full_page=True)
+    shutil.move(tmp, path)
+
+
+async def arabic_fonts_used(page: Any, selector: str) -> dict[str, int]:
+    """The platform fonts Chromium drew `selector`'s text with, and their glyph counts."""
+    cdp = await page.context.new_cdp_session(page)
+    await cdp.send("DOM.enable")
+    await cdp.send("CSS.enable")
+    root = await cdp.send("DOM.getDocument")
+    node = await cdp.send("DOM.querySelector", {"nodeId": root["root"]["nodeId"],
+                                                "selector": selector})
+    fonts = await cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node["nodeId"]})
+    return {f["familyName"]: f["glyphCount"] for f in fonts["fonts"]}
+
+
+async def two_columns(page: Any) -> bool:
+    """Whether the page's sections stand side by side somewhere."""
+    return bool(await page.evaluate("""() => {
+        const tops = [...document.querySelectorAll('#view > section')]
+            .map(s => Math.round(s.getBoundingClientRect().top));
+        return new Set(tops).size < tops.length;
+    }"""))
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, browser: Any,
+                                         lang: str) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        cat = running.app.catalogue
+        for width in WIDTHS:
+            # The learner: the summary first, the details folded.
+            page = await opened(browser, running, 1001, lang, width)
+            assert await page.get_attribute("body", "data-state") == "ready"
+            assert await page.get_attribute("html", "dir") == ("rtl" if lang == "ur" else "ltr")
+            summary = page.locator("#summary")
+            assert await summary.is_visible()
+            box = await summary.bounding_box()
+            assert box is not None and box["y"] + box["height"] <= WIDTHS[width]  # screen 1
+            assert await page.locator("details.quiz-detail").count() >= 2
+            assert await page.locator("details.quiz-detail[open]").count() == 0
+            assert GROUP not in (await page.text_content("#view") or "")
+            assert await page.locator("svg .stub").count() >= 1  # a 0 % question shows
+            assert await two_columns(page) == (width >= 1000)
+            if lang == "ur":
+                fonts = await arabic_fonts_used(page, "#title")
+                assert any(fonts.get(f, 0) > 0 for f in ARABIC_FONTS), fonts
+            await shoot(page, f"dashboard-learner-{lang}-{width}")
+            await page.context.close()
+
+            # A new learner: a welcome, no praise for nothing.
+            page = await opened(browser, running, 5005, lang, width)
+            assert await page.locator("#welcome").is_visible()
+            assert cat.raw(lang, "dashboard.no_misses") not in (
+                await page.text_content("body") or "")
+            await shoot(page, f"dashboard-new-{lang}-{width}")
+            await page.context.close()
+
+            # The group, as a member and as its admin.
+            for user, view in ((1001, "group-member"), (1002, "group-admin")):
+                page = await opened(browser, running, user, lang, width, f"?group={GROUP}")
+                assert await page.get_attribute("body", "data-state") == "ready"
+                title = await page.text_content("#title") or ""
+                assert ("Pipeline Club" if lang == "en" else "پائپ لائن کلب") in title
+                assert GROUP not in (await page.text_content("body") or "")
+                if view == "group-admin":
+                    assert await page.locator("#items details.item").count() >= 8
+                    assert await page.locator("#items details.item.flagged").count() >= 1
+                await shoot(page, f"dashboard-{view}-{lang}-{width}")
+                await page.context.close()
+
+            # Errors say what to do and offer a way on.
+            for user, query, view in ((5005, f"?group={GROUP}", "403"), (None, "", "signin")):
+                page = await opened(browser, running, user, lang, width, query)
+                assert await page.get_attribute("body", "data-state") == "error"
+                assert await page.locator("#error a, #error button").count() >= 1
+                await shoot(page, f"dashboard-error-{view}-{lang}-{width}")
+                await page.context.close()
