@@ -183,8 +183,24 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def daily_off(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).daily(interaction, False)
 
+    reward = app_commands.Group(name="reward", description=text("command.reward"),
+                                guild_only=True,
+                                default_permissions=discord.Permissions(manage_guild=True))
+
+    @reward.command(name="set", description=text("command.reward"))
+    @app_commands.describe(quiz=text("command.param_quiz"), role=text("command.param_role"),
+                           score=text("command.param_score"))
+    async def reward_set(interaction: discord.Interaction[Any], quiz: str, role: discord.Role,
+                         score: app_commands.Range[int, 1, 50]) -> None:
+        await rounds_of(interaction).rewards.set(interaction, quiz, role, score)
+
+    @reward.command(name="remove", description=text("command.reward_remove"))
+    @app_commands.describe(quiz=text("command.param_quiz"))
+    async def reward_remove(interaction: discord.Interaction[Any], quiz: str) -> None:
+        await rounds_of(interaction).rewards.remove(interaction, quiz)
+
     return [quiz, quizzes, review, settings, remind, stats, leaderboard, language, dashboard, reset,
-            help_, reload, round_, daily]
+            help_, reload, round_, daily, reward]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

@@ -255,6 +255,11 @@ class Flows:
             await self.deliver(interaction, self.plan.pressed(outcome, actor))
             if isinstance(outcome, AnswerResult) and outcome.summary and not outcome.duplicate:
                 await self._announce(interaction, outcome.summary)
+                summary = outcome.summary
+                if summary.kind == SessionKind.FULL:
+                    await interaction.client.rounds.rewards.after_solo(
+                        interaction, summary.quiz_id, summary.quiz_title, summary.score,
+                        summary.lang)
         except Exception as exc:
             await self.report(interaction, exc)
 

@@ -14,6 +14,7 @@ from typing import Any, cast
 import discord
 
 from adapters.discord.replies import actor_of, note, send, timely
+from adapters.discord.rewards import DiscordRewards
 from adapters.discord.views import COLOUR, MARKDOWN, _frozen, message_of, where_of
 from bot.app.compose import App
 from bot.domain import payloads as payload
@@ -26,6 +27,7 @@ from bot.domain.round_results import (
     PressRefused,
     RoundEvent,
     RoundQuestion,
+    RoundReveal,
     WhoAnswered,
 )
 from bot.domain.round_rules import DEFAULT_SCORING
@@ -111,6 +113,7 @@ class DiscordRounds:
         self.rounds: Rounds = app.rounds
         self.engine, self.cat, self.client = app.engine, app.catalogue, client
         self.dailies = app.engine.dailies
+        self.rewards = DiscordRewards(app, client)
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at, limit=DISCORD.card_limit)
         self.driver = RoundDriver(self.rounds, PLATFORM, self.show)
 
@@ -196,6 +199,14 @@ class DiscordRounds:
 
     # --- the driver's sink -------------------------------------------------------------------
 
+    async def _rewards(self, event: RoundEvent) -> None:
+        """After a round's podium is out: the members who earned the quiz's reward."""
+        if isinstance(event, RoundReveal) and event.final and event.daily is None:
+            try:
+                await self.rewards.after_round(event, event.quiz_id)
+            except Exception:  # the podium is out; a failed grant must not repost it
+                log.exception("round %s: granting rewards failed", event.round_id)
+
     async def show(self, event: RoundEvent) -> str | None:
         """Post a question as a channel message, or edit it into its reveal."""
         channel = self.client.get_partial_messageable(int(event.chat_id))
@@ -208,6 +219,7 @@ class DiscordRounds:
                     # the letters go; a cut reveal gets its "Who answered?"
                     await channel.get_partial_message(int(event.message_ref)).edit(
                         embed=embed, view=view)
+                    await self._rewards(event)
                     return None
                 except discord.NotFound:
                     log.info("round %s: the question message is gone; posting the reveal",
@@ -216,6 +228,7 @@ class DiscordRounds:
                 message = await channel.send(embed=embed)
             else:
                 message = await channel.send(embed=embed, view=view)
+            await self._rewards(event)
             return str(message.id)
         except discord.HTTPException as exc:
             if exc.status >= 500 or exc.status == 429:  # worth another try: the driver's

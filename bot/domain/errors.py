@@ -195,9 +195,15 @@ class BadDaily(QuizError):
 
 
 class NotChatAdmin(QuizError):
-    """/daily is for the group's (the server's) admins."""
+    """/daily and /reward are for the group's (the server's) admins."""
 
-    key = "daily.admins_only"
+    key = "error.admins_only"
+
+
+class BadReward(QuizError):
+    """A reward's score outside 1..the quiz's questions."""
+
+    key = "reward.bad_score"
 
 
 class BadRoundLength(QuizError):

@@ -78,6 +78,18 @@ class DailySet:
 
 
 @dataclass(frozen=True, slots=True)
+class RewardSet:
+    """A quiz's reward in a server as it now stands (`removed`: there is none now)."""
+
+    lang: str
+    quiz_title: str
+    role_name: str
+    score: int
+    total: int  # questions in the quiz
+    removed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class WeekRow:
     """A member's week of questions of the day: right answers of those answered."""
 
@@ -127,6 +139,7 @@ class RoundReveal:
     teams: tuple[TeamStanding, ...] = ()  # team rounds: the teams' standings
     daily: DailyNotes | None = None  # a question of the day's reveal
     takeaway: str = ""  # shown in the group instead of the explanation, when the quiz has it
+    quiz_id: str = ""  # the round's quiz (rewards are per quiz)
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,6 +61,7 @@ from bot.features.groups import Groups
 from bot.features.installed import Installed
 from bot.features.library import Library
 from bot.features.review import SpacedReview
+from bot.features.rewards import Rewards
 from bot.features.rounds import Rounds
 from bot.features.sessions import CHAT, Sessions
 from bot.store.protocol import Store
@@ -123,6 +124,7 @@ class Engine:
         self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
                              reveal_seconds=reveal_seconds)
         self.dailies = Dailies(self.rounds, close_hours=daily_close_hours)
+        self.rewards = Rewards(self, store, clock)
         self.installed = Installed(self.library, store, clock=clock)
         self.buttons = ButtonRouter()
         self._route_buttons()

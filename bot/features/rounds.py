@@ -398,7 +398,7 @@ class Rounds:
             message_ref=reveal.message_ref, final=reveal.final,
             stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
             revealed_at=reveal.revealed_at, last_qindex=row.position, scoring=row.scoring,
-            untimed=row.untimed, teams=teams,
+            untimed=row.untimed, teams=teams, quiz_id=row.quiz_id,
             daily=(daily_notes(reveal.history, reveal.revealed_at)
                    if reveal.history is not None else None))
         if qindex is None:

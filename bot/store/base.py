@@ -12,7 +12,16 @@ from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from bot.store.command import Command
-from bot.store.commands import daily, inbox, jobs, learning, round_teams, rounds, sessions
+from bot.store.commands import (
+    daily,
+    inbox,
+    jobs,
+    learning,
+    rewards,
+    round_teams,
+    rounds,
+    sessions,
+)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -102,6 +111,9 @@ class CommandStore(abc.ABC):
     create_round = _writer(rounds.create_round)
     get_round = _reader(rounds.get_round)
     active_round = _reader(rounds.active_round)
+    set_reward = _writer(rewards.set_reward)
+    drop_reward = _writer(rewards.drop_reward)
+    earn_reward = _writer(rewards.earn_reward)
     set_daily = _writer(daily.set_daily)
     drop_daily = _writer(daily.drop_daily)
     get_daily = _reader(daily.get_daily)

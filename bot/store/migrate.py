@@ -34,7 +34,7 @@ INSPECTIONS = 4
 # Every table the migrations create (besides schema_migrations), parents before children:
 # copy-db copies them in this order, reading their columns from the migrated database.
 TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questions",
-          "round_members", "dailies",  # after rounds; parents before children
+          "round_members", "dailies", "rewards", "reward_grants",  # parents first
           "round_answers", "cards", "reviews", "learner_settings", "jobs", "inbox", "chats",
           "used_links", "installed_quizzes", "group_settings")
 

@@ -238,6 +238,19 @@ class DailyHistory:
     utc_offset: int  # the chat's (minutes east of UTC): which day is Sunday
 
 
+@dataclass(frozen=True, slots=True)
+class RewardRow:
+    """A server's reward for a quiz: the role granted on reaching `score` right answers."""
+
+    platform: str
+    guild_id: str
+    quiz_id: str
+    role_id: str
+    role_name: str
+    score: int
+    set_by: str
+
+
 class RoundStore(Protocol):
     """What `bot.features.rounds` needs from storage (commands: `bot.store.commands.rounds`)."""
 
@@ -271,6 +284,17 @@ class RoundStore(Protocol):
     async def start_daily(self, new: NewRound, due_at: float, now: float) -> RoundRow | None:
         """Open the day's question (a one-question round of kind "daily"), unless the
         post due at `due_at` already did (a job run twice after a restart)."""
+
+    async def set_reward(self, reward: RewardRow, now: float) -> None:
+        """Tie a role to a quiz and a score in a server (replacing the quiz's old one)."""
+
+    async def drop_reward(self, platform: str, guild_id: str, quiz_id: str
+                          ) -> RewardRow | None:
+        """Remove the quiz's reward in the server; the one removed, if any."""
+
+    async def earn_reward(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
+                          score: int, now: float) -> RewardRow | None:
+        """An attempt scored `score`: the reward it earns (recorded), or None."""
 
     async def open_due_questions(self, platform: str, now: float) -> list[OpenedQuestion]:
         """Claim and open every question due by `now` (one caller wins each)."""

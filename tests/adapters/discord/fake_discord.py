@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from aiohttp import WSMsgType, web
 
 from .payloads import (
+    ALL_PERMISSIONS,
     APP_ID,
     LOADING,
     TOKEN,
@@ -43,7 +44,7 @@ __all__ = ["TOKEN", "FakeDiscord", "Interaction", "Message", "user"]
 
 T = TypeVar("T")
 
-BOT_AUTH = ("/users/", "/oauth2/", "/gateway/", "/applications/", "/channels/")
+BOT_AUTH = ("/users/", "/oauth2/", "/gateway/", "/applications/", "/channels/", "/guilds/")
 # Discord's message limits, enforced as Discord does: 400 with code 50035 and the field
 CONTENT, DESCRIPTION, TITLE, FOOTER, FIELDS, TOTAL = 2000, 4096, 256, 2048, 25, 6000
 
@@ -123,6 +124,12 @@ class FakeDiscord:
         self.channel_messages: list[Message] = []
         self.channel_log: list[tuple[str, int, float]] = []  # ("post"|"edit", message, time)
         self.permissions: dict[str, str] = {}  # user id -> member permissions (default all)
+        self.app_permissions = ALL_PERMISSIONS  # the bot's own, in every interaction
+        # roles: each guild's roles besides @everyone; whose member has which role ids;
+        # every role the bot added (guild, user, role)
+        self.roles: dict[int, list[dict[str, Any]]] = {}
+        self.member_roles: dict[tuple[int, str], set[str]] = {}
+        self.role_adds: list[tuple[int, str, str]] = []
         self.commands: dict[int | None, list[dict[str, Any]]] = {}
         self.identifies: list[dict[str, Any]] = []
         self.connections: list[dict[str, str]] = []  # each gateway URL's query
@@ -211,6 +218,9 @@ class FakeDiscord:
                 resolved.setdefault("attachments", {})[str(aid)] = {
                     "id": str(aid), "filename": value[0], "size": len(value[1]), "url": url,
                     "proxy_url": url, "content_type": "application/octet-stream"}
+            elif isinstance(value, dict) and "position" in value:  # a role option
+                opts.append({"name": key, "type": 8, "value": value["id"]})
+                resolved.setdefault("roles", {})[value["id"]] = value
             elif isinstance(value, dict):  # a user option
                 opts.append({"name": key, "type": 6, "value": value["id"]})
                 resolved.setdefault("users", {})[value["id"]] = value
@@ -264,6 +274,7 @@ class FakeDiscord:
         ix = Interaction(next(self._ids), f"itoken-{next(self._ids)}", kind, who, guild, channel,
                          message, expired=expired)
         payload = interaction_payload(ix, data)
+        payload["app_permissions"] = self.app_permissions
         if "member" in payload and who["id"] in self.permissions:
             payload["member"]["permissions"] = self.permissions[who["id"]]
         sock = self._socket_for(guild)
@@ -320,7 +331,8 @@ class FakeDiscord:
                 "guilds": [{"id": str(g), "unavailable": True} for g in mine],
             }, "READY")
             for guild in mine:
-                await sock.send(0, guild_create(guild, self.guilds[guild]), "GUILD_CREATE")
+                await sock.send(0, guild_create(guild, self.guilds[guild],
+                                                self.roles.get(guild, [])), "GUILD_CREATE")
             sock.ready = True
             await self._notify()
         elif op == 6:
@@ -367,7 +379,28 @@ class FakeDiscord:
             ("POST", r"/channels/(?P<channel>\d+)/messages", self._channel_message),
             ("PATCH", r"/channels/(?P<channel>\d+)/messages/(?P<msg>\d+)",
              self._edit_channel_message),
+            ("GET", r"/guilds/(?P<guild>\d+)/members/(?P<member_id>\d+)", self._member),
+            ("PUT", r"/guilds/(?P<guild>\d+)/members/(?P<member_id>\d+)/roles/(?P<role>\d+)",
+             self._add_role),
+            ("POST", r"/users/@me/channels", self._open_dm),
         ]
+
+    async def _member(self, request: web.Request, guild: str, member_id: str
+                      ) -> web.Response:
+        who = self.bot if member_id == self.bot["id"] else user(int(member_id), "member")
+        return _json({**member(who), "roles": sorted(self.member_roles.get(
+            (int(guild), member_id), set()))})
+
+    async def _add_role(self, request: web.Request, guild: str, member_id: str,
+                        role: str) -> web.Response:
+        self.member_roles.setdefault((int(guild), member_id), set()).add(role)
+        self.role_adds.append((int(guild), member_id, role))
+        return web.Response(status=204)
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        recipient = str((await json_of(request))["recipient_id"])
+        return _json({"id": str(int(recipient) + 1), "type": 1, "last_message_id": None,
+                      "recipients": [user(int(recipient), f"user{recipient}")]})
 
     async def _me(self, request: web.Request) -> web.Response:
         return _json(self.bot)

@@ -156,14 +156,15 @@ def text_channel(guild: int, channel: int) -> dict[str, Any]:
             "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0}
 
 
-def guild_create(guild: int, channel: int) -> dict[str, Any]:
-    """GUILD_CREATE's data: a guild with one text channel and the @everyone role."""
+def guild_create(guild: int, channel: int,
+                 roles: list[dict[str, Any]] | tuple[()] = ()) -> dict[str, Any]:
+    """GUILD_CREATE's data: a guild with one text channel, the @everyone role and `roles`."""
     return {
         "id": str(guild), "name": f"guild {guild}", "icon": None, "owner_id": "1",
         "unavailable": False, "member_count": 3, "large": False, "features": [],
         "roles": [{"id": str(guild), "name": "@everyone", "permissions": ALL_PERMISSIONS,
                    "position": 0, "color": 0, "hoist": False, "managed": False,
-                   "mentionable": False, "flags": 0}],
+                   "mentionable": False, "flags": 0}, *roles],
         "channels": [text_channel(guild, channel)], "threads": [], "members": [],
         "emojis": [], "stickers": [], "voice_states": [], "presences": [],
         "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],

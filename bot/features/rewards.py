@@ -1,0 +1,54 @@
+"""Rewards: a server admin ties a role to a quiz and a score (`/reward set`); an attempt
+(solo or a round) that reaches the score earns it. The store records each earning; the
+adapter grants the role and says so privately. A role removed by hand is only added again
+when it is earned again (an attempt reaching the score), never by a background sync.
+"""
+
+from __future__ import annotations
+
+from bot.domain.errors import BadReward, NotChatAdmin, RoundsAreForGroups
+from bot.domain.results import Actor
+from bot.domain.round_results import RewardSet
+from bot.features.rounds import Clock, RoundHost
+from bot.store.protocol import Store
+from bot.store.round_rows import RewardRow
+
+
+class Rewards:
+    """Set, remove and earn a server's rewards; roles themselves are the adapter's."""
+
+    def __init__(self, engine: RoundHost, store: Store, clock: Clock) -> None:
+        self.engine, self.store, self.clock = engine, store, clock
+
+    async def set(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
+                  score: int, *, admin: bool) -> RewardSet:
+        """Grant `role_id` to whoever reaches `score` right answers on the quiz here."""
+        if actor.chat_id is None:
+            raise RoundsAreForGroups()
+        if not admin:
+            raise NotChatAdmin()
+        quiz = self.engine.quiz(quiz_id)
+        if not 1 <= score <= len(quiz.questions):
+            raise BadReward(count=len(quiz.questions))
+        await self.store.set_reward(RewardRow(actor.platform, actor.chat_id, quiz.id, role_id,
+                                              role_name, score, actor.user_id), self.clock())
+        lang = await self.engine.language(actor)
+        return RewardSet(lang, quiz.title.get(lang), role_name, score, len(quiz.questions))
+
+    async def remove(self, actor: Actor, quiz_id: str, *, admin: bool) -> RewardSet:
+        """No more reward for the quiz here (roles already granted stay)."""
+        if actor.chat_id is None:
+            raise RoundsAreForGroups()
+        if not admin:
+            raise NotChatAdmin()
+        quiz = self.engine.quiz(quiz_id)
+        gone = await self.store.drop_reward(actor.platform, actor.chat_id, quiz.id)
+        lang = await self.engine.language(actor)
+        return RewardSet(lang, quiz.title.get(lang), gone.role_name if gone else "", 0,
+                         len(quiz.questions), removed=True)
+
+    async def earned(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
+                     score: int) -> RewardRow | None:
+        """An attempt in `guild_id` scored `score` on the quiz: the reward it earns."""
+        return await self.store.earn_reward(platform, guild_id, quiz_id, user_id, score,
+                                            self.clock())

@@ -1,0 +1,89 @@
+"""Rewards on the fake Discord: `/reward set` refused for non-admins, without Manage Roles
+and for a role above the bot's; a round's podium grants the role once (with a DM), a member
+holding it is left alone, and a role removed by hand is not added back until earned again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .conftest import ALICE, BOB, GUILD, replied, running
+from .fake_discord import FakeDiscord
+from .payloads import ALL_PERMISSIONS
+from .test_rounds import Room, letter_of, question_of
+
+BOT_ROLE, SCHOLAR, MODS = "1700000000000000001", "1700000000000000002", "1700000000000000003"
+
+
+def role(role_id: str, name: str, position: int) -> dict[str, Any]:
+    return {"id": role_id, "name": name, "permissions": "0", "position": position, "color": 0,
+            "hoist": False, "managed": False, "mentionable": False, "flags": 0}
+
+
+async def reward_set(fake: FakeDiscord, who: dict[str, Any], role_: dict[str, Any],
+                     score: int = 2) -> str:
+    ix = await replied(fake, await fake.slash(who, "reward", guild=GUILD, subcommand="set",
+                                              options={"quiz": "parallelism", "role": role_,
+                                                       "score": score}))
+    assert ix.original is not None and ix.original.ephemeral
+    return ix.original.content
+
+
+async def play_round(fake: FakeDiscord, room: Room, right_answers: int) -> None:
+    """Alice plays a 2-question round, right on the first `right_answers`."""
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                         options={"seconds": 20, "questions": 2}))
+    for number in (1, 2):
+        message = await room.question(number)
+        question = question_of(message)
+        pick = question.correct if number <= right_answers else (question.correct + 1) % 4
+        await room.press(ALICE, message, letter_of(message, pick))
+        room.advance(20)
+        await room.reveal(message)
+        room.advance(5)
+    fake.channel_messages.clear()  # the next round's "Question 1" is a new message
+
+
+async def test_a_role_granted_once_and_the_permission_replies(fake: FakeDiscord,
+                                                              config_path: Path) -> None:
+    fake.roles[GUILD] = [role(BOT_ROLE, "quizbot", 5), role(SCHOLAR, "Scholar", 2),
+                         role(MODS, "Mods", 9)]
+    fake.member_roles[(GUILD, fake.bot["id"])] = {BOT_ROLE}
+    scholar, mods = fake.roles[GUILD][1], fake.roles[GUILD][2]
+    async with running(config_path) as app:
+        fake.permissions[BOB["id"]] = "0"  # not an admin
+        assert await reward_set(fake, BOB, scholar) == \
+            "Only this group's admins (on Discord, the server's) can do that."
+        fake.app_permissions = "0"  # the bot lacks Manage Roles
+        assert (await reward_set(fake, ALICE, scholar)).startswith(
+            "I cannot grant roles here: give my role the Manage Roles permission")
+        fake.app_permissions = ALL_PERMISSIONS
+        assert (await reward_set(fake, ALICE, mods)).startswith(
+            "Mods sits at or above my highest role")
+        assert (await reward_set(fake, ALICE, scholar, score=9)).startswith(
+            "Choose a score from 1 to 8")
+        assert (await reward_set(fake, ALICE, scholar)).startswith(
+            "🏅 Done: reaching 2/8 on Model and pipeline")
+
+        room = Room(fake, app)
+        alice = (GUILD, ALICE["id"])
+        await play_round(fake, room, 2)  # earns it: granted, and told in a DM
+        await fake.wait_for(lambda: fake.role_adds, what="the role granted")
+        assert fake.role_adds == [(GUILD, ALICE["id"], SCHOLAR)]
+        await fake.wait_for(lambda: any("earned the role Scholar" in m.content
+                                        for m in fake.channel_messages), what="the DM")
+        await play_round(fake, room, 2)  # earns it again while holding it: left alone
+        looked = ("GET", f"/guilds/{GUILD}/members/{ALICE['id']}")
+        await fake.wait_for(lambda: fake.requests.count(looked) == 2, what="the second look")
+        fake.member_roles[alice].discard(SCHOLAR)  # an admin removes it by hand
+        await play_round(fake, room, 1)  # not earned this time: stays removed
+        assert fake.role_adds == [(GUILD, ALICE["id"], SCHOLAR)]
+        assert SCHOLAR not in fake.member_roles[alice]
+        await play_round(fake, room, 2)  # earned again: granted again
+        await fake.wait_for(lambda: len(fake.role_adds) == 2, what="the second grant")
+
+        ix = await replied(fake, await fake.slash(ALICE, "reward", guild=GUILD,
+                                                  subcommand="remove",
+                                                  options={"quiz": "parallelism"}))
+        assert ix.original is not None
+        assert ix.original.content.startswith("No more role for Model and pipeline")
