@@ -48,6 +48,7 @@ class QuestionPrompt:
     text: str
     options: tuple[str, ...]
     resumed: bool = False  # True when an unfinished session was picked up again
+    joined: bool = False  # another start made it seconds ago: its question is already shown
     confidence: bool = False  # ask "sure or guess" with the answer (the learner opted in)
     score: int = 0  # right answers before this question (the header's running score)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Callable, Iterable, Mapping
 
 from bot.domain import learning
@@ -179,8 +180,27 @@ def question_at(quiz: Quiz, row: SessionRow, position: int) -> Question:
     return draw(question, seed_of(row.seed, row.id))
 
 
+JOIN_SECONDS = 10.0  # a second start this soon (another device, a double tap) joins the first
+
+
+def keep_since() -> float:
+    """Attempts started since then are joined by a second start, not replaced."""
+    return time.time() - JOIN_SECONDS  # the store's started_at is wall-clock time too
+
+
+def opened(quiz: Quiz, row: SessionRow, lang: str, new: NewSession | None = None
+           ) -> QuestionPrompt:
+    """The prompt a start (/quiz, Try again, Review) answers with: the session's current
+    question, marked `joined` when another request started it under JOIN_SECONDS ago and
+    nothing is answered yet (`new`: what this request would have started), so question 1
+    is not posted twice."""
+    found = new is None or row.seed != new.seed
+    return prompt(quiz, row, row.position, lang, resumed=found and row.position > 0,
+                  joined=found and row.position == 0 and row.started_at >= keep_since())
+
+
 def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
-           resumed: bool = False) -> QuestionPrompt:
+           resumed: bool = False, joined: bool = False) -> QuestionPrompt:
     """The question at `position` of a stored session, in `lang`, options in its order."""
     question = question_at(quiz, row, position)
     return QuestionPrompt(
@@ -188,7 +208,7 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         kind=row.kind, position=position, total=len(row.question_ids),
         question_id=question.id, text=question.text.get(lang),
         options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
-        resumed=resumed, confidence=row.confidence, score=row.score)
+        resumed=resumed, confidence=row.confidence, score=row.score, joined=joined)
 
 
 async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[str, int]:

@@ -24,7 +24,7 @@ from bot.domain.results import (
     SessionKind,
     SettingsView,
 )
-from bot.features.library import Library, last_seeds, new_session, prompt
+from bot.features.library import Library, keep_since, last_seeds, new_session, opened
 from bot.store.learning import LearnerSettings, NewJob, NewReview, reminder_key, review_key
 from bot.store.protocol import SessionRow, Store
 
@@ -61,7 +61,7 @@ class SpacedReview:
         quiz = self.library.due_quiz()
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
-            return prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+            return opened(quiz, row, lang)
         now = self.clock()
         due = await self.store.due_cards(actor.platform, actor.user_id, now, DUE_BATCH * 3)
         questions = [q for c in due
@@ -73,8 +73,8 @@ class SpacedReview:
             wait = learning.wait_of(first - now)
             raise NothingDue(wait.unit, wait.amount)
         new = new_session(actor, quiz, SessionKind.DUE, questions[:DUE_BATCH], self._rng)
-        row = await self.store.start_session(new, replace=True)
-        return prompt(quiz, row, 0, lang)
+        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
+        return opened(quiz, row, lang, new)
 
     async def settings(self, actor: Actor) -> SettingsView:
         """The learner's confidence and reminder settings."""

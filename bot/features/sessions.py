@@ -32,7 +32,15 @@ from bot.domain.results import (
     Summary,
     UserStats,
 )
-from bot.features.library import Library, last_seeds, new_session, prompt, question_at
+from bot.features.library import (
+    Library,
+    keep_since,
+    last_seeds,
+    new_session,
+    opened,
+    prompt,
+    question_at,
+)
 from bot.features.review import SpacedReview
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
 
@@ -66,18 +74,19 @@ class Sessions:
         row = await self.store.start_session(new, replace=False)
         if row.kind != SessionKind.FULL or not quiz.fits(row.question_ids, row.option_orders):
             row = await self.store.start_session(new, replace=True)
-        if row.position == 0 and row.question_ids == new.question_ids:
+        if row.seed == new.seed:
             self._started(actor)
-        return prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+        return opened(quiz, row, lang, new)
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
-        row = await self.store.start_session(new, replace=True)
-        self._started(actor)
-        return prompt(quiz, row, 0, lang)
+        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
+        if row.seed == new.seed:
+            self._started(actor)
+        return opened(quiz, row, lang, new)
 
     async def review_missed(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """A session over the questions missed in the user's last finished attempt."""
@@ -86,7 +95,7 @@ class Sessions:
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
             if row.kind == SessionKind.REVIEW:
-                return prompt(quiz, row, row.position, lang, resumed=row.position > 0)
+                return opened(quiz, row, lang)
             if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
         last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
@@ -97,9 +106,10 @@ class Sessions:
         if not questions:
             raise NothingMissed()
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
-        row = await self.store.start_session(new, replace=True)
-        self._started(actor)
-        return prompt(quiz, row, 0, lang)
+        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
+        if row.seed == new.seed:
+            self._started(actor)
+        return opened(quiz, row, lang, new)
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """The question the user's unfinished session is at; NoActiveSession if none."""

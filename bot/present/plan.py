@@ -180,6 +180,8 @@ class Planner:
     def asked(self, prompt: QuestionPrompt, actor: Actor, *, more: bool = False) -> Reply:
         """A command or button that opens a question: send it. `more`: the quiz was not
         named (the default one), so one line names the catalogue."""
+        if prompt.joined:  # a second start seconds after the first: it is just above
+            return Reply(send=(Card(self.m.escape(self._joined(prompt))),))
         card = self.question(prompt, actor)
         if more:
             hint = self.t(prompt.lang, "catalogue.more", command=self.catalogue_command)
@@ -207,6 +209,8 @@ class Planner:
             send = (self.question(outcome.current, actor),) if outcome.current else ()
             return Reply(ack=self.cat.t(outcome.lang, key), clear_buttons=True, send=send)
         if isinstance(outcome, QuestionPrompt):
+            if outcome.joined:  # Try again / Review pressed twice: one question 1, one note
+                return Reply(ack=self._joined(outcome))
             return self.asked(outcome, actor)
         if isinstance(outcome, QuizList):
             return self.catalogue(outcome, actor)
@@ -230,6 +234,9 @@ class Planner:
             return Reply(ack=self.cat.t(outcome.lang, "round.who_open"))
         assert isinstance(outcome, UnknownButton)
         return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
+
+    def _joined(self, prompt: QuestionPrompt) -> str:
+        return self.cat.t(prompt.lang, "question.joined", number=prompt.number)
 
     def toast(self, result: AnswerResult) -> str:
         """The ack of an answer: what a learner must see first, before anything else."""

@@ -129,6 +129,9 @@ async def _inspect(path: Path, known: list[tuple[int, str, str]]) -> int:
                 "SELECT version, name FROM schema_migrations ORDER BY version")]
     except sqlite3.DatabaseError as exc:
         raise refuse(path, f"it is corrupt ({exc})") from exc
+    except UnicodeDecodeError:  # quick_check quoting scribbled bytes
+        raise refuse(path, "it is corrupt (its integrity check reads unreadable bytes)"
+                     ) from None
     if app_id == 0:
         # From before application_id: ours only if every recorded migration is one of ours.
         ours = {(v, n) for v, n, _ in known}

@@ -129,10 +129,12 @@ class Store(LearningStore, RoundStore, InboxStore, Protocol):
                             ) -> SessionRow | None:
         """The user's most recently finished full attempt of this quiz."""
 
-    async def start_session(self, new: NewSession, *, replace: bool) -> SessionRow:
+    async def start_session(self, new: NewSession, *, replace: bool,
+                            keep_since: float | None = None) -> SessionRow:
         """In one transaction: return the user's active session of the quiz unless `replace`,
-        else abandon it (kept in history) and store `new`. Two concurrent starts of one user
-        end with one active session."""
+        else abandon it (kept in history) and store `new`; with `keep_since`, an active
+        session of the same kind started since then and not yet answered is returned. Two concurrent
+        starts of one user end with one active session."""
 
     async def session_and_answer(self, session_id: int, position: int
                                  ) -> tuple[SessionRow | None, AnswerRow | None]:

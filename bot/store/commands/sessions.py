@@ -95,17 +95,22 @@ def last_finished(platform: str, user_id: str, quiz_id: str) -> Command[SessionR
         "ORDER BY s.finished_at DESC, s.id DESC LIMIT 1", platform, user_id, quiz_id))))
 
 
-def start_session(new: NewSession, *, replace: bool) -> Command[SessionRow]:
+def start_session(new: NewSession, *, replace: bool,
+                  keep_since: float | None = None) -> Command[SessionRow]:
     """The active session unless `replace`; else abandon it and store `new` (one txn).
+    With `keep_since`, an active session of `new`'s kind started at or after it and not
+    yet answered is kept and returned, not replaced: a second "Try again" joins it.
 
     On PostgreSQL the user's row is locked first, so two starts of one user (two processes,
     a double tap) run one after the other: the second sees the first's session.
     """
     n = new
     yield lock(_LOCK_USER, n.platform, n.user_id)
-    if not replace:
+    if not replace or keep_since is not None:
         found = yield from active_session(n.platform, n.user_id, n.quiz_id)
-        if found is not None:
+        if found is not None and (not replace or (
+                found.kind == n.kind and found.position == 0 and keep_since is not None
+                and found.started_at >= keep_since)):
             return found
     yield q("UPDATE sessions SET status = 'abandoned' WHERE platform = ? AND user_id = ? "
             "AND quiz_id = ? AND status = 'active'", n.platform, n.user_id, n.quiz_id)

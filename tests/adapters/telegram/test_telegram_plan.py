@@ -3,7 +3,7 @@ titles. Real python-telegram-bot against the fake Bot API on 127.0.0.1."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
@@ -25,6 +25,21 @@ TITLE = "Pipes & <Tensors>"
 def next_or_summary(message: dict) -> bool:
     """The next question, or the summary (photos carry no text)."""
     return is_question(message) or "Finished" in message.get("text", "")
+
+
+async def play_through(learner: Learner, count: int, pick: Callable[[dict], str], *,
+                       by_label: bool = False) -> dict:
+    """/quiz, then `count` answers (`pick`: a button's data, or its label); the summary."""
+    since = learner.mark()
+    await learner.send("/quiz")
+    question = await learner.reply(since, is_question)
+    for _ in range(count):
+        since = learner.mark()
+        chosen = pick(question)
+        await learner.toast(await learner.press(question, chosen) if by_label
+                            else await learner.tap(question, chosen))
+        question = await learner.reply(since, next_or_summary)
+    return question
 
 
 async def test_an_answered_question_costs_three_bot_api_calls(
@@ -139,14 +154,7 @@ async def ampersand_bot(tmp_path: Path, api: FakeBotAPI) -> AsyncIterator[Runnin
 async def test_a_title_with_html_characters_reaches_telegram_intact(
         ampersand_bot: Running, api: FakeBotAPI) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
-    since = learner.mark()
-    await learner.send("/quiz")
-    question = await learner.reply(since, is_question)
-    for _ in range(2):
-        since = learner.mark()
-        await learner.tap(question, button_data(question)[0])
-        question = await learner.reply(since, next_or_summary)
-    summary = question
+    summary = await play_through(learner, 2, lambda q: button_data(q)[0])
     assert summary["text"].startswith(f"Finished {TITLE}:")  # parsed as Telegram parses HTML
     for command, heading in (("/stats", f"Your stats: {TITLE}"),
                              ("/leaderboard", f"Global leaderboard: {TITLE}")):
@@ -157,3 +165,31 @@ async def test_a_title_with_html_characters_reaches_telegram_intact(
         assert (reply.get("text") or reply.get("caption", "")).startswith(heading)
     assert not api.errors_of("sendMessage") and not api.errors_of("sendPhoto")
     assert payload.decode(button_data(summary)[-1]) == payload.RetryPayload.of("1001", "tiny")
+
+
+@pytest.mark.parametrize("second_start", ["↻ Try again", "🔁 Review missed", "/quiz"])
+async def test_a_second_start_seconds_later_joins_the_first(
+        bot: Running, api: FakeBotAPI, key: AnswerKey, second_start: str) -> None:
+    # two devices (or a double tap): before, each started an attempt and posted question 1
+    alice = Learner(api, api.user(1001, "Alice"))
+    missed = iter([True] + [False] * 7)
+    summary = await play_through(alice, 8, lambda q: (key.wrong if next(missed) else key.right)(
+        q["text"]), by_label=True)
+    since = alice.mark()
+    if second_start.startswith("/"):
+        await alice.send(second_start)
+        await alice.send(second_start)
+        queries: list[str] = []
+    else:
+        queries = [await alice.press(summary, second_start) for _ in range(2)]
+    toasts = [(await alice.toast(q)).params.get("text", "") for q in queries]
+    until = await alice.barrier()
+    posted = [c.result for c in alice.sent(since, until, ("sendMessage", "sendPhoto"))]
+    questions = [m for m in posted if is_question(m)]
+    assert len(questions) == 1, posted
+    note = bot.cat.t("en", "question.joined", number=1)
+    assert note in toasts or any(note == m.get("text") for m in posted), (toasts, posted)
+    active = await bot.app.store.active_session("telegram", "1001", "parallelism")
+    pressed = payload.decode(button_data(questions[0])[0])
+    assert active is not None and active.position == 0
+    assert getattr(pressed, "session_id", None) == active.id  # the one posted is the one kept

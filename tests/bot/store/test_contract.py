@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, SessionKind
@@ -88,6 +89,23 @@ async def test_concurrent_starts_in_two_processes_leave_one_active_session(open_
     others = [await one.get_session(r.id) for r in rows if r.id != active.id]
     assert {o.status for o in others if o is not None} == {"abandoned"}
     assert await one.active_session("t", "2", "quiz") is None  # nobody else's changed
+
+
+async def test_concurrent_try_agains_join_the_attempt_one_of_them_started(
+        open_store: Opener):
+    # "Try again" on two devices at once, in two processes: one attempt, not ten
+    one, two = await open_store(), await open_store()
+    await one.touch_user("t", "1", "T")
+    since = time.time() - 10
+    rows = await asyncio.gather(*(s.start_session(new_session(), replace=True,
+                                                  keep_since=since) for s in (one, two) * 5))
+    assert len({r.id for r in rows}) == 1
+    # once it is older than keep_since, or answered, a start replaces it again
+    later = await one.start_session(new_session(), replace=True, keep_since=time.time() + 1)
+    assert later.id != rows[0].id
+    await one.record_answer(answer_of(later.id, 0, True))
+    again = await two.start_session(new_session(), replace=True, keep_since=since)
+    assert again.id != later.id and again.position == 0
 
 
 async def test_a_reset_racing_answers_leaves_no_orphans(open_store: Opener):
