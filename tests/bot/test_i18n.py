@@ -114,3 +114,15 @@ def test_no_ui_string_hedges_its_plural(catalogue: Catalogue) -> None:
             assert "(s)" not in catalogue.raw(lang, key), (lang, key)
         for key in ("progress.streak", "error.nothing_due_minutes", "progress.due"):
             assert catalogue.count_of(key) is not None and key in catalogue.keys(lang)
+
+
+@pytest.mark.parametrize("n", [1, 22])
+def test_urdu_counts_of_questions_read_right_for_one_and_many(catalogue: Catalogue,
+                                                              n: int) -> None:
+    # Urdu takes the noun after a numeral in one form ("1 سوال", "22 سوال"), so these
+    # strings need no plural forms; "1 سوالات" was wrong.
+    text = strip_isolates(catalogue.t("ur", "catalogue.item", title="T", count=n, level="L"))
+    assert f"{n} سوال" in text and "سوالات" not in text
+    started = strip_isolates(catalogue.t("ur", "round.started", host="H", title="T", total=n,
+                                         seconds=30))
+    assert f"{n} سوال،" in started
