@@ -19,6 +19,7 @@ from bot.app.config import load_config
 from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
 from bot.domain.quiz import Quiz, load_all, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
+from bot.domain.quiz.topics import TOPICS_FILE
 from bot.features.importing import Imported, convert
 from bot.features.installed import Installed
 from bot.features.library import Library
@@ -82,8 +83,9 @@ def import_file(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{args.path}: cannot be read: {exc.strerror}", file=sys.stderr)
         return EXIT_ERROR
+    beside = args.output.parent / TOPICS_FILE if args.output is not None else None
     result = convert(data, str(args.path), fmt=args.format, quiz_id=args.quiz_id,
-                     lang=args.lang)
+                     lang=args.lang, topics=beside if beside and beside.is_file() else None)
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for problem in result.problems:

@@ -8,14 +8,16 @@ in the database (`bot.features.installed`).
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
-from bot.domain.quiz import Quiz
+from bot.domain.quiz import Quiz, default_content_dir
 from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_draft
 from bot.domain.quiz.formats.draft import decode
 from bot.domain.quiz.formats.to_yaml import Converted, quiz_id_for, to_yaml
+from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.quiz.validate import ID_RE, LANG_RE
 from bot.features.content_check import check_paths
 
@@ -29,6 +31,7 @@ class Imported:
 
     source: str
     yaml: str = ""
+    topics: Path | None = None  # the shared topics the quiz is checked against
     images: dict[str, bytes] = field(default_factory=dict)
     quiz: Quiz | None = None
     problems: list[str] = field(default_factory=list)
@@ -40,9 +43,10 @@ class Imported:
 
 
 def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | None = None,
-            lang: str = "en") -> Imported:
-    """Read `data` (a file called `name`) and check the quiz it makes."""
-    out = Imported(name)
+            lang: str = "en", topics: Path | None = None) -> Imported:
+    """Read `data` (a file called `name`) and check the quiz it makes. Its questions may
+    name the shared topics of `topics` (a topics.yaml; default: the shipped one)."""
+    out = Imported(name, topics=topics or default_content_dir() / TOPICS_FILE)
     if quiz_id is not None and not ID_RE.fullmatch(quiz_id):
         out.problems.append(f"--id {quiz_id!r}: must be 1-40 of a-z, 0-9, '-', '_'")
     if not LANG_RE.fullmatch(lang):
@@ -86,6 +90,7 @@ def _check(converted: Converted, out: Imported) -> None:
     with tempfile.TemporaryDirectory(prefix="quizbot-import-") as folder:
         path = Path(folder) / shown
         path.write_text(converted.yaml, encoding="utf-8")
+        with_shared_topics(Path(folder), out.topics)
         for rel, data in converted.images.items():
             (Path(folder) / rel).parent.mkdir(parents=True, exist_ok=True)
             (Path(folder) / rel).write_bytes(data)
@@ -97,3 +102,10 @@ def _check(converted: Converted, out: Imported) -> None:
                         for w in checked.warnings)
     quiz = next(iter(checked.quizzes.values()), None)
     out.quiz = quiz if not out.problems else None
+
+
+def with_shared_topics(folder: Path, topics: Path | None) -> None:
+    """Put a copy of `topics` (a topics.yaml) into `folder`, where the loader looks for the
+    shared topics a quiz beside it may name."""
+    if topics is not None and topics.is_file() and not (folder / TOPICS_FILE).exists():
+        shutil.copyfile(topics, folder / TOPICS_FILE)

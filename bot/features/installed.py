@@ -29,9 +29,10 @@ from bot.domain.errors import (
     UploadRefused,
     UploadTooBig,
 )
-from bot.domain.quiz import Quiz, load_file
+from bot.domain.quiz import Quiz, default_content_dir, load_file
+from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.results import Actor, InstallOutcome
-from bot.features.importing import Imported, convert
+from bot.features.importing import Imported, convert, with_shared_topics
 from bot.features.library import Library
 from bot.present.limits import check_rendered_sizes, listing
 from bot.store.commands.quizzes import (
@@ -190,4 +191,5 @@ def _materialize(folder: Path, path: Path, row: InstalledRow) -> None:
             target.write_bytes(base64.b64decode(packed, validate=True))
         except (binascii.Error, ValueError) as exc:
             raise ValueError(f"picture {rel!r} is not base64: {exc}") from None
+    with_shared_topics(folder, default_content_dir() / TOPICS_FILE)
     path.write_text(row.yaml, encoding="utf-8")

@@ -147,3 +147,19 @@ async def test_reload_rereads_the_files_and_keeps_the_installed_quizzes(
     await engine.reload(ADMIN)
     assert "spec" in engine.library.quizzes and set(quizzes) < set(engine.library.quizzes)
     engine.installed.close()
+
+
+async def test_an_uploaded_yaml_may_name_the_shared_topics(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    content = Path(__file__).parents[2] / "content"
+    text = (content / "long-context.yaml").read_text(encoding="utf-8")
+    assert "\ntopics:" not in text and "    topics: [" in text  # names content/topics.yaml's
+    mine = text.replace("id: long-context\n", "id: my-long-context\n", 1)
+    first = _engine(await open_store(), quizzes, FakeClock())
+    done = await first.install(ADMIN, mine.encode(), "mine.yaml")
+    second = _engine(await open_store(), quizzes, FakeClock())  # loads it from the database
+    await second.installed.refresh()
+    quiz = second.library.quiz("my-long-context")
+    assert len(quiz.questions) == done.questions and quiz.questions[0].topics
+    first.installed.close()
+    second.installed.close()
