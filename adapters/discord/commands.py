@@ -76,10 +76,15 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
         await flows_of(interaction).quizzes(interaction)
 
     @app_commands.command(name="review", description=text("command.review"))
-    @app_commands.describe(what=text("command.param_what"))
+    @app_commands.describe(what=text("command.param_what"), topic=text("command.param_topic"))
     async def review(interaction: discord.Interaction[Any],
-                     what: Literal["due", "last"] = "due") -> None:
-        await flows_of(interaction).review(interaction, what)
+                     what: Literal["due", "last"] = "due", topic: str | None = None) -> None:
+        await flows_of(interaction).review(interaction, what, topic)
+
+    @review.autocomplete("topic")
+    async def topic_autocomplete(interaction: discord.Interaction[Any], current: str,
+                                 ) -> list[app_commands.Choice[str]]:
+        return await flows_of(interaction).topic_choices(interaction, current)
 
     @app_commands.command(name="settings", description=text("command.settings"))
     @app_commands.describe(quiz=text("command.param_group_quiz"),

@@ -108,10 +108,15 @@ class Flows:
         quizzes = await self._do(interaction, self.engine.catalogue(actor))
         await self.deliver(interaction, self.plan.catalogue(quizzes, actor))
 
-    async def review(self, interaction: discord.Interaction[Any], what: str = "due") -> None:
-        """/review: the due questions of every quiz; /review last: last time's misses."""
+    async def review(self, interaction: discord.Interaction[Any], what: str = "due",
+                     topic: str | None = None) -> None:
+        """/review: the due questions of every quiz; /review last: last time's misses;
+        /review topic:NAME: practise one topic."""
         actor = actor_of(interaction)
-        work = self.engine.review(actor) if what == "last" else self.engine.review_due(actor)
+        if topic:
+            work = self.engine.review_topic(actor, topic)
+        else:
+            work = self.engine.review(actor) if what == "last" else self.engine.review_due(actor)
         prompt = await self._do(interaction, work)
         await self.deliver(interaction, self.plan.asked(prompt, actor))
 
@@ -225,6 +230,16 @@ class Flows:
         """/quiz remove:<id> (admins): take an installed quiz out."""
         title = await timely(interaction, self.engine.remove_quiz(actor_of(interaction), quiz_id))
         await self.deliver(interaction, self.plan.removed(await self.lang(interaction), title))
+
+    async def topic_choices(self, interaction: discord.Interaction[Any], current: str,
+                            ) -> list[app_commands.Choice[str]]:
+        """Autocomplete for /review topic: topics whose id or name contains what was typed."""
+        needle = current.casefold().strip()
+        lang = await self.lang(interaction)
+        found = [(self.engine.library.topic_name(t, lang), t) for t in self.engine.library.topics()]
+        return [app_commands.Choice(name=name[:CHOICE_NAME_LIMIT], value=t)
+                for name, t in sorted(found) if needle in t or needle in name.casefold()
+                ][:CHOICES_LIMIT]
 
     async def quiz_choices(self, interaction: discord.Interaction[Any], current: str,
                            ) -> list[app_commands.Choice[str]]:

@@ -209,6 +209,10 @@ class Handlers:
         if args and args[0].lower() == "last":
             return await self._solo(turn, lambda: self.engine.review(turn.actor, _first(args[1:])),
                                     _first(args[1:]))
+        if args:  # /review NAME: practise one topic
+            topic = args[0].removeprefix("topic:")
+            return await self._solo(turn, lambda: self.engine.review_topic(turn.actor, topic),
+                                    REVIEW_LINK)
         return await self._solo(turn, lambda: self.engine.review_due(turn.actor), REVIEW_LINK)
 
     async def _solo(self, turn: Turn, opening: Callable[[], Awaitable[QuestionPrompt]],

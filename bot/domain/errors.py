@@ -39,6 +39,10 @@ class UnknownQuiz(QuizError):
     key = "error.unknown_quiz"
 
 
+class UnknownTopic(QuizError):
+    key = "error.unknown_topic"
+
+
 class UnsupportedLanguage(QuizError):
     key = "error.unsupported_language"
 

@@ -242,6 +242,13 @@ class QuizzesPayload(OwnedPayload):
 
 
 @dataclass(frozen=True, slots=True)
+class TopicPayload(OwnedPayload):
+    """Practise the topic `arg`: its due and weakest questions across quizzes."""
+
+    action: ClassVar[str] = "topic"
+
+
+@dataclass(frozen=True, slots=True)
 class WhoPagePayload(OwnedPayload):
     """A page of a private "Who answered?" list: `arg` is <round>-<qindex>-<page>."""
 
@@ -260,9 +267,10 @@ class WhoPagePayload(OwnedPayload):
 
 OWNED: dict[str, type[OwnedPayload]] = {kind.action: kind for kind in (
     StartPayload, RetryPayload, ReviewPayload, DuePayload, ConfidencePayload, LanguagePayload,
-    ResetPayload, WhoPagePayload, QuizzesPayload)}
+    ResetPayload, WhoPagePayload, QuizzesPayload, TopicPayload)}
 ActionPayload = (StartPayload | RetryPayload | ReviewPayload | DuePayload | ConfidencePayload
-                 | LanguagePayload | ResetPayload | WhoPagePayload | QuizzesPayload)
+                 | LanguagePayload | ResetPayload | WhoPagePayload | QuizzesPayload
+                 | TopicPayload)
 Payload = AnswerPayload | RoundPayload | WhoPayload | TeamPayload | ActionPayload
 
 

@@ -67,6 +67,17 @@ class MissedQuestion:
 
 
 @dataclass(frozen=True, slots=True)
+class NextStep:
+    """What to do after a quiz: practise the weakest topic, or the quiz the content names
+    next."""
+
+    kind: str  # "topic" or "quiz"
+    id: str  # the topic id or the quiz id
+    name: str  # its name in the learner's language
+    percent: int | None = None  # a topic's mastery, 0..100
+
+
+@dataclass(frozen=True, slots=True)
 class Summary:
     """A finished session."""
 
@@ -79,6 +90,7 @@ class Summary:
     total: int
     missed: tuple[MissedQuestion, ...]
     best_score: int | None = None  # best full-attempt score, after this one
+    next_step: NextStep | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from bot.domain.payloads import (
     RoundPayload,
     StartPayload,
     TeamPayload,
+    TopicPayload,
     WhoPagePayload,
     WhoPayload,
 )
@@ -159,6 +160,7 @@ class Engine:
         route(LanguagePayload, self._language_pressed)
         route(ResetPayload, self._reset_pressed)
         route(QuizzesPayload, lambda a, p, w: self.catalogue(a))
+        route(TopicPayload, lambda a, p, w: self.review_topic(a, p.arg))
 
     async def press(self, actor: Actor, data: Payload | None,
                     where: Where | None = None) -> PressOutcome:
@@ -306,6 +308,10 @@ class Engine:
     async def review_due(self, actor: Actor) -> QuestionPrompt:
         """A session over the learner's due questions, most overdue first."""
         return await self.spaced.review_due(actor)
+
+    async def review_topic(self, actor: Actor, topic: str) -> QuestionPrompt:
+        """A short practice set of one topic: its due and weakest questions, any quiz."""
+        return await self.spaced.review_topic(actor, topic)
 
     async def settings(self, actor: Actor) -> SettingsView:
         """The learner's confidence and reminder settings."""

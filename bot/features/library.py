@@ -87,6 +87,28 @@ class Library:
                         quiz.difficulty, len(quiz.questions), quiz.languages, quiz.level,
                         quiz.next)
 
+    def topics(self) -> dict[str, Quiz]:
+        """Every topic a question carries -> a quiz that names it."""
+        found: dict[str, Quiz] = {}
+        for quiz in self.ordered():
+            for q in quiz.questions:
+                for topic in q.topics:
+                    found.setdefault(topic, quiz)
+        return found
+
+    def topic_name(self, topic: str, lang: str) -> str:
+        """A topic's name in `lang` (its id when no quiz names it)."""
+        quiz = self.topics().get(topic)
+        return quiz.topic_name(topic, lang) if quiz is not None else topic
+
+    def topic_choices(self) -> Text:
+        """Every topic as its name and id, one a line, in every language."""
+        topics = self.topics()
+        langs = sorted({lang for quiz in self.quizzes.values() for lang in quiz.languages})
+        return Text(tuple((lang, "".join(f"\n• {q.topic_name(t, lang)} ({t})"
+                                           for t, q in sorted(topics.items())))
+                          for lang in langs))
+
     def due_quiz(self) -> Quiz:
         """Every question of every quiz under a qualified id (rebuilt after a reload)."""
         if self._due_cache is None or self._due_cache[0] is not self.quizzes:

@@ -13,11 +13,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.domain import learning
-from bot.domain.errors import BadReminder, NothingDue
+from bot.domain.errors import BadReminder, NothingDue, UnknownTopic
+from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import shown_text
 from bot.domain.results import (
     Actor,
     DayStat,
+    NextStep,
     Progress,
     QuestionPrompt,
     QuestionStat,
@@ -25,11 +27,13 @@ from bot.domain.results import (
     SettingsView,
 )
 from bot.features.library import Library, keep_since, last_seeds, new_session, opened
+from bot.features.mastery import WEAK, Mastery, mastery
 from bot.store.learning import LearnerSettings, NewJob, NewReview, reminder_key, review_key
 from bot.store.protocol import SessionRow, Store
 
 REMIND = "remind"  # job kinds of daily reminders: "remind:<platform>"
 DUE_BATCH = 10  # questions in one spaced-review session
+TOPIC_BATCH = 8  # questions in one practice set of a topic (/review topic:NAME)
 HISTORY_DAYS = 14
 
 
@@ -73,6 +77,52 @@ class SpacedReview:
             wait = learning.wait_of(first - now)
             raise NothingDue(wait.unit, wait.amount)
         new = new_session(actor, quiz, SessionKind.DUE, questions[:DUE_BATCH], self._rng)
+        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
+        return opened(quiz, row, lang, new)
+
+    async def mastery(self, platform: str, user_id: str) -> Mastery:
+        """The learner's mastery per question and topic, now."""
+        return await mastery(self.store, self.library.quizzes.values(), self.memory, platform,
+                             user_id, self.clock())
+
+    async def next_step(self, platform: str, user_id: str, quiz: Quiz, lang: str, *,
+                        missed: bool) -> NextStep | None:
+        """After `quiz`: the weakest topic when this attempt missed something and that topic
+        is weak, else the quiz the content names next, else the weakest topic."""
+        weakest = (await self.mastery(platform, user_id)).weakest()
+        topic = None if weakest is None else NextStep(
+            "topic", weakest.topic, self.library.topic_name(weakest.topic, lang),
+            round(100 * weakest.score))
+        if topic is not None and missed and weakest is not None and weakest.score < WEAK:
+            return topic
+        if quiz.next and quiz.next in self.library.quizzes:
+            return NextStep("quiz", quiz.next, self.library.quizzes[quiz.next].title.get(lang))
+        return topic if missed else None
+
+    async def review_topic(self, actor: Actor, topic: str) -> QuestionPrompt:
+        """A short set (up to TOPIC_BATCH) of one topic's questions across quizzes: the due
+        ones first, then the learner's weakest, then ones never answered."""
+        topic = topic.strip().lower()
+        if topic not in self.library.topics():
+            raise UnknownTopic(topic=topic, choices=self.library.topic_choices())
+        lang = await self.library.language(actor)
+        now = self.clock()
+        known = await self.mastery(actor.platform, actor.user_id)
+        due = {(c.quiz_id, c.question_id): c.due_at
+               for c in await self.store.due_cards(actor.platform, actor.user_id, now, 1000)}
+        quiz = self.library.due_quiz()
+
+        def rank(key: tuple[str, str]) -> tuple[int, float]:
+            if key in due:
+                return 0, due[key]
+            score = known.questions.get(key)
+            return (1, score) if score is not None else (2, 0.0)
+
+        keys = sorted(((z.id, q.id) for z in self.library.ordered() for q in z.questions
+                       if topic in q.topics), key=rank)
+        questions = [q for key in keys[:TOPIC_BATCH]
+                     if (q := quiz.question(learning.qualify(*key))) is not None]
+        new = new_session(actor, quiz, SessionKind.DUE, questions, self._rng)
         row = await self.store.start_session(new, replace=True, keep_since=keep_since())
         return opened(quiz, row, lang, new)
 

@@ -222,10 +222,14 @@ class Sessions:
         best = None
         if row.kind == SessionKind.FULL:
             best = await self.store.best_of(quiz.id, row.platform, row.user_id)
+        step = None
+        if row.kind != SessionKind.DUE:
+            step = await self.spaced.next_step(row.platform, row.user_id, quiz, lang,
+                                               missed=bool(missed))
         return Summary(
             session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
             kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),
-            missed=tuple(missed), best_score=best)
+            missed=tuple(missed), best_score=best, next_step=step)
 
     # --- stats, leaderboards, reset ------------------------------------------------------------
 

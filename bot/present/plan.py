@@ -26,6 +26,7 @@ from bot.domain.payloads import (
     RetryPayload,
     ReviewPayload,
     StartPayload,
+    TopicPayload,
     encode_answer,
 )
 from bot.domain.results import (
@@ -174,8 +175,14 @@ class Planner:
                                   ReviewPayload.of(owner, summary.quiz_id).pack(), "primary"))
         buttons.append(Button(self.cat.t(summary.lang, "button.retry"),
                               RetryPayload.of(owner, summary.quiz_id).pack()))
-        return Card(render.summary_text(self.cat, summary, self.m),
-                    rows=(_row(summary.lang, buttons),))
+        rows: tuple[tuple[Button, ...], ...] = (_row(summary.lang, buttons),)
+        step = summary.next_step
+        if step is not None:  # the path on: its own row, first
+            kind = TopicPayload if step.kind == "topic" else StartPayload
+            label = self.cat.t(summary.lang, f"button.next_{step.kind}",
+                               name=render.clip(step.name, LABEL_LIMIT - 12))
+            rows = ((Button(label, kind.of(owner, step.id).pack(), "primary"),), *rows)
+        return Card(render.summary_text(self.cat, summary, self.m), rows=rows)
 
     def asked(self, prompt: QuestionPrompt, actor: Actor, *, more: bool = False) -> Reply:
         """A command or button that opens a question: send it. `more`: the quiz was not

@@ -195,6 +195,10 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     if summary.best_score is not None and summary.kind == "full":
         lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
                                      total=summary.total))]
+    step = summary.next_step
+    if step is not None:
+        key = "summary.next_topic" if step.kind == "topic" else "summary.next_quiz"
+        lines += ["", m.bold(m.escape(cat.t(lang, key, name=step.name, percent=step.percent)))]
     return "\n".join(lines)
 
 

@@ -66,3 +66,14 @@ async def test_answer_leads_with_the_takeaway_explanation_in_a_field(
     assert [f["name"] for f in embed["fields"]][:1] == ["Explanation"]
     assert all(len(f["value"]) <= 1024 for f in embed["fields"])
     assert [what for what, _ in ix.events] == ["callback 7", "follow-up"]  # calls unchanged
+
+
+async def test_review_a_topic(fake: FakeDiscord, bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
+                                              options={"topic": "bubble"}))
+    assert ix.original is not None and ix.original.ephemeral
+    assert ix.original.embeds[0]["title"].startswith("Spaced review 1/8")
+    ix = await replied(fake, await fake.autocomplete(ALICE, "review", "topic", "bub",
+                                                     guild=GUILD))
+    assert ix.callback is not None
+    assert {"name": "Pipeline bubble", "value": "bubble"} in ix.callback.data["choices"]

@@ -13,7 +13,7 @@ from .fake_discord import FakeDiscord
 async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert {c["name"] for c in fake.commands[GUILD]} == {
         "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload",
-        "settings", "remind", "round", "dashboard", "quizzes"}
+        "settings", "remind", "round", "dashboard", "quizzes", "daily"}
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 4
     question = ix.original
@@ -40,7 +40,9 @@ async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     summary = question
     assert max(i.callback.elapsed for i in fake.interactions.values() if i.callback) < WINDOW
     assert "6/8" in summary.text
-    assert [b["label"] for b in summary.buttons] == ["🔁 Review missed", "↻ Try again"]
+    labels = [b["label"] for b in summary.buttons]
+    assert labels[0].startswith(("🎯 Practise: ", "➡ Next: "))  # the next step first
+    assert labels[1:] == ["🔁 Review missed", "↻ Try again"]
     stats = await bot.engine.stats(Actor("discord", ALICE["id"]))
     assert (stats.attempts, stats.best_score) == (1, 6)
 
@@ -117,7 +119,9 @@ async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None
     ix = await answer(fake, ALICE, question, wrong_id(question, "ur"))
     feedback = strip_isolates(question.embeds[0]["description"])
     assert "❌ درست نہیں۔" in feedback
-    assert "کیوں نہیں" in feedback  # the why-not of the chosen option
+    # the why-not of the chosen option, with the explanation, in the field under the takeaway
+    assert question.embeds[0]["fields"][0]["name"] == "وضاحت"
+    assert "کیوں نہیں" in strip_isolates(question.embeds[0]["fields"][0]["value"])
 
     ix = await replied(fake, await fake.slash(ALICE, "language", guild=GUILD,
                                               options={"language": "en"}))

@@ -62,6 +62,19 @@ async def test_quiz_without_id_starts_at_once_and_names_the_catalogue(
     assert "Question 1/22" in named["text"] and "/quizzes" not in named["text"]
 
 
+async def test_review_a_topic_by_name(bot: Running, api: FakeBotAPI) -> None:
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send("/review bubble")
+    question = await learner.reply(since, is_question)
+    assert question["text"].startswith("Spaced review 1/8")
+    since = learner.mark()
+    await learner.send("/review nope")
+    refusal = await learner.reply(since)
+    assert refusal["text"].startswith("There is no topic called nope. The topics:\n")
+    assert "• Pipeline bubble (bubble)" in refusal["text"]
+
+
 async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()

@@ -1,0 +1,73 @@
+"""How well a learner knows each topic: one small score per question and per topic, from
+their answers (accuracy) and their memory cards (FSRS's chance of recall now).
+
+One function other features reuse: the finished summary's next step, `/review topic:NAME`,
+and anything that wants "the weakest topic" (`weakest`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.domain.learning import Memory
+from bot.domain.quiz import Quiz
+from bot.store.protocol import Store
+
+# A question answered once right is not yet known: accuracy counts one right and one wrong
+# answer more than were given (Laplace's rule), so 1 of 1 is 67%, 5 of 5 is 86%.
+PRIOR_RIGHT, PRIOR_ANSWERED = 1, 2
+WEAK = 0.7  # below this a topic is worth practising before moving on
+
+
+@dataclass(frozen=True, slots=True)
+class TopicMastery:
+    """A topic's score (0..1, the mean of its answered questions') and how many of its
+    questions the learner has answered."""
+
+    topic: str
+    score: float
+    answered: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mastery:
+    """Per question ((quiz id, question id) -> score) and per topic, for one learner."""
+
+    questions: dict[tuple[str, str], float]
+    topics: dict[str, TopicMastery]
+
+    def weakest(self, among: Iterable[str] | None = None) -> TopicMastery | None:
+        """The answered topic with the lowest score (of `among`, when given)."""
+        wanted = None if among is None else set(among)
+        found = [t for t in self.topics.values() if wanted is None or t.topic in wanted]
+        return min(found, key=lambda t: (t.score, t.topic), default=None)
+
+
+async def mastery(store: Store, quizzes: Iterable[Quiz], memory: Memory, platform: str,
+                  user_id: str, now: float) -> Mastery:
+    """The learner's mastery: a question's score is its smoothed accuracy, averaged with
+    the card's recall probability now when it has a card (every counted answer makes one)."""
+    answered: dict[tuple[str, str], list[int]] = {}
+    for t in await store.review_totals(platform, user_id):
+        acc = answered.setdefault((t.quiz_id, t.question_id), [0, 0])
+        acc[0] += t.answered
+        acc[1] += t.correct
+    recall = {(c.quiz_id, c.question_id): memory.retrievability(c.card, now)
+              for c in await store.cards(platform, user_id)}
+    questions: dict[tuple[str, str], float] = {}
+    for key, (n, right) in answered.items():
+        accuracy = (right + PRIOR_RIGHT) / (n + PRIOR_ANSWERED)
+        questions[key] = (accuracy + recall[key]) / 2 if key in recall else accuracy
+    sums: dict[str, list[float]] = {}
+    for quiz in quizzes:
+        for q in quiz.questions:
+            score = questions.get((quiz.id, q.id))
+            if score is None:
+                continue
+            for topic in q.topics:
+                acc_ = sums.setdefault(topic, [0.0, 0.0])
+                acc_[0] += score
+                acc_[1] += 1
+    topics = {topic: TopicMastery(topic, total / n, int(n)) for topic, (total, n) in sums.items()}
+    return Mastery(questions, topics)

@@ -1,0 +1,73 @@
+"""Mastery per topic, the next step after a quiz, and practice of one topic."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.domain.errors import UnknownTopic
+from bot.domain.payloads import StartPayload, TopicPayload, decode
+from bot.domain.quiz import Quiz
+from bot.domain.results import Actor, SessionKind
+from bot.features.engine import Engine
+from bot.present.i18n import Catalogue
+from bot.present.plan import Planner
+from bot.present.render import PLAIN
+from tests.helpers import play_through
+
+ALICE = Actor("telegram", "1001")
+
+
+async def test_a_perfect_run_points_to_the_next_quiz(engine: Engine, catalogue: Catalogue):
+    result = await play_through(engine, ALICE, "parallelism")
+    summary = result.summary
+    assert summary is not None and summary.next_step is not None
+    assert (summary.next_step.kind, summary.next_step.id) == ("quiz", "parallelism-deep")
+    card = Planner(catalogue, PLAIN, shared_chats=False).summary(summary, ALICE)
+    first = card.rows[0][0]
+    assert first.label == "➡ Next: Parallelism in depth: schedules, memory and communi…"
+    assert len(first.label) <= 64
+    assert decode(first.payload) == StartPayload.of("1001", "parallelism-deep")
+    assert "Next on the path: Parallelism in depth" in card.body
+
+
+async def test_misses_point_to_the_weakest_topic(engine: Engine, quizzes: dict[str, Quiz],
+                                                 catalogue: Catalogue):
+    result = await play_through(engine, ALICE, "parallelism", miss=3)  # q1-q3 wrong
+    step = result.summary.next_step if result.summary else None
+    assert step is not None and step.kind == "topic"
+    known = await engine.spaced.mastery("telegram", "1001")
+    missed_topics = {t for q in quizzes["parallelism"].questions[:3] for t in q.topics}
+    assert step.id in missed_topics and step.percent is not None and step.percent < 70
+    assert step.percent == round(100 * known.topics[step.id].score)
+    assert known.topics[step.id].score == min(t.score for t in known.topics.values())
+    assert step.name == quizzes["parallelism"].topic_name(step.id, "en") != step.id
+    card = Planner(catalogue, PLAIN, shared_chats=False).summary(result.summary, ALICE)
+    assert decode(card.rows[0][0].payload) == TopicPayload.of("1001", step.id)
+    assert f"Next: practise {step.name}, your weakest topic so far ({step.percent}%)." in (
+        card.body)
+
+    practice = await engine.press(ALICE, decode(card.rows[0][0].payload))
+    assert practice.kind == SessionKind.DUE and 1 <= practice.total <= 8
+    due = engine.due_quiz()
+    row = await engine.store.get_session(practice.session_id)
+    assert row is not None
+    assert all(step.id in due.question(qid).topics for qid in row.question_ids)
+
+
+async def test_practice_of_a_topic_takes_due_then_weakest_across_quizzes(
+        engine: Engine, quizzes: dict[str, Quiz]):
+    topic = "bubble"
+    everywhere = [(z.id, q.id) for z in quizzes.values() for q in z.questions
+                  if topic in q.topics]
+    assert len({quiz for quiz, _ in everywhere}) > 1  # the topic spans quizzes
+    prompt = await engine.review_topic(ALICE, "Bubble")
+    assert prompt.total == min(8, len(everywhere)) and prompt.kind == SessionKind.DUE
+
+
+async def test_an_unknown_topic_is_answered_with_the_topics(engine: Engine,
+                                                            catalogue: Catalogue):
+    with pytest.raises(UnknownTopic) as caught:
+        await engine.review_topic(ALICE, "nope")
+    text = catalogue.t("en", caught.value.key, **caught.value.params)
+    assert text.startswith("There is no topic called nope. The topics:\n• ")
+    assert "• Pipeline bubble (bubble)" in text
