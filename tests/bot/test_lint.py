@@ -12,6 +12,7 @@ from bot.domain.quiz import Option, Question, Quiz, Text, load_file
 from bot.domain.quiz.computed import draw
 from bot.domain.quiz.lint import (
     EXPLANATION_CHARS,
+    claim_warnings,
     computed_warnings,
     explanation_warnings,
     leak_warnings,
@@ -146,6 +147,28 @@ def test_a_malformed_condition_is_refused_at_its_line(tmp_path: Path) -> None:
     assert problem.startswith(f"q.yaml:{line_of(path, 'explanation:')}: "
                               "questions[0].explanation.en {if answer > gpu: over} must read "
                               "{if condition: words|other words}")
+
+
+def test_words_the_drawn_numbers_contradict_are_a_warning(tmp_path: Path) -> None:
+    # the bug of n05: "57.4 GB, far over an 80 GB GPU" in the draws under 80 GB
+    false = MEMORY.replace("per_gpu: [0, gpu]", "per_gpu: [0, 200]").replace(
+        "{if answer > gpu: over|within} the {gpu} GB GPU.", "far over an 80 GB GPU.")
+    path = write(tmp_path, false)
+    [warning] = claim_warnings(load_file(path))
+    assert warning.startswith(f"{path}:{line_of(path, '- id: memory')}: questions[0] (memory) "
+                              "says '# GB, far over an # GB' in ")
+    assert warning.endswith(" of 200 draws, which its numbers contradict; say it with a "
+                            "condition ({if answer > 80: over|within})")
+    right = false.replace("far over an 80 GB GPU.", "{if answer > 80: over|within} an 80 GB GPU.")
+    assert claim_warnings(load_file(write(tmp_path, right, "right.yaml"))) == []
+
+
+def test_a_written_comparison_is_read_too() -> None:
+    wrong = question("q", "How much?", ["About 45 GB", "About 90 GB"], 0,
+                     "45 GB, more than an 80 GB GPU holds, and 120 GB within a 141 GB GPU.")
+    assert claim_warnings(quiz(wrong)) == [
+        "t.yaml:1: questions[0] (q) says '# GB, more than an # GB', which its numbers "
+        "contradict; say it with a condition ({if answer > 80: over|within})"]
 
 
 # --- answers given away by another question ------------------------------------------------

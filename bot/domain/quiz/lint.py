@@ -22,13 +22,23 @@ LENGTH_SAMPLES = 20  # draws of a computed question whose longest explanation is
 LEAK_SPREAD = 2  # a phrase found in more other questions than this is shared vocabulary
 _WORD = re.compile(r"[^\W_]+(?:[-'’.][^\W_]+)*")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+CLAIM_SAMPLES = 200  # draws of a computed question whose comparisons are read
+# "57.4 GB, far over an 80 GB GPU": a number, a comparison word and a number of the same
+# unit within a few words (English, the quiz's source language).
+_AMOUNT = r"(\d[\d,]*(?:\.\d+)?)\s?(TB|GB|MB|KB|ms|µs|s|%)"
+_CLAIM = re.compile(
+    _AMOUNT + r"(?![\w/])[^.;:\d]{0,30}?\b(far over|over|above|more than|exceeds?|beyond|"
+    r"under|below|less than|within|fits? (?:in|on|within))\b[^.;:\d]{0,15}?"
+    r"(\d[\d,]*(?:\.\d+)?)\s?\2(?![\w/])")
+_OVER = ("far over", "over", "above", "more than", "exceed", "exceeds", "beyond")
 # A number ("0.36", "7/39", "12,288"); leak_warnings keeps the distinctive ones.
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?)(?![\w])")
 
 
 def lint_warnings(quiz: Quiz) -> list[str]:
     """Every warning of this module for one quiz."""
-    return computed_warnings(quiz) + leak_warnings(quiz) + explanation_warnings(quiz)
+    return (computed_warnings(quiz) + claim_warnings(quiz) + leak_warnings(quiz)
+            + explanation_warnings(quiz))
 
 
 # --- computed questions: the key's rank and the gap between options -----------------------
@@ -85,6 +95,45 @@ def _gap(a: float, b: float) -> float:
     """How far apart two values are, relative to the larger one (0 for equal ones)."""
     top = max(abs(a), abs(b))
     return abs(a - b) / top if top else 0.0
+
+
+# --- words that agree with the numbers --------------------------------------------------
+
+def claim_warnings(quiz: Quiz, samples: int = CLAIM_SAMPLES) -> list[str]:
+    """A comparison the text makes between two amounts of one unit ("57.4 GB, far over an
+    80 GB GPU") that the numbers contradict: in an explanation or option as written, or in
+    any of `samples` draws of a computed question (say it with `{if answer > 80: ...|...}`)."""
+    out = []
+    lang = quiz.languages[0]
+    for i, q in enumerate(quiz.questions):
+        drawn = [q] if q.computed is None else list(_draws(q, samples))
+        wrong: Counter[str] = Counter()
+        for d in drawn:
+            texts = [d.explanation.get(lang), *(o.text.get(lang) for o in d.options)]
+            for claim in (c for t in texts for c in _false_claims(t)):
+                wrong[claim] += 1
+        for claim, n in sorted(wrong.items()):
+            times = f" in {n} of {len(drawn)} draws" if q.computed is not None else ""
+            out.append(f"{quiz.source}:{q.line}: questions[{i}] ({q.id}) says {claim!r}"
+                       f"{times}, which its numbers contradict; say it with a condition "
+                       "({if answer > 80: over|within})")
+    return out
+
+
+def _draws(q: Question, samples: int) -> Iterator[Question]:
+    for seed in range(samples):
+        try:
+            yield draw_question(q, seed)
+        except DrawFailed:
+            continue
+
+
+def _false_claims(text: str) -> Iterator[str]:
+    for m in _CLAIM.finditer(text):
+        first, second = (float(m.group(k).replace(",", "")) for k in (1, 4))
+        over = m.group(3).startswith(_OVER)
+        if (first <= second) if over else (first > second):
+            yield re.sub(r"\d[\d,]*(?:\.\d+)?", "#", m.group(0))
 
 
 # --- answers given away in other questions -------------------------------------------------
