@@ -121,7 +121,8 @@ class TelegramAdapter:
         rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)
         dashboard = self.dashboard = TelegramDashboard(
             self.app.catalogue, self.app.config.web.public_url, lambda: application.bot)
-        Handlers(self.app, self.outbox, rounds, dashboard).register(application)
+        Handlers(self.app, self.outbox, rounds, dashboard,
+                 self.inbox.may_reply if self.inbox is not None else None).register(application)
         return application
 
     async def start(self) -> None:

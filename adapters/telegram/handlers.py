@@ -27,7 +27,7 @@ from adapters.telegram import views
 from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.rounds import TelegramRounds, is_member
-from adapters.telegram.turn import Turn
+from adapters.telegram.turn import MayReply, Turn
 from adapters.telegram.views import HTML
 from bot.app.compose import App
 from bot.domain import payloads as payload
@@ -50,7 +50,9 @@ class Handlers:
     """Every command and button of the bot, bound to one engine."""
 
     def __init__(self, app: App, outbox: Outbox, rounds: TelegramRounds | None = None,
-                 dashboard: TelegramDashboard | None = None) -> None:
+                 dashboard: TelegramDashboard | None = None,
+                 may_reply: MayReply | None = None) -> None:
+        self.may_reply = may_reply  # webhook mode: the inbox's reply-once mark
         self.engine, self.cat = app.engine, app.catalogue
         self.dash = dashboard
         self.plan = Planner(app.catalogue, HTML, shared_chats=True)
@@ -95,7 +97,8 @@ class Handlers:
             if (update.callback_query is None and step != self.round
                     and self.rounds is not None and await self.rounds.quiet(actor)):
                 return  # a round runs in this group and this member had their reply
-            turn = Turn(update, context.bot, actor, self.outbox, self._apologise, self.metrics)
+            turn = Turn(update, context.bot, actor, self.outbox, self._apologise, self.metrics,
+                        self.may_reply)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)

@@ -22,6 +22,7 @@ from bot.present.plan import Card, Reply, draw_pictures
 
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption
+MayReply = Callable[[int], Awaitable[bool]]  # update id -> may this worker reply to it
 
 
 def not_modified(exc: BadRequest) -> bool:
@@ -40,9 +41,10 @@ class Turn:
 
     def __init__(self, update: Update, bot: Bot, actor: Actor, outbox: Outbox,
                  apologise: Callable[[Turn], Awaitable[None]],
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, may_reply: MayReply | None = None) -> None:
         self.update, self.bot, self.actor, self.outbox = update, bot, actor, outbox
         self._apologise = apologise
+        self._may_reply, self._cleared = may_reply, may_reply is None
         self.metrics, self.received = metrics, time.perf_counter()  # metrics hook (issue 14)
         self.query = update.callback_query
         chat = update.effective_chat
@@ -61,6 +63,8 @@ class Turn:
         if self._acked or self.query is None:
             return
         self._acked = True
+        if not await self.cleared():
+            return
         try:
             await self.query.answer(text, show_alert=alert, url=url)
         except TelegramError as exc:  # e.g. a query too old after a restart
@@ -69,6 +73,15 @@ class Turn:
         else:
             if self.metrics is not None:  # metrics hook (issue 14)
                 self.metrics.observe_ack("telegram", time.perf_counter() - self.received)
+
+    async def cleared(self) -> bool:
+        """May this turn send? Asked once, before its first Bot API call: the webhook
+        inbox marks the update done then, and says no when another worker already
+        replied to it (polling: always yes)."""
+        if not self._cleared and self._may_reply is not None:
+            self._cleared = await self._may_reply(self.update.update_id)
+            self._may_reply = None  # asked once: the answer stands for the whole turn
+        return self._cleared
 
     def failed(self, exc: BaseException) -> None:
         """Count a Bot API failure by kind (anything else is not an API error)."""
@@ -80,6 +93,8 @@ class Turn:
         """Carry out a plan: the ack now; the edit and new messages in the chat's order."""
         await self.ack(reply.ack, alert=reply.alert)
         if reply.edit is None and not reply.clear_buttons and not reply.send:
+            return
+        if not await self.cleared():
             return
         self.outbox.post(self.chat_id, lambda: self._guarded(self._effects(reply)))
 

@@ -5,7 +5,12 @@ declared size (413 over 1 MiB, body unread), then the body: invalid UTF-8, malfo
 no integer `update_id` is 400. The update is then stored by its id (`bot.store.inbox`)
 before the 200 goes back, and processed from the store: the receiving worker at once, and
 any worker again once a lease runs out (one that was SIGKILLed after its 200). An update
-delivered twice is stored once and processed once. `setWebhook` is sent by `quizbot run`
+delivered twice is stored once and processed once. Its reply is sent once: the update is
+marked done just before the reply's first Bot API call (`may_reply`, the row count of one
+guarded UPDATE), so a worker killed after replying leaves nothing to take over, and two
+workers that both hold it (a lease that ran out under a slow one) reply once. The price: a
+reply whose request was on the wire when its worker died is not sent again (the learner's
+answer is committed; /quiz shows where they are). `setWebhook` is sent by `quizbot run`
 (`telegram.webhook.register`) or once by `quizbot telegram set-webhook` for many workers.
 """
 
@@ -97,6 +102,11 @@ class Inbox:
         elif not fresh:
             log.debug("telegram: update %d delivered again; already stored", update_id)
         return web.Response(text="")
+
+    async def may_reply(self, update_id: int) -> bool:
+        """Mark the update done now, before its reply goes out; False when another worker
+        already did (and replied): then this one sends nothing."""
+        return await self.store.inbox_done(PLATFORM, update_id, self.clock())
 
     def start(self, process: Process) -> None:
         """Process what arrives with `process`, and what other workers left behind."""

@@ -4,6 +4,9 @@ A row is put by the worker that received it, already claimed by that worker (`le
 so it goes on at once without a second round trip. A worker that dies before marking it done
 leaves a lease that runs out; any worker then claims it again with a conditional UPDATE
 (like jobs). A second delivery of the same update id finds the row and changes nothing.
+An update is marked done just before its reply goes out, so "replied" and "done" are one
+mark: a worker killed after replying leaves nothing to take over (the state the update
+changed was committed before, and is idempotent anyway).
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ class InboxStore(Protocol):
                           ) -> None:
         """Extend the lease of updates still being processed."""
 
-    async def inbox_done(self, platform: str, update_id: int, now: float) -> None:
-        """Mark the update processed; it is never claimed again."""
+    async def inbox_done(self, platform: str, update_id: int, now: float) -> bool:
+        """Mark the update processed; it is never claimed again. False when it already
+        was: its reply went out from another worker (see `Inbox.may_reply`)."""
 
     async def inbox_prune(self, platform: str, done_before: float) -> int:
         """Delete updates processed before `done_before`; how many."""

@@ -52,10 +52,12 @@ def inbox_renew(platform: str, update_ids: Sequence[int], lease_until: float
                 f"AND update_id IN ({marks}) AND done_at IS NULL", lease_until, platform, *ids)
 
 
-def inbox_done(platform: str, update_id: int, now: float) -> Command[None]:
-    """Mark the update processed."""
-    yield q("UPDATE inbox SET done_at = ?, lease_until = NULL WHERE platform = ? "
-            "AND update_id = ? AND done_at IS NULL", now, platform, update_id)
+def inbox_done(platform: str, update_id: int, now: float) -> Command[bool]:
+    """Mark the update processed; False when it already was (the row count decides)."""
+    rows = yield q("UPDATE inbox SET done_at = ?, lease_until = NULL WHERE platform = ? "
+                   "AND update_id = ? AND done_at IS NULL RETURNING update_id",
+                   now, platform, update_id)
+    return bool(rows)
 
 
 def inbox_prune(platform: str, done_before: float) -> Command[int]:

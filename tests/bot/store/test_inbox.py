@@ -62,3 +62,16 @@ async def test_claims_take_the_oldest_first_up_to_the_limit(any_store: Store):
     first = await store.inbox_claim("telegram", 6.0, 60.0, 2)
     assert sorted(r.update_id for r in first) == [11, 12]
     await store.inbox_renew("telegram", [], 99.0)  # nothing in flight: a no-op
+
+
+async def test_two_workers_holding_one_update_reply_once(open_store: Opener):
+    # a slow worker's lease ran out and another took the update over: both reach the
+    # reply; the done mark each asks for first lets exactly one of them send it
+    slow, taker = await open_store(), await open_store()
+    assert await slow.inbox_put("telegram", 9, BODY, 100.0, 110.0)
+    [row] = await taker.inbox_claim("telegram", 120.0, 130.0, 10)
+    assert row.update_id == 9
+    marks = await asyncio.gather(slow.inbox_done("telegram", 9, 121.0),
+                                 taker.inbox_done("telegram", 9, 121.0))
+    assert sorted(marks) == [False, True]
+    assert await slow.inbox_claim("telegram", 200.0, 210.0, 10) == []  # done is done
