@@ -19,6 +19,7 @@ tie-break, or streak.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 MIN_SECONDS, MAX_SECONDS = 10, 300  # a timed question's length
@@ -31,6 +32,20 @@ SPEED_TOP = 1000  # points for a right answer given at once (speed); half of it 
 STREAK_BASE, STREAK_STEP, STREAK_CAP = 1000, 100, 500
 # A question of the day (/daily) is open at least an hour and closes before the next one.
 MIN_CLOSE_HOURS, MAX_CLOSE_HOURS, DEFAULT_CLOSE_HOURS = 1, 23, 8
+
+
+BADGE = "🏅"
+BADGE_SHARE = 0.8  # a quiz's badge: at least 80% right in one full attempt (Telegram has no roles)
+
+
+def badge_score(total: int) -> int:
+    """Right answers (of `total`) one attempt needs for the quiz's badge."""
+    return max(1, math.ceil(BADGE_SHARE * total - 1e-9))
+
+
+def earns_badge(score: int | None, total: int) -> bool:
+    """True when a best score of `score` of `total` carries the quiz's badge."""
+    return score is not None and total > 0 and score >= badge_score(total)
 
 
 def speed_points(elapsed: float, seconds: float) -> int:

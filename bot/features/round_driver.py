@@ -141,7 +141,7 @@ class RoundDriver:
 
     async def tick(self) -> int:
         """Claim what is due and the posts it wrote, and dispatch them; return how many."""
-        await self.rounds.due(self.platform)
+        await self.rounds.claim(self.platform)  # the posts come from the jobs it wrote
         now = self.rounds.clock()
         jobs = await self.rounds.store.claim_due(now, BATCH, self.worker, LEASE, (self.kind,))
         for job in jobs:

@@ -49,6 +49,7 @@ from bot.store.protocol import Store
 from bot.store.round_rows import (
     NewPress,
     NewRound,
+    OpenedQuestion,
     PressWrite,
     Reveal,
     RoundAnswer,
@@ -293,14 +294,18 @@ class Rounds:
 
     # --- what is due -----------------------------------------------------------------------
 
-    async def due(self, platform: str) -> list[RoundEvent]:
-        """Claim what is due now on `platform`: reveals first, then questions to open."""
+    async def claim(self, platform: str) -> tuple[list[Reveal], list[OpenedQuestion]]:
+        """Claim what is due now on `platform` (reveals, then questions to open); the
+        claims write the post jobs, which the driver shows from the store."""
         now = self.clock()
-        events: list[RoundEvent] = [self._reveal(r) for r in
-                                    await self.store.reveal_due_questions(platform, now)]
-        for opened in await self.store.open_due_questions(platform, now):
-            events.append(self._question(opened.round, opened.qindex, opened.deadline))
-        return events
+        return (await self.store.reveal_due_questions(platform, now),
+                await self.store.open_due_questions(platform, now))
+
+    async def due(self, platform: str) -> list[RoundEvent]:
+        """Claim what is due now, as the events the posts will show (tests, tools)."""
+        reveals, opened = await self.claim(platform)
+        return [*(self._reveal(r) for r in reveals),
+                *(self._question(o.round, o.qindex, o.deadline) for o in opened)]
 
     async def next_due(self, platform: str) -> float | None:
         """When the platform's next reveal or opening is due."""

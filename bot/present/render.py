@@ -22,6 +22,7 @@ from bot.domain.results import (
     Summary,
     UserStats,
 )
+from bot.domain.round_rules import BADGE, badge_score, earns_badge
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin
 
 LETTERS = "ABCDEFGHIJ"
@@ -257,6 +258,10 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
     else:
         lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
         lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=stats.total)))
+        if earns_badge(stats.best_score, stats.total):
+            lines.append(m.escape(cat.t(lang, "stats.badge", badge=BADGE, title=stats.quiz_title,
+                                        need=badge_score(stats.total),
+                                        total=stats.total)))
         lines.append(m.escape(cat.t(lang, "stats.last", last=stats.last_score, total=stats.total)))
     answered = [q for q in stats.questions if q.answered]
     if answered:
@@ -285,6 +290,8 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
         name = isolate(row.display_name) if is_rtl(lang) else row.display_name
         text = cat.t(lang, "leaderboard.row", rank=row.rank, name=name, score=row.score,
                      total=row.total)
+        if earns_badge(row.score, row.total):
+            text = f"{text} {BADGE}"
         lines.append(f"{medals.get(row.rank, '  ')} {m.escape(text)}")
     return "\n".join(lines)
 

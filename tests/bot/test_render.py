@@ -126,3 +126,23 @@ def test_without_a_takeaway_the_explanation_is_not_collapsed(catalogue: Catalogu
     card = plan.answered(replace(result(prompt(), chosen=0), takeaway="Point."))
     assert card.collapse and card.detail_label == "Explanation"
     assert card.body.endswith("✅ Correct!\n\nPoint.")
+
+
+def test_a_badge_in_stats_and_on_the_board(catalogue: Catalogue) -> None:
+    """Telegram has no roles: 80 % in one attempt (7 of 8) shows a badge in /stats and on
+    the leaderboard; 6 of 8 does not."""
+    from bot.domain.results import Leaderboard, LeaderboardRow, UserStats
+    from bot.domain.round_rules import badge_score
+    from bot.present import render
+    assert [badge_score(n) for n in (1, 5, 8, 10)] == [1, 4, 7, 8]
+    earned = render.stats_text(catalogue, UserStats("en", "parallelism", "Parallelism", "Ada",
+                                                    2, 7, 6, 8))
+    assert "🏅 Badge earned: Parallelism (7/8 or better in one attempt)" in earned
+    assert "Badge" not in render.stats_text(catalogue, UserStats(
+        "en", "parallelism", "Parallelism", "Ada", 2, 6, 6, 8))
+    board = render.leaderboard_text(catalogue, Leaderboard("en", "parallelism", "Parallelism",
+                                                           "chat", (
+        LeaderboardRow(1, "Ada", "telegram", "1", 7, 8, 0.0),
+        LeaderboardRow(2, "Bo", "telegram", "2", 6, 8, 0.0))))
+    lines = board.splitlines()
+    assert lines[1].endswith("🏅") and not lines[2].endswith("🏅")

@@ -19,6 +19,7 @@ from bot.domain import learning
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, named_option, shown_text
 from bot.domain.results import Actor
+from bot.domain.round_rules import BADGE, earns_badge
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.items import items_csv, items_view
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
@@ -113,7 +114,7 @@ class Dashboard:
             total = len(quiz.questions)
             scores.append({
                 "id": quiz_id, "title": title, "total": total, "attempts": len(mine),
-                "best": best, "last": last,
+                "best": best, "last": last, "badge": BADGE if earns_badge(best, total) else "",
                 "line": t("dashboard.quiz_row", title=title, best=best, last=last, total=total,
                           attempts=len(mine)) if mine
                 else t("dashboard.quiz_none", title=title),
@@ -144,7 +145,9 @@ class Dashboard:
                 "streak": streak, "due_today": due_today, "due_now": due_now,
                 "due_text": t("dashboard.due_today", today=due_today, now=due_now),
                 "best": [{"quiz": q["id"], "title": q["title"],
-                          "score": f'{q["best"]}/{q["total"]}'} for q in played],
+                          "score": f'{q["best"]}/{q["total"]}',
+                          "badge": q["badge"]}
+                         for q in played],
                 "next": suggest(quizzes, attempts, lang, t)},
             "kind": "me", "lang": lang, "dir": _dir(lang),
             "user": {"name": (profile[0] if profile else "") or who.display_name},

@@ -152,7 +152,7 @@
       d.summary.best.forEach(function (b) {
         var li = el("li");
         li.appendChild(el("span", b.title));
-        li.appendChild(el("strong", b.score, "score-value"));
+        li.appendChild(el("strong", b.badge ? b.score + " " + b.badge : b.score, "score-value"));
         best.appendChild(li);
       });
       s.appendChild(el("p", t("dashboard.best"), "hint"));

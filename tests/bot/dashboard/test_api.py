@@ -46,6 +46,7 @@ async def test_learner_view_has_scores_misses_and_charts(served: Served,
     assert me["user"] == {"name": "Ada"} and me["lang"] == "en" and me["dir"] == "ltr"
     main = next(q for q in me["quizzes"] if q["id"] == "parallelism")
     assert (main["attempts"], main["best"], main["last"], main["total"]) == (2, 7, 6, 8)
+    assert main["badge"] == "🏅"  # 7/8: at least 80 % in one attempt
     assert main["chart"].startswith("<svg")
     deep = next(q for q in me["quizzes"] if q["id"] == "parallelism-deep")
     assert deep["attempts"] == 0 and deep["best"] is None
@@ -279,7 +280,7 @@ async def test_the_learner_page_opens_on_a_summary_whose_numbers_agree(
     assert summary["due_today"] == me["due"]["forecast"][0]["count"]  # one number, twice
     assert summary["due_now"] <= summary["due_today"]
     assert summary["best"] == [{"quiz": "parallelism", "title": quizzes["parallelism"].title
-                                .get("en"), "score": "5/8"}]
+                                .get("en"), "score": "5/8", "badge": ""}]  # 7/8 earns it
     assert summary["next"]["quiz"] == "parallelism"  # again, until 75 %
     await play(served.engine, quizzes, ada)
     _, me = await served.get("/api/me", served.tma(1, "Ada"))
