@@ -96,6 +96,8 @@ def test_tolerance_of_a_computed_question(tmp_path: Path):
     text = numbers[:first] + "  - tolerance: 0.05\n    id:" + numbers[first + len("  - id:"):]
     path = tmp_path / "n.yaml"
     path.write_text(text, encoding="utf-8")
+    shared = (default_content_dir() / "topics.yaml").read_text(encoding="utf-8")
+    (tmp_path / "topics.yaml").write_text(shared, encoding="utf-8")  # the topics it names
     computed = load_file(path).questions[0].computed
     assert computed is not None and computed.tolerance == 0.05
     path.write_text(text.replace("tolerance: 0.05", "tolerance: 2"), encoding="utf-8")
