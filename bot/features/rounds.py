@@ -27,8 +27,7 @@ from bot.domain.errors import (
     RoundRunning,
     RoundsAreForGroups,
 )
-from bot.domain.quiz import Question, Quiz
-from bot.domain.quiz.computed import draw, seed_of
+from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, Leaderboard, LeaderboardRow, Misplaced, Where
 from bot.domain.round_results import (
     Joined,
@@ -39,11 +38,11 @@ from bot.domain.round_results import (
     RoundQuestion,
     RoundReveal,
     RoundStarted,
-    Standing,
     WhoAnswered,
     WhoRow,
 )
-from bot.features.round_scores import daily_notes, standings_of, team_standings
+from bot.features.round_events import RoundEvents
+from bot.features.round_scores import standings_of
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from bot.store.round_rows import (
@@ -52,7 +51,6 @@ from bot.store.round_rows import (
     OpenedQuestion,
     PressWrite,
     Reveal,
-    RoundAnswer,
     RoundPost,
     RoundRow,
 )
@@ -98,6 +96,7 @@ class Rounds:
         self.engine, self.store, self.clock = engine, store, clock
         self.default_seconds, self.reveal_seconds = default_seconds, reveal_seconds
         self._rng = rng or random.Random()
+        self.events = RoundEvents(engine)
         self._wakeups: dict[str, asyncio.Event] = {}
 
     def wakeup(self, platform: str) -> asyncio.Event:
@@ -190,7 +189,7 @@ class Rounds:
         reveal = await self.store.stop_round(row.id, self.clock())
         if reveal is None:  # it ended meanwhile
             raise NoRound()
-        return self._reveal(reveal, stopped=True)
+        return self.events.reveal(reveal, stopped=True)
 
     async def skip(self, actor: Actor, chat_id: str | None, *,
                    may_manage: Manages = False) -> None:
@@ -221,7 +220,7 @@ class Rounds:
                      where.message_id)
             return Misplaced(lang)
         order = row.option_orders[qindex]
-        quiz = self._quiz(row)
+        quiz = self.events.quiz(row)
         question = quiz.question(row.question_ids[qindex]) if quiz else None
         if question is None or not 0 <= option < len(order):
             return PressRefused(round_id, lang, "gone")
@@ -269,12 +268,12 @@ class Rounds:
         answers = post.answers
         marks = {a.user_id: "right" if a.correct else "wrong"
                  for a in answers if a.qindex == qindex}
-        standings = self._standings(row, answers)
+        standings = self.events.standings(row, answers)
         pages = max(1, -(-len(standings) // WHO_PAGE))
         page = min(max(page, 0), pages - 1)
         shown = standings[page * WHO_PAGE:(page + 1) * WHO_PAGE]
-        quiz = self._quiz(row)
-        question = self._drawn(quiz, row, qindex)
+        quiz = self.events.quiz(row)
+        question = self.events.drawn(quiz, row, qindex)
         return WhoAnswered(
             round_id, qindex, row.chat_id, lang,
             quiz.title.get(lang) if quiz else row.quiz_id, qindex + 1, row.total, page, pages,
@@ -304,8 +303,8 @@ class Rounds:
     async def due(self, platform: str) -> list[RoundEvent]:
         """Claim what is due now, as the events the posts will show (tests, tools)."""
         reveals, opened = await self.claim(platform)
-        return [*(self._reveal(r) for r in reveals),
-                *(self._question(o.round, o.qindex, o.deadline) for o in opened)]
+        return [*(self.events.reveal(r) for r in reveals),
+                *(self.events.question(o.round, o.qindex, o.deadline) for o in opened)]
 
     async def next_due(self, platform: str) -> float | None:
         """When the platform's next reveal or opening is due."""
@@ -319,16 +318,16 @@ class Rounds:
         if what == "q":
             if post.deadline is None or post.revealed_at is not None:
                 return None
-            return self._question(row, qindex, post.deadline)
+            return self.events.question(row, qindex, post.deadline)
         if what == "s":
-            return self._reveal(Reveal(row, None, None, row.finished_at or 0.0, None,
+            return self.events.reveal(Reveal(row, None, None, row.finished_at or 0.0, None,
                                        post.answers, post.members), stopped=True)
         if post.revealed_at is None:
             return None
         if qindex < row.position:  # the round went on since: not final, next was due
             row = replace(row, status="active",
                           next_open_at=post.revealed_at + row.reveal_pause)
-        return self._reveal(Reveal(row, qindex, post.deadline, post.revealed_at,
+        return self.events.reveal(Reveal(row, qindex, post.deadline, post.revealed_at,
                                    post.message_ref, post.answers, post.members, post.history))
 
     async def posted(self, question: RoundQuestion, ref: str) -> None:
@@ -358,70 +357,6 @@ class Rounds:
                            tuple(LeaderboardRow(i, r.display_name or r.user_id, r.platform,
                                                 r.user_id, r.score, r.total, r.finished_at)
                                  for i, r in enumerate(rows, 1)), kind=kind)
-
-    # --- rows to results -----------------------------------------------------------------
-
-    def _quiz(self, row: RoundRow) -> Quiz | None:
-        try:
-            return self.engine.quiz(row.quiz_id)
-        except Exception:  # the quiz file went away in a reload
-            return None
-
-    def _drawn(self, quiz: Quiz | None, row: RoundRow, qindex: int) -> Question | None:
-        """The round's question `qindex`, with the round's numbers (one draw for all)."""
-        question = quiz.question(row.question_ids[qindex]) if quiz else None
-        return None if question is None else draw(question, seed_of(row.seed, row.id))
-
-    def _question(self, row: RoundRow, qindex: int, deadline: float) -> RoundQuestion:
-        quiz = self._quiz(row)
-        question = self._drawn(quiz, row, qindex)
-        lang = row.lang
-        if quiz is None or question is None:
-            text, options = row.question_ids[qindex], tuple("?" for _ in row.option_orders[qindex])
-            title = row.quiz_id
-        else:
-            text = question.text.get(lang)
-            options = tuple(question.options[i].text.get(lang) for i in row.option_orders[qindex])
-            title = quiz.title.get(lang)
-        return RoundQuestion(row.id, row.platform, row.chat_id, lang, title, row.host_name,
-                             qindex, row.total, text, options, row.seconds, deadline,
-                             row.untimed, row.kind == "daily")
-
-    @staticmethod
-    def _standings(row: RoundRow, answers: tuple[RoundAnswer, ...]) -> tuple[Standing, ...]:
-        return standings_of(answers, row.scoring, row.seconds, timed=not row.untimed)
-
-    def _reveal(self, reveal: Reveal, *, stopped: bool = False) -> RoundReveal:
-        row, qindex = reveal.round, reveal.qindex
-        quiz = self._quiz(row)
-        standings = self._standings(row, reveal.answers)
-        teams = (team_standings(standings, reveal.members, row.teams) if row.teams else ())
-        base = RoundReveal(
-            round_id=row.id, platform=row.platform, chat_id=row.chat_id, lang=row.lang,
-            quiz_title=quiz.title.get(row.lang) if quiz else row.quiz_id, question=None,
-            correct=-1, counts=(), right=(), explanation="", standings=standings,
-            message_ref=reveal.message_ref, final=reveal.final,
-            stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
-            revealed_at=reveal.revealed_at, last_qindex=row.position, scoring=row.scoring,
-            untimed=row.untimed, teams=teams, quiz_id=row.quiz_id,
-            daily=(daily_notes(reveal.history, reveal.revealed_at)
-                   if reveal.history is not None else None))
-        if qindex is None:
-            return base
-        order = row.option_orders[qindex]
-        question = self._drawn(quiz, row, qindex)
-        here = [a for a in reveal.answers if a.qindex == qindex]
-        counts = [0] * len(order)
-        for a in here:
-            if a.chosen in order:
-                counts[order.index(a.chosen)] += 1
-        right = tuple(a.display_name or a.user_id
-                      for a in sorted(here, key=lambda a: a.elapsed) if a.correct)
-        return replace(
-            base, question=self._question(row, qindex, reveal.deadline or reveal.revealed_at),
-            correct=order.index(question.correct) if question else -1, counts=tuple(counts),
-            right=right, explanation=question.explanation.get(row.lang) if question else "",
-            takeaway=question.takeaway.get(row.lang) if question and question.takeaway else "")
 
 
 __all__ = ["Rounds", "standings_of"]
