@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
 import logging
 import random
+import re
+import types
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -22,24 +27,54 @@ TESTS = Path(__file__).parent
 # Tiers (markers registered in pyproject.toml), given here from what a test uses, so that a new
 # test lands in the right tier without anyone remembering a decorator:
 # - postgres: needs a PostgreSQL server (the postgres fixtures, or a store parametrized on it);
-# - process: starts quizbot or another program as a process (the folders and files below);
-# - browser: drives Chromium (a module named *browser*).
-# `slow` is set by hand on single tests that take seconds in-process.
+# - process: starts quizbot or another program (its code, or a helper of its module it calls,
+#   spawns one), or lives in a folder of such tests;
+# - browser: drives Chromium (a module named *browser*);
+# - slow: runs the real python-telegram-bot or discord.py against a fake server (a second or
+#   so each), or is marked by hand.
+# The fast run for day-to-day work: -m "not slow and not process and not browser and not postgres".
 PROCESS_DIRS = ("e2e", "scale", "deploy")
-PROCESS_WORDS = ("process", "startup", "lifecycle", "workers")
+SPAWNS = re.compile(r"\bsubprocess\.|create_subprocess_exec|\bPopen\(|sys\.executable")
+FAKE_SERVERS = {"api", "fake", "start_bot"}  # the fake Bot API and the fake Discord
+
+
+@functools.cache
+def _spawning_helpers(module: types.ModuleType) -> frozenset[str]:
+    """Names of the module's own functions whose code spawns a process."""
+    names = set()
+    for name, obj in vars(module).items():
+        if inspect.isfunction(obj) and obj.__module__ == module.__name__:
+            with contextlib.suppress(OSError, TypeError):
+                if SPAWNS.search(inspect.getsource(obj)):
+                    names.add(name)
+    return frozenset(names)
+
+
+def _spawns(item: pytest.Item) -> bool:
+    function = getattr(item, "function", None)
+    if function is None:
+        return False
+    try:
+        source = inspect.getsource(function)
+    except (OSError, TypeError):
+        return False
+    helpers = _spawning_helpers(item.module) if item.module is not None else frozenset()
+    return bool(SPAWNS.search(source)) or any(re.search(rf"\b{n}\(", source) for n in helpers)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         rel = item.path.relative_to(TESTS).parts
         params = getattr(getattr(item, "callspec", None), "params", {})
-        fixtures = getattr(item, "fixturenames", ())
+        fixtures = set(getattr(item, "fixturenames", ()))
         if "postgres_server" in fixtures or "postgres" in params.values():
             item.add_marker(pytest.mark.postgres)
-        if rel[0] in PROCESS_DIRS or any(w in rel[-1] for w in PROCESS_WORDS):
+        if rel[0] in PROCESS_DIRS or _spawns(item):
             item.add_marker(pytest.mark.process)
         if "browser" in rel[-1]:
             item.add_marker(pytest.mark.browser)
+        if fixtures & FAKE_SERVERS:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
