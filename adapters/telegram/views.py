@@ -24,7 +24,7 @@ from bot.present.plan import Button, Card
 
 PLATFORM = "telegram"
 COMMANDS = ("start", "quiz", "quizzes", "review", "stats", "leaderboard", "language",
-            "settings", "remind", "dashboard", "reset", "help", "round")
+            "settings", "remind", "dashboard", "reset", "help", "round", "daily")
 GROUP_CHATS = frozenset({Chat.GROUP, Chat.SUPERGROUP})
 
 

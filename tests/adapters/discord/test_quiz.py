@@ -13,7 +13,7 @@ from .fake_discord import FakeDiscord
 async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert {c["name"] for c in fake.commands[GUILD]} == {
         "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload",
-        "settings", "remind", "round", "dashboard", "quizzes", "daily"}
+        "settings", "remind", "round", "dashboard", "quizzes", "daily", "reward"}
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 4
     question = ix.original

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .conftest import ALICE, BOB, GUILD, replied, running
+from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, running
 from .fake_discord import FakeDiscord
 from .payloads import ALL_PERMISSIONS
 from .test_rounds import Room, letter_of, question_of
@@ -87,3 +87,22 @@ async def test_a_role_granted_once_and_the_permission_replies(fake: FakeDiscord,
                                                   options={"quiz": "parallelism"}))
         assert ix.original is not None
         assert ix.original.content.startswith("No more role for Model and pipeline")
+
+
+async def test_a_solo_quiz_in_the_server_earns_the_role(fake: FakeDiscord,
+                                                        config_path: Path) -> None:
+    fake.roles[GUILD] = [role(BOT_ROLE, "quizbot", 5), role(SCHOLAR, "Scholar", 2)]
+    fake.member_roles[(GUILD, fake.bot["id"])] = {BOT_ROLE}
+    async with running(config_path):
+        await reward_set(fake, ALICE, fake.roles[GUILD][1], score=8)
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+        question = ix.original
+        assert question is not None
+        for _ in range(8):
+            ix = await answer(fake, ALICE, question, right_id(question))
+            (question,) = ix.followups[:1]
+        await fake.wait_for(lambda: len(ix.followups) == 2, what="the private note")
+        note = ix.followups[1]
+        assert note.ephemeral and note.content.startswith(
+            "🏅 You reached 8 on Model and pipeline")
+        assert fake.role_adds == [(GUILD, ALICE["id"], SCHOLAR)]
