@@ -37,15 +37,18 @@ MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
 def bars(counts: tuple[int, ...], lang: str) -> list[str]:
-    """`A ▇▇▇ 3` per option, the longest bar BAR_WIDTH wide."""
-    top = max(counts, default=0)
+    """`A ▇▇▇ 45% · 90` per option: the share of the answers and their number, the
+    longest bar BAR_WIDTH wide."""
+    top, total = max(counts, default=0), sum(counts)
     lines = []
     for i, n in enumerate(counts):
         width = round(BAR_WIDTH * n / top) if top else 0
         if n and not width:
             width = 1
         label = isolate(render.letter(i)) if is_rtl(lang) else render.letter(i)
-        lines.append(f"{label} {BAR * width} {n}".replace("  ", " "))
+        share = f"{round(100 * n / total) if total else 0}% · {n}"
+        lines.append(f"{label} {BAR * width} {isolate(share) if is_rtl(lang) else share}"
+                     .replace("  ", " "))
     return lines
 
 
@@ -169,7 +172,12 @@ class RoundPlanner:
                                            letter=render.letter(r.correct),
                                            option=render.content_text(lang,
                                                                       q.options[r.correct]))))
-            lines += ["", *bars(r.counts, lang), ""]
+            answered = sum(r.counts)
+            members = max(answered, len(r.standings))
+            lines.append("")
+            if members:  # "180 of 200 answered": of everyone who has played this round
+                lines.append(self.t(lang, "round.answered", answered=answered, count=members))
+            lines += [*bars(r.counts, lang), ""]
             if r.right:
                 shown = r.right[:right_shown]
                 if shown:
@@ -178,6 +186,9 @@ class RoundPlanner:
                 if len(r.right) > len(shown):
                     cut = True
                     lines.append(self.t(lang, "round.more", count=len(r.right) - len(shown)))
+            elif not answered:  # nobody answered: say why, not "nobody got it right"
+                lines.append(self.t(lang, "round.stopped_unanswered" if r.stopped
+                                    else "round.none_answered"))
             else:
                 lines.append(self.t(lang, "round.nobody_right"))
             if explanation:

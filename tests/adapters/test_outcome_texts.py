@@ -20,6 +20,7 @@ from bot.features.library import Library
 from bot.present.i18n import Catalogue
 from bot.present.limits import worst_feedback
 from bot.present.plan import Card, Planner
+from bot.present.render import PLAIN
 from bot.present.round_plan import RoundPlanner
 from tests.adapters.telegram.wire import parse_html
 
@@ -123,3 +124,19 @@ def test_quizzes_and_help_fit(cat: Catalogue, lang: str) -> None:
         assert len(card.rows) == len(QUIZZES)
         (card,) = planner.help(lang, library.quiz_info(lang), ACTOR, quizzes=6).send
         fits(card)
+
+
+def test_a_reveal_reads_clearly(cat: Catalogue) -> None:
+    plan = RoundPlanner(cat, PLAIN, lambda q: "")
+    r = reveal(200, "en", "The point.")
+    r = replace(r, counts=(90, 60, 20, 10), standings=r.standings[:3] + tuple(
+        Standing(i + 4, str(i + 4), f"M{i}", 0, 0.0) for i in range(197)))
+    text = plan.reveal(r).body
+    assert "180 of 200 answered" in text
+    assert "A ▇▇▇▇▇▇▇▇▇▇ 50% · 90\nB ▇▇▇▇▇▇▇ 33% · 60\nC ▇▇ 11% · 20\nD ▇ 6% · 10" in text
+    assert "🥇 1. Member number 0 with a long display name: 3 right · 4.2 s" in text
+    stopped = replace(r, counts=(0, 0, 0, 0), right=(), stopped=True)
+    text = plan.reveal(stopped).body
+    assert "Stopped before anyone answered." in text and "Nobody got it right" not in text
+    assert "Nobody answered this one in time." in plan.reveal(replace(stopped,
+                                                                     stopped=False)).body

@@ -39,7 +39,7 @@ async def fill(app: App, message: Message) -> None:
 
 async def read_who(fake: FakeDiscord, message: Message) -> list[str]:
     ix = await replied(fake, await fake.press(
-        BOB, message, message.button("👥 Who answered?")["custom_id"]))
+        BOB, message, message.button("📖 Why? · Who answered")["custom_id"]))
     page = ix.original
     assert page is not None and page.ephemeral
     lines: list[str] = []
@@ -59,7 +59,7 @@ async def revealed(fake: FakeDiscord, message: Message) -> str:
     await fake.wait_for(lambda: "Answer:" in message.embeds[0]["description"]
                         or "Final podium" in message.embeds[0]["description"],
                         what="the reveal edit")
-    assert [b["label"] for b in message.buttons] == ["👥 Who answered?"]
+    assert [b["label"] for b in message.buttons] == ["📖 Why? · Who answered"]
     return str(message.embeds[0]["description"])
 
 
@@ -117,6 +117,6 @@ async def test_forged_presses_are_refused(fake: FakeDiscord, bot: App) -> None:
     assert edits_before == [] and first.edits == 0
     room.advance(21)
     reveal = await room.reveal(first)
-    assert "Nobody got it right." in reveal and "bob" not in reveal.lower()
+    assert "Nobody answered this one in time." in reveal and "bob" not in reveal.lower()
     session = await bot.store.get_session(prompt.session_id)
     assert session is not None and session.position == 0

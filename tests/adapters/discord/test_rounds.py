@@ -101,9 +101,10 @@ async def test_round_in_a_channel(fake: FakeDiscord, bot: App) -> None:
     room.advance(14)
     reveal = await room.reveal(first)
     assert f"✅ Answer: {right})" in reveal
-    assert f"{right} ▇▇▇▇▇▇▇▇▇▇ 2" in reveal and f"{wrong} ▇▇▇▇▇ 1" in reveal
+    assert f"{right} ▇▇▇▇▇▇▇▇▇▇ 67% · 2" in reveal and f"{wrong} ▇▇▇▇▇ 33% · 1" in reveal
+    assert "3 of 3 answered" in reveal
     assert "Got it right: Alice, Carol" in reveal
-    assert reveal.index("1. Alice: 1 (4.0 s)") < reveal.index("2. Carol: 1 (6.0 s)")
+    assert reveal.index("1. Alice: 1 right · 4.0 s") < reveal.index("2. Carol: 1 right · 6.0 s")
 
     room.advance(5)
     second = await room.question(2)

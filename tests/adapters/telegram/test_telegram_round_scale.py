@@ -42,8 +42,8 @@ async def fill(bot: Running, question: dict[str, Any], key: AnswerKey) -> None:
 
 async def read_who(room: Room, api: FakeBotAPI, message: dict[str, Any]) -> list[str]:
     """Press "Who answered?" as Hana, follow the deep link, page through; every line."""
-    assert "👥 Who answered?" in [b["text"] for row in buttons(message) for b in row]
-    query = await room.hana.press(message, "👥 Who answered?")
+    assert "📖 Why? · Who answered" in [b["text"] for row in buttons(message) for b in row]
+    query = await room.hana.press(message, "📖 Why? · Who answered")
     url = (await room.hana.toast(query)).params["url"]
     start = parse_qs(urlparse(url).query)["start"][0]
     api.members[(GROUP_ID, 1001)] = "member"
@@ -129,7 +129,7 @@ async def test_forged_presses_count_nothing_and_edit_nothing(
     since = room.hana.mark()
     room.advance(21)
     reveal = await room.reveal(since, question)
-    assert "Nobody got it right." in reveal and "Standings:" in reveal
+    assert "Nobody answered this one in time." in reveal and "Standings:" in reveal
     assert "Eve" not in reveal and "Bilal" not in reveal
     assert len(api.calls_of("editMessageText")) == 1  # only the reveal itself
     session = await bot.app.store.get_session(prompt.session_id)
@@ -158,7 +158,7 @@ async def test_a_press_with_no_message_attached_counts_nothing(
     since = room.hana.mark()
     room.advance(21)
     reveal = await room.reveal(since, question)
-    assert "Nobody got it right." in reveal and "Eve" not in reveal
+    assert "Nobody answered this one in time." in reveal and "Eve" not in reveal
 
 
 def as_chat(api: FakeBotAPI, sender: dict[str, Any], bot_user: int, text: str,

@@ -100,22 +100,24 @@ async def test_full_round_three_members_one_silent(bot: Running, api: FakeBotAPI
             expected[wrong] += 1
         assert counts == expected
         top = max(expected.values())
-        assert all(f"{letter} {'▇' * 10} {top}" in reveal
+        answered = sum(expected.values())
+        assert all(f"{letter} {'▇' * 10} {round(100 * top / answered)}% · {top}" in reveal
                    for letter, count in expected.items() if count == top)
+        assert f"{answered} of 3 answered" in reveal
         names = "Hana, Bilal" if n % 2 else "Hana"
         assert f"Got it right: {names}" in reveal
         if n < 7:
             assert "Standings:" in reveal and "Next question in 5 s." in reveal
-            assert f"🥇 1. Hana: {n + 1} ({3.0 * (n + 1):.1f} s)" in reveal
+            assert f"🥇 1. Hana: {n + 1} right · {3.0 * (n + 1):.1f} s" in reveal
             since = room.hana.mark()
             room.advance(5)
             question = await room.question(since)
             assert question["text"].startswith(f"Round · Question {n + 2}/8")
         else:
             assert "🏁 Final podium: Model and pipeline parallelism" in reveal
-            assert "🥇 1. Hana: 8 (24.0 s)" in reveal
-            assert "🥈 2. Bilal: 4 (20.0 s)" in reveal  # 4 right, 5 s after each opening
-            assert "🥉 3. Chen: 0 (0.0 s)" in reveal
+            assert "🥇 1. Hana: 8 right · 24.0 s" in reveal
+            assert "🥈 2. Bilal: 4 right · 20.0 s" in reveal  # 4 right, 5 s after each opening
+            assert "🥉 3. Chen: 0 right · 0.0 s" in reveal
 
     # Two posts per question (the question, its reveal), far under 20 a group minute.
     assert api.flooded == []
