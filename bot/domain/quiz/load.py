@@ -5,8 +5,11 @@ has 4 options``.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from threading import Lock
 
 import yaml
 
@@ -58,7 +61,7 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
     if quiz is not None and check is not None:
         checker.problems.extend(check(quiz))
     if quiz is not None and not checker.problems:  # drawn numbers: what learners would get
-        checker.problems.extend(sample_problems(quiz, check=check))
+        checker.problems.extend(_sampled(quiz, raw, check))
     if checker.problems or quiz is None:
         raise ContentError(checker.problems or [f"{source}: no quiz found"])
     return quiz
@@ -68,6 +71,27 @@ def is_quiz_file(path: Path) -> bool:
     """A *.yaml / *.yml file that is not the glossary or the shared topics."""
     return (path.suffix in (".yaml", ".yml") and not is_glossary(path)
             and path.name != TOPICS_FILE)
+
+
+# Sampling is a pure function of the file's text (and the check): its verdict is kept per
+# text, so a /reload of unchanged files, or the next test that loads the shipped content,
+# does not draw the same 200 x 14 numbers again (about a second of CPU each time).
+_VERDICTS: OrderedDict[tuple[str, str, Check | None], tuple[str, ...]] = OrderedDict()
+_VERDICTS_KEPT = 64
+_verdicts_lock = Lock()
+
+
+def _sampled(quiz: Quiz, raw: str, check: Check | None) -> list[str]:
+    key = (quiz.source, hashlib.sha256(raw.encode("utf-8")).hexdigest(), check)
+    with _verdicts_lock:
+        kept = _VERDICTS.get(key)
+    if kept is None:
+        kept = tuple(sample_problems(quiz, check=check))
+        with _verdicts_lock:
+            _VERDICTS[key] = kept
+            while len(_VERDICTS) > _VERDICTS_KEPT:
+                _VERDICTS.popitem(last=False)
+    return list(kept)
 
 
 def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
