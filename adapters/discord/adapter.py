@@ -83,6 +83,7 @@ class DiscordAdapter:
         try:
             if client is not None:
                 await client.rounds.driver.stop()  # what it did not show stays due
+                await client.rounds.rewards.stop()
             if client is not None:
                 await client.close()
             if task is not None:

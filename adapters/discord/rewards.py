@@ -10,6 +10,8 @@ privately (an ephemeral note after a solo quiz, a direct message after a round).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -19,6 +21,7 @@ from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.views import MARKDOWN
 from bot.app.compose import App
 from bot.domain.round_results import RewardSet, RoundReveal
+from bot.domain.tasks import spawn
 from bot.store.round_rows import RewardRow
 
 log = logging.getLogger(__name__)
@@ -32,6 +35,24 @@ class DiscordRewards:
     def __init__(self, app: App, client: discord.Client) -> None:
         self.rewards, self.engine = app.engine.rewards, app.engine
         self.cat, self.client = app.catalogue, client
+        self._grants: set[asyncio.Task[None]] = set()
+
+    def grant_later(self, reveal: RoundReveal) -> None:
+        """A round's podium is out: grant its rewards in a task of our own (a thousand
+        grants must not hold the podium's post job)."""
+        task = spawn(self.after_round(reveal, reveal.quiz_id),
+                     name=f"round-{reveal.round_id}-rewards")
+        self._grants.add(task)
+        task.add_done_callback(self._grants.discard)
+
+    async def stop(self) -> None:
+        """Cancel grants still running (shutdown); their members earn it next time."""
+        tasks, self._grants = list(self._grants), set()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     @staticmethod
     def _admin(interaction: discord.Interaction[Any]) -> bool:
@@ -102,7 +123,12 @@ class DiscordRewards:
         guild = getattr(channel, "guild", None)
         if not reveal.final or guild is None:
             return
+        reward = await self.rewards.of(PLATFORM, str(guild.id), quiz_id)
+        if reward is None:
+            return
         for s in reveal.standings:
+            if s.score < reward.score:
+                continue
             granted = await self._grant(guild, s.user_id, quiz_id, s.score)
             if granted is None:
                 continue

@@ -200,12 +200,10 @@ class DiscordRounds:
     # --- the driver's sink -------------------------------------------------------------------
 
     async def _rewards(self, event: RoundEvent) -> None:
-        """After a round's podium is out: the members who earned the quiz's reward."""
+        """After a round's podium is out: the members who earned the quiz's reward, in a
+        task of its own (a thousand grants must not hold the post job's lease)."""
         if isinstance(event, RoundReveal) and event.final and event.daily is None:
-            try:
-                await self.rewards.after_round(event, event.quiz_id)
-            except Exception:  # the podium is out; a failed grant must not repost it
-                log.exception("round %s: granting rewards failed", event.round_id)
+            self.rewards.grant_later(event)
 
     async def show(self, event: RoundEvent) -> str | None:
         """Post a question as a channel message, or edit it into its reveal."""

@@ -47,8 +47,16 @@ class Rewards:
         return RewardSet(lang, quiz.title.get(lang), gone.role_name if gone else "", 0,
                          len(quiz.questions), removed=True)
 
+    async def of(self, platform: str, guild_id: str, quiz_id: str) -> RewardRow | None:
+        """The quiz's reward in the server, if any (a read: most attempts earn nothing)."""
+        return await self.store.get_reward(platform, guild_id, quiz_id)
+
     async def earned(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
                      score: int) -> RewardRow | None:
-        """An attempt in `guild_id` scored `score` on the quiz: the reward it earns."""
+        """An attempt in `guild_id` scored `score` on the quiz: the reward it earns
+        (recorded), or None."""
+        reward = await self.of(platform, guild_id, quiz_id)
+        if reward is None or score < reward.score:
+            return None
         return await self.store.earn_reward(platform, guild_id, quiz_id, user_id, score,
                                             self.clock())

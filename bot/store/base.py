@@ -114,6 +114,7 @@ class CommandStore(abc.ABC):
     set_reward = _writer(rewards.set_reward)
     drop_reward = _writer(rewards.drop_reward)
     earn_reward = _writer(rewards.earn_reward)
+    get_reward = _reader(rewards.get_reward)
     set_daily = _writer(daily.set_daily)
     drop_daily = _writer(daily.drop_daily)
     get_daily = _reader(daily.get_daily)

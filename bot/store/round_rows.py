@@ -292,6 +292,10 @@ class RoundStore(Protocol):
                           ) -> RewardRow | None:
         """Remove the quiz's reward in the server; the one removed, if any."""
 
+    async def get_reward(self, platform: str, guild_id: str, quiz_id: str
+                         ) -> RewardRow | None:
+        """The quiz's reward in the server, if any."""
+
     async def earn_reward(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
                           score: int, now: float) -> RewardRow | None:
         """An attempt scored `score`: the reward it earns (recorded), or None."""
