@@ -201,7 +201,8 @@ class RoundPlanner:
         else:
             lines += ["", *self._teams(lang, r.teams, r.scoring),
                       m.bold(self.t(lang, "round.standings")),
-                      *self._standings(lang, r.standings, standings_shown, r.scoring),
+                      *self._standings(lang, r.standings, standings_shown, r.scoring,
+                                       timed=not r.untimed),
                       self.t(lang, self.mode_key(r.scoring, r.untimed))]
             if r.next_at is not None:
                 pause = max(0, round(r.next_at - r.revealed_at))
@@ -256,10 +257,14 @@ class RoundPlanner:
         return [*lines, ""]
 
     def _standings(self, lang: str, standings: tuple[Standing, ...],
-                   shown: int = STANDINGS_SHOWN, scoring: str = "accuracy") -> list[str]:
+                   shown: int = STANDINGS_SHOWN, scoring: str = "accuracy", *,
+                   timed: bool = True) -> list[str]:
         lines = []
         for s in standings[:shown]:
-            if scoring == "accuracy":
+            if scoring == "accuracy" and not timed:  # no time spent to show
+                row = self.t(lang, "round.standing_untimed", rank=s.rank,
+                             name=self._name(lang, s.display_name), score=s.score)
+            elif scoring == "accuracy":
                 row = self.t(lang, "round.standing_row", rank=s.rank,
                              name=self._name(lang, s.display_name), score=s.score,
                              seconds=f"{s.time:.1f}")
@@ -281,7 +286,7 @@ class RoundPlanner:
         if not r.standings:
             return [*lines, self.t(lang, "round.no_answers")]
         return [*lines, "", *self._teams(lang, r.teams, r.scoring),
-                *self._standings(lang, r.standings, shown, r.scoring)]
+                *self._standings(lang, r.standings, shown, r.scoring, timed=not r.untimed)]
 
     # --- the private list behind "Who answered?" ------------------------------------------
 

@@ -105,7 +105,8 @@ async def test_streak_round_worked_by_hand(rounds: Rounds, clock: Clock,
 
 
 async def test_untimed_round_waits_for_everyone_who_joined(rounds: Rounds, clock: Clock,
-                                                          quizzes: dict[str, Quiz]) -> None:
+                                                          quizzes: dict[str, Quiz],
+                                                          catalogue: Catalogue) -> None:
     a, b = MEMBERS[0], MEMBERS[1]
     with pytest.raises(BadRoundOptions):
         await rounds.start(HOST, GROUP, untimed=True, scoring="speed")
@@ -126,6 +127,9 @@ async def test_untimed_round_waits_for_everyone_who_joined(rounds: Rounds, clock
     reveal = await revealed(rounds)
     assert reveal.untimed and [(s.rank, s.score, s.time) for s in reveal.standings] == \
         [(1, 1, 0.0), (1, 1, 0.0)]  # no speed in an untimed round: a tie
+    text = strip_isolates(planner(catalogue).reveal(reveal).body)
+    assert "🥇 1. M0: 1 right" in text and "🥇 1. M1: 1 right" in text
+    assert "Scoring: accuracy, untimed" in text
 
 
 async def test_teams_drafted_by_past_accuracy_scored_by_mean(
