@@ -81,6 +81,10 @@ class Handlers:
                                                self._renamed))
         application.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE,
                                                self._guarded(self.unknown)))
+        # a number typed in a private chat answers the computed question open there
+        application.add_handler(MessageHandler(
+            filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE,
+            self._guarded(self.typed)))
         # an admin installs a quiz by sending its file in a private chat
         application.add_handler(MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE,
                                                self._guarded(self.upload)))
@@ -322,6 +326,16 @@ class Handlers:
     async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any other command in a private chat."""
         return self.plan.text(await self.engine.language(turn.actor), "error.unknown_command")
+
+    async def typed(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """Text in a private chat: the answer to the computed question open there, if any
+        (other text is not for the bot and gets no reply)."""
+        message = turn.update.message
+        target = await self.engine.typed_target(turn.actor)
+        if target is None or message is None or message.text is None:
+            return Reply()
+        outcome = await self.engine.answer_typed(turn.actor, *target, message.text)
+        return self.plan.typed(outcome, turn.actor)
 
     # --- buttons ------------------------------------------------------------------------------
 

@@ -17,7 +17,14 @@ from bot.app.compose import App, open_app
 from bot.app.config import Config
 from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
 from bot.domain.learning import DUE_QUIZ
-from bot.domain.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
+from bot.domain.results import (
+    Actor,
+    AnswerOutcome,
+    AnswerResult,
+    QuestionPrompt,
+    StaleAnswer,
+    TypedRefused,
+)
 from bot.present.plan import Card, Planner, Reply
 from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines
 
@@ -68,14 +75,19 @@ class TerminalGame:
             raise EndOfInput()
         return line.strip()
 
-    def choose(self, prompt: QuestionPrompt) -> int:
-        """Ask until the learner types a valid letter (or number) for this question."""
+    def choose(self, prompt: QuestionPrompt) -> int | str:
+        """Ask until the learner types a valid letter (or number) for this question; a
+        computed question takes a typed number too (returned as text for the engine)."""
         letters = LETTERS[: len(prompt.options)]
         shown = "/".join(letters)
+        example = prompt.typed_example
+        key = "terminal.prompt_typed" if example else "terminal.prompt"
         while True:
-            raw = self.read(self.cat.t(prompt.lang, "terminal.prompt", letters=shown)).upper()
-            if len(raw) == 1 and raw in letters:
-                return letters.index(raw)
+            raw = self.read(self.cat.t(prompt.lang, key, letters=shown, example=example))
+            if len(raw) == 1 and raw.upper() in letters:
+                return letters.index(raw.upper())
+            if example:  # anything else is a number, read in the question's unit
+                return raw
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1
             print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
@@ -97,8 +109,16 @@ class TerminalGame:
         while True:
             option = self.choose(prompt)
             try:
-                outcome = self.call(engine.answer(self.actor, prompt.session_id,
-                                                  prompt.position, option))
+                if isinstance(option, str):
+                    typed = self.call(engine.answer_typed(self.actor, prompt.session_id,
+                                                          prompt.position, option))
+                    if isinstance(typed, TypedRefused):  # nothing recorded: ask again
+                        self.show(self.plan.typed(typed, self.actor))
+                        continue
+                    outcome: AnswerOutcome = typed
+                else:
+                    outcome = self.call(engine.answer(self.actor, prompt.session_id,
+                                                      prompt.position, option))
             except SaveFailed as exc:  # not counted: say so and ask the same question again
                 print(wrap(self.cat.t(prompt.lang, exc.key, **exc.params)))
                 self.show(self.plan.asked(prompt, self.actor))

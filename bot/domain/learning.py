@@ -30,10 +30,15 @@ _OFFSET = re.compile(r"(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\d{1,2})(?::?(?P<m>[0-5]\
 Updater = Callable[[str | None], tuple[str, float]]
 
 
-def rating_for(correct: bool, sure: bool | None) -> Rating:
-    """Wrong is Again; right is Good, or Hard when the learner said it was a guess."""
+def rating_for(correct: bool, sure: bool | None, *, typed: bool = False) -> Rating:
+    """Wrong is Again; right is Good, or Hard when the learner said it was a guess.
+
+    A number typed right (recalled and worked out with no options to recognise) is one step
+    more: Easy, or Good when marked a guess."""
     if not correct:
         return Rating.Again
+    if typed:
+        return Rating.Good if sure is False else Rating.Easy
     return Rating.Hard if sure is False else Rating.Good
 
 

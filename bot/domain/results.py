@@ -51,6 +51,8 @@ class QuestionPrompt:
     joined: bool = False  # another start made it seconds ago: its question is already shown
     confidence: bool = False  # ask "sure or guess" with the answer (the learner opted in)
     score: int = 0  # right answers before this question (the header's running score)
+    # A computed question takes a typed number too: an example of one ("1.2 GB"), else None.
+    typed_example: str | None = None
 
     @property
     def number(self) -> int:
@@ -117,6 +119,7 @@ class AnswerResult:
     # the schedule the explanation shows, drawn for a computed question's numbers (no image)
     schedule: ScheduleSpec | None = None
     takeaway: str | None = None  # the one line a learner keeps, shown before the explanation
+    typed: str | None = None  # the number typed instead of a tap, as shown ("1.2 GB")
 
     @property
     def is_last(self) -> bool:
@@ -141,6 +144,21 @@ class NotYours:
 
 
 AnswerOutcome = AnswerResult | StaleAnswer | NotYours
+
+
+@dataclass(frozen=True, slots=True)
+class TypedRefused:
+    """A typed answer that could not be read as a number in the question's unit; nothing
+    was recorded. `key` names the locale string (typed.not_number, typed.wrong_unit,
+    typed.too_long), `fields` fill it."""
+
+    session_id: int
+    lang: str
+    key: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+TypedOutcome = AnswerOutcome | TypedRefused
 
 
 @dataclass(frozen=True, slots=True)

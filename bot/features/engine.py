@@ -52,6 +52,7 @@ from bot.domain.results import (
     ResetCancelled,
     ResetDone,
     SettingsView,
+    TypedOutcome,
     UnknownButton,
     UserStats,
     Where,
@@ -284,6 +285,15 @@ class Engine:
                      sure: bool | None = None) -> AnswerOutcome:
         """Record the learner's choice for question `position` (see `Sessions.answer`)."""
         return await self.solo.answer(actor, session_id, position, option, sure)
+
+    async def answer_typed(self, actor: Actor, session_id: int, position: int, text: str,
+                           sure: bool | None = None) -> TypedOutcome:
+        """Record a number typed for a computed question (see `Sessions.answer_typed`)."""
+        return await self.solo.answer_typed(actor, session_id, position, text, sure)
+
+    async def typed_target(self, actor: Actor) -> tuple[int, int] | None:
+        """The computed question open in the actor's private chat: (session id, position)."""
+        return await self.solo.typed_target(actor)
 
     async def stats(self, actor: Actor, quiz_id: str | None = None, *,
                     member: Actor | None = None) -> UserStats:

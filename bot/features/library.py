@@ -13,10 +13,11 @@ import random
 import time
 from collections.abc import Callable, Iterable, Mapping
 
-from bot.domain import learning
+from bot.domain import learning, numeric
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
+from bot.domain.numeric import TypedError
 from bot.domain.quiz import Question, Quiz, Text, entry_quiz
-from bot.domain.quiz.computed import draw, seed_of
+from bot.domain.quiz.computed import draw, drawn_values, seed_of
 from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
 from bot.store.protocol import NewSession, SessionRow, Store
@@ -194,6 +195,34 @@ def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Que
                       seed=rng.getrandbits(62))  # this attempt's numbers (computed questions)
 
 
+def typed_unit(quiz: Quiz, row: SessionRow, position: int) -> str | None:
+    """The unit a typed answer to question `position` is read in; None when the question
+    takes taps only (it is not computed)."""
+    question = quiz.question(row.question_ids[position])
+    return None if question is None or question.computed is None else question.computed.unit
+
+
+def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
+                 ) -> tuple[int, float] | TypedError | None:
+    """What a typed answer to question `position` stands for: (the option it matches within
+    the question's tolerance, in file order, else TYPED_OTHER; the value read), the reason
+    it cannot be read, or None when the question takes taps only."""
+    question = quiz.question(row.question_ids[position])
+    if question is None or question.computed is None:
+        return None
+    c = question.computed
+    try:
+        reading = numeric.parse(text, c.unit)
+    except TypedError as exc:
+        return exc
+    _env, values = drawn_values(question, seed_of(row.seed, row.id))
+    k = numeric.match(reading, [float(v) for v in values], c.tolerance)
+    if k is None:
+        return numeric.TYPED_OTHER, reading.values[0]
+    return k, next(v for v in reading.values
+                   if numeric.close(v, float(values[k]), c.tolerance))
+
+
 def question_at(quiz: Quiz, row: SessionRow, position: int) -> Question:
     """The question a fitting session shows at `position`, with the attempt's numbers when
     it is a computed one (the draw is a function of the session's seed and the question)."""
@@ -230,7 +259,9 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         kind=row.kind, position=position, total=len(row.question_ids),
         question_id=question.id, text=question.text.get(lang),
         options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
-        resumed=resumed, confidence=row.confidence, score=row.score, joined=joined)
+        resumed=resumed, confidence=row.confidence, score=row.score, joined=joined,
+        typed_example=None if row.chat_id is not None  # typing answers in private chats
+        or (unit := typed_unit(quiz, row, position)) is None else numeric.example(unit))
 
 
 async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[str, int]:

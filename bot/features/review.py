@@ -46,13 +46,14 @@ class SpacedReview:
         self._rng = rng
 
     def review_of(self, row: SessionRow, question_id: str, position: int, correct: bool,
-                  sure: bool | None) -> NewReview:
-        """The card update an answer in this session makes, keyed by the answer."""
+                  sure: bool | None, *, typed: bool = False) -> NewReview:
+        """The card update an answer in this session makes, keyed by the answer (`typed`: a
+        number typed instead of a tap)."""
         quiz_id, qid = row.quiz_id, question_id
         if row.kind == SessionKind.DUE:
             quiz_id, qid = learning.unqualify(question_id)
         now = self.clock()
-        rating = learning.rating_for(correct, sure)
+        rating = learning.rating_for(correct, sure, typed=typed)
         return NewReview(review_key(row.id, position), row.platform, row.user_id, quiz_id, qid,
                          correct, sure, int(rating), now, self.memory.updater(rating, now),
                          utc_offset=row.utc_offset)

@@ -11,6 +11,7 @@ import random
 from dataclasses import replace
 
 from bot.domain.errors import NoActiveSession, NothingToReview, QuizInProgress
+from bot.domain.numeric import TypedError, shown
 from bot.domain.observer import Observer
 from bot.domain.pipeline import timeline
 from bot.domain.quiz import Question, Quiz
@@ -30,6 +31,8 @@ from bot.domain.results import (
     SessionKind,
     StaleAnswer,
     Summary,
+    TypedOutcome,
+    TypedRefused,
     UserStats,
 )
 from bot.features.library import (
@@ -40,6 +43,8 @@ from bot.features.library import (
     opened,
     prompt,
     question_at,
+    typed_choice,
+    typed_unit,
 )
 from bot.features.review import SpacedReview
 from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
@@ -142,6 +147,35 @@ class Sessions:
         memory card for the question moved in the same transaction (`sure`: the confidence
         mark, None when not asked).
         """
+        outcome = await self._answer(actor, session_id, position, sure, option, None)
+        assert not isinstance(outcome, TypedRefused)  # only a typed answer is refused
+        return outcome
+
+    async def answer_typed(self, actor: Actor, session_id: int, position: int, text: str,
+                           sure: bool | None = None) -> TypedOutcome:
+        """Record a number typed for computed question `position`, through the same rules as
+        a tap (`answer`): within the question's tolerance of the answer it is right; near a
+        named mistake it is that mistake; else wrong. Text that is no number in the
+        question's unit is refused (TypedRefused) and nothing is recorded."""
+        return await self._answer(actor, session_id, position, sure, None, text)
+
+    async def typed_target(self, actor: Actor) -> tuple[int, int] | None:
+        """(session id, position) of the computed question open in the actor's private chat,
+        which a number typed there answers; None when there is none (the text is no answer;
+        in a group, typing is not answering)."""
+        if actor.chat_id is not None:
+            return None
+        row = await self.store.open_session(actor.platform, actor.user_id)
+        if row is None:
+            return None
+        quiz = self.library.session_quiz(row.quiz_id)
+        if (quiz is None or not quiz.fits(row.question_ids, row.option_orders)
+                or typed_unit(quiz, row, row.position) is None):
+            return None
+        return row.id, row.position
+
+    async def _answer(self, actor: Actor, session_id: int, position: int, sure: bool | None,
+                      option: int | None, text: str | None) -> TypedOutcome:
         row, previous = await self.store.session_and_answer(session_id, position)
         if row is None:
             return StaleAnswer(session_id, await self.library.language(actor), None)
@@ -153,19 +187,30 @@ class Sessions:
             return StaleAnswer(session_id, lang, None)
         if previous is not None:
             return await self._result(quiz, row, previous, lang, duplicate=True)
-        if (not row.active or position != row.position
-                or not 0 <= option < len(row.option_orders[position])):
+        if not row.active or position != row.position:
             return StaleAnswer(session_id, lang, self._where(quiz, row, lang))
         question = question_at(quiz, row, position)
-        chosen = row.option_orders[position][option]
+        typed: float | None = None
+        if text is None:
+            if option is None or not 0 <= option < len(row.option_orders[position]):
+                return StaleAnswer(session_id, lang, self._where(quiz, row, lang))
+            chosen = row.option_orders[position][option]
+        else:
+            picked = typed_choice(quiz, row, position, text)
+            if isinstance(picked, TypedError):
+                return TypedRefused(session_id, lang, picked.key, tuple(picked.fields.items()))
+            if picked is None:  # not a computed question: only a tap answers it
+                return StaleAnswer(session_id, lang, self._where(quiz, row, lang))
+            chosen, typed = picked
         finished = position + 1 == len(row.question_ids)
         correct = chosen == question.correct
         recorded = await self.store.record_answer(NewAnswer(
             session_id=session_id, position=position, question_id=question.id, chosen=chosen,
             correct=correct, finished=finished, quiz_id=quiz.id,
             platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
-            total=len(row.question_ids), kind=row.kind,
-            review=self.spaced.review_of(row, question.id, position, correct, sure)))
+            total=len(row.question_ids), kind=row.kind, typed=typed,
+            review=self.spaced.review_of(row, question.id, position, correct, sure,
+                                         typed=typed is not None)))
         if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)
             now = await self.store.get_session(session_id)
             return StaleAnswer(session_id, lang, self._where(quiz, now, lang))
@@ -192,7 +237,9 @@ class Sessions:
         question = question_at(quiz, row, answer.position)
         order = row.option_orders[answer.position]
         is_last = answer.position + 1 == len(row.question_ids)
-        why_not = question.options[answer.chosen].why_not
+        picked = answer.chosen >= 0  # TYPED_OTHER: a typed number that is no option
+        why_not = question.options[answer.chosen].why_not if picked else None
+        unit = typed_unit(quiz, row, answer.position)
         score = row.score if not duplicate else None
         summary = await self._summary(quiz, row, lang) if is_last else None
         if score is None:  # a repeat: report the score as it stood right after that answer
@@ -201,7 +248,8 @@ class Sessions:
         return AnswerResult(
             session_id=row.id, lang=lang,
             question=prompt(quiz, row, answer.position, lang),
-            chosen=order.index(answer.chosen), correct=order.index(question.correct),
+            chosen=order.index(answer.chosen) if picked else -1,
+            correct=order.index(question.correct),
             is_correct=answer.correct, explanation=question.explanation.get(lang),
             rationale=why_not.get(lang) if why_not and not answer.correct else None,
             references=question.references, answered=answer.position + 1, score=score,
@@ -209,7 +257,8 @@ class Sessions:
             summary=summary, duplicate=duplicate, image=question.image,
             timeline=timeline(question.schedule) if question.schedule else None, sure=sure,
             schedule=question.schedule,
-            takeaway=question.takeaway.get(lang) if question.takeaway else None)
+            takeaway=question.takeaway.get(lang) if question.takeaway else None,
+            typed=None if answer.typed is None or unit is None else shown(answer.typed, unit))
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.answers(row.id)

@@ -49,6 +49,8 @@ from bot.domain.results import (
     SettingsView,
     StaleAnswer,
     Summary,
+    TypedOutcome,
+    TypedRefused,
     UnknownButton,
     UserStats,
 )
@@ -241,6 +243,16 @@ class Planner:
             return Reply(ack=self.cat.t(outcome.lang, "round.who_open"))
         assert isinstance(outcome, UnknownButton)
         return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
+
+    def typed(self, outcome: TypedOutcome, actor: Actor) -> Reply:
+        """A typed answer shows as a press of its option would; text has no pop-up to
+        answer, so what a press says only there is sent as a message."""
+        if isinstance(outcome, TypedRefused):
+            return Reply(send=(Card(self.m.escape(render.typed_refusal(self.cat, outcome))),))
+        reply = self.pressed(outcome, actor)
+        if reply.ack and reply.edit is None and not reply.send:
+            return Reply(send=(Card(self.m.escape(reply.ack)),))
+        return reply
 
     def _joined(self, prompt: QuestionPrompt) -> str:
         return self.cat.t(prompt.lang, "question.joined", number=prompt.number)

@@ -20,6 +20,7 @@ from bot.domain.results import (
     ReminderNote,
     SettingsView,
     Summary,
+    TypedRefused,
     UserStats,
 )
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
@@ -94,6 +95,9 @@ def option_lines(prompt: QuestionPrompt, m: Markup = PLAIN) -> list[str]:
 def question_body(cat: Catalogue, prompt: QuestionPrompt, m: Markup = PLAIN) -> str:
     """The question and its lettered options, without the header."""
     lines = [m.escape(content_text(prompt.lang, prompt.text)), "", *option_lines(prompt, m)]
+    if prompt.typed_example:  # a computed question in a private chat takes a number too
+        lines += ["", m.escape(cat.t(prompt.lang, "question.or_type",
+                                     example=prompt.typed_example))]
     return "\n".join(lines)
 
 
@@ -134,6 +138,11 @@ def verdict(cat: Catalogue, result: AnswerResult) -> str:
     return cat.t(result.lang, "answer.correct" if result.is_correct else "answer.wrong")
 
 
+def typed_refusal(cat: Catalogue, refused: TypedRefused) -> str:
+    """Why a typed answer was not taken, and what to type instead (one line)."""
+    return cat.t(refused.lang, refused.key, **dict(refused.fields))
+
+
 def toast(cat: Catalogue, result: AnswerResult) -> str:
     """The short pop-up after a tap (Telegram's answerCallbackQuery text)."""
     if result.duplicate:
@@ -154,9 +163,13 @@ def feedback_head(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> st
     marked)."""
     lang = result.lang
     lines = [m.bold(m.escape(verdict(cat, result)))]
+    if result.is_correct and result.typed:
+        lines.append(m.escape(cat.t(lang, "answer.your_typed", value=result.typed)))
     if not result.is_correct:
         right = result.question.options[result.correct]
-        lines.append(m.escape(cat.t(lang, "answer.your_choice", letter=letter(result.chosen))))
+        mine = (cat.t(lang, "answer.your_typed", value=result.typed) if result.typed
+                else cat.t(lang, "answer.your_choice", letter=letter(result.chosen)))
+        lines.append(m.escape(mine))
         lines.append(m.escape(cat.t(lang, "answer.right_answer", letter=letter(result.correct),
                                     option=right)))
     if result.takeaway:

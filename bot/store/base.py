@@ -74,6 +74,7 @@ class CommandStore(abc.ABC):
     set_language = _writer(sessions.set_language)
     get_session = _reader(sessions.get_session)
     active_session = _reader(sessions.active_session)
+    open_session = _reader(sessions.open_session)
     last_finished = _reader(sessions.last_finished)
     start_session = _writer(sessions.start_session)
     session_and_answer = _reader(sessions.session_and_answer)

@@ -56,8 +56,9 @@ class AnswerRow:
     session_id: int
     position: int
     question_id: str
-    chosen: int  # index in the quiz file
+    chosen: int  # index in the quiz file; TYPED_OTHER for a typed number matching no option
     correct: bool
+    typed: float | None = None  # the number typed instead of a tap, in the question's unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +90,7 @@ class NewAnswer:
     total: int
     kind: SessionKind
     review: NewReview | None = None  # applied to the learner's card in the same transaction
+    typed: float | None = None  # the number typed instead of a tap (computed questions)
 
 
 class Write(StrEnum):
@@ -124,6 +126,9 @@ class Store(LearningStore, RoundStore, InboxStore, Protocol):
     async def active_session(self, platform: str, user_id: str, quiz_id: str
                              ) -> SessionRow | None:
         """The user's unfinished session of this quiz, if any."""
+
+    async def open_session(self, platform: str, user_id: str) -> SessionRow | None:
+        """The user's most recently started unfinished session in a private chat."""
 
     async def last_finished(self, platform: str, user_id: str, quiz_id: str
                             ) -> SessionRow | None:

@@ -106,7 +106,7 @@ async def question_rows(read: Reader, scope: Scope,
         f"JOIN sessions s ON s.id = a.session_id WHERE s.kind = 'full' AND {cond}), "
         "wrong AS (SELECT quiz_id, question_id, chosen, COUNT(*) AS n, ROW_NUMBER() OVER ("
         "PARTITION BY quiz_id, question_id ORDER BY COUNT(*) DESC, chosen) AS rank "
-        "FROM a WHERE correct = 0 GROUP BY quiz_id, question_id, chosen) "
+        "FROM a WHERE correct = 0 AND chosen >= 0 GROUP BY quiz_id, question_id, chosen) "
         "SELECT a.quiz_id, a.question_id, COUNT(*), SUM(a.correct), w.chosen, w.n FROM a "
         "LEFT JOIN wrong w ON w.quiz_id = a.quiz_id AND w.question_id = a.question_id "
         "AND w.rank = 1 GROUP BY a.quiz_id, a.question_id, w.chosen, w.n "

@@ -53,9 +53,10 @@ def session_of(row: Any) -> SessionRow | None:
 
 
 def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
-    """An AnswerRow from a row with question_id, chosen and correct."""
+    """An AnswerRow from a row with question_id, chosen, correct and typed."""
+    typed = row["typed"]
     return AnswerRow(session_id, position, row["question_id"], int(row["chosen"]),
-                     bool(row["correct"]))
+                     bool(row["correct"]), None if typed is None else float(typed))
 
 
 def best_of(row: Any) -> BestRow:

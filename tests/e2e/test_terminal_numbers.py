@@ -78,3 +78,30 @@ async def test_killed_and_restarted_shows_the_same_numbers(tmp_path: Path,
     assert theirs != first  # their own numbers
     await other.send("q")
     assert await other.finish() == 0
+
+
+async def test_the_prompt_takes_a_letter_or_a_number(tmp_path: Path,
+                                                     quizzes: dict[str, Quiz]) -> None:
+    from bot.domain import numeric
+    from bot.domain.quiz.computed import drawn_values
+
+    quiz = quizzes[QUIZ]
+    player = await Player.start(tmp_path, "--quiz", QUIZ)
+    screen = await player.until_prompt()
+    assert "or a number like" in screen.splitlines()[-1]
+    seed = seed_of(tmp_path)
+    question = quiz.questions[0]
+    assert question.computed is not None
+    unit = question.computed.unit
+    await player.send("no idea")  # not a number: asked again with an example
+    screen = await player.until_prompt()
+    assert f"Type one like {numeric.example(unit)}" in screen
+    right = float(drawn_values(question, seed)[1][0])
+    await player.send(numeric.shown(right, unit))
+    screen = await player.until_prompt()
+    assert "Correct!" in screen and f"You typed: {numeric.shown(right, unit)}" in screen
+    await player.send(right_letter(quiz, screen, seed))  # a letter still answers
+    await player.until_prompt()
+    await player.send("q")
+    assert await player.finish() == 0
+    assert [pos for _, pos in db_answers(tmp_path)] == [0, 1]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
+from bot.domain.numeric import QUESTION_UNITS, known_unit, unit_of_option
 from bot.domain.pipeline import KINDS
 from bot.domain.quiz.computed import (
     RESERVED,
@@ -37,7 +38,7 @@ from bot.domain.results import Reference
 
 COMPUTED_KEYS = {"id", "text", "params", "let", "where", "answer", "bounds", "digits",
                  "option", "mistakes", "explanation", "references", "schedule", "tolerance",
-                 "min_gap", "takeaway", "topics"}
+                 "unit", "min_gap", "takeaway", "topics"}
 COMPUTED_REQUIRED = {"id", "text", "params", "answer", "mistakes", "explanation"}
 MISTAKE_KEYS = {"name", "value", "text", "why_not"}
 NAME_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9_]{0,19}")
@@ -99,6 +100,7 @@ class ComputedChecker:
         bounds = self.bounds(known | {"answer"})
         digits = self.digits()
         tolerance = self.relative("tolerance", 0.02, "tolerance")
+        unit = self.unit(answer.text)
         min_gap = self.relative("min_gap", 0.05, "gap between any two options")
         schedule = self.schedule(known)
         references = self.ck.references(self.q, self.path)
@@ -106,7 +108,7 @@ class ComputedChecker:
             return None
         computed = Computed(tuple(params), tuple(lets), tuple(where), (answer, *mistakes),
                             text, explanation, bounds=bounds, digits=digits,
-                            schedule=schedule, tolerance=tolerance,
+                            schedule=schedule, tolerance=tolerance, unit=unit,
                             schedule_line=self.line("schedule"), min_gap=min_gap)
         if not self.cost_ok(computed):
             return None
@@ -398,6 +400,19 @@ class ComputedChecker:
                        f"got {value!r}")
             return default
         return float(value)
+
+    def unit(self, shown: tuple[tuple[str, Template], ...]) -> str:
+        """The unit a typed answer is read in (`bot.domain.numeric`): `unit:`, else the one
+        the answer's option template shows ("{value} GB": GB; "{value:.1%}": %)."""
+        value = self.q.get("unit")
+        if value is None:
+            return unit_of_option(shown[0][1].source) if shown else ""
+        if not isinstance(value, str) or not known_unit(value):
+            self.error(self.line("unit"), f"{self.path}.unit",
+                       f"must be one of {', '.join(repr(u) for u in QUESTION_UNITS)}, "
+                       f"got {value!r}")
+            return ""
+        return value
 
     def schedule(self, known: set[str]) -> tuple[str, Formula, Formula, Formula | None] | None:
         value, line = self.q.get("schedule"), self.line("schedule")

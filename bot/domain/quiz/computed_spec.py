@@ -78,6 +78,8 @@ class Computed:
     schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
     # A typed answer within this relative distance of the answer counts as right.
     tolerance: float = 0.02
+    # The unit a typed answer is read in (`bot.domain.numeric.QUESTION_UNITS`): "GB", "%".
+    unit: str = ""
     schedule_line: int = 0
     # Any two options differ by at least this much, relative (`validate` warns otherwise).
     min_gap: float = 0.05

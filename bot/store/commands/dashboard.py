@@ -122,7 +122,8 @@ def group_questions(platform: str, chat_id: str) -> Command[list[GroupQuestion]]
         t[0] += n
         if r["correct"]:
             t[1] += n
-        elif n > t[3]:  # in option order, so a tie keeps the lower index
+        elif n > t[3] and int(r["chosen"]) >= 0:  # in option order: a tie keeps the lower
+            # index; a typed number that is no option (chosen -1) is no option to name
             t[2], t[3] = int(r["chosen"]), n
     return [GroupQuestion(quiz, question, t[0], t[1], None if t[2] < 0 else t[2], t[3])
             for (quiz, question), t in sorted(tally.items())]

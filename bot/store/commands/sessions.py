@@ -87,6 +87,14 @@ def active_session(platform: str, user_id: str, quiz_id: str) -> Command[Session
         "AND s.status = 'active'", platform, user_id, quiz_id))))
 
 
+def open_session(platform: str, user_id: str) -> Command[SessionRow | None]:
+    """The user's most recently started unfinished session in a private chat (any quiz)."""
+    return session_of(one((yield q(
+        SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.chat_id IS NULL "
+        "AND s.status = 'active' ORDER BY s.started_at DESC, s.id DESC LIMIT 1",
+        platform, user_id))))
+
+
 def last_finished(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:
     """The user's most recently finished full attempt of this quiz."""
     return session_of(one((yield q(
@@ -132,20 +140,21 @@ def session_and_answer(session_id: int, position: int
                        ) -> Command[tuple[SessionRow | None, AnswerRow | None]]:
     """The session and its answer at `position` (if any), in one read."""
     row = one((yield q(
-        f"SELECT {SESSION_COLUMNS}, a.question_id AS a_question, a.chosen, a.correct "
+        f"SELECT {SESSION_COLUMNS}, a.question_id AS a_question, a.chosen, a.correct, a.typed "
         f"{SESSION_FROM}"
         "LEFT JOIN answers a ON a.session_id = s.id AND a.position = ? WHERE s.id = ?",
         position, session_id)))
     if row is None:
         return None, None
     answer = None if row["chosen"] is None else AnswerRow(
-        session_id, position, row["a_question"], int(row["chosen"]), bool(row["correct"]))
+        session_id, position, row["a_question"], int(row["chosen"]), bool(row["correct"]),
+        None if row["typed"] is None else float(row["typed"]))
     return session_of(row), answer
 
 
 def answers(session_id: int) -> Command[list[AnswerRow]]:
     """Every answer of the session, in position order."""
-    rows = yield q("SELECT position, question_id, chosen, correct FROM answers "
+    rows = yield q("SELECT position, question_id, chosen, correct, typed FROM answers "
                    "WHERE session_id = ? ORDER BY position", session_id)
     return [answer_of(session_id, int(r["position"]), r) for r in rows]
 
@@ -162,7 +171,7 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
         "WHERE id = ? AND position = ? AND status = 'active' RETURNING score",
         int(a.correct), done, done, now, a.session_id, a.position)
     if not advanced:
-        stored = one((yield q("SELECT question_id, chosen, correct FROM answers "
+        stored = one((yield q("SELECT question_id, chosen, correct, typed FROM answers "
                               "WHERE session_id = ? AND position = ?",
                               a.session_id, a.position)))
         if stored is not None:
@@ -170,14 +179,15 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
         return Recorded(Write.STALE, None, 0)
     score = int(advanced[0]["score"])
     yield q("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
-            "answered_at) VALUES (?, ?, ?, ?, ?, ?)",
-            a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now)
+            "answered_at, typed) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now, a.typed)
     if a.finished and a.kind == SessionKind.FULL:
         yield many(KEEP_BEST_SQL, [(a.quiz_id, scope, a.platform, a.user_id, score, a.total,
                                     now) for scope in scopes_of(a.platform, a.chat_id)])
     if a.review is not None:  # the learner's card moves with the answer, or not at all
         yield from apply_review(a.review)
-    stored_now = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct)
+    stored_now = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct,
+                           a.typed)
     return Recorded(Write.APPLIED, stored_now, score)
 
 

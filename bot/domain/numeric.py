@@ -1,0 +1,174 @@
+"""Typed numbers: what a learner types for a computed question, read in the question's unit.
+
+A question declares its unit (`unit:` in the quiz file, else read from its option template:
+"{value:.1%}" is a fraction shown as a percentage, "{value} GB" gigabytes, "m = {value:d}" a
+plain count). A typed answer may carry its own unit of the same family and is converted:
+"1200 MB" for a GB question is 1.2. Accepted besides: `.` or `,` as the decimal mark with
+thousands separators (a single `,` before exactly three digits groups thousands: "1,200"),
+Urdu and Arabic-Indic digits, a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), a leading
+"~" or "m =". Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+TYPED_OTHER = -1  # the `chosen` stored for a typed number that matches no option
+MAX_TYPED = 40  # characters read of a typed answer; longer is refused, not guessed at
+
+# family -> unit (lower case) -> its size in the family's base unit
+FAMILIES: dict[str, dict[str, float]] = {
+    "bytes": {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9,
+              "tb": 1e12, "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40},
+    "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
+             "sec": 1.0},
+    "count": {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12},
+    "percent": {"%": 0.01},
+}
+# a question's declared unit -> (family, size of one answer unit in the family's base)
+QUESTION_UNITS: dict[str, tuple[str, float]] = {
+    **{u: ("bytes", s) for u, s in FAMILIES["bytes"].items() if u not in ("byte", "bytes")},
+    **{u: ("time", s) for u, s in FAMILIES["time"].items()},
+    "": ("count", 1.0),
+    "%": ("percent", 1.0),  # the answer is a fraction (0.12) shown as 12%
+    "percent": ("percent", 0.01),  # the answer is in percentage points (12 means 12%)
+}
+EXAMPLES = {"bytes": "1.2 GB", "time": "12.5 ms", "count": "24", "percent": "12.5%"}
+
+_DIGITS = str.maketrans({**{chr(0x0660 + i): str(i) for i in range(10)},  # ٠-٩
+                         **{chr(0x06F0 + i): str(i) for i in range(10)},  # ۰-۹
+                         "\u066b": ".", "\u066c": ",", "\u066a": "%", "\u2212": "-",
+                         "\u2013": "-", "\u00d7": "x", "\u00b7": "x", "\u22c5": "x",
+                         "*": "x", "\u00a0": " ", "\u202f": " ", "\u2009": " ", "'": " ",
+                         "\u2019": " ", "\u060c": ","})
+_SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
+_SUPER_RUN = re.compile(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_NUMBER = re.compile(
+    r"(?:[a-z_]\w{0,9}\s*=\s*)?[~≈]?\s*(?P<sign>[+-])?\s*"
+    r"(?P<num>\d[\d., ]*|[.,]\d+)"
+    r"\s*(?:e(?P<exp>[+-]?\d{1,3})|x\s*10\s*(?:\^|xx)\s*(?P<exp2>[+-]?\d{1,3}))?"
+    r"\s*(?P<unit>[a-zµμ%]{0,7})\.?", re.IGNORECASE)
+
+
+class TypedError(ValueError):
+    """A typed answer that cannot be read: `key` names the locale string, `fields` its fields."""
+
+    def __init__(self, key: str, **args: str) -> None:
+        super().__init__(key)
+        self.key, self.fields = key, args
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A typed answer in the question's unit: `values` are its readings, the likeliest first
+    (a bare "0.12" for a percentage question is 0.12% or the fraction 0.12)."""
+
+    values: tuple[float, ...]
+    shown: str  # the input as cleaned for echoing back ("1.2 GB")
+
+
+def unit_of_option(source: str) -> str:
+    """The unit an option template shows: "%" for "{value:.1%}", "GB" for "{value} GB",
+    "" (a plain number) otherwise."""
+    if re.search(r"%\s*}", source):
+        return "%"
+    tail = source[source.rfind("}") + 1:].strip().split()
+    word = tail[0].rstrip(".,;") if tail else ""
+    return word if word.lower() in QUESTION_UNITS and word else ""
+
+
+def known_unit(unit: str) -> bool:
+    """Whether a question may declare this unit."""
+    return unit.lower() in QUESTION_UNITS or unit in QUESTION_UNITS
+
+
+def example(unit: str) -> str:
+    """A typed answer the learner could send for a question in `unit` ("1.2 GB")."""
+    family, _ = QUESTION_UNITS[_key(unit)]
+    return EXAMPLES[family] if family != "bytes" and family != "time" else f"1.2 {unit}"
+
+
+def parse(text: str, unit: str) -> Reading:
+    """`text` read as a number in `unit`; TypedError (too_long, not_number, wrong_unit)."""
+    family, size = QUESTION_UNITS[_key(unit)]
+    raw = text.strip()
+    if len(raw) > MAX_TYPED:
+        raise TypedError("typed.too_long", limit=str(MAX_TYPED))
+    clean = _SUPER_RUN.sub(lambda m: "10^" + m.group(1).translate(_SUPER), raw)
+    clean = unicodedata.normalize("NFKC", clean.translate(_DIGITS))
+    m = _NUMBER.fullmatch(clean.strip())
+    if m is None or not any(ch.isdigit() for ch in m.group("num")):
+        raise TypedError("typed.not_number", example=example(unit))
+    read = _number(m.group("num"))
+    if read is None:
+        raise TypedError("typed.not_number", example=example(unit))
+    number, decimal = read
+    exp = m.group("exp") or m.group("exp2")
+    value = float(number) * (10.0 ** int(exp) if exp else 1.0)
+    if m.group("sign") == "-":
+        value = -value
+    typed_unit = m.group("unit").lower()
+    scales = FAMILIES[family]
+    if typed_unit in scales:
+        base = [value * scales[typed_unit]]
+    elif typed_unit == "" and family == "percent":
+        base = [value * 0.01] + ([value] if decimal and abs(value) <= 1 else [])
+    elif typed_unit == "":
+        base = [value * size]
+    elif any(typed_unit in units for units in FAMILIES.values()):
+        raise TypedError("typed.wrong_unit", got=m.group("unit"), example=example(unit))
+    else:
+        raise TypedError("typed.not_number", example=example(unit))
+    shown = " ".join(clean.split())
+    return Reading(tuple(v / size for v in base), shown)
+
+
+def shown(value: float, unit: str) -> str:
+    """A stored typed value as the learner reads it: "1.2 GB", "12.5%", "24"."""
+    family, size = QUESTION_UNITS[_key(unit)]
+    if family == "percent":
+        return f"{value * size * 100:.4g}%"
+    return f"{value:.6g} {unit}".strip()
+
+
+def close(value: float, target: float, tolerance: float) -> bool:
+    """Whether `value` is within `tolerance` (relative) of `target`."""
+    slack = 1 + 1e-9  # 1.02 against 1.0 at 2 % is in, whatever the float rounding
+    if target == 0:
+        return abs(value) <= tolerance * slack
+    return abs(value - target) <= tolerance * abs(target) * slack
+
+
+def match(reading: Reading, values: tuple[float, ...] | list[float],
+          tolerance: float) -> int | None:
+    """The index of the first of `values` (the answer first, then the named mistakes) a
+    reading falls within `tolerance` of, trying the reading's values in order; else None."""
+    for v in reading.values:
+        for k, target in enumerate(values):
+            if close(v, float(target), tolerance):
+                return k
+    return None
+
+
+def _key(unit: str) -> str:
+    return unit if unit in QUESTION_UNITS else unit.lower()
+
+
+def _number(digits: str) -> tuple[str, bool] | None:
+    """The digits as Python reads them and whether they had a decimal part; None when the
+    separators make no number ("1.2.3,4")."""
+    s = digits.replace(" ", "")
+    if "." in s and "," in s:
+        mark = "." if s.rfind(".") > s.rfind(",") else ","
+        s = s.replace("," if mark == "." else ".", "").replace(mark, ".")
+    elif s.count(",") > 1 or s.count(".") > 1:
+        s = s.replace(",", "").replace(".", "")
+    elif "," in s:
+        whole, _, part = s.partition(",")
+        thousands = len(part) == 3 and whole not in ("", "0")
+        s = whole + part if thousands else f"{whole or '0'}.{part}"
+    if not re.fullmatch(r"\d*\.?\d+|\d+\.", s):
+        return None
+    return s, "." in s

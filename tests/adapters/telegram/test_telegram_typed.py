@@ -1,0 +1,54 @@
+"""A number typed in a private chat answers the open computed question (real
+python-telegram-bot against the fake Bot API): a named mistake gets its why-not, a right
+number counts, text that is no number is asked again with an example."""
+
+from __future__ import annotations
+
+from bot.domain import numeric
+from bot.domain.quiz.computed import drawn_values
+from bot.present.i18n import strip_isolates
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.learners import Learner, is_question
+from tests.adapters.telegram.support import Running
+
+NUMBERS = "parallelism-numbers"
+
+
+async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> None:
+    quiz = bot.app.engine.quiz(NUMBERS)
+    learner = Learner(api, api.user(1001, "Alice"))
+    since = learner.mark()
+    await learner.send(f"/start {NUMBERS}")
+    question = await learner.reply(since, is_question)
+    assert "Or type the number" in question["text"]
+
+    async def values(position: int) -> tuple[str, list[float], str]:
+        row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
+        assert row is not None and row.seed is not None
+        q = quiz.question(row.question_ids[position])
+        assert q is not None and q.computed is not None
+        return q.computed.unit, [float(v) for v in drawn_values(q, row.seed)[1]], q.id
+
+    unit, vals, _qid = await values(0)
+    since = learner.mark()
+    await learner.send("no idea")  # not a number: asked again, with an example
+    again = await learner.reply(since)
+    assert numeric.example(unit) in strip_isolates(again["text"])
+    assert (await bot.app.store.active_session("telegram", "1001", NUMBERS)).position == 0
+
+    since = learner.mark()
+    await learner.send(numeric.shown(vals[1], unit))  # a named mistake
+    answered = await learner.reply(since, lambda m: "Not quite." in m["text"])
+    text = strip_isolates(answered["text"])
+    assert f"You typed: {numeric.shown(vals[1], unit)}" in text and "Why not" in text
+    nxt = await learner.reply(since, is_question)
+
+    unit, vals, _qid = await values(1)
+    since = learner.mark()
+    await learner.send(numeric.shown(vals[0], unit).replace(".", ","))  # a comma decimal
+    right = await learner.reply(since, lambda m: "Correct!" in m["text"])
+    assert "You typed" in strip_isolates(right["text"])
+    await learner.reply(since, is_question)
+    row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
+    assert row is not None and row.position == 2 and row.score == 1
+    assert nxt["message_id"] != question["message_id"]

@@ -1,0 +1,101 @@
+"""Typed numbers: a table of what learners type and what it reads as."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.domain.numeric import TypedError, close, match, parse, unit_of_option
+
+CASES = [
+    # (typed, question's unit, first reading in the question's unit)
+    ("1.2", "GB", 1.2),
+    ("1.2 GB", "GB", 1.2),
+    ("1200 MB", "GB", 1.2),
+    ("1,200 MB", "GB", 1.2),
+    ("1 200 MB", "GB", 1.2),
+    ("1.2e9 B", "GB", 1.2),
+    ("1.2×10^9 bytes", "GB", 1.2),
+    ("1.2·10⁹ B", "GB", 1.2),
+    ("1 GiB", "GB", 2**30 / 1e9),
+    ("512 KiB", "MB", 512 * 1024 / 1e6),
+    ("1,5", "GB", 1.5),
+    ("1.234,5 MB", "GB", 1.2345),
+    ("1,234.5 MB", "GB", 1.2345),
+    ("۱٫۲", "GB", 1.2),
+    ("١٬٢٠٠ MB", "GB", 1.2),
+    ("12.5 ms", "ms", 12.5),
+    ("12.5", "ms", 12.5),
+    ("0.0125 s", "ms", 12.5),
+    ("12500 us", "ms", 12.5),
+    ("12500 µs", "ms", 12.5),
+    ("1.25e7 ns", "ms", 12.5),
+    ("2 s", "s", 2.0),
+    ("24", "", 24.0),
+    ("m = 24", "", 24.0),
+    ("+24", "", 24.0),
+    ("-3", "", -3.0),
+    ("−3", "", -3.0),
+    ("1.2K", "", 1200.0),
+    ("3 bn", "", 3e9),
+    ("2M", "", 2e6),
+    ("1e9", "", 1e9),
+    ("~24", "", 24.0),
+    ("12%", "%", 0.12),
+    ("12", "%", 0.12),
+    ("12.5 %", "%", 0.125),
+    ("۱۲٪", "%", 0.12),
+    ("12%", "percent", 12.0),
+    ("12", "percent", 12.0),
+    ("0.12", "%", 0.0012),  # first reading: percentage points; the fraction is the second
+]
+
+
+@pytest.mark.parametrize(("typed", "unit", "value"), CASES)
+def test_reads(typed: str, unit: str, value: float) -> None:
+    assert parse(typed, unit).values[0] == pytest.approx(value)
+
+
+def test_a_bare_decimal_for_a_percentage_is_also_read_as_the_fraction() -> None:
+    assert parse("0.12", "%").values == pytest.approx((0.0012, 0.12))
+    assert parse("12", "%").values == pytest.approx((0.12,))
+
+
+BAD = [
+    ("twelve", "GB", "typed.not_number"),
+    ("", "GB", "typed.not_number"),
+    ("1,2,3.4.5", "GB", "typed.not_number"),
+    ("GB", "GB", "typed.not_number"),
+    ("12 furlongs", "GB", "typed.not_number"),
+    ("12 ms", "GB", "typed.wrong_unit"),
+    ("1.2 GB", "ms", "typed.wrong_unit"),
+    ("12%", "GB", "typed.wrong_unit"),
+    ("12 GB", "%", "typed.wrong_unit"),
+    ("1" * 41, "", "typed.too_long"),
+    ("1; DROP TABLE answers", "", "typed.not_number"),
+]
+
+
+@pytest.mark.parametrize(("typed", "unit", "key"), BAD)
+def test_refuses(typed: str, unit: str, key: str) -> None:
+    with pytest.raises(TypedError) as err:
+        parse(typed, unit)
+    assert err.value.key == key
+    if key != "typed.too_long":
+        assert err.value.fields["example"]
+
+
+@pytest.mark.parametrize(("source", "unit"), [
+    ("{value:.1%}", "%"), ("{value} GB", "GB"), ("{value:.1f} ms", "ms"), ("{value} s", "s"),
+    ("m = {value:d}", ""), ("p = {value:d}", ""), ("{value} MB", "MB"), ("{value}", ""),
+])
+def test_unit_read_from_the_option_template(source: str, unit: str) -> None:
+    assert unit_of_option(source) == unit
+
+
+def test_tolerance_is_relative_and_the_answer_wins() -> None:
+    assert close(1.02, 1.0, 0.02) and not close(1.021, 1.0, 0.02)
+    assert close(0.0, 0.0, 0.02)
+    values = [1.0, 1.5, 2.0]  # the answer, then the named mistakes
+    assert match(parse("1.01", "GB"), values, 0.02) == 0
+    assert match(parse("1490 MB", "GB"), values, 0.02) == 1
+    assert match(parse("1.7", "GB"), values, 0.02) is None
