@@ -114,6 +114,21 @@ def test_training_utilisation(moe: Quiz):
     assert any(o.startswith(f"About {per_gpu / 1979e12:.0%}") for o in shown)  # FP8 peak
 
 
+def test_grouped_gemm_waves(moe: Quiz):
+    tokens, sms, column_tiles = [120, 300, 450, 512, 600, 700, 514, 900], 132, 2048 // 128
+    assert sum(tokens) == 4096
+    tiles = [math.ceil(m / 128) * column_tiles for m in tokens]
+    loop = sum(math.ceil(n / sms) for n in tiles)
+    grouped = math.ceil(sum(tiles) / sms)
+    padded = math.ceil(len(tokens) * math.ceil(max(tokens) / 128) * column_tiles / sms)
+    assert (loop, grouped, padded, sum(tiles)) == (8, 5, 8, 576)
+    q = question(moe, "e13-grouped-gemm-waves")
+    assert right(q) == f"Grouped finishes in {grouped} waves, while looping or padding to " \
+        f"{max(tokens)} rows costs {loop}"
+    assert f"{1 - sum(tokens) / (len(tokens) * max(tokens)):.0%} of them padding" in \
+        q.explanation.get("en")
+
+
 def test_expert_gemm_ridge_point(moe: Quiz):
     ridge = 989e12 / 3.35e12  # FLOPs per byte; the GEMM does m FLOPs per weight byte
     assert right(question(moe, "e14-expert-gemm-intensity")) == (
