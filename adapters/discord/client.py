@@ -18,7 +18,7 @@ from adapters.discord.rounds import DiscordRounds, RoundButton, TeamButton, WhoB
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
-from bot.domain.payloads import ACTION_RE, ANSWER_RE, ROUND_RE, WHO_RE
+from bot.domain.payloads import ACTION_RE, ANSWER_RE, NUMBER_RE, ROUND_RE, WHO_RE
 
 log = logging.getLogger(__name__)
 
@@ -121,11 +121,16 @@ class QuizClient(discord.Client):
         guild = interaction.guild
         if guild is not None and self.app.chats is not None:
             await self.app.chats.note("discord", str(guild.id), guild.name)
+        custom_id = custom_id_of(interaction)
+        if interaction.type is discord.InteractionType.modal_submit:
+            if NUMBER_RE.fullmatch(custom_id):  # "Type it"'s modal: a typed answer
+                await self.flows.typed(interaction, custom_id)
+            return
         if interaction.type is not discord.InteractionType.component:
             return
-        custom_id = custom_id_of(interaction)
         if not (ANSWER_RE.fullmatch(custom_id) or ACTION_RE.fullmatch(custom_id)
-                or ROUND_RE.fullmatch(custom_id) or WHO_RE.fullmatch(custom_id)):
+                or ROUND_RE.fullmatch(custom_id) or WHO_RE.fullmatch(custom_id)
+                or NUMBER_RE.fullmatch(custom_id)):
             await self.flows.unknown_button(interaction, custom_id)
         elif custom_id not in custom_ids_on(interaction.message):
             # discord.py runs a template's button only when the pressed message carries

@@ -25,9 +25,16 @@ from adapters.discord.replies import (
     timely,
     update,
 )
-from adapters.discord.views import MARKDOWN, edit_of, message_of, where_of
+from adapters.discord.views import (
+    MARKDOWN,
+    edit_of,
+    message_of,
+    number_modal,
+    typed_value,
+    where_of,
+)
 from bot.app.compose import App
-from bot.domain.payloads import Payload
+from bot.domain.payloads import NumberPayload, Payload
 from bot.domain.platforms import DISCORD
 from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind, Summary
 from bot.domain.round_results import WhoAnswered
@@ -42,7 +49,7 @@ log = logging.getLogger(__name__)
 
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
-OURS = re.compile(r"[aqrw][0-9]+:")
+OURS = re.compile(r"[anqrw][0-9]+:")
 CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100
 
 
@@ -53,7 +60,7 @@ class Flows:
         self.engine = app.engine
         self.rounds = app.rounds
         self.cat = app.catalogue
-        self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False)
+        self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False, type_button=True)
         # the private "Who answered?" pages; the questions' clock is never shown on them
         self.rounds_plan = RoundPlanner(app.catalogue, MARKDOWN, lambda q: "",
                                         limit=DISCORD.card_limit)
@@ -268,15 +275,45 @@ class Flows:
                                                                          actor.user_id)))
                 return
             await self.deliver(interaction, self.plan.pressed(outcome, actor))
-            if isinstance(outcome, AnswerResult) and outcome.summary and not outcome.duplicate:
-                await self._announce(interaction, outcome.summary)
-                summary = outcome.summary
-                if summary.kind == SessionKind.FULL:
-                    await interaction.client.rounds.rewards.after_solo(
-                        interaction, summary.quiz_id, summary.quiz_title, summary.score,
-                        summary.lang)
+            await self._after_answer(interaction, outcome)
         except Exception as exc:
             await self.report(interaction, exc)
+
+    async def type_it(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+        """"Type it": the modal a typed answer is sent with (no engine call: its submission
+        is checked like a tap, and a modal must open within the 3 seconds)."""
+        try:
+            lang = await self.lang(interaction)
+            await interaction.response.send_modal(number_modal(
+                custom_id, self.cat.t(lang, "typed.modal_title"),
+                self.cat.t(lang, "typed.modal_label")))
+        except Exception as exc:
+            await self.report(interaction, exc)
+
+    async def typed(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+        """The modal's submission: a typed answer, through the engine's answer path."""
+        try:
+            target = NumberPayload.unpack(custom_id)
+            assert target is not None  # the client routes only NUMBER_RE here
+            actor = actor_of(interaction)
+            outcome = await timely(interaction, self.engine.answer_typed(
+                actor, target.session_id, target.position, typed_value(interaction)),
+                update=interaction.message is not None)
+            await self.deliver(interaction, self.plan.typed(outcome, actor))
+            await self._after_answer(interaction, outcome)
+        except Exception as exc:
+            await self.report(interaction, exc)
+
+    async def _after_answer(self, interaction: discord.Interaction[Any], outcome: object
+                            ) -> None:
+        """A finished solo attempt: announced where configured, and its rewards granted."""
+        if isinstance(outcome, AnswerResult) and outcome.summary and not outcome.duplicate:
+            await self._announce(interaction, outcome.summary)
+            summary = outcome.summary
+            if summary.kind == SessionKind.FULL:
+                await interaction.client.rounds.rewards.after_solo(
+                    interaction, summary.quiz_id, summary.quiz_title, summary.score,
+                    summary.lang)
 
     async def _announce(self, interaction: discord.Interaction[Any], summary: Summary) -> None:
         """Post "X scored 7/8" in the channel, when configured; a refusal is only logged."""

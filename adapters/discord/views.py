@@ -14,6 +14,7 @@ from typing import Any, Protocol, cast
 import discord
 
 from bot.domain import payloads as payload
+from bot.domain.numeric import MAX_TYPED
 from bot.domain.payloads import ActionPayload, AnswerPayload
 from bot.domain.results import Where
 from bot.present.plan import Button, Card
@@ -54,6 +55,9 @@ class ButtonHandler(Protocol):
 
     async def press(self, interaction: discord.Interaction[Any],
                     pressed: payload.Payload | None) -> None:
+        ...
+
+    async def type_it(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         ...
 
 
@@ -106,7 +110,49 @@ class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payl
         await handler_of(interaction).press(interaction, self.pressed)
 
 
-DYNAMIC_ITEMS = (AnswerButton, ActionButton)
+class NumberButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.NUMBER_RE):
+    """"Type it" on a computed question: opens the modal a typed answer is sent with."""
+
+    def __init__(self, custom_id: str, *, label: str,
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 disabled: bool = False) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled,
+                                           custom_id=custom_id))
+        self.custom_id = custom_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str],
+                             ) -> NumberButton:
+        return cls(match.group(0), label=getattr(item, "label", None) or "?")
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await handler_of(interaction).type_it(interaction, self.custom_id)
+
+
+def number_modal(custom_id: str, title: str, label: str) -> discord.ui.Modal:
+    """The modal "Type it" opens. Stopped before it is sent, as `_frozen` views are: its
+    submission is routed by custom_id (`QuizClient.on_interaction`), so it works after a
+    restart and nothing waits in discord.py's store."""
+    modal = discord.ui.Modal(title=title[:45], custom_id=custom_id, timeout=None)
+    modal.add_item(discord.ui.TextInput(label=label[:45], custom_id="value", min_length=1,
+                                        max_length=MAX_TYPED))
+    modal.stop()
+    return modal
+
+
+def typed_value(interaction: discord.Interaction[Any]) -> str:
+    """The text a modal submission carries ("" when none)."""
+    data = cast(dict[str, Any], interaction.data or {})
+    for row in data.get("components") or []:
+        for item in ([row.get("component")] if "component" in row
+                     else row.get("components") or []):
+            if item and item.get("custom_id") == "value":
+                return str(item.get("value") or "")
+    return ""
+
+
+DYNAMIC_ITEMS = (AnswerButton, ActionButton, NumberButton)
 
 
 def _frozen(*items: discord.ui.Item[Any]) -> discord.ui.View:
@@ -137,6 +183,9 @@ def button_of(button: Button) -> discord.ui.Item[Any]:
         return discord.ui.Button(label=button.label, url=button.url)
     if button.payload.startswith("a1:"):
         return AnswerButton(button.payload, label=button.label, style=style,
+                            disabled=button.disabled)
+    if button.payload.startswith("n1:"):
+        return NumberButton(button.payload, label=button.label, style=style,
                             disabled=button.disabled)
     return ActionButton(button.payload, label=button.label, style=style,
                         disabled=button.disabled)

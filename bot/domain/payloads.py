@@ -7,6 +7,8 @@ points.
     r1:<round base36>:<qindex>:<option>           RoundPayload (anyone in the chat may press)
     w1:<round base36>:<qindex>                    WhoPayload: a reveal's "Who answered?"
     t1:<round base36>:<team digit | a>            TeamPayload: join a team (a: any / join)
+    n1:<session base36>:<position>                NumberPayload: "Type it" (Discord), and
+                                                  the custom_id of the modal it opens
     q2:<action>:<owner token>:<arg>               one owned button per action (below)
     q1:<action>:<arg>                             older action buttons, still understood
 
@@ -33,6 +35,7 @@ MAX_BYTES = payload_limit()  # 64: Telegram's callback_data; Discord's custom_id
 ANSWER_RE = re.compile(
     r"a1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3}):(?P<option>[0-9])(?P<sure>[sg]?)")
 ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<option>[0-9])")
+NUMBER_RE = re.compile(r"n1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3})")
 WHO_RE = re.compile(r"w1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3})")
 TEAM_RE = re.compile(r"t1:(?P<round>[0-9a-z]{1,12}):(?P<team>[0-9a])")
 WHO_PAGE_RE = re.compile(r"(?P<round>[0-9a-z]{1,12})-(?P<qindex>[0-9]{1,3})-(?P<page>[0-9]{1,4})")
@@ -72,7 +75,8 @@ def _checked(data: str) -> str:
                                               or ANSWER_RE.fullmatch(data)
                                               or ROUND_RE.fullmatch(data)
                                               or WHO_RE.fullmatch(data)
-                                              or TEAM_RE.fullmatch(data)):
+                                              or TEAM_RE.fullmatch(data)
+                                              or NUMBER_RE.fullmatch(data)):
         raise ValueError(f"button payload {data!r} does not fit the payload format")
     return data
 
@@ -97,6 +101,27 @@ class AnswerPayload:
         if m := ANSWER_RE.fullmatch(data):
             sure = {"s": True, "g": False}.get(m["sure"])
             return cls(int(m["session"], 36), int(m["position"]), int(m["option"]), sure)
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class NumberPayload:
+    """"Type it" on a computed question (Discord): it opens a modal with the same custom_id,
+    whose submission is a typed answer to question `position` of `session_id`; the engine
+    checks the owner and position as for a tap."""
+
+    session_id: int
+    position: int
+
+    def pack(self) -> str:
+        """The custom_id."""
+        return _checked(f"n1:{base36(self.session_id)}:{self.position}")
+
+    @classmethod
+    def unpack(cls, data: str) -> NumberPayload | None:
+        """The payload, or None when `data` is not one of these."""
+        if m := NUMBER_RE.fullmatch(data):
+            return cls(int(m["session"], 36), int(m["position"]))
         return None
 
 

@@ -21,6 +21,7 @@ from bot.domain.payloads import (
     ConfidencePayload,
     DuePayload,
     LanguagePayload,
+    NumberPayload,
     QuizzesPayload,
     ResetPayload,
     RetryPayload,
@@ -105,13 +106,16 @@ class Planner:
     """Builds replies for one platform's markup (`render.Markup`)."""
 
     def __init__(self, cat: Catalogue, markup: render.Markup, *, shared_chats: bool,
-                 catalogue_command: str = "/quizzes") -> None:
+                 catalogue_command: str = "/quizzes", type_button: bool = False) -> None:
         self.cat = cat
         self.m = markup
         self.catalogue_command = catalogue_command  # how this platform opens the catalogue
         # True where a learner's quiz messages in a group are seen by everyone (Telegram):
         # each question then names whose it is.
         self.shared_chats = shared_chats
+        # True where typing a number needs a button (Discord's "Type it" opens a modal);
+        # elsewhere a message (Telegram) or the prompt (terminal) takes it
+        self.type_button = type_button
 
     def t(self, lang: str, key: str, **params: object) -> str:
         """A UI string, escaped for this platform."""
@@ -139,6 +143,9 @@ class Planner:
             rows = (_row(prompt.lang, [
                 Button(render.letter(i), encode_answer(prompt.session_id, prompt.position, i),
                        "primary") for i in range(len(prompt.options))]),)
+        if prompt.typed_example and self.type_button:
+            rows = (*rows, (Button(self.cat.t(prompt.lang, "button.type_it"),
+                                   NumberPayload(prompt.session_id, prompt.position).pack()),))
         return Card(body, title=_title(self.cat, prompt), lead=lead, footer=prompt.quiz_title,
                     rows=rows)
 

@@ -258,6 +258,14 @@ class FakeDiscord:
         data = {"custom_id": custom_id, "component_type": 2}
         return await self._dispatch(3, who, message.guild_id, data, message, expired)
 
+    async def submit(self, who: dict[str, Any], message: Message, custom_id: str,
+                     value: str) -> Interaction:
+        """The user submits the modal `custom_id` (opened by a button on `message`) with
+        `value` in its one text input (MODAL_SUBMIT, interaction type 5)."""
+        data = {"custom_id": custom_id, "components": [{"type": 1, "components": [
+            {"type": 4, "custom_id": "value", "value": value}]}]}
+        return await self._dispatch(5, who, message.guild_id, data, message, False)
+
     def _command_id(self, name: str, guild: int | None) -> int:
         for cmd in self.commands.get(guild, []) + self.commands.get(None, []):
             if cmd["name"] == name:

@@ -86,7 +86,8 @@ class Message:
 
 @dataclass
 class Callback:
-    type: int  # 4 message, 5 deferred message, 6 deferred update, 7 update, 8 autocomplete
+    type: int  # 4 message, 5 deferred message, 6 deferred update, 7 update, 8 autocomplete,
+    # 9 a modal
     data: dict[str, Any]
     elapsed: float  # seconds from the INTERACTION_CREATE frame to this callback
 

@@ -1,0 +1,53 @@
+"""A typed answer on Discord: "Type it" opens a modal, and its submission (MODAL_SUBMIT)
+answers the computed question through the engine's answer path (real discord.py against
+the fake Discord)."""
+
+from __future__ import annotations
+
+from bot.app.compose import App
+from bot.domain import numeric
+from bot.domain.quiz.computed import drawn_values
+
+from .conftest import ALICE, replied
+from .fake_discord import FakeDiscord
+
+NUMBERS = "parallelism-numbers"
+TYPE_IT = "⌨ Type it"
+
+
+async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDiscord,
+                                                                    bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", options={"quiz": NUMBERS}))
+    question = ix.original  # a DM: a private chat
+    assert question is not None and "Or type the number" in question.text
+    row = await bot.store.active_session("discord", ALICE["id"], NUMBERS)
+    assert row is not None and row.seed is not None
+    q = bot.engine.quiz(NUMBERS).question(row.question_ids[0])
+    assert q is not None and q.computed is not None
+    values = [float(v) for v in drawn_values(q, row.seed)[1]]
+    custom_id = str(question.button(TYPE_IT)["custom_id"])
+
+    opened = await replied(fake, await fake.press(ALICE, question, custom_id))
+    assert opened.callback is not None and opened.callback.type == 9  # MODAL
+    assert opened.callback.data["custom_id"] == custom_id
+    assert opened.callback.data["title"] == "Type the number"
+
+    typed = numeric.shown(values[1], q.computed.unit)  # a named mistake
+    done = await replied(fake, await fake.submit(ALICE, question, custom_id, typed),
+                         followups=1)
+    assert done.callback is not None and done.callback.type == 7  # the question, edited
+    text = question.text
+    assert "Not quite." in text and "You typed: " in text
+    assert any("Why not" in f["value"] for f in question.embeds[0]["fields"])
+    (nxt,) = done.followups
+    assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
+
+    # the same modal submitted again: counted once; text that is no number: asked again
+    again = await replied(fake, await fake.submit(ALICE, question, custom_id, typed))
+    assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
+    assert again.callback is not None
+    next_id = str(nxt.button(TYPE_IT)["custom_id"])
+    refused = await replied(fake, await fake.submit(ALICE, nxt, next_id, "no idea"))
+    assert refused.callback is not None and refused.callback.type == 4
+    assert "Type one like" in refused.callback.data["content"]
+    assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
