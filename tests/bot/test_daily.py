@@ -79,6 +79,9 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
         assert reveal.right == ("M0",) and reveal.daily.streaks == ()
         assert reveal.daily.week == ()  # Saturday: no week yet
         assert await rounds.due("telegram") == []  # revealed once
+        # a question of the day is no quiz attempt: no 1/1 on the boards, in /stats
+        assert (await engine.stats(M0)).attempts == 0
+        assert (await engine.leaderboard(M0)).rows == ()
 
         # Sunday: M0 again (right), M1 silent, M2 new (right).
         clock.now = done.next_at + 24 * HOUR

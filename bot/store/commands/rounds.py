@@ -76,8 +76,10 @@ def _history(rnd: RoundRow) -> Command[DailyHistory | None]:
 
 def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
     """One finished full session per member over questions 0..upto: /stats, /review and the
-    boards then count the round like any attempt (round_id marks it as a round's)."""
-    if upto < 0:
+    boards then count the round like any attempt (round_id marks it as a round's). A
+    question of the day is no attempt at a quiz (one question would read as 1/1 on the
+    boards): its answers feed review cards, streaks and the week only."""
+    if upto < 0 or rnd.kind == "daily":
         return
     members: dict[str, list[RoundAnswer]] = {}
     for a in (yield from _answers(rnd.id, upto)):
