@@ -135,6 +135,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def dashboard(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).dashboard(interaction)
 
+    @app_commands.command(name="report", description=text("command.report"))
+    @app_commands.describe(note=text("command.param_note"))
+    async def report(interaction: discord.Interaction[Any], note: str) -> None:
+        await flows_of(interaction).report_note(interaction, note)
+
     @app_commands.command(name="help", description=text("command.help"))
     async def help_(interaction: discord.Interaction[Any]) -> None:
         await flows_of(interaction).help(interaction)
@@ -205,7 +210,7 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
         await rounds_of(interaction).rewards.remove(interaction, quiz)
 
     return [quiz, quizzes, review, settings, remind, stats, leaderboard, language, dashboard, reset,
-            help_, reload, round_, daily, reward]
+            help_, reload, round_, daily, reward, report]
 
 
 async def sync_commands(tree: app_commands.CommandTree[Any], guild_ids: Sequence[int]) -> None:

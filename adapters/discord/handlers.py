@@ -215,6 +215,13 @@ class Flows:
                                quizzes=len(self.engine.quiz_infos(lang)))
         await self.deliver(interaction, reply)
 
+    async def report_note(self, interaction: discord.Interaction[Any], note: str) -> None:
+        """/report note: a line added to the learner's latest problem report (private)."""
+        actor = actor_of(interaction)
+        added = await self._do(interaction, self.engine.reports.note(actor, note))
+        await self.deliver(interaction, self.plan.report_note(await self.lang(interaction),
+                                                              added))
+
     async def reload(self, interaction: discord.Interaction[Any]) -> None:
         """/reload (admins): re-read the quiz files."""
         infos = await timely(interaction, self.engine.reload(actor_of(interaction)))

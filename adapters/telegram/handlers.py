@@ -71,6 +71,7 @@ class Handlers:
             "remind": self.remind, "dashboard": self.dashboard,
         }
         commands["reload"] = self.reload  # admins only; not in the command menu
+        commands["report"] = self.report  # a line for the latest report; not in the menu
         if self.rounds is not None:
             commands["round"] = self.round
             commands["daily"] = self.daily
@@ -305,6 +306,13 @@ class Handlers:
         lang = await self.engine.language(turn.actor)
         return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor,
                               quizzes=len(self.engine.quiz_infos(lang)))
+
+    async def report(self, turn: Turn, args: Sequence[str]) -> Reply:
+        """/report <words>: a line added to the learner's latest problem report."""
+        lang = await self.engine.language(turn.actor)
+        return self.plan.report_note(lang, await self.engine.reports.note(turn.actor,
+                                                                          " ".join(args))
+                                     if args else None)
 
     async def reload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/reload (admins): re-read the quiz files."""

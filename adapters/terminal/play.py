@@ -17,11 +17,14 @@ from bot.app.compose import App, open_app
 from bot.app.config import Config
 from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
 from bot.domain.learning import DUE_QUIZ
+from bot.domain.payloads import REPORT_REASONS, ReportPayload
 from bot.domain.results import (
     Actor,
     AnswerOutcome,
     AnswerResult,
     QuestionPrompt,
+    ReportAsked,
+    ReportDone,
     StaleAnswer,
     TypedRefused,
 )
@@ -30,6 +33,7 @@ from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
+REPORT_KEY = "!"  # typed at a question's prompt: report a problem with the last explanation
 LIST_COMMAND = "quizbot list"
 
 
@@ -75,15 +79,19 @@ class TerminalGame:
             raise EndOfInput()
         return line.strip()
 
-    def choose(self, prompt: QuestionPrompt) -> int | str:
+    def choose(self, prompt: QuestionPrompt, last: AnswerResult | None = None) -> int | str:
         """Ask until the learner types a valid letter (or number) for this question; a
-        computed question takes a typed number too (returned as text for the engine)."""
+        computed question takes a typed number too (returned as text for the engine); `!`
+        reports a problem with the last explanation (`last`) first."""
         letters = LETTERS[: len(prompt.options)]
         shown = "/".join(letters)
         example = prompt.typed_example
         key = "terminal.prompt_typed" if example else "terminal.prompt"
         while True:
             raw = self.read(self.cat.t(prompt.lang, key, letters=shown, example=example))
+            if raw == REPORT_KEY and last is not None:
+                self.report(last)
+                continue
             if len(raw) == 1 and raw.upper() in letters:
                 return letters.index(raw.upper())
             if example:  # anything else is a number, read in the question's unit
@@ -91,6 +99,32 @@ class TerminalGame:
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1
             print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
+
+    def report(self, answered: AnswerResult) -> None:
+        """"Report a problem" with the question just explained: a reason, then a line."""
+        engine, lang, q = self.app.engine, answered.lang, answered.question
+        asked = self.call(engine.press(self.actor, ReportPayload.about(
+            self.actor.user_id, q.session_id, q.position)))
+        if not isinstance(asked, ReportAsked):
+            self.show(self.plan.pressed(asked, self.actor))
+            return
+        print(wrap(self.cat.t(lang, "report.ask")))
+        letters = list(REPORT_REASONS)
+        for n, name in enumerate(REPORT_REASONS.values(), 1):
+            print(f"  {n}) {self.cat.t(lang, f'report.reason_{name}')}")
+        raw = self.read(self.cat.t(lang, "terminal.report_reason", count=len(letters)))
+        if not (raw.isdigit() and 1 <= int(raw) <= len(letters)):
+            print(wrap(self.cat.t(lang, "terminal.report_cancelled")))
+            return
+        done = self.call(engine.press(self.actor, ReportPayload.about(
+            self.actor.user_id, q.session_id, q.position, letters[int(raw) - 1])))
+        if not isinstance(done, ReportDone) or done.outcome != "stored":
+            self.show(self.plan.pressed(done, self.actor))
+            return
+        line = self.read(self.cat.t(lang, "terminal.report_line"))
+        if line:
+            self.call(engine.reports.note(self.actor, line))
+        print(wrap(self.cat.t(lang, "report.thanks")))
 
     def show(self, reply: Reply) -> None:
         """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
@@ -106,8 +140,9 @@ class TerminalGame:
         the quiz was not named, so the first question names `quizbot list`."""
         engine, quiz_id = self.app.engine, prompt.quiz_id
         self.show(self.plan.asked(prompt, self.actor, more=more))
+        last: AnswerResult | None = None
         while True:
-            option = self.choose(prompt)
+            option = self.choose(prompt, last)
             try:
                 if isinstance(option, str):
                     typed = self.call(engine.answer_typed(self.actor, prompt.session_id,
@@ -131,8 +166,10 @@ class TerminalGame:
             else:
                 self.show(self.plan.pressed(outcome, self.actor))
             if isinstance(outcome, AnswerResult) and not outcome.duplicate:
+                last = outcome
                 if outcome.summary is not None:
                     return outcome
+                print(wrap(self.cat.t(outcome.lang, "terminal.report_hint")))
                 assert outcome.next is not None
                 prompt = outcome.next
                 continue

@@ -7,7 +7,8 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
   `Authorization: tma <initData>` (Telegram Mini App init data) or
   `Authorization: session <token>`; 401 without valid auth, 403 for a group the caller is not
   in (or, for the export, not an admin of). `GET /api/groups/{id}/items.csv`: the item
-  statistics, for admins.
+  statistics, for admins. `POST /api/reports/{id}/resolve`: a problem report marked
+  resolved, for the configured `admins`.
 - `POST /api/session` with `Authorization: link <token>`: a Discord link (ten minutes,
   once) exchanged for a session token (an hour).
 
@@ -95,6 +96,7 @@ class DashboardWeb:
                 ("GET", "/api/groups/{id}", self.group),
                 ("GET", "/api/groups/{id}/export.{fmt:csv|json}", self.export),
                 ("GET", "/api/groups/{id}/items.csv", self.items),
+                ("POST", "/api/reports/{id:[0-9]{1,18}}/resolve", self.resolve),
                 ("POST", "/api/session", self.session)]
 
     def mount(self, add_route: Callable[[str, str, Handler], Any]) -> None:
@@ -176,6 +178,14 @@ class DashboardWeb:
         async def body(who: Identity) -> web.StreamResponse:
             return _download(await self.dashboard.export(who, group_id, fmt), group_id,
                              "results", fmt)
+        return await self._guarded(request, body)
+
+    async def resolve(self, request: web.Request) -> web.StreamResponse:
+        """Mark a problem report resolved (configured admins)."""
+        report_id = int(request.match_info["id"])
+
+        async def body(who: Identity) -> web.StreamResponse:
+            return _json({"resolved": await self.dashboard.resolve(who, report_id)})
         return await self._guarded(request, body)
 
     async def items(self, request: web.Request) -> web.StreamResponse:

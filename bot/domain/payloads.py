@@ -11,6 +11,7 @@ points.
                                                   the custom_id of the modal it opens
     q2:<action>:<owner token>:<arg>               one owned button per action (below)
     q1:<action>:<arg>                             older action buttons, still understood
+    q2:rep:<owner>:<session>-<position>[-<reason>] ReportPayload: "Report a problem"
 
 Every button that is not an answer or a round's names its owner as an opaque token
 (`owner_token`): the base-36 number for a canonical numeric id (what q2 buttons always
@@ -38,6 +39,8 @@ ROUND_RE = re.compile(r"r1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3}):(?P<
 NUMBER_RE = re.compile(r"n1:(?P<session>[0-9a-z]{1,12}):(?P<position>[0-9]{1,3})")
 WHO_RE = re.compile(r"w1:(?P<round>[0-9a-z]{1,12}):(?P<qindex>[0-9]{1,3})")
 TEAM_RE = re.compile(r"t1:(?P<round>[0-9a-z]{1,12}):(?P<team>[0-9a])")
+REPORT_RE = re.compile(
+    r"(?P<session>[0-9a-z]{1,12})-(?P<position>[0-9]{1,3})(?:-(?P<reason>[a-z]))?")
 WHO_PAGE_RE = re.compile(r"(?P<round>[0-9a-z]{1,12})-(?P<qindex>[0-9]{1,3})-(?P<page>[0-9]{1,4})")
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>~?[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
@@ -290,12 +293,36 @@ class WhoPagePayload(OwnedPayload):
         return (int(m["round"], 36), int(m["qindex"]), int(m["page"])) if m else None
 
 
+# A report's reasons by the letter its button carries (bot.features.reports stores the name).
+REPORT_REASONS = {"w": "wrong", "u": "unclear", "t": "translation", "o": "other"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReportPayload(OwnedPayload):
+    """"Report a problem" under an explanation: `arg` is <session>-<position>; once the
+    learner picks a reason, -<reason letter> (REPORT_REASONS)."""
+
+    action: ClassVar[str] = "rep"
+
+    @classmethod
+    def about(cls, owner_id: str, session_id: int, position: int, reason: str = ""
+              ) -> ReportPayload:
+        """The button reporting question `position` of `session_id` (with a reason)."""
+        tail = f"-{reason}" if reason else ""
+        return cls.of(owner_id, f"{base36(session_id)}-{position}{tail}")
+
+    def target(self) -> tuple[int, int, str] | None:
+        """(session id, position, reason letter or ""), or None for a forged argument."""
+        m = REPORT_RE.fullmatch(self.arg)
+        return (int(m["session"], 36), int(m["position"]), m["reason"] or "") if m else None
+
+
 OWNED: dict[str, type[OwnedPayload]] = {kind.action: kind for kind in (
     StartPayload, RetryPayload, ReviewPayload, DuePayload, ConfidencePayload, LanguagePayload,
-    ResetPayload, WhoPagePayload, QuizzesPayload, TopicPayload)}
+    ResetPayload, WhoPagePayload, QuizzesPayload, TopicPayload, ReportPayload)}
 ActionPayload = (StartPayload | RetryPayload | ReviewPayload | DuePayload | ConfidencePayload
                  | LanguagePayload | ResetPayload | WhoPagePayload | QuizzesPayload
-                 | TopicPayload)
+                 | TopicPayload | ReportPayload)
 Payload = AnswerPayload | RoundPayload | WhoPayload | TeamPayload | ActionPayload
 
 

@@ -170,6 +170,25 @@ class LanguageSet:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportAsked:
+    """"Report a problem" pressed: the learner picks a reason next."""
+
+    lang: str
+    session_id: int
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReportDone:
+    """A report stored, or refused: `outcome` is "stored", "limit" (too many today) or
+    "gone" (not the presser's answered question)."""
+
+    lang: str
+    outcome: str
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ResetDone:
     """The learner confirmed /reset: their sessions and scores are gone."""
 
@@ -261,7 +280,7 @@ class QuizList:
 
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled
                 | UnknownButton | SettingsView | LockedIn | PressRefused | WhoAnswered
-                | Joined | Misplaced | QuizList)
+                | Joined | Misplaced | QuizList | ReportAsked | ReportDone)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from bot.domain.payloads import (
     OwnedPayload,
     Payload,
     QuizzesPayload,
+    ReportPayload,
     ResetPayload,
     RetryPayload,
     ReviewPayload,
@@ -62,6 +63,7 @@ from bot.features.daily import Dailies
 from bot.features.groups import Groups
 from bot.features.installed import Installed
 from bot.features.library import Library
+from bot.features.reports import Reports
 from bot.features.review import SpacedReview
 from bot.features.rewards import Rewards
 from bot.features.rounds import Rounds
@@ -128,6 +130,7 @@ class Engine:
         self.dailies = Dailies(self.rounds, close_hours=daily_close_hours)
         self.rewards = Rewards(self, store, clock)
         self.installed = Installed(self.library, store, clock=clock)
+        self.reports = Reports(store, clock, self.language)
         self.buttons = ButtonRouter()
         self._route_buttons()
 
@@ -162,6 +165,7 @@ class Engine:
         route(ResetPayload, self._reset_pressed)
         route(QuizzesPayload, lambda a, p, w: self.catalogue(a))
         route(TopicPayload, lambda a, p, w: self.review_topic(a, p.arg))
+        route(ReportPayload, lambda a, p, w: self.reports.pressed(a, p))
 
     async def press(self, actor: Actor, data: Payload | None,
                     where: Where | None = None) -> PressOutcome:

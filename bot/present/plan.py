@@ -18,11 +18,13 @@ from dataclasses import replace
 
 from bot.domain.errors import QuizError
 from bot.domain.payloads import (
+    REPORT_REASONS,
     ConfidencePayload,
     DuePayload,
     LanguagePayload,
     NumberPayload,
     QuizzesPayload,
+    ReportPayload,
     ResetPayload,
     RetryPayload,
     ReviewPayload,
@@ -44,6 +46,8 @@ from bot.domain.results import (
     QuizInfo,
     QuizList,
     ReminderNote,
+    ReportAsked,
+    ReportDone,
     ResetCancelled,
     ResetDone,
     SessionKind,
@@ -149,7 +153,7 @@ class Planner:
         return Card(body, title=_title(self.cat, prompt), lead=lead, footer=prompt.quiz_title,
                     rows=rows)
 
-    def answered(self, result: AnswerResult) -> Card:
+    def answered(self, result: AnswerResult, owner: str | None = None) -> Card:
         """The question after the press: choice and right answer marked, the verdict and
         the takeaway, then the explanation (collapsed when a takeaway leads), in one
         message."""
@@ -164,9 +168,11 @@ class Planner:
 
         buttons = [Button(render.letter(i), encode_answer(p.session_id, p.position, i),
                           style(i), disabled=True) for i in range(len(p.options))]
+        rows = (_row(result.lang, buttons),) + (() if owner is None else (
+            (self.report_button(result.lang, owner, p.session_id, p.position),),))
         return Card(body, title=render.answered_header(self.cat, result),
                     tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
-                    rows=(_row(result.lang, buttons),), image=result.image,
+                    rows=rows, image=result.image,
                     figure=result.timeline or "",
                     schedule=result.schedule if result.image is None else None,
                     detail=render.feedback_detail(self.cat, result, self.m),
@@ -246,6 +252,10 @@ class Planner:
             return Reply(ack=round_ack(self.cat, outcome))
         if isinstance(outcome, Misplaced):  # a button's data pressed where it does not belong
             return Reply(ack=self.cat.t(outcome.lang, "round.misplaced"), alert=True)
+        if isinstance(outcome, ReportAsked):
+            return self.report_reasons(outcome, actor)
+        if isinstance(outcome, ReportDone):
+            return self.report_done(outcome)
         if isinstance(outcome, WhoAnswered):  # the adapters show it (RoundPlanner.who)
             return Reply(ack=self.cat.t(outcome.lang, "round.who_open"))
         assert isinstance(outcome, UnknownButton)
@@ -277,7 +287,35 @@ class Planner:
         else:
             assert result.summary is not None
             after = self.summary(result.summary, actor)
-        return Reply(ack=toast, edit=self.answered(result), send=(after,))
+        return Reply(ack=toast, edit=self.answered(result, actor.user_id), send=(after,))
+
+    # --- "Report a problem" (bot.features.reports) -----------------------------------------
+
+    def report_button(self, lang: str, owner: str, session_id: int, position: int) -> Button:
+        """The button under an explanation."""
+        return Button(self.cat.t(lang, "button.report"),
+                      ReportPayload.about(owner, session_id, position).pack())
+
+    def report_reasons(self, asked: ReportAsked, actor: Actor) -> Reply:
+        """The reasons to pick from, as the presser's own buttons."""
+        rows = tuple((Button(self.cat.t(asked.lang, f"report.reason_{name}"),
+                             ReportPayload.about(actor.user_id, asked.session_id,
+                                                 asked.position, letter).pack()),)
+                     for letter, name in REPORT_REASONS.items())
+        return Reply(send=(Card(self.t(asked.lang, "report.ask"), rows=rows),))
+
+    def report_note(self, lang: str, added: bool | None) -> Reply:
+        """/report <words>: added, nothing to add it to, or (None) how to use it."""
+        key = "report.usage" if added is None else "report.noted" if added else \
+            "report.no_report"
+        return self.text(lang, key)
+
+    def report_done(self, done: ReportDone) -> Reply:
+        """Stored (with how to add a line), or why not."""
+        text = self.cat.t(done.lang, f"report.{done.outcome}")
+        if done.outcome == "stored":
+            return Reply(ack=text[:200], edit=Card(self.m.escape(text)))
+        return Reply(ack=text[:200], alert=True)
 
     # --- commands ----------------------------------------------------------------------
 

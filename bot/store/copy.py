@@ -28,7 +28,7 @@ from bot.store.urls import redact, scheme_of
 CHUNK = 5000
 # Tables whose ids were copied as they were (buttons and jobs carry them): their identity
 # sequences move past the copied ids.
-IDENTITIES = ("sessions", "rounds", "jobs", "installed_quizzes")
+IDENTITIES = ("sessions", "rounds", "jobs", "installed_quizzes", "problem_reports")
 
 
 class CopyRefused(StoreRefused):

@@ -16,6 +16,7 @@ import io
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from bot.domain.platforms import PLATFORMS
@@ -25,6 +26,7 @@ from bot.store.reader import Reader
 
 LETTERS = "ABCDEFGHIJ"
 MAX_GROUPS = 20  # groups listed by `quizbot stats`
+MAX_REPORTS = 50  # open problem reports listed by `quizbot stats`
 
 
 def letter(index: int | None) -> str:
@@ -94,6 +96,7 @@ class Overview:
     answers: int
     questions: Sequence[QuestionRow]
     groups: Sequence[GroupRow] = ()
+    reports: Sequence[tuple[str, str, str, str, str]] = ()  # quiz, question, reason, note, at
 
 
 async def question_rows(read: Reader, scope: Scope,
@@ -123,7 +126,29 @@ async def overview(read: Reader, quizzes: Mapping[str, Quiz] | None = None) -> O
         "SELECT status, COUNT(*) FROM sessions GROUP BY status ORDER BY status")}
     answers = int((await read.rows("SELECT COUNT(*) FROM answers"))[0][0])
     questions = await question_rows(read, Scope(), quizzes)
-    return Overview(users, sessions, answers, questions, await _groups(read))
+    return Overview(users, sessions, answers, questions, await _groups(read),
+                    await _reports(read, quizzes))
+
+
+async def _reports(read: Reader, quizzes: Mapping[str, Quiz] | None
+                   ) -> list[tuple[str, str, str, str, str]]:
+    """The open problem reports, newest first (asked last: an older schema has none)."""
+    try:
+        rows = await read.rows(
+            "SELECT quiz_id, question_id, reason, note, created_at FROM problem_reports "
+            "WHERE resolved_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?",
+            (MAX_REPORTS,))
+    except Exception:  # no problem_reports table yet (an older schema)
+        return []
+    out = []
+    for quiz_id, question_id, reason, note, at in rows:
+        quiz = (quizzes or {}).get(quiz_id)
+        title = quiz.title.get("en") if quiz else quiz_id
+        order = _order(quizzes, quiz_id)
+        label = f"Q{order[question_id] + 1}" if question_id in order else question_id
+        when = datetime.fromtimestamp(float(at), UTC).strftime("%Y-%m-%d %H:%M")
+        out.append((title, label, str(reason), str(note), when))
+    return out
 
 
 async def _groups(read: Reader) -> list[GroupRow]:
@@ -166,6 +191,12 @@ def format_overview(view: Overview) -> str:
         lines.append(f"groups (the {MAX_GROUPS} with most learners; --chat takes the id)")
         lines += [f"  {g.title or '(name not seen yet)'}  {g.platform}:{g.chat_id}  "
                   f"{g.learners} learner{'s' if g.learners != 1 else ''}" for g in view.groups]
+        lines.append("")
+    if view.reports:
+        lines.append(f"open problem reports ({len(view.reports)}; resolve them on the "
+                     "dashboard)")
+        lines += [f"  {at}  {title} {label}: {reason}" + (f" “{note}”" if note else "")
+                  for title, label, reason, note, at in view.reports]
         lines.append("")
     if not view.questions:
         lines.append("no answers in full attempts yet")

@@ -256,3 +256,23 @@ async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path,
     screen = await player.until_prompt()
     assert "More quizzes: quizbot list" in screen and "Question 1/8" in screen
     assert await player.finish() == 0
+
+
+async def test_report_a_problem_from_the_terminal(tmp_path: Path) -> None:
+    player = await Player.start(tmp_path)
+    await player.until_prompt()
+    await player.send("A")
+    after = await player.until_prompt()  # the explanation, then the next question
+    assert "Type ! at the next prompt to report it" in after
+    for line in ("!", "1", "  B is also right  ", "q"):
+        await player.send(line)
+    await player.finish()
+    assert "What is wrong with this question?" in player.transcript
+    assert "Thanks! Your report is stored" in player.transcript
+    db = sqlite3.connect(tmp_path / "data" / "quizbot.db")
+    try:
+        rows = db.execute("SELECT platform, user_id, reason, note, position FROM problem_reports "
+                          "r JOIN answers a ON a.question_id = r.question_id").fetchall()
+    finally:
+        db.close()
+    assert rows == [("terminal", "tester", "wrong", "B is also right", 0)]

@@ -24,6 +24,7 @@ from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.items import items_csv, items_view
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
 from bot.features.dashboard.recent import Recent
+from bot.features.dashboard.reports_view import reports_view
 from bot.features.dashboard.suggest import suggest
 from bot.features.engine import Engine
 from bot.present import svg
@@ -139,7 +140,7 @@ class Dashboard:
         # summary and the chart say the same number; "now" is the part already due.
         due_today = forecast[0]
         played = [q for q in scores if q["attempts"]]
-        return {
+        view = {
             "new": not played and not answers,
             "summary": {
                 "streak": streak, "due_today": due_today, "due_now": due_now,
@@ -173,6 +174,9 @@ class Dashboard:
             "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
                        for g, title in groups],
         }
+        if self.engine.is_admin(Actor(p, u)):  # the configured admins: open reports
+            view["reports"] = reports_view(*await self.engine.reports.open(), quizzes, lang, t)
+        return view
 
     def _accuracy(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
                   ) -> list[dict[str, Any]]:
@@ -304,6 +308,13 @@ class Dashboard:
             view["items"] = items_view(await self._answers(p, group_id), quizzes, lang, t,
                                        f"/api/groups/{group_id}/items.csv")
         return view
+
+    async def resolve(self, who: Identity, report_id: int) -> bool:
+        """Mark a problem report resolved; the configured admins only."""
+        actor = Actor(who.platform, who.user_id, None, who.display_name)
+        if not self.engine.is_admin(actor):
+            raise Forbidden(f"{who.platform} user is no configured admin")
+        return await self.engine.reports.resolve(report_id, actor)
 
     async def items_csv(self, who: Identity, group_id: str) -> str:
         """The group's item statistics as CSV; admins only."""

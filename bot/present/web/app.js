@@ -132,10 +132,36 @@
     });
   }
 
-  function renderMe(d) {
+  function renderReports(r, auth) {
+    var box = section(t("dashboard.reports"));
+    box.id = "reports";
+    box.appendChild(el("p", r.text, "hint"));
+    r.items.forEach(function (x) {
+      var item = el("div", null, "miss report");
+      item.dataset.report = String(x.id);
+      item.appendChild(el("p", x.title + " · " + x.label + " · " + x.reason, "q"));
+      item.appendChild(el("p", x.text));
+      if (x.numbers) { item.appendChild(el("p", x.numbers, "hint")); }
+      if (x.note) { item.appendChild(el("p", "“" + x.note + "”")); }
+      item.appendChild(el("p", x.by + " · " + x.at, "hint"));
+      var b = el("button", t("dashboard.resolve"));
+      b.type = "button";
+      b.addEventListener("click", function () {
+        fetch("/api/reports/" + x.id + "/resolve", { method: "POST", headers: { Authorization: auth } })
+          .then(function (res) { return res.ok ? res.json() : Promise.reject(res.status); })
+          .then(function () { b.replaceWith(el("p", t("dashboard.resolved"), "good")); })
+          .catch(fail);
+      });
+      item.appendChild(b);
+      box.appendChild(item);
+    });
+  }
+
+  function renderMe(d, auth) {
     document.getElementById("title").textContent = t("dashboard.title");
     document.getElementById("who").textContent = d.user.name;
     if (d["new"]) {
+      if (d.reports) { renderReports(d.reports, auth); }
       var w = section(t("dashboard.welcome_title"));
       w.id = "welcome";
       w.appendChild(el("p", t("dashboard.welcome")));
@@ -179,6 +205,7 @@
     q.appendChild(list);
 
     // Per quiz, folded: accuracy per question, then the misses with their explanations.
+    if (d.reports) { renderReports(d.reports, auth); }
     var det = section(t("dashboard.details"));
     d.accuracy_charts.forEach(function (c) {
       var box = el("details", null, "quiz-detail");
@@ -329,7 +356,7 @@
       return api(path, auth).then(function (d) {
         setLanguage(d.lang);
         document.getElementById("status").textContent = "";
-        if (d.kind === "group") { renderGroup(d, auth); } else { renderMe(d); }
+        if (d.kind === "group") { renderGroup(d, auth); } else { renderMe(d, auth); }
         document.body.dataset.state = "ready";
       });
     }).catch(function (status) { fail(typeof status === "number" ? status : 0); });

@@ -13,7 +13,7 @@ from .fake_discord import FakeDiscord
 async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert {c["name"] for c in fake.commands[GUILD]} == {
         "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload",
-        "settings", "remind", "round", "dashboard", "quizzes", "daily", "reward"}
+        "settings", "remind", "round", "dashboard", "quizzes", "daily", "reward", "report"}
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     assert ix.callback is not None and ix.callback.type == 4
     question = ix.original
@@ -28,7 +28,9 @@ async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
         ix = await answer(fake, ALICE, question, pick)
         assert ix.callback is not None and ix.callback.type == 7  # the question, edited
         assert [what for what, _ in ix.events] == ["callback 7", "follow-up"]
-        assert all(b["disabled"] for b in question.buttons)
+        *letters, report = question.buttons  # the letters greyed; "Report a problem"
+        assert all(b["disabled"] for b in letters) and not report.get("disabled")
+        assert report["label"] == "⚑ Report a problem"
         marked = {b["style"]: b["custom_id"] for b in question.buttons if b["style"] in (3, 4)}
         assert marked == ({3: right, 4: pick} if n in wrong_at else {3: pick})
         feedback = question.embeds[0]["description"]  # the edit carries the explanation

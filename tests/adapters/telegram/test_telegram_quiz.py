@@ -48,7 +48,9 @@ async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI
         assert f"Question {n + 1}/8 · {n + 1 - len([w for w in wrong_on if w <= n])} right" in (
             feedback["text"])
         edited = api.messages[(learner.chat_id, question["message_id"])]
-        assert "✅" in edited["text"] and not buttons(edited)  # marked, and can't be tapped
+        assert "✅" in edited["text"]  # marked; the letters can't be tapped any more, and
+        [[report]] = buttons(edited)  # the one button left reports a problem with it
+        assert report["text"] == "⚑ Report a problem"
         if n < 7:
             question = await learner.reply(since, is_question)
     summary = await learner.reply(since, lambda m: m["text"].startswith("Finished"))

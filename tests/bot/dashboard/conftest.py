@@ -38,6 +38,7 @@ class Served:
     memberships: Memberships
     web: DashboardWeb
     store: SQLiteStore
+    store_url: str = ""
 
     def tma(self, user_id: int, name: str, **kw: object) -> dict[str, str]:
         data = init_data(TOKEN, user_id, name, auth_date=self.clock(), **kw)  # type: ignore[arg-type]
@@ -75,7 +76,8 @@ async def served(tmp_path: Path, quizzes: dict[str, Quiz], catalogue: Catalogue,
     try:
         async with ClientSession() as http:
             yield Served(str(server.make_url("")).rstrip("/"), http, clock, engine, signer,
-                         members, memberships, routes, store)
+                         members, memberships, routes, store,
+                         f"sqlite:///{tmp_path / 'quiz.db'}")
     finally:
         await server.close()
         await store.close()

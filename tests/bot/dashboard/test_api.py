@@ -288,3 +288,40 @@ async def test_the_learner_page_opens_on_a_summary_whose_numbers_agree(
     following = quizzes["parallelism"].next
     assert me["summary"]["next"]["quiz"] == (following or me["summary"]["next"]["quiz"])
     assert me["summary"]["next"]["quiz"] != "parallelism"
+
+
+async def test_configured_admins_see_problem_reports_and_resolve_them(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    from bot.domain.payloads import ReportPayload
+    from bot.store import report
+    from bot.store.reader import open_reader
+
+    ada = Actor("telegram", "1", None, "Ada")
+    prompt = await served.engine.start(ada, "parallelism")
+    await play(served.engine, quizzes, ada)
+    await served.engine.press(ada, ReportPayload.about("1", prompt.session_id, 2, "u"))
+    await served.engine.reports.note(ada, "Which bubble?")
+    status, me = await served.get("/api/me", served.tma(1, "Ada"))
+    assert isinstance(me, dict) and "reports" not in me  # learners do not see the list
+    status, root = await served.get("/api/me", served.tma(77, "Root"))
+    assert status == 200 and isinstance(root, dict)
+    [item] = root["reports"]["items"]
+    assert root["reports"]["text"] == "1 open report"
+    assert (item["label"], item["reason"], item["note"], item["by"]) == (
+        "Q3", "The explanation is unclear", "Which bubble?", "Ada")
+    assert item["title"] == quizzes["parallelism"].title.get("en")
+
+    async with open_reader(served.store_url) as reader:
+        text = report.format_overview(await report.overview(reader, quizzes))
+    assert "open problem reports (1; resolve them on the dashboard)" in text
+    assert ": unclear “Which bubble?”" in text
+
+    path = f"/api/reports/{item['id']}/resolve"
+    async with served.http.post(served.url + path, headers=served.tma(1, "Ada")) as r:
+        assert r.status == 403  # only the configured admins
+    async with served.http.post(served.url + path, headers=served.tma(77, "Root")) as r:
+        assert r.status == 200 and await r.json() == {"resolved": True}
+    async with served.http.post(served.url + path, headers=served.tma(77, "Root")) as r:
+        assert await r.json() == {"resolved": False}  # once
+    _, root = await served.get("/api/me", served.tma(77, "Root"))
+    assert isinstance(root, dict) and root["reports"]["items"] == []
