@@ -1,4 +1,4 @@
--- quizbot schema, version 17 (the same number on PostgreSQL).
+-- quizbot schema, version 18 (the same number on PostgreSQL).
 -- "Report a problem" under an explanation: what a learner reported about a question, with
 -- the numbers they were shown (a computed question's attempt seed), until an admin marks it
 -- resolved.
