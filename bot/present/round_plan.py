@@ -75,7 +75,9 @@ class RoundPlanner:
         """The public answer to the command that started a round (where one is needed); a
         team or untimed round's carries the join buttons."""
         lang = started.lang
-        lines = [self.t(lang, "round.started", host=self._name(lang, started.host_name),
+        key = ("round.started_untimed" if started.untimed
+               else "round.started_teams" if started.teams else "round.started")
+        lines = [self.t(lang, key, host=self._name(lang, started.host_name),
                         title=started.quiz_title, total=started.total,
                         seconds=started.seconds)]
         rows: tuple[tuple[Button, ...], ...] = ()

@@ -181,7 +181,7 @@ def test_team_standings_and_join_buttons_render(catalogue: Catalogue) -> None:
                                         False, 30)).send
     labels = [b.label for row in card.rows for b in row]
     assert labels == ["🟥 Red", "🟦 Blue", "🟩 Green", "🟨 Yellow", "🎲 Any team"]
-    assert "Scoring: speed" in card.body and "Question 1 opens in 30 s" in card.body
+    assert "Scoring: speed" in card.body and "The first question opens in 30 s" in card.body
     (card,) = plan.started(RoundStarted(7, "ur", "T", 8, 30, "H", "accuracy", 2, False,
                                         30)).send
     assert [b.label for b in card.rows[0]] == ["🟦 نیلی", "🟥 سرخ"]  # right to left

@@ -21,7 +21,7 @@ async def test_forty_members_in_four_teams(bot: Running, api: FakeBotAPI,
     await room.hana.send("/round 20 teams 4 scoring speed")
     lobby = await room.hana.reply(since, lambda m: "Any team" in str(m.get("reply_markup")))
     assert [b["text"] for row in buttons(lobby) for b in row] == [*TEAMS, "🎲 Any team"]
-    assert "Scoring: speed" in lobby["text"] and "Question 1 opens in 30 s" in lobby["text"]
+    assert "Scoring: speed" in lobby["text"] and "The first question opens in 30 s" in lobby["text"]
 
     members = [Learner(api, api.user(7000 + i, f"P{i:02d}"), room.group) for i in range(40)]
     for i, m in enumerate(members):
