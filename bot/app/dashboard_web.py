@@ -49,7 +49,8 @@ log = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 # Lines with numbers in them come formatted from the API (plural forms, bidi isolation);
 # the page formats only these.
-PAGE_KEYS = ("stats.per_question", "progress.title", "error.generic")
+PAGE_KEYS = ("stats.per_question", "progress.title", "error.generic", "progress.topics",
+             "progress.confident_misses")
 # The page runs only its own files; Telegram shows it in a frame on its web client, so
 # framing stays allowed.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "

@@ -28,6 +28,9 @@ _OFFSET = re.compile(r"(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\d{1,2})(?::?(?P<m>[0-5]\
                      re.IGNORECASE)
 
 Updater = Callable[[str | None], tuple[str, float]]
+# A wrong answer marked "sure" (a misconception, not a gap) comes back within this step
+# (seconds), sooner than FSRS's own (re)learning step; FSRS schedules it from there on.
+SURE_MISS_STEP = 60.0
 
 
 def rating_for(correct: bool, sure: bool | None, *, typed: bool = False) -> Rating:
@@ -56,10 +59,13 @@ class Memory:
         reviewed, _log = self.scheduler.review_card(card, rating, when)
         return reviewed
 
-    def updater(self, rating: Rating, at: float) -> Updater:
-        """A pure function for the store: stored card JSON (or None) -> (new JSON, due time)."""
+    def updater(self, rating: Rating, at: float, *, sooner: bool = False) -> Updater:
+        """A pure function for the store: stored card JSON (or None) -> (new JSON, due time).
+        `sooner` (a confident miss): due within SURE_MISS_STEP, whatever FSRS's step."""
         def update(card_json: str | None) -> tuple[str, float]:
             card = self.review(card_json, rating, at)
+            if sooner:
+                card.due = min(card.due, datetime.fromtimestamp(at + SURE_MISS_STEP, UTC))
             return card.to_json(), card.due.timestamp()
 
         return update

@@ -93,6 +93,7 @@ class Summary:
     missed: tuple[MissedQuestion, ...]
     best_score: int | None = None  # best full-attempt score, after this one
     next_step: NextStep | None = None
+    topics: tuple[TopicLine, ...] = ()  # the mastery of this quiz's topics, weakest first
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +285,19 @@ PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | Reset
 
 
 @dataclass(frozen=True, slots=True)
+class TopicLine:
+    """One topic on the learner's mastery map: its score (0-100, `bot.features.mastery`),
+    the questions answered, and how often an answer marked "sure" there was right."""
+
+    topic: str
+    name: str
+    percent: int
+    answered: int
+    sure: int = 0
+    sure_right: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class QuestionStat:
     question_id: str
     text: str
@@ -375,6 +389,10 @@ class Progress:
     guess_correct: int
     questions: tuple[QuestionStat, ...]  # every answer that counted, per question
     history: tuple[DayStat, ...]  # the last days, oldest first
+    topics: tuple[TopicLine, ...] = ()  # the mastery map, weakest first
+    # questions answered wrong though marked "sure" (answered/correct: the "sure" answers),
+    # most misses first
+    confident_misses: tuple[QuestionStat, ...] = ()
 
     @property
     def calibration(self) -> float | None:

@@ -9,7 +9,7 @@ makes (`review_of`). Every command takes an `Actor` and returns a frozen result 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from bot.domain import learning
@@ -25,9 +25,11 @@ from bot.domain.results import (
     QuestionStat,
     SessionKind,
     SettingsView,
+    TopicLine,
 )
 from bot.features.library import Library, keep_since, last_seeds, new_session, opened
 from bot.features.mastery import WEAK, Mastery, mastery
+from bot.features.topic_map import confident_misses, topic_lines
 from bot.store.learning import LearnerSettings, NewJob, NewReview, reminder_key, review_key
 from bot.store.protocol import SessionRow, Store
 
@@ -54,8 +56,9 @@ class SpacedReview:
             quiz_id, qid = learning.unqualify(question_id)
         now = self.clock()
         rating = learning.rating_for(correct, sure, typed=typed)
+        update = self.memory.updater(rating, now, sooner=sure is True and not correct)
         return NewReview(review_key(row.id, position), row.platform, row.user_id, quiz_id, qid,
-                         correct, sure, int(rating), now, self.memory.updater(rating, now),
+                         correct, sure, int(rating), now, update,
                          utc_offset=row.utc_offset)
 
 
@@ -85,6 +88,13 @@ class SpacedReview:
         """The learner's mastery per question and topic, now."""
         return await mastery(self.store, self.library.quizzes.values(), self.memory, platform,
                              user_id, self.clock())
+
+    async def topic_map(self, platform: str, user_id: str, lang: str,
+                        only: Iterable[str] | None = None) -> tuple[TopicLine, ...]:
+        """The learner's mastery map with calibration per topic (`topic_map.topic_lines`)."""
+        return topic_lines(self.library.quizzes.values(), await self.mastery(platform, user_id),
+                           await self.store.review_totals(platform, user_id),
+                           lambda topic: self.library.topic_name(topic, lang), only)
 
     async def next_step(self, platform: str, user_id: str, quiz: Quiz, lang: str, *,
                         missed: bool) -> NextStep | None:
@@ -205,9 +215,17 @@ class SpacedReview:
         history = tuple(DayStat(learning.day_label(day), days[day].answered if day in days
                                 else 0, days[day].correct if day in days else 0)
                         for day in range(since, today + 1))
+        misses = tuple(
+            QuestionStat(learning.qualify(t.quiz_id, t.question_id),
+                         shown_text(q, lang, seeds.get(t.quiz_id)), t.answered, t.correct)
+            for t in confident_misses(totals)
+            if (quiz := self.library.quizzes.get(t.quiz_id)) is not None
+            and (q := quiz.question(t.question_id)) is not None)
         return Progress(lang, who.display_name, len(cards), due_now, next_due,
                         learning.streak(days, today), retention, sure[0], sure[1], guess[0],
-                        guess[1], questions, history)
+                        guess[1], questions, history,
+                        topics=await self.topic_map(who.platform, who.user_id, lang),
+                        confident_misses=misses)
 
 
 def reminder_kind(platform: str) -> str:

@@ -24,6 +24,7 @@ from bot.domain.results import (
     Leaderboard,
     LeaderboardRow,
     MissedQuestion,
+    NextStep,
     NotYours,
     QuestionPrompt,
     QuestionStat,
@@ -31,6 +32,7 @@ from bot.domain.results import (
     SessionKind,
     StaleAnswer,
     Summary,
+    TopicLine,
     TypedOutcome,
     TypedRefused,
     UserStats,
@@ -271,14 +273,17 @@ class Sessions:
         best = None
         if row.kind == SessionKind.FULL:
             best = await self.store.best_of(quiz.id, row.platform, row.user_id)
-        step = None
+        step: NextStep | None = None
+        topics: tuple[TopicLine, ...] = ()
         if row.kind != SessionKind.DUE:
             step = await self.spaced.next_step(row.platform, row.user_id, quiz, lang,
                                                missed=bool(missed))
+            topics = await self.spaced.topic_map(row.platform, row.user_id, lang,
+                                                 {t for q in quiz.questions for t in q.topics})
         return Summary(
             session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
             kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),
-            missed=tuple(missed), best_score=best, next_step=step)
+            missed=tuple(missed), best_score=best, next_step=step, topics=topics)
 
     # --- stats, leaderboards, reset ------------------------------------------------------------
 

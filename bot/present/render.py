@@ -7,7 +7,7 @@ once, here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.domain.results import (
@@ -20,6 +20,7 @@ from bot.domain.results import (
     ReminderNote,
     SettingsView,
     Summary,
+    TopicLine,
     TypedRefused,
     UserStats,
 )
@@ -209,6 +210,9 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     if summary.best_score is not None and summary.kind == "full":
         lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
                                      total=summary.total))]
+    if summary.topics:
+        lines += ["", m.escape(cat.t(lang, "summary.topics"))]
+        lines += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
     step = summary.next_step
     if step is not None:
         key = "summary.next_topic" if step.kind == "topic" else "summary.next_quiz"
@@ -320,6 +324,23 @@ def _short(text: str, limit: int = 60) -> str:
     return clip(text, limit)
 
 
+SUMMARY_TOPICS = 6  # topics a finished summary lists (its quiz's, weakest first)
+
+
+def topic_map_lines(cat: Catalogue, lang: str, topics: Iterable[TopicLine],
+                    m: Markup = PLAIN) -> list[str]:
+    """The mastery map, a line a topic: "▰▰▰▱▱ 62% Bubble · sure: 3/4 right"."""
+    out = []
+    for t in topics:
+        line = cat.t(lang, "progress.topic", bar=progress_bar(t.percent, 100, 5),
+                     percent=t.percent, name=t.name)
+        if t.sure:
+            line = cat.t(lang, "progress.topic_sure", line=line, right=t.sure_right,
+                         sure=t.sure)
+        out.append(m.escape(line))
+    return out
+
+
 def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
     """Spaced review: due now, streak, retention, calibration, accuracy per question."""
     lang = p.lang
@@ -342,6 +363,13 @@ def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
     if p.guess_answered:
         lines.append(m.escape(cat.t(lang, "progress.guesses", right=p.guess_correct,
                                     guesses=p.guess_answered)))
+    if p.topics:
+        lines += ["", m.escape(cat.t(lang, "progress.topics"))]
+        lines += topic_map_lines(cat, lang, p.topics, m)
+    if p.confident_misses:
+        lines += ["", m.escape(cat.t(lang, "progress.confident_misses"))]
+        lines += [m.escape(cat.t(lang, "progress.confident_miss", text=_short(q.text),
+                                 misses=q.answered - q.correct)) for q in p.confident_misses]
     if p.questions:
         lines += ["", m.escape(cat.t(lang, "progress.per_question"))]
         for i, q in enumerate(p.questions, 1):

@@ -27,9 +27,10 @@ from bot.features.dashboard.recent import Recent
 from bot.features.dashboard.reports_view import reports_view
 from bot.features.dashboard.suggest import suggest
 from bot.features.engine import Engine
+from bot.features.topic_map import confident_misses
 from bot.present import svg
 from bot.present.i18n import Catalogue, is_rtl
-from bot.present.render import content_text
+from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands.dashboard import AttemptAnswer
 from bot.store.dashboard import (
     Answered,
@@ -38,6 +39,7 @@ from bot.store.dashboard import (
     GroupRound,
     MemberRow,
 )
+from bot.store.learning import ReviewTotal
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -171,12 +173,33 @@ class Dashboard:
                      "text": t("progress.calibration", percent=percent, sure=sure[0],
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},
             "misses": self._misses(quizzes, answers, lang),
+            **await self._topics(who, quizzes, totals, lang),
             "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
                        for g, title in groups],
         }
         if self.engine.is_admin(Actor(p, u)):  # the configured admins: open reports
             view["reports"] = reports_view(*await self.engine.reports.open(), quizzes, lang, t)
         return view
+
+    async def _topics(self, who: Identity, quizzes: Mapping[str, Quiz],
+                      totals: list[ReviewTotal], lang: str) -> dict[str, Any]:
+        """The mastery map with calibration per topic, and the confident misses, worded
+        as /stats words them (`render.topic_map_lines`)."""
+        topics = await self.engine.spaced.topic_map(who.platform, who.user_id, lang)
+        lines = topic_map_lines(self.cat, lang, topics)
+        misses = []
+        for t in confident_misses(totals):
+            q = quizzes[t.quiz_id].question(t.question_id) if t.quiz_id in quizzes else None
+            if q is not None:
+                text = content_text(lang, shown_text(q, lang, None))
+                misses.append({"quiz": t.quiz_id, "question": t.question_id, "text": text,
+                               "line": self.cat.t(lang, "progress.confident_miss",
+                                                  text=clip(text, 90),
+                                                  misses=t.answered - t.correct)})
+        return {"topics": [{"topic": t.topic, "name": t.name, "percent": t.percent,
+                            "answered": t.answered, "sure": t.sure, "sure_right": t.sure_right,
+                            "line": line} for t, line in zip(topics, lines, strict=True)],
+                "confident_misses": misses}
 
     def _accuracy(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
                   ) -> list[dict[str, Any]]:

@@ -194,6 +194,24 @@
     st.appendChild(chart(d.streak.chart));
     st.appendChild(el("p", d.sure.text, d.sure.answered ? "sure" : "hint sure"));
 
+    if (d.topics.length) {  // the mastery map, weakest first, with "sure" per topic
+      var tm = section(t("progress.topics"));
+      tm.id = "topics";
+      var tl = el("ul", null, "topics");
+      d.topics.forEach(function (x) {
+        var li = el("li", x.line);
+        li.dataset.topic = x.topic;
+        tl.appendChild(li);
+      });
+      tm.appendChild(tl);
+      if (d.confident_misses.length) {
+        tm.appendChild(el("p", t("progress.confident_misses"), "hint"));
+        var cm = el("ul", null, "confident-misses");
+        d.confident_misses.forEach(function (x) { cm.appendChild(el("li", x.line, "bad")); });
+        tm.appendChild(cm);
+      }
+    }
+
     var q = section(t("dashboard.quizzes"));
     var list = el("ul");
     d.quizzes.forEach(function (x) {

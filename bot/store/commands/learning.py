@@ -49,21 +49,22 @@ def apply_review(r: NewReview) -> Command[bool]:
     if not logged:  # this answer moved the card before (a repeat, another process)
         return False
     key = (r.platform, r.user_id, r.quiz_id, r.question_id)
+    sure_miss = int(r.sure is True and not r.correct)
     stored = one((yield q(_CARD, *key)))
     if stored is None:
         card, due_at = r.update(None)
         if (yield q("INSERT INTO cards (platform, user_id, quiz_id, question_id, card, due_at, "
-                    "reviews, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1, ?) "
+                    "reviews, updated_at, sure_miss) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?) "
                     "ON CONFLICT DO NOTHING RETURNING reviews", *key, card, due_at,
-                    r.reviewed_at)):
+                    r.reviewed_at, sure_miss)):
             return True
         # PostgreSQL: another review of this card created it meanwhile (and has committed:
         # ON CONFLICT waited for it); move that card on, as if it had been there all along.
         stored = one((yield q(_CARD, *key)))
     card, due_at = r.update(str(stored["card"]))
-    yield q("UPDATE cards SET card = ?, due_at = ?, reviews = reviews + 1, updated_at = ? "
-            "WHERE platform = ? AND user_id = ? AND quiz_id = ? AND question_id = ?",
-            card, due_at, r.reviewed_at, *key)
+    yield q("UPDATE cards SET card = ?, due_at = ?, reviews = reviews + 1, updated_at = ?, "
+            "sure_miss = ? WHERE platform = ? AND user_id = ? AND quiz_id = ? "
+            "AND question_id = ?", card, due_at, r.reviewed_at, sure_miss, *key)
     return True
 
 
@@ -74,9 +75,10 @@ def apply_review_alone(review: NewReview) -> Command[bool]:
 
 
 def due_cards(platform: str, user_id: str, now: float, limit: int) -> Command[list[CardRow]]:
-    """The learner's cards due by `now`, most overdue first."""
+    """The learner's cards due by `now`: confident misses first, then most overdue first."""
     rows = yield q(f"SELECT {CARD_COLUMNS} FROM cards WHERE platform = ? AND user_id = ? "
-                   "AND due_at <= ? ORDER BY due_at, quiz_id, question_id LIMIT ?",
+                   "AND due_at <= ? ORDER BY sure_miss DESC, due_at, quiz_id, question_id "
+                   "LIMIT ?",
                    platform, user_id, now, limit)
     return [card_of(r) for r in rows]
 

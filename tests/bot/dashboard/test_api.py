@@ -325,3 +325,21 @@ async def test_configured_admins_see_problem_reports_and_resolve_them(
         assert await r.json() == {"resolved": False}  # once
     _, root = await served.get("/api/me", served.tma(77, "Root"))
     assert isinstance(root, dict) and root["reports"]["items"] == []
+
+
+async def test_the_learner_page_maps_topics_and_confident_misses(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    ada = Actor("telegram", "5", None, "Ada")
+    await play(served.engine, quizzes, ada, wrong={0}, sure=True)
+    status, me = await served.get("/api/me", served.tma(5, "Ada"))
+    assert status == 200 and isinstance(me, dict)
+    first = quizzes["parallelism"].questions[0]
+    [miss] = me["confident_misses"]
+    assert miss["question"] == first.id and miss["line"].endswith("(1×)")
+    topics = {t["topic"]: t for t in me["topics"]}
+    assert set(topics) == {t for q in quizzes["parallelism"].questions for t in q.topics}
+    assert me["topics"][0]["topic"] in first.topics  # the missed question's topic: weakest
+    memory = topics["memory"]  # only the missed question carries it
+    assert (memory["sure"], memory["sure_right"], memory["answered"]) == (1, 0, 1)
+    assert memory["line"].startswith("▰") and "sure: 0/1 right" in memory["line"]
+    assert memory["name"] != "memory"  # its name, not its id

@@ -1,0 +1,45 @@
+"""The learner's topic map: per topic, mastery (`bot.features.mastery`, reused as it is) and
+calibration (how often an answer marked "sure" was right there); and the confident misses
+(wrong though marked "sure"), the misconceptions a teacher most wants to see.
+
+Pure functions over what the store already returns; /stats, the dashboard and the finished
+summary all read them from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from bot.domain.quiz import Quiz
+from bot.domain.results import TopicLine
+from bot.features.mastery import Mastery
+from bot.store.learning import ReviewTotal
+
+MISSES_SHOWN = 5  # confident misses listed on /stats and the dashboard
+
+
+def topic_lines(quizzes: Iterable[Quiz], known: Mastery, totals: Iterable[ReviewTotal],
+                name: Callable[[str], str], only: Iterable[str] | None = None
+                ) -> tuple[TopicLine, ...]:
+    """Every answered topic (of `only`, when given), weakest first: its mastery in whole
+    percent, its answered questions, and its "sure" answers and how many were right."""
+    wanted = None if only is None else set(only)
+    topics_of = {(quiz.id, q.id): q.topics for quiz in quizzes for q in quiz.questions}
+    sure: dict[str, list[int]] = {}
+    for t in totals:
+        if t.sure:
+            for topic in topics_of.get((t.quiz_id, t.question_id), ()):
+                acc = sure.setdefault(topic, [0, 0])
+                acc[0] += t.answered
+                acc[1] += t.correct
+    lines = [TopicLine(m.topic, name(m.topic), round(100 * m.score), m.answered,
+                       *sure.get(m.topic, (0, 0)))
+             for m in known.topics.values() if wanted is None or m.topic in wanted]
+    return tuple(sorted(lines, key=lambda line: (line.percent, line.name)))
+
+
+def confident_misses(totals: Iterable[ReviewTotal]) -> list[ReviewTotal]:
+    """The questions answered wrong though marked "sure", most such misses first."""
+    missed = [t for t in totals if t.sure and t.answered > t.correct]
+    return sorted(missed, key=lambda t: (t.correct - t.answered, t.quiz_id,
+                                         t.question_id))[:MISSES_SHOWN]
