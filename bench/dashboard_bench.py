@@ -84,7 +84,8 @@ def fill(db: Path, learners: int, group_size: int, now: float) -> None:
                     "INSERT INTO sessions (id, platform, user_id, chat_id, quiz_id, kind, status, "
                     "question_ids, option_orders, position, score, started_at, finished_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sessions)
-                conn.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)", answers)
+                conn.executemany("INSERT INTO answers (session_id, position, question_id, chosen, "
+                                 "correct, answered_at) VALUES (?, ?, ?, ?, ?, ?)", answers)
                 conn.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", cards)
                 conn.executemany("INSERT INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  reviews)
