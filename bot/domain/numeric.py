@@ -11,6 +11,7 @@ Urdu and Arabic-Indic digits, a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -42,7 +43,12 @@ _DIGITS = str.maketrans({**{chr(0x0660 + i): str(i) for i in range(10)},  # ٠-�
                          "\u066b": ".", "\u066c": ",", "\u066a": "%", "\u2212": "-",
                          "\u2013": "-", "\u00d7": "x", "\u00b7": "x", "\u22c5": "x",
                          "*": "x", "\u00a0": " ", "\u202f": " ", "\u2009": " ", "'": " ",
-                         "\u2019": " ", "\u060c": ","})
+                         "\u2019": " ", "\u060c": ",",
+                         # direction marks and zero-width characters an Urdu keyboard or a
+                         # copy from an RTL line leaves around digits: not part of the number
+                         **dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u061c"
+                                                  "\u2066\u2067\u2068\u2069\u202a\u202b"
+                                                  "\u202c\u202d\u202e\ufeff"), None)})
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUPER_RUN = re.compile(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 _NUMBER = re.compile(
@@ -106,7 +112,9 @@ def parse(text: str, unit: str) -> Reading:
         raise TypedError("typed.not_number", example=example(unit))
     number, decimal = read
     exp = m.group("exp") or m.group("exp2")
-    value = float(number) * (10.0 ** int(exp) if exp else 1.0)
+    value = float(f"{number}e{int(exp)}" if exp else number)
+    if not math.isfinite(value):  # "1e999": no answer is that big
+        raise TypedError("typed.not_number", example=example(unit))
     if m.group("sign") == "-":
         value = -value
     typed_unit = m.group("unit").lower()
@@ -159,7 +167,12 @@ def _key(unit: str) -> str:
 def _number(digits: str) -> tuple[str, bool] | None:
     """The digits as Python reads them and whether they had a decimal part; None when the
     separators make no number ("1.2.3,4")."""
-    s = digits.replace(" ", "")
+    groups = digits.strip().split()
+    for k, group in enumerate(groups[1:], 1):  # "1 200 000": space-grouped thousands only
+        whole = re.split(r"[.,]", group)[0]
+        if len(whole) != 3 or (k < len(groups) - 1 and whole != group):
+            return None
+    s = "".join(groups)
     if "." in s and "," in s:
         mark = "." if s.rfind(".") > s.rfind(",") else ","
         s = s.replace("," if mark == "." else ".", "").replace(mark, ".")

@@ -34,6 +34,15 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     await learner.send("no idea")  # not a number: asked again, with an example
     again = await learner.reply(since)
     assert numeric.example(unit) in strip_isolates(again["text"])
+    since = learner.mark()
+    await learner.send("12 furlongs" if unit == "" else
+                       ("12 ms" if unit in ("%", "GB", "MB") else "12 GB"))
+    wrong_unit = strip_isolates((await learner.reply(since))["text"])
+    assert "wrong kind of unit" in wrong_unit or "can't read" in wrong_unit
+    since = learner.mark()
+    await learner.send("9" * 3000)  # very long: refused politely, not echoed
+    too_long = strip_isolates((await learner.reply(since))["text"])
+    assert "too long" in too_long and "999" not in too_long and len(too_long) < 200
     assert (await bot.app.store.active_session("telegram", "1001", NUMBERS)).position == 0
 
     since = learner.mark()

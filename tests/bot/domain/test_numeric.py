@@ -47,6 +47,11 @@ CASES = [
     ("12%", "percent", 12.0),
     ("12", "percent", 12.0),
     ("0.12", "%", 0.0012),  # first reading: percentage points; the fraction is the second
+    ("\u200f۱۲\u200f٪", "%", 0.12),  # right-to-left marks around Urdu digits
+    ("\u20671.2 GB\u2069", "GB", 1.2),  # an isolate copied from an Urdu line
+    ("  1.2GB  ", "GB", 1.2),
+    ("1.2 gb", "GB", 1.2),
+    ("１２", "", 12.0),  # full-width digits
 ]
 
 
@@ -72,6 +77,13 @@ BAD = [
     ("12 GB", "%", "typed.wrong_unit"),
     ("1" * 41, "", "typed.too_long"),
     ("1; DROP TABLE answers", "", "typed.not_number"),
+    ("🔢", "", "typed.not_number"),
+    ("1\x002", "", "typed.not_number"),
+    ("<b>12</b>", "", "typed.not_number"),
+    ("12 12", "", "typed.not_number"),
+    ("1e999", "", "typed.not_number"),
+    ("٪", "%", "typed.not_number"),
+    ("x" * 5000, "", "typed.too_long"),
 ]
 
 
