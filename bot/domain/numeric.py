@@ -38,17 +38,18 @@ QUESTION_UNITS: dict[str, tuple[str, float]] = {
 }
 EXAMPLES = {"bytes": "1.2 GB", "time": "12.5 ms", "count": "24", "percent": "12.5%"}
 
-_DIGITS = str.maketrans({**{chr(0x0660 + i): str(i) for i in range(10)},  # ٠-٩
-                         **{chr(0x06F0 + i): str(i) for i in range(10)},  # ۰-۹
-                         "\u066b": ".", "\u066c": ",", "\u066a": "%", "\u2212": "-",
-                         "\u2013": "-", "\u00d7": "x", "\u00b7": "x", "\u22c5": "x",
-                         "*": "x", "\u00a0": " ", "\u202f": " ", "\u2009": " ", "'": " ",
-                         "\u2019": " ", "\u060c": ",",
-                         # direction marks and zero-width characters an Urdu keyboard or a
-                         # copy from an RTL line leaves around digits: not part of the number
-                         **dict.fromkeys(map(ord, "\u200b\u200c\u200d\u200e\u200f\u061c"
-                                                  "\u2066\u2067\u2068\u2069\u202a\u202b"
-                                                  "\u202c\u202d\u202e\ufeff"), None)})
+# direction marks and zero-width characters an Urdu keyboard or a copy from an RTL line
+# leaves around digits: not part of the number
+_INVISIBLE = ("\u200b\u200c\u200d\u200e\u200f\u061c\u2066\u2067\u2068\u2069\u202a"
+              "\u202b\u202c\u202d\u202e\ufeff")
+_MAP: dict[str, str | None] = {
+    **{chr(0x0660 + i): str(i) for i in range(10)},  # ٠-٩
+    **{chr(0x06F0 + i): str(i) for i in range(10)},  # ۰-۹
+    "\u066b": ".", "\u066c": ",", "\u066a": "%", "\u2212": "-", "\u2013": "-",
+    "\u00d7": "x", "\u00b7": "x", "\u22c5": "x", "*": "x", "\u00a0": " ", "\u202f": " ",
+    "\u2009": " ", "'": " ", "\u2019": " ", "\u060c": ",",
+    **dict.fromkeys(_INVISIBLE, None)}
+_DIGITS = str.maketrans(_MAP)
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUPER_RUN = re.compile(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 _NUMBER = re.compile(
