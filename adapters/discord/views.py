@@ -196,6 +196,8 @@ def message_of(card: Card) -> dict[str, Any]:
     for a plain message), else plain content; its buttons as a frozen view."""
     message: dict[str, Any] = {}
     body = card.body
+    if card.caption and card.png() is not None:  # the picture's words, right above it
+        body = f"{body}\n\n*{card.caption}*"
     if card.detail and not card.collapse:
         body = f"{body}\n\n{card.detail}"
     if (card.title or card.image or card.picture or card.schedule or card.detail

@@ -103,7 +103,8 @@ class Turn:
         if reply.edit is not None:
             await self.edit(reply.edit)
             if (png := reply.edit.png()) is not None:  # a text edit cannot carry a picture
-                await self.bot.send_photo(self.chat_id, png[1], filename=png[0])
+                await self.bot.send_photo(self.chat_id, png[1], filename=png[0],
+                                          caption=reply.edit.caption or None)
         elif reply.clear_buttons:
             await self.drop_buttons()
         for card in reply.send:

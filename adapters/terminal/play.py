@@ -47,7 +47,8 @@ def card_text(card: Card) -> str:
     """A plan card as terminal text: whose it is, the title, the body."""
     head = [line for line in (card.lead, card.title) if line]
     text = "\n".join(head) + "\n\n" + card.body if head else card.body
-    for part in (card.figure, card.detail):  # a schedule first, then the explanation
+    figure = f"{card.caption}\n{card.figure}" if card.figure and card.caption else card.figure
+    for part in (figure, card.detail):  # a schedule first, then the explanation
         if part:
             text = f"{text}\n\n{part}"
     return text

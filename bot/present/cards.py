@@ -52,6 +52,7 @@ class Card:
     detail: str = ""
     collapse: bool = False
     detail_label: str = ""
+    caption: str = ""  # the picture's caption, marked up, in the learner's language
 
     def png(self) -> tuple[str, bytes] | None:
         """The card's picture as (file name, PNG bytes), whichever kind it has."""

@@ -1,11 +1,12 @@
 """Pipeline schedule pictures (PNG), drawn from `bot.domain.pipeline`'s simulation, never by hand.
 
 Rebuild the shipped ones with ``python -m bot.present.diagrams content/img``. The drawing is
-deterministic: shapes and Pillow's built-in bitmap font at 1x, then a 2x nearest-neighbour
-upscale, so the same Pillow draws the same pixels on every machine (PNG bytes may differ
-with zlib; tests compare decoded pixels). A picture carries no prose, only the schedule's
-name, p, m, GPU numbers, micro-batch numbers and the letters F, B, W: the bitmap font has
-no Urdu, so the words (what it shows, its bubble) are in the explanation, in each language.
+deterministic: shapes and one TrueType font file (Noto Sans from pymupdf-fonts) drawn at 2x,
+so the same Pillow draws the same pixels on every machine (PNG bytes may differ with zlib;
+tests compare decoded pixels). A long timeline is wrapped into stacked bands, each with its
+GPU labels, so no picture is wider than MAX_RATIO times its height (a phone shows it large
+enough). A picture carries names, numbers and the legend's few technical words; what it
+shows in the learner's language is the caption beside it (`bot.present.render`).
 A backward is drawn twice as long as a forward, as Narayanan et al. draw it; split into B
 and W (the Zero Bubble schedules, DualPipe) each is as long as a forward, as Qi et al. draw.
 """
@@ -51,8 +52,23 @@ WEIGHT = ((206, 92, 0), (252, 175, 62))
 BUBBLE, HATCH = (236, 236, 236), (170, 170, 170)
 
 
-def _font() -> ImageFont.ImageFont:
-    return ImageFont.load_default_imagefont()
+MAX_RATIO = 2.5  # width : height at most, so a phone shows the picture large enough
+BAND_GAP = 10  # px (at 1x) between stacked bands of a wrapped timeline
+FONT_SIZE = 11  # px (at 1x)
+
+
+@lru_cache(maxsize=1)
+def _font_file() -> bytes:
+    """Noto Sans (SIL OFL), as shipped by pymupdf-fonts: the same TrueType file on every
+    machine, so the same Pillow draws the same pixels everywhere."""
+    from pymupdf_fonts import NotoSans_Regular
+
+    return bytes(NotoSans_Regular.fontbuffer)
+
+
+@lru_cache(maxsize=4)
+def _font(size: int = FONT_SIZE * SCALE) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(io.BytesIO(_font_file()), size)
 
 
 def drawn(spec: ScheduleSpec) -> Schedule:
@@ -67,32 +83,96 @@ def caption(sched: Schedule) -> str:
     return f"{TITLES[spec.kind]}  p={spec.p}  m={spec.m}{v}"
 
 
+def band_height(spec: ScheduleSpec) -> int:
+    """Px (at 1x) of one band: a row per GPU."""
+    return spec.p * (ROW + GAP)
+
+
+def layout(sched: Schedule) -> tuple[int, int]:
+    """(slots per band, bands): the fewest bands that bring the picture to MAX_RATIO."""
+    spec, slot = sched.spec, UNIT // sched.spec.chunks
+    for bands in range(1, sched.makespan + 1):
+        per = -(-sched.makespan // bands)
+        width = LEFT + per * slot + PAD
+        height = TOP + bands * (band_height(spec) + BAND_GAP) + LEGEND_ROOM
+        if width <= MAX_RATIO * height:
+            return per, bands
+    return sched.makespan, 1
+
+
+LEGEND_ROOM = 34  # px (at 1x) under the bands: up to two lines of legend
+
+
+def where(sched: Schedule, t: int, gpu: int) -> tuple[int, int]:
+    """The top-left corner (at 1x) of time slot `t` on `gpu`'s row, in whichever band."""
+    per, _ = layout(sched)
+    band, at = divmod(t, per)
+    y = TOP + band * (band_height(sched.spec) + BAND_GAP) + gpu * (ROW + GAP)
+    return LEFT + at * (UNIT // sched.spec.chunks), y
+
+
 def render(spec: ScheduleSpec) -> Image.Image:
-    """One schedule as a picture: a row per GPU, a box per operation, the bubble hatched."""
+    """One schedule as a picture: a row per GPU, a box per operation, the bubble hatched;
+    a long timeline wrapped into stacked bands (each with its GPU labels), so the picture
+    is at most MAX_RATIO wide for its height."""
     sched = drawn(spec)
-    font, slot = _font(), UNIT // spec.chunks
-    width = LEFT + sched.makespan * slot + PAD
-    legend_y = TOP + spec.p * (ROW + GAP) + 6
-    height = legend_y + 14
-    width = max(width, 8 + 6 * len(caption(sched)), 330)
-    img = Image.new("RGB", (width, height), WHITE)
-    draw = ImageDraw.Draw(img)
-    draw.text((4, 5), caption(sched), fill=INK, font=font)
-    for d in range(spec.p):
-        y = TOP + d * (ROW + GAP)
-        draw.text((4, y + 4), f"GPU{d + 1}", fill=INK, font=font)
-        for t, op in enumerate(sched.row(d)):
-            x = LEFT + t * slot
-            if op is None:
-                draw.rectangle((x, y, x + slot - 1, y + ROW - 1), fill=BUBBLE)
-                # Diagonal hatch in page coordinates, so neighbouring idle slots join up.
-                draw.point([(px, py) for px in range(x, x + slot) for py in range(y, y + ROW)
-                            if (px + py) % 5 == 0], fill=HATCH)
-            elif op.start == t:
-                _box(draw, font, op, x, y, slot * (op.end - op.start))
-    draw.line((LEFT, TOP - 2, LEFT + sched.makespan * slot, TOP - 2), fill=GRID)
-    _legend(draw, font, legend_y, spec)
-    return img.resize((width * SCALE, height * SCALE), Image.Resampling.NEAREST)
+    slot = UNIT // spec.chunks
+    per, bands = layout(sched)
+    width = max(LEFT + per * slot + PAD, 330)
+    legend_y = TOP + bands * (band_height(spec) + BAND_GAP)
+    height = legend_y + LEGEND_ROOM
+    img = Image.new("RGB", (width * SCALE, height * SCALE), WHITE)
+    pen = _Pen(ImageDraw.Draw(img))
+    pen.text((4, 4), caption(sched))
+    for band in range(bands):
+        t0, t1 = band * per, min((band + 1) * per, sched.makespan)
+        for d in range(spec.p):
+            _, y = where(sched, t0, d)
+            pen.text((4, y + 2), f"GPU{d + 1}")
+            row = sched.row(d)
+            for t in range(t0, t1):
+                x, _ = where(sched, t, d)
+                op = row[t]
+                if op is None:
+                    pen.idle(x, y, slot)
+                elif op.start == t or t == t0:  # a box cut by the band's edge goes on below
+                    _box(pen, op, x, y, slot * (min(op.end, t1) - t))
+        _, top = where(sched, t0, 0)
+        pen.line((LEFT, top - 2, LEFT + (t1 - t0) * slot, top - 2), GRID)
+    _legend(pen, legend_y, spec, width)
+    return img
+
+
+class _Pen:
+    """Draws at SCALE from coordinates at 1x (text in the TrueType font)."""
+
+    def __init__(self, draw: ImageDraw.ImageDraw) -> None:
+        self.draw = draw
+
+    def rect(self, box: tuple[int, int, int, int], fill: tuple[int, int, int],
+             outline: tuple[int, int, int] | None = None) -> None:
+        x0, y0, x1, y1 = box
+        self.draw.rectangle((x0 * SCALE, y0 * SCALE, (x1 + 1) * SCALE - 1,
+                             (y1 + 1) * SCALE - 1), fill=fill, outline=outline,
+                            width=SCALE if outline else 0)
+
+    def line(self, box: tuple[int, int, int, int], fill: tuple[int, int, int]) -> None:
+        self.draw.line(tuple(v * SCALE for v in box), fill=fill, width=SCALE)
+
+    def text(self, at: tuple[float, float], text: str, fill: tuple[int, int, int] = INK,
+             anchor: str = "la") -> None:
+        self.draw.text((at[0] * SCALE, at[1] * SCALE), text, fill=fill, font=_font(),
+                       anchor=anchor)
+
+    def width(self, text: str) -> float:
+        return self.draw.textlength(text, font=_font()) / SCALE
+
+    def idle(self, x: int, y: int, wide: int) -> None:
+        self.rect((x, y, x + wide - 1, y + ROW - 1), BUBBLE)
+        # Diagonal hatch in page coordinates, so neighbouring idle slots join up.
+        self.draw.point([(px, py) for px in range(x * SCALE, (x + wide) * SCALE)
+                         for py in range(y * SCALE, (y + ROW) * SCALE)
+                         if (px + py) % 10 in (0, 1)], fill=HATCH)
 
 
 def _shade(kind: str, chunk: int) -> tuple[int, int, int]:
@@ -100,33 +180,41 @@ def _shade(kind: str, chunk: int) -> tuple[int, int, int]:
     return shades[chunk % len(shades)]
 
 
-def _box(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont, op: Op, x: int, y: int,
-         wide: int) -> None:
+def _box(pen: _Pen, op: Op, x: int, y: int, wide: int) -> None:
     right, bottom = x + wide - 1, y + ROW - 1
     if op.kind == "FB":  # DualPipe's overlapped pair: forward over backward, one border
-        draw.rectangle((x, y, right, y + ROW // 2 - 1), fill=_shade("F", op.chunk))
-        draw.rectangle((x, y + ROW // 2, right, bottom), fill=_shade("B", op.chunk2))
-        draw.rectangle((x, y, right, bottom), outline=INK)
+        pen.rect((x, y, right, y + ROW // 2 - 1), _shade("F", op.chunk))
+        pen.rect((x, y + ROW // 2, right, bottom), _shade("B", op.chunk2))
+        pen.rect((x, y, right, bottom), _shade("F", op.chunk), outline=INK)
+        pen.rect((x + 1, y + ROW // 2, right - 1, bottom - 1), _shade("B", op.chunk2))
         label = f"{op.micro + 1}+{op.micro2 + 1}"
     else:
-        draw.rectangle((x, y, right, bottom), fill=_shade(op.kind, op.chunk), outline=WHITE)
+        pen.rect((x, y, right, bottom), _shade(op.kind, op.chunk), outline=WHITE)
         label = str(op.micro + 1)
-    draw.text((x + (wide - 6 * len(label)) // 2 + 1, y + 4), label, fill=WHITE, font=font)
+    if pen.width(label) <= wide - 2:
+        pen.text((x + wide / 2, y + ROW / 2), label, fill=WHITE, anchor="mm")
 
 
-def _legend(draw: ImageDraw.ImageDraw, font: ImageFont.ImageFont, y: int,
-            spec: ScheduleSpec) -> None:
+LABELS = {"F": "forward", "B": "backward", "W": "weight grad"}
+
+
+def _legend(pen: _Pen, y: int, spec: ScheduleSpec, width: int) -> None:
+    """Every colour named: forward, backward (and weight gradient), per chunk, and idle."""
     kinds = "FBW" if spec.kind in SPLIT else "FB"
     many = max(spec.chunks, spec.paths)
     marks = "abcdefgh" if many > 1 else ""  # up to MAX_CHUNKS (a drawn v may be 3 or 4)
-    items = [(_shade(k, c), k + (marks[c] if marks else "")) for k in kinds
+    items = [(_shade(k, c), f"{k}{marks[c] if marks else ''} {LABELS[k]}") for k in kinds
              for c in range(max(many, 1))]
-    items.append((BUBBLE, ""))
-    x = 4
+    items.append((BUBBLE, "idle (bubble)"))
+    x, line = 4, 0
     for colour, text in items:
-        draw.rectangle((x, y + 1, x + 8, y + 9), fill=colour, outline=HATCH)
-        draw.text((x + 12, y + 1), text, fill=INK, font=font)
-        x += 12 + 6 * len(text) + 10
+        wide = 14 + pen.width(text) + 10
+        if x + wide > width and x > 4:
+            x, line = 4, line + 1
+        top = y + 2 + line * 15
+        pen.rect((x, top + 1, x + 9, top + 10), colour, outline=HATCH)
+        pen.text((x + 13, top), text)
+        x += round(wide)
 
 
 def pixels(img: Image.Image) -> tuple[str, tuple[int, int], bytes]:

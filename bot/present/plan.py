@@ -175,6 +175,9 @@ class Planner:
                     rows=rows, image=result.image,
                     figure=result.timeline or "",
                     schedule=result.schedule if result.image is None else None,
+                    caption=(self.m.escape(render.schedule_caption(self.cat, result.lang,
+                                                                   result.schedule))
+                             if result.schedule is not None else ""),
                     detail=render.feedback_detail(self.cat, result, self.m),
                     collapse=bool(result.takeaway),
                     detail_label=self.cat.t(result.lang, "answer.explanation"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from bot.domain.pipeline import ScheduleSpec
 from bot.domain.results import (
     AnswerResult,
     CatalogueEntry,
@@ -25,6 +26,7 @@ from bot.domain.results import (
     UserStats,
 )
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
+from bot.present import diagrams
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin
 
 LETTERS = "ABCDEFGHIJ"
@@ -82,7 +84,7 @@ def question_header(cat: Catalogue, prompt: QuestionPrompt, score: int | None = 
     if score is None and prompt.position == 0:
         return header
     right = prompt.score if score is None else score
-    return f"{header} · {cat.t(prompt.lang, 'question.score', score=right)}"
+    return header + cat.t(prompt.lang, "question.score", score=right)  # its separator too
 
 
 def option_lines(prompt: QuestionPrompt, m: Markup = PLAIN) -> list[str]:
@@ -190,6 +192,15 @@ def feedback_detail(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> 
         lines += ["", m.escape(cat.t(lang, "answer.read_more"))]
         lines += [f"• {m.link(m.escape(r.title), r.url)}" for r in result.references]
     return "\n".join(lines)
+
+
+def schedule_caption(cat: Catalogue, lang: str, spec: ScheduleSpec) -> str:
+    """A schedule picture's caption in the learner's language: the schedule, p, m, v and
+    the bubble's share of the step, as the picture draws it."""
+    v = cat.t(lang, "picture.v", v=spec.v) if spec.v > 1 else ""
+    bubble = round(100 * diagrams.drawn(spec).bubble)
+    return cat.t(lang, "picture.caption", name=diagrams.TITLES[spec.kind], p=spec.p, m=spec.m,
+                 v=v, bubble=bubble)
 
 
 def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
@@ -342,7 +353,7 @@ def topic_map_lines(cat: Catalogue, lang: str, topics: Iterable[TopicLine],
 
 
 def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
-    """Spaced review: due now, streak, retention, calibration, accuracy per question."""
+    """Spaced review: due now, streak, what memory holds now, calibration."""
     lang = p.lang
     lines = [m.bold(m.escape(cat.t(lang, "progress.title")))]
     if not p.cards:
@@ -355,7 +366,7 @@ def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
     lines.append(m.escape(cat.t(lang, "progress.streak", days=p.streak)))
     if p.retention is not None:
         lines.append(m.escape(cat.t(lang, "progress.retention",
-                                    percent=round(100 * p.retention))))
+                                    percent=round(100 * p.retention), cards=p.cards)))
     if p.calibration is not None:
         lines.append(m.escape(cat.t(lang, "progress.calibration",
                                     percent=round(100 * p.calibration),
@@ -370,13 +381,7 @@ def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
         lines += ["", m.escape(cat.t(lang, "progress.confident_misses"))]
         lines += [m.escape(cat.t(lang, "progress.confident_miss", text=_short(q.text),
                                  misses=q.answered - q.correct)) for q in p.confident_misses]
-    if p.questions:
-        lines += ["", m.escape(cat.t(lang, "progress.per_question"))]
-        for i, q in enumerate(p.questions, 1):
-            lines.append(m.escape(cat.t(
-                lang, "stats.question", number=number_in(lang, i),
-                accuracy=round(100 * q.accuracy),
-                correct=q.correct, answered=q.answered, text=_short(q.text))))
+    # the quiz's own list is above (stats_text) and every quiz's is the chart: not again here
     return "\n".join(lines)
 
 

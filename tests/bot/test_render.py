@@ -5,7 +5,16 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
-from bot.domain.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
+from bot.domain.results import (
+    AnswerResult,
+    MissedQuestion,
+    Progress,
+    QuestionPrompt,
+    QuestionStat,
+    SessionKind,
+    Summary,
+    UserStats,
+)
 from bot.present.i18n import LRI, Catalogue
 from bot.present.plan import Planner
 from bot.present.render import (
@@ -146,3 +155,13 @@ def test_a_badge_in_stats_and_on_the_board(catalogue: Catalogue) -> None:
         LeaderboardRow(2, "Bo", "telegram", "2", 6, 8, 0.0))))
     lines = board.splitlines()
     assert lines[1].endswith("🏅") and not lines[2].endswith("🏅")
+
+
+def test_stats_lists_each_question_once_and_explains_recall(catalogue: Catalogue):
+    q = QuestionStat("q1", "Why?", 3, 1)
+    stats = UserStats("en", "q", "Quiz", "Alice", 1, 5, 5, 8, (q,))
+    progress = Progress("en", "Alice", 8, 0, None, 1, 0.99, 0, 0, 0, 0, (q,), ())
+    (card,) = Planner(catalogue, PLAIN, shared_chats=False).progress(stats, progress).send
+    assert card.body.count("Why?") == 1 and card.body.count("Accuracy per question") == 1
+    assert "you would recall 99% of your 8 reviewed questions if asked now" in card.body
+    assert "even for a miss, which comes back for review sooner" in card.body

@@ -40,3 +40,8 @@ async def test_takeaway_first_explanation_expandable_calls_unchanged(
     assert quote.endswith("</blockquote>") and "Read more:" in quote
     assert units(edit.result["text"]) <= TELEGRAM.message_limit
     assert strip_isolates(second["text"]).startswith("Question 2/22 · 1 right")
+    photo = next(c for c in api.calls[since:until] if c.method == "sendPhoto")
+    assert first.schedule is not None
+    assert photo.params["caption"] == (
+        f"Schedule: GPipe · p = {first.schedule.p} GPUs · m = {first.schedule.m} "
+        f"micro-batches · idle (bubble): 27% of the step")
