@@ -17,7 +17,7 @@ async def test_commands_published_in_english_and_urdu(bot: Running, api: FakeBot
     english = {c["command"]: c["description"] for c in api.commands[None]}
     urdu = {c["command"]: c["description"] for c in api.commands["ur"]}
     names = {"start", "quiz", "review", "stats", "leaderboard", "language", "reset", "help",
-             "settings", "remind", "round", "dashboard", "quizzes"}
+             "settings", "remind", "round", "dashboard", "quizzes", "daily"}
     assert set(english) == set(urdu) == names
     assert english["quiz"] == bot.cat.t("en", "command.quiz")
     assert urdu["quiz"] == bot.cat.t("ur", "command.quiz") != english["quiz"]
