@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import getpass
 import logging
+import shlex
 import signal
 import sys
 from collections.abc import Coroutine, Sequence
@@ -132,8 +133,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "play":
             from adapters.terminal.play import play
 
+            again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
             return play(config, quiz_id=args.quiz, lang=args.lang,
-                        user=args.user or getpass.getuser(), review=args.review)
+                        user=args.user or getpass.getuser(), review=args.review, again=again)
         if args.command in OPS:
             from adapters.cli import ops as ops_cli
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from adapters.terminal.wrap import wrap
+from adapters.terminal.wrap import bands, columns, wrap
 from bot.app.compose import App, open_app
 from bot.app.config import Config
 from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
@@ -47,7 +47,9 @@ def card_text(card: Card) -> str:
     """A plan card as terminal text: whose it is, the title, the body."""
     head = [line for line in (card.lead, card.title) if line]
     text = "\n".join(head) + "\n\n" + card.body if head else card.body
-    figure = f"{card.caption}\n{card.figure}" if card.figure and card.caption else card.figure
+    figure = bands(card.figure, columns())
+    if figure and card.caption:
+        figure = f"{card.caption}\n{figure}"
     for part in (figure, card.detail):  # a schedule first, then the explanation
         if part:
             text = f"{text}\n\n{part}"
@@ -228,8 +230,9 @@ def list_quizzes(config: Config, *, lang: str | None, user: str) -> int:
 
 
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
-         review: bool = False) -> int:
-    """Play in the terminal until the quiz ends, the learner quits, or input runs out."""
+         review: bool = False, again: str = "quizbot play") -> int:
+    """Play in the terminal until the quiz ends, the learner quits, or input runs out.
+    `again`: the command that was run, named by the "run it again" hint."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
     with asyncio.Runner() as runner:
         context = open_app(config)
@@ -241,7 +244,7 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
         except (EndOfInput, KeyboardInterrupt):
             print()
             saved_lang = runner.run(app.engine.language(actor))
-            print(wrap(app.catalogue.t(saved_lang, "terminal.saved")))
+            print(wrap(app.catalogue.t(saved_lang, "terminal.saved", command=again)))
         except QuizError as exc:
             saved_lang = _language(runner, app, actor)
             print(wrap(app.catalogue.t(saved_lang, exc.key, **exc.params)), file=sys.stderr)

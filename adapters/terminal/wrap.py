@@ -57,3 +57,24 @@ def _glue_isolates(line: str) -> str:
             depth -= 1
         out.append(_GLUE if ch == " " and depth else ch)
     return "".join(out)
+
+
+def bands(figure: str, width: int | None) -> str:
+    """A text timeline ("GPU1 F1 F2 .. B1") cut into stacked bands that fit `width`, each
+    row keeping its GPU label; other lines (the legend) are left to `wrap`."""
+    lines = figure.split("\n")
+    rows = [line.split() for line in lines if line.startswith("GPU")]
+    if width is None or not rows or all(len(line) <= width for line in lines):
+        return figure
+    label = max(len(r[0]) for r in rows) + 1
+    cell = max(len(c) for r in rows for c in r[1:]) + 1
+    per = max(1, (width - label) // cell)
+    cells = max(len(r) - 1 for r in rows)
+    out: list[str] = []
+    for start in range(0, cells, per):
+        if out:
+            out.append("")
+        out += [r[0].ljust(label) + " ".join(c.ljust(cell - 1) for c in r[1 + start:1 + start
+                                                                         + per]).rstrip()
+                for r in rows]
+    return "\n".join(out + [line for line in lines if not line.startswith("GPU")])

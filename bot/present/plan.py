@@ -173,7 +173,8 @@ class Planner:
         return Card(body, title=render.answered_header(self.cat, result),
                     tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
                     rows=rows, image=result.image,
-                    figure=result.timeline or "",
+                    figure=(f"{result.timeline}\n{self.t(result.lang, 'picture.legend')}"
+                            if result.timeline else ""),
                     schedule=result.schedule if result.image is None else None,
                     caption=(self.m.escape(render.schedule_caption(self.cat, result.lang,
                                                                    result.schedule))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from adapters.terminal.wrap import wrap
+import pytest
+
+from adapters.terminal.wrap import bands, wrap
+from bot.domain.pipeline import ScheduleSpec, timeline
 
 URL = "https://arxiv.org/abs/1811.06965?a-very-long-query-string=that-must-stay-whole"
 
@@ -44,3 +47,20 @@ def test_an_isolated_run_is_never_split_across_lines():
             assert run in out, (width, run)  # whole, on one line, spaces kept
     long_run = f"{lri}micro-batch size × sequence length × hidden size{pdi}"
     assert wrap(f"یہ {long_run} ہے", 20).splitlines()[1] == long_run  # alone, not broken
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+@pytest.mark.parametrize("spec", [ScheduleSpec("1f1b", 8, 22),
+                                  ScheduleSpec("interleaved", 4, 8, 2)], ids=str)
+def test_a_computed_timeline_fits_the_terminal_in_labelled_bands(width: int,
+                                                                  spec: ScheduleSpec):
+    figure = timeline(spec)
+    shown = bands(f"{figure}\nF forward · B backward", width)
+    lines = shown.splitlines()
+    assert max(len(line) for line in lines if line.startswith("GPU")) <= width
+    rows = [line for line in lines if line.startswith("GPU")]
+    assert len(rows) % spec.p == 0 and len(rows) > spec.p  # every band has every GPU
+    cells = [c for line in figure.splitlines() for c in line.split()[1:]]
+    assert sorted(c for line in rows for c in line.split()[1:]) == sorted(cells)  # none lost
+    assert lines[-1] == "F forward · B backward"
+    assert bands(figure, None) == figure  # a pipe has no width: left alone

@@ -166,7 +166,7 @@ async def test_end_of_input_saves_and_exits_cleanly(tmp_path: Path, quizzes: dic
     await player.send(right_letter(quizzes["parallelism"], screen, "en"))
     await player.until_prompt()
     assert await player.finish() == 0
-    assert "Progress saved." in player.transcript
+    assert "Progress saved. To continue, run: quizbot play --user tester" in player.transcript
     assert len(db_answers(tmp_path)) == 1
 
 
