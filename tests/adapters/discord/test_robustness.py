@@ -103,8 +103,12 @@ async def test_stale_presses(fake: FakeDiscord, bot: App) -> None:
     assert ix.original.content.startswith("That question is no longer active")
     assert ix.followups[0].embeds[0]["title"].startswith("Question 1/8")
 
-    # the session is abandoned (Try again elsewhere): its old buttons are over
-    current = ix.followups[0]
+    # the session is abandoned (Try again elsewhere): its old buttons are over. It has an
+    # answer first: an unanswered attempt seconds old is joined by a second start, not
+    # abandoned (library.JOIN_SECONDS)
+    current = (await answer(fake, ALICE, ix.followups[0], right_id(ix.followups[0]))
+               ).followups[0]
+    assert current.embeds[0]["title"].startswith("Question 2/8")
     await bot.engine.restart(Actor("discord", ALICE["id"], str(GUILD)))
     ix = await replied(fake, await fake.press(ALICE, current, right_id(current)))
     await settle()
