@@ -231,7 +231,17 @@ class Handlers:
         link = await self._private_link(turn, quiz_id)
         if link is not None:
             return link
-        return self.plan.asked(await opening(), turn.actor, more=more)
+        return self.plan.asked(self._opens(turn, await opening()), turn.actor, more=more)
+
+    def _opens(self, turn: Turn, prompt: QuestionPrompt) -> QuestionPrompt:
+        """A start that joins one seconds old says its question is just above; when the
+        message carrying that question was given up (rate limit or network past the
+        retries), it is not, so it is posted again. The turn notes the question it posts."""
+        if prompt.joined and self.outbox.take_lost(turn.chat_id, prompt.session_id):
+            prompt = replace(prompt, joined=False)
+        if not prompt.joined:
+            turn.opens = prompt.session_id
+        return prompt
 
     async def _private_link(self, turn: Turn, quiz_id: str | None) -> Reply | None:
         if turn.actor.chat_id is None or self.rounds is None:
@@ -366,6 +376,7 @@ class Handlers:
                 turn, REVIEW_LINK if outcome.kind == SessionKind.DUE else outcome.quiz_id)
             if link is not None:  # in a group: the session waits in the private chat
                 return link
+            outcome = self._opens(turn, outcome)
         return self.plan.pressed(outcome, turn.actor)
 
 

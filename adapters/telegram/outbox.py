@@ -31,6 +31,19 @@ class Outbox:
     def __init__(self, in_flight: int = SENDS_IN_FLIGHT) -> None:
         self._tails: dict[Hashable, asyncio.Task[Any]] = {}
         self._slots = asyncio.Semaphore(in_flight)
+        self._lost: dict[Hashable, int] = {}  # chat -> session whose question was given up
+
+    def lost(self, chat: Hashable, session_id: int) -> None:
+        """The message opening `session_id` in `chat` was given up: it never arrived."""
+        self._lost[chat] = session_id
+
+    def take_lost(self, chat: Hashable, session_id: int) -> bool:
+        """Was the message opening `session_id` in `chat` given up? (Asked to post it again:
+        the answer is given once.)"""
+        if self._lost.get(chat) != session_id:
+            return False
+        del self._lost[chat]
+        return True
 
     def post(self, chat: Hashable, send: Send) -> None:
         """Run `send` after everything posted to `chat` before it."""

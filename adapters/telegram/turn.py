@@ -50,6 +50,7 @@ class Turn:
         chat = update.effective_chat
         self.chat_id = chat.id if chat is not None else int(actor.user_id)
         self._acked = self.query is None
+        self.opens: int | None = None  # the session whose question this turn posts, if any
 
     @property
     def pressed(self) -> bool:
@@ -116,6 +117,8 @@ class Turn:
             await work
         except TelegramError as exc:
             self.failed(exc)  # metrics hook (issue 14)
+            if self.opens is not None:  # a start seconds later must post it, not point at it
+                self.outbox.lost(self.chat_id, self.opens)
             if isinstance(exc, Forbidden):
                 log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
                          self.chat_id, exc.message)
