@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from bot.domain import learning, numeric
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
 from bot.domain.numeric import TypedError
+from bot.domain.platforms import platform
 from bot.domain.quiz import Question, Quiz, Text, entry_quiz
 from bot.domain.quiz.computed import draw, drawn_values, seed_of
 from bot.domain.quiz.model import LEVELS
@@ -195,6 +196,13 @@ def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Que
                       seed=rng.getrandbits(62))  # this attempt's numbers (computed questions)
 
 
+def typing_private(row: SessionRow) -> bool:
+    """Whether a session's questions take typed numbers: only where nobody else sees the
+    learner's quiz (a private chat; a server where the platform shows it to them alone),
+    since in a group a text message is not an answer."""
+    return row.chat_id is None or platform(row.platform).private_in_servers
+
+
 def typed_unit(quiz: Quiz, row: SessionRow, position: int) -> str | None:
     """The unit a typed answer to question `position` is read in; None when the question
     takes taps only (it is not computed)."""
@@ -260,7 +268,7 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         question_id=question.id, text=question.text.get(lang),
         options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
         resumed=resumed, confidence=row.confidence, score=row.score, joined=joined,
-        typed_example=None if row.chat_id is not None  # typing answers in private chats
+        typed_example=None if not typing_private(row)
         or (unit := typed_unit(quiz, row, position)) is None else numeric.example(unit))
 
 

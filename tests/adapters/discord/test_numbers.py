@@ -27,8 +27,9 @@ async def test_drawn_numbers_and_their_schedule_image(fake: FakeDiscord, bot: Ap
         drawn = draw(quiz.questions[n], row.seed)
         assert MARKDOWN.escape(content_text("en", drawn.text.get("en"))) in lines
         key = MARKDOWN.escape(content_text("en", drawn.options[drawn.correct].text.get("en")))
-        shown = next(i for i, line in enumerate(lines[-len(drawn.options):])
-                     if line.endswith(f") {key}"))
+        options = [line for line in lines if line[:2] == "**" and line[3:6] == "**)"]
+        assert len(options) == len(drawn.options)  # the "or type" line is not an option
+        shown = next(i for i, line in enumerate(options) if line.endswith(f") {key}"))
         ix = await answer(fake, ALICE, question, button_for(question, shown))
         embed = question.embeds[0]  # the question, edited into its result
         assert "Correct!" in embed["description"] and "{" not in embed["description"]

@@ -8,7 +8,7 @@ from bot.app.compose import App
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
 
-from .conftest import ALICE, replied
+from .conftest import ALICE, GUILD, replied
 from .fake_discord import FakeDiscord
 
 NUMBERS = "parallelism-numbers"
@@ -51,3 +51,22 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     assert refused.callback is not None and refused.callback.type == 4
     assert "Type one like" in refused.callback.data["content"]
     assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
+
+
+async def test_type_it_in_a_server_where_the_quiz_is_ephemeral(fake: FakeDiscord,
+                                                               bot: App) -> None:
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                              options={"quiz": NUMBERS}))
+    question = ix.original
+    assert question is not None and question.ephemeral
+    row = await bot.store.active_session("discord", ALICE["id"], NUMBERS)
+    assert row is not None and row.seed is not None
+    q = bot.engine.quiz(NUMBERS).question(row.question_ids[0])
+    assert q is not None and q.computed is not None
+    right = numeric.shown(float(drawn_values(q, row.seed)[1][0]), q.computed.unit)
+    custom_id = str(question.button(TYPE_IT)["custom_id"])
+    done = await replied(fake, await fake.submit(ALICE, question, custom_id, right),
+                         followups=1)
+    assert done.callback is not None and done.callback.type == 7
+    assert "Correct!" in question.text and f"You typed: {right}" in question.text
+    assert done.followups[0].ephemeral  # the next question, still for the learner alone
