@@ -15,14 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from adapters.telegram.views import HTML, text_of  # noqa: E402
-from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
-from bot.domain.round_results import RoundQuestion, RoundReveal, Standing  # noqa: E402
-from bot.present.i18n import Catalogue  # noqa: E402
-from bot.present.limits import worst_feedback  # noqa: E402
-from bot.present.plan import Planner  # noqa: E402
-from bot.present.round_plan import RoundPlanner  # noqa: E402
-from tests.adapters.telegram.wire import parse_html  # noqa: E402
+from adapters.telegram.views import HTML, text_of
+from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
+from bot.present.i18n import Catalogue
+from bot.present.limits import worst_feedback
+from bot.present.plan import Planner
+from bot.present.round_plan import RoundPlanner
+from tests.adapters.telegram.wire import parse_html
 
 QUOTE = "<blockquote expandable>"
 PREVIEW = 120
