@@ -12,10 +12,12 @@ measured too). Membership is answered by a stand-in for getChatMember (no networ
 `--member-ms`, 0 by default, and counts its calls). Then a flood: `--flood` group requests
 from one learner, 50 at a time from another process, while another learner opens /api/me one
 request after another: how many getChatMember calls the flood cost, how many were refused
-(429), and the other learner's p99 against its quiet value measured just before. Last, the
-group again with schema 9's `sessions_by_chat` index dropped. Prints a table; numbers, not
-assertions. Every request carries its learner's own X-Forwarded-For (as behind
-deploy/nginx.conf), so the per-address limit counts learners, not this one client.
+(429), and the other learner's p99 against its quiet value measured just before. Last, what
+a group's figures cost when they are not kept (the first request of every 10 s; the rows
+above mostly share them), with schema 9's `sessions_by_chat` index and with it dropped.
+Prints a table; numbers, not assertions. Every request carries its learner's own
+X-Forwarded-For (as behind deploy/nginx.conf), so the per-address limit counts learners,
+not this one client.
 """
 
 from __future__ import annotations
@@ -39,9 +41,10 @@ from aiohttp import ClientSession  # noqa: E402
 from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import load_config  # noqa: E402
 from bot.app.metrics import Health, mount  # noqa: E402
+from bot.domain.learning import Memory, rating_for  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
 from bot.features.dashboard.limits import DEFAULT_PER_MINUTE  # noqa: E402
-from bot.features.dashboard.views import Role  # noqa: E402
+from bot.features.dashboard.views import Dashboard, Role  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
 from tests.adapters.telegram.dashboard_bot import free_port  # noqa: E402
 from tests.dashboard_support import init_data  # noqa: E402
@@ -57,6 +60,9 @@ def fill(db: Path, learners: int, group_size: int, now: float) -> None:
     ids = [q.id for q in quiz.questions]
     qids, orders = json.dumps(ids), json.dumps([[0, 1, 2, 3]] * len(ids))
     rng = random.Random(7)
+    # One real FSRS card per outcome, shared by every row (the page reads the cards' state).
+    card_json = {ok: Memory().updater(rating_for(ok, None), now - 5 * DAY)(None)[0]
+                 for ok in (True, False)}
     conn = sqlite3.connect(db)
     conn.execute("PRAGMA synchronous = OFF")
     with conn:
@@ -74,21 +80,26 @@ def fill(db: Path, learners: int, group_size: int, now: float) -> None:
                 correct = quiz.questions[pos].correct
                 answers.append((n + 1, pos, qid, correct if ok else (correct + 1) % 4,
                                 int(ok), at))
-                cards.append(("telegram", uid, "parallelism", qid, "{}",
+                cards.append(("telegram", uid, "parallelism", qid, card_json[ok],
                               now + rng.uniform(-2, 14) * DAY, 1, at))
                 reviews.append((f"s:{n + 1}:{pos}", "telegram", uid, "parallelism", qid,
                                 int(ok), None, 3 if ok else 1, at, int(at // DAY)))
             if len(answers) > 200_000 or n == learners - 1:
-                conn.executemany("INSERT INTO users VALUES (?, ?, ?, ?, ?)", users)
+                conn.executemany("INSERT INTO users (platform, user_id, display_name, lang, "
+                                 "created_at) VALUES (?, ?, ?, ?, ?)", users)
                 conn.executemany(
                     "INSERT INTO sessions (id, platform, user_id, chat_id, quiz_id, kind, status, "
                     "question_ids, option_orders, position, score, started_at, finished_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", sessions)
                 conn.executemany("INSERT INTO answers (session_id, position, question_id, chosen, "
                                  "correct, answered_at) VALUES (?, ?, ?, ?, ?, ?)", answers)
-                conn.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?)", cards)
-                conn.executemany("INSERT INTO reviews VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                 reviews)
+                conn.executemany(
+                    "INSERT INTO cards (platform, user_id, quiz_id, question_id, card, due_at, "
+                    "reviews, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", cards)
+                conn.executemany(
+                    "INSERT INTO reviews (answer_key, platform, user_id, quiz_id, question_id, "
+                    "correct, sure, rating, reviewed_at, day) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", reviews)
                 users, sessions, answers, cards, reviews = [], [], [], [], []
         for r in range(20):  # the benched group's rounds
             at = now - (20 - r) * DAY
@@ -214,13 +225,21 @@ async def run(args: argparse.Namespace) -> None:
                       f"{pct(quiet, 0.99):.2f} ms quiet, p50 {pct(other, 0.5):.2f} / p99 "
                       f"{pct(other, 0.99):.2f} ms during the flood ({len(other)} requests; "
                       f"p99 {pct(other, 0.99) / pct(quiet, 0.99):.2f}x)")
-                # The same group without schema 9's index: what each request would scan.
-                conn = sqlite3.connect(db)
-                conn.execute("DROP INDEX sessions_by_chat")
-                conn.close()
-                lat, rate = await measure(http, [group() for _ in range(args.requests // 4)], 1)
-                print(f"{'  without sessions_by_chat':<26}{1:>5}{pct(lat, 0.5):>9.2f}"
-                      f"{pct(lat, 0.99):>9.2f}{rate:>9.0f}")
+                # What a group's page costs when its figures are not kept (the first request
+                # of every 10 s), with schema 9's index and without it.
+                figures = Dashboard(app.engine, app.store, app.catalogue, app.memberships)
+                for name in ("group figures (uncached)", "  without sessions_by_chat"):
+                    if name.startswith("  "):
+                        conn = sqlite3.connect(db)
+                        conn.execute("DROP INDEX sessions_by_chat")
+                        conn.close()
+                    lat = []
+                    for _ in range(args.requests // 8):
+                        began = time.perf_counter()
+                        await figures.group_reads("telegram", GROUP)
+                        lat.append(time.perf_counter() - began)
+                    print(f"{name:<26}{1:>5}{pct(lat, 0.5):>9.2f}{pct(lat, 0.99):>9.2f}"
+                          f"{len(lat) / sum(lat):>9.0f}")
             url, headers = me()
             async with ClientSession() as http, http.get(url, headers=headers) as r:
                 size = len(await r.read())

@@ -270,7 +270,7 @@ class Dashboard:
         p = who.platform
         lang, (rounds, rows, (members, everyone), titles) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
-                                                 lambda: self._group_reads(p, group_id)))
+                                                 lambda: self.group_reads(p, group_id)))
         quizzes = self.quizzes()
         t = self._t(lang)
         questions = []
@@ -351,7 +351,8 @@ class Dashboard:
         return await self.group_answers.get(
             (platform, group_id), lambda: self.reads.group_attempt_answers(platform, group_id))
 
-    async def _group_reads(self, platform: str, group_id: str) -> GroupReads:
+    async def group_reads(self, platform: str, group_id: str) -> GroupReads:
+        """A group's figures read afresh (what `group_figures` keeps for GROUP_SECONDS)."""
         return await asyncio.gather(self.reads.group_rounds(platform, group_id),
                                     self.reads.group_questions(platform, group_id),
                                     self.reads.group_members(platform, group_id),
