@@ -1,61 +1,96 @@
-"""/stats as a picture: accuracy per question and the review history, as a small PNG.
+"""/stats as a picture: accuracy per question, grouped per quiz, and the review history.
 
-Only numbers and dates are drawn (the words go in the message text beside it), so the
-chart needs no fonts for Urdu and reads the same in both languages.
+Horizontal bars, one a question (green right, red wrong), under a heading per quiz (its id:
+Latin in every language) and above a 0-100% axis, so 50 questions stay legible; then the
+answers per day. Words in the learner's language stay in the message text beside it; the
+picture's few words are names and numbers, drawn in the schedule pictures' TrueType font.
 """
 
 from __future__ import annotations
 
 import io
+from itertools import groupby
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.domain.results import Progress
+from bot.domain.learning import unqualify
+from bot.domain.results import Progress, QuestionStat
+from bot.present.diagrams import font as truetype
 
-WIDTH, HEIGHT, PAD = 720, 420, 28
-BACK, INK, GRID = (250, 250, 247), (40, 40, 40), (220, 220, 215)
+WIDTH, PAD, BAR, STEP, HEAD = 720, 24, 11, 15, 22
+LABEL = 64  # px for the question number left of its bar
+HISTORY = 150  # px of the per-day part
+BACK, INK, GRID, MUTED = (250, 250, 247), (40, 40, 40), (215, 215, 210), (120, 120, 120)
 RIGHT, WRONG = (46, 160, 67), (218, 54, 51)
 
 
 def progress_png(p: Progress) -> bytes:
-    """Top: accuracy per question (green right, red wrong); bottom: reviews per day."""
-    image = Image.new("RGB", (WIDTH, HEIGHT), BACK)
+    """Accuracy per question, grouped per quiz (horizontal, titled, with an axis), then the
+    answers per day of the last two weeks."""
+    groups = [(quiz, list(qs)) for quiz, qs in
+              groupby(p.questions, key=lambda q: unqualify(q.question_id)[0])]
+    rows = sum(len(qs) for _, qs in groups)
+    height = PAD + HEAD + len(groups) * HEAD + rows * STEP + 30 + HISTORY + PAD
+    image = Image.new("RGB", (WIDTH, height), BACK)
     draw = ImageDraw.Draw(image)
-    font = ImageFont.load_default(size=13)
-    half = (HEIGHT - 3 * PAD) // 2
-    _bars(draw, font, (PAD, PAD, WIDTH - PAD, PAD + half),
-          [(str(i), q.correct, q.answered) for i, q in enumerate(p.questions, 1)], percent=True)
-    _bars(draw, font, (PAD, 2 * PAD + half, WIDTH - PAD, 2 * PAD + 2 * half),
-          [(d.label, d.correct, d.answered) for d in p.history], percent=False)
-    streak = f"{p.streak}d" if p.streak else ""
-    draw.text((WIDTH - PAD, 6), streak, fill=INK, font=font, anchor="ra")
+    font, small = truetype(15), truetype(12)
+    right_answers = sum(q.correct for q in p.questions)
+    answers = sum(q.answered for q in p.questions)
+    title = (f"Accuracy per question: {right_answers}/{answers} right, {rows} questions, "
+             f"{len(groups)} quizzes")
+    draw.text((PAD, PAD), title, fill=INK, font=font)
+    if p.streak:
+        draw.text((WIDTH - PAD, PAD), f"{p.streak} d", fill=INK, font=font, anchor="ra")
+    left, right = PAD + LABEL, WIDTH - PAD - 40
+    y = PAD + HEAD + 6
+    for quiz, questions in groups:
+        draw.text((PAD, y), quiz, fill=MUTED, font=small)
+        y += HEAD - 6
+        for i, q in enumerate(questions, 1):
+            _bar(draw, small, q, i, left, right, y)
+            y += STEP
+        y += 6
+    for pct in (0, 50, 100):  # the axis
+        x = left + (right - left) * pct // 100
+        draw.line((x, PAD + HEAD, x, y), fill=GRID)
+        draw.text((x, y + 2), f"{pct}%", fill=INK, font=small, anchor="ma")
+    _history(draw, small, p, (PAD, y + 30, WIDTH - PAD, height - PAD))
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
 
 
-def _bars(draw: ImageDraw.ImageDraw, font: ImageFont.FreeTypeFont | ImageFont.ImageFont,
-          box: tuple[int, int, int, int], bars: list[tuple[str, int, int]], *,
-          percent: bool) -> None:
-    left, top, right, bottom = box
-    base = bottom - 16  # room for labels under the bars
-    draw.line((left, base, right, base), fill=GRID, width=1)
-    draw.line((left, top, right, top), fill=GRID, width=1)
-    if not bars:
+def _bar(draw: ImageDraw.ImageDraw, font: ImageFont.FreeTypeFont, q: QuestionStat,
+         number: int, left: int, right: int, y: int) -> None:
+    draw.text((left - 6, y + BAR // 2), str(number), fill=INK, font=font, anchor="rm")
+    if not q.answered:
         return
-    tallest = 1 if percent else max(1, max(n for _, _, n in bars))
-    slot = (right - left) / len(bars)
-    width = max(2.0, slot * 0.7)
-    for i, (label, correct, answered) in enumerate(bars):
-        x0 = left + i * slot + (slot - width) / 2
-        x1 = x0 + width
-        if answered:
-            full = (base - top - 14) * (1 if percent else answered / tallest)
-            right_part = full * correct / answered
+    full = right - left
+    draw.rectangle((left, y, left + full, y + BAR), fill=WRONG)
+    draw.rectangle((left, y, left + round(full * q.correct / q.answered), y + BAR), fill=RIGHT)
+    draw.text((right + 4, y + BAR // 2), f"{round(100 * q.accuracy)}%", fill=INK, font=font,
+              anchor="lm")
+
+
+def _history(draw: ImageDraw.ImageDraw, font: ImageFont.FreeTypeFont, p: Progress,
+             box: tuple[int, int, int, int]) -> None:
+    """Answers per day (green right, red wrong), a date under every other day."""
+    left, top, right, bottom = box
+    base = bottom - 16
+    draw.line((left, base, right, base), fill=GRID)
+    days = p.history
+    if not days:
+        return
+    tallest = max(1, max(d.answered for d in days))
+    slot = (right - left) / len(days)
+    for i, d in enumerate(days):
+        x0 = left + i * slot + slot * 0.15
+        x1 = x0 + slot * 0.7
+        if d.answered:
+            full = (base - top - 14) * d.answered / tallest
             draw.rectangle((x0, base - full, x1, base), fill=WRONG)
-            draw.rectangle((x0, base - right_part, x1, base), fill=RIGHT)
-            value = f"{round(100 * correct / answered)}%" if percent else str(answered)
-            draw.text(((x0 + x1) / 2, base - full - 2), value, fill=INK, font=font,
+            draw.rectangle((x0, base - full * d.correct / d.answered, x1, base), fill=RIGHT)
+            draw.text(((x0 + x1) / 2, base - full - 2), str(d.answered), fill=INK, font=font,
                       anchor="md")
-        if percent or i % max(1, len(bars) // 7) == 0 or i == len(bars) - 1:
-            draw.text(((x0 + x1) / 2, base + 2), label, fill=INK, font=font, anchor="ma")
+        if i % 2 == 0 or i == len(days) - 1:
+            draw.text(((x0 + x1) / 2, base + 2), d.label, fill=INK, font=font, anchor="ma")

@@ -67,7 +67,8 @@ def _font_file() -> bytes:
 
 
 @lru_cache(maxsize=4)
-def _font(size: int = FONT_SIZE * SCALE) -> ImageFont.FreeTypeFont:
+def font(size: int = FONT_SIZE * SCALE) -> ImageFont.FreeTypeFont:
+    """The pictures' TrueType font at `size` px."""
     return ImageFont.truetype(io.BytesIO(_font_file()), size)
 
 
@@ -161,11 +162,11 @@ class _Pen:
 
     def text(self, at: tuple[float, float], text: str, fill: tuple[int, int, int] = INK,
              anchor: str = "la") -> None:
-        self.draw.text((at[0] * SCALE, at[1] * SCALE), text, fill=fill, font=_font(),
+        self.draw.text((at[0] * SCALE, at[1] * SCALE), text, fill=fill, font=font(),
                        anchor=anchor)
 
     def width(self, text: str) -> float:
-        return self.draw.textlength(text, font=_font()) / SCALE
+        return self.draw.textlength(text, font=font()) / SCALE
 
     def idle(self, x: int, y: int, wide: int) -> None:
         self.rect((x, y, x + wide - 1, y + ROW - 1), BUBBLE)

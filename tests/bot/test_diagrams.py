@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -155,3 +156,20 @@ def test_the_wrapped_schedule_at_a_phone_width_is_kept(tmp_path: Path):
         out.parent.mkdir(exist_ok=True)
         phone.save(out, optimize=True)
     assert kept() == phone.size and phone.width / phone.height <= 2.5
+
+
+def test_the_stats_chart_stays_legible_at_fifty_questions():
+    """One bar a question (at least 15 px apart), grouped per quiz, on a page a phone
+    scrolls (at most 3 times as high as wide)."""
+    from bot.domain.learning import qualify
+    from bot.domain.results import DayStat, Progress, QuestionStat
+    from bot.present.chart import STEP, progress_png
+
+    questions = tuple(QuestionStat(qualify(quiz, f"q{i}"), "?", 4, i % 5)
+                      for quiz, n in (("parallelism", 8), ("parallelism-deep", 22),
+                                      ("pipeline-schedules", 20)) for i in range(n))
+    days = tuple(DayStat(f"03-{d:02d}", d, d // 2) for d in range(1, 15))
+    progress = Progress("en", "A", 50, 0, None, 3, 0.9, 0, 0, 0, 0, questions, days)
+    with Image.open(io.BytesIO(progress_png(progress))) as chart:
+        width, height = chart.size
+    assert STEP >= 15 and height >= 50 * STEP and height <= 3 * width
