@@ -74,8 +74,15 @@ class TerminalGame:
         return self.runner.run(coro)  # type: ignore[arg-type]
 
     def read(self, prompt: str) -> str:
+        """One line typed after `prompt`; a prompt wider than the screen is wrapped at
+        words first (the terminal would cut it anywhere, mid-word in Urdu)."""
+        shown = wrap(prompt)
+        head, _, last = shown.rpartition("\n")
+        if head:
+            print(head)
         try:
-            line = input(prompt)
+            line = input(last + (" " if prompt.endswith(" ") and not last.endswith(" ")
+                                 else ""))
         except EOFError:
             raise EndOfInput() from None
         if line.strip().lower() in QUIT:

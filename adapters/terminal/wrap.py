@@ -14,6 +14,8 @@ import textwrap
 MIN_COLUMNS = 20
 _OPENERS, _PDI = "\u2066\u2067\u2068", "\u2069"
 _GLUE = "\ue000"  # a private-use stand-in for a space inside an isolate: textwrap keeps it
+RLM = "\u200f"  # RIGHT-TO-LEFT MARK: starts each wrapped row of a right-to-left line
+_RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
 # Continuation lines of a list item or an option line up under its text, not its marker.
 _HANG = re.compile(r"\s*(?:[•→-]\s+|\d+\.\s+|\S{1,3}\)\s+)?")
 
@@ -41,7 +43,11 @@ def wrap(text: str, width: int | None = None) -> str:
         glued = _glue_isolates(line)
         pieces = textwrap.wrap(glued, width, subsequent_indent=indent, break_long_words=False,
                                break_on_hyphens=False, replace_whitespace=False) or [glued]
-        out += [piece.replace(_GLUE, " ") for piece in pieces]
+        pieces = [piece.replace(_GLUE, " ") for piece in pieces]
+        if _RTL.search(line):  # each row its own paragraph: a terminal (tmux) that drops
+            # an isolate at a row's start would otherwise lay the row out left to right
+            pieces = [pieces[0], *(RLM + piece for piece in pieces[1:])]
+        out += pieces
     return "\n".join(out)
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.terminal.wrap import bands, wrap
+from adapters.terminal.wrap import RLM, bands, wrap
 from bot.domain.pipeline import ScheduleSpec, timeline
+from bot.present.i18n import Catalogue, strip_isolates
 
 URL = "https://arxiv.org/abs/1811.06965?a-very-long-query-string=that-must-stay-whole"
 
@@ -28,7 +29,8 @@ def test_option_continuations_hang_under_the_text():
 def test_urdu_wraps_at_spaces_and_short_lines_are_unchanged():
     urdu = "پائپ لائن متوازیت میں ہر مائیکرو بیچ کی ایکٹیویشنز بیک ورڈ پاس تک محفوظ رہتی ہیں"
     out = wrap(urdu, 24)
-    assert len(out.splitlines()) > 1 and " ".join(out.split()) == urdu
+    assert len(out.splitlines()) > 1 and " ".join(out.replace(RLM, "").split()) == urdu
+    assert all(row.startswith(RLM) for row in out.splitlines()[1:])  # each row its own mark
     assert wrap("short\n\n  indented", 24) == "short\n\n  indented"
 
 
@@ -39,14 +41,14 @@ def test_an_isolated_run_is_never_split_across_lines():
     urdu = (f"ہر GPU کو {runs[0]} ملتے ہیں، اسٹیج کی سرحد پھلانگنے والے {runs[1]} اپنے "
             f"ٹینسرز شامل کرتے ہیں، ببل {runs[2]} ہے اور {runs[3]} حصہ")
     for width in (12, 20, 30, 40):
-        out = wrap(urdu, width)
+        out = wrap(urdu, width).replace(RLM, "")  # each continuation row starts with one
         assert " ".join(out.split()) == " ".join(urdu.split())
         for line in out.splitlines():
             assert line.count(pdi) == sum(line.count(c) for c in (lri, rli, fsi)), (width, line)
         for run in runs:
             assert run in out, (width, run)  # whole, on one line, spaces kept
     long_run = f"{lri}micro-batch size × sequence length × hidden size{pdi}"
-    assert wrap(f"یہ {long_run} ہے", 20).splitlines()[1] == long_run  # alone, not broken
+    assert wrap(f"یہ {long_run} ہے", 20).splitlines()[1] == RLM + long_run  # alone, whole
 
 
 @pytest.mark.parametrize("width", [40, 60, 80])
@@ -64,3 +66,17 @@ def test_a_computed_timeline_fits_the_terminal_in_labelled_bands(width: int,
     assert sorted(c for line in rows for c in line.split()[1:]) == sorted(cells)  # none lost
     assert lines[-1] == "F forward · B backward"
     assert bands(figure, None) == figure  # a pipe has no width: left alone
+
+
+@pytest.mark.parametrize("width", [40, 60, 80])
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_the_answer_prompt_and_texts_wrap_at_words_in_both_languages(width: int, lang: str):
+    cat = Catalogue.load()
+    texts = [cat.t(lang, "terminal.prompt", letters="A/B/C/D"),
+             cat.t(lang, "terminal.saved", command="quizbot play --quiz parallelism-deep"),
+             cat.t(lang, "error.unknown_topic", topic="nope", choices="")]
+    for text in texts:
+        rows = wrap(text, width).splitlines()
+        assert all(len(row) <= width for row in rows), rows
+        words = strip_isolates(text).split()
+        assert strip_isolates(" ".join(r.replace(RLM, "") for r in rows)).split() == words
