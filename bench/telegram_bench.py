@@ -16,6 +16,9 @@ Each bot runs in its own process, so the fake server and the learners (this proc
 share an event loop with the bot being measured. Both bots use AIORateLimiter with its
 throttling off: the fake has no flood limits, and Telegram's real 30 messages/s would measure
 Telegram, not us. Numbers, not assertions: tests never time anything.
+
+BENCH_PROFILE=DIR profiles each bot's event-loop thread while it serves (cProfile on CPU time,
+startup left out) into DIR/<bot>.pstats, e.g. `python -m pstats DIR/quizbot-100-full.pstats`.
 """
 
 from __future__ import annotations
@@ -67,12 +70,21 @@ def unthrottled() -> AIORateLimiter:
 
 # --- the bots (run with --serve in a child process) -------------------------------------------
 
-async def until_signalled() -> None:
+async def until_signalled(name: str) -> None:
+    """Serve until SIGINT/SIGTERM; under cProfile when BENCH_PROFILE names a folder."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    folder = os.environ.get("BENCH_PROFILE")
+    if not folder:
+        await stop.wait()
+        return
+    import cProfile  # only the bot started and serving: startup is not a tap's cost
+
+    with cProfile.Profile(time.thread_time) as profile:  # CPU, not wall: the box is shared
+        await stop.wait()
+    profile.dump_stats(os.path.join(folder, f"{name}.pstats"))
 
 
 async def serve_quizbot(config_path: Path) -> None:
@@ -82,7 +94,7 @@ async def serve_quizbot(config_path: Path) -> None:
         adapter = TelegramAdapter(app, rate_limiter=unthrottled())
         await adapter.start()
         try:
-            await until_signalled()
+            await until_signalled(config_path.stem)
         finally:
             await adapter.stop()
 
@@ -113,7 +125,7 @@ async def serve_bare(base_url: str, concurrency: int) -> None:
         assert application.updater is not None
         await application.updater.start_polling(timeout=10, drop_pending_updates=False)
         try:
-            await until_signalled()
+            await until_signalled("bare")
         finally:
             await application.updater.stop()
             await application.stop()
@@ -182,7 +194,7 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
               synchronous: str = "full") -> dict[str, Any]:
     """Start the bot `kind` against a fresh fake, drive `learners` through it, measure."""
     async with FakeBotAPI(TOKEN) as api:
-        config = workdir / f"{kind}-{learners}.yaml"
+        config = workdir / f"{kind}-{learners}-{synchronous}.yaml"
         config.write_text(yaml.safe_dump({
             "storage": {"url": f"sqlite:///{workdir / f'{kind}-{learners}-{synchronous}.db'}",
                         "synchronous": synchronous},
@@ -200,10 +212,12 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
             player: Callable[..., Awaitable[int]] = (
                 quiz_learner if kind == "quizbot" else bare_learner)
             together = asyncio.Barrier(learners) if pause == BURST else None
+            cpu0 = cpu_seconds(proc.pid)
             started = time.perf_counter()
             taps = sum(await asyncio.gather(*(player(api, 10_000 + i, pause, together)
                                               for i in range(learners))))
             wall = time.perf_counter() - started
+            cpu = cpu_seconds(proc.pid) - cpu0
         finally:
             if proc.returncode is None:
                 proc.send_signal(signal.SIGTERM)
@@ -212,6 +226,7 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
                 except TimeoutError:
                     proc.kill()
                     await proc.wait()
+        calls = [c.method for c in api.calls if c.method != "getUpdates"]
         latencies = sorted(
             (api.answered[q] - api.handed_out[u]) * 1000
             for q, u in api.callback_update.items() if q in api.answered and u in api.handed_out)
@@ -221,7 +236,16 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
     name = kind if kind == "bare" else f"{kind}/{synchronous}"
     return {"bot": name, "load": load, "learners": learners, "taps": taps, "wall": wall,
             "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
-            "max": latencies[-1]}
+            "max": latencies[-1], "calls": len(calls) / taps, "cpu": cpu / taps * 1000}
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, all threads) process `pid` has used so far (Linux)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(sorted_values: list[float], pct: float) -> float:
@@ -232,25 +256,27 @@ def percentile(sorted_values: list[float], pct: float) -> float:
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = (f"{'bot':<15} {'load':<8} {'learners':>8} {'taps':>6} {'p50 ms':>8} {'p99 ms':>8} "
-            f"{'max ms':>8} {'wall s':>7} {'taps/s':>7}")
+            f"{'max ms':>8} {'wall s':>7} {'taps/s':>7} {'calls/tap':>9} {'cpu ms/tap':>10}")
     lines = [head, "-" * len(head)]
     for r in rows:
         lines.append(f"{r['bot']:<15} {r['load']:<8} {r['learners']:>8} {r['taps']:>6} "
                      f"{r['p50']:>8.1f} {r['p99']:>8.1f} {r['max']:>8.1f} {r['wall']:>7.2f} "
-                     f"{r['taps'] / r['wall']:>7.0f}")
+                     f"{r['taps'] / r['wall']:>7.0f} {r['calls']:>9.2f} {r['cpu']:>10.2f}")
     return "\n".join(lines)
 
 
-async def bench(sizes: list[int], pauses: list[tuple[float, float]]) -> None:
+async def bench(sizes: list[int], pauses: list[tuple[float, float]], syncs: list[str]) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="tg-bench-") as tmp:
         for pause in pauses:
             for learners in sizes:
-                for kind, sync in (("quizbot", "full"), ("quizbot", "normal"), ("bare", "")):
-                    rows.append(await run(kind, learners, Path(tmp), pause, sync or "full"))
+                for kind, sync in [*(("quizbot", s) for s in syncs), ("bare", "full")]:
+                    rows.append(await run(kind, learners, Path(tmp), pause, sync))
                     print(table(rows[-1:]).splitlines()[-1], flush=True)
     print()
     print("Tap latency: getUpdates hands the update out -> the bot's answerCallbackQuery.")
+    print("calls/tap: Bot API calls other than getUpdates (the /quiz that starts one included);")
+    print("cpu ms/tap: the bot process's CPU (user + system, all threads) while learners played.")
     print(table(rows))
 
 
@@ -261,11 +287,15 @@ def main() -> None:
                         default="all")
     parser.add_argument("--think", type=float, nargs=2, default=PACED, metavar=("MIN", "MAX"),
                         help="seconds a paced learner thinks before each tap")
+    parser.add_argument("--synchronous", nargs="+", choices=("full", "normal"),
+                        default=["full", "normal"], help="quizbot's storage.synchronous runs")
     parser.add_argument("--serve", choices=("quizbot", "bare"), help=argparse.SUPPRESS)
     parser.add_argument("--config", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
+    if os.environ.get("BENCH_PROFILE"):
+        Path(os.environ["BENCH_PROFILE"]).mkdir(parents=True, exist_ok=True)
     if args.serve == "quizbot":
         asyncio.run(serve_quizbot(args.config))
     elif args.serve == "bare":
@@ -275,7 +305,7 @@ def main() -> None:
         pauses = {"closed": [(0.0, 0.0)], "paced": [paced], "burst": [BURST],
                   "both": [(0.0, 0.0), paced], "all": [BURST, (0.0, 0.0), paced]}[args.load]
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(bench(args.learners, pauses))
+            asyncio.run(bench(args.learners, pauses, args.synchronous))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from telegram.error import (
     TimedOut,
 )
 from telegram.ext import Application, BaseRateLimiter, Defaults
-from telegram.request import HTTPXRequest
 
 from adapters.base.startup import until_up
 from adapters.telegram import views, webhook
@@ -30,6 +29,7 @@ from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
+from adapters.telegram.request import AiohttpRequest
 from adapters.telegram.rounds import GroupPostRateLimiter, TelegramRounds
 from bot.app import logs
 from bot.app.compose import App
@@ -51,8 +51,8 @@ POLL_TIMEOUT = 10  # seconds a getUpdates long poll may wait on Telegram's side
 
 
 
-class PollRequest(HTTPXRequest):
-    """The getUpdates connection (PTB's own, as its builder makes it), watched: PTB's poll
+class PollRequest(AiohttpRequest):
+    """The getUpdates connection (one, with PTB's default timeouts), watched: PTB's poll
     loop gives up for good on a rejected token (401/404), and says so only in a log line."""
 
     def __init__(self, on_rejected: Callable[[], None]) -> None:
@@ -60,7 +60,7 @@ class PollRequest(HTTPXRequest):
         self.on_rejected = on_rejected
 
     async def do_request(self, *args: Any, **kwargs: Any) -> tuple[int, bytes]:
-        """As HTTPXRequest; a rejected token also calls `on_rejected`."""
+        """As AiohttpRequest; a rejected token also calls `on_rejected`."""
         code, payload = await super().do_request(*args, **kwargs)
         if code in (HTTPStatus.UNAUTHORIZED, HTTPStatus.NOT_FOUND):
             self.on_rejected()
@@ -114,8 +114,7 @@ class TelegramAdapter:
             .rate_limiter(self._rate_limiter or GroupPostRateLimiter(max_retries=3))
             .concurrent_updates(PerUserUpdateProcessor(concurrent))
             # One connection per update in flight, and patience when they are all busy.
-            .connection_pool_size(max(concurrent, 8))
-            .pool_timeout(10.0)
+            .request(AiohttpRequest(max(concurrent, 8), pool_timeout=10.0))
             .build()
         )
         rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)

@@ -1,0 +1,61 @@
+"""AiohttpRequest, PTB's network layer on aiohttp: the wire format PTB's own layer sends, and
+its failures read as PTB's TimedOut / NetworkError (which the adapter's retries act on)."""
+
+from __future__ import annotations
+
+import pytest
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import BadRequest, NetworkError, TimedOut
+
+from adapters.telegram.request import AiohttpRequest
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.support import TOKEN
+
+CHAT = 1001
+
+
+def bot_on(api: FakeBotAPI) -> Bot:
+    api.private_chat(api.user(CHAT, "Alice"))
+    return Bot(TOKEN, base_url=api.base_url, request=AiohttpRequest(4))
+
+
+async def test_fields_and_files_arrive_as_ptb_sends_them(api: FakeBotAPI) -> None:
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("A ✅", callback_data="a1:7:0:0")]])
+    async with bot_on(api) as bot:
+        sent = await bot.send_message(CHAT, "<b>سوال</b> &amp; 1 &lt; 2 + ?=&", parse_mode="HTML",
+                                      reply_markup=markup)
+        await bot.send_photo(CHAT, b"\x89PNG fake bytes", caption="Pipeline <i>bubble</i>",
+                             parse_mode="HTML", filename="bubble.png")
+        with pytest.raises(BadRequest, match="not found"):  # the API's error, not the network's
+            await bot.send_message(404, "nobody")
+    text = api.calls_of("sendMessage")[0].params
+    assert (text["chat_id"], text["text"], text["parse_mode"]) == (
+        CHAT, "<b>سوال</b> &amp; 1 &lt; 2 + ?=&", "HTML")
+    assert text["reply_markup"] == {"inline_keyboard": [[{"text": "A ✅",
+                                                          "callback_data": "a1:7:0:0"}]]}
+    assert sent.text == "سوال & 1 < 2 + ?=&"
+    photo = api.calls_of("sendPhoto")[0].params
+    assert (photo["photo.filename"], photo["photo.content"]) == ("bubble.png",
+                                                                 b"\x89PNG fake bytes")
+    assert photo["caption"] == "Pipeline <i>bubble</i>"
+
+
+async def test_an_unanswered_call_times_out(api: FakeBotAPI) -> None:
+    async with bot_on(api) as bot:
+        api.hold("sendMessage")
+        with pytest.raises(TimedOut):
+            await bot.send_message(CHAT, "hello?", read_timeout=0.2)
+
+
+async def test_a_dropped_connection_is_a_network_error(api: FakeBotAPI) -> None:
+    async with bot_on(api) as bot:
+        api.inject("sendMessage", drop=True)
+        with pytest.raises(NetworkError) as caught:
+            await bot.send_message(CHAT, "hello?")
+        assert not isinstance(caught.value, TimedOut)
+        assert (await bot.send_message(CHAT, "again")).text == "again"  # the pool recovers
+
+
+async def test_a_request_needs_initializing() -> None:
+    with pytest.raises(RuntimeError, match="not initialized"):
+        await AiohttpRequest().do_request("http://127.0.0.1:9/x", "POST")
