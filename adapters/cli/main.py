@@ -58,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
     play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    play.add_argument("--bidi", choices=("logical", "visual"), default="logical",
+                      help="visual: lay Urdu out here, for terminals without bidi (xterm, "
+                           "tmux, kitty, alacritty, Windows Terminal); logical (default) for "
+                           "GNOME Terminal, Konsole, mlterm")
     play.add_argument("--review", action="store_true",
                       help="review the questions due for you now, across every quiz")
 
@@ -135,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
             return play(config, quiz_id=args.quiz, lang=args.lang,
-                        user=args.user or getpass.getuser(), review=args.review, again=again)
+                        user=args.user or getpass.getuser(), review=args.review, again=again,
+                        bidi=args.bidi)
         if args.command in OPS:
             from adapters.cli import ops as ops_cli
 

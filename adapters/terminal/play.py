@@ -12,7 +12,7 @@ import sys
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from adapters.terminal.wrap import bands, columns, wrap
+from adapters.terminal.wrap import bands, columns, visual, wrap
 from bot.app.compose import App, open_app
 from bot.app.config import Config
 from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
@@ -63,11 +63,19 @@ class EndOfInput(Exception):
 class TerminalGame:
     """One learner at one terminal."""
 
-    def __init__(self, app: App, runner: asyncio.Runner, actor: Actor) -> None:
+    def __init__(self, app: App, runner: asyncio.Runner, actor: Actor, *,
+                 bidi: str = "logical") -> None:
         self.app, self.runner, self.actor = app, runner, actor
         self.cat = app.catalogue
+        self.bidi = bidi  # "visual": lay right-to-left rows out here (no bidi in the terminal)
         self.plan = Planner(app.catalogue, _markup(), shared_chats=False,
                             catalogue_command=LIST_COMMAND)
+
+    def screen(self, text: str) -> str:
+        """`text` as printed: wrapped to the screen, in display order with --bidi visual."""
+        width = columns()
+        shown = wrap(text, width)
+        return visual(shown, width) if self.bidi == "visual" else shown
 
     def call(self, coro: Awaitable[T]) -> T:
         """Run one engine call to completion on the game's event loop."""
@@ -76,7 +84,7 @@ class TerminalGame:
     def read(self, prompt: str) -> str:
         """One line typed after `prompt`; a prompt wider than the screen is wrapped at
         words first (the terminal would cut it anywhere, mid-word in Urdu)."""
-        shown = wrap(prompt)
+        shown = self.screen(prompt)
         head, _, last = shown.rpartition("\n")
         if head:
             print(head)
@@ -108,7 +116,7 @@ class TerminalGame:
                 return raw
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1
-            print(wrap(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
+            print(self.screen(self.cat.t(prompt.lang, "terminal.bad_choice", letters=shown)))
 
     def report(self, answered: AnswerResult) -> None:
         """"Report a problem" with the question just explained: a reason, then a line."""
@@ -118,13 +126,13 @@ class TerminalGame:
         if not isinstance(asked, ReportAsked):
             self.show(self.plan.pressed(asked, self.actor))
             return
-        print(wrap(self.cat.t(lang, "report.ask")))
+        print(self.screen(self.cat.t(lang, "report.ask")))
         letters = list(REPORT_REASONS)
         for n, name in enumerate(REPORT_REASONS.values(), 1):
-            print(f"  {n}) {self.cat.t(lang, f'report.reason_{name}')}")
+            print(self.screen(f"  {n}) {self.cat.t(lang, f'report.reason_{name}')}"))
         raw = self.read(self.cat.t(lang, "terminal.report_reason", count=len(letters)))
         if not (raw.isdigit() and 1 <= int(raw) <= len(letters)):
-            print(wrap(self.cat.t(lang, "terminal.report_cancelled")))
+            print(self.screen(self.cat.t(lang, "terminal.report_cancelled")))
             return
         done = self.call(engine.press(self.actor, ReportPayload.about(
             self.actor.user_id, q.session_id, q.position, letters[int(raw) - 1])))
@@ -134,15 +142,15 @@ class TerminalGame:
         line = self.read(self.cat.t(lang, "terminal.report_line"))
         if line:
             self.call(engine.reports.note(self.actor, line))
-        print(wrap(self.cat.t(lang, "report.thanks")))
+        print(self.screen(self.cat.t(lang, "report.thanks")))
 
     def show(self, reply: Reply) -> None:
         """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
         if reply.ack and reply.edit is None:
-            print(wrap(reply.ack))
+            print(self.screen(reply.ack))
         for card in ((reply.edit,) if reply.edit else ()) + reply.send:
             print()
-            print(wrap(card_text(card)))
+            print(self.screen(card_text(card)))
 
     def play_session(self, prompt: QuestionPrompt, *, more: bool = False
                      ) -> AnswerResult | None:
@@ -165,21 +173,21 @@ class TerminalGame:
                     outcome = self.call(engine.answer(self.actor, prompt.session_id,
                                                       prompt.position, option))
             except SaveFailed as exc:  # not counted: say so and ask the same question again
-                print(wrap(self.cat.t(prompt.lang, exc.key, **exc.params)))
+                print(self.screen(self.cat.t(prompt.lang, exc.key, **exc.params)))
                 self.show(self.plan.asked(prompt, self.actor))
                 continue
             if isinstance(outcome, AnswerResult) and outcome.duplicate:
                 # another terminal answered first: show what the database kept
                 print()
-                print(wrap(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
-                print(wrap(card_text(self.plan.answered(outcome))))
+                print(self.screen(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
+                print(self.screen(card_text(self.plan.answered(outcome))))
             else:
                 self.show(self.plan.pressed(outcome, self.actor))
             if isinstance(outcome, AnswerResult) and not outcome.duplicate:
                 last = outcome
                 if outcome.summary is not None:
                     return outcome
-                print(wrap(self.cat.t(outcome.lang, "terminal.report_hint")))
+                print(self.screen(self.cat.t(outcome.lang, "terminal.report_hint")))
                 assert outcome.next is not None
                 prompt = outcome.next
                 continue
@@ -200,7 +208,8 @@ class TerminalGame:
             try:
                 self.play_session(self.call(engine.review_due(self.actor)))
             except NothingDue as exc:
-                print(self.cat.t(self.call(engine.language(self.actor)), exc.key, **exc.params))
+                print(self.screen(self.cat.t(self.call(engine.language(self.actor)), exc.key,
+                                             **exc.params)))
             return
         prompt = self.call(engine.start(self.actor, quiz_id))
         last = self.play_session(prompt, more=quiz_id is None)
@@ -237,24 +246,25 @@ def list_quizzes(config: Config, *, lang: str | None, user: str) -> int:
 
 
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
-         review: bool = False, again: str = "quizbot play") -> int:
+         review: bool = False, again: str = "quizbot play", bidi: str = "logical") -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out.
     `again`: the command that was run, named by the "run it again" hint."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
     with asyncio.Runner() as runner:
         context = open_app(config)
         app = runner.run(context.__aenter__())
-        game = TerminalGame(app, runner, actor)
+        game = TerminalGame(app, runner, actor, bidi=bidi)
         code = 0
         try:
             game.run(quiz_id, lang, review)
         except (EndOfInput, KeyboardInterrupt):
             print()
             saved_lang = runner.run(app.engine.language(actor))
-            print(wrap(app.catalogue.t(saved_lang, "terminal.saved", command=again)))
+            print(game.screen(app.catalogue.t(saved_lang, "terminal.saved", command=again)))
         except QuizError as exc:
             saved_lang = _language(runner, app, actor)
-            print(wrap(app.catalogue.t(saved_lang, exc.key, **exc.params)), file=sys.stderr)
+            print(game.screen(app.catalogue.t(saved_lang, exc.key, **exc.params)),
+                  file=sys.stderr)
             code = 1
         finally:
             runner.run(context.__aexit__(None, None, None))

@@ -84,3 +84,22 @@ def bands(figure: str, width: int | None) -> str:
                                                                          + per]).rstrip()
                 for r in rows]
     return "\n".join(out + [line for line in lines if not line.startswith("GPU")])
+
+
+_CONTROLS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def visual(text: str, width: int | None = None) -> str:
+    """`text` (already wrapped) with each right-to-left row in display order, for terminals
+    that do not lay out bidirectional text (`quizbot play --bidi visual`): python-bidi's
+    UAX #9, then the bidi controls dropped, the row right-aligned when the width is known."""
+    from bidi import get_display
+
+    rows = []
+    for row in text.split("\n"):
+        if _RTL.search(row) or row.startswith(RLM):  # a row of a right-to-left paragraph
+            row = get_display(row.rstrip(), base_dir="R")
+            row = _CONTROLS.sub("", row)
+            row = row.rjust(width) if width else row
+        rows.append(_CONTROLS.sub("", row))
+    return "\n".join(rows)

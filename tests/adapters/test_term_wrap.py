@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.terminal.wrap import RLM, bands, wrap
+from adapters.terminal.wrap import RLM, bands, visual, wrap
 from bot.domain.pipeline import ScheduleSpec, timeline
 from bot.present.i18n import Catalogue, strip_isolates
 
@@ -80,3 +80,13 @@ def test_the_answer_prompt_and_texts_wrap_at_words_in_both_languages(width: int,
         assert all(len(row) <= width for row in rows), rows
         words = strip_isolates(text).split()
         assert strip_isolates(" ".join(r.replace(RLM, "") for r in rows)).split() == words
+
+
+def test_visual_lays_urdu_rows_out_for_terminals_without_bidi():
+    lri, pdi = "\u2066", "\u2069"
+    row = f"ہر GPU کو {lri}25 GB/s{pdi} ملتے ہیں"
+    shown = visual(wrap(row, 40), 40)
+    assert "25 GB/s" in shown and lri not in shown and pdi not in shown
+    # display order (the first word last, its letters left to right), right-aligned
+    assert shown.endswith("ہر"[::-1]) and len(shown) == 40
+    assert visual("plain English", 40) == "plain English"
