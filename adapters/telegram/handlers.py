@@ -8,6 +8,7 @@ one place where errors turn into messages.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, TypeAlias
@@ -175,6 +176,8 @@ class Handlers:
             return self.plan.pressed(who, turn.actor)
         if args and args[0] == REVIEW_LINK:
             return await self.review(turn, ())
+        if args and args[0].startswith(TOPIC_LINK):  # a group's /review NAME, opened here
+            return await self.review(turn, (args[0].removeprefix(TOPIC_LINK),))
         if args and self.dash is not None and (opened := self.dash.start_link(
                 turn.actor, await self.engine.language(turn.actor), args[0])) is not None:
             return opened  # a group's /dashboard link, opened in the private chat
@@ -218,9 +221,13 @@ class Handlers:
             return await self._solo(turn, lambda: self.engine.review(turn.actor, _first(args[1:])),
                                     _first(args[1:]))
         if args:  # /review NAME: practise one topic
-            topic = args[0].removeprefix("topic:")
+            topic = args[0].removeprefix("topic:").lower()
+            if topic not in self.engine.library.topics() or not re.fullmatch(
+                    r"[a-z0-9_-]{1,40}", topic):  # the engine's refusal lists the topics
+                return self.plan.asked(await self.engine.review_topic(turn.actor, topic),
+                                       turn.actor)
             return await self._solo(turn, lambda: self.engine.review_topic(turn.actor, topic),
-                                    REVIEW_LINK)
+                                    TOPIC_LINK + topic)
         return await self._solo(turn, lambda: self.engine.review_due(turn.actor), REVIEW_LINK)
 
     async def _solo(self, turn: Turn, opening: Callable[[], Awaitable[QuestionPrompt]],
@@ -247,8 +254,8 @@ class Handlers:
         if turn.actor.chat_id is None or self.rounds is None:
             return None
         lang = await self.engine.language(turn.actor)
-        if quiz_id == REVIEW_LINK:
-            return self.rounds.private_link(turn.actor, lang, REVIEW_LINK)
+        if quiz_id == REVIEW_LINK or (quiz_id or "").startswith(TOPIC_LINK):
+            return self.rounds.private_link(turn.actor, lang, quiz_id or REVIEW_LINK)
         return self.rounds.solo_link(turn.actor, lang, quiz_id)
 
     async def stats(self, turn: Turn, args: Sequence[str]) -> Reply:
@@ -381,6 +388,7 @@ class Handlers:
 
 
 REVIEW_LINK = "review"  # `/start review`: the deep link a group's /review hands out
+TOPIC_LINK = "topic-"  # `/start topic-<id>`: a group's /review NAME, in the private chat
 
 
 def _first(args: Sequence[str]) -> str | None:

@@ -75,6 +75,22 @@ async def test_review_a_topic_by_name(bot: Running, api: FakeBotAPI) -> None:
     assert "• Pipeline bubble (bubble)" in refusal["text"]
 
 
+async def test_review_a_topic_in_a_group_opens_it_privately(bot: Running,
+                                                           api: FakeBotAPI) -> None:
+    group = api.group_chat(-100123, "Readers")
+    member = Learner(api, api.user(1001, "Alice"), group)
+    since = member.mark()
+    await member.send("/review bubble")
+    link = await member.reply(since)
+    url = buttons(link)[0][0]["url"]
+    assert url.endswith("?start=topic-bubble")
+    private = Learner(api, api.user(1001, "Alice"))
+    since = private.mark()
+    await private.send("/start topic-bubble")
+    question = await private.reply(since, is_question)
+    assert question["text"].startswith("Spaced review 1/8")
+
+
 async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()
