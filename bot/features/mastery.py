@@ -7,11 +7,12 @@ and anything that wants "the weakest topic" (`weakest`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from bot.domain.learning import Memory
 from bot.domain.quiz import Quiz
+from bot.store.learning import CardRow, ReviewTotal
 from bot.store.protocol import Store
 
 # A question answered once right is not yet known: accuracy counts one right and one wrong
@@ -45,16 +46,22 @@ class Mastery:
 
 
 async def mastery(store: Store, quizzes: Iterable[Quiz], memory: Memory, platform: str,
-                  user_id: str, now: float) -> Mastery:
+                  user_id: str, now: float, *, totals: Sequence[ReviewTotal] | None = None,
+                  cards: Sequence[CardRow] | None = None) -> Mastery:
     """The learner's mastery: a question's score is its smoothed accuracy, averaged with
-    the card's recall probability now when it has a card (every counted answer makes one)."""
+    the card's recall probability now when it has a card (every counted answer makes one).
+    `totals` and `cards`, when the caller has read them already, save two reads."""
+    if totals is None:
+        totals = await store.review_totals(platform, user_id)
+    if cards is None:
+        cards = await store.cards(platform, user_id)
     answered: dict[tuple[str, str], list[int]] = {}
-    for t in await store.review_totals(platform, user_id):
+    for t in totals:
         acc = answered.setdefault((t.quiz_id, t.question_id), [0, 0])
         acc[0] += t.answered
         acc[1] += t.correct
     recall = {(c.quiz_id, c.question_id): memory.retrievability(c.card, now)
-              for c in await store.cards(platform, user_id)}
+              for c in cards}
     questions: dict[tuple[str, str], float] = {}
     for key, (n, right) in answered.items():
         accuracy = (right + PRIOR_RIGHT) / (n + PRIOR_ANSWERED)

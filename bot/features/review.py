@@ -9,7 +9,7 @@ makes (`review_of`). Every command takes an `Actor` and returns a frozen result 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 
 from bot.domain import learning
@@ -30,7 +30,15 @@ from bot.domain.results import (
 from bot.features.library import Library, keep_since, last_seeds, new_session, opened
 from bot.features.mastery import WEAK, Mastery, mastery
 from bot.features.topic_map import confident_misses, topic_lines
-from bot.store.learning import LearnerSettings, NewJob, NewReview, reminder_key, review_key
+from bot.store.learning import (
+    CardRow,
+    LearnerSettings,
+    NewJob,
+    NewReview,
+    ReviewTotal,
+    reminder_key,
+    review_key,
+)
 from bot.store.protocol import SessionRow, Store
 
 REMIND = "remind"  # job kinds of daily reminders: "remind:<platform>"
@@ -84,16 +92,24 @@ class SpacedReview:
         row = await self.store.start_session(new, replace=True, keep_since=keep_since())
         return opened(quiz, row, lang, new)
 
-    async def mastery(self, platform: str, user_id: str) -> Mastery:
-        """The learner's mastery per question and topic, now."""
+    async def mastery(self, platform: str, user_id: str, *,
+                      totals: Sequence[ReviewTotal] | None = None,
+                      cards: Sequence[CardRow] | None = None) -> Mastery:
+        """The learner's mastery per question and topic, now (from `totals` and `cards`
+        when the caller read them already)."""
         return await mastery(self.store, self.library.quizzes.values(), self.memory, platform,
-                             user_id, self.clock())
+                             user_id, self.clock(), totals=totals, cards=cards)
 
     async def topic_map(self, platform: str, user_id: str, lang: str,
-                        only: Iterable[str] | None = None) -> tuple[TopicLine, ...]:
-        """The learner's mastery map with calibration per topic (`topic_map.topic_lines`)."""
-        return topic_lines(self.library.quizzes.values(), await self.mastery(platform, user_id),
-                           await self.store.review_totals(platform, user_id),
+                        only: Iterable[str] | None = None, *,
+                        totals: Sequence[ReviewTotal] | None = None,
+                        cards: Sequence[CardRow] | None = None) -> tuple[TopicLine, ...]:
+        """The learner's mastery map with calibration per topic (`topic_map.topic_lines`);
+        `totals` and `cards` when the caller read them already (the dashboard)."""
+        if totals is None:
+            totals = await self.store.review_totals(platform, user_id)
+        known = await self.mastery(platform, user_id, totals=totals, cards=cards)
+        return topic_lines(self.library.quizzes.values(), known, totals,
                            lambda topic: self.library.topic_name(topic, lang), only)
 
     async def next_step(self, platform: str, user_id: str, quiz: Quiz, lang: str, *,

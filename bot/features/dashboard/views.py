@@ -39,7 +39,7 @@ from bot.store.dashboard import (
     GroupRound,
     MemberRow,
 )
-from bot.store.learning import ReviewTotal
+from bot.store.learning import CardRow, ReviewTotal
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ class Dashboard:
                      "text": t("progress.calibration", percent=percent, sure=sure[0],
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},
             "misses": self._misses(quizzes, answers, lang),
-            **await self._topics(who, quizzes, totals, lang),
+            **await self._topics(who, quizzes, totals, cards, lang),
             "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
                        for g, title in groups],
         }
@@ -182,10 +182,12 @@ class Dashboard:
         return view
 
     async def _topics(self, who: Identity, quizzes: Mapping[str, Quiz],
-                      totals: list[ReviewTotal], lang: str) -> dict[str, Any]:
+                      totals: list[ReviewTotal], cards: list[CardRow], lang: str
+                      ) -> dict[str, Any]:
         """The mastery map with calibration per topic, and the confident misses, worded
-        as /stats words them (`render.topic_map_lines`)."""
-        topics = await self.engine.spaced.topic_map(who.platform, who.user_id, lang)
+        as /stats words them (`render.topic_map_lines`), from the reads `me` made."""
+        topics = await self.engine.spaced.topic_map(who.platform, who.user_id, lang,
+                                                    totals=totals, cards=cards)
         lines = topic_map_lines(self.cat, lang, topics)
         misses = []
         for t in confident_misses(totals):
