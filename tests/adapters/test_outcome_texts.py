@@ -140,3 +140,16 @@ def test_a_reveal_reads_clearly(cat: Catalogue) -> None:
     assert "Stopped before anyone answered." in text and "Nobody got it right" not in text
     assert "Nobody answered this one in time." in plan.reveal(replace(stopped,
                                                                      stopped=False)).body
+
+
+def test_the_private_list_opens_with_the_full_explanation(cat: Catalogue) -> None:
+    from bot.domain.round_results import WhoAnswered, WhoRow
+
+    rows = tuple(WhoRow(i + 1, f"M{i}", 1, 2.0, "right") for i in range(20))
+    who = WhoAnswered(1, 0, "-1", "en", "Quiz", 1, 8, 0, 2, 40, 30, rows,
+                      takeaway="The point.", explanation="The whole explanation.")
+    card = RoundPlanner(cat, PLAIN, lambda q: "").who(who, "1001")
+    assert card.body.startswith("The point.\n\nThe whole explanation.\n\n30 of 40")
+    assert "The whole explanation." not in RoundPlanner(cat, PLAIN, lambda q: "").who(
+        replace(who, page=1), "1001").body  # once, on the first page
+    telegram_fits(RoundPlanner(cat, HTML, lambda q: "").who(who, "1001"))
