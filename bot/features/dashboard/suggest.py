@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.model import LEVELS
+from bot.present.i18n import is_rtl
 from bot.store.dashboard import Attempt
 
 PASS_SHARE = 0.75  # a quiz counts as passed from this best share on
@@ -33,8 +34,11 @@ def suggest(quizzes: Mapping[str, Quiz], attempts: list[Attempt], lang: str,
         pick = min(fresh, key=lambda q: (LEVELS.index(q.level) if q.level in LEVELS
                                          else len(LEVELS), q.id)).id
     title = quizzes[pick].title.get(lang)
+    command = f"/quiz {pick}"
+    if is_rtl(lang):  # one left-to-right run inside Urdu, the slash included
+        command = f"\u2066{command}\u2069"
     return {"quiz": pick, "title": title,
-            "text": t("dashboard.next", title=title, command=f"/quiz {pick}")}
+            "text": t("dashboard.next", title=title, command=command)}
 
 
 __all__ = ["PASS_SHARE", "suggest"]
