@@ -1,14 +1,18 @@
 """Engine benchmark on a real SQLite file: throughput, paced latency, baseline, memory.
 
     python bench/engine_bench.py [--learners 1000] [--paced 1000] [--users 100000]
+                                 [--profile FILE]
 
-Prints a table. Numbers, not assertions: tests never time anything.
+Prints a table. Numbers, not assertions: tests never time anything. --profile FILE runs the
+saturation run under cProfile (CPU time of the event-loop thread) and writes pstats to FILE.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import cProfile
 import random
 import sqlite3
 import statistics
@@ -57,31 +61,37 @@ async def learner(engine: Engine, quiz: Quiz, actor: Actor, rng: random.Random,
 
 
 async def engine_run(path: Path, quizzes: dict[str, Quiz], learners: int,
-                     think: tuple[float, float] | None) -> tuple[int, float, list[float], int]:
-    store = await SQLiteStore.open(path)
+                     think: tuple[float, float] | None,
+                     profile: Path | None = None, synchronous: str = "full",
+                     ) -> tuple[int, float, list[float], int]:
+    store = await SQLiteStore.open(path, synchronous=synchronous)
     engine = Engine(store, quizzes, rng=random.Random(1))
     quiz = quizzes["parallelism"]
     latencies: list[float] = []
     tag = "paced" if think else "sat"
     actors = [Actor("bench", f"{tag}-{i}", None, f"L{i}") for i in range(learners)]
     commits0 = store.commits
+    profiler = cProfile.Profile(time.thread_time) if profile else None
     t0 = time.perf_counter()
     try:
-        counts = await asyncio.gather(*[
-            learner(engine, quiz, a, random.Random(i), think, latencies)
-            for i, a in enumerate(actors)])
+        with profiler or contextlib.nullcontext():
+            counts = await asyncio.gather(*[
+                learner(engine, quiz, a, random.Random(i), think, latencies)
+                for i, a in enumerate(actors)])
         elapsed = time.perf_counter() - t0
         commits = store.commits - commits0
     finally:
         await store.close()
+    if profiler and profile:
+        profiler.dump_stats(profile)
     return sum(counts), elapsed, latencies, commits
 
 
-async def baseline(path: Path, rows: int) -> float:
+async def baseline(path: Path, rows: int, synchronous: str = "full") -> float:
     """Raw aiosqlite, same pragmas: one INSERT + COMMIT per answer, back to back."""
     db = await aiosqlite.connect(path, isolation_level=None)
     await db.execute("PRAGMA journal_mode = WAL")
-    await db.execute("PRAGMA synchronous = FULL")
+    await db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
     await db.execute("CREATE TABLE IF NOT EXISTS raw (session INTEGER, position INTEGER, "
                      "chosen INTEGER, at REAL, PRIMARY KEY (session, position))")
     t0 = time.perf_counter()
@@ -140,20 +150,26 @@ async def main() -> None:
     parser.add_argument("--paced", type=int, default=1000)
     parser.add_argument("--users", type=int, default=100_000)
     parser.add_argument("--baseline-rows", type=int, default=4000)
+    parser.add_argument("--profile", type=Path, help="pstats of the saturation run to FILE")
+    parser.add_argument("--synchronous", choices=("full", "normal"), default="full",
+                        help="SQLite synchronous for the baseline and the engine runs "
+                             "(normal: no fsync per commit, what is left is CPU)")
     args = parser.parse_args()
     quizzes = load_quizzes([default_content_dir()])
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
-        base = await baseline(tmpdir / "baseline.db", args.baseline_rows)
+        sync = args.synchronous
+        base = await baseline(tmpdir / "baseline.db", args.baseline_rows, sync)
         answers, elapsed, sat_lat, commits = await engine_run(
-            tmpdir / "engine.db", quizzes, args.learners, None)
+            tmpdir / "engine.db", quizzes, args.learners, None, args.profile, sync)
         paced_answers, _, paced_lat, _ = await engine_run(
-            tmpdir / "paced.db", quizzes, args.paced, (0.5, 3.0))
+            tmpdir / "paced.db", quizzes, args.paced, (0.5, 3.0), synchronous=sync)
         rss_small = await memory_run(tmpdir / "mem-small.db", quizzes, 1_000)
         rss_big = await memory_run(tmpdir / "mem-big.db", quizzes, args.users)
     rate = answers / elapsed
     rows = [
-        ("baseline: aiosqlite INSERT+COMMIT per answer", f"{base:,.0f} rows/s"),
+        (f"baseline: aiosqlite INSERT+COMMIT per answer (synchronous {sync})",
+         f"{base:,.0f} rows/s"),
         (f"saturation: {args.learners} learners, {answers} answers",
          f"{rate:,.0f} durable answers/s ({answers / commits:.1f} answers/commit)"),
         ("ratio engine / baseline", f"{rate / base:.2f}x"),

@@ -66,8 +66,9 @@ class AiohttpRequest(BaseRequest):
         timeout = aiohttp.ClientTimeout(
             connect=None if pool is None or connect is None else pool + connect,
             sock_connect=connect, sock_read=read)
+        body, headers = _body(request_data)
         try:
-            async with session.request(method, url, data=_body(request_data),
+            async with session.request(method, url, data=body, headers=headers,
                                        timeout=timeout) as response:
                 return response.status, await response.read()
         except TimeoutError as exc:  # aiohttp's timeouts are TimeoutErrors too
@@ -76,15 +77,32 @@ class AiohttpRequest(BaseRequest):
             raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
 
 
-def _body(request_data: RequestData | None) -> aiohttp.FormData | dict[str, str] | None:
-    """The form PTB would send: url-encoded fields, or multipart with the files."""
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+# Each byte as `urllib.parse.quote_plus` writes it: letters, digits and "_.-~" as they are,
+# space as "+", the rest as %XX. A table walked in C: urllib's own loop was a fifth of a tap.
+_QUOTED = [chr(b) if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "_.-~")
+           else "+" if b == 0x20 else f"%{b:02X}" for b in range(256)]
+
+
+def form_urlencoded(fields: dict[str, str]) -> bytes:
+    """`urllib.parse.urlencode(fields)` (what PTB's own HTTP layer sends), faster."""
+    return "&".join(f"{_quote(k)}={_quote(v)}" for k, v in fields.items()).encode("ascii")
+
+
+def _quote(text: str) -> str:
+    return "".join(map(_QUOTED.__getitem__, text.encode("utf-8")))
+
+
+def _body(request_data: RequestData | None) -> tuple[bytes | aiohttp.FormData | None,
+                                                     dict[str, str] | None]:
+    """The body PTB's own layer would send (url-encoded fields, or multipart with the
+    files) and its content type when aiohttp would not set it."""
     if request_data is None:
-        return None
+        return None, None
     fields = request_data.json_parameters
     if not request_data.contains_files:
-        return fields
+        return form_urlencoded(fields), FORM
     form = aiohttp.FormData(fields)
     for name, (filename, content, mimetype) in request_data.multipart_data.items():
         form.add_field(name, content, filename=filename, content_type=mimetype)
-    return form
-
+    return form, None

@@ -12,6 +12,7 @@ import asyncio
 import random
 import time
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from bot.domain import learning, numeric
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
@@ -47,7 +48,7 @@ class Library:
         self._admins = {k: frozenset(map(str, v)) for k, v in (admins or {}).items()}
         self._reload = reload
         self._due_titles = dict(due_titles or {"en": "Spaced review"})
-        self._due_cache: tuple[dict[str, Quiz], Quiz] | None = None
+        self._derived: tuple[dict[str, Quiz], dict[str, Any]] | None = None  # see `_memo`
 
     def quiz(self, quiz_id: str | None = None) -> Quiz:
         """The quiz with this id, or the default one."""
@@ -89,14 +90,19 @@ class Library:
                         quiz.difficulty, len(quiz.questions), quiz.languages, quiz.level,
                         quiz.next)
 
-    def topics(self) -> dict[str, Quiz]:
-        """Every topic a question carries -> a quiz that names it."""
-        found: dict[str, Quiz] = {}
-        for quiz in self.ordered():
-            for q in quiz.questions:
-                for topic in q.topics:
-                    found.setdefault(topic, quiz)
-        return found
+    def topics(self) -> Mapping[str, Quiz]:
+        """Every topic a question carries -> a quiz that names it (the first in catalogue
+        order)."""
+        memo = self._memo()
+        if "topics" not in memo:
+            found: dict[str, Quiz] = {}
+            for quiz in self.ordered():
+                for q in quiz.questions:
+                    for topic in q.topics:
+                        found.setdefault(topic, quiz)
+            memo["topics"] = found
+        topics: Mapping[str, Quiz] = memo["topics"]
+        return topics
 
     def topic_name(self, topic: str, lang: str) -> str:
         """A topic's name in `lang` (its id when no quiz names it)."""
@@ -113,9 +119,18 @@ class Library:
 
     def due_quiz(self) -> Quiz:
         """Every question of every quiz under a qualified id (rebuilt after a reload)."""
-        if self._due_cache is None or self._due_cache[0] is not self.quizzes:
-            self._due_cache = (self.quizzes, learning.due_quiz(self.quizzes, self._due_titles))
-        return self._due_cache[1]
+        memo = self._memo()
+        if "due" not in memo:
+            memo["due"] = learning.due_quiz(self.quizzes, self._due_titles)
+        due: Quiz = memo["due"]
+        return due
+
+    def _memo(self) -> dict[str, Any]:
+        """Values derived from the quizzes served alone (each answer's summary reads the
+        topics), dropped when those change: `_serve` puts a new dict in `quizzes`."""
+        if self._derived is None or self._derived[0] is not self.quizzes:
+            self._derived = (self.quizzes, {})
+        return self._derived[1]
 
     def session_quiz(self, quiz_id: str) -> Quiz | None:
         """The quiz a stored session runs on (the due quiz for spaced review)."""
@@ -173,7 +188,7 @@ class Library:
         self._serve()
 
     def _serve(self) -> None:
-        # a new dict: the due quiz's cache is keyed by it
+        # a new dict: `_memo` is keyed by it
         self.quizzes = {**self._installed, **self._shipped}
 
 

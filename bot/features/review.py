@@ -103,20 +103,25 @@ class SpacedReview:
     async def topic_map(self, platform: str, user_id: str, lang: str,
                         only: Iterable[str] | None = None, *,
                         totals: Sequence[ReviewTotal] | None = None,
-                        cards: Sequence[CardRow] | None = None) -> tuple[TopicLine, ...]:
+                        cards: Sequence[CardRow] | None = None,
+                        known: Mastery | None = None) -> tuple[TopicLine, ...]:
         """The learner's mastery map with calibration per topic (`topic_map.topic_lines`);
-        `totals` and `cards` when the caller read them already (the dashboard)."""
+        `totals`, `cards` or their `known` mastery when the caller read them already (the
+        dashboard, the finished summary)."""
         if totals is None:
             totals = await self.store.review_totals(platform, user_id)
-        known = await self.mastery(platform, user_id, totals=totals, cards=cards)
+        if known is None:
+            known = await self.mastery(platform, user_id, totals=totals, cards=cards)
         return topic_lines(self.library.quizzes.values(), known, totals,
                            lambda topic: self.library.topic_name(topic, lang), only)
 
     async def next_step(self, platform: str, user_id: str, quiz: Quiz, lang: str, *,
-                        missed: bool) -> NextStep | None:
+                        missed: bool, known: Mastery | None = None) -> NextStep | None:
         """After `quiz`: the weakest topic when this attempt missed something and that topic
         is weak, else the quiz the content names next, else the weakest topic."""
-        weakest = (await self.mastery(platform, user_id)).weakest()
+        if known is None:
+            known = await self.mastery(platform, user_id)
+        weakest = known.weakest()
         topic = None if weakest is None else NextStep(
             "topic", weakest.topic, self.library.topic_name(weakest.topic, lang),
             round(100 * weakest.score))

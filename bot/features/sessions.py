@@ -276,10 +276,13 @@ class Sessions:
         step: NextStep | None = None
         topics: tuple[TopicLine, ...] = ()
         if row.kind != SessionKind.DUE:
+            totals = await self.store.review_totals(row.platform, row.user_id)  # read once
+            known = await self.spaced.mastery(row.platform, row.user_id, totals=totals)
             step = await self.spaced.next_step(row.platform, row.user_id, quiz, lang,
-                                               missed=bool(missed))
+                                               missed=bool(missed), known=known)
             topics = await self.spaced.topic_map(row.platform, row.user_id, lang,
-                                                 {t for q in quiz.questions for t in q.topics})
+                                                 {t for q in quiz.questions for t in q.topics},
+                                                 totals=totals, known=known)
         return Summary(
             session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
             kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,21 @@ async def test_reload_rereads_the_files_and_keeps_the_installed_quizzes(
     await engine.install(ADMIN, (FIXTURES / "spec.gift").read_bytes(), "spec.gift")
     await engine.reload(ADMIN)
     assert "spec" in engine.library.quizzes and set(quizzes) < set(engine.library.quizzes)
+    engine.installed.close()
+
+
+async def test_topics_follow_the_quizzes_served(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    quiz = quizzes["parallelism"]
+    first = replace(quiz.questions[0], topics=("fresh-topic",))
+    renamed = replace(quiz, questions=(first, *quiz.questions[1:]))
+    store = await open_store()
+    engine = Engine(store, quizzes, rng=random.Random(1), admins=ADMINS,
+                    reload=lambda: {**quizzes, "parallelism": renamed})
+    assert "fresh-topic" not in engine.library.topics()
+    await engine.reload(ADMIN)
+    assert engine.library.topics()["fresh-topic"].id == "parallelism"
+    assert engine.library.topic_name("fresh-topic", "en") == "fresh-topic"  # named nowhere
     engine.installed.close()
 
 

@@ -3,11 +3,14 @@ its failures read as PTB's TimedOut / NetworkError (which the adapter's retries 
 
 from __future__ import annotations
 
+import random
+from urllib.parse import urlencode
+
 import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, NetworkError, TimedOut
 
-from adapters.telegram.request import AiohttpRequest
+from adapters.telegram.request import AiohttpRequest, form_urlencoded
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN
 
@@ -59,3 +62,13 @@ async def test_a_dropped_connection_is_a_network_error(api: FakeBotAPI) -> None:
 async def test_a_request_needs_initializing() -> None:
     with pytest.raises(RuntimeError, match="not initialized"):
         await AiohttpRequest().do_request("http://127.0.0.1:9/x", "POST")
+
+
+def test_form_encoding_is_urllibs() -> None:
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(300)] + list("سوال ✅❌😀\u200f\u2066&=+%")
+    def word(longest: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(longest)))
+    for _ in range(500):
+        fields = {word(6) or "k": word(80) for _ in range(rng.randrange(1, 5))}
+        assert form_urlencoded(fields) == urlencode(fields).encode()
