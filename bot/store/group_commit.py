@@ -4,8 +4,9 @@ Each caller hands in a unit of work (a plain function of the sqlite3 connection;
 `SQLiteStore.write` makes one of each store command) and awaits the COMMIT that holds it.
 Units run one after another, in the order they were queued, inside a single
 `BEGIN IMMEDIATE` transaction; whatever queues while a COMMIT runs goes into the next one.
-The whole batch (BEGIN, every unit, COMMIT) runs as one call on aiosqlite's connection
-thread: one hop from the event loop per batch, not one per statement. If a unit raises, the
+The whole batch (BEGIN, every unit, COMMIT) runs as one call on the connection's own
+thread (`bot.store.sqlite_thread`): one hop from the event loop per batch, not one per
+statement. If a unit raises, the
 batch is rolled back and its units are retried one per transaction, so one bad unit fails
 alone and never sinks its neighbours.
 
@@ -29,10 +30,9 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-import aiosqlite
-
 from bot.domain.errors import SaveFailed
 from bot.domain.tasks import spawn
+from bot.store.sqlite_thread import SQLiteThread
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,7 @@ def storage_hint(exc: BaseException) -> str:
 class GroupCommit:
     """Runs units of work on `conn` (opened with isolation_level=None) in group commits."""
 
-    def __init__(self, conn: aiosqlite.Connection,
+    def __init__(self, conn: SQLiteThread,
                  on_commit: Callable[[float], None] | None = None) -> None:
         self._conn = conn
         self._queue: list[tuple[Unit, asyncio.Future[Any]]] = []
@@ -120,7 +120,7 @@ class GroupCommit:
 
     async def _transaction(self, units: list[Unit]) -> list[Any]:
         started = time.perf_counter()
-        results = await in_thread(self._conn, _run_all, units)
+        results = await self._conn.run(_run_all, units)
         self.commits += 1
         if self.on_commit is not None:
             self.on_commit(time.perf_counter() - started)
@@ -146,23 +146,6 @@ def _run_all(db: sqlite3.Connection, units: list[Unit]) -> list[Any]:
             db.execute("ROLLBACK")
         raise
     return results
-
-
-async def in_thread(conn: aiosqlite.Connection, fn: Callable[..., T], *args: Any) -> T:
-    """Call `fn(sqlite3_connection, *args)` on the aiosqlite connection's own thread.
-
-    aiosqlite runs each of its methods this way, one queued function at a time; `_execute`
-    and `_conn` are how it does so (stable across 0.17-0.22, pinned below 0.23). Its public
-    API offers no way to run a function on that thread, and going through it once per
-    statement costs a thread hop and an event-loop wake-up each: once per batch is what lets
-    a thousand learners share one fsync. This is the only private call into aiosqlite
-    (writes and batched reads both come here); tests/bot/store/test_group_commit.py fails
-    loudly if aiosqlite changes it.
-    """
-    def call() -> T:
-        return fn(conn._conn, *args)
-
-    return await conn._execute(call)  # type: ignore[no-untyped-call, no-any-return]
 
 
 def _settle(fut: asyncio.Future[Any], *, result: Any = None,

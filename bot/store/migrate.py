@@ -190,30 +190,29 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, str]],
-                         where: object = "the database") -> None:
+def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
+                   where: object = "the database") -> None:
     """Apply every migration newer than the recorded version, in one write transaction.
 
     The version is read inside `BEGIN IMMEDIATE`, under the database's write lock: of any
     number of processes starting together on a new or an old file, the first migrates and
     the others, waiting on the lock (busy_timeout), find the migrations recorded. `db` is in
-    autocommit mode (isolation_level=None): the transaction here is explicit.
+    autocommit mode (isolation_level=None): the transaction here is explicit. Synchronous:
+    the store runs it on its connection's thread (`SQLiteThread.run`).
     """
     # Rebuilding a table (SQLite's only way to change a CHECK) drops the old one, which with
     # foreign keys on would cascade into the rows that reference it. SQLite's documented
     # recipe: keys off outside the transaction, check them before COMMIT, back on after.
-    rows = await db.execute_fetchall("PRAGMA foreign_keys")
-    keys_on = bool(next(iter(rows))[0])
-    await db.execute("PRAGMA foreign_keys = OFF")
-    await db.execute("BEGIN IMMEDIATE")
+    keys_on = bool(db.execute("PRAGMA foreign_keys").fetchone()[0])
+    db.execute("PRAGMA foreign_keys = OFF")
+    db.execute("BEGIN IMMEDIATE")
     try:
-        if not await db.execute_fetchall("SELECT name FROM sqlite_master WHERE type = 'table'"):
-            await db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # ours, before any table
-        await db.execute(
+        if not db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # ours, before any table
+        db.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
             "name TEXT NOT NULL, applied_at REAL NOT NULL)")
-        applied = {r[0] for r in await db.execute_fetchall("SELECT version FROM "
-                                                           "schema_migrations")}
+        applied = {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
         if applied and max(applied) > known[-1][0]:
             raise refuse(where, f"its schema is version {max(applied)}, newer than this "
                                 f"quizbot understands ({known[-1][0]}); upgrade quizbot")
@@ -221,21 +220,21 @@ async def migrate_sqlite(db: aiosqlite.Connection, known: list[tuple[int, str, s
             if version in applied:
                 continue
             for statement in statements(sql):
-                await db.execute(statement)
-            await db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                             (version, name, time.time()))
+                db.execute(statement)
+            db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
+                       (version, name, time.time()))
             log.info("applied migration %s", name)
-        broken = list(await db.execute_fetchall("PRAGMA foreign_key_check"))
+        broken = db.execute("PRAGMA foreign_key_check").fetchall()
         if broken:
-            raise RuntimeError(f"a migration breaks foreign keys: {broken[:3]}")
-        await db.execute("COMMIT")
+            raise RuntimeError(f"a migration breaks foreign keys: {[tuple(b) for b in broken[:3]]}")
+        db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:  # a full disk may have rolled it back already
-            await db.execute("ROLLBACK")
+            db.execute("ROLLBACK")
         raise
     finally:
         if keys_on:
-            await db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA foreign_keys = ON")
 
 
 def statements(sql: str) -> list[str]:

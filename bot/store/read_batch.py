@@ -15,10 +15,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-import aiosqlite
-
 from bot.domain.tasks import spawn
-from bot.store.group_commit import in_thread
+from bot.store.sqlite_thread import SQLiteThread
 
 MAX_BATCH = 256
 Query = tuple[str, Sequence[Any]]
@@ -27,7 +25,7 @@ Query = tuple[str, Sequence[Any]]
 class ReadBatch:
     """Batched `fetchall` on a reader connection in autocommit mode."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: SQLiteThread) -> None:
         self._conn = conn
         self._queue: list[tuple[Query, asyncio.Future[list[Any]]]] = []
         self._wakeup = asyncio.Event()
@@ -48,7 +46,7 @@ class ReadBatch:
                 batch = self._queue[:MAX_BATCH]
                 del self._queue[:MAX_BATCH]
                 try:
-                    outcomes = await in_thread(self._conn, _run, [q for q, _ in batch])
+                    outcomes = await self._conn.run(_run, [q for q, _ in batch])
                 except Exception as exc:  # the connection itself failed
                     outcomes = [exc] * len(batch)
                 for (_, fut), outcome in zip(batch, outcomes, strict=True):

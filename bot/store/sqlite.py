@@ -1,4 +1,5 @@
-"""The `Store` on SQLite through aiosqlite: one writer connection, one reader connection.
+"""The `Store` on SQLite: one writer connection, one reader connection, each on a thread of
+its own (`bot.store.sqlite_thread`).
 
 Writes are commands (`bot.store.commands`) run by `GroupCommit`: one fsync for everything
 queued while the previous COMMIT ran, each command driven synchronously on the writer's
@@ -18,8 +19,6 @@ from pathlib import Path
 from typing import ParamSpec, TypeVar
 from urllib.parse import unquote
 
-import aiosqlite
-
 from bot.domain.errors import ConfigError, StoreUnavailable
 from bot.store.base import CommandStore
 from bot.store.command import Command, Rows, Stmt, run_async, run_sync, sqlite_sql
@@ -33,6 +32,7 @@ from bot.store.migrate import (
 )
 from bot.store.ops import schema_refusal
 from bot.store.read_batch import ReadBatch
+from bot.store.sqlite_thread import SQLiteThread
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
-async def _wal(conn: aiosqlite.Connection) -> None:
+async def _wal(conn: SQLiteThread) -> None:
     """Switch to WAL mode. Processes switching a new file together can meet SQLITE_BUSY
     without the busy handler being asked (two readers both upgrading their lock), so the
     switch is tried again, a bounded number of times."""
@@ -72,7 +72,7 @@ def path_from_url(url: str) -> Path:
 class SQLiteStore(CommandStore):
     """Store on one SQLite file: commands run by group commit (writes) and a batched reader."""
 
-    def __init__(self, path: Path, writer: aiosqlite.Connection, reader: aiosqlite.Connection,
+    def __init__(self, path: Path, writer: SQLiteThread, reader: SQLiteThread,
                  *, on_commit: Callable[[float], None] | None = None) -> None:
         self.path = path
         self._r = reader
@@ -116,20 +116,19 @@ class SQLiteStore(CommandStore):
             if problem:
                 raise refuse(path, problem)
         check_writable(path)
-        conns: list[aiosqlite.Connection] = []
+        conns: list[SQLiteThread] = []
         try:
-            for _ in ("writer", "reader"):
-                conn = await aiosqlite.connect(path, isolation_level=None)
+            for name in ("writer", "reader"):
+                conn = await SQLiteThread.open(path, name)
                 conns.append(conn)
-                conn.row_factory = aiosqlite.Row
                 await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 await _wal(conn)
                 await conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
                 await conn.execute("PRAGMA foreign_keys = ON")
             writer, reader = conns
-            await migrate_sqlite(writer, known, path)
+            await writer.run(migrate_sqlite, known, path)
         except BaseException as exc:
-            for conn in conns:  # an open aiosqlite thread would keep the process alive
+            for conn in conns:  # an open connection's thread would keep the process alive
                 await conn.close()
             if isinstance(exc, sqlite3.OperationalError):
                 raise StoreUnavailable(

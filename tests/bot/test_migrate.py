@@ -7,7 +7,6 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-import aiosqlite
 import pytest
 
 from bot.domain.errors import SaveFailed, StoreRefused, StoreUnavailable
@@ -26,9 +25,12 @@ def app_id_of(path: Path) -> int:
 
 async def test_a_database_from_before_application_id_is_recognised_and_marked(tmp_path: Path):
     path = tmp_path / "q.db"
-    async with aiosqlite.connect(path, isolation_level=None) as conn:  # schema version 3
-        await migrate_sqlite(conn, [m for m in migrations() if m[0] <= 3])
-        await conn.execute("PRAGMA application_id = 0")
+    conn = sqlite3.connect(path, isolation_level=None)  # schema version 3
+    try:
+        migrate_sqlite(conn, [m for m in migrations() if m[0] <= 3])
+        conn.execute("PRAGMA application_id = 0")
+    finally:
+        conn.close()
     assert app_id_of(path) == 0
     store = await SQLiteStore.open(path)
     await store.close()
@@ -92,7 +94,7 @@ async def test_a_write_the_disk_refuses_is_save_failed_and_the_store_recovers(tm
     store = await SQLiteStore.open(tmp_path / "q.db")
     try:
         await store.touch_user("t", "kept", "Kept")
-        pages = (await store._w.execute_fetchall("PRAGMA page_count"))[0][0]
+        pages = (await store._w.execute("PRAGMA page_count"))[0][0]
         await store._w.execute(f"PRAGMA max_page_count = {pages}")  # no page more: "disk full"
         with pytest.raises(SaveFailed, match="full"):
             await store.touch_user("t", "big", "y" * 20_000)
@@ -118,7 +120,7 @@ async def test_a_failed_open_leaves_no_worker_thread_behind(tmp_path: Path, monk
 
     import bot.store.sqlite as sqlite_store
 
-    async def broken(db, known, where=None):
+    def broken(db, known, where=None):
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(sqlite_store, "migrate_sqlite", broken)

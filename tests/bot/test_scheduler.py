@@ -123,20 +123,23 @@ async def test_pace_hands_out_slots_at_the_rate():
 
 async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_path: Path):
     """Rebuilding `sessions` must not cascade into `answers` (foreign keys off meanwhile)."""
-    import aiosqlite
+    import sqlite3
 
     from bot.store.migrate import migrate_sqlite, migrations
 
     path = tmp_path / "old.db"
-    async with aiosqlite.connect(path, isolation_level=None) as db:
-        await db.execute("PRAGMA foreign_keys = ON")
-        await migrate_sqlite(db, [m for m in migrations("sqlite") if m[0] <= 3])
-        await db.execute("INSERT INTO users VALUES ('telegram', '1', 'Ali', 'ur', 0)")
-        await db.execute(
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        migrate_sqlite(db, [m for m in migrations("sqlite") if m[0] <= 3])
+        db.execute("INSERT INTO users VALUES ('telegram', '1', 'Ali', 'ur', 0)")
+        db.execute(
             "INSERT INTO sessions (id, platform, user_id, quiz_id, kind, status, question_ids, "
             "option_orders, position, score, started_at) VALUES (5, 'telegram', '1', "
             "'parallelism', 'review', 'active', '[\"a\", \"b\"]', '[[0, 1], [1, 0]]', 1, 1, 0)")
-        await db.execute("INSERT INTO answers VALUES (5, 0, 'a', 0, 1, 0)")
+        db.execute("INSERT INTO answers VALUES (5, 0, 'a', 0, 1, 0)")
+    finally:
+        db.close()
     store = await SQLiteStore.open(path)
     try:
         row = await store.get_session(5)

@@ -1,36 +1,29 @@
-"""The one private aiosqlite call (`group_commit.in_thread`) still works: if aiosqlite
-renames what it uses, these fail loudly instead of the store slowing down or breaking."""
+"""A batch of writes and a batch of reads each cost one hop to their connection's thread
+(`bot.store.sqlite_thread`, a thread the store owns: no private aiosqlite call)."""
 
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
-
 from bot.store.sqlite import SQLiteStore
+from bot.store.sqlite_thread import SQLiteThread
 
 TAPS = 200
 
 
-def test_aiosqlite_still_has_the_private_call_in_thread_uses():
-    assert inspect.iscoroutinefunction(getattr(aiosqlite.Connection, "_execute", None))
-    assert isinstance(inspect.getattr_static(aiosqlite.Connection, "_conn", None), property)
-
-
-def count_hops(conn: aiosqlite.Connection) -> list[Callable[..., Any]]:
+def count_hops(conn: SQLiteThread) -> list[Callable[..., Any]]:
     """Every function sent to the connection's thread from now on (calls pass through)."""
     sent: list[Callable[..., Any]] = []
-    real = conn._execute
+    real = conn.run
 
-    async def spy(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    async def spy(fn: Callable[..., Any], *args: Any) -> Any:
         sent.append(fn)
-        return await real(fn, *args, **kwargs)
+        return await real(fn, *args)
 
-    conn._execute = spy  # type: ignore[method-assign]
+    conn.run = spy  # type: ignore[method-assign]
     return sent
 
 

@@ -4,7 +4,6 @@ on a new or an old SQLite file."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import selectors
 import shutil
@@ -14,7 +13,6 @@ import sys
 import time
 from pathlib import Path
 
-import aiosqlite
 import asyncpg
 
 from bot.store import open_url
@@ -188,16 +186,19 @@ def test_eight_processes_starting_together_on_a_new_file_all_open_it(tmp_path: P
         check(path)
 
 
-async def _version_6_file(path: Path) -> None:
-    async with aiosqlite.connect(path, isolation_level=None) as db:
-        await db.execute("PRAGMA journal_mode = WAL")
-        await migrate_sqlite(db, [m for m in migrations("sqlite") if m[0] <= 6])
-        await db.execute("INSERT INTO users VALUES ('t', 'old', 'Old', 'en', 0)")
+def _version_6_file(path: Path) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        migrate_sqlite(db, [m for m in migrations("sqlite") if m[0] <= 6])
+        db.execute("INSERT INTO users VALUES ('t', 'old', 'Old', 'en', 0)")
+    finally:
+        db.close()
 
 
 def test_eight_processes_starting_together_on_a_version_6_file_all_open_it(tmp_path: Path):
     template = tmp_path / "v6.db"
-    asyncio.run(_version_6_file(template))
+    _version_6_file(template)
     paths = [tmp_path / f"old-{i}.db" for i in range(RACES)]
     for path in paths:
         shutil.copy(template, path)
