@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import TypeVar
 
 from adapters.terminal.wrap import bands, columns, visual, wrap
@@ -144,11 +145,17 @@ class TerminalGame:
             self.call(engine.reports.note(self.actor, line))
         print(self.screen(self.cat.t(lang, "report.thanks")))
 
-    def show(self, reply: Reply) -> None:
-        """Print a plan: the ack (unless an edit says more), the edited card, new cards."""
+    def show(self, reply: Reply, note: str | None = None) -> None:
+        """Print a plan: the ack (unless an edit says more), the edited card, `note` (about
+        the edited card), new cards."""
         if reply.ack and reply.edit is None:
             print(self.screen(reply.ack))
-        for card in ((reply.edit,) if reply.edit else ()) + reply.send:
+        if reply.edit is not None:
+            print()
+            print(self.screen(card_text(reply.edit)))
+        if note:
+            print(self.screen(note))
+        for card in reply.send:
             print()
             print(self.screen(card_text(card)))
 
@@ -157,6 +164,9 @@ class TerminalGame:
         """Ask every remaining question of the session; return the last result. `more`:
         the quiz was not named, so the first question names `quizbot list`."""
         engine, quiz_id = self.app.engine, prompt.quiz_id
+        # a terminal shows only its own screen: an attempt another terminal started seconds
+        # ago (joined) has its question above there, not here
+        prompt = replace(prompt, joined=False)
         self.show(self.plan.asked(prompt, self.actor, more=more))
         last: AnswerResult | None = None
         while True:
@@ -181,13 +191,15 @@ class TerminalGame:
                 print()
                 print(self.screen(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
                 print(self.screen(card_text(self.plan.answered(outcome))))
-            else:
-                self.show(self.plan.pressed(outcome, self.actor))
+            else:  # the report hint under the explanation it is about, above the next question
+                hint = (self.cat.t(outcome.lang, "terminal.report_hint")
+                        if isinstance(outcome, AnswerResult) and outcome.summary is None
+                        else None)
+                self.show(self.plan.pressed(outcome, self.actor), note=hint)
             if isinstance(outcome, AnswerResult) and not outcome.duplicate:
                 last = outcome
                 if outcome.summary is not None:
                     return outcome
-                print(self.screen(self.cat.t(outcome.lang, "terminal.report_hint")))
                 assert outcome.next is not None
                 prompt = outcome.next
                 continue
