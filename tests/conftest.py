@@ -78,6 +78,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_inherited_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test's output width is what it sets: pytest-xdist's workers export COLUMNS=80, which
+    would wrap the terminal's piped (widthless) output in every `quizbot play` test."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _restore_logging() -> Iterator[None]:
     """`quizbot` CLI calls configure the root logger; undo that after each test."""
     root = logging.getLogger()
