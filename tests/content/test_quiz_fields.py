@@ -82,6 +82,26 @@ def test_next_must_name_a_quiz_of_the_same_folder(tmp_path: Path):
     assert load_all([tmp_path / "quiz.yaml"])[1] == []
 
 
+def test_next_links_must_not_loop(tmp_path: Path):
+    first = write_quiz(tmp_path, next="tiny2")
+    second = tmp_path / "second.yaml"
+    second.write_text(first.read_text(encoding="utf-8").replace("id: tiny\n", "id: tiny2\n")
+                      .replace("next: tiny2", "next: tiny"), encoding="utf-8")
+    _, problems = load_all([tmp_path])
+    assert problems == [f"{first}:1: next links go round in a loop: tiny -> tiny2 -> tiny; "
+                        "let the last quiz of a path name none"]
+
+
+def test_shipped_quizzes_form_one_path_from_the_introduction():
+    quizzes, problems = load_all([default_content_dir()])
+    assert problems == []
+    path = ["parallelism"]
+    while (step := quizzes[path[-1]].next) is not None:
+        path.append(step)
+    assert path[:3] == ["parallelism", "parallelism-deep", "parallelism-numbers"]
+    assert sorted(path) == sorted(quizzes)  # every shipped quiz is on it, once
+
+
 def test_topics_file_is_not_a_quiz_and_its_problems_are_named(tmp_path: Path):
     (tmp_path / TOPICS_FILE).write_text("topics:\n  Bad Id: {en: x}\n", encoding="utf-8")
     write_quiz(tmp_path)

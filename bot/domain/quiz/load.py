@@ -132,7 +132,8 @@ def load_all(paths: Iterable[Path], *, check: Check | None = None,
 
 def unknown_next(quizzes: dict[str, Quiz], folders: list[Path]) -> list[str]:
     """A quiz's `next` must name a quiz loaded with it when its whole folder was read (a
-    single file may point at a quiz in a file not given)."""
+    single file may point at a quiz in a file not given), and the links must end: a path
+    that comes back to where it started leads a learner round in circles."""
     out = []
     for quiz in quizzes.values():
         src = Path(quiz.source).resolve().parent
@@ -140,6 +141,15 @@ def unknown_next(quizzes: dict[str, Quiz], folders: list[Path]) -> list[str]:
         if quiz.next and quiz.next not in quizzes and whole:
             out.append(f"{quiz.source}:1: next names quiz {quiz.next!r}, which is not among "
                        f"the quizzes loaded ({', '.join(sorted(quizzes))})")
+    reported: set[str] = set()
+    for start in sorted(quizzes):
+        path = [start]
+        while (step := quizzes[path[-1]].next) in quizzes and step not in path:
+            path.append(step)
+        if step == start and start not in reported:
+            reported.update(path)
+            out.append(f"{quizzes[start].source}:1: next links go round in a loop: "
+                       f"{' -> '.join([*path, start])}; let the last quiz of a path name none")
     return out
 
 
