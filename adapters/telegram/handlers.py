@@ -105,6 +105,7 @@ class Handlers:
                 return  # a round runs in this group and this member had their reply
             turn = Turn(update, context.bot, actor, self.outbox, self._apologise, self.metrics,
                         self.may_reply)
+            turn.asked = lambda asks, sent: self.engine.typed_chat.asked(actor, *asks, sent)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)
@@ -356,11 +357,13 @@ class Handlers:
         """Text in a private chat: the answer to the computed question open there, if any
         (other text is not for the bot and gets no reply)."""
         message = turn.update.message
-        target = await self.engine.typed_target(turn.actor)
-        if target is None or message is None or message.text is None:
+        if message is None or message.text is None:
             return Reply()
-        outcome = await self.engine.answer_typed(turn.actor, *target, message.text)
-        return self.plan.typed(outcome, turn.actor)
+        typed = await self.engine.typed_chat.answer(turn.actor, message.text)
+        if typed.outcome is None:
+            return Reply()
+        turn.answering = int(typed.message_id) if typed.message_id else None
+        return self.plan.typed(typed.outcome, turn.actor)
 
     # --- buttons ------------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from bot.present.plan import Card, Reply, draw_pictures
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption
 MayReply = Callable[[int], Awaitable[bool]]  # update id -> may this worker reply to it
+Asked = Callable[[tuple[int, int], str], Awaitable[None]]  # (session, position), message id
 
 
 def not_modified(exc: BadRequest) -> bool:
@@ -51,6 +52,9 @@ class Turn:
         self.chat_id = chat.id if chat is not None else int(actor.user_id)
         self._acked = self.query is None
         self.opens: int | None = None  # the session whose question this turn posts, if any
+        # a typed answer's question message, edited as a tap edits the message tapped
+        self.answering: int | None = None
+        self.asked: Asked | None = None  # notes a sent question a number may answer
 
     @property
     def pressed(self) -> bool:
@@ -109,7 +113,9 @@ class Turn:
         elif reply.clear_buttons:
             await self.drop_buttons()
         for card in reply.send:
-            await self.say(card)
+            sent = await self.say(card)
+            if card.asks is not None and self.asked is not None:
+                await self.asked(card.asks, str(sent.message_id))
 
     async def _guarded(self, work: Awaitable[None]) -> None:
         """Platform refusals of a deferred send are logged, never raised into the outbox."""
@@ -153,7 +159,7 @@ class Turn:
     @property
     def tapped_message_id(self) -> int | None:
         message = self.query.message if self.query is not None else None
-        return message.message_id if message is not None else None
+        return message.message_id if message is not None else self.answering
 
     async def edit(self, card: Card) -> None:
         """Replace the tapped message; if it vanished, send the card as a new message."""

@@ -68,6 +68,7 @@ from bot.features.review import SpacedReview
 from bot.features.rewards import Rewards
 from bot.features.rounds import Rounds
 from bot.features.sessions import CHAT, Sessions
+from bot.features.typed_chat import TypedChat
 from bot.store.protocol import Store
 
 P = TypeVar("P")
@@ -131,6 +132,7 @@ class Engine:
         self.rewards = Rewards(self, store, clock)
         self.installed = Installed(self.library, store, clock=clock)
         self.reports = Reports(store, clock, self.language)
+        self.typed_chat = TypedChat(self.solo, store)
         self.buttons = ButtonRouter()
         self._route_buttons()
 

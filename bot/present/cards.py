@@ -53,6 +53,9 @@ class Card:
     collapse: bool = False
     detail_label: str = ""
     caption: str = ""  # the picture's caption, marked up, in the learner's language
+    # (session id, position) of the question it asks that a typed number may answer: the
+    # adapter notes the sent message (engine.typed_chat.asked) so that answer can edit it
+    asks: tuple[int, int] | None = None
 
     def png(self) -> tuple[str, bytes] | None:
         """The card's picture as (file name, PNG bytes), whichever kind it has."""

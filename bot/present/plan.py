@@ -151,7 +151,8 @@ class Planner:
             rows = (*rows, (Button(self.cat.t(prompt.lang, "button.type_it"),
                                    NumberPayload(prompt.session_id, prompt.position).pack()),))
         return Card(body, title=_title(self.cat, prompt), lead=lead, footer=prompt.quiz_title,
-                    rows=rows)
+                    rows=rows, asks=((prompt.session_id, prompt.position)
+                                     if prompt.typed_example else None))
 
     def answered(self, result: AnswerResult, owner: str | None = None) -> Card:
         """The question after the press: choice and right answer marked, the verdict and

@@ -36,7 +36,8 @@ INSPECTIONS = 4
 TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questions",
           "round_members", "dailies", "rewards", "reward_grants",  # parents first
           "round_answers", "cards", "reviews", "learner_settings", "jobs", "inbox", "chats",
-          "used_links", "installed_quizzes", "group_settings", "problem_reports")
+          "used_links", "installed_quizzes", "group_settings", "problem_reports",
+          "question_messages")
 
 
 def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:

@@ -252,6 +252,6 @@ def reset_user(platform: str, user_id: str) -> Command[int]:
     yield lock(_LOCK_USER, platform, user_id)
     gone: Rows = yield q("DELETE FROM sessions WHERE platform = ? AND user_id = ? RETURNING id",
                          platform, user_id)
-    for table in ("best_scores", "reviews", "cards"):
+    for table in ("best_scores", "reviews", "cards", "question_messages"):
         yield q(f"DELETE FROM {table} WHERE platform = ? AND user_id = ?", platform, user_id)
     return len(gone)

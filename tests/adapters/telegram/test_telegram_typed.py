@@ -1,6 +1,8 @@
 """A number typed in a private chat answers the open computed question (real
 python-telegram-bot against the fake Bot API): a named mistake gets its why-not, a right
-number counts, text that is no number is asked again with an example."""
+number counts, text that is no number is asked again with an example (once: then a short
+hint, then no reply). A typed answer ends like a tap: the question message is edited into its
+answered state (no buttons left to press), with fewer Bot API calls than a tap makes."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.learners import Learner, is_question
+from tests.adapters.telegram.learners import Learner, buttons, is_question
 from tests.adapters.telegram.support import Running
 
 NUMBERS = "parallelism-numbers"
@@ -35,6 +37,15 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     again = await learner.reply(since)
     assert numeric.example(unit) in strip_isolates(again["text"])
     since = learner.mark()
+    await learner.send("still no idea")  # a second in a row: a short hint, no example
+    hint = strip_isolates((await learner.reply(since))["text"])
+    assert "Tap a letter" in hint and numeric.example(unit) not in hint
+    await learner.send("chatting on")  # a third: not an answer attempt, no reply
+    barrier = await learner.barrier()
+    assert not [c for c in learner.sent(since, barrier) if "Tap a letter" not in
+                c.result["text"] and "/quiz" not in c.result["text"]]
+    assert len(learner.sent(since, barrier)) == 1
+    since = learner.mark()
     await learner.send("12 furlongs" if unit == "" else
                        ("12 ms" if unit in ("%", "GB", "MB") else "12 GB"))
     wrong_unit = strip_isolates((await learner.reply(since))["text"])
@@ -47,15 +58,27 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
 
     since = learner.mark()
     await learner.send(numeric.shown(vals[1], unit))  # a named mistake
-    answered = await learner.reply(since, lambda m: "Not quite." in m["text"])
+    answered = await learner.edited(since, lambda m: "Not quite." in m["text"])
+    assert answered["message_id"] == question["message_id"]  # the question, answered
+    assert not any(b.get("callback_data", "").startswith("a") for row in buttons(answered)
+                   for b in row)  # no answer buttons left to press
     text = strip_isolates(answered["text"])
     assert f"You typed: {numeric.shown(vals[1], unit)}" in text and "Why not" in text
     nxt = await learner.reply(since, is_question)
+    done = await learner.barrier()
+    # a tap makes an ack, one edit, then posts the next question; typed has no ack to make,
+    # so the answer itself costs one call: the edit
+    calls = [c for c in learner.api.calls[since:done] if c.method != "getUpdates"]
+    assert calls[0].method == "editMessageText"
+    assert [c.method for c in calls].count("editMessageText") == 1
+    assert all(c.method in ("sendMessage", "sendPhoto") and "You typed" not in
+               str(c.result.get("text", c.result.get("caption", ""))) for c in calls[1:])
 
     unit, vals, _qid = await values(1)
     since = learner.mark()
     await learner.send(numeric.shown(vals[0], unit).replace(".", ","))  # a comma decimal
-    right = await learner.reply(since, lambda m: "Correct!" in m["text"])
+    right = await learner.edited(since, lambda m: "Correct!" in m["text"])
+    assert right["message_id"] == nxt["message_id"]
     assert "You typed" in strip_isolates(right["text"])
     await learner.reply(since, is_question)
     row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
