@@ -132,7 +132,7 @@ def export(config: Config, args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.chat and not learners:
         return _fail(f"no sessions were started in chat {args.chat}")
-    text = (report.export_csv(learners) if args.format == "csv"
+    text = (report.export_csv(learners, scope, title) if args.format == "csv"
             else report.export_json(learners, questions, scope, title))
     if args.output is None:
         sys.stdout.write(text)

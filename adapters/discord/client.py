@@ -116,11 +116,14 @@ class QuizClient(discord.Client):
         self.connected.set()
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Every interaction: its server's name is kept (pages show names, not ids); then
+        """Every interaction: its server's name is kept, and its channel's (where rounds and
+        the daily question run) as "Server #channel" (pages show names, not ids); then
         components no button template matches: ours (old or forged) or someone else's."""
-        guild = interaction.guild
+        guild, channel = interaction.guild, interaction.channel
         if guild is not None and self.app.chats is not None:
             await self.app.chats.note("discord", str(guild.id), guild.name)
+            if channel is not None and (name := getattr(channel, "name", None)):
+                await self.app.chats.note("discord", str(channel.id), f"{guild.name} #{name}")
         custom_id = custom_id_of(interaction)
         if interaction.type is discord.InteractionType.modal_submit:
             if NUMBER_RE.fullmatch(custom_id):  # "Type it"'s modal: a typed answer

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, TypeAlias
 
-from telegram import Update
+from telegram import Bot, Update
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
 from telegram.ext import (
     Application,
@@ -99,7 +99,7 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
-            await self._note_title(update)
+            await self._note_title(update, context.bot)
             if (update.callback_query is None and step != self.round
                     and self.rounds is not None and await self.rounds.quiet(actor)):
                 return  # a round runs in this group and this member had their reply
@@ -118,15 +118,18 @@ class Handlers:
 
         return callback
 
-    async def _note_title(self, update: Update) -> None:
-        """Keep a group's title (the dashboard and reports show it, never the chat id)."""
+    async def _note_title(self, update: Update, bot: Bot) -> None:
+        """Keep a group's title (the dashboard and reports show it, never the chat id);
+        a group seen without one is asked once (getChat)."""
         chat = update.effective_chat
         if self.chats is not None and chat is not None and chat.type in views.GROUP_CHATS:
-            await self.chats.note(views.PLATFORM, str(chat.id), chat.title)
+            chat_id = chat.id
+            await self.chats.note(views.PLATFORM, str(chat_id), chat.title,
+                                  fetch=lambda: _title_of(bot, chat_id))
 
     async def _renamed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group's new title (`new_chat_title`)."""
-        await self._note_title(update)
+        await self._note_title(update, context.bot)
 
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""
@@ -392,6 +395,10 @@ class Handlers:
 
 REVIEW_LINK = "review"  # `/start review`: the deep link a group's /review hands out
 TOPIC_LINK = "topic-"  # `/start topic-<id>`: a group's /review NAME, in the private chat
+
+
+async def _title_of(bot: Bot, chat_id: int) -> str | None:
+    return (await bot.get_chat(chat_id)).title
 
 
 def _first(args: Sequence[str]) -> str | None:

@@ -4,15 +4,17 @@ Adapters call `note` with what an update or interaction says about its chat; the
 written when it is new or changed (Telegram renames arrive as `new_chat_title`, and every
 later update carries the new title too). The last title written per chat is remembered here
 so an ordinary update costs no database round trip; forgetting it (a restart) costs one
-conditional write that changes nothing. A failure to store a title is logged, never raised:
-a name must not cost anyone their tap.
+conditional write that changes nothing. A chat seen without a title (and none stored) is
+asked for it once per process (`fetch`: Telegram's getChat), never once per update. A
+failure to store or fetch a title is logged, never raised: a name must not cost anyone their
+tap.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from bot.store.commands.dashboard import chat_titles, save_chat_title
 from bot.store.protocol import Store
@@ -29,11 +31,17 @@ class ChatTitles:
     def __init__(self, store: Store, clock: Callable[[], float]) -> None:
         self._store, self._clock = store, clock
         self._written: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._fetched: set[tuple[str, str]] = set()  # chats asked for their title
 
-    async def note(self, platform: str, chat_id: str, title: str | None) -> None:
-        """Keep `title` for the chat when it is new or changed."""
+    async def note(self, platform: str, chat_id: str, title: str | None,
+                   fetch: Callable[[], Awaitable[str | None]] | None = None) -> None:
+        """Keep `title` for the chat when it is new or changed; with no title, ask `fetch`
+        once when none is stored."""
         clean = " ".join((title or "").split())[:MAX_TITLE]
         key = (platform, chat_id)
+        if not clean and fetch is not None and key not in self._fetched | self._written.keys():
+            self._fetched.add(key)
+            clean = await self._fetch(platform, chat_id, fetch)
         if not clean or self._written.get(key) == clean:
             return
         try:
@@ -46,6 +54,18 @@ class ChatTitles:
         self._written.move_to_end(key)
         while len(self._written) > MAX_REMEMBERED:
             self._written.popitem(last=False)
+
+    async def _fetch(self, platform: str, chat_id: str,
+                     fetch: Callable[[], Awaitable[str | None]]) -> str:
+        """The chat's title from the platform, when the store has none ('' if unknown)."""
+        try:
+            if (await self.titles(platform, [chat_id])).get(chat_id):
+                return ""
+            return " ".join((await fetch() or "").split())[:MAX_TITLE]
+        except Exception as exc:  # a name must not cost anyone their tap
+            log.warning("chats: could not ask %s for the title of chat %s: %s", platform,
+                        chat_id, exc)
+            return ""
 
     async def titles(self, platform: str, chat_ids: Sequence[str]) -> dict[str, str]:
         """The stored titles of these chats, by id (unknown chats are left out)."""

@@ -39,10 +39,11 @@ def exporter_for(store: Store, dialect: str,
         scope = report.Scope(chat_id, platform)
         known = quizzes()
         rows = await report.learners(reader, scope, known)
+        title = await report.chat_title(reader, scope)
         if fmt == "csv":
-            return report.export_csv(rows)
+            return report.export_csv(rows, scope, title)
         return report.export_json(rows, await report.question_rows(reader, scope, known), scope,
-                                  await report.chat_title(reader, scope))
+                                  title)
 
     return export
 

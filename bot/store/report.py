@@ -296,7 +296,7 @@ def export_json(rows: list[Learner], questions: list[QuestionRow], scope: Scope,
 
 CSV_COLUMNS = ("platform", "user_id", "display_name", "quiz_id", "sessions_started",
                "attempts_finished", "best_score", "last_score", "question_id", "answered",
-               "correct", "last_option", "last_correct", "numbers")
+               "correct", "last_option", "last_correct", "numbers", "chat_id", "chat_title")
 
 
 # A cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): a display name such
@@ -311,8 +311,18 @@ def csv_cell(value: object) -> object:
     return value
 
 
-def export_csv(rows: list[Learner]) -> str:
-    """One row per learner and question (learner columns repeat: a spreadsheet pivots it).
+def _chat_cell(scope: Scope | None) -> int | str:
+    """The exported chat's id: a number (a Telegram group's is negative, which the formula
+    guard would otherwise prefix), blank for every chat."""
+    chat_id = scope.chat_id if scope is not None and scope.chat_id else ""
+    return int(chat_id) if chat_id.lstrip("-").isdigit() else chat_id
+
+
+def export_csv(rows: list[Learner], scope: Scope | None = None, title: str | None = None
+               ) -> str:
+    """One row per learner and question (learner columns repeat: a spreadsheet pivots it),
+    each ending with the exported chat's id and title (blank for every chat), as JSON's
+    "chat".
 
     Text cells that begin like a formula (`=`, `+`, `-`, `@`, tab, carriage return) are
     prefixed with `'` so a spreadsheet shows them instead of running them."""
@@ -327,7 +337,8 @@ def export_csv(rows: list[Learner]) -> str:
             tail = ["", "", "", "", "", ""] if q is None else [
                 q.question_id, q.answered, q.correct, q.last_option, int(q.last_correct),
                 q.numbers]
-            writer.writerow([csv_cell(c) for c in head + tail])
+            chat = [_chat_cell(scope), title or ""]
+            writer.writerow([csv_cell(c) for c in head + tail + chat])
     return buf.getvalue()
 
 

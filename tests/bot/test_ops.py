@@ -229,6 +229,9 @@ async def test_export_and_stats_match_the_sessions_played(
     assert [q["question_id"] for q in bob_row["questions"]] == order
     assert {q["question_id"]: q["last_option"] for q in bob_row["questions"]} == bob_chose
     assert all(q["answered"] == 1 and q["correct"] == 0 for q in bob_row["questions"])
+    group_csv = list(csv.DictReader(io.StringIO(report.export_csv(
+        group, report.Scope.parse("telegram:-100"), title))))
+    assert {(r["chat_id"], r["chat_title"]) for r in group_csv} == {("-100", "Pipeline Club")}
     assert [(q["question_id"], q["answered"], q["correct"], q["accuracy"], q["wrong_option"])
             for q in data["questions"]] == [(qid, 2, 1, 0.5, bob_chose[qid]) for qid in order]
 
@@ -238,6 +241,7 @@ async def test_export_and_stats_match_the_sessions_played(
     assert [(r["question_id"], r["correct"], r["attempts_finished"], r["best_score"])
             for r in carol_rows] == [(order[0], "1", "0", ""), (order[1], "1", "0", ""),
                                      (order[2], "0", "0", "")]
+    assert {(r["chat_id"], r["chat_title"]) for r in rows} == {("", "")}  # every chat
 
     assert (view.users, view.answers, dict(view.sessions)) == (3, 19,
                                                                {"active": 1, "finished": 2})

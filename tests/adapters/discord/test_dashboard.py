@@ -14,7 +14,7 @@ from bot.app.compose import open_app
 from bot.app.config import load_config
 from tests.adapters.telegram.dashboard_bot import PUBLIC_URL, free_port
 
-from .conftest import ALICE, BOB, GUILD, TOKEN, replied, write_config
+from .conftest import ALICE, BOB, CHANNEL, GUILD, TOKEN, replied, write_config
 from .fake_discord import FakeDiscord
 
 
@@ -64,6 +64,9 @@ async def test_dashboard_link_is_ephemeral_signed_and_bound_to_the_server(
                 heading = views[BOB["id"]]["group"]["heading"]
                 assert heading == f"Study group · guild {GUILD}"
                 assert views[BOB["id"]]["group"]["title"] == f"guild {GUILD}"
+                # and the channel's, where rounds and the daily question run
+                assert await app.chats.titles("discord", [str(CHANNEL)]) == {
+                    str(CHANNEL): f"guild {GUILD} #quiz"}
                 async with http.post(f"{base}/api/session",
                                      headers={"Authorization": "link " + links[BOB["id"]][:-2]}
                                      ) as r:

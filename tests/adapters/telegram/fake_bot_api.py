@@ -506,6 +506,12 @@ class FakeBotAPI:
             member.update(is_anonymous=False)
         return member
 
+    async def _api_getChat(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {**self._chat(params), "accent_color_id": 0, "max_reaction_count": 0,
+                "accepted_gift_types": {"unlimited_gifts": False, "limited_gifts": False,
+                                        "unique_gifts": False, "premium_subscription": False,
+                                        "gifts_from_channels": False}}
+
     async def _api_sendChatAction(self, params: dict[str, Any]) -> bool:
         self._chat(params)
         return True

@@ -135,3 +135,16 @@ async def test_a_groups_title_is_kept_from_its_updates_and_renames(
         update["message"]["new_chat_title"] = "Pipeline Club 2"
         await api.push_update(update)
         assert await title() == "Pipeline Club 2"
+
+
+async def test_a_group_seen_without_a_title_is_asked_for_it_once(
+        tmp_path: Path, api: FakeBotAPI) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        untitled = {"id": GROUP, "type": "supergroup"}  # an update that carries no title
+        api.chats[GROUP] = {**untitled, "title": "Pipeline Club"}  # what getChat knows
+        alice = Learner(api, api.user(1001, "Alice"), untitled)
+        await alice.barrier()
+        await alice.barrier()  # later updates do not ask again
+        reads = DashboardReads(running.app.store)
+        assert await reads.chat_titles("telegram", [str(GROUP)]) == {str(GROUP): "Pipeline Club"}
+        assert len(api.calls_of("getChat")) == 1
