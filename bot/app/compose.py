@@ -102,6 +102,9 @@ async def open_app(config: Config) -> AsyncIterator[App]:
         # Quizzes admins installed: served from the start, then kept in step (one read
         # every 30 s; bot.features.installed)
         await engine.installed.refresh()
+        if (missing := engine.library.missing_default()) is not None:  # installed ones count
+            log.warning("quiz.default: no quiz %r is shipped or installed; /quiz starts %r",
+                        missing, engine.library.default_id)
         stack.callback(engine.installed.close)
         watcher = spawn(engine.installed.watch(), name="installed-quizzes")
         stack.push_async_callback(_stop, watcher)

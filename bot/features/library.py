@@ -36,8 +36,6 @@ class Library:
                  due_titles: Mapping[str, str] | None = None) -> None:
         if not quizzes:
             raise ValueError("the engine needs at least one quiz")
-        if default_quiz is not None and default_quiz not in quizzes:
-            raise UnknownQuiz(quiz=default_quiz)
         self.store = store
         self.quizzes = dict(quizzes)  # shipped and installed: what every feature serves
         self._shipped = dict(quizzes)  # the files (replaced on /reload)
@@ -60,9 +58,17 @@ class Library:
 
     @property
     def default_id(self) -> str:
-        """The quiz /quiz starts when none is named (a shipped one: an installed quiz never
-        becomes everyone's default by sorting first; a group may choose one)."""
-        return self._default_quiz or entry_quiz(self._shipped or self.quizzes)
+        """The quiz /quiz starts when none is named: config's `quiz.default` while it is
+        shipped or installed, else the shipped entry quiz (an installed quiz never becomes
+        everyone's default by sorting first; a group may choose one)."""
+        if self._default_quiz is not None and self._default_quiz in self.quizzes:
+            return self._default_quiz
+        return entry_quiz(self._shipped or self.quizzes)
+
+    def missing_default(self) -> str | None:
+        """Config's `quiz.default` when no shipped or installed quiz has that id."""
+        wanted = self._default_quiz
+        return wanted if wanted is not None and wanted not in self.quizzes else None
 
     def ordered(self) -> list[Quiz]:
         """Every quiz in catalogue order: by level, the default quiz first within its

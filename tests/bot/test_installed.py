@@ -179,3 +179,45 @@ async def test_an_uploaded_yaml_may_name_the_shared_topics(
     assert len(quiz.questions) == done.questions and quiz.questions[0].topics
     first.installed.close()
     second.installed.close()
+
+
+async def test_the_configured_default_may_be_an_installed_quiz(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    """`quiz.default: week3` starts (installed quizzes load after the engine is built): the
+    shipped entry quiz until week3 is served, then week3; removed again, the entry quiz."""
+    clock = FakeClock()
+    first = Engine(await open_store(), quizzes, rng=random.Random(1), admins=ADMINS,
+                   clock=clock, default_quiz="week3")
+    assert first.library.missing_default() == "week3"
+    assert first.quiz().id == "parallelism"  # never a crash: the entry quiz meanwhile
+    await first.install(ADMIN, (FIXTURES / "moodle.xml").read_bytes(), "week3.xml")
+    second = Engine(first.store, quizzes, rng=random.Random(1), clock=clock,
+                    default_quiz="week3")  # a process starting with it installed
+    await second.installed.refresh()
+    assert second.library.missing_default() is None and second.quiz().id == "week3"
+    assert (await second.start(LEARNER)).quiz_title == "Pipeline basics"
+    await first.remove_quiz(ADMIN, "week3")
+    assert first.quiz().id == "parallelism" and first.library.missing_default() == "week3"
+    first.installed.close()
+    second.installed.close()
+
+
+async def test_start_takes_an_installed_default_and_warns_of_a_missing_one(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from bot.app.compose import open_app
+    from bot.app.config import load_config
+
+    config = replace(load_config(None, env={}), storage_url=f"sqlite:///{tmp_path / 'q.db'}",
+                     default_quiz="week3")
+    with caplog.at_level("WARNING", logger="bot.app.compose"):
+        async with open_app(config) as app:  # not installed yet: starts, and says so
+            assert app.engine.quiz().id == "parallelism"
+            await app.engine.installed.add((FIXTURES / "moodle.xml").read_bytes(),
+                                           "week3.xml", by="cli")
+    assert [r.getMessage() for r in caplog.records] == [
+        "quiz.default: no quiz 'week3' is shipped or installed; /quiz starts 'parallelism'"]
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="bot.app.compose"):
+        async with open_app(config) as app:  # installed: the default from the start
+            assert app.engine.quiz().id == "week3"
+    assert not caplog.records
