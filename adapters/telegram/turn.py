@@ -31,6 +31,11 @@ def not_modified(exc: BadRequest) -> bool:
     return "message is not modified" in exc.message.lower()
 
 
+def no_text(exc: BadRequest) -> bool:
+    """A photo message (a question with its diagram) has a caption, not a text to edit."""
+    return "no text in the message to edit" in exc.message.lower()
+
+
 def message_gone(exc: BadRequest) -> bool:
     """The message was deleted, or is too old to edit."""
     text = exc.message.lower()
@@ -173,6 +178,10 @@ class Turn:
                                              reply_markup=views.keyboard_of(card))
         except BadRequest as exc:
             if not_modified(exc):
+                return
+            if no_text(exc):  # keep the photo, take its buttons off, post the card below
+                await self.drop_buttons()
+                await self.say(card)
                 return
             if not message_gone(exc):
                 raise

@@ -84,3 +84,25 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
     assert row is not None and row.position == 2 and row.score == 1
     assert nxt["message_id"] != question["message_id"]
+
+
+async def test_a_typed_answer_to_a_photo_question_clears_its_buttons(
+        bot: Running, api: FakeBotAPI) -> None:
+    """A question sent as a captioned photo has no text to edit: its buttons come off and
+    the answer follows as a new message (as for a tap on it)."""
+    quiz = bot.app.engine.quiz(NUMBERS)
+    learner = Learner(api, api.user(1002, "Bilal"))
+    since = learner.mark()
+    await learner.send(f"/start {NUMBERS}")
+    question = await learner.reply(since, is_question)
+    row = await bot.app.store.active_session("telegram", "1002", NUMBERS)
+    assert row is not None and row.seed is not None
+    q = quiz.question(row.question_ids[0])
+    assert q is not None and q.computed is not None
+    right = numeric.shown(float(drawn_values(q, row.seed)[1][0]), q.computed.unit)
+    api.inject("editMessageText", 400, "Bad Request: there is no text in the message to edit")
+    since = learner.mark()
+    await learner.send(right)
+    answered = await learner.reply(since, lambda m: "Correct!" in m["text"])
+    assert "You typed" in strip_isolates(answered["text"])
+    assert buttons(api.messages[(learner.chat_id, question["message_id"])]) == []
