@@ -125,7 +125,7 @@ class Handlers:
         if self.chats is not None and chat is not None and chat.type in views.GROUP_CHATS:
             chat_id = chat.id
             await self.chats.note(views.PLATFORM, str(chat_id), chat.title,
-                                  fetch=lambda: _title_of(bot, chat_id))
+                                  fetch=lambda: views.title_of(bot, chat_id))
 
     async def _renamed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group's new title (`new_chat_title`)."""
@@ -395,10 +395,6 @@ class Handlers:
 
 REVIEW_LINK = "review"  # `/start review`: the deep link a group's /review hands out
 TOPIC_LINK = "topic-"  # `/start topic-<id>`: a group's /review NAME, in the private chat
-
-
-async def _title_of(bot: Bot, chat_id: int) -> str | None:
-    return (await bot.get_chat(chat_id)).title
 
 
 def _first(args: Sequence[str]) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 
 from telegram import (
+    Bot,
     BotCommand,
     Chat,
     InlineKeyboardButton,
@@ -117,3 +118,8 @@ def _button(b: Button) -> InlineKeyboardButton:
 def bot_commands(cat: Catalogue, lang: str) -> list[BotCommand]:
     """The command menu in `lang`, from the command.* strings."""
     return [BotCommand(name, cat.t(lang, f"command.{name}")) for name in COMMANDS]
+
+
+async def title_of(bot: Bot, chat_id: int) -> str | None:
+    """A chat's title as Telegram has it now (getChat)."""
+    return (await bot.get_chat(chat_id)).title
