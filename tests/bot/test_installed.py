@@ -221,3 +221,4 @@ async def test_start_takes_an_installed_default_and_warns_of_a_missing_one(
         async with open_app(config) as app:  # installed: the default from the start
             assert app.engine.quiz().id == "week3"
     assert not caplog.records
+
