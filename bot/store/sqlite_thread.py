@@ -25,6 +25,7 @@ class SQLiteThread:
 
     def __init__(self, executor: ThreadPoolExecutor, conn: sqlite3.Connection) -> None:
         self._executor, self._conn = executor, conn
+        self._closed = False
 
     @classmethod
     async def open(cls, path: Path, name: str) -> SQLiteThread:
@@ -53,7 +54,11 @@ class SQLiteThread:
         return await self.run(lambda db: db.execute(sql, params).fetchall())
 
     async def close(self) -> None:
-        """Close the connection on its thread, then let the thread end."""
+        """Close the connection on its thread, then let the thread end; again, nothing
+        (a store is closed by its owner and by open_app's exit)."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             await self.run(lambda db: db.close())
         finally:
