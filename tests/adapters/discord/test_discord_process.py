@@ -35,7 +35,12 @@ async def test_rejected_token_is_one_line_and_exit_1(tmp_path: Path, fake: FakeD
     wrong = "wrong.discord.token-value-123"
     log = tmp_path / "stderr.log"
     proc = await start(write_config(tmp_path, fake), wrong, log)
-    assert await asyncio.wait_for(proc.wait(), 10) == 1
+    try:
+        assert await asyncio.wait_for(proc.wait(), 10) == 1
+    finally:  # a process left running fails the next test on this worker, not this one
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
     err = log.read_text()
     ours = [line for line in err.splitlines() if line.startswith("quizbot:")]
     assert len(ours) == 1 and "DISCORD_BOT_TOKEN was rejected" in ours[0], err
