@@ -85,6 +85,23 @@ def _no_inherited_width(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The user data folder (XDG_DATA_HOME, which platformdirs reads), fresh for each test and
+    inherited by the processes it starts: `quizbot play` without --config keeps progress
+    there, and no test touches the real home. The learner's database: `user_db()`."""
+    home = tmp_path_factory.mktemp("data-home")
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    return home
+
+
+def user_db() -> Path:
+    """Where `quizbot play` without --config keeps this test's progress."""
+    from adapters.cli.datadir import user_db as where
+
+    return where()
+
+
+@pytest.fixture(autouse=True)
 def _restore_logging() -> Iterator[None]:
     """`quizbot` CLI calls configure the root logger; undo that after each test."""
     root = logging.getLogger()

@@ -15,7 +15,7 @@ from collections.abc import Coroutine, Sequence
 from pathlib import Path
 
 from adapters.base import registry
-from adapters.cli import quizfiles
+from adapters.cli import datadir, quizfiles
 from bot import __version__
 from bot.app.compose import Adapter, App, open_app
 from bot.app.config import Config, load_config
@@ -91,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     quizfiles.add_parsers(sub)
 
-    config_help = "config file (default: the built-in defaults, as for play)"
+    config_help = "config file (default: the built-in defaults and, as for play, the " \
+                  "database in your data folder)"
     backup = sub.add_parser("backup", help="consistent copy of the database, safe while the "
                                            "bot runs")
     backup.add_argument("path", type=Path, metavar="PATH", help="new file to write")
@@ -128,7 +129,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return quizfiles.installed_command(args)
         if args.command == "copy-db":
             return copy_db(args.source, args.target)
-        config = load_config(args.config)
+        progress = args.command in ("play", "list", *OPS)  # the learner's database
+        config = datadir.load(args.config) if progress else load_config(args.config)
         setup_logging(config, quiet=args.command in ("play", "list"))
         if args.command == "list":
             from adapters.terminal.play import list_quizzes

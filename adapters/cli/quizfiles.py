@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
+from adapters.cli import datadir
 from bot.app.config import load_config
 from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
 from bot.domain.quiz import Quiz, load_all, load_quizzes
@@ -190,7 +191,7 @@ def installed_command(args: argparse.Namespace) -> int:
 
 
 async def _installed(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    config = datadir.load(args.config)
     store = await open_store(config)
     library = Library(store, load_quizzes([config.content_dir]))
     service = Installed(library, store, clock=time.time)

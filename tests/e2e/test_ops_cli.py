@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import user_db
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -26,7 +28,8 @@ def quizbot(cwd: Path, *args: str, stdin: str = "", env: dict[str, str] | None =
 
 @pytest.fixture
 def played(tmp_path: Path) -> Path:
-    """A working directory whose data/quizbot.db holds two finished terminal attempts."""
+    """A working directory; the learner's database (`user_db()`, in the data folder) holds two
+    finished terminal attempts."""
     for user, keys in (("ana", "a\n" * 8 + "n\n"), ("ben", "b\n" * 8 + "n\n")):
         done = quizbot(tmp_path, "play", "--user", user, stdin=keys)
         assert done.returncode == 0, done.stderr
@@ -48,10 +51,10 @@ def test_backup_restore_round_trip_through_the_cli(played: Path) -> None:
     again = quizbot(played, "backup", "b.db")
     assert again.returncode == 1 and "already exists" in again.stderr
 
-    (played / "data" / "quizbot.db").unlink()
+    (user_db()).unlink()
     done = quizbot(played, "restore", "b.db")
     assert done.returncode == 0, done.stderr
-    db = sqlite3.connect(played / "data" / "quizbot.db")
+    db = sqlite3.connect(user_db())
     assert db.execute("SELECT COUNT(*) FROM answers").fetchone() == (16,)
     db.close()
     missing = quizbot(played, "restore", "nope.db")
@@ -79,7 +82,7 @@ def test_stats_and_export_through_the_cli(played: Path) -> None:
 
 def test_ops_refuse_bad_input_with_a_clear_message(tmp_path: Path) -> None:
     stats = quizbot(tmp_path, "stats")
-    assert stats.returncode == 1 and "data/quizbot.db: no such database file" in stats.stderr
+    assert stats.returncode == 1 and f"{user_db()}: no such database file" in stats.stderr
     (tmp_path / "bad.yaml").write_text("metrics:\n  port: http\n")
     bad = quizbot(tmp_path, "backup", "x.db", "--config", "bad.yaml")
     assert bad.returncode == 1 and "metrics.port must be int" in bad.stderr
@@ -89,11 +92,11 @@ def test_ops_refuse_bad_input_with_a_clear_message(tmp_path: Path) -> None:
 
 
 def test_check_reports_each_part_without_starting_anything(played: Path) -> None:
-    (played / "config.yaml").write_text("metrics:\n  port: 9464\n")
+    (played / "config.yaml").write_text(f"metrics:\n  port: 9464\nstorage:\n  url: sqlite:///{user_db()}\n")
     no_token = quizbot(played, "check", "--config", "config.yaml")
     assert no_token.returncode == 1
     assert "FAIL tokens: none set" in no_token.stdout
-    assert "ok   database: data/quizbot.db: schema version" in no_token.stdout
+    assert f"ok   database: {user_db()}: schema version" in no_token.stdout
     ok = quizbot(played, "check", "--config", "config.yaml",
                  env={"TELEGRAM_BOT_TOKEN": "123:abcdefghijklmnop"})
     assert ok.returncode == 0, ok.stdout + ok.stderr
@@ -101,7 +104,7 @@ def test_check_reports_each_part_without_starting_anything(played: Path) -> None
     assert "abcdefghijklmnop" not in ok.stdout + ok.stderr
     assert "ok   content: " in ok.stdout and "parallelism-deep" in ok.stdout
 
-    (played / "data" / "quizbot.db").write_bytes(b"garbage" * 100)
+    (user_db()).write_bytes(b"garbage" * 100)
     broken = quizbot(played, "check", "--config", "config.yaml",
                      env={"TELEGRAM_BOT_TOKEN": "123:abcdefghijklmnop"})
     assert broken.returncode == 1 and "FAIL database:" in broken.stdout

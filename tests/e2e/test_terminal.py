@@ -16,6 +16,7 @@ import pytest
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.model import LEVELS
 from bot.present.i18n import strip_isolates
+from tests.conftest import user_db
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = re.compile(r"(or q to quit: |باہر نکلنے کے لیے q: |\[y/N\] )$")
@@ -85,8 +86,8 @@ def wrong_letter(quiz: Quiz, screen: str, lang: str) -> str:
     return "B" if right_letter(quiz, screen, lang) == "A" else "A"
 
 
-def db_answers(cwd: Path) -> list[tuple[int, int]]:
-    db = sqlite3.connect(cwd / "data" / "quizbot.db")
+def db_answers() -> list[tuple[int, int]]:
+    db = sqlite3.connect(user_db())
     try:
         return db.execute("SELECT session_id, position FROM answers ORDER BY position").fetchall()
     finally:
@@ -113,7 +114,7 @@ async def test_whole_quiz_with_piped_input(tmp_path: Path, quizzes: dict[str, Qu
     assert ("Finished Model and pipeline parallelism: 6/8" if lang == "en" else "6/8") in end
     await player.send("n")
     assert await player.finish() == 0
-    assert len(db_answers(tmp_path)) == 8
+    assert len(db_answers()) == 8
     if lang == "ur":
         assert quiz.questions[0].explanation.get("ur")[:40] in player.transcript
         assert "درست جواب" in player.transcript
@@ -145,7 +146,7 @@ async def test_killed_after_three_answers_resumes_at_four(tmp_path: Path,
     assert "Question 4/8" in await player.until_prompt()
     player.proc.send_signal(signal.SIGKILL)
     assert await player.proc.wait() == -signal.SIGKILL
-    assert [p for _, p in db_answers(tmp_path)] == [0, 1, 2]
+    assert [p for _, p in db_answers()] == [0, 1, 2]
 
     again = await Player.start(tmp_path)
     screen = await again.until_prompt()
@@ -156,7 +157,7 @@ async def test_killed_after_three_answers_resumes_at_four(tmp_path: Path,
         await again.send(right_letter(quiz, screen, "en"))
     assert await again.finish() == 0
     assert "Finished Model and pipeline parallelism: 8/8" in again.transcript
-    answers = db_answers(tmp_path)
+    answers = db_answers()
     assert [p for _, p in answers] == list(range(8)) and len({s for s, _ in answers}) == 1
 
 
@@ -167,7 +168,7 @@ async def test_end_of_input_saves_and_exits_cleanly(tmp_path: Path, quizzes: dic
     await player.until_prompt()
     assert await player.finish() == 0
     assert "Progress saved. To continue, run: quizbot play --user tester" in player.transcript
-    assert len(db_answers(tmp_path)) == 1
+    assert len(db_answers()) == 1
 
 
 async def test_ctrl_c_saves_and_exits_cleanly(tmp_path: Path):
@@ -203,7 +204,7 @@ async def test_deep_quiz_play_through(tmp_path: Path, quizzes: dict[str, Quiz], 
     assert title in end
     await player.send("n")
     assert await player.finish() == 0
-    assert len(db_answers(tmp_path)) == total
+    assert len(db_answers()) == total
     # The explanations, with their formulas, reached the learner.
     assert "(p−1)/(v·m+p−1) = 3/19" in player.transcript
     assert quiz.questions[-1].explanation.get(lang)[:60] in player.transcript
@@ -220,7 +221,7 @@ async def test_play_review_serves_the_due_questions(tmp_path: Path, quizzes: dic
     await player.until_prompt()
     await player.send("q")
     await player.finish()
-    db = sqlite3.connect(tmp_path / "data" / "quizbot.db")
+    db = sqlite3.connect(user_db())
     try:  # a day later, as far as the schedule is concerned
         with db:
             db.execute("UPDATE cards SET due_at = due_at - 86400")
@@ -269,7 +270,7 @@ async def test_report_a_problem_from_the_terminal(tmp_path: Path) -> None:
     await player.finish()
     assert "What is wrong with this question?" in player.transcript
     assert "Thanks! Your report is stored" in player.transcript
-    db = sqlite3.connect(tmp_path / "data" / "quizbot.db")
+    db = sqlite3.connect(user_db())
     try:
         rows = db.execute("SELECT platform, user_id, reason, note, position FROM problem_reports "
                           "r JOIN answers a ON a.question_id = r.question_id").fetchall()

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from bot.domain.quiz import Quiz
+from tests.conftest import user_db
 from tests.e2e.test_terminal import Player, right_letter, wrong_letter
 from tests.mounts import fill, tmpfs
 
@@ -81,7 +82,7 @@ async def test_two_terminals_one_learner_show_only_what_the_database_kept(
             if player.proc.returncode is None:
                 player.proc.kill()
                 await player.proc.wait()
-    stored = answers(tmp_path / "data" / "quizbot.db")
+    stored = answers(user_db())
     assert len(stored) == 1 and stored[0][1] == 0
 
 

@@ -11,13 +11,14 @@ from pathlib import Path
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw
 from bot.present.i18n import strip_isolates
+from tests.conftest import user_db
 from tests.e2e.test_terminal import HEADER, OPTION, Player, db_answers
 
 QUIZ = "parallelism-numbers"
 
 
-def seed_of(cwd: Path, user: str = "tester") -> int:
-    db = sqlite3.connect(cwd / "data" / "quizbot.db")
+def seed_of(user: str = "tester") -> int:
+    db = sqlite3.connect(user_db())
     try:
         (seed,) = db.execute("SELECT seed FROM sessions WHERE user_id = ? AND status = 'active'",
                              (user,)).fetchone()
@@ -48,7 +49,7 @@ async def test_killed_and_restarted_shows_the_same_numbers(tmp_path: Path,
     quiz = quizzes[QUIZ]
     player = await Player.start(tmp_path, "--quiz", QUIZ)
     screen = await player.until_prompt()
-    seed = seed_of(tmp_path)
+    seed = seed_of()
     first = asked(screen)
     await player.send(right_letter(quiz, screen, seed))
     screen = await player.until_prompt()
@@ -61,14 +62,14 @@ async def test_killed_and_restarted_shows_the_same_numbers(tmp_path: Path,
     assert "Question 3/14" in before
     player.proc.send_signal(signal.SIGKILL)
     assert await player.proc.wait() == -signal.SIGKILL
-    assert [pos for _, pos in db_answers(tmp_path)] == [0, 1]
+    assert [pos for _, pos in db_answers()] == [0, 1]
 
     again = await Player.start(tmp_path, "--quiz", QUIZ)
     screen = await again.until_prompt()
     assert "Picking up where you left off." in screen
     # the same numbers and the same option order
     assert asked(screen).replace("\nPicking up where you left off.\n", "") == before
-    assert seed_of(tmp_path) == seed
+    assert seed_of() == seed
     await again.send("q")
     assert await again.finish() == 0
 
@@ -89,7 +90,7 @@ async def test_the_prompt_takes_a_letter_or_a_number(tmp_path: Path,
     player = await Player.start(tmp_path, "--quiz", QUIZ)
     screen = await player.until_prompt()
     assert "or a number like" in screen.splitlines()[-1]
-    seed = seed_of(tmp_path)
+    seed = seed_of()
     question = quiz.questions[0]
     assert question.computed is not None
     unit = question.computed.unit
@@ -104,4 +105,4 @@ async def test_the_prompt_takes_a_letter_or_a_number(tmp_path: Path,
     await player.until_prompt()
     await player.send("q")
     assert await player.finish() == 0
-    assert [pos for _, pos in db_answers(tmp_path)] == [0, 1]
+    assert [pos for _, pos in db_answers()] == [0, 1]
