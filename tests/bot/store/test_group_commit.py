@@ -38,3 +38,9 @@ async def test_a_batch_of_writes_and_a_batch_of_reads_are_one_hop_each(tmp_path:
         assert langs == ["ur"] * TAPS and len(reads) <= 2
     finally:
         await store.close()
+
+
+async def test_closing_twice_is_harmless(tmp_path: Path):
+    store = await SQLiteStore.open(tmp_path / "q.db")
+    await store.close()
+    await store.close()  # e.g. a shutdown path and an exit stack both closing it
