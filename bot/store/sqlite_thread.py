@@ -26,7 +26,6 @@ class SQLiteThread:
     def __init__(self, executor: ThreadPoolExecutor, conn: sqlite3.Connection) -> None:
         self._executor, self._conn = executor, conn
         self._closed = False
-        self._closed = False
 
     @classmethod
     async def open(cls, path: Path, name: str) -> SQLiteThread:
