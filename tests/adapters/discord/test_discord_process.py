@@ -36,7 +36,8 @@ async def test_rejected_token_is_one_line_and_exit_1(tmp_path: Path, fake: FakeD
     log = tmp_path / "stderr.log"
     proc = await start(write_config(tmp_path, fake), wrong, log)
     try:
-        assert await asyncio.wait_for(proc.wait(), 10) == 1
+        # start-up (imports, content, sampling) comes first: the same bound as the test below
+        assert await asyncio.wait_for(proc.wait(), 30) == 1
     finally:  # a process left running fails the next test on this worker, not this one
         if proc.returncode is None:
             proc.kill()

@@ -52,6 +52,7 @@ async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
     assert revealed is None and deadline > time.time()
 
     async with quizbot(config, api, stderr_log):
+        up = time.time()  # the restarted bot is running: a deadline already past is due now
         since = hana.mark()
         edited = await hana.edited(since, lambda m: m["message_id"] == question["message_id"],
                                    timeout=20)
@@ -59,7 +60,9 @@ async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
         assert "Got it right: Hana" in reveal and "Next question in 1 s." in reveal
         edit = next(c for c in api.calls_of("editMessageText", GROUP_ID)
                     if c.params["message_id"] == question["message_id"])
-        assert deadline <= edit.time < deadline + 1.0  # honoured: not early, not late
+        # honoured: not early, and not late (from the deadline, or from the restart when a
+        # loaded machine brought the bot back only after it)
+        assert deadline <= edit.time < max(deadline, up) + 1.0
         second = await hana.reply(since, lambda m: "Round · Question 2/8" in m["text"])
         assert second["message_id"] != question["message_id"]  # and the round goes on
     edits = [c for c in api.calls_of("editMessageText", GROUP_ID)
