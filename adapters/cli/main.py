@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import getpass
 import logging
+import os
 import shlex
 import signal
 import sys
@@ -152,6 +153,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run(config))
     except (ConfigError, ContentError, StoreRefused, StoreUnavailable, StartupFailed) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (`quizbot play | head`): stop quietly, as other tools do. Point
+        # stdout at /dev/null so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_ERROR
     except Exception:
         # Through logging, not Python's default hook: the log handler redacts tokens.
