@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from bot.app.config_reader import Reader
 from bot.domain.errors import ConfigError
 from bot.domain.platforms import DISCORD, PLATFORMS, TELEGRAM, chat_apps
 from bot.domain.quiz import default_content_dir
@@ -49,7 +50,6 @@ TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
 MAX_SHARDS = 4096
-SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
 
 
 @dataclass(frozen=True)
@@ -161,71 +161,6 @@ class Config:
         return self.token(DISCORD.name)
 
 
-class _Reader:
-    """Typed access to a nested mapping, with the dotted key in every error."""
-
-    def __init__(self, data: Mapping[str, Any], prefix: str, source: str) -> None:
-        self.data, self.prefix, self.source = data, prefix, source
-        self.used: set[str] = set()
-
-    def _fail(self, key: str, why: str) -> ConfigError:
-        return ConfigError(f"{self.source}: {self.prefix}{key} {why}")
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-        self.used.add(key)
-        if key not in self.data or self.data[key] is None:
-            return default
-        value = self.data[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
-            names = " or ".join(k.__name__ for k in _tuple(kind))
-            shown = "a value not shown here" if key in SECRET_KEYS else repr(value)
-            raise self._fail(key, f"must be {names}, got {shown}")
-        return value
-
-    def integer(self, key: str, default: int, low: int, high: int | None = None) -> int:
-        """An int in [low, high] (no upper bound when `high` is None)."""
-        value = self.get(key, int, default)
-        if value < low or (high is not None and value > high):
-            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
-            raise self._fail(key, f"must be {bounds}, got {value!r}")
-        return int(value)
-
-    def seconds(self, key: str, default: float, low: float, high: float) -> float:
-        """A number of seconds in [low, high]."""
-        value = self.get(key, (int, float), default)
-        if not low <= value <= high:
-            raise self._fail(key, f"must be from {low:g} to {high:g} seconds, got {value!r}")
-        return float(value)
-
-    def url(self, key: str, default: str | None, schemes: tuple[str, ...]) -> Any:
-        """A URL with one of `schemes` and a host."""
-        value = self.get(key, str, default)
-        if value is not None and value != default:
-            scheme, _, rest = value.partition("://")
-            if scheme not in schemes or not rest.split("/")[0]:
-                raise self._fail(key, f"must be a {' or '.join(schemes)} URL such as "
-                                      f"{schemes[0]}://127.0.0.1:8080/..., got {value!r}")
-        return value
-
-    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
-        value = self.get(key, str, default)
-        if value not in choices:
-            raise self._fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
-        return str(value)
-
-    def section(self, key: str) -> _Reader:
-        return _Reader(self.get(key, dict, {}), f"{self.prefix}{key}.", self.source)
-
-    def done(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise self._fail(unknown[0], "is not a known key (see deploy/config.example.yaml)")
-
-
-def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
-    return kind if isinstance(kind, tuple) else (kind,)
-
-
 def web_secret(env: Mapping[str, str], source: str) -> Secret:
     """QUIZBOT_WEB_SECRET from the environment; a ConfigError when set but shorter than
     WEB_SECRET_MIN_BYTES (its length is said, never its value)."""
@@ -251,7 +186,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
             raise ConfigError(f"{path}: is not valid YAML: {exc}") from exc
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: must be a mapping of settings")
-    root = _Reader(data, "", source)
+    root = Reader(data, "", source)
 
     storage = root.section("storage")
     url = storage.get("url", str, Config.storage_url)

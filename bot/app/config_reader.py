@@ -1,0 +1,76 @@
+"""Typed, dotted-key access to the config YAML's nested mappings (`bot.app.config` reads
+through it): every bad key fails with one line naming the file, the key and what is wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bot.domain.errors import ConfigError
+
+SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
+
+
+class Reader:
+    """Typed access to a nested mapping, with the dotted key in every error."""
+
+    def __init__(self, data: Mapping[str, Any], prefix: str, source: str) -> None:
+        self.data, self.prefix, self.source = data, prefix, source
+        self.used: set[str] = set()
+
+    def _fail(self, key: str, why: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {self.prefix}{key} {why}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        self.used.add(key)
+        if key not in self.data or self.data[key] is None:
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
+            names = " or ".join(k.__name__ for k in _tuple(kind))
+            shown = "a value not shown here" if key in SECRET_KEYS else repr(value)
+            raise self._fail(key, f"must be {names}, got {shown}")
+        return value
+
+    def integer(self, key: str, default: int, low: int, high: int | None = None) -> int:
+        """An int in [low, high] (no upper bound when `high` is None)."""
+        value = self.get(key, int, default)
+        if value < low or (high is not None and value > high):
+            bounds = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise self._fail(key, f"must be {bounds}, got {value!r}")
+        return int(value)
+
+    def seconds(self, key: str, default: float, low: float, high: float) -> float:
+        """A number of seconds in [low, high]."""
+        value = self.get(key, (int, float), default)
+        if not low <= value <= high:
+            raise self._fail(key, f"must be from {low:g} to {high:g} seconds, got {value!r}")
+        return float(value)
+
+    def url(self, key: str, default: str | None, schemes: tuple[str, ...]) -> Any:
+        """A URL with one of `schemes` and a host."""
+        value = self.get(key, str, default)
+        if value is not None and value != default:
+            scheme, _, rest = value.partition("://")
+            if scheme not in schemes or not rest.split("/")[0]:
+                raise self._fail(key, f"must be a {' or '.join(schemes)} URL such as "
+                                      f"{schemes[0]}://127.0.0.1:8080/..., got {value!r}")
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.get(key, str, default)
+        if value not in choices:
+            raise self._fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
+        return str(value)
+
+    def section(self, key: str) -> Reader:
+        return Reader(self.get(key, dict, {}), f"{self.prefix}{key}.", self.source)
+
+    def done(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self._fail(unknown[0], "is not a known key (see deploy/config.example.yaml)")
+
+
+def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
