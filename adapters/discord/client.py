@@ -14,7 +14,7 @@ from discord.http import Route
 from adapters.discord.commands import QuizTree, build_commands, sync_commands
 from adapters.discord.handlers import Flows
 from adapters.discord.replies import custom_id_of
-from adapters.discord.rounds import DiscordRounds, RoundButton, TeamButton, WhoButton
+from adapters.discord.rounds import DiscordRounds
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
@@ -93,7 +93,7 @@ class QuizClient(discord.Client):
     async def setup_hook(self) -> None:
         """After login, before the gateway: buttons, gateway address, commands."""
         # Registered by template, so buttons on messages sent before a restart still work.
-        self.add_dynamic_items(*DYNAMIC_ITEMS, RoundButton, WhoButton, TeamButton)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
         await self._resolve_gateway()
         await sync_commands(self.tree, self.app.config.discord.guild_ids)
         self.rounds.driver.start()  # posts through REST; needs no gateway

@@ -15,7 +15,13 @@ import discord
 
 from bot.domain import payloads as payload
 from bot.domain.numeric import MAX_TYPED
-from bot.domain.payloads import ActionPayload, AnswerPayload
+from bot.domain.payloads import (
+    ActionPayload,
+    AnswerPayload,
+    RoundPayload,
+    TeamPayload,
+    WhoPayload,
+)
 from bot.domain.results import Where
 from bot.present.plan import Button, Card
 from bot.present.render import Markup
@@ -152,7 +158,6 @@ def typed_value(interaction: discord.Interaction[Any]) -> str:
     return ""
 
 
-DYNAMIC_ITEMS = (AnswerButton, ActionButton, NumberButton)
 
 
 def _frozen(*items: discord.ui.Item[Any]) -> discord.ui.View:
@@ -272,3 +277,67 @@ def edit_of(card: Card) -> dict[str, Any]:
     if "file" in message:
         message["attachments"] = [message.pop("file")]
     return message
+
+
+# --- a round's buttons (on its channel messages) ---------------------------------------------
+
+class _RoundChatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                       template=payload.ROUND_RE):
+    """What every button on a round's public message does: hand its payload to
+    `DiscordRounds.press` (anyone in the channel may press; the store decides)."""
+
+    style = discord.ButtonStyle.primary
+
+    def __init__(self, custom_id: str, *, label: str,
+                 style: discord.ButtonStyle | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style or self.style,
+                                           custom_id=custom_id))
+        pressed = payload.decode(custom_id)
+        assert isinstance(pressed, RoundPayload | WhoPayload | TeamPayload)  # the templates'
+        self.pressed = pressed
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any],
+                             item: discord.ui.Item[Any], match: re.Match[str],
+                             ) -> _RoundChatButton:
+        return cls(match.group(0), label=getattr(item, "label", None) or "?")
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.rounds.press(interaction, self.pressed)
+
+
+class RoundButton(_RoundChatButton, template=payload.ROUND_RE):
+    """A round's lettered button."""
+
+
+class WhoButton(_RoundChatButton, template=payload.WHO_RE):
+    """A reveal's "Who answered?": the full list, ephemeral, paged."""
+
+    style = discord.ButtonStyle.secondary
+
+
+class TeamButton(_RoundChatButton, template=payload.TEAM_RE):
+    """A team (or untimed) round's join button, on the "round started" answer."""
+
+
+ROUND_BUTTONS = {"w1:": WhoButton, "t1:": TeamButton}  # by payload prefix; else a letter
+
+
+def embed_of(card: Card) -> discord.Embed:
+    """A round's card as one embed (its buttons go in `view_of`)."""
+    embed = discord.Embed(title=card.title or None, description=card.body, colour=COLOUR)
+    if card.footer:
+        embed.set_footer(text=card.footer)
+    return embed
+
+
+def view_of(card: Card) -> discord.ui.View | None:
+    """A round's card's live buttons as a frozen view; None when it has none."""
+    buttons: list[Button] = [b for row in card.rows for b in row if not b.disabled]
+    if not buttons:
+        return None
+    return _frozen(*(ROUND_BUTTONS.get(b.payload[:3], RoundButton)(
+        b.payload, label=b.label, style=STYLES[b.style]) for b in buttons))
+
+
+DYNAMIC_ITEMS = (AnswerButton, ActionButton, NumberButton, RoundButton, WhoButton, TeamButton)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
-from telegram import LinkPreviewOptions, Update
+from telegram import Bot, LinkPreviewOptions, Update
 from telegram.constants import ParseMode
 from telegram.error import (
     BadRequest,
@@ -27,10 +27,13 @@ from adapters.base.startup import until_up
 from adapters.telegram import views, webhook
 from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.handlers import Handlers, PTBApplication
+from adapters.telegram.links import DeepLinks
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
+from adapters.telegram.ratelimit import GroupPostRateLimiter
 from adapters.telegram.request import AiohttpRequest
-from adapters.telegram.rounds import GroupPostRateLimiter, TelegramRounds
+from adapters.telegram.round_posts import RoundPosts
+from adapters.telegram.rounds import TelegramRounds
 from bot.app import logs
 from bot.app.compose import App
 from bot.app.web import WebServer
@@ -117,10 +120,14 @@ class TelegramAdapter:
             .request(AiohttpRequest(max(concurrent, 8), pool_timeout=10.0))
             .build()
         )
-        rounds = self.rounds = TelegramRounds(self.app, lambda: application.bot)
+        def bot() -> Bot:
+            return application.bot
+
+        plan = Planner(self.app.catalogue, views.HTML, shared_chats=True)
+        rounds = self.rounds = TelegramRounds(self.app, plan, RoundPosts(self.app, bot), bot)
         dashboard = self.dashboard = TelegramDashboard(
-            self.app.catalogue, self.app.config.web.public_url, lambda: application.bot)
-        Handlers(self.app, self.outbox, rounds, dashboard,
+            self.app.catalogue, self.app.config.web.public_url, bot)
+        Handlers(self.app, self.outbox, rounds, DeepLinks(self.app, plan, bot), dashboard,
                  self.inbox.may_reply if self.inbox is not None else None).register(application)
         return application
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from telegram import Bot, ChatMember
 from telegram.error import BadRequest, Forbidden, TelegramError
 
-from adapters.telegram.rounds import MANAGERS, MEMBERS
+from adapters.telegram.members import MANAGERS, MEMBERS
 from bot.domain.payloads import base36
 from bot.domain.results import Actor
 from bot.features.dashboard.views import Role, Unavailable

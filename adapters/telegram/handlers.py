@@ -26,8 +26,10 @@ from telegram.ext import (
 
 from adapters.telegram import views
 from adapters.telegram.dashboard import TelegramDashboard
+from adapters.telegram.links import DeepLinks
+from adapters.telegram.members import is_member
 from adapters.telegram.outbox import Outbox
-from adapters.telegram.rounds import TelegramRounds, is_member
+from adapters.telegram.rounds import TelegramRounds
 from adapters.telegram.turn import MayReply, Turn
 from adapters.telegram.views import HTML
 from bot.app.compose import App
@@ -51,7 +53,7 @@ class Handlers:
     """Every command and button of the bot, bound to one engine."""
 
     def __init__(self, app: App, outbox: Outbox, rounds: TelegramRounds | None = None,
-                 dashboard: TelegramDashboard | None = None,
+                 links: DeepLinks | None = None, dashboard: TelegramDashboard | None = None,
                  may_reply: MayReply | None = None) -> None:
         self.may_reply = may_reply  # webhook mode: the inbox's reply-once mark
         self.engine, self.cat = app.engine, app.catalogue
@@ -60,6 +62,7 @@ class Handlers:
         self.outbox = outbox
         self.metrics = app.metrics
         self.rounds = rounds
+        self.links = links
         self.chats = app.chats
 
     def register(self, application: PTBApplication) -> None:
@@ -168,13 +171,13 @@ class Handlers:
 
     async def start(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/start: welcome, language choice, Start; `/start <quiz-id>` opens that quiz."""
-        if args and self.rounds is not None and (
-                linked := await self.rounds.group_start(turn.actor, args[0])) is not None:
+        if args and self.links is not None and (
+                linked := await self.links.group_start(turn.actor, args[0])) is not None:
             actor, note = linked  # a solo quiz opened from a group: it counts there
             asked = self.plan.asked(await self.engine.start(actor, linked_quiz(args[0])), actor)
             return replace(asked, send=note.send + asked.send) if note else asked
-        if args and self.rounds is not None and (
-                who := await self.rounds.who_start(turn.actor, args[0])) is not None:
+        if args and self.links is not None and self.rounds is not None and (
+                who := await self.links.who_start(turn.actor, args[0])) is not None:
             if isinstance(who, WhoAnswered):  # a reveal's "Who answered?", opened here
                 return Reply(send=(self.rounds.round_plan.who(who, turn.actor.user_id),))
             return self.plan.pressed(who, turn.actor)
@@ -255,12 +258,12 @@ class Handlers:
         return prompt
 
     async def _private_link(self, turn: Turn, quiz_id: str | None) -> Reply | None:
-        if turn.actor.chat_id is None or self.rounds is None:
+        if turn.actor.chat_id is None or self.links is None:
             return None
         lang = await self.engine.language(turn.actor)
         if quiz_id == REVIEW_LINK or (quiz_id or "").startswith(TOPIC_LINK):
-            return self.rounds.private_link(turn.actor, lang, quiz_id or REVIEW_LINK)
-        return self.rounds.solo_link(turn.actor, lang, quiz_id)
+            return self.links.private_link(turn.actor, lang, quiz_id or REVIEW_LINK)
+        return self.links.solo_link(turn.actor, lang, quiz_id)
 
     async def stats(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/stats [id]: scores, spaced-review progress, and the same as a chart."""
@@ -377,7 +380,7 @@ class Handlers:
         outcome = await self.engine.press(turn.actor, pressed, where)
         if isinstance(outcome, WhoAnswered) and self.rounds is not None:
             if where is not None and where.shared:  # the list opens in the private chat
-                url = self.rounds.who_link(outcome)
+                url = self.links.who_link(outcome) if self.links is not None else None
                 await turn.ack(None if url else self.cat.t(outcome.lang, "round.who_open"),
                                url=url)
                 return Reply()

@@ -9,8 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from adapters.discord.rounds import embed_of
-from adapters.discord.views import FIELD_LIMIT, MARKDOWN, message_of
+from adapters.discord.views import FIELD_LIMIT, MARKDOWN, embed_of, message_of
 from adapters.telegram.views import HTML, text_of
 from bot.domain.platforms import DISCORD, TELEGRAM, units
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes

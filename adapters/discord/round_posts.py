@@ -1,0 +1,74 @@
+"""A round's posts on Discord: each question a channel message, edited into its reveal.
+
+Channel messages (bot token) have no 15-minute interaction-token lifetime to outlive.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from adapters.discord.rewards import DiscordRewards
+from adapters.discord.views import MARKDOWN, embed_of, view_of
+from bot.app.compose import App
+from bot.domain.platforms import DISCORD
+from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
+from bot.present.round_plan import RoundPlanner
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+
+
+def closes_at(q: RoundQuestion) -> str:
+    """Discord renders `<t:…:R>` live in each reader's clock ("in 25 seconds")."""
+    return f"⏳ <t:{int(q.deadline)}:R>"
+
+
+class RoundPosts:
+    """Carries a round's events out into its channel: the round driver's sink."""
+
+    def __init__(self, app: App, client: discord.Client, rewards: DiscordRewards) -> None:
+        self.client, self.rewards = client, rewards
+        self.dailies = app.engine.dailies
+        self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at, limit=DISCORD.card_limit)
+
+    async def _rewards(self, event: RoundEvent) -> None:
+        """After a round's podium is out: the members who earned the quiz's reward, in a
+        task of its own (a thousand grants must not hold the post job's lease)."""
+        if isinstance(event, RoundReveal) and event.final and event.daily is None:
+            self.rewards.grant_later(event)
+
+    async def show(self, event: RoundEvent) -> str | None:
+        """Post a question as a channel message, or edit it into its reveal."""
+        channel = self.client.get_partial_messageable(int(event.chat_id))
+        card = (self.plan.question(event) if isinstance(event, RoundQuestion)
+                else self.plan.reveal(event))
+        embed, view = embed_of(card), view_of(card)
+        try:
+            if not isinstance(event, RoundQuestion) and event.message_ref is not None:
+                try:
+                    # the letters go; a cut reveal gets its "Who answered?"
+                    await channel.get_partial_message(int(event.message_ref)).edit(
+                        embed=embed, view=view)
+                    await self._rewards(event)
+                    return None
+                except discord.NotFound:
+                    log.info("round %s: the question message is gone; posting the reveal",
+                             event.round_id)
+            if view is None:
+                message = await channel.send(embed=embed)
+            else:
+                message = await channel.send(embed=embed, view=view)
+            await self._rewards(event)
+            return str(message.id)
+        except discord.HTTPException as exc:
+            if exc.status >= 500 or exc.status == 429:  # worth another try: the driver's
+                raise
+            # e.g. 50013 Missing Permissions in the channel: never sendable, done
+            log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",
+                        event.round_id, event.chat_id, exc.status, exc.text)
+            if exc.status in (403, 404):  # no access, or no channel: no daily posts either
+                await self.dailies.chat_gone(PLATFORM, event.chat_id)
+            return None

@@ -1,0 +1,102 @@
+"""Deep links into the private chat: a solo quiz opened from a group (it still counts on the
+group's board) and a reveal's "Who answered?" list.
+
+Solo play started in a group opens in a private chat through a deep link that names the
+group; the group itself only gets one message with a button.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from telegram import Bot
+
+from adapters.telegram.members import is_member
+from bot.app.compose import App
+from bot.domain.payloads import base36
+from bot.domain.results import Actor, Misplaced
+from bot.domain.round_results import PressRefused, WhoAnswered
+from bot.present.plan import Button, Card, Planner, Reply
+
+# /start payload of a solo quiz opened from a group: g<-chat id, base36>_<quiz id>
+GROUP_START = re.compile(r"g(?P<chat>[0-9a-z]{1,13})_(?P<quiz>[a-z0-9_-]{1,40})")
+# /start payload of a reveal's "Who answered?": w<round, base36>_<question index>
+WHO_START = re.compile(r"w(?P<round>[0-9a-z]{1,12})_(?P<qindex>[0-9]{1,3})")
+START_PAYLOAD_LIMIT = 64
+
+
+def start_payload(chat_id: str, quiz_id: str) -> str | None:
+    """The deep-link payload of a solo quiz started from group `chat_id`, if it fits."""
+    chat = int(chat_id)
+    if chat >= 0:
+        return None
+    data = f"g{base36(-chat)}_{quiz_id}"
+    return data if len(data) <= START_PAYLOAD_LIMIT and GROUP_START.fullmatch(data) else None
+
+
+def parse_start(data: str) -> tuple[int, str] | None:
+    """(group chat id, quiz id) from a deep-link payload, or None."""
+    m = GROUP_START.fullmatch(data)
+    return (-int(m["chat"], 36), m["quiz"]) if m else None
+
+
+class DeepLinks:
+    """The links a group hands out, and what `/start <payload>` opens from them."""
+
+    def __init__(self, app: App, plan: Planner, bot: Callable[[], Bot]) -> None:
+        self.engine, self.cat, self.rounds = app.engine, app.catalogue, app.rounds
+        self.plan = plan
+        self._bot = bot
+
+    def solo_link(self, actor: Actor, lang: str, quiz_id: str | None) -> Reply | None:
+        """/quiz in a group: one message with a button into a private chat, or None where
+        the bot's username or the payload do not allow a link."""
+        assert actor.chat_id is not None
+        quiz = self.engine.quiz(quiz_id)
+        data = start_payload(actor.chat_id, quiz.id)
+        return self.private_link(actor, lang, data) if data is not None else None
+
+    def private_link(self, actor: Actor, lang: str, data: str) -> Reply | None:
+        """One message with a button that opens `/start <data>` in a private chat with the
+        bot: how a group hands a learner their solo questions without filling up."""
+        username = self._bot().username
+        if not username:
+            return None
+        url = f"https://t.me/{username}?start={data}"
+        text = self.plan.t(lang, "round.private_quiz", name=actor.display_name or "")
+        button = Button(self.cat.t(lang, "round.private_button"), "", "primary", url=url)
+        return Reply(send=(Card(text, rows=((button,),)),))
+
+    async def group_start(self, actor: Actor, data: str) -> tuple[Actor, Reply | None] | None:
+        """`/start g<chat>_<quiz>` in private: the actor as seen from that group (if Telegram
+        says they are in it), and a note when they are not; None if it is no such link."""
+        parsed = parse_start(data)
+        if parsed is None or actor.chat_id is not None:
+            return None
+        chat_id, quiz_id = parsed
+        self.engine.quiz(quiz_id)  # UnknownQuiz for a forged one
+        if await is_member(self._bot(), chat_id, int(actor.user_id)):
+            return Actor(actor.platform, actor.user_id, str(chat_id), actor.display_name,
+                         actor.locale), None
+        return actor, self.plan.text(await self.engine.language(actor), "round.not_member")
+
+    def who_link(self, who: WhoAnswered) -> str | None:
+        """The deep link that opens a reveal's full list in the private chat with the bot."""
+        username = self._bot().username
+        if not username:
+            return None
+        return f"https://t.me/{username}?start=w{base36(who.round_id)}_{who.qindex}"
+
+    async def who_start(self, actor: Actor, data: str
+                        ) -> WhoAnswered | PressRefused | Misplaced | None:
+        """`/start w<round>_<question>` in private: the list's first page, for members of
+        the round's group only (Telegram is asked); None if it is no such link."""
+        m = WHO_START.fullmatch(data)
+        if m is None or actor.chat_id is not None:
+            return None
+        who = await self.rounds.who(actor, int(m["round"], 36), int(m["qindex"]))
+        if isinstance(who, WhoAnswered) and not await is_member(
+                self._bot(), int(who.chat_id), int(actor.user_id)):
+            return Misplaced(who.lang)
+        return who

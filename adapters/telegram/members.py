@@ -1,0 +1,25 @@
+"""Who is in a Telegram group, and who manages it: getChatMember, asked when it matters."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Bot, ChatMember
+from telegram.error import TelegramError
+
+log = logging.getLogger(__name__)
+
+MANAGERS = frozenset({ChatMember.ADMINISTRATOR, ChatMember.OWNER})
+MEMBERS = MANAGERS | {ChatMember.MEMBER, ChatMember.RESTRICTED}
+
+
+async def is_member(bot: Bot, chat_id: int, user_id: int, *, manager: bool = False) -> bool:
+    """Ask Telegram whether the user is in the group (or one of its administrators)."""
+    try:
+        member = await bot.get_chat_member(chat_id, user_id)
+    except TelegramError as exc:
+        log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
+        return False
+    if member.status == ChatMember.RESTRICTED and not manager:
+        return bool(getattr(member, "is_member", False))
+    return member.status in (MANAGERS if manager else MEMBERS)
