@@ -43,8 +43,8 @@ from bot.app.config import load_config  # noqa: E402
 from bot.app.metrics import Health, mount  # noqa: E402
 from bot.domain.learning import Memory, rating_for  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
-from bot.features.dashboard.limits import DEFAULT_PER_MINUTE  # noqa: E402
-from bot.features.dashboard.views import Dashboard, Role  # noqa: E402
+from bot.features.dashboard.pages import Dashboard, Role  # noqa: E402
+from bot.features.dashboard.throttle import DEFAULT_PER_MINUTE  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
 from tests.adapters.telegram.dashboard_bot import free_port  # noqa: E402
 from tests.dashboard_support import init_data  # noqa: E402

@@ -18,7 +18,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from adapters.telegram.members import MANAGERS, MEMBERS
 from bot.domain.payloads import base36
 from bot.domain.results import Actor
-from bot.features.dashboard.views import Role, Unavailable
+from bot.features.dashboard.pages import Role, Unavailable
 from bot.present import dashboard_plan
 from bot.present.i18n import Catalogue
 from bot.present.plan import Reply

@@ -19,7 +19,7 @@ from bot.domain.quiz import Quiz, load_quizzes
 from bot.domain.tasks import spawn
 from bot.features.chats import ChatTitles
 from bot.features.dashboard.auth import Signer, derive_secret
-from bot.features.dashboard.views import Dashboard, Memberships, quizzes_of
+from bot.features.dashboard.pages import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue

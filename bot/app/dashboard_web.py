@@ -40,8 +40,8 @@ from bot.features.dashboard.auth import (
     Signer,
     verify_init_data,
 )
-from bot.features.dashboard.limits import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
-from bot.features.dashboard.views import Dashboard, Forbidden, Unavailable
+from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
+from bot.features.dashboard.throttle import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
 from bot.present.i18n import Catalogue, is_rtl, isolate_latin
 
 log = logging.getLogger(__name__)

@@ -360,7 +360,7 @@ def strings_in(value: object) -> list[str]:
 async def test_the_dashboard_shows_the_numbers_of_the_attempt(store: SQLiteStore, quizzes,
                                                               catalogue) -> None:
     from bot.features.dashboard.auth import Identity
-    from bot.features.dashboard.views import Dashboard, Memberships
+    from bot.features.dashboard.pages import Dashboard, Memberships
 
     engine = Engine(store, quizzes, rng=random.Random(4))
     quiz = quizzes[NUMBERS]
@@ -377,7 +377,7 @@ async def test_the_dashboard_shows_the_numbers_of_the_attempt(store: SQLiteStore
 async def test_the_group_dashboard_names_the_mistake_members_made(
         store: SQLiteStore, quizzes, catalogue) -> None:
     from bot.features.dashboard.auth import Identity
-    from bot.features.dashboard.views import Dashboard, Memberships, Role
+    from bot.features.dashboard.pages import Dashboard, Memberships, Role
 
     engine = Engine(store, quizzes, rng=random.Random(4))
     quiz = quizzes[NUMBERS]

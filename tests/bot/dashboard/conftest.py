@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestServer
 from bot.app.dashboard_web import DashboardWeb
 from bot.domain.quiz import Quiz
 from bot.features.dashboard.auth import Signer, derive_secret
-from bot.features.dashboard.views import Dashboard, Memberships, Role, quizzes_of
+from bot.features.dashboard.pages import Dashboard, Memberships, Role, quizzes_of
 from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
 from bot.store.group_export import exporter_for

@@ -11,8 +11,8 @@ import pytest
 from bot.app.config import load_config
 from bot.domain.errors import ConfigError
 from bot.features.dashboard.auth import Identity
-from bot.features.dashboard.limits import RateLimit
 from bot.features.dashboard.membership import MEMBER_SECONDS, Memberships, Role, Unavailable
+from bot.features.dashboard.throttle import RateLimit
 from tests.bot.dashboard.conftest import GROUP, Served
 from tests.clock import FakeClock
 

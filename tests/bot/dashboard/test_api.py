@@ -9,7 +9,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.dashboard.auth import LINK_SECONDS, Identity
 from bot.features.dashboard.membership import MEMBER_SECONDS
-from bot.features.dashboard.views import Role, Unavailable
+from bot.features.dashboard.pages import Role, Unavailable
 from bot.present.i18n import Catalogue, strip_isolates
 from tests.bot.dashboard.conftest import GROUP, TOKEN, Served
 from tests.dashboard_support import init_data, play

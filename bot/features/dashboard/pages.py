@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.domain import learning
@@ -26,10 +25,19 @@ from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Un
 from bot.features.dashboard.recent import Recent
 from bot.features.dashboard.reports_view import reports_view
 from bot.features.dashboard.suggest import suggest
+from bot.features.dashboard.view_parts import (
+    charts,
+    day_text,
+    direction,
+    label,
+    quiz_members,
+    time_text,
+    title_of,
+)
 from bot.features.engine import Engine
 from bot.features.topic_map import confident_misses
 from bot.present import svg
-from bot.present.i18n import Catalogue, is_rtl
+from bot.present.i18n import Catalogue
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands.dashboard import AttemptAnswer
 from bot.store.dashboard import (
@@ -122,7 +130,7 @@ class Dashboard:
                           attempts=len(mine)) if mine
                 else t("dashboard.quiz_none", title=title),
                 "chart": svg.score_line([(a.score, a.total) for a in mine], title,
-                                        [_date(int(a.finished_at // 86400))[5:] for a in mine])
+                                        [day_text(int(a.finished_at // 86400))[5:] for a in mine])
                 if len(mine) > 1 else ""})
         questions = self._accuracy(quizzes, answers, lang)
         forecast = [0] * FORECAST_DAYS
@@ -130,10 +138,10 @@ class Dashboard:
             ahead = max(0, learning.local_day(c.due_at, settings.utc_offset) - today)
             if ahead < FORECAST_DAYS:
                 forecast[ahead] += 1
-        labels = [_date(today + i)[5:] for i in range(FORECAST_DAYS)]
+        labels = [day_text(today + i)[5:] for i in range(FORECAST_DAYS)]
         by_day = {d.day: d for d in days}
         first = today - CALENDAR_DAYS + 1
-        calendar = [(_date(d), by_day[d].answered if d in by_day else 0,
+        calendar = [(day_text(d), by_day[d].answered if d in by_day else 0,
                      by_day[d].correct if d in by_day else 0) for d in range(first, today + 1)]
         sure = [sum(x.answered for x in totals if x.sure), sum(x.correct for x in totals if x.sure)]
         percent = round(100 * sure[1] / sure[0]) if sure[0] else None
@@ -152,11 +160,11 @@ class Dashboard:
                           "badge": q["badge"]}
                          for q in played],
                 "next": suggest(quizzes, attempts, lang, t)},
-            "kind": "me", "lang": lang, "dir": _dir(lang),
+            "kind": "me", "lang": lang, "dir": direction(lang),
             "user": {"name": (profile[0] if profile else "") or who.display_name},
             "quizzes": scores,
             "questions": questions,
-            "accuracy_charts": _charts(quizzes, questions, lang),
+            "accuracy_charts": charts(quizzes, questions, lang),
             "due": {"now": due_now, "cards": len(cards),
                     "text": t("progress.due", due=due_now, cards=len(cards)),
                     "forecast": [{"day": d, "count": n} for d, n in zip(labels, forecast,
@@ -218,7 +226,7 @@ class Dashboard:
                 if (quiz_id, q.id) in per:
                     answered, right = per[(quiz_id, q.id)]
                     text = shown_text(q, lang, seeds[(quiz_id, q.id)])
-                    out.append({"quiz": quiz_id, "id": q.id, "label": _label(quiz_id, n),
+                    out.append({"quiz": quiz_id, "id": q.id, "label": label(quiz_id, n),
                                 "text": content_text(lang, text),
                                 "answered": answered, "correct": right})
         return out
@@ -288,7 +296,7 @@ class Dashboard:
                          "line": t("dashboard.wrong_pick", option=option, count=r.wrong_count)}
             number = quiz.questions.index(q) + 1
             questions.append({"quiz": r.quiz_id, "quiz_title": quiz.title.get(lang),
-                              "id": r.question_id, "label": _label(r.quiz_id, number),
+                              "id": r.question_id, "label": label(r.quiz_id, number),
                               "order": number,
                               "text": content_text(lang, shown_text(q, lang, None)),
                               "answered": r.answered, "correct": r.correct, "wrong": wrong})
@@ -298,32 +306,32 @@ class Dashboard:
             per_quiz.setdefault(m.quiz_id, []).append(m.best)
         count = len({m.user_id for m in members})
         view: dict[str, Any] = {
-            "kind": "group", "lang": lang, "dir": _dir(lang), "admin": role.admin,
+            "kind": "group", "lang": lang, "dir": direction(lang), "admin": role.admin,
             "group": {"id": group_id, "platform": p, "title": titles.get(group_id),
                       "heading": t("dashboard.group_title", group=titles[group_id])
                       if group_id in titles else t("dashboard.group_untitled")},
             "rounds": [{"id": r.id, "quiz": r.quiz_id, "status": r.status,
-                        "started": _date_time(r.started_at), "players": r.players,
+                        "started": time_text(r.started_at), "players": r.players,
                         "best": r.best, "total": r.total,
                         "mean": None if r.mean is None else round(r.mean, 1),
-                        "line": t("dashboard.round_row", title=_title(quizzes, r.quiz_id, lang),
+                        "line": t("dashboard.round_row", title=title_of(quizzes, r.quiz_id, lang),
                                   best=r.best, total=r.total, players=r.players)}
                        for r in rounds],
             "questions": questions,
-            "accuracy_charts": _charts(quizzes, questions, lang),
+            "accuracy_charts": charts(quizzes, questions, lang),
             "members": {
                 "count": count, "text": t("dashboard.members_summary", members=count),
-                "quizzes": [_quiz_members(t, quizzes, quiz_id, bests, lang)
+                "quizzes": [quiz_members(t, quizzes, quiz_id, bests, lang)
                             for quiz_id, bests in sorted(per_quiz.items())]},
         }
         if role.admin:
             totals = {quiz_id: len(quiz.questions) for quiz_id, quiz in quizzes.items()}
             view["members"]["rows"] = [
                 {"user_id": m.user_id, "name": m.display_name or t("dashboard.unnamed"),
-                 "quiz": m.quiz_id, "quiz_title": _title(quizzes, m.quiz_id, lang),
+                 "quiz": m.quiz_id, "quiz_title": title_of(quizzes, m.quiz_id, lang),
                  "attempts": m.attempts, "best": m.best, "total": totals.get(m.quiz_id),
                  "score": f"{m.best}/{totals[m.quiz_id]}" if m.quiz_id in totals
-                 else str(m.best), "last": _date_time(m.last_at)}
+                 else str(m.best), "last": time_text(m.last_at)}
                 for m in members]
             more = max(0, everyone - len(members))
             view["members"]["more"] = more
@@ -373,52 +381,9 @@ class Dashboard:
         return lambda key, **params: self.cat.t(lang, key, **params)
 
 
-def _quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: str,
-                  bests: list[int], lang: str) -> dict[str, Any]:
-    title = _title(quizzes, quiz_id, lang)
-    total = len(quizzes[quiz_id].questions) if quiz_id in quizzes else None
-    mean = round(sum(bests) / len(bests), 1)
-    return {"quiz": quiz_id, "title": title, "members": len(bests), "mean_best": mean,
-            "total": total, "line": t("dashboard.mean_best", title=title, members=len(bests),
-                                      mean=mean, total=total)}
-
-
 def quizzes_of(engine: Engine) -> dict[str, Quiz]:
     """Every quiz the engine has loaded now (after a /reload too), by id."""
     return dict(engine.library.quizzes)
-
-
-def _label(quiz_id: str, number: int) -> str:
-    return f"Q{number}"
-
-
-def _charts(quizzes: Mapping[str, Quiz], questions: list[dict[str, Any]], lang: str
-            ) -> list[dict[str, str]]:
-    """One accuracy chart per quiz (Q1, Q2, ... in file order)."""
-    out = []
-    for quiz_id in sorted({q["quiz"] for q in questions}):
-        title = _title(quizzes, quiz_id, lang)
-        mine = [(q["label"], q["answered"], q["correct"]) for q in questions
-                if q["quiz"] == quiz_id]
-        out.append({"quiz": quiz_id, "title": title, "chart": svg.accuracy_bars(mine, title)})
-    return out
-
-
-def _title(quizzes: Mapping[str, Quiz], quiz_id: str, lang: str) -> str:
-    quiz = quizzes.get(quiz_id)
-    return quiz.title.get(lang) if quiz else quiz_id
-
-
-def _dir(lang: str) -> str:
-    return "rtl" if is_rtl(lang) else "ltr"
-
-
-def _date(day: int) -> str:
-    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day)).strftime("%Y-%m-%d")
-
-
-def _date_time(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 __all__ = ["Dashboard", "Forbidden", "MemberCheck", "Memberships", "Role", "Unavailable",

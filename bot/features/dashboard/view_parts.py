@@ -1,0 +1,64 @@
+"""What the dashboard's two views share: quiz titles, question labels, accuracy charts,
+dates, the text direction (pure functions; `pages` calls them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from bot.domain.quiz import Quiz
+from bot.present import svg
+from bot.present.i18n import is_rtl
+
+
+def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: str,
+                 bests: list[int], lang: str) -> dict[str, Any]:
+    """A quiz's line in the group's members summary: how many played it, their mean best."""
+    title = title_of(quizzes, quiz_id, lang)
+    total = len(quizzes[quiz_id].questions) if quiz_id in quizzes else None
+    mean = round(sum(bests) / len(bests), 1)
+    return {"quiz": quiz_id, "title": title, "members": len(bests), "mean_best": mean,
+            "total": total, "line": t("dashboard.mean_best", title=title, members=len(bests),
+                                      mean=mean, total=total)}
+
+
+def label(quiz_id: str, number: int) -> str:
+    """A question's label under its quiz's title: Q1, Q2, ... in file order."""
+    return f"Q{number}"
+
+
+def charts(quizzes: Mapping[str, Quiz], questions: list[dict[str, Any]], lang: str
+           ) -> list[dict[str, str]]:
+    """One accuracy chart per quiz (Q1, Q2, ... in file order)."""
+    out = []
+    for quiz_id in sorted({q["quiz"] for q in questions}):
+        title = title_of(quizzes, quiz_id, lang)
+        mine = [(q["label"], q["answered"], q["correct"]) for q in questions
+                if q["quiz"] == quiz_id]
+        out.append({"quiz": quiz_id, "title": title, "chart": svg.accuracy_bars(mine, title)})
+    return out
+
+
+def title_of(quizzes: Mapping[str, Quiz], quiz_id: str, lang: str) -> str:
+    """The quiz's title in `lang`; its id only when the quiz is no longer loaded."""
+    quiz = quizzes.get(quiz_id)
+    return quiz.title.get(lang) if quiz else quiz_id
+
+
+def direction(lang: str) -> str:
+    """The page's text direction for `lang`."""
+    return "rtl" if is_rtl(lang) else "ltr"
+
+
+def day_text(day: int) -> str:
+    """Day number (days since 1970-01-01) as YYYY-MM-DD."""
+    return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day)).strftime("%Y-%m-%d")
+
+
+def time_text(at: float) -> str:
+    """A timestamp as "YYYY-MM-DD HH:MM UTC"."""
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+__all__ = ["charts", "day_text", "direction", "label", "quiz_members", "time_text", "title_of"]
