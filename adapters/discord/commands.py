@@ -15,7 +15,14 @@ from discord import app_commands
 
 from adapters.discord.handlers import Flows
 from adapters.discord.rounds import DiscordRounds
-from bot.domain.round_rules import MAX_SECONDS, MAX_TEAMS, MIN_SECONDS, MIN_TEAMS
+from bot.domain.product_limits import (
+    MAX_QUESTIONS,
+    MAX_SECONDS,
+    MAX_TEAMS,
+    MIN_QUESTIONS,
+    MIN_SECONDS,
+    MIN_TEAMS,
+)
 from bot.present.i18n import Catalogue
 
 log = logging.getLogger(__name__)
@@ -163,7 +170,8 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def round_start(interaction: discord.Interaction[Any], quiz: str | None = None,
                           seconds: app_commands.Range[int, MIN_SECONDS, MAX_SECONDS] | None
                           = None,
-                          questions: app_commands.Range[int, 1, 50] | None = None,
+                          questions: app_commands.Range[int, MIN_QUESTIONS, MAX_QUESTIONS]
+                          | None = None,
                           teams: app_commands.Range[int, MIN_TEAMS, MAX_TEAMS] | None = None,
                           scoring: Literal["accuracy", "speed", "streak"] = "accuracy",
                           untimed: bool = False) -> None:
@@ -201,7 +209,7 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     @app_commands.describe(quiz=text("command.param_quiz"), role=text("command.param_role"),
                            score=text("command.param_score"))
     async def reward_set(interaction: discord.Interaction[Any], quiz: str, role: discord.Role,
-                         score: app_commands.Range[int, 1, 50]) -> None:
+                         score: app_commands.Range[int, MIN_QUESTIONS, MAX_QUESTIONS]) -> None:
         await rounds_of(interaction).rewards.set(interaction, quiz, role, score)
 
     @reward.command(name="remove", description=text("command.reward_remove"))

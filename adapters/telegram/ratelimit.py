@@ -9,12 +9,13 @@ from typing import Any
 from aiolimiter import AsyncLimiter
 from telegram.ext import AIORateLimiter
 
+from bot.domain.product_limits import GROUP_REPLIES_PER_MINUTE
+
 # The Bot API calls that post into a chat: the only ones Telegram's ~20 a minute per group
 # applies to, so the only ones the group bucket should meter.
 CHAT_POSTS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarkup",
                         "sendPhoto", "editMessageMedia", "editMessageCaption", "deleteMessage"})
 ROUND_LANE = 3  # `rate_limit_args` of a round's posts: their lane (and 3 retries on 429)
-REPLIES_PER_MINUTE = 10  # what command replies may take of a group's 20 posts a minute
 
 
 class GroupPostRateLimiter(AIORateLimiter):
@@ -23,8 +24,8 @@ class GroupPostRateLimiter(AIORateLimiter):
 
     PTB meters every call with a negative chat_id (getChatMember too) against the group's
     20 a minute; admin checks and deep-link checks would then eat the budget a reveal needs.
-    Command replies into a group first pass a bucket of REPLIES_PER_MINUTE, so however busy
-    the members are, half the group's budget stays free and a round's posts (sent with
+    Command replies into a group first pass a bucket of GROUP_REPLIES_PER_MINUTE, so however
+    busy the members are, half the group's budget stays free and a round's posts (sent with
     `rate_limit_args=ROUND_LANE`) never queue behind replies.
     """
 
@@ -40,7 +41,7 @@ class GroupPostRateLimiter(AIORateLimiter):
         chat = data.get("chat_id")
         if (endpoint in CHAT_POSTS and rate_limit_args != ROUND_LANE and isinstance(chat, int)
                 and chat < 0):
-            lane = self._replies.setdefault(chat, AsyncLimiter(REPLIES_PER_MINUTE, 60))
+            lane = self._replies.setdefault(chat, AsyncLimiter(GROUP_REPLIES_PER_MINUTE, 60))
             async with lane:
                 return await super().process_request(callback, args, kwargs, endpoint, data,
                                                       rate_limit_args)

@@ -15,15 +15,13 @@ from adapters.telegram.members import is_member
 from adapters.telegram.round_posts import PLATFORM, RoundPosts
 from bot.app.compose import App
 from bot.domain.errors import BadDaily, BadRoundOptions
+from bot.domain.product_limits import MAX_TEAMS, MEMBER_QUIET, MIN_TEAMS
 from bot.domain.results import Actor
-from bot.domain.round_rules import DEFAULT_SCORING, MAX_TEAMS, MIN_TEAMS, SCORINGS
+from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
-
-MEMBER_QUIET = 60.0  # seconds: one reply per member while a round runs, the rest dropped
-
 
 RoundOptions = tuple[str | None, int | None, int, str, bool]
 

@@ -23,16 +23,10 @@ from typing import Any
 import yaml
 
 from bot.app.config_reader import Reader
+from bot.domain import product_limits as limits
 from bot.domain.errors import ConfigError
 from bot.domain.platforms import DISCORD, PLATFORMS, TELEGRAM, chat_apps
 from bot.domain.quiz import default_content_dir
-from bot.domain.round_rules import (
-    DEFAULT_CLOSE_HOURS,
-    MAX_CLOSE_HOURS,
-    MAX_SECONDS,
-    MIN_CLOSE_HOURS,
-    MIN_SECONDS,
-)
 from bot.domain.secret import Secret
 from bot.store.urls import split_password
 
@@ -102,13 +96,13 @@ class WebConfig:
 
 @dataclass(frozen=True)
 class RoundsConfig:
-    default_seconds: int = 30  # each question of a study-group round stays open this long
-    reveal_seconds: float = 5  # from a reveal to the next question
+    default_seconds: int = limits.DEFAULT_SECONDS  # a study-group round's question stays open
+    reveal_seconds: float = limits.DEFAULT_REVEAL_SECONDS  # from a reveal to the next question
 
 
 @dataclass(frozen=True)
 class DailyConfig:
-    close_hours: float = DEFAULT_CLOSE_HOURS  # hours each question of the day stays open
+    close_hours: float = limits.DEFAULT_CLOSE_HOURS  # hours each question of the day stays open
 
 
 @dataclass(frozen=True)
@@ -270,20 +264,20 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         reveal_seconds=float(rd.get("reveal_seconds", (int, float), RoundsConfig.reveal_seconds)),
     )
     rd.done()
-    if not MIN_SECONDS <= rounds.default_seconds <= MAX_SECONDS:
-        raise ConfigError(f"{source}: rounds.default_seconds must be {MIN_SECONDS}-"
-                          f"{MAX_SECONDS}, got {rounds.default_seconds}")
-    if not 0 <= rounds.reveal_seconds <= 60:
-        raise ConfigError(f"{source}: rounds.reveal_seconds must be 0-60, got "
-                          f"{rounds.reveal_seconds}")
+    if not limits.round_seconds_ok(rounds.default_seconds):
+        raise ConfigError(f"{source}: rounds.default_seconds must be {limits.MIN_SECONDS}-"
+                          f"{limits.MAX_SECONDS}, got {rounds.default_seconds}")
+    if not 0 <= rounds.reveal_seconds <= limits.MAX_REVEAL_SECONDS:
+        raise ConfigError(f"{source}: rounds.reveal_seconds must be "
+                          f"0-{limits.MAX_REVEAL_SECONDS:g}, got {rounds.reveal_seconds}")
 
     dd = root.section("daily")
     daily = DailyConfig(close_hours=float(dd.get("close_hours", (int, float),
                                                  DailyConfig.close_hours)))
     dd.done()
-    if not MIN_CLOSE_HOURS <= daily.close_hours <= MAX_CLOSE_HOURS:
-        raise ConfigError(f"{source}: daily.close_hours must be {MIN_CLOSE_HOURS}-"
-                          f"{MAX_CLOSE_HOURS}, got {daily.close_hours:g}")
+    if not limits.close_hours_ok(daily.close_hours):
+        raise ConfigError(f"{source}: daily.close_hours must be {limits.MIN_CLOSE_HOURS}-"
+                          f"{limits.MAX_CLOSE_HOURS}, got {daily.close_hours:g}")
 
     admins_raw = root.get("admins", dict, {})
     admins = {}

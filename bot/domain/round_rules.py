@@ -1,6 +1,6 @@
-"""The rules of a study-group round, in one place: how long, how many teams, how each scoring
-mode scores, and how teams are drawn. Config, features, store commands and adapters import
-these; nobody keeps a second literal.
+"""The rules of a study-group round, in one place: how each scoring mode scores, how teams are
+drawn and what earns a badge. Its limits (how long, how many teams) are in
+`bot.domain.product_limits`.
 
 Scoring modes (chosen per round, accuracy by default):
 
@@ -22,20 +22,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
-MIN_SECONDS, MAX_SECONDS = 10, 300  # a timed question's length
-UNTIMED_SECONDS = 30 * 60  # an untimed question stays open at most this long
-LOBBY_SECONDS = 30  # a team (or untimed) round's joining time before question 1
-MIN_TEAMS, MAX_TEAMS = 2, 6
+from bot.domain.product_limits import BADGE_SHARE
+
 SCORINGS = ("accuracy", "speed", "streak")
 DEFAULT_SCORING = "accuracy"
 SPEED_TOP = 1000  # points for a right answer given at once (speed); half of it at the bell
 STREAK_BASE, STREAK_STEP, STREAK_CAP = 1000, 100, 500
-# A question of the day (/daily) is open at least an hour and closes before the next one.
-MIN_CLOSE_HOURS, MAX_CLOSE_HOURS, DEFAULT_CLOSE_HOURS = 1, 23, 8
-
 
 BADGE = "🏅"
-BADGE_SHARE = 0.8  # a quiz's badge: at least 80% right in one full attempt (Telegram has no roles)
 
 
 def badge_score(total: int) -> int:

@@ -16,10 +16,15 @@ import random
 
 from bot.domain import learning
 from bot.domain.errors import BadDaily, NotChatAdmin, RoundsAreForGroups, UnknownQuiz
+from bot.domain.product_limits import (
+    DEFAULT_CLOSE_HOURS,
+    MAX_CLOSE_HOURS,
+    MIN_CLOSE_HOURS,
+    close_hours_ok,
+)
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import DailySet
-from bot.domain.round_rules import DEFAULT_CLOSE_HOURS, MAX_CLOSE_HOURS, MIN_CLOSE_HOURS
 from bot.features.rounds import Manages, Rounds
 from bot.store.commands.daily import DAILY_KIND
 from bot.store.learning import JobRow
@@ -36,7 +41,7 @@ class Dailies:
     kind = DAILY_KIND
 
     def __init__(self, rounds: Rounds, *, close_hours: float = DEFAULT_CLOSE_HOURS) -> None:
-        if not MIN_CLOSE_HOURS <= close_hours <= MAX_CLOSE_HOURS:
+        if not close_hours_ok(close_hours):
             raise ValueError(f"daily.close_hours must be {MIN_CLOSE_HOURS}-{MAX_CLOSE_HOURS}")
         self.rounds, self.store = rounds, rounds.store
         self.close_hours = close_hours

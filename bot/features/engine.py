@@ -35,6 +35,11 @@ from bot.domain.payloads import (
     WhoPagePayload,
     WhoPayload,
 )
+from bot.domain.product_limits import (
+    DEFAULT_CLOSE_HOURS,
+    DEFAULT_REVEAL_SECONDS,
+    DEFAULT_SECONDS,
+)
 from bot.domain.quiz import Quiz
 from bot.domain.results import (
     Actor,
@@ -58,7 +63,6 @@ from bot.domain.results import (
     UserStats,
     Where,
 )
-from bot.domain.round_rules import DEFAULT_CLOSE_HOURS
 from bot.features.daily import Dailies
 from bot.features.groups import Groups
 from bot.features.installed import Installed
@@ -110,8 +114,8 @@ class Engine:
         clock: Callable[[], float] = time.time,
         memory: Memory | None = None,
         due_titles: Mapping[str, str] | None = None,
-        round_seconds: int = 30,
-        reveal_seconds: float = 5.0,
+        round_seconds: int = DEFAULT_SECONDS,
+        reveal_seconds: float = DEFAULT_REVEAL_SECONDS,
         daily_close_hours: float = DEFAULT_CLOSE_HOURS,
     ) -> None:
         self.store = store

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.domain import learning, round_rules
+from bot.domain.product_limits import MAX_SECONDS, STREAKS_SHOWN, WEEK_SHOWN
 from bot.domain.round_results import DailyNotes, Standing, TeamStanding, WeekRow
 from bot.store.round_rows import DailyHistory, RoundAnswer, RoundMember
 
 
 def standings_of(answers: Sequence[RoundAnswer], scoring: str = round_rules.DEFAULT_SCORING,
-                 seconds: float = round_rules.MAX_SECONDS, *,
+                 seconds: float = MAX_SECONDS, *,
                  timed: bool = True) -> tuple[Standing, ...]:
     """Every member by points (accuracy: right answers), ties broken by less total time to
     the right answers (not in an untimed round: there ties share a place)."""
@@ -60,8 +61,6 @@ def team_standings(standings: Sequence[Standing], members: Sequence[RoundMember]
     return tuple(out)
 
 
-STREAKS_SHOWN = 5  # members named under a question of the day's streaks
-WEEK_SHOWN = 10  # members on Sunday's standing of the week
 SUNDAY = 6  # datetime.weekday()
 
 

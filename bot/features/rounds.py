@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Protocol
 
-from bot.domain import learning, round_rules
+from bot.domain import learning, product_limits, round_rules
 from bot.domain.errors import (
     BadRoundLength,
     BadRoundOptions,
@@ -61,9 +61,7 @@ Clock = Callable[[], float]
 # Whether a member other than the host may stop or skip: known, or asked of the platform
 # only when it matters (Telegram's getChatMember).
 Manages = bool | Callable[[], Awaitable[bool]]
-MIN_SECONDS, MAX_SECONDS = round_rules.MIN_SECONDS, round_rules.MAX_SECONDS
 POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
-WHO_PAGE = 20  # members per page of the private "Who answered?" list
 
 
 class RoundHost(Protocol):
@@ -89,10 +87,12 @@ class Rounds:
     """Runs rounds for every platform on top of a `RoundStore`; quizzes come from `engine`."""
 
     def __init__(self, engine: RoundHost, store: Store, *, clock: Clock = time.time,
-                 default_seconds: int = 30, reveal_seconds: float = 5.0,
+                 default_seconds: int = product_limits.DEFAULT_SECONDS,
+                 reveal_seconds: float = product_limits.DEFAULT_REVEAL_SECONDS,
                  rng: random.Random | None = None) -> None:
-        if not MIN_SECONDS <= default_seconds <= MAX_SECONDS:
-            raise ValueError(f"rounds.default_seconds must be {MIN_SECONDS}-{MAX_SECONDS}")
+        if not product_limits.round_seconds_ok(default_seconds):
+            raise ValueError(f"rounds.default_seconds must be {product_limits.MIN_SECONDS}-"
+                             f"{product_limits.MAX_SECONDS}")
         self.engine, self.store, self.clock = engine, store, clock
         self.default_seconds, self.reveal_seconds = default_seconds, reveal_seconds
         self._rng = rng or random.Random()
@@ -121,18 +121,20 @@ class Rounds:
         if chat_id is None or actor.chat_id is None:
             raise RoundsAreForGroups()
         if (scoring not in round_rules.SCORINGS or (untimed and scoring == "speed")
-                or not (teams == 0 or round_rules.MIN_TEAMS <= teams <= round_rules.MAX_TEAMS)):
+                or not product_limits.teams_ok(teams)):
             raise BadRoundOptions()
         chosen_quiz, chosen_lang = await self.engine.group_choice(actor)  # the group's
         quiz = self.engine.quiz(quiz_id or chosen_quiz)
         lang = chosen_lang or await self.engine.language(actor)
         seconds = self.default_seconds if seconds is None else seconds
         total = len(quiz.questions) if questions is None else questions
-        if not (MIN_SECONDS <= seconds <= MAX_SECONDS and 1 <= total <= len(quiz.questions)):
-            raise BadRoundLength(low=MIN_SECONDS, high=MAX_SECONDS, count=len(quiz.questions))
+        if not (product_limits.round_seconds_ok(seconds)
+                and product_limits.round_questions_ok(questions, len(quiz.questions))):
+            raise BadRoundLength(low=product_limits.MIN_SECONDS, high=product_limits.MAX_SECONDS,
+                                 count=len(quiz.questions))
         if untimed:
-            seconds = round_rules.UNTIMED_SECONDS
-        lobby = round_rules.LOBBY_SECONDS if teams or untimed else 0
+            seconds = product_limits.UNTIMED_SECONDS
+        lobby = product_limits.LOBBY_SECONDS if teams or untimed else 0
         picked = list(quiz.questions)
         if total < len(picked):
             keep = set(self._rng.sample(range(len(picked)), total))
@@ -269,9 +271,9 @@ class Rounds:
         marks = {a.user_id: "right" if a.correct else "wrong"
                  for a in answers if a.qindex == qindex}
         standings = self.events.standings(row, answers)
-        pages = max(1, -(-len(standings) // WHO_PAGE))
+        pages = max(1, -(-len(standings) // product_limits.WHO_PAGE))
         page = min(max(page, 0), pages - 1)
-        shown = standings[page * WHO_PAGE:(page + 1) * WHO_PAGE]
+        shown = standings[page * product_limits.WHO_PAGE:(page + 1) * product_limits.WHO_PAGE]
         quiz = self.events.quiz(row)
         question = self.events.drawn(quiz, row, qindex)
         return WhoAnswered(

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from bot.domain.product_limits import MISSES_SHOWN
 from bot.domain.quiz import Quiz
 from bot.domain.results import TopicLine
 from bot.features.mastery import Mastery
 from bot.store.learning import ReviewTotal
-
-MISSES_SHOWN = 5  # confident misses listed on /stats and the dashboard
 
 
 def topic_lines(quizzes: Iterable[Quiz], known: Mastery, totals: Iterable[ReviewTotal],

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.domain import learning, round_rules
+from bot.domain import learning
 from bot.domain.payloads import TeamPayload, WhoPagePayload, WhoPayload, encode_round
 from bot.domain.platforms import units
+from bot.domain.product_limits import NAME_SHOWN, RIGHT_SHOWN, STANDINGS_SHOWN, UNTIMED_SECONDS
 from bot.domain.round_results import (
     DailyNotes,
     DailySet,
@@ -30,9 +31,6 @@ from bot.present.i18n import Catalogue, is_rtl, isolate
 from bot.present.plan import Button, Card, Reply, round_ack, team_name
 
 BAR, BAR_WIDTH = "▇", 10
-STANDINGS_SHOWN = 10
-RIGHT_SHOWN = 20  # names under "Got it right:" at most; the rest are counted
-NAME_SHOWN = 64  # characters of one member's name (Telegram's run to 129)
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
@@ -93,7 +91,7 @@ class RoundPlanner:
                     (any_team,))
         elif started.untimed:
             lines.append(self.t(lang, "round.lobby_untimed", seconds=started.lobby,
-                                minutes=round_rules.UNTIMED_SECONDS // 60))
+                                minutes=UNTIMED_SECONDS // 60))
             rows = ((Button(self.cat.t(lang, "round.join_button"),
                             TeamPayload(started.round_id, None).pack(), "primary"),),)
         lines.append(self.t(lang, self.mode_key(started.scoring, started.untimed)))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain import round_rules
+from bot.domain import product_limits, round_rules
 from bot.domain.errors import BadRoundOptions
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
@@ -111,15 +111,15 @@ async def test_untimed_round_waits_for_everyone_who_joined(rounds: Rounds, clock
     with pytest.raises(BadRoundOptions):
         await rounds.start(HOST, GROUP, untimed=True, scoring="speed")
     started = await rounds.start(HOST, GROUP, questions=2, untimed=True)
-    assert started.lobby == round_rules.LOBBY_SECONDS and started.untimed
+    assert started.lobby == product_limits.LOBBY_SECONDS and started.untimed
     assert await rounds.due("telegram") == []  # members join first
     assert await rounds.join(a, started.round_id, None) == \
         Joined(started.round_id, "en", "joined", None, False)
     assert (await rounds.join(a, started.round_id, None)).outcome == "already"  # type: ignore[union-attr]
     await rounds.join(b, started.round_id, None)
-    clock.advance(round_rules.LOBBY_SECONDS)
+    clock.advance(product_limits.LOBBY_SECONDS)
     q = await opened(rounds)
-    assert q.untimed and q.deadline == clock.now + round_rules.UNTIMED_SECONDS
+    assert q.untimed and q.deadline == clock.now + product_limits.UNTIMED_SECONDS
     clock.advance(600)  # ten minutes: still open, b is thinking
     await rounds.press(a, q.round_id, 0, right(quizzes, q))
     assert await rounds.due("telegram") == []
@@ -153,7 +153,7 @@ async def test_teams_drafted_by_past_accuracy_scored_by_mean(
     for m in players:
         assert (await rounds.join(m, rid, None)).outcome == "joined"  # type: ignore[union-attr]
     late = MEMBERS[4]
-    clock.advance(round_rules.LOBBY_SECONDS)
+    clock.advance(product_limits.LOBBY_SECONDS)
     q = await opened(rounds)
     # snake: M0 -> team 0, M1 -> team 1, M2 -> team 1, M3 -> team 0
     teams = {m.user_id: m.team for m in await store.round_members(rid)}

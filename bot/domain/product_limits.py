@@ -1,0 +1,60 @@
+"""Product limits, each in one place: how long a round's question stays open, how many
+questions and teams a round may have, how long a question of the day stays open, what a
+badge takes, how many names a message lists, how often a bot replies into a busy group.
+
+Config validation, the features, the store commands and both chat adapters import these;
+nobody keeps a second literal. (What a platform allows, such as message sizes, lives in
+`bot.domain.platforms`; how a round scores, in `bot.domain.round_rules`.)
+"""
+
+from __future__ import annotations
+
+# --- a study-group round ------------------------------------------------------------------
+MIN_SECONDS, MAX_SECONDS = 10, 300  # a timed question's length (`rounds.default_seconds`)
+DEFAULT_SECONDS = 30
+DEFAULT_REVEAL_SECONDS, MAX_REVEAL_SECONDS = 5.0, 60.0  # from a reveal to the next question
+UNTIMED_SECONDS = 30 * 60  # an untimed question stays open at most this long
+LOBBY_SECONDS = 30  # a team (or untimed) round's joining time before question 1
+MIN_QUESTIONS, MAX_QUESTIONS = 1, 50  # questions a host may ask one round to take
+MIN_TEAMS, MAX_TEAMS = 2, 6
+
+# --- a question of the day (/daily): open at least an hour, closed before the next one ----
+MIN_CLOSE_HOURS, MAX_CLOSE_HOURS, DEFAULT_CLOSE_HOURS = 1, 23, 8
+
+# --- a quiz's badge: at least 80% right in one full attempt (Telegram has no roles) -------
+BADGE_SHARE = 0.8
+
+# --- names and lines one message shows ------------------------------------------------------
+STANDINGS_SHOWN = 10  # members on a round's standings
+RIGHT_SHOWN = 20  # names under "Got it right:" at most; the rest are counted
+NAME_SHOWN = 64  # characters of one member's name (Telegram's run to 129)
+WHO_PAGE = 20  # members per page of the private "Who answered?" list
+STREAKS_SHOWN = 5  # members named under a question of the day's streaks
+WEEK_SHOWN = 10  # members on Sunday's standing of the week
+MISSES_SHOWN = 5  # confident misses listed on /stats and the dashboard
+
+# --- lanes: what the bot's replies may take of a group's posts ------------------------------
+GROUP_REPLIES_PER_MINUTE = 10  # command replies into one group (Telegram allows 20 posts)
+MEMBER_QUIET = 60.0  # seconds: one reply per member while a round runs, the rest dropped
+
+
+def round_seconds_ok(seconds: float) -> bool:
+    """True when a timed question may stay open `seconds`."""
+    return MIN_SECONDS <= seconds <= MAX_SECONDS
+
+
+def round_questions_ok(asked: int | None, available: int) -> bool:
+    """True when a round may take `asked` (None: all) of a quiz's `available` questions."""
+    if asked is None:
+        return available >= MIN_QUESTIONS
+    return MIN_QUESTIONS <= asked <= min(MAX_QUESTIONS, available)
+
+
+def teams_ok(teams: int) -> bool:
+    """True for a round without teams (0) or with an allowed number of them."""
+    return teams == 0 or MIN_TEAMS <= teams <= MAX_TEAMS
+
+
+def close_hours_ok(hours: float) -> bool:
+    """True when a question of the day may stay open `hours`."""
+    return MIN_CLOSE_HOURS <= hours <= MAX_CLOSE_HOURS
