@@ -25,6 +25,7 @@ from bot.domain.product_limits import (
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import DailySet
+from bot.domain.shuffle import option_order
 from bot.features.rounds import Manages, Rounds
 from bot.store.commands.daily import DAILY_KIND
 from bot.store.learning import JobRow
@@ -126,9 +127,8 @@ class Dailies:
         random.Random(f"{daily.platform}:{daily.chat_id}:{quiz.id}:{day // n}").shuffle(order)
         question = quiz.questions[order[day % n]]
         rng = random.Random(f"{daily.platform}:{daily.chat_id}:{day}")
-        options = list(range(len(question.options)))
-        rng.shuffle(options)
         return NewRound(daily.platform, daily.chat_id, daily.board_chat, daily.host_id,
-                        daily.host_name, quiz.id, daily.lang, (question.id,), (tuple(options),),
+                        daily.host_name, quiz.id, daily.lang, (question.id,),
+                        (option_order(rng, question),),
                         round(daily.close_hours * 3600), 0.0, seed=rng.getrandbits(62),
                         kind="daily")

@@ -22,6 +22,7 @@ from bot.domain.quiz import Question, Quiz, Text, entry_quiz
 from bot.domain.quiz.computed import draw, drawn_values, seed_of
 from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
+from bot.domain.shuffle import deal
 from bot.store.protocol import NewSession, SessionRow, Store
 
 
@@ -198,20 +199,10 @@ class Library:
         self.quizzes = {**self._installed, **self._shipped}
 
 
-def shuffled_options(rng: random.Random, question: Question) -> tuple[int, ...]:
-    """A random order of the question's options (what the learner sees, by position)."""
-    order = list(range(len(question.options)))
-    rng.shuffle(order)
-    return tuple(order)
-
-
 def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Question],
                 rng: random.Random, *, shuffle: bool = False) -> NewSession:
     """A session over `questions` (shuffled if asked), each with its options shuffled."""
-    order = list(questions)
-    if shuffle:
-        rng.shuffle(order)
-    orders = tuple(shuffled_options(rng, q) for q in order)
+    order, orders = deal(rng, questions, shuffle=shuffle)
     return NewSession(actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
                       tuple(q.id for q in order), orders,
                       seed=rng.getrandbits(62))  # this attempt's numbers (computed questions)

@@ -41,6 +41,7 @@ from bot.domain.round_results import (
     WhoAnswered,
     WhoRow,
 )
+from bot.domain.shuffle import deal
 from bot.features.round_events import RoundEvents
 from bot.features.round_scores import standings_of
 from bot.store.learning import NewReview
@@ -139,16 +140,10 @@ class Rounds:
         if total < len(picked):
             keep = set(self._rng.sample(range(len(picked)), total))
             picked = [q for i, q in enumerate(picked) if i in keep]
-        if quiz.shuffle_questions:
-            self._rng.shuffle(picked)
-        orders = []
-        for q in picked:
-            perm = list(range(len(q.options)))
-            self._rng.shuffle(perm)
-            orders.append(tuple(perm))
+        picked, orders = deal(self._rng, picked, shuffle=quiz.shuffle_questions)
         new = NewRound(actor.platform, chat_id, actor.chat_id, actor.user_id,
                        actor.display_name, quiz.id, lang, tuple(q.id for q in picked),
-                       tuple(orders), seconds, self.reveal_seconds,
+                       orders, seconds, self.reveal_seconds,
                        seed=self._rng.getrandbits(62),  # every member's numbers
                        scoring=scoring, teams=teams, untimed=untimed, lobby=lobby)
         row = await self.store.create_round(new, self.clock())

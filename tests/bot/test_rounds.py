@@ -22,6 +22,7 @@ from bot.domain.round_results import (
     RoundReveal,
     WhoAnswered,
 )
+from bot.domain.shuffle import deal
 from bot.features.engine import Engine
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds, standings_of
@@ -90,6 +91,17 @@ async def revealed(rounds: Rounds) -> RoundReveal:
     reveal = events[0]
     assert isinstance(reveal, RoundReveal)
     return reveal
+
+
+async def test_a_round_deals_as_a_solo_quiz_does(rounds: Rounds,
+                                                  quizzes: dict[str, Quiz]) -> None:
+    """One shuffle (`bot.domain.shuffle.deal`): a round's option order is the dealt one."""
+    quiz = quizzes["parallelism"]
+    await rounds.start(HOST, GROUP)
+    q = await opened(rounds)
+    asked, orders = deal(random.Random(3), quiz.questions, shuffle=quiz.shuffle_questions)
+    assert q.text == asked[0].text.get(q.lang)
+    assert q.options == tuple(asked[0].options[i].text.get(q.lang) for i in orders[0])
 
 
 async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
