@@ -8,80 +8,43 @@ every number read must be finite and within the formulas' integer size."""
 from __future__ import annotations
 
 import re
-from typing import Any, Protocol
+from typing import Any
 
 from bot.domain.numeric import QUESTION_UNITS, known_unit, unit_of_option
 from bot.domain.pipeline import KINDS
 from bot.domain.quiz.computed import (
     RESERVED,
-    Bound,
     Choice,
     Computed,
     Field,
-    Let,
-    Param,
     options_of,
     sources,
 )
+from bot.domain.quiz.computed_values import ValueChecks
 from bot.domain.quiz.formula import (
-    FUNCTIONS,
     Formula,
     FormulaError,
-    Number,
-    bounded,
     parse,
 )
-from bot.domain.quiz.model import Question, Text
+from bot.domain.quiz.model import Question
 from bot.domain.quiz.template import Template, compile_template
 from bot.domain.quiz.yaml_lines import LineList, LineMap
-from bot.domain.results import Reference
 
 COMPUTED_KEYS = {"id", "text", "params", "let", "where", "answer", "bounds", "digits",
                  "option", "mistakes", "explanation", "references", "schedule", "tolerance",
                  "unit", "min_gap", "takeaway", "topics"}
 COMPUTED_REQUIRED = {"id", "text", "params", "answer", "mistakes", "explanation"}
 MISTAKE_KEYS = {"name", "value", "text", "why_not"}
-NAME_RE = re.compile(r"[a-zA-Z][a-zA-Z0-9_]{0,19}")
 MISTAKE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
-MAX_VALUES = 10_000  # values one range parameter may take
 MAX_MISTAKES = 9
-MAX_PARAMS = 12  # parameters of one question (the shipped ones use at most 6)
-MAX_LETS = 24  # derived values of one question
-MAX_WHERE = 12  # constraints of one question
 MAX_QUESTION_NODES = 1_500  # formula parts (AST nodes) of one question, templates included
 MAX_FILE_NODES = 8_000  # of one file: each is evaluated for every sampled draw
 MAX_FILE_VALUES = 50_000  # parameter values held for one file
 
 
-class FileChecker(Protocol):
-    """What a computed question's reader needs from the file's checker
-    (`bot.domain.quiz.validate.Checker`)."""
-
-    languages: tuple[str, ...]
-    nodes: int  # formula parts of the file's computed questions so far
-    values: int  # and their parameters' values
-
-    def error(self, line: int | None, path: str, message: str) -> None: ...
-    def mapping(self, value: Any, line: int | None, path: str, keys: set[str],
-                required: set[str]) -> LineMap | None: ...
-    def text(self, parent: LineMap, key: str, path: str, *, max_len: int) -> Text | None: ...
-    def references(self, q: LineMap, path: str) -> tuple[Reference, ...] | None: ...
-
-
-class ComputedChecker:
-    """Reads one computed question's mapping; problems go to the file's `FileChecker`."""
-
-    def __init__(self, checker: FileChecker, q: LineMap, path: str) -> None:
-        self.ck, self.q, self.path = checker, q, path
-        self.ok = True
-        self.declared: set[str] = set()  # parameter names, even those whose values are bad
-
-    def error(self, line: int | None, where: str, message: str) -> None:
-        self.ok = False
-        self.ck.error(line, where, message)
-
-    def line(self, key: str) -> int:
-        return self.q.key_lines.get(key, self.q.line)
+class ComputedChecker(ValueChecks):
+    """Reads one computed question's mapping; problems go to the file's `FileChecker`
+    (its parameters, formulas and numbers through `ValueChecks`)."""
 
     def question(self, qid: Any) -> Question | None:
         """The computed question, or None when anything was wrong (all of it reported)."""
@@ -137,136 +100,6 @@ class ComputedChecker:
         return True
 
     # --- pieces ------------------------------------------------------------------------
-
-    def params(self) -> list[Param]:
-        items, line = self.q.get("params"), self.line("params")
-        where = f"{self.path}.params"
-        if not isinstance(items, dict) or not items:
-            self.error(line, where, "must map each parameter name to its choices [4, 8] "
-                       "or a range {min: 1, max: 64, step: 1}")
-            return []
-        assert isinstance(items, LineMap)
-        if len(items) > MAX_PARAMS:
-            self.error(line, where, f"declares {len(items)} parameters; at most {MAX_PARAMS}")
-            self.declared.update(map(str, items))  # no cascade of "not defined"
-            return []
-        out = []
-        for name, spec in items.items():
-            pline = items.key_lines.get(str(name), line)
-            if self.name_ok(name, pline, f"{where}.{name}"):
-                self.declared.add(str(name))
-                values = self.values(spec, pline, f"{where}.{name}")
-                if values:
-                    out.append(Param(str(name), values, line=pline))
-        return out
-
-    def name_ok(self, name: Any, line: int, where: str) -> bool:
-        if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-            self.error(line, where, "must be a name of letters, digits and _ (starting with "
-                       "a letter, at most 20)")
-            return False
-        if name in RESERVED or name in FUNCTIONS:
-            self.error(line, where, f"{name!r} is reserved (value, answer and the function "
-                       "names)")
-            return False
-        return True
-
-    def values(self, spec: Any, line: int, where: str) -> tuple[Number, ...]:
-        if isinstance(spec, list):
-            if not spec or not all(_is_number(x) for x in spec):
-                self.error(line, where, f"must list numbers, got {_short(spec)}")
-                return ()
-            if len(spec) > MAX_VALUES:
-                self.error(line, where, f"lists {len(spec)} values; at most {MAX_VALUES}")
-                return ()
-            return self.finite(spec, line, where)
-        if isinstance(spec, dict) and {"min", "max"} <= set(spec) <= {"min", "max", "step"}:
-            low, high, step = spec["min"], spec["max"], spec.get("step", 1)
-            numbers = all(_is_number(x) for x in (low, high, step))
-            if numbers and not self.finite([low, high, step], line, where):
-                return ()
-            if not numbers or step <= 0 or high < low:
-                self.error(line, where, "needs numbers min <= max and step > 0, got "
-                           f"{_short(dict(spec))}")
-                return ()
-            span = (high - low) / step  # inf for ±1e308 or a step of 1e-320
-            if not span < MAX_VALUES:
-                self.error(line, where, f"takes {_count(span)} values; at most {MAX_VALUES}")
-                return ()
-            count = int(span + 1e-9) + 1
-            whole = all(isinstance(x, int) for x in (low, high, step))
-            return tuple(low + k * step if whole else round(low + k * step, 9)
-                         for k in range(count))
-        self.error(line, where, "must be a list of choices [4, 8] or a range "
-                   f"{{min: 1, max: 64, step: 1}}, got {_short(spec)}")
-        return ()
-
-    def finite(self, numbers: list[Any], line: int, where: str) -> tuple[Number, ...]:
-        """The numbers without repeats, or () with one error when one is infinite, NaN or
-        an integer beyond the formulas' size."""
-        for x in numbers:
-            try:
-                bounded(x)
-            except FormulaError as exc:
-                self.error(line, where, f"has {_short(x)}, which {exc}; every number must "
-                           "be finite")
-                return ()
-        return tuple(dict.fromkeys(numbers))
-
-    def formula(self, value: Any, line: int, where: str, known: set[str]) -> Formula | None:
-        try:
-            f = parse(value)
-        except FormulaError as exc:
-            self.error(line, where, str(exc))
-            return None
-        missing = sorted(f.names - known)
-        if missing:
-            self.error(line, where, f"{f.source!r} uses {', '.join(missing)}, not defined "
-                       f"here (known: {', '.join(sorted(known))})")
-            return None
-        return f
-
-    def lets(self, known: set[str]) -> list[Let]:
-        items = self.q.get("let", {})
-        line, where = self.line("let"), f"{self.path}.let"
-        if not isinstance(items, dict):
-            self.error(line, where, "must map names to formulas")
-            return []
-        if len(items) > MAX_LETS:
-            self.error(line, where, f"defines {len(items)} values; at most {MAX_LETS}")
-            self.declared.update(map(str, items))
-            return []
-        out, seen = [], set(known)
-        for name, source in items.items():
-            lline = getattr(items, "key_lines", {}).get(str(name), line)
-            if not self.name_ok(name, lline, f"{where}.{name}"):
-                continue
-            if name in seen:
-                self.error(lline, f"{where}.{name}", "is already defined")
-                continue
-            f = self.formula(source, lline, f"{where}.{name}", seen)
-            seen.add(str(name))
-            if f is not None:
-                out.append(Let(str(name), f, line=lline))
-        return out
-
-    def where(self, known: set[str]) -> list[tuple[Formula, int]]:
-        items = self.q.get("where", [])
-        line = self.line("where")
-        if not isinstance(items, list):
-            self.error(line, f"{self.path}.where", "must be a list of conditions")
-            return []
-        if len(items) > MAX_WHERE:
-            self.error(line, f"{self.path}.where",
-                       f"lists {len(items)} conditions; at most {MAX_WHERE}")
-            return []
-        lines = getattr(items, "item_lines", [line] * len(items))
-        out = []
-        for k, (item, iline) in enumerate(zip(items, lines, strict=True)):
-            f = self.formula(item, iline, f"{self.path}.where[{k}]", known)
-            if f is not None:
-                out.append((f, iline))
-        return out
 
     def answer(self, known: set[str]) -> tuple[Formula | None, tuple[tuple[str, Template], ...]]:
         value, line = self.q.get("answer"), self.line("answer")
@@ -350,57 +183,6 @@ class ComputedChecker:
             lines.append((lang, lline))
         return Field(full, tuple(out), tuple(lines))
 
-    def bounds(self, known: set[str]) -> tuple[Bound, ...]:
-        """`bounds: [low, high]` (the answer's) or `{name: [low, high], ...}` for any
-        parameter, `let` or the answer, each limit a number or a formula."""
-        value, line = self.q.get("bounds"), self.line("bounds")
-        where = f"{self.path}.bounds"
-        if value is None:
-            return ()
-        items = value if isinstance(value, dict) else {"answer": value}
-        out = []
-        for name, limits in items.items():
-            bline = int(getattr(items, "key_lines", {}).get(str(name), line))
-            bwhere = f"{where}.{name}" if isinstance(value, dict) else where
-            if name not in known:
-                self.error(bline, bwhere, f"names {name!r}, not a parameter, a `let` or "
-                           f"the answer (known: {', '.join(sorted(known))})")
-                continue
-            if not isinstance(limits, list) or len(limits) != 2:
-                self.error(bline, bwhere, f"must be [low, high] (numbers or formulas), "
-                           f"got {_short(limits)}")
-                continue
-            numbers = [x for x in limits if _is_number(x)]
-            if numbers and not self.finite(numbers, bline, bwhere):
-                continue
-            low, high = (self.formula(x, bline, bwhere, known) for x in limits)
-            if (low is not None and high is not None and not low.names and not high.names
-                    and float(low({})) > float(high({}))):
-                self.error(bline, bwhere, f"has low above high: {_short(limits)}")
-            elif low is not None and high is not None:
-                out.append(Bound(str(name), low, high, line=bline))
-        return tuple(out)
-
-    def digits(self) -> int:
-        value = self.q.get("digits", 3)
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 9:
-            self.error(self.line("digits"), f"{self.path}.digits",
-                       f"must be 1 to 9 significant digits, got {value!r}")
-            return 3
-        return value
-
-    def relative(self, key: str, default: float, what: str) -> float:
-        """A relative distance (0.02 = 2 %) above 0 and at most 0.25: `tolerance` (how far
-        a typed number may be from the answer) or `min_gap` (between any two options)."""
-        value = self.q.get(key, default)
-        if (isinstance(value, bool) or not isinstance(value, (int, float))
-                or not 0 < value <= 0.25):
-            self.error(self.line(key), f"{self.path}.{key}",
-                       f"must be a relative {what} above 0 and at most 0.25 (0.02 = 2 %), "
-                       f"got {value!r}")
-            return default
-        return float(value)
-
     def unit(self, shown: tuple[tuple[str, Template], ...]) -> str:
         """The unit a typed answer is read in (`bot.domain.numeric`): `unit:`, else the one
         the answer's option template shows ("{value} GB": GB; "{value:.1%}": %)."""
@@ -443,20 +225,3 @@ def cost_of(c: Computed) -> int:
         formulas += [f for f in c.schedule[1:] if f is not None]
     formulas += [f for b in c.bounds for f in (b.low, b.high)]
     return sum(f.size for f in formulas)
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _count(span: float) -> str:
-    return f"{int(span) + 1}" if span < 1e15 else "more than 10**15"
-
-
-def _short(value: Any, limit: int = 80) -> str:
-    """A value for a one-line message: cut, and never an error of its own (a huge int)."""
-    try:
-        text = repr(value)
-    except ValueError:
-        text = "a number too long to show"
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.quiz.computed import DrawFailed, draw
+from bot.domain.quiz.computed_values import MAX_VALUES
 from bot.domain.quiz.formats.draft import Draft, DraftQuestion, key_index
 from bot.domain.quiz.formula import FormulaError, Number, parse
 from bot.domain.quiz.model import Question
@@ -28,7 +29,6 @@ from bot.domain.quiz.template import Template
 if TYPE_CHECKING:
     from bot.domain.quiz.formats.moodle_xml import Node
 
-MAX_VALUES = 10_000  # as bot.domain.quiz.computed_check.MAX_VALUES
 DATASET_ITEMS = 20  # drawn sets written for Moodle (it takes up to 100)
 _WILDCARD = re.compile(r"\{([A-Za-z_]\w*)\}")
 _INLINE = re.compile(r"\{=((?:[^{}]|\{[A-Za-z_]\w*\})*)\}")
