@@ -33,7 +33,7 @@ from telegram.request import HTTPXRequest  # noqa: E402
 
 from adapters.telegram.adapter import deliver_reminder  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
-from bot.domain.results import ReminderNote  # noqa: E402
+from bot.domain.stats_results import ReminderNote  # noqa: E402
 from bot.features.engine import Engine  # noqa: E402
 from bot.features.jobs import Scheduler  # noqa: E402
 from bot.features.reminders import Delivery, Reminders, Sent  # noqa: E402

@@ -15,7 +15,7 @@ from adapters.discord.views import MARKDOWN, message_of
 from bot.app import logs
 from bot.app.compose import App
 from bot.domain.errors import ConfigError, StartupFailed
-from bot.domain.results import ReminderNote
+from bot.domain.stats_results import ReminderNote
 from bot.domain.tasks import spawn
 from bot.features.reminders import Delivery, Sender, Sent
 from bot.present.plan import Planner

@@ -38,7 +38,7 @@ from bot.app import logs
 from bot.app.compose import App
 from bot.app.web import WebServer
 from bot.domain.errors import ConfigError
-from bot.domain.results import ReminderNote
+from bot.domain.stats_results import ReminderNote
 from bot.features.reminders import Delivery, Sender, Sent
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from fsrs import Card, Rating, Scheduler
 
 from bot.domain.quiz import Question, Quiz, Text
-from bot.domain.results import Wait
+from bot.domain.stats_results import Wait
 
 DUE_QUIZ = "*"  # quiz id of a spaced-review session: its questions come from every quiz
 SEP = "/"  # a due session's question ids are "<quiz id>/<question id>"

@@ -47,11 +47,9 @@ from bot.domain.results import (
     GroupView,
     InstallOutcome,
     LanguageSet,
-    Leaderboard,
     Misplaced,
     NotYours,
     PressOutcome,
-    Progress,
     QuestionPrompt,
     QuizInfo,
     QuizList,
@@ -60,9 +58,9 @@ from bot.domain.results import (
     SettingsView,
     TypedOutcome,
     UnknownButton,
-    UserStats,
     Where,
 )
+from bot.domain.stats_results import Leaderboard, Progress, UserStats
 from bot.features.daily import Dailies
 from bot.features.groups import Groups
 from bot.features.installed import Installed

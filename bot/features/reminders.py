@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 
 from bot.domain import learning
 from bot.domain.platforms import chat_apps
-from bot.domain.results import Actor, ReminderNote
+from bot.domain.results import Actor
+from bot.domain.stats_results import ReminderNote
 from bot.features.jobs import Clock, Pace, Sleep
 from bot.store.learning import JobRow
 

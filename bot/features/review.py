@@ -16,17 +16,8 @@ from bot.domain import learning
 from bot.domain.errors import BadReminder, NothingDue, UnknownTopic
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import shown_text
-from bot.domain.results import (
-    Actor,
-    DayStat,
-    NextStep,
-    Progress,
-    QuestionPrompt,
-    QuestionStat,
-    SessionKind,
-    SettingsView,
-    TopicLine,
-)
+from bot.domain.results import Actor, NextStep, QuestionPrompt, SessionKind, SettingsView
+from bot.domain.stats_results import DayStat, Progress, QuestionStat, TopicLine
 from bot.features.library import Library, keep_since, last_seeds, new_session, opened
 from bot.features.mastery import WEAK, Mastery, mastery
 from bot.features.topic_map import confident_misses, topic_lines

@@ -28,7 +28,7 @@ from bot.domain.errors import (
     RoundsAreForGroups,
 )
 from bot.domain.quiz import Quiz
-from bot.domain.results import Actor, Leaderboard, LeaderboardRow, Misplaced, Where
+from bot.domain.results import Actor, Misplaced, Where
 from bot.domain.round_results import (
     Joined,
     LockedIn,
@@ -42,6 +42,7 @@ from bot.domain.round_results import (
     WhoRow,
 )
 from bot.domain.shuffle import deal
+from bot.domain.stats_results import Leaderboard, LeaderboardRow
 from bot.features.round_events import RoundEvents
 from bot.features.round_scores import standings_of
 from bot.store.learning import NewReview

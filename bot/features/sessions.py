@@ -21,22 +21,18 @@ from bot.domain.results import (
     AnswerOutcome,
     AnswerResult,
     CatalogueEntry,
-    Leaderboard,
-    LeaderboardRow,
     MissedQuestion,
     NextStep,
     NotYours,
     QuestionPrompt,
-    QuestionStat,
     QuizList,
     SessionKind,
     StaleAnswer,
     Summary,
-    TopicLine,
     TypedOutcome,
     TypedRefused,
-    UserStats,
 )
+from bot.domain.stats_results import Leaderboard, LeaderboardRow, QuestionStat, TopicLine, UserStats
 from bot.features.library import (
     Library,
     keep_since,

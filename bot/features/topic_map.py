@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 
 from bot.domain.product_limits import MISSES_SHOWN
 from bot.domain.quiz import Quiz
-from bot.domain.results import TopicLine
+from bot.domain.stats_results import TopicLine
 from bot.features.mastery import Mastery
 from bot.store.learning import ReviewTotal
 

@@ -14,7 +14,7 @@ from itertools import groupby
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.domain.learning import unqualify
-from bot.domain.results import Progress, QuestionStat
+from bot.domain.stats_results import Progress, QuestionStat
 from bot.present.diagrams import font as truetype
 
 WIDTH, PAD, BAR, STEP, HEAD = 720, 24, 11, 15, 22

@@ -37,15 +37,12 @@ from bot.domain.results import (
     AnswerResult,
     GroupView,
     InstallOutcome,
-    Leaderboard,
     Misplaced,
     NotYours,
     PressOutcome,
-    Progress,
     QuestionPrompt,
     QuizInfo,
     QuizList,
-    ReminderNote,
     ReportAsked,
     ReportDone,
     ResetCancelled,
@@ -57,12 +54,12 @@ from bot.domain.results import (
     TypedOutcome,
     TypedRefused,
     UnknownButton,
-    UserStats,
 )
 from bot.domain.results import (
     LanguageSet as LanguageSetResult,
 )
 from bot.domain.round_results import Joined, LockedIn, PressRefused, WhoAnswered
+from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, UserStats
 from bot.present import diagrams, render
 
 # the cards are re-exported: adapters read them where the plans are made

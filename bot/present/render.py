@@ -14,18 +14,14 @@ from bot.domain.pipeline import ScheduleSpec
 from bot.domain.results import (
     AnswerResult,
     CatalogueEntry,
-    Leaderboard,
-    Progress,
     QuestionPrompt,
     QuizList,
-    ReminderNote,
     SettingsView,
     Summary,
-    TopicLine,
     TypedRefused,
-    UserStats,
 )
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
+from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, TopicLine, UserStats
 from bot.present import diagrams
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin
 

@@ -14,14 +14,8 @@ import pytest
 from bidi import get_display
 
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
-from bot.domain.results import (
-    AnswerResult,
-    MissedQuestion,
-    QuestionStat,
-    SessionKind,
-    Summary,
-    UserStats,
-)
+from bot.domain.results import AnswerResult, MissedQuestion, SessionKind, Summary
+from bot.domain.stats_results import QuestionStat, UserStats
 from bot.present.i18n import LRI, PDI, Catalogue, isolate_latin, strip_isolates
 from bot.present.limits import sample_prompt
 from bot.present.render import (

@@ -162,7 +162,7 @@ def test_the_stats_chart_stays_legible_at_fifty_questions():
     """One bar a question (at least 15 px apart), grouped per quiz, on a page a phone
     scrolls (at most 3 times as high as wide)."""
     from bot.domain.learning import qualify
-    from bot.domain.results import DayStat, Progress, QuestionStat
+    from bot.domain.stats_results import DayStat, Progress, QuestionStat
     from bot.present.chart import STEP, progress_png
 
     questions = tuple(QuestionStat(qualify(quiz, f"q{i}"), "?", 4, i % 5)

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from bot.domain.quiz import Quiz
-from bot.domain.results import Actor, ReminderNote
+from bot.domain.results import Actor
+from bot.domain.stats_results import ReminderNote
 from bot.features.engine import Engine
 from bot.features.jobs import Scheduler
 from bot.features.reminders import RATES, Delivery, Reminders, Sent

@@ -5,16 +5,8 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
-from bot.domain.results import (
-    AnswerResult,
-    MissedQuestion,
-    Progress,
-    QuestionPrompt,
-    QuestionStat,
-    SessionKind,
-    Summary,
-    UserStats,
-)
+from bot.domain.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
+from bot.domain.stats_results import Progress, QuestionStat, UserStats
 from bot.present.i18n import LRI, Catalogue
 from bot.present.plan import Planner
 from bot.present.render import (
@@ -97,7 +89,7 @@ def test_summary_lists_missed_with_answers(catalogue: Catalogue):
 
 
 def test_stats_title_says_whose(catalogue: Catalogue):
-    from bot.domain.results import UserStats
+    from bot.domain.stats_results import UserStats
     from bot.present.render import stats_text
 
     mine = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8)
@@ -140,8 +132,8 @@ def test_without_a_takeaway_the_explanation_is_not_collapsed(catalogue: Catalogu
 def test_a_badge_in_stats_and_on_the_board(catalogue: Catalogue) -> None:
     """Telegram has no roles: 80 % in one attempt (7 of 8) shows a badge in /stats and on
     the leaderboard; 6 of 8 does not."""
-    from bot.domain.results import Leaderboard, LeaderboardRow, UserStats
     from bot.domain.round_rules import badge_score
+    from bot.domain.stats_results import Leaderboard, LeaderboardRow, UserStats
     from bot.present import render
     assert [badge_score(n) for n in (1, 5, 8, 10)] == [1, 4, 7, 8]
     earned = render.stats_text(catalogue, UserStats("en", "parallelism", "Parallelism", "Ada",

@@ -1,0 +1,122 @@
+"""Plain, frozen values of a learner's record the engine returns and adapters render:
+/stats (per quiz and spaced-review progress), the leaderboard, the mastery map, reminders."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class TopicLine:
+    """One topic on the learner's mastery map: its score (0-100, `bot.features.mastery`),
+    the questions answered, and how often an answer marked "sure" there was right."""
+
+    topic: str
+    name: str
+    percent: int
+    answered: int
+    sure: int = 0
+    sure_right: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionStat:
+    question_id: str
+    text: str
+    answered: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float:
+        return self.correct / self.answered if self.answered else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class UserStats:
+    lang: str
+    quiz_id: str
+    quiz_title: str
+    display_name: str
+    attempts: int
+    best_score: int | None
+    last_score: int | None
+    total: int  # questions in the quiz
+    questions: tuple[QuestionStat, ...] = field(default_factory=tuple)
+    own: bool = True  # False when someone looks at another member's stats
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardRow:
+    rank: int
+    display_name: str
+    platform: str
+    user_id: str
+    score: int
+    total: int
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    lang: str
+    quiz_id: str
+    quiz_title: str
+    scope: str  # "global" or "chat"
+    rows: tuple[LeaderboardRow, ...]
+    kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
+
+
+# --- spaced review, reminders, progress ---------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """How long until something, in the largest whole unit that fits ("in 3 days")."""
+
+    unit: str  # "minutes", "hours", "days"
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderNote:
+    """A reminder to send: the platform adapter renders and delivers it."""
+
+    platform: str
+    user_id: str
+    chat_id: str | None  # None: the user's private chat (same id as the user)
+    lang: str
+    due: int  # questions due now
+
+
+@dataclass(frozen=True, slots=True)
+class DayStat:
+    label: str  # "03-14"
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Spaced-review progress across every quiz, for /stats (text and chart)."""
+
+    lang: str
+    display_name: str
+    cards: int  # questions the learner has a memory card for
+    due_now: int
+    next_due: Wait | None  # when the next card falls due, if none is due now
+    streak: int  # local days in a row with at least one review
+    retention: float | None  # mean FSRS recall probability now, over their cards
+    sure_answered: int
+    sure_correct: int
+    guess_answered: int
+    guess_correct: int
+    questions: tuple[QuestionStat, ...]  # every answer that counted, per question
+    history: tuple[DayStat, ...]  # the last days, oldest first
+    topics: tuple[TopicLine, ...] = ()  # the mastery map, weakest first
+    # questions answered wrong though marked "sure" (answered/correct: the "sure" answers),
+    # most misses first
+    confident_misses: tuple[QuestionStat, ...] = ()
+
+    @property
+    def calibration(self) -> float | None:
+        """How often "sure" was right."""
+        return self.sure_correct / self.sure_answered if self.sure_answered else None
