@@ -15,7 +15,7 @@ import pytest
 from bot.domain.errors import ContentError
 from bot.domain.quiz import load_quizzes
 from bot.present.limits import check_rendered_sizes
-from tests.bot.test_computed import GOOD, HEAD, line_of
+from tests.bot.domain.quiz.test_computed import GOOD, HEAD, line_of
 
 ROOT = Path(__file__).resolve().parents[2]
 MEMORY_MB = 200

@@ -16,7 +16,7 @@ import pytest
 from bot.domain.errors import ContentError
 from bot.domain.quiz import load_file
 from bot.domain.quiz.images import MAX_IMAGE_BYTES, ImageRefused, read_image
-from tests.bot.test_content import PICTURED
+from tests.bot.domain.quiz.test_content import PICTURED
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(32)

@@ -18,7 +18,7 @@ from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.store.sqlite import SQLiteStore
-from tests.bot.test_bidi import broken_pieces, content_messages
+from tests.bot.present.test_bidi import broken_pieces, content_messages
 
 QUIZ = "parallelism-numbers"
 SEEDS = range(40)

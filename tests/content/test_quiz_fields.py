@@ -11,7 +11,7 @@ import yaml
 from bot.domain.errors import ContentError
 from bot.domain.quiz import default_content_dir, load_all, load_file, takeaway_warnings
 from bot.domain.quiz.topics import TOPICS_FILE
-from tests.bot.test_content import line_of, problems_of, write_quiz
+from tests.bot.domain.quiz.test_content import line_of, problems_of, write_quiz
 
 TOPICS = """topics:
   bubble: {en: Pipeline bubble, ur: پائپ لائن ببل}

@@ -10,7 +10,7 @@ from adapters.cli.main import main
 from bot.app.config import Secret, load_config
 from bot.domain.errors import ConfigError
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "deploy" / "config.example.yaml"
+EXAMPLE = Path(__file__).resolve().parents[3] / "deploy" / "config.example.yaml"
 TOKEN = "123456:AAE-super-secret-token"
 
 

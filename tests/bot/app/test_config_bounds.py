@@ -13,7 +13,7 @@ import pytest
 from bot.app.config import load_config
 from bot.domain.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 BAD = [
     ("telegram:\n  concurrent_updates: 0\n", "telegram.concurrent_updates must be from 1"),

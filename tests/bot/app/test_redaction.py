@@ -15,7 +15,7 @@ from bot.app.config import load_config
 from bot.app.logs import RedactSecrets, setup_logging
 from bot.domain.errors import ConfigError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ITOKEN = "aW50ZXJhY3Rpb246MTM0NTY3ODk6c2VjcmV0LWludGVyYWN0aW9uLXRva2Vu"
 
 

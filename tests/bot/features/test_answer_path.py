@@ -22,7 +22,7 @@ from bot.store.migrate import migrations
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 OUTCOMES = (AnswerResult, StaleAnswer, NotYours)
 
 

@@ -15,7 +15,7 @@ from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.store.protocol import Store
 from tests.backends import Opener
-from tests.bot.test_rounds import Clock
+from tests.bot.features.test_rounds import Clock
 
 GROUP = "-1001"
 HOST = Actor("telegram", "1", GROUP, "Hana")

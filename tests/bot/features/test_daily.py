@@ -19,7 +19,7 @@ from bot.present import render
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.round_plan import RoundPlanner
 from bot.store import open_url
-from tests.bot.test_rounds import GROUP, HOST, Clock, right, wrong
+from tests.bot.features.test_rounds import GROUP, HOST, Clock, right, wrong
 
 HOUR = 3600.0
 M0, M1, M2 = (Actor("telegram", str(100 + i), GROUP, f"M{i}") for i in range(3))

@@ -20,7 +20,7 @@ from bot.store.commands.quizzes import installed_quizzes
 from tests.backends import Opener
 from tests.clock import FakeClock
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "import"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 ADMIN = Actor("telegram", "42", display_name="Ada")
 LEARNER = Actor("telegram", "7", display_name="Lin")
 ADMINS = {"telegram": frozenset({"42"})}
@@ -167,7 +167,7 @@ async def test_topics_follow_the_quizzes_served(
 
 async def test_an_uploaded_yaml_may_name_the_shared_topics(
         open_store: Opener, quizzes: dict[str, Quiz]) -> None:
-    content = Path(__file__).parents[2] / "content"
+    content = Path(__file__).parents[3] / "content"
     text = (content / "long-context.yaml").read_text(encoding="utf-8")
     assert "\ntopics:" not in text and "    topics: [" in text  # names content/topics.yaml's
     mine = text.replace("id: long-context\n", "id: my-long-context\n", 1)

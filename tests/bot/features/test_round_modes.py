@@ -19,7 +19,7 @@ from bot.present import render
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.round_plan import RoundPlanner
 from bot.store.protocol import Store
-from tests.bot.test_rounds import (  # noqa: F401 - clock, rounds, store: fixtures
+from tests.bot.features.test_rounds import (  # noqa: F401 - clock, rounds, store: fixtures
     GROUP,
     HOST,
     Clock,

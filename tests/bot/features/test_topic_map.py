@@ -10,7 +10,7 @@ from bot.features.engine import Engine
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.render import progress_text, summary_text
 from bot.store.sqlite import SQLiteStore
-from tests.bot.test_confidence_schedule import QUIZ, pick
+from tests.bot.features.test_confidence_schedule import QUIZ, pick
 from tests.clock import FakeClock
 
 ANA = Actor("telegram", "7", display_name="Ana")

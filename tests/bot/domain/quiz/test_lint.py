@@ -18,7 +18,7 @@ from bot.domain.quiz.lint import (
     leak_warnings,
 )
 from bot.domain.quiz.sampling import sample_problems
-from tests.bot.test_computed import GOOD, line_of, problems_of, write
+from tests.bot.domain.quiz.test_computed import GOOD, line_of, problems_of, write
 
 # The answer x against 10−x (below it for x > 5, above for x < 5) and x+20 (always above):
 # the key is the smallest option in about half the draws and the middle one in the rest.

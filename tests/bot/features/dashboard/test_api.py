@@ -11,7 +11,7 @@ from bot.features.dashboard.auth import LINK_SECONDS, Identity
 from bot.features.dashboard.membership import MEMBER_SECONDS
 from bot.features.dashboard.pages import Role, Unavailable
 from bot.present.i18n import Catalogue, strip_isolates
-from tests.bot.dashboard.conftest import GROUP, TOKEN, Served
+from tests.bot.features.dashboard.conftest import GROUP, TOKEN, Served
 from tests.dashboard_support import init_data, play
 
 
