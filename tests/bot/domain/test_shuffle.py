@@ -1,5 +1,5 @@
 """One deal of a quiz: a solo session takes its question and option orders from
-`bot.domain.shuffle.deal`, as rounds do (tests/bot/test_rounds.py)."""
+`bot.domain.shuffle.deal`, as rounds do (tests/bot/features/test_rounds.py)."""
 
 from __future__ import annotations
 
