@@ -38,6 +38,17 @@ TOPIC_BATCH = 8  # questions in one practice set of a topic (/review topic:NAME)
 HISTORY_DAYS = 14
 
 
+def card_update(memory: learning.Memory, key: str, platform: str, user_id: str, quiz_id: str,
+                question_id: str, correct: bool, sure: bool | None, now: float, *,
+                typed: bool = False, utc_offset: int | None = None) -> NewReview:
+    """The card update one answer makes (a solo answer, a round's lock-in), keyed by the
+    answer so it moves the card once: its rating, and a confident miss due sooner."""
+    rating = learning.rating_for(correct, sure, typed=typed)
+    update = memory.updater(rating, now, sooner=sure is True and not correct)
+    return NewReview(key, platform, user_id, quiz_id, question_id, correct, sure, int(rating),
+                     now, update, utc_offset=utc_offset)
+
+
 class SpacedReview:
     """The learner's memory cards: what is due, when to remind, how recall stands."""
 
@@ -53,12 +64,9 @@ class SpacedReview:
         quiz_id, qid = row.quiz_id, question_id
         if row.kind == SessionKind.DUE:
             quiz_id, qid = learning.unqualify(question_id)
-        now = self.clock()
-        rating = learning.rating_for(correct, sure, typed=typed)
-        update = self.memory.updater(rating, now, sooner=sure is True and not correct)
-        return NewReview(review_key(row.id, position), row.platform, row.user_id, quiz_id, qid,
-                         correct, sure, int(rating), now, update,
-                         utc_offset=row.utc_offset)
+        return card_update(self.memory, review_key(row.id, position), row.platform,
+                           row.user_id, quiz_id, qid, correct, sure, self.clock(), typed=typed,
+                           utc_offset=row.utc_offset)
 
 
     async def review_due(self, actor: Actor) -> QuestionPrompt:

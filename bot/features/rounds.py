@@ -43,9 +43,9 @@ from bot.domain.round_results import (
 )
 from bot.domain.shuffle import deal
 from bot.domain.stats_results import Leaderboard, LeaderboardRow
+from bot.features.review import card_update
 from bot.features.round_events import RoundEvents
 from bot.features.round_scores import standings_of
-from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from bot.store.round_rows import (
     NewPress,
@@ -222,17 +222,18 @@ class Rounds:
         question = quiz.question(row.question_ids[qindex]) if quiz else None
         if question is None or not 0 <= option < len(order):
             return PressRefused(round_id, lang, "gone")
-        chosen = order[option]
+        chosen, now = order[option], self.clock()
+        correct = chosen == question.correct
+        # The lock-in feeds the member's spaced-review card in the same transaction, once
+        # (keyed by round, question and member).
+        review = card_update(self.engine.memory, f"r:{row.id}:{qindex}:{actor.user_id}",
+                             actor.platform, actor.user_id, row.quiz_id, question.id, correct,
+                             None, now)
         pressed = await self.store.press_round(NewPress(
-            round_id, qindex, actor.user_id, actor.display_name, chosen,
-            chosen == question.correct, self.clock(), row.teams, row.untimed))
+            round_id, qindex, actor.user_id, actor.display_name, chosen, correct, now,
+            row.teams, row.untimed, review))
         if pressed.outcome in (PressWrite.LOCKED, PressWrite.REPEAT):
             assert pressed.chosen is not None
-            # The locked-in answer feeds the member's spaced-review card, once (keyed by
-            # round, question and member; a repeat press retries it harmlessly).
-            await self.store.apply_review(self._review_of(
-                row.id, row.quiz_id, question.id, qindex, actor,
-                pressed.chosen == question.correct))
             if pressed.early:
                 self._wake(row.platform)
             return LockedIn(round_id, lang, order.index(pressed.chosen),
@@ -280,14 +281,6 @@ class Rounds:
                   for s in shown),
             takeaway=question.takeaway.get(lang) if question and question.takeaway else "",
             explanation=question.explanation.get(lang) if question else "")
-
-    def _review_of(self, round_id: int, quiz_id: str, question_id: str, qindex: int,
-                   actor: Actor, correct: bool) -> NewReview:
-        now = self.clock()
-        rating = learning.rating_for(correct, None)
-        return NewReview(f"r:{round_id}:{qindex}:{actor.user_id}", actor.platform,
-                         actor.user_id, quiz_id, question_id, correct, None, int(rating), now,
-                         self.engine.memory.updater(rating, now))
 
     # --- what is due -----------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from bot.store.learning import JobRow
+from bot.store.learning import JobRow, NewReview
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +126,8 @@ class NewPress:
     now: float
     teams: int = 0  # the round's: a member's first press places them on the smallest team
     untimed: bool = False  # the round's: every press joins, and any question reveals early
+    # the member's card update, applied in the lock-in's transaction (as a solo answer's is)
+    review: NewReview | None = None
 
 
 class JoinWrite(StrEnum):

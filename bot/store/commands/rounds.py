@@ -19,6 +19,7 @@ from typing import Any
 from bot.store.command import Command, lock, many, one, q
 from bot.store.commands import daily_history, round_teams
 from bot.store.commands.jobs import schedule
+from bot.store.commands.learning import apply_review_alone
 from bot.store.commands.sessions import KEEP_BEST_SQL
 from bot.store.learning import JobRow, NewJob
 from bot.store.protocol import BestRow, scopes_of
@@ -202,6 +203,8 @@ def press_round(press: NewPress) -> Command[Pressed]:
         # round's members joined before it).
         early = yield q(EARLY_UNTIMED if p.untimed else EARLY_TIMED, p.now, p.round_id,
                         p.qindex, p.now, p.round_id, p.round_id, p.qindex)
+        if p.review is not None:  # the member's card moves with the lock-in, or not at all
+            yield from apply_review_alone(p.review)
         return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early))
     stored = one((yield q("SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
                           "AND user_id = ?", p.round_id, p.qindex, p.user_id)))

@@ -10,8 +10,11 @@ import random
 from pathlib import Path
 
 import pytest
+from fsrs import Rating
 
+from bot.domain import learning
 from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
+from bot.domain.learning import Updater
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import (
@@ -382,6 +385,31 @@ async def test_a_locked_in_round_answer_moves_the_members_card_once(
     # wrong (Again) comes back sooner than right (Good): the round fed the schedule
     assert bilal.due_at < chen.due_at
     assert await store.cards("telegram", HOST.user_id) == []  # silent: nothing to learn from
+
+
+class BrokenMemory(learning.Memory):
+    """A card update that fails inside the store's transaction."""
+
+    def updater(self, rating: Rating, at: float, *, sooner: bool = False) -> Updater:
+        def update(card_json: str | None) -> tuple[str, float]:
+            raise RuntimeError("card update failed")
+        return update
+
+
+async def test_a_lock_in_and_its_card_update_are_one_transaction(
+        rounds: Rounds, engine: Engine, quizzes: dict[str, Quiz], store: Store) -> None:
+    await rounds.start(HOST, GROUP, questions=2)
+    q = await opened(rounds)
+    kept, engine.memory = engine.memory, BrokenMemory()
+    with pytest.raises(RuntimeError, match="card update failed"):
+        await rounds.press(BILAL, q.round_id, 0, right(quizzes, q))
+    engine.memory = kept
+    # Nothing of the failed press stayed: the next press locks in (not a repeat) and moves
+    # the card once.
+    locked = await rounds.press(BILAL, q.round_id, 0, wrong(quizzes, q))
+    assert isinstance(locked, LockedIn) and not locked.repeat
+    (card,) = await store.cards("telegram", BILAL.user_id)
+    assert card.reviews == 1
 
 
 async def test_who_answered_opens_only_once_the_question_is_revealed(
