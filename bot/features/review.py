@@ -20,6 +20,7 @@ from bot.domain.results import Actor, NextStep, QuestionPrompt, SessionKind, Set
 from bot.domain.stats_results import DayStat, Progress, QuestionStat, TopicLine
 from bot.features.library import Library, keep_since, last_seeds, new_session, opened
 from bot.features.mastery import WEAK, Mastery, mastery
+from bot.features.progress import retention, standing
 from bot.features.topic_map import confident_misses, topic_lines
 from bot.store.learning import (
     CardRow,
@@ -206,22 +207,11 @@ class SpacedReview:
         s = await self.store.learner_settings(who.platform, who.user_id)
         today = learning.local_day(now, s.utc_offset)
         cards = await self.store.cards(who.platform, who.user_id)
-        due_now = sum(c.due_at <= now for c in cards)
-        upcoming = [c.due_at for c in cards if c.due_at > now]
-        next_due = learning.wait_of(min(upcoming) - now) if upcoming and not due_now else None
-        retention = (sum(self.memory.retrievability(c.card, now) for c in cards) / len(cards)
-                     if cards else None)
         totals = await self.store.review_totals(who.platform, who.user_id)
-        per: dict[tuple[str, str], list[int]] = {}
-        sure, guess = [0, 0], [0, 0]
-        for t in totals:
-            acc = per.setdefault((t.quiz_id, t.question_id), [0, 0])
-            acc[0] += t.answered
-            acc[1] += t.correct
-            if t.sure is not None:
-                bucket = sure if t.sure else guess
-                bucket[0] += t.answered
-                bucket[1] += t.correct
+        since = today - HISTORY_DAYS + 1
+        days = await self.store.review_days(who.platform, who.user_id, since - 400)
+        figures = standing(now, s.utc_offset, cards, totals, days)
+        per = figures.per_question
         seeds = await last_seeds(self.store, who, self.library.quizzes.values())
         questions = tuple(
             QuestionStat(learning.qualify(quiz.id, q.id),
@@ -229,21 +219,17 @@ class SpacedReview:
                          *per[(quiz.id, q.id)])
             for quiz in sorted(self.library.quizzes.values(), key=lambda z: z.id)
             for q in quiz.questions if (quiz.id, q.id) in per)
-        since = today - HISTORY_DAYS + 1
-        days = {d.day: d for d in await self.store.review_days(who.platform, who.user_id,
-                                                               since - 400)}
-        history = tuple(DayStat(learning.day_label(day), days[day].answered if day in days
-                                else 0, days[day].correct if day in days else 0)
-                        for day in range(since, today + 1))
+        history = tuple(DayStat(learning.day_label(day), answered, right)
+                        for day, answered, right in figures.history(HISTORY_DAYS))
         misses = tuple(
             QuestionStat(learning.qualify(t.quiz_id, t.question_id),
                          shown_text(q, lang, seeds.get(t.quiz_id)), t.answered, t.correct)
             for t in confident_misses(totals)
             if (quiz := self.library.quizzes.get(t.quiz_id)) is not None
             and (q := quiz.question(t.question_id)) is not None)
-        return Progress(lang, who.display_name, len(cards), due_now, next_due,
-                        learning.streak(days, today), retention, sure[0], sure[1], guess[0],
-                        guess[1], questions, history,
+        return Progress(lang, who.display_name, figures.cards, figures.due_now,
+                        figures.next_due, figures.streak, retention(self.memory, cards, now),
+                        *figures.sure, *figures.guess, questions, history,
                         topics=await self.topic_map(who.platform, who.user_id, lang),
                         confident_misses=misses)
 

@@ -35,6 +35,7 @@ from bot.features.dashboard.view_parts import (
     title_of,
 )
 from bot.features.engine import Engine
+from bot.features.progress import standing
 from bot.features.topic_map import confident_misses
 from bot.present import svg
 from bot.present.i18n import Catalogue
@@ -112,8 +113,8 @@ class Dashboard:
                                self.store.review_days(p, u, since))))
         lang = self.engine.resolve_language(profile[1] if profile else None, who.locale)
         quizzes = self.quizzes()
-        today = learning.local_day(now, settings.utc_offset)
-        streak = learning.streak([d.day for d in days], today)
+        figures = standing(now, settings.utc_offset, cards, totals, days)
+        today, streak = figures.today, figures.streak
         t = self._t(lang)
 
         scores = []
@@ -139,13 +140,10 @@ class Dashboard:
             if ahead < FORECAST_DAYS:
                 forecast[ahead] += 1
         labels = [day_text(today + i)[5:] for i in range(FORECAST_DAYS)]
-        by_day = {d.day: d for d in days}
         first = today - CALENDAR_DAYS + 1
-        calendar = [(day_text(d), by_day[d].answered if d in by_day else 0,
-                     by_day[d].correct if d in by_day else 0) for d in range(first, today + 1)]
-        sure = [sum(x.answered for x in totals if x.sure), sum(x.correct for x in totals if x.sure)]
+        calendar = [(day_text(d), n, r) for d, n, r in figures.history(CALENDAR_DAYS)]
+        sure, due_now = figures.sure, figures.due_now
         percent = round(100 * sure[1] / sure[0]) if sure[0] else None
-        due_now = sum(c.due_at <= now for c in cards)
         # "Due today" is the forecast's first column (overdue cards count there too), so the
         # summary and the chart say the same number; "now" is the part already due.
         due_today = forecast[0]

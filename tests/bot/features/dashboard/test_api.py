@@ -343,3 +343,22 @@ async def test_the_learner_page_maps_topics_and_confident_misses(
     assert (memory["sure"], memory["sure_right"], memory["answered"]) == (1, 0, 1)
     assert memory["line"].startswith("▰") and "sure: 0/1 right" in memory["line"]
     assert memory["name"] != "memory"  # its name, not its id
+
+
+async def test_stats_and_the_learner_page_agree(served: Served, quizzes: dict[str, Quiz]
+                                               ) -> None:
+    """One progress computation (`bot.features.progress`): /stats and the dashboard read
+    the same due count, cards, streak and "sure" tally."""
+    ada = Actor("telegram", "6", None, "Ada")
+    await play(served.engine, quizzes, ada, wrong={0, 2}, sure=True)
+    served.clock.advance(3 * 86400)  # some cards fall due
+    stats = await served.engine.progress(ada)
+    _, me = await served.get("/api/me", served.tma(6, "Ada"))
+    assert isinstance(me, dict)
+    assert stats.due_now > 0
+    assert (me["due"]["now"], me["due"]["cards"]) == (stats.due_now, stats.cards)
+    assert me["streak"]["days"] == stats.streak
+    assert (me["sure"]["answered"], me["sure"]["correct"]) == (stats.sure_answered,
+                                                               stats.sure_correct)
+    assert [d["answered"] for d in me["streak"]["calendar"][-len(stats.history):]] == \
+        [d.answered for d in stats.history]
