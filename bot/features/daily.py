@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import random
 
-from bot.domain import learning
+from bot.domain import learning, rights
 from bot.domain.errors import BadDaily, NotChatAdmin, RoundsAreForGroups, UnknownQuiz
 from bot.domain.product_limits import (
     DEFAULT_CLOSE_HOURS,
@@ -24,9 +24,10 @@ from bot.domain.product_limits import (
 )
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
+from bot.domain.rights import Manages
 from bot.domain.round_results import DailySet
 from bot.domain.shuffle import option_order
-from bot.features.rounds import Manages, Rounds
+from bot.features.rounds import Rounds
 from bot.store.commands.daily import DAILY_KIND
 from bot.store.learning import JobRow
 from bot.store.round_rows import DailyRow, NewRound
@@ -58,7 +59,7 @@ class Dailies:
         east = None if offset is None else learning.parse_offset(offset)
         if minute is None or (offset is not None and east is None):
             raise BadDaily()
-        await self._admin(may_manage)
+        await self._admin(actor, may_manage)
         quiz = self.rounds.engine.quiz(quiz_id)
         lang = await self.rounds.engine.language(actor)
         if east is None:
@@ -76,14 +77,13 @@ class Dailies:
         """No more questions of the day here (one already open still gets its reveal)."""
         if chat_id is None:
             raise RoundsAreForGroups()
-        await self._admin(may_manage)
+        await self._admin(actor, may_manage)
         await self.store.drop_daily(actor.platform, chat_id)
         return DailySet(await self.rounds.engine.language(actor), False)
 
     @staticmethod
-    async def _admin(may_manage: Manages) -> None:
-        allowed = may_manage if isinstance(may_manage, bool) else await may_manage()
-        if not allowed:
+    async def _admin(actor: Actor, manages: Manages) -> None:
+        if not await rights.may_manage(actor, manages):
             raise NotChatAdmin()
 
     async def chat_gone(self, platform: str, chat_id: str) -> None:

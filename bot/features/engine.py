@@ -21,7 +21,6 @@ from bot.domain.payloads import (
     ConfidencePayload,
     DuePayload,
     LanguagePayload,
-    OwnedPayload,
     Payload,
     QuizzesPayload,
     ReportPayload,
@@ -60,6 +59,7 @@ from bot.domain.results import (
     UnknownButton,
     Where,
 )
+from bot.domain.rights import may_press
 from bot.domain.stats_results import Leaderboard, Progress, UserStats
 from bot.features.daily import Dailies
 from bot.features.groups import Groups
@@ -181,8 +181,7 @@ class Engine:
         handler = self.buttons.handler(data)
         if handler is None:
             return UnknownButton(await self.language(actor))
-        if isinstance(data, OwnedPayload) and not data.belongs_to(actor.user_id) and not (
-                data.owner is None and actor.chat_id is None):
+        if not may_press(actor, data):
             return NotYours(0, await self.language(actor))
         return await handler(actor, data, where)
 

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable
 from bot.domain.payloads import REPORT_REASONS as REASONS
 from bot.domain.payloads import ReportPayload
 from bot.domain.results import Actor, ReportAsked, ReportDone
+from bot.domain.rights import owns
 from bot.store.commands.reports import (
     ReportRow,
     add_note,
@@ -45,8 +46,9 @@ class Reports:
             return ReportDone(lang, "gone")
         session_id, position, letter = target
         session, answer = await self.store.session_and_answer(session_id, position)
-        if (session is None or answer is None or session.platform != actor.platform
-                or session.user_id != actor.user_id or (letter and letter not in REASONS)):
+        if (session is None or answer is None or not owns(actor, session.platform,
+                                                          session.user_id)
+                or (letter and letter not in REASONS)):
             return ReportDone(lang, "gone")
         if not letter:
             return ReportAsked(lang, session_id, position)

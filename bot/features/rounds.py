@@ -14,11 +14,11 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from bot.domain import learning, product_limits, round_rules
+from bot.domain import learning, product_limits, rights, round_rules
 from bot.domain.errors import (
     BadRoundLength,
     BadRoundOptions,
@@ -29,6 +29,7 @@ from bot.domain.errors import (
 )
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, Misplaced, Where
+from bot.domain.rights import Manages
 from bot.domain.round_results import (
     Joined,
     LockedIn,
@@ -60,9 +61,6 @@ from bot.store.round_rows import (
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
-# Whether a member other than the host may stop or skip: known, or asked of the platform
-# only when it matters (Telegram's getChatMember).
-Manages = bool | Callable[[], Awaitable[bool]]
 POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
 
 
@@ -174,10 +172,8 @@ class Rounds:
         row = await self.store.active_round(actor.platform, chat_id)
         if row is None:
             raise NoRound()
-        if row.host_id != actor.user_id:
-            allowed = may_manage if isinstance(may_manage, bool) else await may_manage()
-            if not allowed:
-                raise NotHost(host=row.host_name)
+        if not await rights.may_manage(actor, may_manage, row.host_id):
+            raise NotHost(host=row.host_name)
         return row
 
     async def stop(self, actor: Actor, chat_id: str | None, *,

@@ -32,6 +32,7 @@ from bot.domain.results import (
     TypedOutcome,
     TypedRefused,
 )
+from bot.domain.rights import owns
 from bot.domain.stats_results import Leaderboard, LeaderboardRow, QuestionStat, TopicLine, UserStats
 from bot.features.library import (
     Library,
@@ -177,7 +178,7 @@ class Sessions:
         row, previous = await self.store.session_and_answer(session_id, position)
         if row is None:
             return StaleAnswer(session_id, await self.library.language(actor), None)
-        if (row.platform, row.user_id) != (actor.platform, actor.user_id):
+        if not owns(actor, row.platform, row.user_id):
             return NotYours(session_id, await self.library.language(actor))
         lang = self.library.resolve_language(row.lang, actor.locale)
         quiz = self.library.session_quiz(row.quiz_id)
