@@ -125,7 +125,7 @@ class Engine:
                                due_titles=due_titles)
         self.spaced = SpacedReview(self.library, store, clock=clock, memory=self.memory,
                                    rng=rng)
-        self.solo = Sessions(self.library, store, self.spaced, rng=rng,
+        self.solo = Sessions(self.library, store, self.spaced, rng=rng, clock=clock,
                              shuffle_questions=shuffle_questions, observer=observer)
         self.groups = Groups(self.library, store, clock=clock)
         self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -200,12 +199,13 @@ class Library:
 
 
 def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Question],
-                rng: random.Random, *, shuffle: bool = False) -> NewSession:
+                rng: random.Random, *, now: float, shuffle: bool = False) -> NewSession:
     """A session over `questions` (shuffled if asked), each with its options shuffled."""
     order, orders = deal(rng, questions, shuffle=shuffle)
     return NewSession(actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
                       tuple(q.id for q in order), orders,
-                      seed=rng.getrandbits(62))  # this attempt's numbers (computed questions)
+                      seed=rng.getrandbits(62),  # this attempt's numbers (computed questions)
+                      started_at=now)
 
 
 def typing_private(row: SessionRow) -> bool:
@@ -254,20 +254,20 @@ def question_at(quiz: Quiz, row: SessionRow, position: int) -> Question:
 JOIN_SECONDS = 10.0  # a second start this soon (another device, a double tap) joins the first
 
 
-def keep_since() -> float:
+def keep_since(now: float) -> float:
     """Attempts started since then are joined by a second start, not replaced."""
-    return time.time() - JOIN_SECONDS  # the store's started_at is wall-clock time too
+    return now - JOIN_SECONDS
 
 
-def opened(quiz: Quiz, row: SessionRow, lang: str, new: NewSession | None = None
-           ) -> QuestionPrompt:
+def opened(quiz: Quiz, row: SessionRow, lang: str, new: NewSession | None = None, *,
+           now: float) -> QuestionPrompt:
     """The prompt a start (/quiz, Try again, Review) answers with: the session's current
     question, marked `joined` when another request started it under JOIN_SECONDS ago and
     nothing is answered yet (`new`: what this request would have started), so question 1
     is not posted twice."""
     found = new is None or row.seed != new.seed
     return prompt(quiz, row, row.position, lang, resumed=found and row.position > 0,
-                  joined=found and row.position == 0 and row.started_at >= keep_since())
+                  joined=found and row.position == 0 and row.started_at >= keep_since(now))
 
 
 def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,

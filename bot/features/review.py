@@ -59,14 +59,14 @@ class SpacedReview:
         self._rng = rng
 
     def review_of(self, row: SessionRow, question_id: str, position: int, correct: bool,
-                  sure: bool | None, *, typed: bool = False) -> NewReview:
+                  sure: bool | None, now: float, *, typed: bool = False) -> NewReview:
         """The card update an answer in this session makes, keyed by the answer (`typed`: a
         number typed instead of a tap)."""
         quiz_id, qid = row.quiz_id, question_id
         if row.kind == SessionKind.DUE:
             quiz_id, qid = learning.unqualify(question_id)
         return card_update(self.memory, review_key(row.id, position), row.platform,
-                           row.user_id, quiz_id, qid, correct, sure, self.clock(), typed=typed,
+                           row.user_id, quiz_id, qid, correct, sure, now, typed=typed,
                            utc_offset=row.utc_offset)
 
 
@@ -77,7 +77,7 @@ class SpacedReview:
         quiz = self.library.due_quiz()
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
-            return opened(quiz, row, lang)
+            return opened(quiz, row, lang, now=self.clock())
         now = self.clock()
         due = await self.store.due_cards(actor.platform, actor.user_id, now, DUE_BATCH * 3)
         questions = [q for c in due
@@ -88,9 +88,11 @@ class SpacedReview:
                 raise NothingDue()
             wait = learning.wait_of(first - now)
             raise NothingDue(wait.unit, wait.amount)
-        new = new_session(actor, quiz, SessionKind.DUE, questions[:DUE_BATCH], self._rng)
-        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
-        return opened(quiz, row, lang, new)
+        new = new_session(actor, quiz, SessionKind.DUE, questions[:DUE_BATCH], self._rng,
+                          now=now)
+        row = await self.store.start_session(new, replace=True,
+                                             keep_since=keep_since(new.started_at))
+        return opened(quiz, row, lang, new, now=new.started_at)
 
     async def mastery(self, platform: str, user_id: str, *,
                       totals: Sequence[ReviewTotal] | None = None,
@@ -154,9 +156,10 @@ class SpacedReview:
                        if topic in q.topics), key=rank)
         questions = [q for key in keys[:TOPIC_BATCH]
                      if (q := quiz.question(learning.qualify(*key))) is not None]
-        new = new_session(actor, quiz, SessionKind.DUE, questions, self._rng)
-        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
-        return opened(quiz, row, lang, new)
+        new = new_session(actor, quiz, SessionKind.DUE, questions, self._rng, now=now)
+        row = await self.store.start_session(new, replace=True,
+                                             keep_since=keep_since(new.started_at))
+        return opened(quiz, row, lang, new, now=new.started_at)
 
     async def settings(self, actor: Actor) -> SettingsView:
         """The learner's confidence and reminder settings."""

@@ -8,6 +8,7 @@ plain values (an `Actor`, a session id, an option index) and returns frozen resu
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 from bot.domain.errors import NoActiveSession, NothingToReview, QuizInProgress
@@ -61,9 +62,9 @@ class Sessions:
     """Solo quizzes on top of a `Store`: start, resume, answer, review what was missed."""
 
     def __init__(self, library: Library, store: Store, spaced: SpacedReview, *,
-                 rng: random.Random, shuffle_questions: bool = False,
-                 observer: Observer | None = None) -> None:
-        self.library, self.store, self.spaced = library, store, spaced
+                 rng: random.Random, clock: Callable[[], float],
+                 shuffle_questions: bool = False, observer: Observer | None = None) -> None:
+        self.library, self.store, self.spaced, self.clock = library, store, spaced, clock
         self._rng = rng
         self._shuffle_questions = shuffle_questions
         self._observer = observer
@@ -80,17 +81,18 @@ class Sessions:
             row = await self.store.start_session(new, replace=True)
         if row.seed == new.seed:
             self._started(actor)
-        return opened(quiz, row, lang, new)
+        return opened(quiz, row, lang, new, now=new.started_at)
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
-        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
+        row = await self.store.start_session(new, replace=True,
+                                             keep_since=keep_since(new.started_at))
         if row.seed == new.seed:
             self._started(actor)
-        return opened(quiz, row, lang, new)
+        return opened(quiz, row, lang, new, now=new.started_at)
 
     async def review_missed(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """A session over the questions missed in the user's last finished attempt."""
@@ -99,7 +101,7 @@ class Sessions:
         row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
             if row.kind == SessionKind.REVIEW:
-                return opened(quiz, row, lang)
+                return opened(quiz, row, lang, now=self.clock())
             if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
         last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
@@ -110,10 +112,11 @@ class Sessions:
         if not questions:
             raise NothingMissed()
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
-        row = await self.store.start_session(new, replace=True, keep_since=keep_since())
+        row = await self.store.start_session(new, replace=True,
+                                             keep_since=keep_since(new.started_at))
         if row.seed == new.seed:
             self._started(actor)
-        return opened(quiz, row, lang, new)
+        return opened(quiz, row, lang, new, now=new.started_at)
 
     async def current(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """The question the user's unfinished session is at; NoActiveSession if none."""
@@ -130,7 +133,7 @@ class Sessions:
 
     def _new_session(self, actor: Actor, quiz: Quiz, kind: SessionKind,
                      questions: tuple[Question, ...] | list[Question]) -> NewSession:
-        return new_session(actor, quiz, kind, list(questions), self._rng,
+        return new_session(actor, quiz, kind, list(questions), self._rng, now=self.clock(),
                            shuffle=quiz.shuffle_questions or self._shuffle_questions)
 
     # --- answers ---------------------------------------------------------------------------
@@ -203,16 +206,17 @@ class Sessions:
             chosen, typed = picked
         finished = position + 1 == len(row.question_ids)
         correct = chosen == question.correct
+        now = self.clock()  # one reading stamps the answer and its review
         recorded = await self.store.record_answer(NewAnswer(
             session_id=session_id, position=position, question_id=question.id, chosen=chosen,
             correct=correct, finished=finished, quiz_id=quiz.id,
             platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
-            total=len(row.question_ids), kind=row.kind, typed=typed,
-            review=self.spaced.review_of(row, question.id, position, correct, sure,
+            total=len(row.question_ids), kind=row.kind, typed=typed, answered_at=now,
+            review=self.spaced.review_of(row, question.id, position, correct, sure, now,
                                          typed=typed is not None)))
         if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)
-            now = await self.store.get_session(session_id)
-            return StaleAnswer(session_id, lang, self._where(quiz, now, lang))
+            moved = await self.store.get_session(session_id)
+            return StaleAnswer(session_id, lang, self._where(quiz, moved, lang))
         assert recorded.answer is not None
         if recorded.outcome == Write.REPEAT:
             return await self._result(quiz, row, recorded.answer, lang, duplicate=True)

@@ -10,7 +10,7 @@ each method to its command; `SQLiteStore` and `PostgresStore` only run commands.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ParamSpec, Protocol, TypeVar
 
@@ -71,6 +71,7 @@ class NewSession:
     question_ids: tuple[str, ...]
     option_orders: tuple[tuple[int, ...], ...]
     seed: int | None = None  # per-attempt random seed for computed questions
+    started_at: float = field(kw_only=True)  # the engine's clock: the store keeps none
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +92,7 @@ class NewAnswer:
     kind: SessionKind
     review: NewReview | None = None  # applied to the learner's card in the same transaction
     typed: float | None = None  # the number typed instead of a tap (computed questions)
+    answered_at: float = field(kw_only=True)  # the engine's clock, as the review's stamp
 
 
 class Write(StrEnum):

@@ -128,7 +128,7 @@ def start_session(new: NewSession, *, replace: bool,
         "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?) RETURNING id",
         n.platform, n.user_id, n.chat_id, n.quiz_id, str(n.kind),
         json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
-        time.time(), n.seed)
+        n.started_at, n.seed)
     found = yield from get_session(int(rows[0]["id"]))
     assert found is not None
     return found
@@ -162,7 +162,7 @@ def answers(session_id: int) -> Command[list[AnswerRow]]:
 def record_answer(answer: NewAnswer) -> Command[Recorded]:
     """Guarded advance, then the answer row, then (on the last question) the best score."""
     a = answer
-    now = time.time()
+    now = a.answered_at
     done = int(a.finished)
     advanced = yield q(
         "UPDATE sessions SET position = position + 1, score = score + ?, "

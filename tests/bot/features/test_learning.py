@@ -14,6 +14,7 @@ from bot.domain.errors import BadReminder, NothingDue
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt, SessionKind
 from bot.features.engine import Engine
+from bot.store.command import Command, q
 from bot.store.learning import NewReview
 from bot.store.protocol import Store
 from tests.clock import FakeClock
@@ -177,7 +178,7 @@ def test_rating_for():
     assert learning.rating_for(True, False) == Rating.Hard
 
 
-async def test_a_repeated_answer_moves_the_card_once(engine, store, quizzes):
+async def test_a_repeated_answer_moves_the_card_once(engine, store, quizzes, clock):
     prompt = await engine.start(ALI)
     option = pick(quizzes, prompt, right=True)
     first = await engine.answer(ALI, prompt.session_id, 0, option)
@@ -187,7 +188,7 @@ async def test_a_repeated_answer_moves_the_card_once(engine, store, quizzes):
     assert card.reviews == 1
     # A round (or any other source) applying the same answer key changes nothing either.
     review = engine.spaced.review_of(await store.get_session(prompt.session_id),
-                                     card.question_id, 0, True, None)
+                                     card.question_id, 0, True, None, clock())
     assert not await store.apply_review(review)
     assert (await store.cards("telegram", "1"))[0].reviews == 1
 
@@ -281,3 +282,30 @@ async def test_reset_forgets_cards_and_reviews(engine, store, quizzes):
     await engine.reset(ALI)
     assert await store.cards("telegram", "1") == []
     assert await store.review_totals("telegram", "1") == []
+
+
+def _stamps(session_id: int) -> Command[set[float]]:
+    """Every time the store wrote for one attempt: its start and finish, its answers, their
+    reviews and the best score it set."""
+    rows = yield q("SELECT started_at AS t FROM sessions WHERE id = ? UNION ALL "
+                   "SELECT finished_at FROM sessions WHERE id = ? UNION ALL "
+                   "SELECT answered_at FROM answers WHERE session_id = ? UNION ALL "
+                   "SELECT reviewed_at FROM reviews WHERE answer_key LIKE ? UNION ALL "
+                   "SELECT finished_at FROM best_scores", session_id, session_id, session_id,
+                   f"s:{session_id}:%")
+    return {float(r["t"]) for r in rows}
+
+
+async def test_one_clock_stamps_an_attempt(engine, store, quizzes, clock):
+    """The engine's clock (a simulated one here) stamps the session, each answer and each
+    review alike: the store takes `now` from its caller and reads no clock of its own."""
+    prompt = await engine.start(ALI)
+    session, seen = prompt.session_id, {clock.now}
+    while True:
+        clock.advance(7)
+        seen.add(clock.now)
+        result = await answer(engine, quizzes, prompt, True)
+        if result.next is None:
+            break
+        prompt = result.next
+    assert await store.read(_stamps, session) == seen

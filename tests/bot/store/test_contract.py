@@ -19,14 +19,14 @@ QUESTIONS = ("a", "b", "c")
 
 def new_session(user: str = "1", quiz: str = "quiz") -> NewSession:
     return NewSession("t", user, "chat", quiz, SessionKind.FULL, QUESTIONS,
-                      ((0, 1), (1, 0), (0, 1)))
+                      ((0, 1), (1, 0), (0, 1)), started_at=time.time())
 
 
 def answer_of(sid: int, position: int, correct: bool, *, user: str = "1",
               chosen: int = 0) -> NewAnswer:
     return NewAnswer(sid, position, QUESTIONS[position], chosen, correct,
                      position == len(QUESTIONS) - 1, "quiz", "t", user, "chat",
-                     len(QUESTIONS), SessionKind.FULL)
+                     len(QUESTIONS), SessionKind.FULL, answered_at=time.time())
 
 
 async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
@@ -191,7 +191,8 @@ async def test_an_attempts_seed_is_kept_and_a_rounds_seed_reaches_its_members(
     store = any_store
     await store.touch_user("t", "1", "T")
     seeded = NewSession("t", "1", None, "quiz", SessionKind.FULL, QUESTIONS,
-                        ((0, 1), (1, 0), (0, 1)), seed=2**62 + 7)  # needs 64 bits
+                        ((0, 1), (1, 0), (0, 1)), seed=2**62 + 7,  # needs 64 bits
+                        started_at=time.time())
     row = await store.start_session(seeded, replace=False)
     assert row.seed == 2**62 + 7
     again = await store.get_session(row.id)

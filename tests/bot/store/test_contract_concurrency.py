@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
@@ -95,10 +96,11 @@ async def test_a_tap_with_its_review_through_two_processes_counts_once(open_stor
     one, two = await open_store(), await open_store()
     await one.touch_user("t", "1", "T")
     sid = (await one.start_session(NewSession("t", "1", None, "quiz", SessionKind.FULL,
-                                              ("q1", "q2"), ((0, 1), (1, 0))),
+                                              ("q1", "q2"), ((0, 1), (1, 0)),
+                                              started_at=time.time()),
                                    replace=False)).id
     tap = NewAnswer(sid, 0, "q1", 0, True, False, "quiz", "t", "1", None, 2, SessionKind.FULL,
-                    review=review(review_key(sid, 0), sure=True))
+                    review=review(review_key(sid, 0), sure=True), answered_at=time.time())
     outcomes = await asyncio.gather(*(s.record_answer(tap) for s in (one, two) * 3))
     assert sorted(o.outcome for o in outcomes) == [Write.APPLIED] + [Write.REPEAT] * 5
     [card] = await two.cards("t", "1")

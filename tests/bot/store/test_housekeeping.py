@@ -16,7 +16,7 @@ QUESTIONS = ("a", "b", "c")
 
 def attempt() -> NewSession:
     return NewSession("t", "1", None, "quiz", SessionKind.FULL, QUESTIONS,
-                      ((0, 1), (1, 0), (0, 1)))
+                      ((0, 1), (1, 0), (0, 1)), started_at=time.time())
 
 
 async def test_two_hundred_try_agains_leave_nothing_after_a_day(any_store: Store):
@@ -24,7 +24,7 @@ async def test_two_hundred_try_agains_leave_nothing_after_a_day(any_store: Store
     await store.touch_user("t", "1", "T")
     answered = await store.start_session(attempt(), replace=True)
     await store.record_answer(NewAnswer(answered.id, 0, "a", 0, True, False, "quiz", "t", "1",
-                                        None, 3, SessionKind.FULL))
+                                        None, 3, SessionKind.FULL, answered_at=time.time()))
     tries = [await store.start_session(attempt(), replace=True) for _ in range(200)]
     clock = [time.time()]
     job = Housekeeping(store, clock=lambda: clock[0])

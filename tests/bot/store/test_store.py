@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import random
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -171,12 +172,13 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore)
 
     await store.touch_user("t", "1", "T")
     row = await store.start_session(NewSession("t", "1", None, "quiz", SessionKind.FULL,
-                                               ("a", "b"), ((0, 1), (1, 0))), replace=False)
+                                               ("a", "b"), ((0, 1), (1, 0)),
+                                               started_at=time.time()), replace=False)
     sid = row.id
 
     def answer(position: int, qid: str, chosen: int, correct: bool, finished: bool) -> NewAnswer:
         return NewAnswer(sid, position, qid, chosen, correct, finished, "quiz", "t", "1", None,
-                         2, SessionKind.FULL)
+                         2, SessionKind.FULL, answered_at=time.time())
 
     first = answer(0, "a", 1, True, False)
     outcomes = await asyncio.gather(store.record_answer(first), store.record_answer(first))
