@@ -22,6 +22,7 @@ from bot.domain.product_limits import (
     MIN_QUESTIONS,
     MIN_SECONDS,
     MIN_TEAMS,
+    UNTIMED_SECONDS,
 )
 from bot.present.i18n import Catalogue
 
@@ -54,8 +55,8 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
                                            | app_commands.Group]:
     """/quiz, /review, /stats, /leaderboard, /language, /reset, /help, /reload (admins)."""
 
-    def text(key: str) -> str:
-        return cat.t(DESCRIBE_IN, key)
+    def text(key: str, **params: Any) -> str:
+        return cat.t(DESCRIBE_IN, key, **params)
 
     languages = [app_commands.Choice(name=f"{cat.t(code, 'language.name')} ({code})",
                                      value=code) for code in cat.languages]
@@ -162,11 +163,13 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
 
     @round_.command(name="start", description=text("command.round"))
     @app_commands.describe(quiz=text("command.param_quiz"),
-                           seconds=text("command.param_seconds"),
+                           seconds=text("command.param_seconds", low=MIN_SECONDS,
+                                        high=MAX_SECONDS),
                            questions=text("command.param_questions"),
-                           teams=text("command.param_teams"),
+                           teams=text("command.param_teams", low=MIN_TEAMS, high=MAX_TEAMS),
                            scoring=text("command.param_scoring"),
-                           untimed=text("command.param_untimed"))
+                           untimed=text("command.param_untimed",
+                                        minutes=UNTIMED_SECONDS // 60))
     async def round_start(interaction: discord.Interaction[Any], quiz: str | None = None,
                           seconds: app_commands.Range[int, MIN_SECONDS, MAX_SECONDS] | None
                           = None,

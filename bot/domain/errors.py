@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.domain.product_limits import MAX_TEAMS, MIN_TEAMS
+
 ECHO_LIMIT = 64  # characters of a user's own text an error message repeats back
 
 
@@ -190,6 +192,9 @@ class BadRoundOptions(QuizError):
     """A team count, scoring mode or word of /round that does not parse: the usage line."""
 
     key = "round.usage"
+
+    def __init__(self) -> None:
+        super().__init__(low=MIN_TEAMS, high=MAX_TEAMS)
 
 
 class BadDaily(QuizError):

@@ -18,3 +18,7 @@ def test_round_start_ranges_are_the_product_limits() -> None:
     assert ranges["seconds"] == (limits.MIN_SECONDS, limits.MAX_SECONDS)
     assert ranges["questions"] == (limits.MIN_QUESTIONS, limits.MAX_QUESTIONS)
     assert ranges["teams"] == (limits.MIN_TEAMS, limits.MAX_TEAMS)
+    described = {p.name: p.description for p in start.parameters}
+    assert f"{limits.MIN_SECONDS}–{limits.MAX_SECONDS}" in described["seconds"]
+    assert f"{limits.MIN_TEAMS}–{limits.MAX_TEAMS}" in described["teams"]
+    assert f"{limits.UNTIMED_SECONDS // 60} min" in described["untimed"]
