@@ -220,7 +220,7 @@ def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
             senders[adapter.name] = make()
     reminders = Reminders(app.engine, senders)
     handlers: dict[str, Handler] = {reminder_kind(p): reminders for p in senders}
-    handlers[PRUNE_KIND] = Housekeeping(app.store)
+    handlers[PRUNE_KIND] = Housekeeping(app.store, clock=app.engine.clock)
     handlers[app.engine.dailies.kind] = app.engine.dailies  # each day's question
     scheduler = Scheduler(app.store, handlers)
     scheduler.start()
@@ -285,7 +285,7 @@ async def run(config: Config) -> int:
             if not await _unless_stopped(start_all(), stop):
                 log.info("stopped during start-up")
                 return code
-            await Housekeeping(app.store).schedule()
+            await Housekeeping(app.store, clock=app.engine.clock).schedule()
             scheduler = start_scheduler(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]

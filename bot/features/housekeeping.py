@@ -9,7 +9,6 @@ with answers stay: /stats and /review read them.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 
 from bot.store.learning import JobRow, NewJob
@@ -26,7 +25,7 @@ EVERY = 86_400.0  # the job runs once a day
 class Housekeeping:
     """The prune job's handler: delete, log how many, run again in a day."""
 
-    def __init__(self, store: Store, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: Store, *, clock: Callable[[], float]) -> None:
         self.store, self.clock = store, clock
 
     async def __call__(self, job: JobRow) -> float:
