@@ -6,8 +6,9 @@
   owners were named is honoured in a private chat only, where nobody else can press
   (`may_press`).
 - A round's stop and skip: its host, or a member the platform lets moderate the chat; a
-  question of the day: a member who moderates (`may_manage`). Whether a member moderates
-  is known, or asked of the platform only when it matters (Telegram's getChatMember).
+  question of the day, a group's quiz and language, a server's role rewards: a member who
+  moderates (`may_manage`). Whether a member moderates is known, or asked of the platform
+  only when it matters (Telegram's getChatMember).
 
 Where a press happened (its chat and message) is checked by `Where` in `results`.
 """

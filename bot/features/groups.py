@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnsupportedLanguage
 from bot.domain.results import Actor, GroupView
+from bot.domain.rights import Manages, may_manage
 from bot.features.library import Library
 from bot.store.commands.groups import group_choice, save_group_choice
 from bot.store.protocol import Store
@@ -40,12 +41,12 @@ class Groups:
         quiz = self.library.quiz(quiz_id)  # the chosen one, else the bot's default
         return GroupView(reader, quiz.id, quiz.title.get(reader), quiz_id is not None, lang)
 
-    async def choose(self, actor: Actor, *, admin: bool, quiz: str | None = None,
+    async def choose(self, actor: Actor, *, admin: Manages, quiz: str | None = None,
                      language: str | None = None) -> GroupView:
         """Set the group's quiz and/or language (`default` clears one); admins only."""
         if actor.chat_id is None:
             raise GroupsOnly()
-        if not admin:
+        if not await may_manage(actor, admin):
             raise NotGroupAdmin()
         quiz_id, lang = await self.choice(actor)
         if quiz is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.domain.errors import BadReward, NotChatAdmin, RoundsAreForGroups
 from bot.domain.results import Actor
+from bot.domain.rights import Manages, may_manage
 from bot.domain.round_results import RewardSet
 from bot.features.rounds import Clock, RoundHost
 from bot.store.protocol import Store
@@ -21,11 +22,11 @@ class Rewards:
         self.engine, self.store, self.clock = engine, store, clock
 
     async def set(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
-                  score: int, *, admin: bool) -> RewardSet:
+                  score: int, *, admin: Manages) -> RewardSet:
         """Grant `role_id` to whoever reaches `score` right answers on the quiz here."""
         if actor.chat_id is None:
             raise RoundsAreForGroups()
-        if not admin:
+        if not await may_manage(actor, admin):
             raise NotChatAdmin()
         quiz = self.engine.quiz(quiz_id)
         if not 1 <= score <= len(quiz.questions):
@@ -35,11 +36,11 @@ class Rewards:
         lang = await self.engine.language(actor)
         return RewardSet(lang, quiz.title.get(lang), role_name, score, len(quiz.questions))
 
-    async def remove(self, actor: Actor, quiz_id: str, *, admin: bool) -> RewardSet:
+    async def remove(self, actor: Actor, quiz_id: str, *, admin: Manages) -> RewardSet:
         """No more reward for the quiz here (roles already granted stay)."""
         if actor.chat_id is None:
             raise RoundsAreForGroups()
-        if not admin:
+        if not await may_manage(actor, admin):
             raise NotChatAdmin()
         quiz = self.engine.quiz(quiz_id)
         gone = await self.store.drop_reward(actor.platform, actor.chat_id, quiz.id)
