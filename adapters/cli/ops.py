@@ -2,8 +2,9 @@
 
 Each reads the same config as `quizbot run` and works on either store: SQLite through
 `bot.store.ops` (the stdlib's backup API), PostgreSQL through `bot.store.pg_ops`
-(`pg_dump`/`pg_restore`); stats, export and check read through `bot.store.reader`, which
-never migrates or writes. A refusal prints one line naming what is wrong and returns 1.
+(`pg_dump`/`pg_restore`); stats, export and check run the store's read commands through
+`bot.store.reader`, which never migrates or writes, and `bot.present.reporting` formats
+what they read. A refusal prints one line naming what is wrong and returns 1.
 """
 
 from __future__ import annotations
@@ -12,20 +13,25 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from bot.app.config import Config
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
+from bot.present import reporting
 from bot.present.limits import check_rendered_sizes
-from bot.store import ops, pg_ops, report
+from bot.store import ops, pg_ops
+from bot.store.command import Command
+from bot.store.commands.report_sql import Scope, export_rows, overview, summary
 from bot.store.files import PlaceError, refuse_existing, write_new
 from bot.store.migrate import migrations
-from bot.store.reader import open_reader, postgres_summary
+from bot.store.reader import open_reader
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of
 
 EXIT_OK, EXIT_ERROR = 0, 1
+T = TypeVar("T")
 Refusal = (ops.OpsError, pg_ops.PgOpsError, StoreRefused, PlaceError, ConfigError)
 
 
@@ -99,41 +105,37 @@ def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _read(config: Config, fn: Callable[..., Command[T]], *args: Any) -> T:
+    """Run one read command on a read-only connection to the configured database."""
+    async def read() -> T:
+        async with open_reader(config.storage_url, _password(config)) as reader:
+            return await reader.read(fn, *args)
+
+    return asyncio.run(read())
+
+
 def stats(config: Config, args: argparse.Namespace) -> int:
     """quizbot stats."""
-    async def read() -> report.Overview:
-        async with open_reader(config.storage_url, _password(config)) as reader:
-            return await report.overview(reader, _quizzes(config))
-
     try:
-        view = asyncio.run(read())
+        view = _read(config, overview)
     except Refusal as exc:
         return _fail(str(exc))
-    print(report.format_overview(view))
+    print(reporting.format_overview(view, _quizzes(config)))
     return EXIT_OK
 
 
 def export(config: Config, args: argparse.Namespace) -> int:
     """quizbot export --format csv|json [--chat ID] [--output PATH [--force]]."""
-    scope = report.Scope.parse(args.chat)
-    quizzes = _quizzes(config)
-
-    async def read() -> tuple[list[report.Learner], list[report.QuestionRow], str | None]:
-        async with open_reader(config.storage_url, _password(config)) as reader:
-            return (await report.learners(reader, scope, quizzes),
-                    await report.question_rows(reader, scope, quizzes),
-                    await report.chat_title(reader, scope))
-
     try:
         if args.output is not None:  # refuse a bad target before reading anything
             refuse_existing(args.output, force=args.force)
-        learners, questions, title = asyncio.run(read())
+        rows = _read(config, export_rows, Scope.parse(args.chat))
     except Refusal as exc:
         return _fail(str(exc))
-    if args.chat and not learners:
+    if args.chat and not rows.learners:
         return _fail(f"no sessions were started in chat {args.chat}")
-    text = (report.export_csv(learners, scope, title) if args.format == "csv"
-            else report.export_json(learners, questions, scope, title))
+    write = reporting.export_csv if args.format == "csv" else reporting.export_json
+    text = write(rows, _quizzes(config))
     if args.output is None:
         sys.stdout.write(text)
         return EXIT_OK
@@ -143,14 +145,21 @@ def export(config: Config, args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"{args.output}: cannot be written: {exc.strerror}")
-    print(f"wrote {len(learners)} learner record(s) to {args.output}", file=sys.stderr)
+    print(f"wrote {len(rows.learners)} learner record(s) to {args.output}", file=sys.stderr)
     return EXIT_OK
 
 
 def _database_line(config: Config) -> str:
-    if _postgres(config):
-        return asyncio.run(postgres_summary(config.storage_url, _password(config)))
-    return ops.inspect(path_from_url(config.storage_url))
+    where, postgres = _where(config), _postgres(config)
+    found = _read(config, summary) if postgres else ops.inspect(path_from_url(
+        config.storage_url))
+    if found is None:
+        return f"{where}: not created yet (it will be on first start)"
+    (version, users, sessions, answers) = found
+    latest = migrations("postgres" if postgres else "sqlite")[-1][0]
+    pending = f", {latest - version} migration(s) to apply at start" if version < latest else ""
+    return (f"{where}: schema version {version}{pending}; {users} users, {sessions} "
+            f"sessions, {answers} answers")
 
 
 def check(config: Config, args: argparse.Namespace) -> int:

@@ -19,16 +19,15 @@ from bot.domain.quiz import Quiz, load_quizzes
 from bot.domain.tasks import spawn
 from bot.features.chats import ChatTitles
 from bot.features.dashboard.auth import Signer, derive_secret
+from bot.features.dashboard.group_export import exporter_for
 from bot.features.dashboard.pages import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
 from bot.present.limits import check_rendered_sizes
 from bot.store import open_store, ops
-from bot.store.group_export import exporter_for
 from bot.store.protocol import Store
 from bot.store.sqlite import path_from_url
-from bot.store.urls import scheme_of
 
 log = logging.getLogger(__name__)
 
@@ -113,8 +112,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
                         engine.clock)
         if web.main is not None:
             dashboard = Dashboard(engine, store, catalogue, memberships,
-                                  exporter=exporter_for(store, scheme_of(config.storage_url),
-                                                        lambda: quizzes_of(engine)))
+                                  exporter=exporter_for(store, lambda: quizzes_of(engine)))
             DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
                          signer=signer, rate_limit=config.web.rate_limit
                          ).mount(web.main.add_route)

@@ -29,6 +29,8 @@ from functools import cache
 from pathlib import Path
 
 from bot.domain.errors import StoreRefused
+from bot.store.command import run_sync
+from bot.store.commands.report_sql import last_activity, summary
 from bot.store.files import PlaceError, new_file
 from bot.store.migrate import (
     APPLICATION_ID,
@@ -85,7 +87,9 @@ def _connect_ro(db: Path) -> sqlite3.Connection:
         if fh.read(16) != SQLITE_HEADER:
             raise OpsError(f"{db}: is not a SQLite database")
     try:
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True)
+        # the reader (`bot.store.reader`) runs its commands on a worker thread
+        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True,
+                               check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 5000")
         tables = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -183,16 +187,6 @@ def _checked(conn: sqlite3.Connection, db: Path) -> int:
     if problem:
         raise OpsError(f"{db}: refused: {problem}")
     return version
-
-
-def last_activity(conn: sqlite3.Connection) -> float:
-    """The newest timestamp of any user, session or answer (0 for an empty database)."""
-    row = conn.execute(
-        "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM users "
-        "UNION ALL SELECT MAX(started_at) FROM sessions "
-        "UNION ALL SELECT MAX(finished_at) FROM sessions "
-        "UNION ALL SELECT MAX(answered_at) FROM answers)").fetchone()
-    return float(row[0] or 0.0)
 
 
 def _open_checked(db: Path) -> sqlite3.Connection:
@@ -294,7 +288,7 @@ def _refuse_newer(source: Path, src: sqlite3.Connection, db: Path, *, force: boo
     if not db.exists() or db.stat().st_size == 0:
         return False
     with contextlib.closing(_open_checked(db)) as current:
-        newer = last_activity(current) > last_activity(src)
+        newer = run_sync(current, last_activity()) > run_sync(src, last_activity())
     if newer and not force:
         raise OpsError(
             f"{db}: holds activity newer than the backup {source}; restoring would lose it. "
@@ -316,32 +310,29 @@ def _retire(db: Path) -> None:
 
 # --- inspection (check) --------------------------------------------------------------------
 
-def inspect(db: Path) -> str:
-    """One line on the database's state; OpsError when the bot would refuse it."""
+def inspect(db: Path) -> tuple[int, int, int, int] | None:
+    """(schema version, users, sessions, answers), None when the file is not created yet;
+    OpsError when the bot would refuse it."""
     if not db.exists() or db.stat().st_size == 0:
         parent = next((p for p in (db.parent, *db.parent.parents) if p.exists()), Path("/"))
         if not os.access(parent, os.W_OK):
             raise OpsError(f"{db}: does not exist and {parent} is not writable")
-        return f"{db}: not created yet (it will be on first start)"
+        return None
     with contextlib.closing(_connect_ro(db)) as conn:
         try:
             verdict = [r[0] for r in conn.execute("PRAGMA quick_check")]
             if verdict != ["ok"]:
                 raise OpsError(f"{db}: is corrupt ({'; '.join(verdict[:3])})")
-            version = _checked(conn, db)
-            counts = conn.execute("SELECT (SELECT COUNT(*) FROM users), "
-                                  "(SELECT COUNT(*) FROM sessions), "
-                                  "(SELECT COUNT(*) FROM answers)").fetchone()
+            _checked(conn, db)
+            return run_sync(conn, summary())
         except sqlite3.DatabaseError as exc:
             raise OpsError(f"{db}: cannot be read ({exc})") from None
-    latest = latest_version()
-    pending = f", {latest - version} migration(s) to apply at start" if version < latest else ""
-    return (f"{db}: schema version {version}{pending}; {counts[0]} users, {counts[1]} "
-            f"sessions, {counts[2]} answers")
 
 
 @contextlib.contextmanager
 def reading(db: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection to an exact quizbot database, for stats and export."""
+    """A read-only connection to an exact quizbot database, for stats and export (rows
+    by column name, as the store's commands read them)."""
     with contextlib.closing(_open_checked(db)) as conn:
+        conn.row_factory = sqlite3.Row
         yield conn

@@ -22,7 +22,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.store.command import run_async
+from bot.store.commands.report_sql import last_activity
 from bot.store.files import PlaceError, new_file
+from bot.store.migrate import TABLES
+from bot.store.reader import on_postgres
 from bot.store.urls import split_password
 
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
@@ -175,10 +179,7 @@ def restore(url: str, password: str, source: Path) -> None:
 
 def quizbot_tables() -> set[str]:
     """The tables quizbot's migrations create (the same names on both dialects)."""
-    from bot.store.ops import expected_schema, latest_version
-
-    return {name for kind, name, _, _ in expected_schema(latest_version()) if kind == "table"} \
-        | {"schema_migrations"}
+    return {*TABLES, "schema_migrations"}
 
 
 async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> bool:
@@ -199,13 +200,8 @@ async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> 
             raise PgOpsError(f"{others} other connection(s) use the database (a quizbot "
                              "process?); stop the bot first")
         has_sessions = await conn.fetchval("SELECT to_regclass('sessions') IS NOT NULL")
-        last = 0.0
-        if has_sessions:
-            last = float(await conn.fetchval(
-                "SELECT COALESCE(MAX(t), 0) FROM (SELECT MAX(created_at) AS t FROM users "
-                "UNION ALL SELECT MAX(started_at) FROM sessions UNION ALL "
-                "SELECT MAX(finished_at) FROM sessions UNION ALL "
-                "SELECT MAX(answered_at) FROM answers) x") or 0.0)
+        last = await run_async(last_activity(), on_postgres(conn)) \
+            if has_sessions else 0.0
     finally:
         await conn.close()
     newer = last > archive_activity(path)
@@ -216,7 +212,7 @@ async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> 
     return newer
 
 
-# The timestamps `last_activity` compares, as SQLite's `ops.last_activity` reads them.
+# The timestamps `last_activity` compares (`bot.store.commands.report_sql.last_activity`).
 ACTIVITY_COLUMNS = {"users": ("created_at",), "sessions": ("started_at", "finished_at"),
                     "answers": ("answered_at",)}
 

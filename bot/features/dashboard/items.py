@@ -27,8 +27,8 @@ from typing import Any
 
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import named_option, shown_text
+from bot.present.reporting import csv_cell, letter
 from bot.store.commands.dashboard import AttemptAnswer
-from bot.store.report import csv_cell, letter
 
 MIN_LEARNERS = 10  # members with a finished attempt before a quiz's figures are shown
 GROUP_SHARE = 0.27  # the upper and lower groups (Kelley's 27 %)

@@ -15,7 +15,7 @@ from bot.app.logs import JsonFormatter, guarded_loggers
 from bot.domain import platforms
 from bot.domain.platforms import Platform
 from bot.features.reminders import Reminders
-from bot.store.report import Scope
+from bot.store.commands.report_sql import Scope
 
 MATRIX = Platform("matrix", "string", card_limit=30_000, payload_limit=255,
                   reminder_rate=5.0, token_env="MATRIX_BOT_TOKEN", config_section="matrix",

@@ -7,12 +7,11 @@ import random
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
+from bot.features.dashboard.group_export import exporter_for
 from bot.features.engine import Engine
 from bot.store.dashboard import DashboardReads
-from bot.store.group_export import exporter_for
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
-from bot.store.urls import scheme_of
 from tests.dashboard_support import play
 
 GROUP = "-100500"
@@ -90,7 +89,7 @@ async def test_group_export_runs_the_report_through_the_store(any_store: Store, 
     engine = Engine(any_store, quizzes, rng=random.Random(4))
     await play(engine, quizzes, Actor("telegram", "1", GROUP, "=HYPERLINK(x)"), wrong={0})
     await play(engine, quizzes, Actor("telegram", "2", "-999", "Elsewhere"))
-    export = exporter_for(any_store, scheme_of(store_url), lambda: quizzes)
+    export = exporter_for(any_store, lambda: quizzes)
     lines = (await export("telegram", GROUP, "csv")).splitlines()
     assert lines[0].startswith("platform,user_id,display_name,quiz_id")
     assert len(lines) == 1 + 8 and all(line.startswith("telegram,1,'=HYPERLINK(x)")

@@ -19,8 +19,10 @@ from bot.domain.errors import StoreRefused
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
-from bot.store import ops, report
+from bot.present import reporting
+from bot.store import ops
 from bot.store.commands.dashboard import save_chat_title
+from bot.store.commands.report_sql import Scope, export_rows, overview
 from bot.store.protocol import Store
 from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
@@ -212,15 +214,12 @@ async def test_export_and_stats_match_the_sessions_played(
     await backend_store.write(save_chat_title, "telegram", "-100", "Pipeline Club", 1.0)
 
     async with open_reader(store_url) as reader:
-        group = await report.learners(reader, report.Scope.parse("telegram:-100"), quizzes)
-        group_questions = await report.question_rows(reader, report.Scope.parse("-100"),
-                                                     quizzes)
-        everyone = await report.learners(reader, report.Scope(), quizzes)
-        view = await report.overview(reader, quizzes)
-        title = await report.chat_title(reader, report.Scope.parse("telegram:-100"))
+        group = await reader.read(export_rows, Scope.parse("telegram:-100"))
+        group_questions = await reader.read(export_rows, Scope.parse("-100"))
+        everyone = await reader.read(export_rows, Scope())
+        view = await reader.read(overview)
 
-    data = json.loads(report.export_json(group, group_questions,
-                                         report.Scope.parse("telegram:-100"), title))
+    data = json.loads(reporting.export_json(group, quizzes))
     assert data["chat"] == {"platform": "telegram", "chat_id": "-100", "title": "Pipeline Club"}
     heads = [(r["display_name"], r["attempts_finished"], r["best_score"], r["last_score"])
              for r in data["learners"]]
@@ -229,13 +228,14 @@ async def test_export_and_stats_match_the_sessions_played(
     assert [q["question_id"] for q in bob_row["questions"]] == order
     assert {q["question_id"]: q["last_option"] for q in bob_row["questions"]} == bob_chose
     assert all(q["answered"] == 1 and q["correct"] == 0 for q in bob_row["questions"])
-    group_csv = list(csv.DictReader(io.StringIO(report.export_csv(
-        group, report.Scope.parse("telegram:-100"), title))))
+    group_csv = list(csv.DictReader(io.StringIO(reporting.export_csv(group, quizzes))))
     assert {(r["chat_id"], r["chat_title"]) for r in group_csv} == {("-100", "Pipeline Club")}
     assert [(q["question_id"], q["answered"], q["correct"], q["accuracy"], q["wrong_option"])
-            for q in data["questions"]] == [(qid, 2, 1, 0.5, bob_chose[qid]) for qid in order]
+            for q in reporting.question_rows(group_questions.questions, quizzes)] == [
+        (qid, 2, 1, 0.5, bob_chose[qid]) for qid in order]
+    assert data["questions"] == reporting.question_rows(group_questions.questions, quizzes)
 
-    rows = list(csv.DictReader(io.StringIO(report.export_csv(everyone))))
+    rows = list(csv.DictReader(io.StringIO(reporting.export_csv(everyone, quizzes))))
     assert len(rows) == 8 + 8 + 3
     carol_rows = [r for r in rows if r["display_name"] == "Carol"]
     assert [(r["question_id"], r["correct"], r["attempts_finished"], r["best_score"])
@@ -245,13 +245,14 @@ async def test_export_and_stats_match_the_sessions_played(
 
     assert (view.users, view.answers, dict(view.sessions)) == (3, 19,
                                                                {"active": 1, "finished": 2})
-    first = view.questions[0]
-    assert (first.question_id, first.answered, first.correct) == (order[0], 3, 2)
-    third, picks = view.questions[2], sorted({bob_chose[order[2]], carol_chose[order[2]]})
+    questions = reporting.question_rows(view.questions, quizzes)
+    first = questions[0]
+    assert (first["question_id"], first["answered"], first["correct"]) == (order[0], 3, 2)
+    third, picks = questions[2], sorted({bob_chose[order[2]], carol_chose[order[2]]})
     same = len(picks) == 1  # Bob and Carol saw different orders: maybe the same option
-    assert (third.answered, third.correct, third.wrong_option, third.wrong_count) == (
-        3, 1, picks[0], 2 if same else 1)  # ties go to the earlier option in the file
-    text = report.format_overview(view)
+    assert (third["answered"], third["correct"], third["wrong_option"],
+            third["wrong_count"]) == (3, 1, picks[0], 2 if same else 1)  # ties: earlier option
+    text = reporting.format_overview(view, quizzes)
     assert "users     3" in text and "sessions  3 (1 active, 2 finished)" in text
     assert f"{order[1]}" in text and "67%" in text
     # Groups by name (their id is there for --chat); the private chat is no group.

@@ -16,8 +16,9 @@ from bot.domain.quiz.computed import draw, named_option
 from bot.domain.quiz.sampling import drawn_warnings, sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
+from bot.present import reporting
 from bot.present.i18n import strip_isolates
-from bot.store import report
+from bot.store.commands.report_sql import Scope, export_rows
 from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
@@ -263,20 +264,21 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
     # export: the numbers of the last answer, in the file's letters (A = the answer)
     session = await store.get_session(results[0].session_id)
     async with open_reader(f"sqlite:///{store.path}") as reader:
-        rows = await report.learners(reader, report.Scope(), quizzes)
-        overview = await report.question_rows(reader, report.Scope(), quizzes)
-    [alice] = [r for r in rows if r.quiz_id == NUMBERS]
-    first = alice.questions[0]
-    assert first.question_id == quiz.questions[0].id and first.last_option != "A"
+        exported = await reader.read(export_rows, Scope())
+    [alice] = [r for r in reporting.learners(exported.learners, quizzes)
+               if r["quiz_id"] == NUMBERS]
+    first = alice["questions"][0]
+    assert first["question_id"] == quiz.questions[0].id and first["last_option"] != "A"
     drawn = draw(quiz.questions[0], session.seed)
-    assert first.numbers == ", ".join(f"{k}={v}" for k, v in drawn.drawn)
-    assert first.numbers.startswith("p=") and f"m={dict(drawn.drawn)['m']}" in first.numbers
-    assert alice.questions[1].last_option == "A"
-    wrong = next(q for q in overview if q.question_id == quiz.questions[0].id)
+    assert first["numbers"] == ", ".join(f"{k}={v}" for k, v in drawn.drawn)
+    assert first["numbers"].startswith("p=") and f"m={dict(drawn.drawn)['m']}" in \
+        first["numbers"]
+    assert alice["questions"][1]["last_option"] == "A"
+    wrong = next(q for q in reporting.question_rows(exported.questions, quizzes)
+                 if q["question_id"] == quiz.questions[0].id)["wrong_text"]
     # The mistake in words with the example's numbers: neither its slug nor a template.
-    assert wrong.wrong_text == named_option(quiz.questions[0], "ABCD".index(first.last_option),
-                                            "en")
-    assert "{" not in wrong.wrong_text and wrong.wrong_text not in {
+    assert wrong == named_option(quiz.questions[0], "ABCD".index(first["last_option"]), "en")
+    assert "{" not in wrong and wrong not in {
         c.name for c in quiz.questions[0].computed.choices}
 
     # /review last: the missed questions only, with fresh numbers (a new attempt's seed)

@@ -15,10 +15,10 @@ from aiohttp.test_utils import TestServer
 from bot.app.dashboard_web import DashboardWeb
 from bot.domain.quiz import Quiz
 from bot.features.dashboard.auth import Signer, derive_secret
+from bot.features.dashboard.group_export import exporter_for
 from bot.features.dashboard.pages import Dashboard, Memberships, Role, quizzes_of
 from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
-from bot.store.group_export import exporter_for
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 from tests.dashboard_support import init_data
@@ -66,7 +66,7 @@ async def served(tmp_path: Path, quizzes: dict[str, Quiz], catalogue: Catalogue,
 
     memberships.provide("telegram", check)
     dashboard = Dashboard(engine, store, catalogue, memberships,
-                          exporter=exporter_for(store, "sqlite", lambda: quizzes_of(engine)))
+                          exporter=exporter_for(store, lambda: quizzes_of(engine)))
     signer = Signer(derive_secret("test-secret", ""), clock)
     app = web.Application()
     routes = DashboardWeb(dashboard, catalogue, bot_token=TOKEN, signer=signer)

@@ -293,7 +293,8 @@ async def test_the_learner_page_opens_on_a_summary_whose_numbers_agree(
 async def test_configured_admins_see_problem_reports_and_resolve_them(
         served: Served, quizzes: dict[str, Quiz]) -> None:
     from bot.domain.payloads import ReportPayload
-    from bot.store import report
+    from bot.present.reporting import format_overview
+    from bot.store.commands.report_sql import overview
     from bot.store.reader import open_reader
 
     ada = Actor("telegram", "1", None, "Ada")
@@ -312,7 +313,7 @@ async def test_configured_admins_see_problem_reports_and_resolve_them(
     assert item["title"] == quizzes["parallelism"].title.get("en")
 
     async with open_reader(served.store_url) as reader:
-        text = report.format_overview(await report.overview(reader, quizzes))
+        text = format_overview(await reader.read(overview), quizzes)
     assert "open problem reports (1; resolve them on the dashboard)" in text
     assert ": unclear “Which bubble?”" in text
 
