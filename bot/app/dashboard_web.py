@@ -43,6 +43,7 @@ from bot.features.dashboard.auth import (
 from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
 from bot.features.dashboard.throttle import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
 from bot.present.i18n import Catalogue, is_rtl, isolate_latin
+from bot.store.commands.dashboard import use_link
 
 log = logging.getLogger(__name__)
 
@@ -208,8 +209,8 @@ class DashboardWeb:
             if scheme.lower() != "link":
                 raise AuthError("no link")
             who = self.signer.open_link(credential.strip())
-            if not who.nonce or not await self.dashboard.reads.use_link(
-                    who.nonce, who.expires_at, self.signer.clock()):
+            if not who.nonce or not await self.dashboard.store.write(
+                    use_link, who.nonce, who.expires_at, self.signer.clock()):
                 raise AuthError("link already used")
         except AuthError as exc:
             log.info("dashboard: link refused: %s", exc)

@@ -1,6 +1,6 @@
 """The dashboard's two views, as JSON-ready dicts: a learner's progress and a group's.
 
-Only reads: the store's rows (bot.store.dashboard and the learning reads), the quiz files
+Only reads: the store's rows (bot.store.commands.dashboard and the learning reads), the quiz files
 for texts and explanations in the caller's language, and SVG charts drawn here. Who may
 see a group is decided in `group`: members only (Telegram asks getChatMember through the
 running bot, Discord trusts the signed link's guild), and only admins get one row per
@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.domain import learning
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, named_option, shown_text
+from bot.domain.report_rows import QuestionAccuracy
 from bot.domain.results import Actor
 from bot.domain.round_rules import BADGE, earns_badge
 from bot.features.dashboard.auth import Identity
+from bot.features.dashboard.group_export import Exporter
 from bot.features.dashboard.items import items_csv, items_view
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
 from bot.features.dashboard.recent import Recent
@@ -40,14 +42,9 @@ from bot.features.topic_map import confident_misses
 from bot.present import svg
 from bot.present.i18n import Catalogue
 from bot.present.render import clip, content_text, topic_map_lines
-from bot.store.commands.dashboard import AttemptAnswer
-from bot.store.dashboard import (
-    Answered,
-    DashboardReads,
-    GroupQuestion,
-    GroupRound,
-    MemberRow,
-)
+from bot.store.commands import dashboard as reads
+from bot.store.commands.dashboard import Answered, AttemptAnswer, GroupRound, MemberRow
+from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.learning import CardRow, ReviewTotal
 from bot.store.protocol import Store
 
@@ -63,8 +60,7 @@ class Forbidden(Exception):
     """The caller is not a member of that group (HTTP 403)."""
 
 
-Exporter = Callable[[str, str, str], Awaitable[str]]  # (platform, chat id, "csv"|"json")
-GroupReads = tuple[list[GroupRound], list[GroupQuestion], tuple[list[MemberRow], int],
+GroupReads = tuple[list[GroupRound], list[QuestionAccuracy], tuple[list[MemberRow], int],
                    dict[str, str]]
 
 
@@ -74,7 +70,6 @@ class Dashboard:
     def __init__(self, engine: Engine, store: Store, catalogue: Catalogue,
                  memberships: Memberships, *, exporter: Exporter | None = None) -> None:
         self.engine, self.store, self.cat = engine, store, catalogue
-        self.reads = DashboardReads(store)
         self.memberships = memberships
         self.exporter = exporter
         # A group's figures are the same for every member who opens the page: a group
@@ -90,7 +85,7 @@ class Dashboard:
 
     async def language(self, who: Identity) -> str:
         """The caller's chosen language, else their app's, else the default."""
-        profile = await self.reads.profile(who.platform, who.user_id)
+        profile = await self.store.read(reads.profile, who.platform, who.user_id)
         return self.engine.resolve_language(profile[1] if profile else None, who.locale)
 
     # --- the learner ---------------------------------------------------------------------
@@ -106,8 +101,10 @@ class Dashboard:
         since = learning.local_day(now, 0) - CALENDAR_DAYS - 401
         (profile, attempts, answers, groups), (settings, cards, totals, days) = (
             await asyncio.gather(
-                asyncio.gather(self.reads.profile(p, u), self.reads.attempts(p, u),
-                               self.reads.answers(p, u), self.reads.groups_of(p, u)),
+                asyncio.gather(self.store.read(reads.profile, p, u),
+                               self.store.read(reads.attempts, p, u),
+                               self.store.read(reads.answers, p, u),
+                               self.store.read(reads.groups_of, p, u)),
                 asyncio.gather(self.store.learner_settings(p, u), self.store.cards(p, u),
                                self.store.review_totals(p, u),
                                self.store.review_days(p, u, since))))
@@ -357,14 +354,15 @@ class Dashboard:
 
     async def _answers(self, platform: str, group_id: str) -> list[AttemptAnswer]:
         return await self.group_answers.get(
-            (platform, group_id), lambda: self.reads.group_attempt_answers(platform, group_id))
+            (platform, group_id), lambda: self.store.read(reads.group_attempt_answers, platform,
+                                           group_id))
 
     async def group_reads(self, platform: str, group_id: str) -> GroupReads:
         """A group's figures read afresh (what `group_figures` keeps for GROUP_SECONDS)."""
-        return await asyncio.gather(self.reads.group_rounds(platform, group_id),
-                                    self.reads.group_questions(platform, group_id),
-                                    self.reads.group_members(platform, group_id),
-                                    self.reads.chat_titles(platform, [group_id]))
+        return await asyncio.gather(self.store.read(reads.group_rounds, platform, group_id),
+                                    self.store.read(accuracy, Scope(group_id, platform)),
+                                    self.store.read(reads.group_members, platform, group_id),
+                                    self.store.read(reads.chat_titles, platform, [group_id]))
 
     async def export(self, who: Identity, group_id: str, fmt: str) -> str:
         """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""

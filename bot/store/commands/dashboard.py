@@ -1,7 +1,10 @@
-"""The dashboard's reads (`GET /api/me`, `GET /api/groups/<id>`): one body per command.
+"""The dashboard's reads (`GET /api/me`, `GET /api/groups/<id>`): one body per command, run
+with `Store.read` (a group's accuracy per question is `report_sql.accuracy`, the query
+`quizbot stats` runs).
 
-SELECTs only. A learner's reads use the (platform, user_id) indexes; a group's use
-`sessions_by_chat` and `rounds_by_board` (schema version 9).
+SELECTs, but for the two writes at the end (a used link, a chat's title). A learner's
+reads use the (platform, user_id) indexes; a group's use `sessions_by_chat` and
+`rounds_by_board` (schema version 9).
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.store.command import Command, one, q
+
+MAX_MEMBERS = 1000  # rows of a group's member table; the count says how many more
+MAX_ROUNDS = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +37,6 @@ class Answered:
     correct: bool
     answered_at: float
     seed: int = 0  # the attempt's seed (its id before seeds): a computed question's numbers
-
-
-@dataclass(frozen=True, slots=True)
-class GroupQuestion:
-    quiz_id: str
-    question_id: str
-    answered: int
-    correct: int
-    wrong_choice: int | None  # the most chosen wrong option (file index), None if none
-    wrong_count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,30 +102,8 @@ def groups_of(platform: str, user_id: str) -> Command[list[tuple[str, str | None
     return [(str(r["chat_id"]), None if r["title"] is None else str(r["title"])) for r in rows]
 
 
-def group_questions(platform: str, chat_id: str) -> Command[list[GroupQuestion]]:
-    """Per question answered in the group's full attempts: accuracy and the most chosen
-    wrong option (ties: the lower index), like `quizbot stats`. One pass over the group's
-    answers, counted per (question, option); the few counts are folded here."""
-    rows = yield q(
-        "SELECT s.quiz_id, a.question_id, a.chosen, a.correct, COUNT(*) AS n FROM sessions s "
-        "JOIN answers a ON a.session_id = s.id "
-        "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
-        "GROUP BY s.quiz_id, a.question_id, a.chosen, a.correct", platform, chat_id)
-    tally: dict[tuple[str, str], list[int]] = {}  # answered, right, wrong pick, its count
-    for r in sorted(rows, key=lambda r: (r["quiz_id"], r["question_id"], r["chosen"])):
-        t = tally.setdefault((r["quiz_id"], r["question_id"]), [0, 0, -1, 0])
-        n = int(r["n"])
-        t[0] += n
-        if r["correct"]:
-            t[1] += n
-        elif n > t[3] and int(r["chosen"]) >= 0:  # in option order: a tie keeps the lower
-            # index; a typed number that is no option (chosen -1) is no option to name
-            t[2], t[3] = int(r["chosen"]), n
-    return [GroupQuestion(quiz, question, t[0], t[1], None if t[2] < 0 else t[2], t[3])
-            for (quiz, question), t in sorted(tally.items())]
-
-
-def group_rounds(platform: str, chat_id: str, limit: int) -> Command[list[GroupRound]]:
+def group_rounds(platform: str, chat_id: str, limit: int = MAX_ROUNDS
+                 ) -> Command[list[GroupRound]]:
     """The group's latest rounds, newest first, with how its players scored."""
     rows = yield q(
         "SELECT r.id, r.quiz_id, r.status, r.started_at, r.finished_at, r.host_name, "
@@ -145,7 +119,7 @@ def group_rounds(platform: str, chat_id: str, limit: int) -> Command[list[GroupR
                        len(json.loads(r["question_ids"]))) for r in rows]
 
 
-def group_members(platform: str, chat_id: str, limit: int
+def group_members(platform: str, chat_id: str, limit: int = MAX_MEMBERS
                   ) -> Command[tuple[list[MemberRow], int]]:
     """(member rows per quiz, best first; how many rows there are in all) over the group's
     finished full attempts."""
@@ -160,13 +134,6 @@ def group_members(platform: str, chat_id: str, limit: int
     everyone = int(rows[0]["everyone"]) if rows else 0
     return [MemberRow(r["user_id"], r["name"], r["quiz_id"], int(r["attempts"]),
                       int(r["best"]), float(r["last_at"])) for r in rows], everyone
-
-
-def table(sql: str, params: tuple[object, ...]) -> Command[list[tuple[object, ...]]]:
-    """Any read-only statement's rows as tuples (the export runs `bot.store.report`'s
-    statements through this)."""
-    rows = yield q(sql, *params)
-    return [tuple(r) for r in rows]
 
 
 def use_link(nonce: str, expires_at: float, now: float) -> Command[bool]:

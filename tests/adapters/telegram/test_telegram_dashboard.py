@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from aiohttp import ClientSession
 
-from bot.store.dashboard import DashboardReads
+from bot.store.commands.dashboard import chat_titles
 from tests.adapters.telegram.dashboard_bot import PUBLIC_URL, dashboard_bot, finish_quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons
@@ -113,11 +113,10 @@ async def test_quiz_played_in_telegram_shows_up_in_the_api(tmp_path: Path, api: 
 async def test_a_groups_title_is_kept_from_its_updates_and_renames(
         tmp_path: Path, api: FakeBotAPI) -> None:
     async with dashboard_bot(tmp_path, api) as running:
-        reads = DashboardReads(running.app.store)
 
         async def title() -> str | None:
             for _ in range(500):  # the update is handled in the background (bounded: 10 s)
-                titles = await reads.chat_titles("telegram", [str(GROUP)])
+                titles = await running.app.store.read(chat_titles, "telegram", [str(GROUP)])
                 if titles.get(str(GROUP)) != seen:
                     return titles.get(str(GROUP))
                 await asyncio.sleep(0.02)
@@ -145,6 +144,6 @@ async def test_a_group_seen_without_a_title_is_asked_for_it_once(
         alice = Learner(api, api.user(1001, "Alice"), untitled)
         await alice.barrier()
         await alice.barrier()  # later updates do not ask again
-        reads = DashboardReads(running.app.store)
-        assert await reads.chat_titles("telegram", [str(GROUP)]) == {str(GROUP): "Pipeline Club"}
+        assert await running.app.store.read(chat_titles, "telegram", [str(GROUP)]) == {
+            str(GROUP): "Pipeline Club"}
         assert len(api.calls_of("getChat")) == 1

@@ -1,4 +1,5 @@
-"""The dashboard's reads (bot.store.dashboard) give the same rows on SQLite and PostgreSQL."""
+"""The dashboard's reads (bot.store.commands.dashboard, and report_sql.accuracy for a group's
+questions) give the same rows on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.dashboard.group_export import exporter_for
 from bot.features.engine import Engine
-from bot.store.dashboard import DashboardReads
+from bot.store.commands import dashboard
+from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
 from tests.dashboard_support import play
@@ -19,7 +21,6 @@ GROUP = "-100500"
 
 async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz]) -> None:
     engine = Engine(any_store, quizzes, rng=random.Random(3))
-    reads = DashboardReads(any_store)
     ada = Actor("telegram", "1", GROUP, "Ada")
     bob = Actor("telegram", "2", GROUP, "Bob")
     solo = Actor("telegram", "1", None, "Ada")
@@ -27,22 +28,24 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     assert await play(engine, quizzes, solo, wrong={0}) == 7
     assert await play(engine, quizzes, bob, wrong={0}) == 7
 
-    assert await reads.profile("telegram", "1") == ("Ada", None)
-    assert await reads.profile("telegram", "404") is None
-    attempts = await reads.attempts("telegram", "1")
+    assert await any_store.read(dashboard.profile, "telegram", "1") == ("Ada", None)
+    assert await any_store.read(dashboard.profile, "telegram", "404") is None
+    attempts = await any_store.read(dashboard.attempts, "telegram", "1")
     assert [(a.quiz_id, a.score, a.total) for a in attempts] == [
         ("parallelism", 6, 8), ("parallelism", 7, 8)]
-    answers = await reads.answers("telegram", "1")
+    answers = await any_store.read(dashboard.answers, "telegram", "1")
     assert len(answers) == 16 and answers[0].answered_at >= answers[-1].answered_at
     assert sum(a.correct for a in answers) == 13
-    assert await reads.groups_of("telegram", "1") == [(GROUP, None)]
-    await reads.save_chat_title("telegram", GROUP, "Study club", 1.0)
-    assert await reads.groups_of("telegram", "1") == [(GROUP, "Study club")]
-    assert await reads.chat_titles("telegram", [GROUP, "-1"]) == {GROUP: "Study club"}
-    assert await reads.groups_of("telegram", "3") == []
+    assert await any_store.read(dashboard.groups_of, "telegram", "1") == [(GROUP, None)]
+    await any_store.write(dashboard.save_chat_title, "telegram", GROUP, "Study club", 1.0)
+    assert await any_store.read(dashboard.groups_of, "telegram", "1") == [
+        (GROUP, "Study club")]
+    assert await any_store.read(dashboard.chat_titles, "telegram", [GROUP, "-1"]) == {
+        GROUP: "Study club"}
+    assert await any_store.read(dashboard.groups_of, "telegram", "3") == []
 
     questions = {(q.quiz_id, q.question_id): q for q in
-                 await reads.group_questions("telegram", GROUP)}
+                 await any_store.read(accuracy, Scope(GROUP, "telegram"))}
     first = quizzes["parallelism"].questions[0]
     row = questions[("parallelism", first.id)]
     assert (row.answered, row.correct, row.wrong_count) == (2, 0, 2)
@@ -50,16 +53,17 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     fourth = questions[("parallelism", quizzes["parallelism"].questions[3].id)]
     assert (fourth.answered, fourth.correct, fourth.wrong_count) == (2, 1, 1)
     assert all(q.wrong_choice is None for q in questions.values() if q.correct == q.answered)
-    assert await reads.group_questions("telegram", "-1") == []
-    assert await reads.group_questions("discord", GROUP) == []
+    assert await any_store.read(accuracy, Scope("-1", "telegram")) == []
+    assert await any_store.read(accuracy, Scope(GROUP, "discord")) == []
 
-    members, everyone = await reads.group_members("telegram", GROUP)
+    members, everyone = await any_store.read(dashboard.group_members, "telegram", GROUP)
     assert [(m.display_name, m.best, m.attempts) for m in members] == [("Bob", 7, 1),
                                                                        ("Ada", 6, 1)]
     assert everyone == 2
-    page, everyone = await reads.group_members("telegram", GROUP, limit=1)
+    page, everyone = await any_store.read(dashboard.group_members, "telegram", GROUP,
+                                          limit=1)
     assert len(page) == 1 and everyone == 2
-    assert await reads.group_rounds("telegram", GROUP) == []
+    assert await any_store.read(dashboard.group_rounds, "telegram", GROUP) == []
 
     # A round of two questions: Ada gets both, Bob one; then one stopped before anyone played.
     ids = ("q1", "q2")
@@ -77,11 +81,11 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     later = await any_store.create_round(new, 5000.0)
     assert later is not None
     await any_store.stop_round(later.id, 5001.0)
-    rounds = await reads.group_rounds("telegram", GROUP)
+    rounds = await any_store.read(dashboard.group_rounds, "telegram", GROUP)
     assert [(r.id, r.status, r.players, r.best, r.total) for r in rounds] == [
         (later.id, "stopped", 0, None, 2), (rnd.id, "finished", 2, 2, 2)]
     assert rounds[1].mean == 1.5 and rounds[1].host_name == "Ada"
-    assert await reads.group_rounds("discord", GROUP) == []
+    assert await any_store.read(dashboard.group_rounds, "discord", GROUP) == []
 
 
 async def test_group_export_runs_the_report_through_the_store(any_store: Store, store_url: str,

@@ -13,6 +13,7 @@ from bot.domain.errors import ConfigError
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.membership import MEMBER_SECONDS, Memberships, Role, Unavailable
 from bot.features.dashboard.throttle import RateLimit
+from bot.store.commands.dashboard import use_link
 from tests.bot.features.dashboard.conftest import GROUP, Served
 from tests.clock import FakeClock
 
@@ -124,8 +125,9 @@ async def test_a_discord_link_works_once(served: Served) -> None:
             statuses.append(r.status)
     assert statuses == [200, 401, 200]
     # Another process on the same database refuses the replay too: the nonce is stored.
-    assert await served.web.dashboard.reads.use_link(
-        served.signer.open_link(link).nonce, served.clock() + 600, served.clock()) is False
+    assert await served.web.dashboard.store.write(
+        use_link, served.signer.open_link(link).nonce, served.clock() + 600,
+        served.clock()) is False
 
 
 @pytest.mark.parametrize(("secret", "ok"), [("abc", False), ("x" * 31, False),
