@@ -45,6 +45,7 @@ from bot.domain.learning import Memory, rating_for  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
 from bot.features.dashboard.pages import Dashboard, Role  # noqa: E402
 from bot.features.dashboard.throttle import DEFAULT_PER_MINUTE  # noqa: E402
+from bot.store.commands import sessions_sql  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
 from tests.adapters.telegram.dashboard_bot import free_port  # noqa: E402
 from tests.dashboard_support import init_data  # noqa: E402
@@ -163,7 +164,7 @@ async def run(args: argparse.Namespace) -> None:
         config = load_config(config_path, env={"TELEGRAM_BOT_TOKEN": TOKEN})
         async with open_app(config) as app:
             mount(app.web.server("127.0.0.1", port, key="metrics.port"), app.metrics,
-                  Health(lambda: app.store.get_session(0), (), []))
+                  Health(lambda: app.store.read(sessions_sql.get_session, 0), (), []))
 
             async def member(group: str, user: str) -> Role:
                 await asyncio.sleep(args.member_ms / 1000)  # getChatMember's stand-in

@@ -36,6 +36,7 @@ from bot.features.housekeeping import PRUNE_KIND, Housekeeping
 from bot.features.jobs import Handler, Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
+from bot.store.commands import sessions_sql
 
 log = logging.getLogger("quizbot")
 
@@ -267,7 +268,7 @@ async def run(config: Config) -> int:
     async with open_app(config) as app:
         started: list[Adapter] = []
         if config.metrics.port is not None:
-            health = Health(lambda: app.store.get_session(0), platforms, started)
+            health = Health(lambda: app.store.read(sessions_sql.get_session, 0), platforms, started)
             mount(app.web.server(config.metrics.listen, config.metrics.port,
                                  key="metrics.port"), app.metrics, health)
         scheduler: Scheduler | None = None

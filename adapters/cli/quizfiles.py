@@ -26,7 +26,7 @@ from bot.features.installed import Installed
 from bot.features.library import Library
 from bot.present.i18n import Catalogue
 from bot.store import open_store
-from bot.store.commands.quizzes import installed_quizzes
+from bot.store.commands.quizzes_sql import installed_quizzes
 from bot.store.files import PlaceError, refuse_existing, write_new
 
 EXIT_OK, EXIT_ERROR = 0, 1

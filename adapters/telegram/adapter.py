@@ -42,7 +42,7 @@ from bot.domain.stats_results import ReminderNote
 from bot.features.reminders import Delivery, Sender, Sent
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner
-from bot.store.inbox import InboxRow
+from bot.store.rows import InboxRow
 
 log = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
+from bot.store.commands import rounds_sql
 
 RoundOptions = tuple[str | None, int | None, int, str, bool]
 
@@ -124,7 +125,7 @@ class TelegramRounds:
         """True when this group command should go unanswered: a round is running here and
         the member had their one reply in the last MEMBER_QUIET seconds (the group's posts
         are for the round; one member typing /leaderboard 40 times gets one answer)."""
-        if actor.chat_id is None or await self.rounds.store.active_round(
+        if actor.chat_id is None or await self.rounds.store.read(rounds_sql.active_round,
                 PLATFORM, actor.chat_id) is None:
             return False
         now = self._monotonic()

@@ -2,7 +2,7 @@
 
 A POST is checked in the order that costs least: the secret header (403, body unread), the
 declared size (413 over 1 MiB, body unread), then the body: invalid UTF-8, malformed JSON or
-no integer `update_id` is 400. The update is then stored by its id (`bot.store.inbox`)
+no integer `update_id` is 400. The update is then stored by its id (`bot.store.commands.inbox_sql`)
 before the 200 goes back, and processed from the store: the receiving worker at once, and
 any worker again once a lease runs out (one that was SIGKILLed after its 200). An update
 delivered twice is stored once and processed once. Its reply is sent once: the update is
@@ -31,7 +31,9 @@ from bot.app.config import Config, WebhookConfig
 from bot.app.web import MAX_BODY, WebServer
 from bot.domain.errors import ConfigError
 from bot.domain.tasks import spawn
-from bot.store.inbox import InboxRow, InboxStore
+from bot.store.commands import inbox_sql
+from bot.store.protocol import Store
+from bot.store.rows import InboxRow
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ Clock = Callable[[], float]
 class Inbox:
     """Takes webhook POSTs into the store; processes them from there with leases."""
 
-    def __init__(self, store: InboxStore, secret: str, *, capacity: int,
+    def __init__(self, store: Store, secret: str, *, capacity: int,
                  clock: Clock = time.time, poll_every: float = POLL_EVERY,
                  lease: float = LEASE) -> None:
         self.store, self._secret = store, secret.encode()
@@ -92,8 +94,9 @@ class Inbox:
         running = self._process is not None
         try:
             # Claimed by us when we process it now; claimable by any worker at once if not.
-            fresh = await self.store.inbox_put(PLATFORM, update_id, raw.decode("utf-8"), now,
-                                               now + self.lease if running else now)
+            fresh = await self.store.write(inbox_sql.inbox_put,
+                                           PLATFORM, update_id, raw.decode("utf-8"), now,
+                                           now + self.lease if running else now)
         except Exception:  # not stored: no 200, so Telegram sends it again
             log.exception("telegram: update %d could not be stored", update_id)
             return web.Response(status=503, text="try again\n")
@@ -106,7 +109,7 @@ class Inbox:
     async def may_reply(self, update_id: int) -> bool:
         """Mark the update done now, before its reply goes out; False when another worker
         already did (and replied): then this one sends nothing."""
-        return await self.store.inbox_done(PLATFORM, update_id, self.clock())
+        return await self.store.write(inbox_sql.inbox_done, PLATFORM, update_id, self.clock())
 
     def start(self, process: Process) -> None:
         """Process what arrives with `process`, and what other workers left behind."""
@@ -137,7 +140,7 @@ class Inbox:
             if process is None:
                 return  # stopping: the lease runs out and someone claims it again
             await process(row)
-            await self.store.inbox_done(PLATFORM, row.update_id, self.clock())
+            await self.store.write(inbox_sql.inbox_done, PLATFORM, row.update_id, self.clock())
         except Exception:  # left undone: claimed again after its lease (MAX_ATTEMPTS)
             log.exception("telegram: update %d failed (attempt %d)", row.update_id,
                           row.attempts)
@@ -148,16 +151,17 @@ class Inbox:
         """Renew our leases, claim what others left (up to capacity); how many claimed."""
         now = self.clock()
         if self._in_flight:
-            await self.store.inbox_renew(PLATFORM, list(self._in_flight), now + self.lease)
+            await self.store.write(inbox_sql.inbox_renew,
+                                   PLATFORM, list(self._in_flight), now + self.lease)
         room = self.capacity - len(self._in_flight)
         if room <= 0 or self._process is None:
             return 0
-        rows = await self.store.inbox_claim(PLATFORM, now, now + self.lease, room)
+        rows = await self.store.write(inbox_sql.inbox_claim, PLATFORM, now, now + self.lease, room)
         for row in rows:
             if row.attempts > MAX_ATTEMPTS:
                 log.error("telegram: update %d given up after %d attempts", row.update_id,
                           MAX_ATTEMPTS)
-                await self.store.inbox_done(PLATFORM, row.update_id, now)
+                await self.store.write(inbox_sql.inbox_done, PLATFORM, row.update_id, now)
                 continue
             log.info("telegram: update %d taken over (attempt %d)", row.update_id,
                      row.attempts)
@@ -171,7 +175,8 @@ class Inbox:
                 await self.tick()
                 now = self.clock()
                 if now >= next_prune:
-                    pruned = await self.store.inbox_prune(PLATFORM, now - KEEP_DONE)
+                    pruned = await self.store.write(inbox_sql.inbox_prune,
+                                                    PLATFORM, now - KEEP_DONE)
                     if pruned:
                         log.info("telegram: pruned %d processed updates", pruned)
                     next_prune = now + PRUNE_EVERY

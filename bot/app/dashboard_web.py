@@ -43,7 +43,7 @@ from bot.features.dashboard.auth import (
 from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
 from bot.features.dashboard.throttle import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
 from bot.present.i18n import Catalogue, is_rtl, isolate_latin
-from bot.store.commands.dashboard import use_link
+from bot.store.commands.dashboard_sql import use_link
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 
-from bot.store.commands.dashboard import chat_titles, save_chat_title
+from bot.store.commands.dashboard_sql import chat_titles, save_chat_title
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)

@@ -28,9 +28,10 @@ from bot.domain.rights import Manages
 from bot.domain.round_results import DailySet
 from bot.domain.shuffle import option_order
 from bot.features.rounds import Rounds
-from bot.store.commands.daily import DAILY_KIND
-from bot.store.learning import JobRow
+from bot.store.commands import daily_sql, learning_sql
+from bot.store.commands.daily_sql import DAILY_KIND
 from bot.store.round_rows import DailyRow, NewRound
+from bot.store.rows import JobRow
 
 log = logging.getLogger(__name__)
 
@@ -63,11 +64,12 @@ class Dailies:
         quiz = self.rounds.engine.quiz(quiz_id)
         lang = await self.rounds.engine.language(actor)
         if east is None:
-            east = (await self.store.learner_settings(actor.platform, actor.user_id)
+            east = (await self.store.read(learning_sql.learner_settings,
+                                          actor.platform, actor.user_id)
                     ).utc_offset or 0
         now = self.rounds.clock()
         due = learning.next_occurrence(now, minute, east)
-        await self.store.set_daily(DailyRow(
+        await self.store.write(daily_sql.set_daily, DailyRow(
             actor.platform, chat_id, actor.chat_id, quiz.id if quiz_id else None, lang, minute,
             east, self.close_hours, actor.user_id, actor.display_name), due, now)
         return DailySet(lang, True, quiz.title.get(lang), minute, east, self.close_hours, due)
@@ -78,7 +80,7 @@ class Dailies:
         if chat_id is None:
             raise RoundsAreForGroups()
         await self._admin(actor, may_manage)
-        await self.store.drop_daily(actor.platform, chat_id)
+        await self.store.write(daily_sql.drop_daily, actor.platform, chat_id)
         return DailySet(await self.rounds.engine.language(actor), False)
 
     @staticmethod
@@ -88,7 +90,7 @@ class Dailies:
 
     async def chat_gone(self, platform: str, chat_id: str) -> None:
         """The platform says the bot can no longer post in this chat: its daily goes off."""
-        if await self.store.drop_daily(platform, chat_id):
+        if await self.store.write(daily_sql.drop_daily, platform, chat_id):
             log.info("daily: %s chat %s no longer lets the bot post; its question of the "
                      "day is switched off", platform, chat_id)
 
@@ -98,7 +100,7 @@ class Dailies:
         """Open the day's question (once, however often the job runs); return when the
         next one is due (None: the chat switched it off)."""
         platform, chat_id = str(job.payload["platform"]), str(job.payload["chat_id"])
-        daily = await self.store.get_daily(platform, chat_id)
+        daily = await self.store.read(daily_sql.get_daily, platform, chat_id)
         if daily is None:
             return None
         now = self.rounds.clock()
@@ -108,7 +110,7 @@ class Dailies:
                      job.due_at)
             return following
         new = self._new_round(daily, self._quiz(daily), job.due_at)
-        if await self.store.start_daily(new, job.due_at, now) is not None:
+        if await self.store.write(daily_sql.start_daily, new, job.due_at, now) is not None:
             self.rounds.wakeup(platform).set()
         return following
 

@@ -11,7 +11,7 @@ from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnsupportedLanguage
 from bot.domain.results import Actor, GroupView
 from bot.domain.rights import Manages, may_manage
 from bot.features.library import Library
-from bot.store.commands.groups import group_choice, save_group_choice
+from bot.store.commands.groups_sql import group_choice, save_group_choice
 from bot.store.protocol import Store
 
 RESET = ("default", "off", "none")  # `/settings quiz default`: back to the bot's own choice

@@ -2,7 +2,7 @@
 
 Every "Try again" abandons the unfinished attempt; one that was never answered holds
 nothing anyone can see, so once a day the scheduler deletes abandoned sessions with no
-answers that started more than a day ago (`Store.prune_abandoned`). Abandoned attempts
+answers that started more than a day ago (`sessions_sql.prune_abandoned`). Abandoned attempts
 with answers stay: /stats and /review read them.
 """
 
@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.store.learning import JobRow, NewJob
+from bot.store.commands import jobs_sql, sessions_sql
 from bot.store.protocol import Store
+from bot.store.rows import JobRow, NewJob
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +32,11 @@ class Housekeeping:
     async def __call__(self, job: JobRow) -> float:
         """Run the prune; return when it runs next."""
         now = self.clock()
-        gone = await self.store.prune_abandoned(now - KEEP_ABANDONED)
+        gone = await self.store.write(sessions_sql.prune_abandoned, now - KEEP_ABANDONED)
         if gone:
             log.info("housekeeping: %d abandoned attempts without answers pruned", gone)
         return now + EVERY
 
     async def schedule(self) -> None:
         """Make sure the daily job exists (due now: a fresh start prunes at once)."""
-        await self.store.schedule_job(NewJob(PRUNE_KIND, PRUNE_KEY, self.clock()))
+        await self.store.write(jobs_sql.schedule, NewJob(PRUNE_KIND, PRUNE_KEY, self.clock()))

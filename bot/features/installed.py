@@ -35,7 +35,7 @@ from bot.domain.results import Actor, InstallOutcome
 from bot.features.importing import Imported, convert, with_shared_topics
 from bot.features.library import Library
 from bot.present.limits import check_rendered_sizes, listing
-from bot.store.commands.quizzes import (
+from bot.store.commands.quizzes_sql import (
     InstalledRow,
     install_quiz,
     installed_quizzes,

@@ -1,7 +1,7 @@
 """Due jobs, run once across processes: one loop claims what is due from the store.
 
 A job is a row (kind, key, due time, JSON payload). `Scheduler.tick` claims a batch with a
-conditional UPDATE ... RETURNING (`JobStore.claim_due`), runs each job's handler, and
+conditional UPDATE ... RETURNING (`jobs_sql.claim_due`), runs each job's handler, and
 finishes it: deleted, or moved to the time the handler returns. A process that dies
 mid-batch leaves claims that expire after `lease` seconds and are claimed again, so a
 restart misses nothing; a finished job is never run again. The clock and the sleep are
@@ -19,7 +19,9 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 
 from bot.domain.tasks import spawn
-from bot.store.learning import JobRow, JobStore
+from bot.store.commands import jobs_sql
+from bot.store.protocol import Store
+from bot.store.rows import JobRow
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,7 @@ def default_worker() -> str:
 class Scheduler:
     """Claims due jobs in batches and runs them through the handler of their kind."""
 
-    def __init__(self, store: JobStore, handlers: Mapping[str, Handler], *,
+    def __init__(self, store: Store, handlers: Mapping[str, Handler], *,
                  clock: Clock = time.time, sleep: Sleep = asyncio.sleep,
                  worker: str | None = None, batch: int = 30, lease: float = 600.0,
                  idle: float = 1.0) -> None:
@@ -52,8 +54,9 @@ class Scheduler:
 
     async def tick(self) -> int:
         """Claim one batch of due jobs and run it (handlers concurrently); return how many."""
-        jobs = await self.store.claim_due(self.clock(), self.batch, self.worker, self.lease,
-                                          tuple(self.handlers))  # only what we can run
+        jobs = await self.store.write(jobs_sql.claim_due,
+                                      self.clock(), self.batch, self.worker, self.lease,
+                                      tuple(self.handlers))  # only what we can run
         if jobs:
             await asyncio.gather(*(self._run(job) for job in jobs))
         return len(jobs)
@@ -79,7 +82,7 @@ class Scheduler:
             log.exception("job %s (%s) failed on attempt %d; again in %.0f s",
                           job.key, job.kind, job.attempts, backoff)
             next_due = self.clock() + backoff
-        if not await self.store.finish_job(job, next_due):
+        if not await self.store.write(jobs_sql.finish_job, job, next_due):
             log.info("job %s changed while it ran (rescheduled or cancelled); left as is",
                      job.key)
 
@@ -89,7 +92,7 @@ class Scheduler:
             # A read first: with nothing due the loop writes nothing, however long it idles.
             # It looks again every `idle` seconds at most, for jobs other processes write.
             try:
-                due = await self.store.next_job_due(kinds, self.lease)
+                due = await self.store.read(jobs_sql.next_job_due, kinds, self.lease)
                 if due is not None and due <= self.clock() and await self.tick():
                     continue
             except Exception:  # the store may be briefly unavailable; keep the loop alive

@@ -22,7 +22,9 @@ from bot.domain.quiz.computed import draw, drawn_values, seed_of
 from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
 from bot.domain.shuffle import deal
-from bot.store.protocol import NewSession, SessionRow, Store
+from bot.store.commands import sessions_sql
+from bot.store.protocol import Store
+from bot.store.rows import NewSession, SessionRow
 
 
 class Library:
@@ -153,15 +155,16 @@ class Library:
 
     async def language(self, actor: Actor) -> str:
         """The language to talk to this user in (registers the user on first contact)."""
-        chosen = await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
+        chosen = await sessions_sql.touch_user(self.store,
+                                               actor.platform, actor.user_id, actor.display_name)
         return self.resolve_language(chosen, actor.locale)
 
     async def set_language(self, actor: Actor, lang: str) -> str:
         """Persist the user's language; raise UnsupportedLanguage for one we do not ship."""
         if lang not in self.languages:
             raise UnsupportedLanguage(lang=lang)
-        await self.store.touch_user(actor.platform, actor.user_id, actor.display_name)
-        await self.store.set_language(actor.platform, actor.user_id, lang)
+        await sessions_sql.touch_user(self.store, actor.platform, actor.user_id, actor.display_name)
+        await self.store.write(sessions_sql.set_language, actor.platform, actor.user_id, lang)
         return lang
 
     def is_admin(self, actor: Actor) -> bool:
@@ -290,7 +293,7 @@ async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[
     seeds = {}
     for quiz in quizzes:
         if any(q.computed is not None for q in quiz.questions):
-            last = await store.last_finished(who.platform, who.user_id, quiz.id)
+            last = await store.read(sessions_sql.last_finished, who.platform, who.user_id, quiz.id)
             if last is not None:
                 seeds[quiz.id] = seed_of(last.seed, last.id)
     return seeds

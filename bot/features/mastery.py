@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from bot.domain.learning import Memory
 from bot.domain.quiz import Quiz
-from bot.store.learning import CardRow, ReviewTotal
+from bot.store.commands import learning_sql
 from bot.store.protocol import Store
+from bot.store.rows import CardRow, ReviewTotal
 
 # A question answered once right is not yet known: accuracy counts one right and one wrong
 # answer more than were given (Laplace's rule), so 1 of 1 is 67%, 5 of 5 is 86%.
@@ -52,9 +53,9 @@ async def mastery(store: Store, quizzes: Iterable[Quiz], memory: Memory, platfor
     the card's recall probability now when it has a card (every counted answer makes one).
     `totals` and `cards`, when the caller has read them already, save two reads."""
     if totals is None:
-        totals = await store.review_totals(platform, user_id)
+        totals = await store.read(learning_sql.review_totals, platform, user_id)
     if cards is None:
-        cards = await store.cards(platform, user_id)
+        cards = await store.read(learning_sql.cards, platform, user_id)
     answered: dict[tuple[str, str], list[int]] = {}
     for t in totals:
         acc = answered.setdefault((t.quiz_id, t.question_id), [0, 0])

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from bot.domain import learning
 from bot.domain.stats_results import Wait
-from bot.store.learning import CardRow, DayTotal, ReviewTotal
+from bot.store.rows import CardRow, DayTotal, ReviewTotal
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,8 @@ from bot.domain.platforms import chat_apps
 from bot.domain.results import Actor
 from bot.domain.stats_results import ReminderNote
 from bot.features.jobs import Clock, Pace, Sleep
-from bot.store.learning import JobRow
+from bot.store.commands import learning_sql
+from bot.store.rows import JobRow
 
 if TYPE_CHECKING:
     from bot.features.engine import Engine
@@ -65,7 +66,7 @@ class Reminders:
         """Send one reminder if anything is due; return the next time (None: stop)."""
         platform, user_id = str(job.payload["platform"]), str(job.payload["user_id"])
         store = self.engine.store
-        settings = await store.learner_settings(platform, user_id)
+        settings = await store.read(learning_sql.learner_settings, platform, user_id)
         if settings.remind_at is None:
             return None  # turned off after the job was claimed
         now = self.clock()
@@ -75,7 +76,7 @@ class Reminders:
             log.warning("no sender for %s reminders in this process; next one at %s",
                         platform, following)
             return following
-        due = await store.due_count(platform, user_id, now)
+        due = await store.read(learning_sql.due_count, platform, user_id, now)
         if not due:
             return following
         lang = await self.engine.language(Actor(platform, user_id))
@@ -83,7 +84,7 @@ class Reminders:
         sent = await sender(ReminderNote(platform, user_id, settings.chat_id, lang, due))
         if sent.delivery == Delivery.BLOCKED:
             log.info("%s user %s blocked the bot; their reminder is off", platform, user_id)
-            await store.save_settings(replace(settings, remind_at=None))
+            await store.write(learning_sql.save_settings, replace(settings, remind_at=None))
             return None
         if sent.delivery == Delivery.RETRY:
             self.paces[platform].hold(sent.retry_after)

@@ -15,7 +15,8 @@ from bot.domain.payloads import REPORT_REASONS as REASONS
 from bot.domain.payloads import ReportPayload
 from bot.domain.results import Actor, ReportAsked, ReportDone
 from bot.domain.rights import owns
-from bot.store.commands.reports import (
+from bot.store.commands import sessions_sql
+from bot.store.commands.reports_sql import (
     ReportRow,
     add_note,
     add_report,
@@ -45,7 +46,8 @@ class Reports:
         if target is None:
             return ReportDone(lang, "gone")
         session_id, position, letter = target
-        session, answer = await self.store.session_and_answer(session_id, position)
+        session, answer = await self.store.read(sessions_sql.session_and_answer,
+                                                session_id, position)
         if (session is None or answer is None or not owns(actor, session.platform,
                                                           session.user_id)
                 or (letter and letter not in REASONS)):

@@ -22,16 +22,18 @@ from bot.features.library import Library, keep_since, last_seeds, new_session, o
 from bot.features.mastery import WEAK, Mastery, mastery
 from bot.features.progress import retention, standing
 from bot.features.topic_map import confident_misses, topic_lines
-from bot.store.learning import (
+from bot.store.commands import learning_sql, sessions_sql
+from bot.store.protocol import Store
+from bot.store.rows import (
     CardRow,
     LearnerSettings,
     NewJob,
     NewReview,
     ReviewTotal,
+    SessionRow,
     reminder_key,
     review_key,
 )
-from bot.store.protocol import SessionRow, Store
 
 REMIND = "remind"  # job kinds of daily reminders: "remind:<platform>"
 DUE_BATCH = 10  # questions in one spaced-review session
@@ -75,23 +77,26 @@ class SpacedReview:
         is unfinished); NothingDue says when the next falls due."""
         lang = await self.library.language(actor)
         quiz = self.library.due_quiz()
-        row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+        row = await self.store.read(sessions_sql.active_session,
+                                    actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
             return opened(quiz, row, lang, now=self.clock())
         now = self.clock()
-        due = await self.store.due_cards(actor.platform, actor.user_id, now, DUE_BATCH * 3)
+        due = await self.store.read(learning_sql.due_cards,
+                                    actor.platform, actor.user_id, now, DUE_BATCH * 3)
         questions = [q for c in due
                      if (q := quiz.question(learning.qualify(c.quiz_id, c.question_id)))]
         if not questions:
-            count, first = await self.store.next_due(actor.platform, actor.user_id)
+            count, first = await self.store.read(learning_sql.next_due,
+                                                 actor.platform, actor.user_id)
             if not count or first is None:
                 raise NothingDue()
             wait = learning.wait_of(first - now)
             raise NothingDue(wait.unit, wait.amount)
         new = new_session(actor, quiz, SessionKind.DUE, questions[:DUE_BATCH], self._rng,
                           now=now)
-        row = await self.store.start_session(new, replace=True,
-                                             keep_since=keep_since(new.started_at))
+        row = await self.store.write(sessions_sql.start_session, new, replace=True,
+                                     keep_since=keep_since(new.started_at))
         return opened(quiz, row, lang, new, now=new.started_at)
 
     async def mastery(self, platform: str, user_id: str, *,
@@ -111,7 +116,7 @@ class SpacedReview:
         `totals`, `cards` or their `known` mastery when the caller read them already (the
         dashboard, the finished summary)."""
         if totals is None:
-            totals = await self.store.review_totals(platform, user_id)
+            totals = await self.store.read(learning_sql.review_totals, platform, user_id)
         if known is None:
             known = await self.mastery(platform, user_id, totals=totals, cards=cards)
         return topic_lines(self.library.quizzes.values(), known, totals,
@@ -143,7 +148,8 @@ class SpacedReview:
         now = self.clock()
         known = await self.mastery(actor.platform, actor.user_id)
         due = {(c.quiz_id, c.question_id): c.due_at
-               for c in await self.store.due_cards(actor.platform, actor.user_id, now, 1000)}
+               for c in await self.store.read(learning_sql.due_cards,
+                                              actor.platform, actor.user_id, now, 1000)}
         quiz = self.library.due_quiz()
 
         def rank(key: tuple[str, str]) -> tuple[int, float]:
@@ -157,22 +163,22 @@ class SpacedReview:
         questions = [q for key in keys[:TOPIC_BATCH]
                      if (q := quiz.question(learning.qualify(*key))) is not None]
         new = new_session(actor, quiz, SessionKind.DUE, questions, self._rng, now=now)
-        row = await self.store.start_session(new, replace=True,
-                                             keep_since=keep_since(new.started_at))
+        row = await self.store.write(sessions_sql.start_session, new, replace=True,
+                                     keep_since=keep_since(new.started_at))
         return opened(quiz, row, lang, new, now=new.started_at)
 
     async def settings(self, actor: Actor) -> SettingsView:
         """The learner's confidence and reminder settings."""
         lang = await self.library.language(actor)
-        s = await self.store.learner_settings(actor.platform, actor.user_id)
+        s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
         return _view(lang, s)
 
     async def set_confidence(self, actor: Actor, on: bool) -> SettingsView:
         """Ask (or stop asking) "sure or guess" with every answer."""
         lang = await self.library.language(actor)
-        s = await self.store.learner_settings(actor.platform, actor.user_id)
+        s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
         s = replace(s, confidence=on)
-        await self.store.save_settings(s)
+        await self.store.write(learning_sql.save_settings, s)
         return _view(lang, s)
 
     async def remind(self, actor: Actor, at: str, offset: str | None = None) -> SettingsView:
@@ -183,7 +189,7 @@ class SpacedReview:
         if minute is None or (offset is not None and minutes_east is None):
             raise BadReminder()
         lang = await self.library.language(actor)
-        s = await self.store.learner_settings(actor.platform, actor.user_id)
+        s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
         # Reminders go to the learner's private chat (DM), never into a group they typed in.
         s = replace(s, remind_at=minute, chat_id=None,
                     utc_offset=s.utc_offset if minutes_east is None else minutes_east)
@@ -191,15 +197,16 @@ class SpacedReview:
         job = NewJob(reminder_kind(actor.platform), reminder_key(actor.platform, actor.user_id),
                      due_at,
                      {"platform": actor.platform, "user_id": actor.user_id})
-        await self.store.save_settings(s, job=job)
+        await self.store.write(learning_sql.save_settings, s, job=job)
         return _view(lang, s)
 
     async def remind_off(self, actor: Actor) -> SettingsView:
         """No more reminders (the offset stays for next time)."""
         lang = await self.library.language(actor)
-        s = await self.store.learner_settings(actor.platform, actor.user_id)
+        s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
         s = replace(s, remind_at=None)
-        await self.store.save_settings(s, cancel_job=reminder_key(actor.platform, actor.user_id))
+        await self.store.write(learning_sql.save_settings,
+                               s, cancel_job=reminder_key(actor.platform, actor.user_id))
         return _view(lang, s)
 
     async def progress(self, actor: Actor, *, member: Actor | None = None) -> Progress:
@@ -207,12 +214,13 @@ class SpacedReview:
         lang = await self.library.language(actor)
         who = member or actor
         now = self.clock()
-        s = await self.store.learner_settings(who.platform, who.user_id)
+        s = await self.store.read(learning_sql.learner_settings, who.platform, who.user_id)
         today = learning.local_day(now, s.utc_offset)
-        cards = await self.store.cards(who.platform, who.user_id)
-        totals = await self.store.review_totals(who.platform, who.user_id)
+        cards = await self.store.read(learning_sql.cards, who.platform, who.user_id)
+        totals = await self.store.read(learning_sql.review_totals, who.platform, who.user_id)
         since = today - HISTORY_DAYS + 1
-        days = await self.store.review_days(who.platform, who.user_id, since - 400)
+        days = await self.store.read(learning_sql.review_days,
+                                     who.platform, who.user_id, since - 400)
         figures = standing(now, s.utc_offset, cards, totals, days)
         per = figures.per_question
         seeds = await last_seeds(self.store, who, self.library.quizzes.values())

@@ -11,6 +11,7 @@ from bot.domain.results import Actor
 from bot.domain.rights import Manages, may_manage
 from bot.domain.round_results import RewardSet
 from bot.features.rounds import Clock, RoundHost
+from bot.store.commands import rewards_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import RewardRow
 
@@ -31,7 +32,8 @@ class Rewards:
         quiz = self.engine.quiz(quiz_id)
         if not 1 <= score <= len(quiz.questions):
             raise BadReward(count=len(quiz.questions))
-        await self.store.set_reward(RewardRow(actor.platform, actor.chat_id, quiz.id, role_id,
+        await self.store.write(rewards_sql.set_reward,
+                               RewardRow(actor.platform, actor.chat_id, quiz.id, role_id,
                                               role_name, score, actor.user_id), self.clock())
         lang = await self.engine.language(actor)
         return RewardSet(lang, quiz.title.get(lang), role_name, score, len(quiz.questions))
@@ -43,14 +45,15 @@ class Rewards:
         if not await may_manage(actor, admin):
             raise NotChatAdmin()
         quiz = self.engine.quiz(quiz_id)
-        gone = await self.store.drop_reward(actor.platform, actor.chat_id, quiz.id)
+        gone = await self.store.write(rewards_sql.drop_reward,
+                                      actor.platform, actor.chat_id, quiz.id)
         lang = await self.engine.language(actor)
         return RewardSet(lang, quiz.title.get(lang), gone.role_name if gone else "", 0,
                          len(quiz.questions), removed=True)
 
     async def of(self, platform: str, guild_id: str, quiz_id: str) -> RewardRow | None:
         """The quiz's reward in the server, if any (a read: most attempts earn nothing)."""
-        return await self.store.get_reward(platform, guild_id, quiz_id)
+        return await self.store.read(rewards_sql.get_reward, platform, guild_id, quiz_id)
 
     async def earned(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
                      score: int) -> RewardRow | None:
@@ -59,5 +62,6 @@ class Rewards:
         reward = await self.of(platform, guild_id, quiz_id)
         if reward is None or score < reward.score:
             return None
-        return await self.store.earn_reward(platform, guild_id, quiz_id, user_id, score,
-                                            self.clock())
+        return await self.store.write(rewards_sql.earn_reward,
+                                      platform, guild_id, quiz_id, user_id, score,
+                                      self.clock())

@@ -26,8 +26,9 @@ from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
 from bot.domain.tasks import spawn
 from bot.features.jobs import default_worker
 from bot.features.rounds import POLL, Rounds
-from bot.store.learning import JobRow
+from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.round_rows import post_key, post_kind
+from bot.store.rows import JobRow
 
 log = logging.getLogger(__name__)
 
@@ -118,21 +119,21 @@ class RoundDriver:
     async def next_due(self) -> float | None:
         """When a reveal, an opening or a post of this platform is next due (reads only)."""
         times = (await self.rounds.next_due(self.platform),
-                 await self.rounds.store.next_job_due((self.kind,), LEASE))
+                 await self.rounds.store.read(jobs_sql.next_job_due, (self.kind,), LEASE))
         return min((t for t in times if t is not None), default=None)
 
     async def release_dead(self) -> int:
         """Free the posts claimed by processes of this host that are gone (killed): their
         lease would otherwise hold a reveal back for minutes."""
         host, freed = socket.gethostname(), 0
-        for worker in await self.rounds.store.claimers(self.kind):
+        for worker in await self.rounds.store.read(rounds_sql.claimers, self.kind):
             name, _, pid = worker.rpartition(":")
             if name != host or not pid.isdigit() or worker == self.worker:
                 continue
             try:
                 os.kill(int(pid), 0)
             except ProcessLookupError:
-                freed += await self.rounds.store.release_claims(worker, self.kind)
+                freed += await self.rounds.store.write(rounds_sql.release_claims, worker, self.kind)
             except PermissionError:  # alive, someone else's
                 continue
         if freed:
@@ -143,7 +144,8 @@ class RoundDriver:
         """Claim what is due and the posts it wrote, and dispatch them; return how many."""
         await self.rounds.claim(self.platform)  # the posts come from the jobs it wrote
         now = self.rounds.clock()
-        jobs = await self.rounds.store.claim_due(now, BATCH, self.worker, LEASE, (self.kind,))
+        jobs = await self.rounds.store.write(jobs_sql.claim_due,
+                                             now, BATCH, self.worker, LEASE, (self.kind,))
         for job in jobs:
             self._submit(job)
         return len(jobs)
@@ -173,13 +175,13 @@ class RoundDriver:
             await asyncio.wait({previous})
         store, p = self.rounds.store, job.payload
         try:
-            if p["what"] != "q" and await store.job_live(
+            if p["what"] != "q" and await store.read(rounds_sql.job_live,
                     post_key(int(p["round"]), int(p["qindex"]), "q")):
                 # its question is not out yet (failing, or claimed elsewhere): after it
-                await store.retry_post(job, self.rounds.clock() + BACKOFF,
-                                       int(p.get("tries", 0)))
+                await store.write(rounds_sql.retry_post, job, self.rounds.clock() + BACKOFF,
+                                  int(p.get("tries", 0)))
                 return
-            post = await store.round_post(int(p["round"]), int(p["qindex"]))
+            post = await store.read(rounds_sql.round_post, int(p["round"]), int(p["qindex"]))
             event = self.rounds.event_of(post, str(p["what"])) if post is not None else None
             if isinstance(event, RoundReveal):
                 ref = await self.rounds.message_of(event)
@@ -188,7 +190,7 @@ class RoundDriver:
                 ref = await self.sink(event)
                 if ref is not None:
                     await self.rounds.posted(event, ref)
-            await store.finish_job(job, None)
+            await store.write(jobs_sql.finish_job, job, None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -197,10 +199,10 @@ class RoundDriver:
                 log.error("rounds: giving up on %s of round %s after %d tries: %s",
                           p.get("what"), p.get("round"), tries, exc)
                 with contextlib.suppress(Exception):
-                    await store.finish_job(job, None)
+                    await store.write(jobs_sql.finish_job, job, None)
                 return
             wait = min(MAX_BACKOFF, BACKOFF * 2 ** (tries - 1))
             log.warning("rounds: showing %s of round %s failed (try %d), again in %.0f s: %s",
                         p.get("what"), p.get("round"), tries, wait, exc)
             with contextlib.suppress(Exception):  # if even that fails, the lease expires
-                await store.retry_post(job, self.rounds.clock() + wait, tries)
+                await store.write(rounds_sql.retry_post, job, self.rounds.clock() + wait, tries)

@@ -47,6 +47,7 @@ from bot.domain.stats_results import Leaderboard, LeaderboardRow
 from bot.features.review import card_update
 from bot.features.round_events import RoundEvents
 from bot.features.round_scores import standings_of
+from bot.store.commands import round_teams_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import (
     NewPress,
@@ -84,7 +85,7 @@ class RoundHost(Protocol):
 
 
 class Rounds:
-    """Runs rounds for every platform on top of a `RoundStore`; quizzes come from `engine`."""
+    """Runs rounds for every platform on top of a `Store`; quizzes come from `engine`."""
 
     def __init__(self, engine: RoundHost, store: Store, *, clock: Clock = time.time,
                  default_seconds: int = product_limits.DEFAULT_SECONDS,
@@ -145,7 +146,7 @@ class Rounds:
                        orders, seconds, self.reveal_seconds,
                        seed=self._rng.getrandbits(62),  # every member's numbers
                        scoring=scoring, teams=teams, untimed=untimed, lobby=lobby)
-        row = await self.store.create_round(new, self.clock())
+        row = await self.store.write(rounds_sql.create_round, new, self.clock())
         if row is None:
             raise RoundRunning()
         self._wake(actor.platform)
@@ -157,19 +158,20 @@ class Rounds:
         """A member's press of a join button before question 1 (`team` None: any team,
         drawn by past accuracy when question 1 opens; in an untimed round: join)."""
         lang = await self.engine.language(actor)
-        row = await self.store.get_round(round_id)
+        row = await self.store.read(rounds_sql.get_round, round_id)
         if row is None or row.platform != actor.platform:
             return Joined(round_id, lang, "gone", None)
         if where is not None and not where.on(row.chat_id):
             return Misplaced(lang)
-        joined = await self.store.join_round(round_id, actor.user_id, actor.display_name,
-                                             team, self.clock())
+        joined = await self.store.write(round_teams_sql.join_round,
+                                        round_id, actor.user_id, actor.display_name,
+                                        team, self.clock())
         return Joined(round_id, lang, str(joined.outcome), joined.team, row.teams > 0)
 
     async def _running(self, actor: Actor, chat_id: str | None, may_manage: Manages) -> RoundRow:
         if chat_id is None:
             raise RoundsAreForGroups()
-        row = await self.store.active_round(actor.platform, chat_id)
+        row = await self.store.read(rounds_sql.active_round, actor.platform, chat_id)
         if row is None:
             raise NoRound()
         if not await rights.may_manage(actor, may_manage, row.host_id):
@@ -180,7 +182,7 @@ class Rounds:
                    may_manage: Manages = False) -> RoundReveal:
         """End the chat's round now: the host, or a member the platform lets moderate."""
         row = await self._running(actor, chat_id, may_manage)
-        reveal = await self.store.stop_round(row.id, self.clock())
+        reveal = await self.store.write(rounds_sql.stop_round, row.id, self.clock())
         if reveal is None:  # it ended meanwhile
             raise NoRound()
         return self.events.reveal(reveal, stopped=True)
@@ -189,7 +191,7 @@ class Rounds:
                    may_manage: Manages = False) -> None:
         """Reveal the open question now (between questions: open the next one now)."""
         row = await self._running(actor, chat_id, may_manage)
-        if not await self.store.skip_round(row.id, self.clock()):
+        if not await self.store.write(rounds_sql.skip_round, row.id, self.clock()):
             raise NoRound()
         self._wake(actor.platform)
 
@@ -205,7 +207,7 @@ class Rounds:
         nothing. Only in-process callers (tests, benchmarks) pass None.
         """
         lang = await self.engine.language(actor)
-        row = await self.store.get_round(round_id)
+        row = await self.store.read(rounds_sql.get_round, round_id)
         if row is None or row.platform != actor.platform or not 0 <= qindex < row.total:
             return PressRefused(round_id, lang, "gone")
         if where is not None and not await self._on_its_message(row, qindex, where):
@@ -225,7 +227,7 @@ class Rounds:
         review = card_update(self.engine.memory, f"r:{row.id}:{qindex}:{actor.user_id}",
                              actor.platform, actor.user_id, row.quiz_id, question.id, correct,
                              None, now)
-        pressed = await self.store.press_round(NewPress(
+        pressed = await self.store.write(rounds_sql.press_round, NewPress(
             round_id, qindex, actor.user_id, actor.display_name, chosen, correct, now,
             row.teams, row.untimed, review))
         if pressed.outcome in (PressWrite.LOCKED, PressWrite.REPEAT):
@@ -239,7 +241,7 @@ class Rounds:
     async def _on_its_message(self, row: RoundRow, qindex: int, where: Where) -> bool:
         if not where.on(row.chat_id):
             return False
-        stored = await self.store.round_message(row.id, qindex)
+        stored = await self.store.read(rounds_sql.round_message, row.id, qindex)
         # None: the post is a moment old and its id not stored yet; the chat is right.
         return stored is None or stored == where.message_id
 
@@ -249,13 +251,13 @@ class Rounds:
         standing after question `qindex`, each marked right, wrong or silent on it; only
         once that question is revealed."""
         lang = await self.engine.language(actor)
-        row = await self.store.get_round(round_id)
+        row = await self.store.read(rounds_sql.get_round, round_id)
         if (row is None or row.platform != actor.platform or not 0 <= qindex < row.total
                 or qindex > row.position):
             return PressRefused(round_id, lang, "gone")
         if where is not None and where.shared and not where.on(row.chat_id):
             return Misplaced(lang)
-        post = await self.store.round_post(round_id, qindex)
+        post = await self.store.read(rounds_sql.round_post, round_id, qindex)
         if post is None or post.revealed_at is None:
             # Still open: who is right must not leak before the reveal (a second account
             # could read it, then the first answer right).
@@ -284,8 +286,8 @@ class Rounds:
         """Claim what is due now on `platform` (reveals, then questions to open); the
         claims write the post jobs, which the driver shows from the store."""
         now = self.clock()
-        return (await self.store.reveal_due_questions(platform, now),
-                await self.store.open_due_questions(platform, now))
+        return (await self.store.write(rounds_sql.reveal_due_questions, platform, now),
+                await self.store.write(rounds_sql.open_due_questions, platform, now))
 
     async def due(self, platform: str) -> list[RoundEvent]:
         """Claim what is due now, as the events the posts will show (tests, tools)."""
@@ -295,7 +297,7 @@ class Rounds:
 
     async def next_due(self, platform: str) -> float | None:
         """When the platform's next reveal or opening is due."""
-        return await self.store.next_round_due(platform)
+        return await self.store.read(rounds_sql.next_round_due, platform)
 
     def event_of(self, post: RoundPost, what: str) -> RoundEvent | None:
         """What a post job shows, from the store as it stands now: a question ("q"; None
@@ -319,13 +321,15 @@ class Rounds:
 
     async def posted(self, question: RoundQuestion, ref: str) -> None:
         """Remember where a question was posted, to edit it into its reveal."""
-        await self.store.set_round_message(question.round_id, question.qindex, ref)
+        await self.store.write(rounds_sql.set_round_message,
+                               question.round_id, question.qindex, ref)
 
     async def message_of(self, reveal: RoundReveal) -> str | None:
         """The stored message of a reveal's question (posted after the reveal was built)."""
         if reveal.message_ref is not None or reveal.question is None:
             return reveal.message_ref
-        return await self.store.round_message(reveal.round_id, reveal.question.qindex)
+        return await self.store.read(rounds_sql.round_message,
+                                     reveal.round_id, reveal.question.qindex)
 
     # --- boards ----------------------------------------------------------------------------
 
@@ -338,8 +342,9 @@ class Rounds:
         quiz = self.engine.quiz(quiz_id)
         lang = await self.engine.language(actor)
         chat = actor.chat_id if scope == "chat" else None
-        rows = await self.store.board(quiz.id, actor.platform, chat, rounds=kind == "rounds",
-                                      limit=limit)
+        rows = await self.store.read(rounds_sql.board,
+                                     quiz.id, actor.platform, chat, rounds=kind == "rounds",
+                                     limit=limit)
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
                            tuple(LeaderboardRow(i, r.display_name or r.user_id, r.platform,
                                                 r.user_id, r.score, r.total, r.finished_at)

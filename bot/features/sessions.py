@@ -47,7 +47,9 @@ from bot.features.library import (
     typed_unit,
 )
 from bot.features.review import SpacedReview
-from bot.store.protocol import AnswerRow, NewAnswer, NewSession, SessionRow, Store, Write
+from bot.store.commands import learning_sql, sessions_sql
+from bot.store.protocol import Store
+from bot.store.rows import AnswerRow, NewAnswer, NewSession, SessionRow, Write
 
 GLOBAL, CHAT = "global", "chat"
 
@@ -76,9 +78,9 @@ class Sessions:
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
-        row = await self.store.start_session(new, replace=False)
+        row = await self.store.write(sessions_sql.start_session, new, replace=False)
         if row.kind != SessionKind.FULL or not quiz.fits(row.question_ids, row.option_orders):
-            row = await self.store.start_session(new, replace=True)
+            row = await self.store.write(sessions_sql.start_session, new, replace=True)
         if row.seed == new.seed:
             self._started(actor)
         return opened(quiz, row, lang, new, now=new.started_at)
@@ -88,8 +90,8 @@ class Sessions:
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
-        row = await self.store.start_session(new, replace=True,
-                                             keep_since=keep_since(new.started_at))
+        row = await self.store.write(sessions_sql.start_session, new, replace=True,
+                                     keep_since=keep_since(new.started_at))
         if row.seed == new.seed:
             self._started(actor)
         return opened(quiz, row, lang, new, now=new.started_at)
@@ -98,22 +100,25 @@ class Sessions:
         """A session over the questions missed in the user's last finished attempt."""
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
-        row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+        row = await self.store.read(sessions_sql.active_session,
+                                    actor.platform, actor.user_id, quiz.id)
         if row is not None and quiz.fits(row.question_ids, row.option_orders):
             if row.kind == SessionKind.REVIEW:
                 return opened(quiz, row, lang, now=self.clock())
             if row.position > 0:
                 raise QuizInProgress(number=row.position + 1, total=len(row.question_ids))
-        last = await self.store.last_finished(actor.platform, actor.user_id, quiz.id)
+        last = await self.store.read(sessions_sql.last_finished,
+                                     actor.platform, actor.user_id, quiz.id)
         if last is None:
             raise NothingToReview()
-        missed = {a.question_id for a in await self.store.answers(last.id) if not a.correct}
+        missed = {a.question_id for a in await self.store.read(sessions_sql.answers,
+                                                               last.id) if not a.correct}
         questions = [q for q in quiz.questions if q.id in missed]
         if not questions:
             raise NothingMissed()
         new = self._new_session(actor, quiz, SessionKind.REVIEW, questions)
-        row = await self.store.start_session(new, replace=True,
-                                             keep_since=keep_since(new.started_at))
+        row = await self.store.write(sessions_sql.start_session, new, replace=True,
+                                     keep_since=keep_since(new.started_at))
         if row.seed == new.seed:
             self._started(actor)
         return opened(quiz, row, lang, new, now=new.started_at)
@@ -122,7 +127,8 @@ class Sessions:
         """The question the user's unfinished session is at; NoActiveSession if none."""
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
-        row = await self.store.active_session(actor.platform, actor.user_id, quiz.id)
+        row = await self.store.read(sessions_sql.active_session,
+                                    actor.platform, actor.user_id, quiz.id)
         if row is None or not quiz.fits(row.question_ids, row.option_orders):
             raise NoActiveSession()
         return prompt(quiz, row, row.position, lang, resumed=True)
@@ -167,7 +173,7 @@ class Sessions:
         in a group, typing is not answering)."""
         if actor.chat_id is not None:
             return None
-        row = await self.store.open_session(actor.platform, actor.user_id)
+        row = await self.store.read(sessions_sql.open_session, actor.platform, actor.user_id)
         if row is None:
             return None
         quiz = self.library.session_quiz(row.quiz_id)
@@ -178,7 +184,7 @@ class Sessions:
 
     async def _answer(self, actor: Actor, session_id: int, position: int, sure: bool | None,
                       option: int | None, text: str | None) -> TypedOutcome:
-        row, previous = await self.store.session_and_answer(session_id, position)
+        row, previous = await self.store.read(sessions_sql.session_and_answer, session_id, position)
         if row is None:
             return StaleAnswer(session_id, await self.library.language(actor), None)
         if not owns(actor, row.platform, row.user_id):
@@ -207,7 +213,7 @@ class Sessions:
         finished = position + 1 == len(row.question_ids)
         correct = chosen == question.correct
         now = self.clock()  # one reading stamps the answer and its review
-        recorded = await self.store.record_answer(NewAnswer(
+        recorded = await self.store.write(sessions_sql.record_answer, NewAnswer(
             session_id=session_id, position=position, question_id=question.id, chosen=chosen,
             correct=correct, finished=finished, quiz_id=quiz.id,
             platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
@@ -215,7 +221,7 @@ class Sessions:
             review=self.spaced.review_of(row, question.id, position, correct, sure, now,
                                          typed=typed is not None)))
         if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)
-            moved = await self.store.get_session(session_id)
+            moved = await self.store.read(sessions_sql.get_session, session_id)
             return StaleAnswer(session_id, lang, self._where(quiz, moved, lang))
         assert recorded.answer is not None
         if recorded.outcome == Write.REPEAT:
@@ -246,7 +252,7 @@ class Sessions:
         score = row.score if not duplicate else None
         summary = await self._summary(quiz, row, lang) if is_last else None
         if score is None:  # a repeat: report the score as it stood right after that answer
-            answers = await self.store.answers(row.id)
+            answers = await self.store.read(sessions_sql.answers, row.id)
             score = sum(a.correct for a in answers if a.position <= answer.position)
         return AnswerResult(
             session_id=row.id, lang=lang,
@@ -264,7 +270,7 @@ class Sessions:
             typed=None if answer.typed is None or unit is None else shown(answer.typed, unit))
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
-        answers = await self.store.answers(row.id)
+        answers = await self.store.read(sessions_sql.answers, row.id)
         missed = []
         for a in answers:
             if not a.correct and (q := quiz.question(a.question_id)) is not None:
@@ -273,11 +279,13 @@ class Sessions:
                                              q.options[q.correct].text.get(lang)))
         best = None
         if row.kind == SessionKind.FULL:
-            best = await self.store.best_of(quiz.id, row.platform, row.user_id)
+            best = await self.store.read(sessions_sql.best_score,
+                                         quiz.id, row.platform, row.user_id)
         step: NextStep | None = None
         topics: tuple[TopicLine, ...] = ()
         if row.kind != SessionKind.DUE:
-            totals = await self.store.review_totals(row.platform, row.user_id)  # read once
+            totals = await self.store.read(learning_sql.review_totals,
+                                           row.platform, row.user_id)  # read once
             known = await self.spaced.mastery(row.platform, row.user_id, totals=totals)
             step = await self.spaced.next_step(row.platform, row.user_id, quiz, lang,
                                                missed=bool(missed), known=known)
@@ -297,8 +305,10 @@ class Sessions:
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         who = member or actor
-        attempts, best, last = await self.store.attempts(who.platform, who.user_id, quiz.id)
-        per_question = await self.store.question_stats(who.platform, who.user_id, quiz.id)
+        attempts, best, last = await self.store.read(sessions_sql.attempts,
+                                                     who.platform, who.user_id, quiz.id)
+        per_question = await self.store.read(sessions_sql.question_stats,
+                                             who.platform, who.user_id, quiz.id)
         seeds = await last_seeds(self.store, who, (quiz,))  # computed questions: the last numbers
         questions = tuple(
             QuestionStat(q.id, shown_text(q, lang, seeds.get(quiz.id)),
@@ -313,7 +323,8 @@ class Sessions:
         lang = await self.library.language(actor)
         entries = []
         for quiz in self.library.ordered():
-            best = await self.store.best_of(quiz.id, actor.platform, actor.user_id)
+            best = await self.store.read(sessions_sql.best_score,
+                                         quiz.id, actor.platform, actor.user_id)
             entries.append(CatalogueEntry(self.library.quiz_info(lang, quiz.id), best))
         return QuizList(lang, tuple(entries), self.library.default_id)
 
@@ -326,7 +337,7 @@ class Sessions:
             key = f"{actor.platform}:{actor.chat_id}"
         else:
             scope, key = GLOBAL, ""
-        rows = await self.store.best(quiz.id, key, limit)
+        rows = await self.store.read(sessions_sql.best, quiz.id, key, limit)
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), scope, tuple(
             LeaderboardRow(i, r.display_name or r.user_id, r.platform, r.user_id, r.score,
                            r.total, r.finished_at)
@@ -334,6 +345,6 @@ class Sessions:
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""
-        return await self.store.reset_user(actor.platform, actor.user_id)
+        return await self.store.write(sessions_sql.reset_user, actor.platform, actor.user_id)
 
 

@@ -14,7 +14,7 @@ from bot.domain.product_limits import MISSES_SHOWN
 from bot.domain.quiz import Quiz
 from bot.domain.stats_results import TopicLine
 from bot.features.mastery import Mastery
-from bot.store.learning import ReviewTotal
+from bot.store.rows import ReviewTotal
 
 
 def topic_lines(quizzes: Iterable[Quiz], known: Mastery, totals: Iterable[ReviewTotal],

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from bot.domain.results import Actor, TypedOutcome, TypedRefused
 from bot.features.sessions import Sessions
-from bot.store.commands.question_messages import count_refusal, note_question, shown_question
+from bot.store.commands.question_messages_sql import count_refusal, note_question, shown_question
 from bot.store.protocol import Store
 
 NOT_NUMBER = "typed.not_number"

@@ -3,8 +3,8 @@
 Commands (`bot.store.commands`, shared with SQLite) run with `await conn.fetch` inside one
 `conn.transaction()` at READ COMMITTED. That is enough because each rule is a guarded
 statement, and where PostgreSQL must order writers that SQLite's single writer orders by
-itself, the command takes row locks in one order (see `commands.sessions` and
-`commands.rounds`), so writers cannot deadlock on each other; a deadlock or serialization
+itself, the command takes row locks in one order (see `commands.sessions_sql` and
+`commands.rounds_sql`), so writers cannot deadlock on each other; a deadlock or serialization
 failure anyway (say, a manual UPDATE) is retried, the whole command again (a review's card
 update is pure, so it may run twice).
 """
@@ -22,7 +22,6 @@ import asyncpg
 
 from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
-from bot.store.base import CommandStore
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async
 from bot.store.pg_migrate import migrate_postgres
 from bot.store.urls import redact, split_password
@@ -38,7 +37,7 @@ _RETRYABLE = (asyncpg.exceptions.DeadlockDetectedError,
               asyncpg.exceptions.SerializationError)
 
 
-class PostgresStore(CommandStore):
+class PostgresStore:
     """Store on one PostgreSQL database, shared by any number of processes."""
 
     def __init__(self, url: str, pool: Any) -> None:

@@ -1,29 +1,18 @@
-"""The store port for study-group rounds, and the rows it hands back.
+"""The rows of study-group rounds (and questions of the day, and rewards), and reading them.
 
-Every method is one transaction (or one read). Who locks in, who reveals, who opens the
-next question is decided in SQL by a guarded statement whose row count decides, so two
+Who locks in, who reveals, who opens the next question is decided in SQL by the commands in
+`bot.store.commands.rounds_sql`: a guarded statement whose row count decides, so two
 processes on one database agree: a press counts once, a question is revealed once.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Any
 
-from bot.store.learning import JobRow, NewReview
-
-
-@dataclass(frozen=True, slots=True)
-class BestRow:
-    """One line of a leaderboard (solo best scores and round boards alike)."""
-
-    platform: str
-    user_id: str
-    display_name: str
-    score: int
-    total: int
-    finished_at: float
+from bot.store.rows import NewReview, int_or_none, orders_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,103 +242,36 @@ class RewardRow:
     set_by: str
 
 
-class RoundStore(Protocol):
-    """What `bot.features.rounds` needs from storage (commands: `bot.store.commands.rounds`)."""
+ROUND_SQL = (
+    "SELECT id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, question_ids, "
+    "option_orders, seconds, reveal_pause, status, position, next_open_at, started_at, "
+    "finished_at, seed, scoring, teams, untimed, kind FROM rounds ")
 
-    async def create_round(self, new: NewRound, now: float) -> RoundRow | None:
-        """Store a round whose first question opens at `now`; None if the chat already
-        has a running round."""
 
-    async def get_round(self, round_id: int) -> RoundRow | None:
-        """The round with this id, or None."""
+def round_of(row: Any) -> RoundRow | None:
+    """A RoundRow from a ROUND_SQL row, or None."""
+    if row is None:
+        return None
+    return RoundRow(
+        id=int(row["id"]), platform=row["platform"], chat_id=row["chat_id"],
+        board_chat=row["board_chat"], host_id=row["host_id"], host_name=row["host_name"],
+        quiz_id=row["quiz_id"], lang=row["lang"],
+        question_ids=tuple(json.loads(row["question_ids"])),
+        option_orders=orders_of(row["option_orders"]), seconds=int(row["seconds"]),
+        reveal_pause=float(row["reveal_pause"]), status=row["status"],
+        position=int(row["position"]), next_open_at=row["next_open_at"],
+        started_at=row["started_at"], finished_at=row["finished_at"],
+        seed=int_or_none(row["seed"]), scoring=row["scoring"], teams=int(row["teams"]),
+        untimed=bool(row["untimed"]), kind=row["kind"])
 
-    async def active_round(self, platform: str, chat_id: str) -> RoundRow | None:
-        """The chat's running round, if any."""
 
-    async def join_round(self, round_id: int, user_id: str, display_name: str,
-                         team: int | None, now: float) -> Joining:
-        """Put a member on a team (None: any, drawn at question 1) before question 1
-        opens; a member who joined keeps their team."""
+def round_member_of(row: Any) -> RoundMember:
+    """A member of a team (or untimed) round."""
+    return RoundMember(row["user_id"], row["display_name"],
+                       None if row["team"] is None else int(row["team"]))
 
-    async def round_members(self, round_id: int) -> tuple[RoundMember, ...]:
-        """Who joined the round, and their teams."""
 
-    async def set_daily(self, daily: DailyRow, due_at: float, now: float) -> None:
-        """Store the chat's question of the day (replacing its old one) and its next post."""
-
-    async def drop_daily(self, platform: str, chat_id: str) -> bool:
-        """Switch the chat's question of the day off; True if it had one."""
-
-    async def get_daily(self, platform: str, chat_id: str) -> DailyRow | None:
-        """The chat's question of the day, if it has one."""
-
-    async def start_daily(self, new: NewRound, due_at: float, now: float) -> RoundRow | None:
-        """Open the day's question (a one-question round of kind "daily"), unless the
-        post due at `due_at` already did (a job run twice after a restart)."""
-
-    async def set_reward(self, reward: RewardRow, now: float) -> None:
-        """Tie a role to a quiz and a score in a server (replacing the quiz's old one)."""
-
-    async def drop_reward(self, platform: str, guild_id: str, quiz_id: str
-                          ) -> RewardRow | None:
-        """Remove the quiz's reward in the server; the one removed, if any."""
-
-    async def get_reward(self, platform: str, guild_id: str, quiz_id: str
-                         ) -> RewardRow | None:
-        """The quiz's reward in the server, if any."""
-
-    async def earn_reward(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
-                          score: int, now: float) -> RewardRow | None:
-        """An attempt scored `score`: the reward it earns (recorded), or None."""
-
-    async def open_due_questions(self, platform: str, now: float) -> list[OpenedQuestion]:
-        """Claim and open every question due by `now` (one caller wins each)."""
-
-    async def press_round(self, press: NewPress) -> Pressed:
-        """Lock in a member's first answer to the open question; on every member having
-        answered (not on the first question), move its deadline to now."""
-
-    async def reveal_due_questions(self, platform: str, now: float) -> list[Reveal]:
-        """Claim every open question whose deadline passed (`revealed_at IS NULL` guards
-        it: one caller wins), schedule the next or finish the round (recording each
-        participant's session), and return what to show."""
-
-    async def skip_round(self, round_id: int, now: float) -> bool:
-        """Make the open question (or, between questions, the next one) due now."""
-
-    async def stop_round(self, round_id: int, now: float) -> Reveal | None:
-        """Stop a running round now: claim the open question's reveal if any, record the
-        participants; None if it was not running."""
-
-    async def set_round_message(self, round_id: int, qindex: int, ref: str) -> None:
-        """Remember the platform's id of a question message (to edit it into its reveal)."""
-
-    async def round_message(self, round_id: int, qindex: int) -> str | None:
-        """The stored id of a question message."""
-
-    async def round_answers(self, round_id: int, upto: int) -> tuple[RoundAnswer, ...]:
-        """Every answer of the round to questions 0..upto, by question, then speed."""
-
-    async def round_post(self, round_id: int, qindex: int) -> RoundPost | None:
-        """The round and question a post job shows; None if the round is gone."""
-
-    async def retry_post(self, job: JobRow, due_at: float, tries: int) -> bool:
-        """Put a post job back for `due_at` with `tries` noted, if it is still our claim."""
-
-    async def job_live(self, key: str) -> bool:
-        """True while the job with this key is not done (a question's post, say)."""
-
-    async def claimers(self, kind: str) -> list[str]:
-        """The workers holding claims on unfinished jobs of this kind."""
-
-    async def release_claims(self, worker: str, kind: str) -> int:
-        """Let the jobs of `kind` claimed by `worker` (a process known dead) be claimed
-        again now; return how many."""
-
-    async def next_round_due(self, platform: str) -> float | None:
-        """The earliest pending deadline or opening time of the platform's rounds."""
-
-    async def board(self, quiz_id: str, platform: str, chat_id: str | None, *,
-                    rounds: bool, limit: int) -> list[BestRow]:
-        """Best finished attempts from rounds (`rounds`) or from solo play only, in a chat
-        (or everywhere, chat_id None), earlier finish first among equals."""
+def round_answer_of(row: Any) -> RoundAnswer:
+    """A member's answer in a round."""
+    return RoundAnswer(row["user_id"], row["display_name"], int(row["qindex"]),
+                       int(row["chosen"]), bool(row["correct"]), float(row["elapsed"]))

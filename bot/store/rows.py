@@ -1,14 +1,225 @@
-"""Database rows to the store's dataclasses, for both dialects (same column types on both)."""
+"""The store's rows: what commands take and hand back, and reading them from database rows.
+
+Every dataclass here is plain data; the commands (`bot.store.commands`) are the only code
+that builds them from rows, with the converters at the end (same column types on SQLite and
+PostgreSQL). Round rows are in `bot.store.round_rows`.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from bot.domain.results import SessionKind
-from bot.store.learning import CardRow, JobRow
-from bot.store.protocol import AnswerRow, BestRow, SessionRow
-from bot.store.round_rows import RoundAnswer, RoundMember, RoundRow
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRow:
+    """A session as stored: its questions in order and how far it got."""
+
+    id: int
+    platform: str
+    user_id: str
+    chat_id: str | None
+    quiz_id: str
+    kind: SessionKind
+    status: str  # "active", "finished", "abandoned"
+    question_ids: tuple[str, ...]
+    option_orders: tuple[tuple[int, ...], ...]  # per question: shown index -> file index
+    position: int  # questions answered so far
+    score: int
+    started_at: float
+    finished_at: float | None
+    lang: str | None  # the owner's chosen language
+    confidence: bool = False  # the owner asked to mark answers sure / guess
+    utc_offset: int | None = None  # the owner's UTC offset in seconds (None: not read)
+    seed: int | None = None  # the attempt's random seed for computed questions (None: none)
+
+    @property
+    def active(self) -> bool:
+        return self.status == "active"
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerRow:
+    session_id: int
+    position: int
+    question_id: str
+    chosen: int  # index in the quiz file; TYPED_OTHER for a typed number matching no option
+    correct: bool
+    typed: float | None = None  # the number typed instead of a tap, in the question's unit
+
+
+@dataclass(frozen=True, slots=True)
+class NewSession:
+    platform: str
+    user_id: str
+    chat_id: str | None
+    quiz_id: str
+    kind: SessionKind
+    question_ids: tuple[str, ...]
+    option_orders: tuple[tuple[int, ...], ...]
+    seed: int | None = None  # per-attempt random seed for computed questions
+    started_at: float = field(kw_only=True)  # the engine's clock: the store keeps none
+
+
+@dataclass(frozen=True, slots=True)
+class NewAnswer:
+    """One answer the engine judged; `record_answer` decides whether it counts."""
+
+    session_id: int
+    position: int
+    question_id: str
+    chosen: int
+    correct: bool
+    finished: bool  # the last question of the session
+    quiz_id: str
+    platform: str
+    user_id: str
+    chat_id: str | None
+    total: int
+    kind: SessionKind
+    review: NewReview | None = None  # applied to the learner's card in the same transaction
+    typed: float | None = None  # the number typed instead of a tap (computed questions)
+    answered_at: float = field(kw_only=True)  # the engine's clock, as the review's stamp
+
+
+class Write(StrEnum):
+    """What `record_answer` did."""
+
+    APPLIED = "applied"  # stored; the session moved on
+    REPEAT = "repeat"  # this position was answered before; the stored answer stands
+    STALE = "stale"  # the session is not at this position any more (or is gone)
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    outcome: Write
+    answer: AnswerRow | None  # the stored answer (APPLIED and REPEAT)
+    score: int  # the session's score right after the answer (APPLIED), else 0
+
+
+def scopes_of(platform: str, chat_id: str | None) -> list[str]:
+    """The leaderboard scopes a finished attempt counts in: global, and its chat if any."""
+    return [""] + ([f"{platform}:{chat_id}"] if chat_id else [])
+
+
+@dataclass(frozen=True, slots=True)
+class BestRow:
+    """One line of a leaderboard (solo best scores and round boards alike)."""
+
+    platform: str
+    user_id: str
+    display_name: str
+    score: int
+    total: int
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class NewReview:
+    """An answer that counted, applied to the learner's card once (keyed by `answer_key`)."""
+
+    answer_key: str  # "s:<session>:<position>" for solo answers; rounds use their own prefix
+    platform: str
+    user_id: str
+    quiz_id: str
+    question_id: str
+    correct: bool
+    sure: bool | None
+    rating: int  # fsrs.Rating
+    reviewed_at: float
+    # Stored card JSON (None for a new card) -> (new card JSON, due time); pure, so it may run
+    # inside the transaction and again after a rollback.
+    update: Callable[[str | None], tuple[str, float]] = field(compare=False)
+    # The learner's UTC offset in seconds when the caller knows it (read with the session),
+    # else None and the store looks it up: it decides the local day a streak counts.
+    utc_offset: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardRow:
+    quiz_id: str
+    question_id: str
+    card: str  # fsrs.Card JSON
+    due_at: float
+    reviews: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewTotal:
+    """Reviews of one question with one confidence mark (None: not asked)."""
+
+    quiz_id: str
+    question_id: str
+    sure: bool | None
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class DayTotal:
+    day: int  # the learner's local day number
+    answered: int
+    correct: int
+
+
+@dataclass(frozen=True, slots=True)
+class LearnerSettings:
+    platform: str
+    user_id: str
+    confidence: bool = False
+    utc_offset: int = 0  # minutes east of UTC
+    remind_at: int | None = None  # minutes after local midnight; None: reminders off
+    chat_id: str | None = None  # where reminders go
+
+
+def settings_of(platform: str, user_id: str, row: Any) -> LearnerSettings:
+    """A learner's settings from a `learner_settings` row (defaults when there is none)."""
+    if row is None:
+        return LearnerSettings(platform, user_id)
+    return LearnerSettings(platform, user_id, bool(row["confidence"]), int(row["utc_offset"]),
+                           row["remind_at"], row["chat_id"])
+
+
+@dataclass(frozen=True, slots=True)
+class NewJob:
+    kind: str
+    key: str  # one live job per key; scheduling a key again replaces its job
+    due_at: float
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class JobRow:
+    id: int
+    kind: str
+    key: str
+    due_at: float
+    payload: dict[str, Any]
+    claimed_at: float
+    claimed_by: str
+    attempts: int  # claims so far, this one included
+
+
+def review_key(session_id: int, position: int) -> str:
+    """The idempotency key of a solo answer's review."""
+    return f"s:{session_id}:{position}"
+
+
+def reminder_key(platform: str, user_id: str) -> str:
+    return f"remind:{platform}:{user_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class InboxRow:
+    update_id: int
+    body: str  # the update as received (JSON text)
+    attempts: int  # claims so far, this one included
+
 
 # The owner's language, confidence setting and UTC offset come with the session: a tap
 # needs one read.
@@ -21,20 +232,16 @@ SESSION_FROM = (
     "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
     "LEFT JOIN learner_settings ls ON ls.platform = s.platform AND ls.user_id = s.user_id ")
 SESSION_SQL = f"SELECT {SESSION_COLUMNS} {SESSION_FROM}"
-ROUND_SQL = (
-    "SELECT id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, question_ids, "
-    "option_orders, seconds, reveal_pause, status, position, next_open_at, started_at, "
-    "finished_at, seed, scoring, teams, untimed, kind FROM rounds ")
 CARD_COLUMNS = "quiz_id, question_id, card, due_at, reviews"
 JOB_COLUMNS = "id, kind, key, due_at, payload, claimed_at, claimed_by, attempts"
 BEST_COLUMNS = "platform, user_id, display_name, score, total, finished_at"
 
 
-def _orders(text: str) -> tuple[tuple[int, ...], ...]:
+def orders_of(text: str) -> tuple[tuple[int, ...], ...]:
     return tuple(tuple(o) for o in json.loads(text))
 
 
-def _int_or_none(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
@@ -46,10 +253,10 @@ def session_of(row: Any) -> SessionRow | None:
         id=int(row["id"]), platform=row["platform"], user_id=row["user_id"],
         chat_id=row["chat_id"], quiz_id=row["quiz_id"], kind=SessionKind(row["kind"]),
         status=row["status"], question_ids=tuple(json.loads(row["question_ids"])),
-        option_orders=_orders(row["option_orders"]), position=int(row["position"]),
+        option_orders=orders_of(row["option_orders"]), position=int(row["position"]),
         score=int(row["score"]), started_at=row["started_at"], finished_at=row["finished_at"],
         lang=row["lang"], confidence=bool(row["confidence"]), utc_offset=int(row["utc_offset"]),
-        seed=_int_or_none(row["seed"]))
+        seed=int_or_none(row["seed"]))
 
 
 def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
@@ -64,34 +271,6 @@ def best_of(row: Any) -> BestRow:
     return BestRow(row["platform"], row["user_id"], row["display_name"], int(row["score"]),
                    int(row["total"]), float(row["finished_at"]))
 
-
-def round_of(row: Any) -> RoundRow | None:
-    """A RoundRow from a ROUND_SQL row, or None."""
-    if row is None:
-        return None
-    return RoundRow(
-        id=int(row["id"]), platform=row["platform"], chat_id=row["chat_id"],
-        board_chat=row["board_chat"], host_id=row["host_id"], host_name=row["host_name"],
-        quiz_id=row["quiz_id"], lang=row["lang"],
-        question_ids=tuple(json.loads(row["question_ids"])),
-        option_orders=_orders(row["option_orders"]), seconds=int(row["seconds"]),
-        reveal_pause=float(row["reveal_pause"]), status=row["status"],
-        position=int(row["position"]), next_open_at=row["next_open_at"],
-        started_at=row["started_at"], finished_at=row["finished_at"],
-        seed=_int_or_none(row["seed"]), scoring=row["scoring"], teams=int(row["teams"]),
-        untimed=bool(row["untimed"]), kind=row["kind"])
-
-
-def round_member_of(row: Any) -> RoundMember:
-    """A member of a team (or untimed) round."""
-    return RoundMember(row["user_id"], row["display_name"],
-                       None if row["team"] is None else int(row["team"]))
-
-
-def round_answer_of(row: Any) -> RoundAnswer:
-    """A member's answer in a round."""
-    return RoundAnswer(row["user_id"], row["display_name"], int(row["qindex"]),
-                       int(row["chosen"]), bool(row["correct"]), float(row["elapsed"]))
 
 
 def card_of(row: Any) -> CardRow:

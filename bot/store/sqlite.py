@@ -20,7 +20,6 @@ from typing import ParamSpec, TypeVar
 from urllib.parse import unquote
 
 from bot.domain.errors import ConfigError, StoreUnavailable
-from bot.store.base import CommandStore
 from bot.store.command import Command, Rows, Stmt, run_async, run_sync, sqlite_sql
 from bot.store.group_commit import GroupCommit, storage_hint
 from bot.store.migrate import (
@@ -69,7 +68,7 @@ def path_from_url(url: str) -> Path:
     return Path(unquote(url[len(prefix):]))
 
 
-class SQLiteStore(CommandStore):
+class SQLiteStore:
     """Store on one SQLite file: commands run by group commit (writes) and a batched reader."""
 
     def __init__(self, path: Path, writer: SQLiteThread, reader: SQLiteThread,

@@ -17,6 +17,7 @@ from bot.domain.quiz.lint import computed_warnings
 from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
+from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 from tests.bot.present.test_bidi import broken_pieces, content_messages
 
@@ -122,7 +123,7 @@ async def test_the_engine_shows_the_independently_computed_key(
         actor = Actor("telegram", user, display_name=f"L{user}")
         prompt: QuestionPrompt | None = await engine.start(actor, QUIZ)
         while prompt is not None:
-            row = await store.get_session(prompt.session_id)
+            row = await store.read(sessions_sql.get_session, prompt.session_id)
             question = quiz.question(prompt.question_id)
             assert row is not None and question is not None
             expected = ANSWERS[prompt.question_id](dict(draw(question, row.seed).drawn))

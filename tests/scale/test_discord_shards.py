@@ -12,6 +12,7 @@ from typing import Any
 import asyncpg
 
 from bot.store import open_url
+from bot.store.commands import sessions_sql
 from tests.adapters.discord.conftest import answer, replied, right_id, wrong_id
 from tests.adapters.discord.fake_discord import TOKEN, FakeDiscord, Message, user
 from tests.scale.workers import Worker, workers, write_yaml
@@ -99,10 +100,12 @@ async def test_two_processes_two_shards_one_killed(tmp_path: Path, postgres_url:
     try:
         for p in everyone:
             uid = str(p.who["id"])
-            assert await store.attempts("discord", uid, "parallelism") == (1, 4, 4)
-            session = await store.last_finished("discord", uid, "parallelism")
+            assert await store.read(sessions_sql.attempts,
+                                    "discord", uid, "parallelism") == (1, 4, 4)
+            session = await store.read(sessions_sql.last_finished, "discord", uid, "parallelism")
             assert session is not None
-            assert [a.correct for a in await store.answers(session.id)] == [True, False] * 4
+            assert [a.correct for a in await store.read(sessions_sql.answers,
+                                                        session.id)] == [True, False] * 4
         assert await conn.fetchval("SELECT COUNT(*) FROM answers") == 8 * len(everyone)
         assert await conn.fetchval("SELECT COUNT(*) FROM sessions") == len(everyone)
     finally:

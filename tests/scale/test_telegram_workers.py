@@ -16,6 +16,7 @@ import pytest
 
 from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.store import open_url
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question
 from tests.adapters.telegram.support import TOKEN, WEBHOOK_SECRET, AnswerKey, free_port
@@ -191,10 +192,11 @@ async def test_three_webhook_workers_one_killed(tmp_path: Path, api: FakeBotAPI,
     try:
         for p in players:
             user = str(p.learner.user["id"])
-            assert await store.attempts("telegram", user, "parallelism") == (1, 4, 4)
-            session = await store.last_finished("telegram", user, "parallelism")
+            assert await store.read(sessions_sql.attempts,
+                                    "telegram", user, "parallelism") == (1, 4, 4)
+            session = await store.read(sessions_sql.last_finished, "telegram", user, "parallelism")
             assert session is not None
-            stored = await store.answers(session.id)
+            stored = await store.read(sessions_sql.answers, session.id)
             assert [a.position for a in stored] == list(range(QUESTIONS))
             assert [a.correct for a in stored] == [True, False] * 4  # right on odd numbers
             assert all(stored[pos].correct == ok for pos, ok in p.acked.items())

@@ -28,7 +28,7 @@ from typing import Any
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import named_option, shown_text
 from bot.present.reporting import csv_cell, letter
-from bot.store.commands.dashboard import AttemptAnswer
+from bot.store.commands.dashboard_sql import AttemptAnswer
 
 MIN_LEARNERS = 10  # members with a finished attempt before a quiz's figures are shown
 GROUP_SHARE = 0.27  # the upper and lower groups (Kelley's 27 %)

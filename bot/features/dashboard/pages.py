@@ -1,7 +1,7 @@
 """The dashboard's two views, as JSON-ready dicts: a learner's progress and a group's.
 
-Only reads: the store's rows (bot.store.commands.dashboard and the learning reads), the quiz files
-for texts and explanations in the caller's language, and SVG charts drawn here. Who may
+Only reads: the store's rows (bot.store.commands.dashboard_sql and the learning reads), the
+quiz files for texts and explanations in the caller's language, and SVG charts drawn here. Who may
 see a group is decided in `group`: members only (Telegram asks getChatMember through the
 running bot, Discord trusts the signed link's guild), and only admins get one row per
 member and the export.
@@ -42,11 +42,12 @@ from bot.features.topic_map import confident_misses
 from bot.present import svg
 from bot.present.i18n import Catalogue
 from bot.present.render import clip, content_text, topic_map_lines
-from bot.store.commands import dashboard as reads
-from bot.store.commands.dashboard import Answered, AttemptAnswer, GroupRound, MemberRow
+from bot.store.commands import dashboard_sql as reads
+from bot.store.commands import learning_sql
+from bot.store.commands.dashboard_sql import Answered, AttemptAnswer, GroupRound, MemberRow
 from bot.store.commands.report_sql import Scope, accuracy
-from bot.store.learning import CardRow, ReviewTotal
 from bot.store.protocol import Store
+from bot.store.rows import CardRow, ReviewTotal
 
 log = logging.getLogger(__name__)
 
@@ -105,9 +106,10 @@ class Dashboard:
                                self.store.read(reads.attempts, p, u),
                                self.store.read(reads.answers, p, u),
                                self.store.read(reads.groups_of, p, u)),
-                asyncio.gather(self.store.learner_settings(p, u), self.store.cards(p, u),
-                               self.store.review_totals(p, u),
-                               self.store.review_days(p, u, since))))
+                asyncio.gather(self.store.read(learning_sql.learner_settings,
+                                               p, u), self.store.read(learning_sql.cards, p, u),
+                               self.store.read(learning_sql.review_totals, p, u),
+                               self.store.read(learning_sql.review_days, p, u, since))))
         lang = self.engine.resolve_language(profile[1] if profile else None, who.locale)
         quizzes = self.quizzes()
         figures = standing(now, settings.utc_offset, cards, totals, days)

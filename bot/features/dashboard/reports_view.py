@@ -8,7 +8,7 @@ from typing import Any
 
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, drawn_text, shown_text
-from bot.store.commands.reports import ReportRow
+from bot.store.commands.reports_sql import ReportRow
 
 
 def reports_view(rows: Sequence[ReportRow], count: int, quizzes: Mapping[str, Quiz],

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.model import LEVELS
 from bot.present.i18n import is_rtl
-from bot.store.commands.dashboard import Attempt
+from bot.store.commands.dashboard_sql import Attempt
 
 PASS_SHARE = 0.75  # a quiz counts as passed from this best share on
 

@@ -9,6 +9,7 @@ import logging
 
 from bot.app.compose import App
 from bot.features.jobs import Scheduler
+from bot.store.commands import daily_sql
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, replied
 from .fake_discord import FakeDiscord
@@ -65,7 +66,7 @@ async def test_daily_on_the_fake_discord(fake: FakeDiscord, bot: App) -> None:
     finally:
         logger.removeHandler(switched_off)
         logger.setLevel(level)
-    assert await bot.store.get_daily("discord", str(CHANNEL)) is None
+    assert await bot.store.read(daily_sql.get_daily, "discord", str(CHANNEL)) is None
     room.clock.now += 24 * 3600
     assert await scheduler.tick() == 0  # nothing retried
 

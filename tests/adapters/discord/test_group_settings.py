@@ -4,6 +4,7 @@ used by /round start and /quiz there; members without the permission are refused
 from __future__ import annotations
 
 from bot.app.compose import App
+from bot.store.commands import rounds_sql
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, replied
 from .fake_discord import FakeDiscord
@@ -29,5 +30,5 @@ async def test_server_admins_choose_quiz_and_language(bot: App, fake: FakeDiscor
     assert any("(long-context)" in text for text in shown)
 
     await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="start"))
-    row = await bot.store.active_round("discord", str(CHANNEL))
+    row = await bot.store.read(rounds_sql.active_round, "discord", str(CHANNEL))
     assert row is not None and (row.quiz_id, row.lang) == ("long-context", "ur")

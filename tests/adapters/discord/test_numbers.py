@@ -7,6 +7,7 @@ from adapters.discord.views import MARKDOWN
 from bot.app.compose import App
 from bot.domain.quiz.computed import draw
 from bot.present.render import content_text
+from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, GUILD, answer, button_for, replied
 from .fake_discord import FakeDiscord
@@ -19,7 +20,7 @@ async def test_drawn_numbers_and_their_schedule_image(fake: FakeDiscord, bot: Ap
                                               options={"quiz": NUMBERS}))
     question = ix.original
     assert question is not None and question.embeds[0]["title"].startswith("Question 1/14")
-    row = await bot.store.active_session("discord", ALICE["id"], NUMBERS)
+    row = await bot.store.read(sessions_sql.active_session, "discord", ALICE["id"], NUMBERS)
     assert row is not None and row.seed is not None
     quiz = bot.engine.quiz(NUMBERS)
     for n in range(4):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.app.compose import App
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
+from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, BOB, GUILD, WINDOW, answer, replied, right_id, wrong_id
 from .fake_discord import FakeDiscord
@@ -61,7 +62,8 @@ async def test_quiz_in_dms_is_not_ephemeral(fake: FakeDiscord, bot: App) -> None
     ix = await answer(fake, ALICE, question, right_id(question))
     assert [m.ephemeral for m in ix.followups] == [False]
     assert ix.followups[0].embeds[0]["title"].startswith("Question 2/8")
-    session = await bot.store.active_session("discord", ALICE["id"], "parallelism")
+    session = await bot.store.read(sessions_sql.active_session,
+                                   "discord", ALICE["id"], "parallelism")
     assert session is not None and session.chat_id is None and session.position == 1
 
 
@@ -156,7 +158,8 @@ async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) ->
     ix = await replied(fake, await fake.press(ALICE, confirm,
                                               confirm.button("Yes, delete")["custom_id"]))
     assert confirm.content == "Your progress was deleted." and confirm.buttons == []
-    assert await bot.store.active_session("discord", ALICE["id"], "parallelism") is None
+    assert await bot.store.read(sessions_sql.active_session,
+                                "discord", ALICE["id"], "parallelism") is None
 
 
 async def test_reload_is_for_configured_admins_only(tmp_path, fake: FakeDiscord) -> None:

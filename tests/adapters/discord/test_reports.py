@@ -4,7 +4,7 @@ learner's own), the reasons, the report stored, /report adding a line."""
 from __future__ import annotations
 
 from bot.app.compose import App
-from bot.store.commands.reports import open_reports
+from bot.store.commands.reports_sql import open_reports
 
 from .conftest import ALICE, BOB, GUILD, answer, replied, wrong_id
 from .fake_discord import FakeDiscord

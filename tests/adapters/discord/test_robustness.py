@@ -15,6 +15,7 @@ from bot.app.compose import App
 from bot.app.logs import MASK
 from bot.domain import payloads as payload
 from bot.domain.results import Actor
+from bot.store.commands import sessions_sql
 
 from .conftest import (
     ALICE,
@@ -68,7 +69,8 @@ async def test_someone_elses_buttons_of_every_kind_change_nothing(fake: FakeDisc
         question = ix.followups[0]
     await refused(question, "🔁 Review missed")
     await refused(question, "↻ Try again")
-    assert await bot.store.active_session("discord", BOB["id"], "parallelism") is None
+    assert await bot.store.read(sessions_sql.active_session,
+                                "discord", BOB["id"], "parallelism") is None
     assert await bot.engine.language(Actor("discord", BOB["id"])) == "en"
     assert (await bot.engine.stats(Actor("discord", ALICE["id"]))).attempts == 1  # not reset
 
@@ -87,9 +89,10 @@ async def test_double_press_is_counted_once(fake: FakeDiscord, bot: App) -> None
     assert repeated.original is not None and repeated.original.ephemeral
     assert repeated.original.content == "You already answered this one."
     assert repeated.followups == []
-    session = await bot.store.active_session("discord", ALICE["id"], "parallelism")
+    session = await bot.store.read(sessions_sql.active_session,
+                                   "discord", ALICE["id"], "parallelism")
     assert session is not None and (session.position, session.score) == (1, 1)
-    assert len(await bot.store.answers(session.id)) == 1
+    assert len(await bot.store.read(sessions_sql.answers, session.id)) == 1
 
 
 async def test_stale_presses(fake: FakeDiscord, bot: App) -> None:
@@ -121,9 +124,11 @@ async def test_someone_elses_buttons_are_refused(fake: FakeDiscord, bot: App) ->
     ix = await replied(fake, await fake.press(BOB, question, right_id(question)))
     assert ix.original is not None and ix.original.ephemeral
     assert ix.original.content.startswith("This question belongs to someone else")
-    session = await bot.store.active_session("discord", ALICE["id"], "parallelism")
+    session = await bot.store.read(sessions_sql.active_session,
+                                   "discord", ALICE["id"], "parallelism")
     assert session is not None and session.position == 0
-    assert await bot.store.active_session("discord", BOB["id"], "parallelism") is None
+    assert await bot.store.read(sessions_sql.active_session,
+                                "discord", BOB["id"], "parallelism") is None
 
     ix = await replied(fake, await fake.slash(ALICE, "help", guild=GUILD))
     help_message = ix.original
@@ -132,7 +137,8 @@ async def test_someone_elses_buttons_are_refused(fake: FakeDiscord, bot: App) ->
                                               help_message.button("▶ Start")["custom_id"]))
     assert ix.original is not None and ix.original.ephemeral
     assert ix.original.content == "These buttons belong to someone else."
-    assert await bot.store.active_session("discord", BOB["id"], "parallelism") is None
+    assert await bot.store.read(sessions_sql.active_session,
+                                "discord", BOB["id"], "parallelism") is None
 
 
 @pytest.mark.parametrize("custom_id", ["a1:zz", "a1:1:2", "q1:bogus:", "q9:start:x"])

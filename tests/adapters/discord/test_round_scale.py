@@ -9,6 +9,7 @@ import re
 from bot.app.compose import App
 from bot.domain.payloads import RoundPayload, decode, encode_answer
 from bot.domain.results import Actor
+from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, BOB, GUILD, replied
 from .fake_discord import DESCRIPTION, FakeDiscord, Message
@@ -118,5 +119,5 @@ async def test_forged_presses_are_refused(fake: FakeDiscord, bot: App) -> None:
     room.advance(21)
     reveal = await room.reveal(first)
     assert "Nobody answered this one in time." in reveal and "bob" not in reveal.lower()
-    session = await bot.store.get_session(prompt.session_id)
+    session = await bot.store.read(sessions_sql.get_session, prompt.session_id)
     assert session is not None and session.position == 0

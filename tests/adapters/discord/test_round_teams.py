@@ -5,6 +5,7 @@ drafted into even teams, cannot switch, and the reveal ranks the teams by their 
 from __future__ import annotations
 
 from bot.app.compose import App
+from bot.store.commands import round_teams_sql, rounds_sql
 
 from .conftest import ALICE, GUILD, replied
 from .fake_discord import FakeDiscord, user
@@ -39,9 +40,10 @@ async def test_forty_members_in_four_teams(fake: FakeDiscord, bot: App) -> None:
     room.advance(30)
     first = await room.question(1)
     assert bot.rounds is not None
-    round_id = (await bot.rounds.store.active_round("discord", str(first.channel_id))).id  # type: ignore[union-attr]
+    round_id = (await bot.rounds.store.read(rounds_sql.active_round,
+                                            "discord", str(first.channel_id))).id  # type: ignore[union-attr]
     roster: dict[int, list[str]] = {}
-    for m in await bot.rounds.store.round_members(round_id):
+    for m in await bot.rounds.store.read(round_teams_sql.members, round_id):
         assert m.team is not None
         roster.setdefault(m.team, []).append(m.user_id)
     assert sorted(len(r) for r in roster.values()) == [10, 10, 10, 10]

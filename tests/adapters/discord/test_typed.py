@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.app.compose import App
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
+from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, GUILD, replied
 from .fake_discord import FakeDiscord
@@ -20,7 +21,7 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     ix = await replied(fake, await fake.slash(ALICE, "quiz", options={"quiz": NUMBERS}))
     question = ix.original  # a DM: a private chat
     assert question is not None and "Or type the number" in question.text
-    row = await bot.store.active_session("discord", ALICE["id"], NUMBERS)
+    row = await bot.store.read(sessions_sql.active_session, "discord", ALICE["id"], NUMBERS)
     assert row is not None and row.seed is not None
     q = bot.engine.quiz(NUMBERS).question(row.question_ids[0])
     assert q is not None and q.computed is not None
@@ -40,17 +41,20 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     assert "Not quite." in text and "You typed: " in text
     assert any("Why not" in f["value"] for f in question.embeds[0]["fields"])
     (nxt,) = done.followups
-    assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
+    assert (await bot.store.read(sessions_sql.get_session,
+                                 row.id)).position == 1  # type: ignore[union-attr]
 
     # the same modal submitted again: counted once; text that is no number: asked again
     again = await replied(fake, await fake.submit(ALICE, question, custom_id, typed))
-    assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
+    assert (await bot.store.read(sessions_sql.get_session,
+                                 row.id)).position == 1  # type: ignore[union-attr]
     assert again.callback is not None
     next_id = str(nxt.button(TYPE_IT)["custom_id"])
     refused = await replied(fake, await fake.submit(ALICE, nxt, next_id, "no idea"))
     assert refused.callback is not None and refused.callback.type == 4
     assert "Type one like" in refused.callback.data["content"]
-    assert (await bot.store.get_session(row.id)).position == 1  # type: ignore[union-attr]
+    assert (await bot.store.read(sessions_sql.get_session,
+                                 row.id)).position == 1  # type: ignore[union-attr]
 
 
 async def test_type_it_in_a_server_where_the_quiz_is_ephemeral(fake: FakeDiscord,
@@ -59,7 +63,7 @@ async def test_type_it_in_a_server_where_the_quiz_is_ephemeral(fake: FakeDiscord
                                               options={"quiz": NUMBERS}))
     question = ix.original
     assert question is not None and question.ephemeral
-    row = await bot.store.active_session("discord", ALICE["id"], NUMBERS)
+    row = await bot.store.read(sessions_sql.active_session, "discord", ALICE["id"], NUMBERS)
     assert row is not None and row.seed is not None
     q = bot.engine.quiz(NUMBERS).question(row.question_ids[0])
     assert q is not None and q.computed is not None

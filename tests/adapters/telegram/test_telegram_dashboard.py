@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from aiohttp import ClientSession
 
-from bot.store.commands.dashboard import chat_titles
+from bot.store.commands.dashboard_sql import chat_titles
 from tests.adapters.telegram.dashboard_bot import PUBLIC_URL, dashboard_bot, finish_quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons

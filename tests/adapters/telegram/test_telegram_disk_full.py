@@ -10,6 +10,7 @@ import yaml
 from adapters.telegram import TelegramAdapter
 from bot.app.compose import open_app
 from bot.app.config import load_config
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import TOKEN, AnswerKey
@@ -52,5 +53,6 @@ async def test_full_disk_mid_quiz(tmp_path: Path, api: FakeBotAPI, key: AnswerKe
                 assert nxt is not None
             finally:
                 await adapter.stop()
-            row = await app.store.active_session("telegram", "1001", "parallelism")
+            row = await app.store.read(sessions_sql.active_session,
+                                       "telegram", "1001", "parallelism")
             assert row is not None and row.position == 1 and row.score == 1

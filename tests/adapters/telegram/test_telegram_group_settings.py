@@ -3,6 +3,7 @@ rounds and /quiz there use; members see them and are politely refused a change."
 
 from __future__ import annotations
 
+from bot.store.commands import rounds_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner
 from tests.adapters.telegram.support import Running
@@ -38,5 +39,5 @@ async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: Fake
     since = member.mark()
     await member.send("/round")  # no quiz named: the group's, in the group's language
     await member.reply(since, lambda m: bool(m.get("reply_markup")))  # question 1 posted
-    row = await bot.app.store.active_round("telegram", str(GROUP))
+    row = await bot.app.store.read(rounds_sql.active_round, "telegram", str(GROUP))
     assert row is not None and (row.quiz_id, row.lang) == ("long-context", "ur")

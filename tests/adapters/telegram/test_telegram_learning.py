@@ -9,6 +9,7 @@ from bot.domain.results import Actor, AnswerResult
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders
 from bot.features.review import reminder_kind
+from bot.store.commands import learning_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import Running
@@ -74,7 +75,7 @@ async def test_confidence_setting_adds_a_guess_row_that_rates_hard(bot: Running,
     since = learner.mark()
     await learner.press(question, "B 🤔")
     await learner.edited(since, lambda m: "Correct!" in m["text"] or "Not quite." in m["text"])
-    [total] = await bot.app.store.review_totals("telegram", "1001")
+    [total] = await bot.app.store.read(learning_sql.review_totals, "telegram", "1001")
     assert total.sure is False and total.answered == 1
 
 

@@ -8,6 +8,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw
 from bot.present import diagrams
 from bot.present.i18n import strip_isolates
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import LINE, Running
@@ -32,7 +33,7 @@ async def test_drawn_numbers_and_their_schedule_photo(bot: Running, api: FakeBot
     since = learner.mark()
     await learner.send(f"/start {NUMBERS}")
     question = await learner.reply(since, is_question)
-    row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
+    row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1001", NUMBERS)
     assert row is not None and row.seed is not None
     for n in range(4):  # three pictured schedules (GPipe, 1F1B, interleaved), then none
         letter, drawn = right_letter(quiz, question["text"], row.seed)

@@ -25,6 +25,7 @@ from adapters.telegram import TelegramAdapter
 from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.app.metrics import Health, serve
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import (
@@ -81,7 +82,7 @@ async def test_healthz_and_metrics_follow_the_bot(tmp_path: Path, api: FakeBotAP
     assert config.metrics.listen == "127.0.0.1"
     async with open_app(config) as app:
         adapter, started = TelegramAdapter(app), []
-        health = Health(lambda: app.store.get_session(0), ["telegram"], started)
+        health = Health(lambda: app.store.read(sessions_sql.get_session, 0), ["telegram"], started)
         async with serve(app.metrics, health, config.metrics.listen, port):
             status, _, body = await get(port, "/healthz")
             assert (status, body) == (503, "database: ok\ntelegram: not connected\n")
@@ -127,7 +128,7 @@ async def test_healthz_and_metrics_follow_the_bot(tmp_path: Path, api: FakeBotAP
             status, _, body = await get(port, "/healthz")
             assert (status, body) == (503, "database: ok\ntelegram: not connected\n")
         await app.store.close()  # the database stops answering
-        health = Health(lambda: app.store.get_session(0), [], [])
+        health = Health(lambda: app.store.read(sessions_sql.get_session, 0), [], [])
         healthy, lines = await health.check()
         assert not healthy and lines[0].startswith("database: down")
 

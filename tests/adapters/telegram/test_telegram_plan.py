@@ -14,6 +14,7 @@ from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.domain import payloads as payload
 from bot.domain.results import Actor
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import TOKEN, AnswerKey, Running, write_config
@@ -117,7 +118,8 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
     summary = question
     await refused(summary, "🔁 Review missed", not_your_button)  # review
     await refused(summary, "↻ Try again", not_your_button)  # retry
-    assert await bot.app.store.active_session("telegram", "2002", "parallelism") is None
+    assert await bot.app.store.read(sessions_sql.active_session,
+                                    "telegram", "2002", "parallelism") is None
     assert (await bot.app.engine.stats(alice_actor())).attempts == 1
     assert await bot.app.engine.language(bob_actor()) == "en"
 
@@ -189,7 +191,8 @@ async def test_a_second_start_seconds_later_joins_the_first(
     assert len(questions) == 1, posted
     note = bot.cat.t("en", "question.joined", number=1)
     assert note in toasts or any(note == m.get("text") for m in posted), (toasts, posted)
-    active = await bot.app.store.active_session("telegram", "1001", "parallelism")
+    active = await bot.app.store.read(sessions_sql.active_session,
+                                      "telegram", "1001", "parallelism")
     pressed = payload.decode(button_data(questions[0])[0])
     assert active is not None and active.position == 0
     assert getattr(pressed, "session_id", None) == active.id  # the one posted is the one kept

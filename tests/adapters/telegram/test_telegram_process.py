@@ -14,6 +14,7 @@ from typing import IO
 import pytest
 
 from bot.domain.results import Actor
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import SECRET_PART, TOKEN, AnswerKey, write_config
@@ -103,11 +104,12 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
     from bot.store.sqlite import SQLiteStore
     store = await SQLiteStore.open(load_config(config, env={}).storage_url)
     try:
-        attempts, best, last = await store.attempts("telegram", "1001", "parallelism")
+        attempts, best, last = await store.read(sessions_sql.attempts,
+                                                "telegram", "1001", "parallelism")
         assert (attempts, best, last) == (1, 8, 8)
-        session = await store.last_finished("telegram", "1001", "parallelism")
+        session = await store.read(sessions_sql.last_finished, "telegram", "1001", "parallelism")
         assert session is not None
-        assert len(await store.answers(session.id)) == 8
+        assert len(await store.read(sessions_sql.answers, session.id)) == 8
     finally:
         await store.close()
     assert Actor  # the engine's identity for this learner is telegram:1001

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.domain import payloads as payload
 from bot.domain.results import Actor
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, Running
@@ -91,7 +92,7 @@ async def test_double_tap_counted_once(bot: Running, api: FakeBotAPI, key: Answe
     assert "Question 2/8" in sent[1].params["text"]
     current = await bot.app.engine.current(Actor("telegram", "1001"))
     assert current.position == 1
-    answers = await bot.app.store.answers(current.session_id)
+    answers = await bot.app.store.read(sessions_sql.answers, current.session_id)
     assert len(answers) == 1 and answers[0].correct
 
 

@@ -3,7 +3,7 @@ stored once, and /report adding a line (real python-telegram-bot, fake Bot API).
 
 from __future__ import annotations
 
-from bot.store.commands.reports import open_reports
+from bot.store.commands.reports_sql import open_reports
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, Running

@@ -12,6 +12,7 @@ from bot.domain.payloads import decode, encode_answer
 from bot.domain.platforms import TELEGRAM, units
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
+from bot.store.commands import rounds_sql, sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons
 from tests.adapters.telegram.support import AnswerKey, Running
@@ -132,7 +133,7 @@ async def test_forged_presses_count_nothing_and_edit_nothing(
     assert "Nobody answered this one in time." in reveal and "Standings:" in reveal
     assert "Eve" not in reveal and "Bilal" not in reveal
     assert len(api.calls_of("editMessageText")) == 1  # only the reveal itself
-    session = await bot.app.store.get_session(prompt.session_id)
+    session = await bot.app.store.read(sessions_sql.get_session, prompt.session_id)
     assert session is not None and session.position == 0  # the solo answer never counted
 
 
@@ -177,7 +178,7 @@ async def test_two_channels_and_an_anonymous_admin(bot: Running, api: FakeBotAPI
     since = room.hana.mark()
     await api.push_update(as_chat(api, one, CHANNEL_BOT, "/round 20", room.group))
     question = await room.question(since)
-    assert "Channel One" in str(await bot.app.rounds.store.active_round("telegram",
+    assert "Channel One" in str(await bot.app.rounds.store.read(rounds_sql.active_round, "telegram",
                                                                          str(GROUP_ID)))
     # the other channel is not the host, and no member: refused
     since = room.hana.mark()

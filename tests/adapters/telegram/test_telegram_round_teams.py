@@ -6,6 +6,7 @@ word that does not parse gets the usage line."""
 from __future__ import annotations
 
 from bot.present.i18n import strip_isolates
+from bot.store.commands import round_teams_sql, rounds_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons
 from tests.adapters.telegram.support import AnswerKey, Running
@@ -37,7 +38,8 @@ async def test_forty_members_in_four_teams(bot: Running, api: FakeBotAPI,
     question = await room.question(since)
     rounds = bot.app.rounds
     assert rounds is not None
-    joined = await rounds.store.round_members(int(question["reply_markup"]["inline_keyboard"]
+    joined = await rounds.store.read(round_teams_sql.members,
+                                     int(question["reply_markup"]["inline_keyboard"]
                                                    [0][0]["callback_data"].split(":")[1], 36))
     roster: dict[int, list[str]] = {}
     for m in joined:
@@ -86,4 +88,5 @@ async def test_bad_team_count_or_scoring_gets_the_usage_line(bot: Running,
         assert reply["text"].startswith("Use: /round [quiz] [seconds] [teams 2–6]"), command
     rounds = bot.app.rounds
     assert rounds is not None
-    assert await rounds.store.active_round("telegram", str(room.group["id"])) is None
+    assert await rounds.store.read(rounds_sql.active_round,
+                                   "telegram", str(room.group["id"])) is None

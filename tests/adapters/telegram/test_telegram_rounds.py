@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
+from bot.store.commands import rounds_sql, sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
@@ -163,7 +164,8 @@ async def test_double_late_and_stale_presses(bot: Running, api: FakeBotAPI,
     assert (await room.chen.toast(stale)).params["text"] == bot.cat.t("en", "round.stale")
     forged = await room.chen.tap(first, "r1:zz:0:0")
     assert (await room.chen.toast(forged)).params["text"] == bot.cat.t("en", "round.gone")
-    rows = await bot.app.store.board("parallelism", "telegram", None, rounds=True, limit=5)
+    rows = await bot.app.store.read(rounds_sql.board,
+                                    "parallelism", "telegram", None, rounds=True, limit=5)
     assert rows == []  # nothing counted yet: the round is still running
 
 
@@ -240,7 +242,8 @@ async def test_solo_quiz_from_a_group_opens_in_private_and_counts_there(
     assert "Question 1/8" in first["text"]
     engine = bot.app.engine
     solo = Actor("telegram", "5000")
-    session = await bot.app.store.active_session("telegram", "5000", "parallelism")
+    session = await bot.app.store.read(sessions_sql.active_session,
+                                       "telegram", "5000", "parallelism")
     assert session is not None and session.chat_id == str(GROUP_ID)
     for position in range(8):
         await engine.answer(solo, session.id, position, 0)
@@ -250,7 +253,8 @@ async def test_solo_quiz_from_a_group_opens_in_private_and_counts_there(
     await outsider.send(f"/start {start}")  # a link from a group they are not in
     note = await outsider.reply(since)
     assert note["text"] == bot.cat.t("en", "round.not_member")
-    session = await bot.app.store.active_session("telegram", "7007", "parallelism")
+    session = await bot.app.store.read(sessions_sql.active_session,
+                                       "telegram", "7007", "parallelism")
     assert session is not None and session.chat_id is None
 
     since = room.hana.mark()

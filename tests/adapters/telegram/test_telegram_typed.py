@@ -9,6 +9,7 @@ from __future__ import annotations
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
 from bot.present.i18n import strip_isolates
+from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question
 from tests.adapters.telegram.support import Running
@@ -25,7 +26,7 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     assert "Or type the number" in question["text"]
 
     async def values(position: int) -> tuple[str, list[float], str]:
-        row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
+        row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1001", NUMBERS)
         assert row is not None and row.seed is not None
         q = quiz.question(row.question_ids[position])
         assert q is not None and q.computed is not None
@@ -54,7 +55,8 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     await learner.send("9" * 3000)  # very long: refused politely, not echoed
     too_long = strip_isolates((await learner.reply(since))["text"])
     assert "too long" in too_long and "999" not in too_long and len(too_long) < 200
-    assert (await bot.app.store.active_session("telegram", "1001", NUMBERS)).position == 0
+    assert (await bot.app.store.read(sessions_sql.active_session,
+                                     "telegram", "1001", NUMBERS)).position == 0
 
     since = learner.mark()
     await learner.send(numeric.shown(vals[1], unit))  # a named mistake
@@ -81,7 +83,7 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     assert right["message_id"] == nxt["message_id"]
     assert "You typed" in strip_isolates(right["text"])
     await learner.reply(since, is_question)
-    row = await bot.app.store.active_session("telegram", "1001", NUMBERS)
+    row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1001", NUMBERS)
     assert row is not None and row.position == 2 and row.score == 1
     assert nxt["message_id"] != question["message_id"]
 
@@ -95,7 +97,7 @@ async def test_a_typed_answer_to_a_photo_question_clears_its_buttons(
     since = learner.mark()
     await learner.send(f"/start {NUMBERS}")
     question = await learner.reply(since, is_question)
-    row = await bot.app.store.active_session("telegram", "1002", NUMBERS)
+    row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1002", NUMBERS)
     assert row is not None and row.seed is not None
     q = quiz.question(row.question_ids[0])
     assert q is not None and q.computed is not None

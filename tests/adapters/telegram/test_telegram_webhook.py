@@ -8,6 +8,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.store.commands import inbox_sql, sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import WEBHOOK_SECRET, BotFactory, free_port
@@ -37,7 +38,8 @@ async def test_webhook_checks_the_secret_token(start_bot: BotFactory, api: FakeB
         async with http.post(url, json={"update_id": 2, **api.message(learner.user, "/stats")},
                              headers={SECRET_HEADER: WEBHOOK_SECRET + "x"}) as response:
             assert response.status == 403
-        assert await running.app.store.active_session("telegram", "1001", "parallelism") is None
+        assert await running.app.store.read(sessions_sql.active_session,
+                                            "telegram", "1001", "parallelism") is None
         assert learner.sent(since) == []
 
         async with http.post(url, json=update,
@@ -47,7 +49,8 @@ async def test_webhook_checks_the_secret_token(start_bot: BotFactory, api: FakeB
         assert "Question 1/8" in question["text"]
         # Had a rejected update slipped into the queue it would have run before this one.
         assert [c.result["text"] for c in learner.sent(since)] == [question["text"]]
-        assert await running.app.store.active_session("telegram", "1001", "parallelism")
+        assert await running.app.store.read(sessions_sql.active_session,
+                                            "telegram", "1001", "parallelism")
 
 
 def hook_settings(port: int) -> dict[str, Any]:
@@ -80,7 +83,8 @@ async def test_big_and_unauthenticated_bodies_are_refused_unread(start_bot: BotF
         status, _ = await raw_post(port, {"Content-Length": twenty_mb,
                                           SECRET_HEADER: WEBHOOK_SECRET}, b"{" * 1024)
         assert status == 413
-        assert await running.app.store.inbox_claim("telegram", 1e12, 1e12, 10) == []
+        assert await running.app.store.write(inbox_sql.inbox_claim,
+                                             "telegram", 1e12, 1e12, 10) == []
 
 
 async def test_a_chunked_body_over_a_mebibyte_gets_413(start_bot: BotFactory) -> None:
@@ -110,7 +114,8 @@ async def test_malformed_updates_get_400(start_bot: BotFactory, api: FakeBotAPI)
         for body in bodies:
             async with http.post(url, data=body, headers=headers) as response:
                 assert response.status == 400, body
-        assert await running.app.store.inbox_claim("telegram", 1e12, 1e12, 10) == []
+        assert await running.app.store.write(inbox_sql.inbox_claim,
+                                             "telegram", 1e12, 1e12, 10) == []
         learner = Learner(api, api.user(1001, "Alice"))
         since = learner.mark()
         async with http.post(url, json={"update_id": 9, **api.message(learner.user, "/quiz")},
@@ -144,5 +149,7 @@ async def test_an_update_delivered_twice_is_processed_once(start_bot: BotFactory
         # lets what is in flight finish)
         assert sum(is_question(c.result) for c in learner.sent(since)) == 1
         await running.adapter.stop()
-        assert await running.app.store.inbox_claim("telegram", 1e12, 1e12, 10) == []
-        assert not await running.app.store.inbox_put("telegram", 41, "{}", 0.0, 0.0)
+        assert await running.app.store.write(inbox_sql.inbox_claim,
+                                             "telegram", 1e12, 1e12, 10) == []
+        assert not await running.app.store.write(inbox_sql.inbox_put,
+                                                 "telegram", 41, "{}", 0.0, 0.0)

@@ -18,6 +18,7 @@ from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, NotYours, StaleAnswer
 from bot.features.engine import Engine
+from bot.store.commands import sessions_sql
 from bot.store.migrate import migrations
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option
@@ -203,7 +204,7 @@ async def test_version_one_database_with_sessions_is_upgraded_and_kept(
             9, 1, True, "ur")
         result = await engine.answer(old, 9, 1, quiz.questions[1].correct)
         assert isinstance(result, AnswerResult) and result.score == 2
-        row = await store.get_session(9)
+        row = await store.read(sessions_sql.get_session, 9)
         assert row is not None and row.position == 2  # advanced once: no trigger left behind
     finally:
         await store.close()

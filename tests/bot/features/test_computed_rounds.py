@@ -13,6 +13,7 @@ from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion, RoundReveal
 from bot.features.engine import Engine
 from bot.features.rounds import Rounds
+from bot.store.commands import rounds_sql, sessions_sql
 from bot.store.protocol import Store
 from tests.backends import Opener
 from tests.bot.features.test_rounds import Clock
@@ -49,7 +50,7 @@ async def test_every_member_gets_the_rounds_draw(store: Store, quizzes: dict[str
                     rng=random.Random(9))
     quiz = quizzes[NUMBERS]
     started = await rounds.start(HOST, GROUP, NUMBERS, questions=2)
-    row = await store.get_round(started.round_id)
+    row = await store.read(rounds_sql.get_round, started.round_id)
     assert row is not None and row.seed is not None
     [q] = await rounds.due("telegram")
     assert isinstance(q, RoundQuestion) and "{" not in q.text
@@ -74,7 +75,8 @@ async def test_every_member_gets_the_rounds_draw(store: Store, quizzes: dict[str
     # each member's recorded attempt carries the round's seed: /stats, export and the
     # summary of /review show the numbers the group saw
     for member in (HOST, BILAL):
-        last = await store.last_finished(member.platform, member.user_id, NUMBERS)
+        last = await store.read(sessions_sql.last_finished,
+                                member.platform, member.user_id, NUMBERS)
         assert last is not None and last.seed == row.seed
         stats = await engine.stats(member, NUMBERS)
         shown = {s.text for s in stats.questions}

@@ -9,6 +9,7 @@ import random
 from bot.domain import learning
 from bot.domain.results import Actor, AnswerResult
 from bot.features.engine import Engine
+from bot.store.commands import learning_sql, sessions_sql
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 
@@ -20,7 +21,7 @@ GUESS = Actor("telegram", "2", display_name="Guess")
 
 async def pick(engine: Engine, store: SQLiteStore, actor: Actor, session_id: int,
                position: int, *, right: bool, sure: bool) -> AnswerResult:
-    row = await store.get_session(session_id)
+    row = await store.read(sessions_sql.get_session, session_id)
     assert row is not None
     question = engine.quiz(QUIZ).question(row.question_ids[position])
     assert question is not None
@@ -49,10 +50,11 @@ async def test_sure_and_wrong_is_due_sooner_and_reviewed_first(store: SQLiteStor
     for actor, sure in ((SURE, True), (GUESS, False)):
         again = await engine.restart(actor, QUIZ)
         await pick(engine, store, actor, again.session_id, 0, right=False, sure=sure)
-    row = await store.get_session(again.session_id)
+    row = await store.read(sessions_sql.get_session, again.session_id)
     assert row is not None
     q1 = row.question_ids[0]
-    due = {a.user_id: {c.question_id: c.due_at for c in await store.cards("telegram", a.user_id)}
+    due = {a.user_id: {c.question_id: c.due_at for c in await store.read(learning_sql.cards,
+                                                                         "telegram", a.user_id)}
            for a in (SURE, GUESS)}
     assert due["1"][q1] < due["2"][q1]  # the confident miss comes back sooner
     assert due["1"][q1] - clock.now <= learning.SURE_MISS_STEP

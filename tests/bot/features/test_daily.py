@@ -19,6 +19,7 @@ from bot.present import render
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.round_plan import RoundPlanner
 from bot.store import open_url
+from bot.store.commands import daily_sql, jobs_sql, rounds_sql
 from tests.bot.features.test_rounds import GROUP, HOST, Clock, right, wrong
 
 HOUR = 3600.0
@@ -57,7 +58,7 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
 
     # Saturday: the job is claimed and runs, and the process dies before it is finished.
     clock.now = done.next_at
-    (job,) = await store.claim_due(clock.now, 10, "dead:1", 600, (dailies.kind,))
+    (job,) = await store.write(jobs_sql.claim_due, clock.now, 10, "dead:1", 600, (dailies.kind,))
     await dailies(job)
     (q,) = await engine.rounds.due("telegram")
     assert isinstance(q, RoundQuestion) and q.daily and q.seconds == 8 * HOUR
@@ -107,12 +108,12 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
             await dailies.chat_gone("telegram", GROUP)
             await dailies.chat_gone("telegram", GROUP)
         assert sum("switched off" in r.message for r in caplog.records) == 1
-        assert await store.get_daily("telegram", GROUP) is None
+        assert await store.read(daily_sql.get_daily, "telegram", GROUP) is None
         clock.now = done.next_at + 48 * HOUR
         assert await scheduler.tick() == 0 and await rounds.due("telegram") == []
         # a /round still runs beside the daily's history (one running round per kind)
         await rounds.start(HOST, GROUP, questions=1)
-        assert (await store.active_round("telegram", GROUP)) is not None
+        assert (await store.read(rounds_sql.active_round, "telegram", GROUP)) is not None
     finally:
         await store.close()
 
@@ -131,9 +132,10 @@ async def test_daily_off_and_a_round_beside_an_open_daily(store_url: str,
         # the daily question is open all day; a /round may run beside it, and stop it only
         await engine.rounds.start(HOST, GROUP, questions=1)
         await engine.rounds.stop(HOST, GROUP)
-        assert (await store.get_round(q.round_id)).status == "active"  # type: ignore[union-attr]
+        assert (await store.read(rounds_sql.get_round,
+                                 q.round_id)).status == "active"  # type: ignore[union-attr]
         off = await engine.dailies.switch_off(HOST, GROUP, may_manage=True)
-        assert not off.on and await store.get_daily("telegram", GROUP) is None
+        assert not off.on and await store.read(daily_sql.get_daily, "telegram", GROUP) is None
         clock.advance(8 * HOUR)  # the open one still gets its reveal
         assert [type(e) for e in await engine.rounds.due("telegram")] == [RoundReveal]
     finally:

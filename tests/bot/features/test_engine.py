@@ -18,6 +18,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer
 from bot.features.engine import Engine
 from bot.features.sessions import NothingMissed
+from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 
@@ -80,9 +81,9 @@ async def test_double_answer_is_idempotent(engine, quizzes, store):
     assert isinstance(again, AnswerResult) and again.duplicate and not first.duplicate
     assert again.is_correct and again.chosen == first.chosen and again.score == first.score
     assert again.next == first.next
-    row = await store.get_session(prompt.session_id)
+    row = await store.read(sessions_sql.get_session, prompt.session_id)
     assert (row.position, row.score) == (1, 1)
-    assert len(await store.answers(prompt.session_id)) == 1
+    assert len(await store.read(sessions_sql.answers, prompt.session_id)) == 1
 
 
 async def test_concurrent_double_tap_counted_once(engine, quizzes, store):
@@ -93,7 +94,7 @@ async def test_concurrent_double_tap_counted_once(engine, quizzes, store):
     results = await asyncio.gather(*[
         engine.answer(ALI, prompt.session_id, 0, pick) for _ in range(5)])
     assert sum(not r.duplicate for r in results) == 1
-    row = await store.get_session(prompt.session_id)
+    row = await store.read(sessions_sql.get_session, prompt.session_id)
     assert (row.position, row.score) == (1, 1)
 
 
@@ -102,14 +103,14 @@ async def test_stale_answer_for_a_question_that_is_not_current(engine, quizzes, 
     result = await engine.answer(ALI, prompt.session_id, 3, 0)
     assert isinstance(result, StaleAnswer)
     assert result.current is not None and result.current.position == 0
-    assert (await store.get_session(prompt.session_id)).position == 0
+    assert (await store.read(sessions_sql.get_session, prompt.session_id)).position == 0
 
 
 async def test_forged_option_index_is_stale_not_a_crash(engine, store):
     prompt = await engine.start(ALI)
     assert isinstance(await engine.answer(ALI, prompt.session_id, 0, 9), StaleAnswer)
     assert isinstance(await engine.answer(ALI, 999_999, 0, 0), StaleAnswer)
-    assert (await store.get_session(prompt.session_id)).position == 0
+    assert (await store.read(sessions_sql.get_session, prompt.session_id)).position == 0
 
 
 async def test_answer_on_finished_session_is_stale(engine, quizzes):
@@ -122,7 +123,7 @@ async def test_someone_elses_session_is_not_yours(engine, quizzes, store):
     prompt = await engine.start(ALI)
     result = await engine.answer(SARA, prompt.session_id, 0, right_option(quizzes, prompt))
     assert isinstance(result, NotYours)
-    assert (await store.get_session(prompt.session_id)).position == 0
+    assert (await store.read(sessions_sql.get_session, prompt.session_id)).position == 0
     # Same user id on another platform is another person.
     other = Actor("discord", ALI.user_id, None, "Ali on Discord")
     assert isinstance(await engine.answer(other, prompt.session_id, 0, 0), NotYours)
@@ -173,8 +174,8 @@ async def test_restart_abandons_and_keeps_history(engine, quizzes, store):
     await engine.answer(ALI, prompt.session_id, 0, 0)
     fresh = await engine.restart(ALI)
     assert fresh.session_id != prompt.session_id and fresh.position == 0
-    old = await store.get_session(prompt.session_id)
-    assert old.status == "abandoned" and len(await store.answers(old.id)) == 1
+    old = await store.read(sessions_sql.get_session, prompt.session_id)
+    assert old.status == "abandoned" and len(await store.read(sessions_sql.answers, old.id)) == 1
     # The abandoned session's buttons are now stale.
     assert isinstance(await engine.answer(ALI, prompt.session_id, 1, 0), StaleAnswer)
 

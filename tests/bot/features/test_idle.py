@@ -15,7 +15,8 @@ from bot.features.housekeeping import PRUNE_KIND
 from bot.features.jobs import Scheduler
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
-from bot.store.learning import JobRow, NewJob
+from bot.store.commands import jobs_sql
+from bot.store.rows import JobRow, NewJob
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 
@@ -50,8 +51,9 @@ async def test_an_idle_bot_makes_no_write_transaction(tmp_path: Path,
     engine = Engine(store, quizzes, rng=random.Random(1), clock=clock)
     rounds = Rounds(engine, store, clock=clock)
     # Work exists, none of it due within the minute: a reminder and the daily housekeeping.
-    await store.schedule_job(NewJob("remind:telegram", "remind:telegram:1", clock() + 3600))
-    await store.schedule_job(NewJob(PRUNE_KIND, "prune", clock() + 86400))
+    await store.write(jobs_sql.schedule,
+                      NewJob("remind:telegram", "remind:telegram:1", clock() + 3600))
+    await store.write(jobs_sql.schedule, NewJob(PRUNE_KIND, "prune", clock() + 86400))
     commits: list[float] = []
     store.on_commit = commits.append
 

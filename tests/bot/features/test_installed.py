@@ -16,7 +16,8 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.engine import Engine
 from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
-from bot.store.commands.quizzes import installed_quizzes
+from bot.store.commands import sessions_sql
+from bot.store.commands.quizzes_sql import installed_quizzes
 from tests.backends import Opener
 from tests.clock import FakeClock
 
@@ -73,7 +74,7 @@ async def test_a_second_process_serves_the_upload_within_the_poll_interval(
         assert title == "Pipeline basics" and "week3" not in first.library.quizzes
         await one_poll()
         assert "week3" not in second.library.quizzes
-        session = await second.store.active_session("telegram", "7", "week3")
+        session = await second.store.read(sessions_sql.active_session, "telegram", "7", "week3")
         assert session is not None  # the learner's history stays
     finally:
         watcher.cancel()

@@ -15,8 +15,9 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt, SessionKind
 from bot.features.engine import Engine
 from bot.store.command import Command, q
-from bot.store.learning import NewReview
+from bot.store.commands import jobs_sql, learning_sql, sessions_sql
 from bot.store.protocol import Store
+from bot.store.rows import NewReview
 from tests.clock import FakeClock
 
 ALI = Actor("telegram", "1", None, "Ali")
@@ -68,7 +69,7 @@ async def play_full(engine: Engine, quizzes: dict[str, Quiz], right: set[int]) -
 
 
 async def card_of(store: Store, question_id: str) -> Card:
-    for row in await store.cards(ALI.platform, ALI.user_id):
+    for row in await store.read(learning_sql.cards, ALI.platform, ALI.user_id):
         if row.question_id == question_id:
             return Card.from_json(row.card)
     raise AssertionError(f"no card for {question_id}")
@@ -110,7 +111,7 @@ async def test_answers_over_30_days_follow_the_fsrs_schedule(engine, store, quiz
 
 async def test_due_questions_come_back_most_overdue_first(engine, store, quizzes, clock):
     await play_full(engine, quizzes, right={0, 1, 2, 3})  # 4-7 wrong: due in a minute
-    cards = {c.question_id: c.due_at for c in await store.cards("telegram", "1")}
+    cards = {c.question_id: c.due_at for c in await store.read(learning_sql.cards, "telegram", "1")}
     assert len(cards) == 8
     clock.advance(30 * DAY)  # everything is due; the wrong ones the longest
     prompt = await engine.review_due(ALI)
@@ -124,7 +125,7 @@ async def test_due_questions_come_back_most_overdue_first(engine, store, quizzes
 
 
 async def _session_questions(store: Store, prompt: QuestionPrompt) -> tuple[str, ...]:
-    row = await store.get_session(prompt.session_id)
+    row = await store.read(sessions_sql.get_session, prompt.session_id)
     assert row is not None
     return row.question_ids
 
@@ -160,7 +161,8 @@ async def test_confidence_changes_the_rating_and_feeds_calibration(engine, store
     q = quizzes["parallelism"].questions
     guess, sure = await card_of(store, q[0].id), await card_of(store, q[1].id)
     assert guess.due < sure.due  # Hard comes back sooner than Good
-    totals = {(t.question_id, t.sure): t for t in await store.review_totals("telegram", "1")}
+    totals = {(t.question_id, t.sure): t for t in await store.read(learning_sql.review_totals,
+                                                                   "telegram", "1")}
     assert totals[(q[0].id, False)].correct == 1 and totals[(q[2].id, True)].correct == 0
     progress = await engine.progress(ALI)
     assert (progress.sure_answered, progress.sure_correct) == (2, 1)
@@ -184,13 +186,13 @@ async def test_a_repeated_answer_moves_the_card_once(engine, store, quizzes, clo
     first = await engine.answer(ALI, prompt.session_id, 0, option)
     again = await engine.answer(ALI, prompt.session_id, 0, option)
     assert isinstance(again, AnswerResult) and again.duplicate and isinstance(first, AnswerResult)
-    [card] = await store.cards("telegram", "1")
+    [card] = await store.read(learning_sql.cards, "telegram", "1")
     assert card.reviews == 1
     # A round (or any other source) applying the same answer key changes nothing either.
-    review = engine.spaced.review_of(await store.get_session(prompt.session_id),
+    review = engine.spaced.review_of(await store.read(sessions_sql.get_session, prompt.session_id),
                                      card.question_id, 0, True, None, clock())
-    assert not await store.apply_review(review)
-    assert (await store.cards("telegram", "1"))[0].reviews == 1
+    assert not await store.write(learning_sql.apply_review_alone, review)
+    assert (await store.read(learning_sql.cards, "telegram", "1"))[0].reviews == 1
 
 
 async def test_apply_review_from_another_source_counts_once(engine, store, quizzes, clock):
@@ -198,9 +200,9 @@ async def test_apply_review_from_another_source_counts_once(engine, store, quizz
     qid = quizzes["parallelism"].questions[2].id
     review = NewReview("r:7:2", "telegram", "1", "parallelism", qid, True, None,
                        int(Rating.Good), clock.now, memory.updater(Rating.Good, clock.now))
-    assert await store.apply_review(review)
-    assert not await store.apply_review(review)
-    [card] = await store.cards("telegram", "1")
+    assert await store.write(learning_sql.apply_review_alone, review)
+    assert not await store.write(learning_sql.apply_review_alone, review)
+    [card] = await store.read(learning_sql.cards, "telegram", "1")
     assert card.reviews == 1 and card.question_id == qid
 
 
@@ -273,15 +275,15 @@ async def test_remind_settings_validate_and_persist(engine, store, clock):
     assert (view.remind_at, view.utc_offset) == ("07:00", "UTC+05:00")
     off = await engine.remind_off(ALI)
     assert off.remind_at is None and (await engine.settings(ALI)).remind_at is None
-    assert await store.claim_due(clock.now + 10 * DAY, 10, "w", 60) == []
+    assert await store.write(jobs_sql.claim_due, clock.now + 10 * DAY, 10, "w", 60) == []
 
 
 async def test_reset_forgets_cards_and_reviews(engine, store, quizzes):
     await play_full(engine, quizzes, right={0})
-    assert len(await store.cards("telegram", "1")) == 8
+    assert len(await store.read(learning_sql.cards, "telegram", "1")) == 8
     await engine.reset(ALI)
-    assert await store.cards("telegram", "1") == []
-    assert await store.review_totals("telegram", "1") == []
+    assert await store.read(learning_sql.cards, "telegram", "1") == []
+    assert await store.read(learning_sql.review_totals, "telegram", "1") == []
 
 
 def _stamps(session_id: int) -> Command[set[float]]:

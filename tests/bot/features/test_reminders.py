@@ -13,6 +13,7 @@ from bot.domain.stats_results import ReminderNote
 from bot.features.engine import Engine
 from bot.features.jobs import Scheduler
 from bot.features.reminders import RATES, Delivery, Reminders, Sent
+from bot.store.commands import jobs_sql, learning_sql
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 from tests.helpers import wrong_option
@@ -112,11 +113,13 @@ async def test_a_crash_mid_send_is_retried_after_the_lease(tmp_path, quizzes):
         await miss_everything(engine, quizzes, ALI)
         await engine.remind(ALI, "12:00")
         clock.now = at(1, 12)
-        [claimed] = await store.claim_due(clock.now, 10, "dead-process", scheduler.lease)
+        [claimed] = await store.write(jobs_sql.claim_due,
+                                      clock.now, 10, "dead-process", scheduler.lease)
         assert await scheduler.run_until_idle() == 0  # held by the dead process
         clock.advance(scheduler.lease + 1)
         assert await scheduler.run_until_idle() == 1 and len(box.notes) == 1
-        assert not await store.finish_job(claimed, None)  # a late finish cannot undo it
+        assert not await store.write(jobs_sql.finish_job,
+                                     claimed, None)  # a late finish cannot undo it
     finally:
         await store.close()
 
@@ -134,7 +137,8 @@ async def test_never_for_a_learner_who_turned_it_off_or_has_nothing_due(tmp_path
             clock.now = at(day, 12)
             await scheduler.run_until_idle()
         assert box.notes == []
-        assert (await store.learner_settings("telegram", "2")).remind_at == 12 * 60
+        assert (await store.read(learning_sql.learner_settings,
+                                 "telegram", "2")).remind_at == 12 * 60
     finally:
         await store.close()
 

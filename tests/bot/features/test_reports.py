@@ -12,6 +12,7 @@ from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
+from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 from tests.dashboard_support import play
@@ -46,7 +47,7 @@ async def test_report_from_the_explanation_to_the_admin_list(
     assert not await engine.reports.note(ADA, "a second line")  # one line per report
 
     [row], count = await engine.reports.open()
-    session, _ = await store.session_and_answer(prompt.session_id, 0)
+    session, _ = await store.read(sessions_sql.session_and_answer, prompt.session_id, 0)
     assert session is not None and count == 1
     assert (row.quiz_id, row.question_id, row.reason, row.note, row.display_name) == (
         "parallelism-numbers", prompt.question_id, "wrong", "option B is also right", "Ada")

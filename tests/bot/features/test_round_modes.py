@@ -18,6 +18,7 @@ from bot.features.rounds import Rounds
 from bot.present import render
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.round_plan import RoundPlanner
+from bot.store.commands import round_teams_sql
 from bot.store.protocol import Store
 from tests.bot.features.test_rounds import (  # noqa: F401 - clock, rounds, store: fixtures
     GROUP,
@@ -156,7 +157,7 @@ async def test_teams_drafted_by_past_accuracy_scored_by_mean(
     clock.advance(product_limits.LOBBY_SECONDS)
     q = await opened(rounds)
     # snake: M0 -> team 0, M1 -> team 1, M2 -> team 1, M3 -> team 0
-    teams = {m.user_id: m.team for m in await store.round_members(rid)}
+    teams = {m.user_id: m.team for m in await store.read(round_teams_sql.members, rid)}
     assert teams == {"100": 0, "101": 1, "102": 1, "103": 0}
     switched = await rounds.join(players[0], rid, 1)  # no switching teams
     assert isinstance(switched, Joined) and (switched.outcome, switched.team) == ("already", 0)

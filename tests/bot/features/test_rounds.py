@@ -30,6 +30,7 @@ from bot.features.engine import Engine
 from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds, standings_of
 from bot.store import open_url
+from bot.store.commands import learning_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer
 from tests.backends import Opener
@@ -155,7 +156,7 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     assert [(s.rank, s.display_name, s.score) for s in reveal.standings] == \
         [(1, "Hana", 2), (2, "Bilal", 1), (3, "Chen", 0)]
     assert await rounds.due("telegram") == []
-    assert await store.active_round("telegram", GROUP) is None
+    assert await store.read(rounds_sql.active_round, "telegram", GROUP) is None
 
     # The round counts in every participant's /stats, on the group's board, in /review.
     stats = await engine.stats(HOST)
@@ -163,10 +164,12 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     board = await engine.leaderboard(BILAL)
     assert [(r.display_name, r.score, r.total) for r in board.rows] == \
         [("Hana", 2, 3), ("Bilal", 1, 3), ("Chen", 0, 3)]
-    assert [r.display_name for r in await store.board("parallelism", "telegram", GROUP,
-                                                      rounds=True, limit=10)] == \
+    assert [r.display_name for r in await store.read(rounds_sql.board,
+                                                     "parallelism", "telegram", GROUP,
+                                                     rounds=True, limit=10)] == \
         ["Hana", "Bilal", "Chen"]
-    assert await store.board("parallelism", "telegram", GROUP, rounds=False, limit=10) == []
+    assert await store.read(rounds_sql.board,
+                            "parallelism", "telegram", GROUP, rounds=False, limit=10) == []
     review = await engine.review(BILAL)
     assert review.total == 1  # Bilal's one wrong answer; unanswered questions are not his
 
@@ -225,7 +228,8 @@ async def test_two_stores_on_one_file_reveal_each_question_once(
         reveals = [e for events in both for e in events]
         assert len(reveals) == 1 and isinstance(reveals[0], RoundReveal)
         clock.advance(5)
-    assert (await stores[1].get_round(1)).status == "finished"  # type: ignore[union-attr]
+    assert (await stores[1].read(rounds_sql.get_round,
+                                 1)).status == "finished"  # type: ignore[union-attr]
 
 
 async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict[str, Quiz],
@@ -307,7 +311,7 @@ async def test_driver_shows_events_in_order_and_stores_message_refs(
     await rounds.start(HOST, GROUP, questions=1)
     assert await driver.tick() == 1
     await driver.idle()
-    assert await store.round_message(1, 0) == "msg-1"
+    assert await store.read(rounds_sql.round_message, 1, 0) == "msg-1"
     clock.advance(20)
     await driver.tick()
     await driver.idle()
@@ -373,18 +377,19 @@ async def test_a_locked_in_round_answer_moves_the_members_card_once(
         rounds: Rounds, clock: Clock, quizzes: dict[str, Quiz], store: Store) -> None:
     await rounds.start(HOST, GROUP, questions=2)
     q = await opened(rounds)
-    assert await store.cards("telegram", BILAL.user_id) == []
+    assert await store.read(learning_sql.cards, "telegram", BILAL.user_id) == []
     await rounds.press(BILAL, q.round_id, 0, wrong(quizzes, q))
     await rounds.press(BILAL, q.round_id, 0, right(quizzes, q))  # a repeat: no second review
     await rounds.press(CHEN, q.round_id, 0, right(quizzes, q))
-    (bilal,) = await store.cards("telegram", BILAL.user_id)
-    (chen,) = await store.cards("telegram", CHEN.user_id)
+    (bilal,) = await store.read(learning_sql.cards, "telegram", BILAL.user_id)
+    (chen,) = await store.read(learning_sql.cards, "telegram", CHEN.user_id)
     assert bilal.reviews == 1 and chen.reviews == 1
     assert bilal.question_id == chen.question_id == quizzes["parallelism"].questions[
         [x.text.get("en") for x in quizzes["parallelism"].questions].index(q.text)].id
     # wrong (Again) comes back sooner than right (Good): the round fed the schedule
     assert bilal.due_at < chen.due_at
-    assert await store.cards("telegram", HOST.user_id) == []  # silent: nothing to learn from
+    assert await store.read(learning_sql.cards,
+                            "telegram", HOST.user_id) == []  # silent: nothing to learn from
 
 
 class BrokenMemory(learning.Memory):
@@ -408,7 +413,7 @@ async def test_a_lock_in_and_its_card_update_are_one_transaction(
     # the card once.
     locked = await rounds.press(BILAL, q.round_id, 0, wrong(quizzes, q))
     assert isinstance(locked, LockedIn) and not locked.repeat
-    (card,) = await store.cards("telegram", BILAL.user_id)
+    (card,) = await store.read(learning_sql.cards, "telegram", BILAL.user_id)
     assert card.reviews == 1
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bot.features.jobs import Pace, Scheduler
-from bot.store.learning import JobRow, NewJob
+from bot.store.commands import jobs_sql, sessions_sql
 from bot.store.protocol import Store
+from bot.store.rows import JobRow, NewJob
 from bot.store.sqlite import SQLiteStore
 from tests.backends import Opener
 from tests.clock import FakeClock
@@ -26,16 +27,16 @@ def store(backend_store: Store) -> Store:
 async def test_two_processes_never_both_claim_a_job(open_store: Opener):
     a, b = await open_store(), await open_store()
     for i in range(50):
-        await a.schedule_job(NewJob("t", f"k{i}", 100.0 + i, {"i": i}))
-    claims = await asyncio.gather(*(s.claim_due(200.0, 7, name, 60.0)
+        await a.write(jobs_sql.schedule, NewJob("t", f"k{i}", 100.0 + i, {"i": i}))
+    claims = await asyncio.gather(*(s.write(jobs_sql.claim_due, 200.0, 7, name, 60.0)
                                     for _ in range(10) for s, name in ((a, "A"), (b, "B"))))
     jobs = [job for batch in claims for job in batch]
     ids = [job.id for job in jobs]
     assert len(ids) == len(set(ids)) == 50
     assert sorted(job.payload["i"] for job in jobs) == list(range(50))
     assert all(job.attempts == 1 for job in jobs)  # no job was claimed (and counted) twice
-    assert await a.claim_due(200.0, 100, "A", 60.0) == []  # all held, none expired
-    assert await b.claim_due(200.0, 100, "B", 60.0) == []
+    assert await a.write(jobs_sql.claim_due, 200.0, 100, "A", 60.0) == []  # all held, none expired
+    assert await b.write(jobs_sql.claim_due, 200.0, 100, "B", 60.0) == []
 
 
 async def test_a_claim_takes_at_most_its_limit(open_store: Opener):
@@ -43,51 +44,54 @@ async def test_a_claim_takes_at_most_its_limit(open_store: Opener):
     the claim picks in a materialized CTE, so a batch is never larger than asked."""
     a, b = await open_store(), await open_store()
     for i in range(40):
-        await a.schedule_job(NewJob("t", f"k{i}", 100.0 + i))
+        await a.write(jobs_sql.schedule, NewJob("t", f"k{i}", 100.0 + i))
     for limit in (1, 2, 3):
-        batches = await asyncio.gather(a.claim_due(200.0, limit, "A", 60.0),
-                                       b.claim_due(200.0, limit, "B", 60.0))
+        batches = await asyncio.gather(a.write(jobs_sql.claim_due, 200.0, limit, "A", 60.0),
+                                       b.write(jobs_sql.claim_due, 200.0, limit, "B", 60.0))
         assert all(len(batch) == limit for batch in batches), [len(x) for x in batches]
 
 
 async def test_next_job_due_is_a_read_of_the_earliest_claimable_time(store: Store):
-    assert await store.next_job_due(("t",), 60.0) is None
-    await store.schedule_job(NewJob("t", "a", 500.0))
-    await store.schedule_job(NewJob("t", "b", 100.0))
-    await store.schedule_job(NewJob("other", "c", 5.0))  # a kind this loop does not run
-    assert await store.next_job_due(("t",), 60.0) == 100.0
-    assert await store.next_job_due(("t", "other"), 60.0) == 5.0
-    [claimed] = await store.claim_due(150.0, 1, "A", 60.0, ("t",))
+    assert await store.read(jobs_sql.next_job_due, ("t",), 60.0) is None
+    await store.write(jobs_sql.schedule, NewJob("t", "a", 500.0))
+    await store.write(jobs_sql.schedule, NewJob("t", "b", 100.0))
+    await store.write(jobs_sql.schedule, NewJob("other", "c", 5.0))  # a kind this loop does not run
+    assert await store.read(jobs_sql.next_job_due, ("t",), 60.0) == 100.0
+    assert await store.read(jobs_sql.next_job_due, ("t", "other"), 60.0) == 5.0
+    [claimed] = await store.write(jobs_sql.claim_due, 150.0, 1, "A", 60.0, ("t",))
     assert claimed.key == "b"
     # b is held until its lease ends at 210; a is due at 500
-    assert await store.next_job_due(("t",), 60.0) == 210.0
-    assert await store.next_job_due((), 60.0) is None
+    assert await store.read(jobs_sql.next_job_due, ("t",), 60.0) == 210.0
+    assert await store.read(jobs_sql.next_job_due, (), 60.0) is None
 
 
 async def test_only_due_jobs_oldest_first_and_finish_is_guarded(store: Store):
-    await store.schedule_job(NewJob("t", "late", 50.0))
-    await store.schedule_job(NewJob("t", "early", 10.0))
-    await store.schedule_job(NewJob("t", "future", 500.0))
-    jobs = await store.claim_due(100.0, 10, "A", 60.0)
+    await store.write(jobs_sql.schedule, NewJob("t", "late", 50.0))
+    await store.write(jobs_sql.schedule, NewJob("t", "early", 10.0))
+    await store.write(jobs_sql.schedule, NewJob("t", "future", 500.0))
+    jobs = await store.write(jobs_sql.claim_due, 100.0, 10, "A", 60.0)
     assert [j.key for j in jobs] == ["early", "late"]
     # The lease runs out (A died): B claims again; A finishing late changes nothing.
-    again = await store.claim_due(200.0, 10, "B", 60.0)
+    again = await store.write(jobs_sql.claim_due, 200.0, 10, "B", 60.0)
     assert [j.key for j in again] == ["early", "late"] and again[0].attempts == 2
-    assert not await store.finish_job(jobs[0], None)
-    assert await store.finish_job(again[0], None)  # done: gone
-    assert await store.finish_job(again[1], 1000.0)  # moved on, unclaimed
-    assert [j.key for j in await store.claim_due(999.0, 10, "C", 60.0)] == ["future"]
-    assert [j.key for j in await store.claim_due(1000.0, 10, "C", 60.0)] == ["late"]
+    assert not await store.write(jobs_sql.finish_job, jobs[0], None)
+    assert await store.write(jobs_sql.finish_job, again[0], None)  # done: gone
+    assert await store.write(jobs_sql.finish_job, again[1], 1000.0)  # moved on, unclaimed
+    assert [j.key for j in await store.write(jobs_sql.claim_due,
+                                             999.0, 10, "C", 60.0)] == ["future"]
+    assert [j.key for j in await store.write(jobs_sql.claim_due, 1000.0, 10, "C", 60.0)] == ["late"]
 
 
 async def test_rescheduling_a_key_replaces_its_job(store: Store):
-    await store.schedule_job(NewJob("t", "k", 10.0, {"v": 1}))
-    [held] = await store.claim_due(20.0, 10, "A", 60.0)
-    await store.schedule_job(NewJob("t", "k", 30.0, {"v": 2}))  # e.g. a new /remind time
-    assert not await store.finish_job(held, 99.0)  # the old run must not undo it
-    [job] = await store.claim_due(30.0, 10, "A", 60.0)
+    await store.write(jobs_sql.schedule, NewJob("t", "k", 10.0, {"v": 1}))
+    [held] = await store.write(jobs_sql.claim_due, 20.0, 10, "A", 60.0)
+    await store.write(jobs_sql.schedule,
+                      NewJob("t", "k", 30.0, {"v": 2}))  # e.g. a new /remind time
+    assert not await store.write(jobs_sql.finish_job, held, 99.0)  # the old run must not undo it
+    [job] = await store.write(jobs_sql.claim_due, 30.0, 10, "A", 60.0)
     assert job.payload == {"v": 2} and job.due_at == 30.0
-    assert await store.cancel_job("k") and not await store.cancel_job("k")
+    assert await store.write(jobs_sql.cancel_job, "k")
+    assert not await store.write(jobs_sql.cancel_job, "k")
 
 
 async def test_scheduler_runs_each_job_once_and_backs_off_failures(store: Store):
@@ -101,7 +105,7 @@ async def test_scheduler_runs_each_job_once_and_backs_off_failures(store: Store)
         return None
 
     for key in ("a", "b", "bad"):
-        await store.schedule_job(NewJob("t", key, 900.0))
+        await store.write(jobs_sql.schedule, NewJob("t", key, 900.0))
     scheduler = Scheduler(store, {"t": handler}, clock=clock, sleep=clock.sleep, batch=2)
     assert await scheduler.run_until_idle() == 3
     assert sorted(runs) == ["a", "b", "bad"]
@@ -142,9 +146,9 @@ async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_p
         db.close()
     store = await SQLiteStore.open(path)
     try:
-        row = await store.get_session(5)
+        row = await store.read(sessions_sql.get_session, 5)
         assert row is not None and row.position == 1 and row.lang == "ur"
-        assert [a.question_id for a in await store.answers(5)] == ["a"]
+        assert [a.question_id for a in await store.read(sessions_sql.answers, 5)] == ["a"]
         from bot.store.command import Command, Rows, q
 
         def keys() -> Command[Rows]:
@@ -152,17 +156,17 @@ async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_p
 
         rows = await store.write(keys)
         assert rows[0][0] == 1  # back on for the writer's own work
-        await store.reset_user("telegram", "1")  # and cascading again
-        assert await store.answers(5) == []
+        await store.write(sessions_sql.reset_user, "telegram", "1")  # and cascading again
+        assert await store.read(sessions_sql.answers, 5) == []
     finally:
         await store.close()
 
 
 async def test_a_process_claims_only_the_kinds_it_runs(store: Store):
-    await store.schedule_job(NewJob("remind:discord", "d", 10.0))
-    await store.schedule_job(NewJob("remind:telegram", "t", 20.0))
-    assert await store.claim_due(100.0, 10, "A", 60.0, ()) == []
-    [job] = await store.claim_due(100.0, 10, "A", 60.0, ("remind:telegram",))
+    await store.write(jobs_sql.schedule, NewJob("remind:discord", "d", 10.0))
+    await store.write(jobs_sql.schedule, NewJob("remind:telegram", "t", 20.0))
+    assert await store.write(jobs_sql.claim_due, 100.0, 10, "A", 60.0, ()) == []
+    [job] = await store.write(jobs_sql.claim_due, 100.0, 10, "A", 60.0, ("remind:telegram",))
     assert job.key == "t"
-    [job] = await store.claim_due(100.0, 10, "B", 60.0, ("remind:discord", "x"))
+    [job] = await store.write(jobs_sql.claim_due, 100.0, 10, "B", 60.0, ("remind:discord", "x"))
     assert job.key == "d"

@@ -16,6 +16,7 @@ from bot.features.library import typed_choice
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
+from bot.store.commands import learning_sql, sessions_sql
 from bot.store.sqlite import SQLiteStore
 
 ALICE = Actor("telegram", "1", display_name="Alice")
@@ -24,7 +25,7 @@ NUMBERS = "parallelism-numbers"
 
 
 async def values_at(store: SQLiteStore, quiz: Quiz, session_id: int, position: int):
-    row = await store.get_session(session_id)
+    row = await store.read(sessions_sql.get_session, session_id)
     assert row is not None
     question = quiz.question(row.question_ids[position])
     assert question is not None and question.computed is not None
@@ -85,7 +86,8 @@ async def test_a_typed_answer_goes_the_tap_path(engine: Engine, store: SQLiteSto
     refused = await engine.answer_typed(ALICE, first.session_id, 1, "no idea")
     assert isinstance(refused, TypedRefused) and refused.key == "typed.not_number"
     assert dict(refused.fields)["example"] == numeric.example(unit)
-    assert (await store.get_session(first.session_id)).position == 1  # type: ignore[union-attr]
+    assert (await store.read(sessions_sql.get_session,
+                             first.session_id)).position == 1  # type: ignore[union-attr]
     # within the tolerance of the answer: right
     near = values[0] * (1 + question.computed.tolerance / 2)
     right = await engine.answer_typed(ALICE, first.session_id, 1, f"{near:.9g}"
@@ -119,13 +121,13 @@ async def test_a_typed_right_answer_is_a_harder_success(engine: Engine, store: S
     typed = await engine.answer_typed(ALICE, a.session_id, 0,
                                       numeric.shown(va[0], qa.computed.unit))
     assert isinstance(typed, AnswerResult) and typed.is_correct
-    row_b = await store.get_session(b.session_id)
+    row_b = await store.read(sessions_sql.get_session, b.session_id)
     assert row_b is not None
     pick = b.options.index(draw(qb, seed_of(row_b.seed, row_b.id)).options[0].text.get("en"))
     tapped = await engine.answer(BOB, b.session_id, 0, pick)
     assert isinstance(tapped, AnswerResult) and tapped.is_correct
-    due = {c.question_id: c.due_at for c in await store.cards("telegram", "1")}
-    due_b = {c.question_id: c.due_at for c in await store.cards("telegram", "2")}
+    due = {c.question_id: c.due_at for c in await store.read(learning_sql.cards, "telegram", "1")}
+    due_b = {c.question_id: c.due_at for c in await store.read(learning_sql.cards, "telegram", "2")}
     assert due[qa.id] > due_b[qb.id]  # Easy schedules further out than Good
 
 

@@ -9,6 +9,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.engine import Engine
 from bot.features.typed_chat import TypedTurn
+from bot.store.commands import sessions_sql
 from tests.backends import Opener
 
 LEARNER = Actor("telegram", "7", display_name="Lin")
@@ -30,5 +31,6 @@ async def test_typed_chat_keeps_the_question_message_and_counts_non_numbers(
     await chat.asked(LEARNER, prompt.session_id, 0, "56")  # asked again: counted afresh
     turn = await chat.answer(LEARNER, "no idea")
     assert getattr(turn.outcome, "key", None) == "typed.not_number" and turn.message_id == "56"
-    await engine.store.reset_user("telegram", LEARNER.user_id)  # /reset forgets it too
+    await engine.store.write(sessions_sql.reset_user,
+                             "telegram", LEARNER.user_id)  # /reset forgets it too
     assert await engine.typed_chat.answer(LEARNER, "12") == TypedTurn(None)

@@ -2,55 +2,64 @@
 
 from __future__ import annotations
 
+from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
 
 
 async def test_round_answers_list_every_member_by_question_then_speed(any_store: Store):
     store = any_store
-    rnd = await store.create_round(NewRound("t", "g", "g", "1", "H", "quiz", "en",
+    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
                                             ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
     assert rnd is not None
-    await store.open_due_questions("t", 1000.0)
+    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
     for user, at in (("3", 1009.0), ("2", 1002.0), ("4", 1005.0)):
-        await store.press_round(NewPress(rnd.id, 0, user, f"U{user}", 0, user != "4", at))
-    await store.reveal_due_questions("t", 1031.0)
-    await store.open_due_questions("t", 1032.0)
-    await store.press_round(NewPress(rnd.id, 1, "4", "U4", 1, True, 1033.0))
-    first = await store.round_answers(rnd.id, 0)
+        await store.write(rounds_sql.press_round,
+                          NewPress(rnd.id, 0, user, f"U{user}", 0, user != "4", at))
+    await store.write(rounds_sql.reveal_due_questions, "t", 1031.0)
+    await store.write(rounds_sql.open_due_questions, "t", 1032.0)
+    await store.write(rounds_sql.press_round, NewPress(rnd.id, 1, "4", "U4", 1, True, 1033.0))
+    first = await store.read(rounds_sql.round_answers, rnd.id, 0)
     assert [(a.user_id, a.correct, a.elapsed) for a in first] == [
         ("2", True, 2.0), ("4", False, 5.0), ("3", True, 9.0)]
-    both = await store.round_answers(rnd.id, 1)
+    both = await store.read(rounds_sql.round_answers, rnd.id, 1)
     assert [(a.qindex, a.user_id) for a in both] == [(0, "2"), (0, "4"), (0, "3"), (1, "4")]
-    assert await store.round_answers(rnd.id + 99, 1) == ()
+    assert await store.read(rounds_sql.round_answers, rnd.id + 99, 1) == ()
 
 
 async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
     store = any_store
-    rnd = await store.create_round(NewRound("t", "g", "g", "1", "H", "quiz", "en",
+    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
                                             ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
     assert rnd is not None
-    await store.open_due_questions("t", 1000.0)
-    await store.press_round(NewPress(rnd.id, 0, "2", "U2", 1, True, 1004.0))
-    await store.reveal_due_questions("t", 1031.0)
-    [question, reveal] = await store.claim_due(1031.0, 10, "host:1", 60.0, ("round:t",))
+    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    await store.write(rounds_sql.press_round, NewPress(rnd.id, 0, "2", "U2", 1, True, 1004.0))
+    await store.write(rounds_sql.reveal_due_questions, "t", 1031.0)
+    [question, reveal] = await store.write(jobs_sql.claim_due,
+                                           1031.0, 10, "host:1", 60.0, ("round:t",))
     assert (question.key, reveal.key) == (f"round:{rnd.id}:0:q", f"round:{rnd.id}:0:r")
     assert reveal.payload == {"round": rnd.id, "qindex": 0, "what": "r"}
-    assert await store.job_live(question.key) and await store.claimers("round:t") == ["host:1"]
-    assert await store.finish_job(question, None) and not await store.job_live(question.key)
-    post = await store.round_post(rnd.id, 0)
+    assert await store.read(rounds_sql.job_live,
+                            question.key) and await store.read(rounds_sql.claimers,
+                                                               "round:t") == ["host:1"]
+    assert await store.write(jobs_sql.finish_job,
+                             question, None) and not await store.read(rounds_sql.job_live,
+                                                                      question.key)
+    post = await store.read(rounds_sql.round_post, rnd.id, 0)
     assert post is not None and post.revealed_at == 1031.0 and post.deadline == 1030.0
     assert [a.user_id for a in post.answers] == ["2"]
     # a failed try goes back with its count; a dead worker's claim can be released
-    assert await store.retry_post(reveal, 1033.0, 1)
-    assert await store.claim_due(1032.0, 10, "host:2", 60.0, ("round:t",)) == []
-    [again] = await store.claim_due(1033.0, 10, "host:2", 60.0, ("round:t",))
+    assert await store.write(rounds_sql.retry_post, reveal, 1033.0, 1)
+    assert await store.write(jobs_sql.claim_due, 1032.0, 10, "host:2", 60.0, ("round:t",)) == []
+    [again] = await store.write(jobs_sql.claim_due, 1033.0, 10, "host:2", 60.0, ("round:t",))
     assert again.payload["tries"] == 1
-    assert await store.release_claims("host:2", "round:t") == 1
-    [third] = await store.claim_due(1033.0, 10, "host:3", 60.0, ("round:t",))
+    assert await store.write(rounds_sql.release_claims, "host:2", "round:t") == 1
+    [third] = await store.write(jobs_sql.claim_due, 1033.0, 10, "host:3", 60.0, ("round:t",))
     assert third.key == reveal.key
-    assert await store.claim_due(2000.0, 10, "x", 60.0, ("reminder",)) == []  # kinds apart
-    stopped = await store.stop_round(rnd.id, 1040.0)
+    assert await store.write(jobs_sql.claim_due,
+                             2000.0, 10, "x", 60.0, ("reminder",)) == []  # kinds apart
+    stopped = await store.write(rounds_sql.stop_round, rnd.id, 1040.0)
     assert stopped is not None
-    keys = [j.key for j in await store.claim_due(1040.0, 10, "host:4", 60.0, ("round:t",))]
+    keys = [j.key for j in await store.write(jobs_sql.claim_due,
+                                             1040.0, 10, "host:4", 60.0, ("round:t",))]
     assert keys == [f"round:{rnd.id}:0:s"]

@@ -18,6 +18,7 @@ from bot.domain.round_results import LockedIn, RoundQuestion
 from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.store import open_url
+from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store
 from bot.store.round_rows import NewRound
@@ -80,31 +81,32 @@ async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
     """Everything the engine can read back about these users."""
     out: list[object] = []
     for platform, user in users:
-        out.append(await store.touch_user(platform, user, ""))
-        out.append(await store.attempts(platform, user, "parallelism"))
-        out.append(await store.question_stats(platform, user, "parallelism"))
-        active = await store.active_session(platform, user, "parallelism")
+        out.append(await sessions_sql.touch_user(store, platform, user, ""))
+        out.append(await store.read(sessions_sql.attempts, platform, user, "parallelism"))
+        out.append(await store.read(sessions_sql.question_stats, platform, user, "parallelism"))
+        active = await store.read(sessions_sql.active_session, platform, user, "parallelism")
         out.append(active)
         if active is not None:
-            out.append(await store.answers(active.id))
-        last = await store.last_finished(platform, user, "parallelism")
+            out.append(await store.read(sessions_sql.answers, active.id))
+        last = await store.read(sessions_sql.last_finished, platform, user, "parallelism")
         out.append(last)
         if last is not None:
-            out.append(await store.answers(last.id))
-        out.append(await store.cards(platform, user))
-        out.append(await store.review_totals(platform, user))
-        out.append(await store.review_days(platform, user, 0))
-        out.append(await store.learner_settings(platform, user))
-        out.append(await store.next_due(platform, user))
+            out.append(await store.read(sessions_sql.answers, last.id))
+        out.append(await store.read(learning_sql.cards, platform, user))
+        out.append(await store.read(learning_sql.review_totals, platform, user))
+        out.append(await store.read(learning_sql.review_days, platform, user, 0))
+        out.append(await store.read(learning_sql.learner_settings, platform, user))
+        out.append(await store.read(learning_sql.next_due, platform, user))
     for scope in ("", "telegram:1", "discord:2", "telegram:-100"):
-        out.append(await store.best("parallelism", scope, 50))
+        out.append(await store.read(sessions_sql.best, "parallelism", scope, 50))
     for rounds in (True, False):
-        out.append(await store.board("parallelism", "telegram", "-100", rounds=rounds,
-                                     limit=50))
+        out.append(await store.read(rounds_sql.board,
+                                    "parallelism", "telegram", "-100", rounds=rounds,
+                                    limit=50))
     for round_id in (1, 2):
-        out.append(await store.get_round(round_id))
-        out.append([await store.round_message(round_id, q) for q in range(3)])
-    out.append(await store.next_round_due("telegram"))
+        out.append(await store.read(rounds_sql.get_round, round_id))
+        out.append([await store.read(rounds_sql.round_message, round_id, q) for q in range(3)])
+    out.append(await store.read(rounds_sql.next_round_due, "telegram"))
     return out
 
 
@@ -147,12 +149,12 @@ async def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, post
         # new sessions get ids after the copied ones (buttons carry the old ids)
         fresh = await Engine(pg, quizzes).start(Actor("telegram", "new", None, "New"))
         assert fresh.session_id > max(r.id for r in [
-            await pg.last_finished(p, u, "parallelism") for p, u in USERS] if r)
-        claimed = await pg.claim_due(2e9, 10, "w", 60.0)
+            await pg.read(sessions_sql.last_finished, p, u, "parallelism") for p, u in USERS] if r)
+        claimed = await pg.write(jobs_sql.claim_due, 2e9, 10, "w", 60.0)
         assert [(j.key, j.kind, j.due_at, j.payload) for j in claimed] == jobs
-        rnd = await pg.create_round(NewRound("discord", "-200", "-200", "1", "H",
+        rnd = await pg.write(rounds_sql.create_round, NewRound("discord", "-200", "-200", "1", "H",
                                              "parallelism", "en", ("a",), ((0, 1),), 20, 5.0),
-                                    0.0)
+                             0.0)
         assert rnd is not None and rnd.id == 3  # after the copied rounds, too
     finally:
         await pg.close()
@@ -185,7 +187,7 @@ def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
     async def seed() -> None:
         for path, user in ((source, "1"), (target, "2")):
             store = await open_url(f"sqlite:///{path}")
-            await store.set_language("t", user, "ur")
+            await store.write(sessions_sql.set_language, "t", user, "ur")
             await store.close()
 
     asyncio.run(seed())
@@ -201,11 +203,11 @@ def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
 
 async def test_a_copy_into_a_used_postgres_changes_nothing(tmp_path: Path, postgres_url: str):
     store = await open_url(postgres_url)
-    await store.set_language("t", "9", "en")
+    await store.write(sessions_sql.set_language, "t", "9", "en")
     await store.close()
     source = f"sqlite:///{tmp_path / 'a.db'}"
     store = await open_url(source)
-    await store.set_language("t", "1", "ur")
+    await store.write(sessions_sql.set_language, "t", "1", "ur")
     await store.close()
     with pytest.raises(CopyRefused, match="not empty"):
         await copy_db(source, postgres_url)

@@ -1,4 +1,4 @@
-"""The dashboard's reads (bot.store.commands.dashboard, and report_sql.accuracy for a group's
+"""The dashboard's reads (bot.store.commands.dashboard_sql, and report_sql.accuracy for a group's
 questions) give the same rows on SQLite and PostgreSQL."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.dashboard.group_export import exporter_for
 from bot.features.engine import Engine
-from bot.store.commands import dashboard
+from bot.store.commands import dashboard_sql, rounds_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
@@ -28,21 +28,21 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     assert await play(engine, quizzes, solo, wrong={0}) == 7
     assert await play(engine, quizzes, bob, wrong={0}) == 7
 
-    assert await any_store.read(dashboard.profile, "telegram", "1") == ("Ada", None)
-    assert await any_store.read(dashboard.profile, "telegram", "404") is None
-    attempts = await any_store.read(dashboard.attempts, "telegram", "1")
+    assert await any_store.read(dashboard_sql.profile, "telegram", "1") == ("Ada", None)
+    assert await any_store.read(dashboard_sql.profile, "telegram", "404") is None
+    attempts = await any_store.read(dashboard_sql.attempts, "telegram", "1")
     assert [(a.quiz_id, a.score, a.total) for a in attempts] == [
         ("parallelism", 6, 8), ("parallelism", 7, 8)]
-    answers = await any_store.read(dashboard.answers, "telegram", "1")
+    answers = await any_store.read(dashboard_sql.answers, "telegram", "1")
     assert len(answers) == 16 and answers[0].answered_at >= answers[-1].answered_at
     assert sum(a.correct for a in answers) == 13
-    assert await any_store.read(dashboard.groups_of, "telegram", "1") == [(GROUP, None)]
-    await any_store.write(dashboard.save_chat_title, "telegram", GROUP, "Study club", 1.0)
-    assert await any_store.read(dashboard.groups_of, "telegram", "1") == [
+    assert await any_store.read(dashboard_sql.groups_of, "telegram", "1") == [(GROUP, None)]
+    await any_store.write(dashboard_sql.save_chat_title, "telegram", GROUP, "Study club", 1.0)
+    assert await any_store.read(dashboard_sql.groups_of, "telegram", "1") == [
         (GROUP, "Study club")]
-    assert await any_store.read(dashboard.chat_titles, "telegram", [GROUP, "-1"]) == {
+    assert await any_store.read(dashboard_sql.chat_titles, "telegram", [GROUP, "-1"]) == {
         GROUP: "Study club"}
-    assert await any_store.read(dashboard.groups_of, "telegram", "3") == []
+    assert await any_store.read(dashboard_sql.groups_of, "telegram", "3") == []
 
     questions = {(q.quiz_id, q.question_id): q for q in
                  await any_store.read(accuracy, Scope(GROUP, "telegram"))}
@@ -56,36 +56,38 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     assert await any_store.read(accuracy, Scope("-1", "telegram")) == []
     assert await any_store.read(accuracy, Scope(GROUP, "discord")) == []
 
-    members, everyone = await any_store.read(dashboard.group_members, "telegram", GROUP)
+    members, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP)
     assert [(m.display_name, m.best, m.attempts) for m in members] == [("Bob", 7, 1),
                                                                        ("Ada", 6, 1)]
     assert everyone == 2
-    page, everyone = await any_store.read(dashboard.group_members, "telegram", GROUP,
+    page, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP,
                                           limit=1)
     assert len(page) == 1 and everyone == 2
-    assert await any_store.read(dashboard.group_rounds, "telegram", GROUP) == []
+    assert await any_store.read(dashboard_sql.group_rounds, "telegram", GROUP) == []
 
     # A round of two questions: Ada gets both, Bob one; then one stopped before anyone played.
     ids = ("q1", "q2")
     new = NewRound("telegram", GROUP, GROUP, "1", "Ada", "parallelism", "en", ids,
                    ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
-    rnd = await any_store.create_round(new, 1000.0)
+    rnd = await any_store.write(rounds_sql.create_round, new, 1000.0)
     assert rnd is not None
-    await any_store.open_due_questions("telegram", 1000.0)
+    await any_store.write(rounds_sql.open_due_questions, "telegram", 1000.0)
     for qindex, at in ((0, 1000.0), (1, 1100.0)):
-        await any_store.open_due_questions("telegram", at)
-        await any_store.press_round(NewPress(rnd.id, qindex, "1", "Ada", 0, True, at + 1))
-        await any_store.press_round(NewPress(rnd.id, qindex, "2", "Bob", 1 - qindex, qindex == 1,
+        await any_store.write(rounds_sql.open_due_questions, "telegram", at)
+        await any_store.write(rounds_sql.press_round,
+                              NewPress(rnd.id, qindex, "1", "Ada", 0, True, at + 1))
+        await any_store.write(rounds_sql.press_round,
+                              NewPress(rnd.id, qindex, "2", "Bob", 1 - qindex, qindex == 1,
                                              at + 2))
-        await any_store.reveal_due_questions("telegram", at + 31)
-    later = await any_store.create_round(new, 5000.0)
+        await any_store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+    later = await any_store.write(rounds_sql.create_round, new, 5000.0)
     assert later is not None
-    await any_store.stop_round(later.id, 5001.0)
-    rounds = await any_store.read(dashboard.group_rounds, "telegram", GROUP)
+    await any_store.write(rounds_sql.stop_round, later.id, 5001.0)
+    rounds = await any_store.read(dashboard_sql.group_rounds, "telegram", GROUP)
     assert [(r.id, r.status, r.players, r.best, r.total) for r in rounds] == [
         (later.id, "stopped", 0, None, 2), (rnd.id, "finished", 2, 2, 2)]
     assert rounds[1].mean == 1.5 and rounds[1].host_name == "Ada"
-    assert await any_store.read(dashboard.group_rounds, "discord", GROUP) == []
+    assert await any_store.read(dashboard_sql.group_rounds, "discord", GROUP) == []
 
 
 async def test_group_export_runs_the_report_through_the_store(any_store: Store, store_url: str,

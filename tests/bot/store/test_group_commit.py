@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 from bot.store.sqlite_thread import SQLiteThread
 
@@ -32,9 +33,11 @@ async def test_a_batch_of_writes_and_a_batch_of_reads_are_one_hop_each(tmp_path:
     try:
         writes, reads = count_hops(store._w), count_hops(store._r)
         commits = store.commits
-        await asyncio.gather(*(store.set_language("t", str(i), "ur") for i in range(TAPS)))
+        await asyncio.gather(*(store.write(sessions_sql.set_language,
+                                           "t", str(i), "ur") for i in range(TAPS)))
         assert store.commits - commits == len(writes) <= 2  # the first alone, then the rest
-        langs = await asyncio.gather(*(store.touch_user("t", str(i), "") for i in range(TAPS)))
+        langs = await asyncio.gather(*(sessions_sql.touch_user(store, "t", str(i), "")
+                                       for i in range(TAPS)))
         assert langs == ["ur"] * TAPS and len(reads) <= 2
     finally:
         await store.close()

@@ -9,7 +9,9 @@ from bot.domain.errors import UnknownQuiz
 from bot.domain.results import SessionKind
 from bot.features.housekeeping import EVERY, PRUNE_KEY, PRUNE_KIND, Housekeeping
 from bot.features.jobs import Scheduler
-from bot.store.protocol import NewAnswer, NewSession, Store
+from bot.store.commands import jobs_sql, sessions_sql
+from bot.store.protocol import Store
+from bot.store.rows import NewAnswer, NewSession
 
 QUESTIONS = ("a", "b", "c")
 
@@ -21,25 +23,29 @@ def attempt() -> NewSession:
 
 async def test_two_hundred_try_agains_leave_nothing_after_a_day(any_store: Store):
     store = any_store
-    await store.touch_user("t", "1", "T")
-    answered = await store.start_session(attempt(), replace=True)
-    await store.record_answer(NewAnswer(answered.id, 0, "a", 0, True, False, "quiz", "t", "1",
+    await sessions_sql.touch_user(store, "t", "1", "T")
+    answered = await store.write(sessions_sql.start_session, attempt(), replace=True)
+    await store.write(sessions_sql.record_answer,
+                      NewAnswer(answered.id, 0, "a", 0, True, False, "quiz", "t", "1",
                                         None, 3, SessionKind.FULL, answered_at=time.time()))
-    tries = [await store.start_session(attempt(), replace=True) for _ in range(200)]
+    tries = [await store.write(sessions_sql.start_session,
+                               attempt(), replace=True) for _ in range(200)]
     clock = [time.time()]
     job = Housekeeping(store, clock=lambda: clock[0])
     await job.schedule()
     scheduler = Scheduler(store, {PRUNE_KIND: job}, clock=lambda: clock[0])
     assert await scheduler.tick() == 1  # at once: nothing is a day old yet
-    assert await store.get_session(tries[0].id) is not None
+    assert await store.read(sessions_sql.get_session, tries[0].id) is not None
     clock[0] += EVERY + 60  # a day later the job is due again, and the attempts are old
     assert await scheduler.tick() == 1
-    assert [await store.get_session(t.id) is None for t in tries[:-1]] == [True] * 199
-    kept = await store.get_session(answered.id)  # abandoned, but answered: /stats reads it
+    assert [await store.read(sessions_sql.get_session,
+                             t.id) is None for t in tries[:-1]] == [True] * 199
+    kept = await store.read(sessions_sql.get_session,
+                            answered.id)  # abandoned, but answered: /stats reads it
     assert kept is not None and kept.status == "abandoned"
-    live = await store.get_session(tries[-1].id)  # the one being played
+    live = await store.read(sessions_sql.get_session, tries[-1].id)  # the one being played
     assert live is not None and live.status == "active"
-    claims = await store.claim_due(clock[0] + EVERY + 1, 10, "w", 60.0)
+    claims = await store.write(jobs_sql.claim_due, clock[0] + EVERY + 1, 10, "w", 60.0)
     assert [c.key for c in claims] == [PRUNE_KEY]  # it keeps running daily
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import asyncpg
 
 from bot.store import open_url
+from bot.store.commands import jobs_sql, learning_sql, sessions_sql
 from bot.store.migrate import TABLES, migrate_sqlite, migrations
 from bot.store.pg_migrate import RENUMBERED
 
@@ -88,13 +89,13 @@ async def test_a_postgres_database_of_the_old_numbering_upgrades_with_its_rows(
         await conn.close()
     store = await open_url(postgres_url)
     try:
-        session, answer = await store.session_and_answer(9, 0)
+        session, answer = await store.read(sessions_sql.session_and_answer, 9, 0)
         assert session is not None and session.question_ids == ("a", "b")
         assert session.option_orders == ((1, 0), (0, 1)) and session.confidence
         assert answer is not None and answer.correct and answer.chosen == 1
-        [total] = await store.review_totals("t", "1")
+        [total] = await store.read(learning_sql.review_totals, "t", "1")
         assert (total.sure, total.correct) == (False, 1)
-        [job] = await store.claim_due(10, 5, "w", 60)
+        [job] = await store.write(jobs_sql.claim_due, 10, 5, "w", 60)
         assert job.payload == {"chat": "c"}
     finally:
         await store.close()
@@ -113,12 +114,13 @@ async def test_a_postgres_database_of_the_old_numbering_upgrades_with_its_rows(
 WORKER = """
 import asyncio, os, sys
 from pathlib import Path
+from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 
 async def open_once(path):
     store = await SQLiteStore.open(path)
     try:
-        await store.touch_user("t", str(os.getpid()), "x")
+        await sessions_sql.touch_user(store, "t", str(os.getpid()), "x")
     finally:
         await store.close()
 

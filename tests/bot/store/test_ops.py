@@ -21,7 +21,8 @@ from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.present import reporting
 from bot.store import ops
-from bot.store.commands.dashboard import save_chat_title
+from bot.store.commands import sessions_sql
+from bot.store.commands.dashboard_sql import save_chat_title
 from bot.store.commands.report_sql import Scope, export_rows, overview
 from bot.store.protocol import Store
 from bot.store.reader import open_reader
@@ -113,7 +114,7 @@ async def test_restore_round_trip(tmp_path: Path, quizzes: dict[str, Quiz]) -> N
     assert result.answers == 16 and answers_in(live) == expected
     store = await SQLiteStore.open(live)  # the bot starts on it
     try:
-        assert await store.attempts("terminal", "u1", "parallelism") == (1, 8, 8)
+        assert await store.read(sessions_sql.attempts, "terminal", "u1", "parallelism") == (1, 8, 8)
     finally:
         await store.close()
 

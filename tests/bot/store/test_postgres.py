@@ -13,6 +13,7 @@ from adapters.cli.main import main
 from bot.app.config import load_config
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.store import open_store, open_url
+from bot.store.commands import sessions_sql
 from bot.store.migrate import migrations
 from bot.store.postgres import PostgresStore
 from bot.store.urls import redact, split_password
@@ -122,7 +123,7 @@ async def test_the_password_shows_nowhere(postgres_url: str, tmp_path: Path,
     store = await open_store(config)  # the password travels as a Secret
     try:
         assert isinstance(store, PostgresStore) and PASSWORD not in repr(store)
-        assert await store.touch_user("t", "1", "A") is None
+        assert await sessions_sql.touch_user(store, "t", "1", "A") is None
     finally:
         await store.close()
     wrong = postgres_url.replace(PASSWORD, "Wr0ng-" + PASSWORD[::-1])

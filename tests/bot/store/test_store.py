@@ -14,6 +14,7 @@ import pytest
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.domain.results import Actor, AnswerResult
 from bot.features.engine import Engine
+from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore, migrations, path_from_url
 from tests.helpers import right_option
 
@@ -154,7 +155,8 @@ async def test_200_concurrent_learners_lose_nothing_and_count_nothing_twice(
 
 async def test_close_commits_writes_already_queued(tmp_path: Path):
     store = await SQLiteStore.open(tmp_path / "q.db")
-    pending = [asyncio.create_task(store.set_language("t", str(i), "ur")) for i in range(20)]
+    pending = [asyncio.create_task(store.write(sessions_sql.set_language,
+                                               "t", str(i), "ur")) for i in range(20)]
     await asyncio.sleep(0)  # one turn: every task has queued its write and awaits the commit
     await store.close()
     async with asyncio.timeout(5):  # a close that dropped queued writes would hang here
@@ -168,10 +170,11 @@ async def test_close_commits_writes_already_queued(tmp_path: Path):
 
 async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore):
     from bot.domain.results import SessionKind
-    from bot.store.protocol import NewAnswer, NewSession, Write
+    from bot.store.rows import NewAnswer, NewSession, Write
 
-    await store.touch_user("t", "1", "T")
-    row = await store.start_session(NewSession("t", "1", None, "quiz", SessionKind.FULL,
+    await sessions_sql.touch_user(store, "t", "1", "T")
+    row = await store.write(sessions_sql.start_session,
+                            NewSession("t", "1", None, "quiz", SessionKind.FULL,
                                                ("a", "b"), ((0, 1), (1, 0)),
                                                started_at=time.time()), replace=False)
     sid = row.id
@@ -181,16 +184,20 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore)
                          2, SessionKind.FULL, answered_at=time.time())
 
     first = answer(0, "a", 1, True, False)
-    outcomes = await asyncio.gather(store.record_answer(first), store.record_answer(first))
+    outcomes = await asyncio.gather(store.write(sessions_sql.record_answer,
+                                                first), store.write(sessions_sql.record_answer,
+                                                                    first))
     assert sorted(o.outcome for o in outcomes) == [Write.APPLIED, Write.REPEAT]
-    row = await store.get_session(sid)
+    row = await store.read(sessions_sql.get_session, sid)
     assert (row.position, row.score) == (1, 1)
     # an answer for a position the session is not at is stale, and changes nothing
-    assert (await store.record_answer(answer(0 + 5, "b", 0, True, True))).outcome == Write.STALE
+    assert (await store.write(sessions_sql.record_answer,
+                              answer(0 + 5, "b", 0, True, True))).outcome == Write.STALE
     last = answer(1, "b", 0, False, True)
-    assert (await store.record_answer(last)).outcome == Write.APPLIED
-    again = await store.record_answer(answer(1, "b", 1, True, True))  # a different choice
+    assert (await store.write(sessions_sql.record_answer, last)).outcome == Write.APPLIED
+    again = await store.write(sessions_sql.record_answer,
+                              answer(1, "b", 1, True, True))  # a different choice
     assert again.outcome == Write.REPEAT and again.answer.chosen == 0  # the first one stands
-    row = await store.get_session(sid)
+    row = await store.read(sessions_sql.get_session, sid)
     assert (row.position, row.score, row.status) == (2, 1, "finished")
-    assert [b.score for b in await store.best("quiz", "", 10)] == [1]
+    assert [b.score for b in await store.read(sessions_sql.best, "quiz", "", 10)] == [1]

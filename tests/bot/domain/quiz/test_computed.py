@@ -18,6 +18,7 @@ from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.present import reporting
 from bot.present.i18n import strip_isolates
+from bot.store.commands import learning_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, export_rows
 from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
@@ -189,7 +190,7 @@ NUMBERS = "parallelism-numbers"
 
 
 async def drawn_of(store: SQLiteStore, quiz: Quiz, prompt: QuestionPrompt):
-    row = await store.get_session(prompt.session_id)
+    row = await store.read(sessions_sql.get_session, prompt.session_id)
     assert row is not None and row.seed is not None
     question = quiz.question(row.question_ids[prompt.position])
     assert question is not None
@@ -229,8 +230,8 @@ async def test_resume_double_tap_and_restart(engine: Engine, store: SQLiteStore,
     assert one.timeline is not None and one.timeline.count("\n") == d.schedule.p - 1
     fresh = await engine.restart(ALICE, NUMBERS)  # a new attempt: new numbers
     assert fresh.session_id != first.session_id
-    assert (await store.get_session(fresh.session_id)).seed != \
-        (await store.get_session(first.session_id)).seed
+    assert (await store.read(sessions_sql.get_session, fresh.session_id)).seed != \
+        (await store.read(sessions_sql.get_session, first.session_id)).seed
 
 
 async def play_all(engine: Engine, store: SQLiteStore, quiz: Quiz, actor: Actor,
@@ -262,7 +263,7 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
     assert {s.text for s in progress.questions} == {r.question.text for r in results}
 
     # export: the numbers of the last answer, in the file's letters (A = the answer)
-    session = await store.get_session(results[0].session_id)
+    session = await store.read(sessions_sql.get_session, results[0].session_id)
     async with open_reader(f"sqlite:///{store.path}") as reader:
         exported = await reader.read(export_rows, Scope())
     [alice] = [r for r in reporting.learners(exported.learners, quizzes)
@@ -284,7 +285,7 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
     # /review last: the missed questions only, with fresh numbers (a new attempt's seed)
     review = await engine.review(ALICE, NUMBERS)
     assert review.question_id == quiz.questions[0].id and review.total == 2
-    assert (await store.get_session(review.session_id)).seed != session.seed
+    assert (await store.read(sessions_sql.get_session, review.session_id)).seed != session.seed
     assert "{" not in review.text
 
 
@@ -302,7 +303,8 @@ async def test_spaced_review_draws_per_review_session(store: SQLiteStore, quizze
     pick = await right_of(store, engine.due_quiz(), due)
     result = await engine.answer(ALICE, due.session_id, 0, pick)
     assert isinstance(result, AnswerResult) and result.is_correct
-    cards = {(c.quiz_id, c.question_id) for c in await store.cards("telegram", "1")}
+    cards = {(c.quiz_id, c.question_id) for c in await store.read(learning_sql.cards,
+                                                                  "telegram", "1")}
     assert cards == {(NUMBERS, q.id) for q in quiz.questions}
 
 

@@ -13,7 +13,7 @@ from bot.domain.errors import ConfigError
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.membership import MEMBER_SECONDS, Memberships, Role, Unavailable
 from bot.features.dashboard.throttle import RateLimit
-from bot.store.commands.dashboard import use_link
+from bot.store.commands.dashboard_sql import use_link
 from tests.bot.features.dashboard.conftest import GROUP, Served
 from tests.clock import FakeClock
 

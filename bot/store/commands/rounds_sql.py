@@ -17,13 +17,12 @@ import json
 from typing import Any
 
 from bot.store.command import Command, lock, many, one, q
-from bot.store.commands import daily_history, round_teams
-from bot.store.commands.jobs import schedule
-from bot.store.commands.learning import apply_review_alone
-from bot.store.commands.sessions import KEEP_BEST_SQL
-from bot.store.learning import JobRow, NewJob
-from bot.store.protocol import BestRow, scopes_of
+from bot.store.commands import daily_history_sql, round_teams_sql
+from bot.store.commands.jobs_sql import schedule
+from bot.store.commands.learning_sql import apply_review_alone
+from bot.store.commands.sessions_sql import KEEP_BEST_SQL
 from bot.store.round_rows import (
+    ROUND_SQL,
     DailyHistory,
     NewPress,
     NewRound,
@@ -37,8 +36,10 @@ from bot.store.round_rows import (
     RoundRow,
     post_key,
     post_kind,
+    round_answer_of,
+    round_of,
 )
-from bot.store.rows import ROUND_SQL, best_of, round_answer_of, round_of
+from bot.store.rows import BestRow, JobRow, NewJob, best_of, scopes_of
 
 
 def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
@@ -65,14 +66,14 @@ def _members(rnd: RoundRow) -> Command[tuple[RoundMember, ...]]:
     """Who joined (only team and untimed rounds have members to read)."""
     if not rnd.lobby:
         return ()
-    return (yield from round_teams.members(rnd.id))
+    return (yield from round_teams_sql.members(rnd.id))
 
 
 def _history(rnd: RoundRow) -> Command[DailyHistory | None]:
     """A question of the day's reveal reads the chat's recent ones (streaks, the week)."""
     if rnd.kind != "daily":
         return None
-    return (yield from daily_history.history(rnd))
+    return (yield from daily_history_sql.history(rnd))
 
 
 def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
@@ -160,7 +161,7 @@ def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion
         rnd = yield from _round(round_id)
         deadline = now + rnd.seconds
         if rnd.teams and rnd.position == 0:
-            yield from round_teams.draft_teams(rnd)
+            yield from round_teams_sql.draft_teams(rnd)
         yield q("INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
                 "VALUES (?, ?, ?, ?)", rnd.id, rnd.position, now, deadline)
         yield from _post(rnd, rnd.position, "q", now)
@@ -196,7 +197,7 @@ def press_round(press: NewPress) -> Command[Pressed]:
         p.qindex, p.now)
     if locked:
         if p.teams or p.untimed:
-            yield from round_teams.place_on_press(p.round_id, p.user_id, p.display_name,
+            yield from round_teams_sql.place_on_press(p.round_id, p.user_id, p.display_name,
                                                   p.teams, p.now)
         # Everyone who has joined has answered: reveal now, except on the first question of
         # a timed round, which runs its full time so that people can join (an untimed
@@ -221,7 +222,9 @@ def press_round(press: NewPress) -> Command[Pressed]:
 
 
 def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
-    """Claim every question past its deadline; one caller wins each (revealed_at IS NULL)."""
+    """Claim every question past its deadline; one caller wins each (revealed_at IS NULL).
+    Schedules the next question or finishes the round (recording each participant's
+    session), and returns what to show."""
     yield lock("SELECT id FROM rounds WHERE platform = ? AND status = 'active' "
                "AND id IN (SELECT round_id FROM round_questions WHERE revealed_at IS NULL "
                "AND deadline <= ?) ORDER BY id FOR NO KEY UPDATE", platform, now)

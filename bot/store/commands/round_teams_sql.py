@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from bot.domain.round_rules import draft, smallest_team
 from bot.store.command import Command, many, one, q
-from bot.store.round_rows import Joining, JoinWrite, RoundMember, RoundRow
-from bot.store.rows import round_member_of
+from bot.store.round_rows import Joining, JoinWrite, RoundMember, RoundRow, round_member_of
 
 # A member nobody has seen answer yet counts as middling when teams are drafted.
 UNKNOWN_ACCURACY = 0.5

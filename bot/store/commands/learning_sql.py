@@ -10,17 +10,18 @@ from __future__ import annotations
 
 from bot.domain.learning import local_day
 from bot.store.command import Command, one, q
-from bot.store.commands.jobs import schedule
-from bot.store.learning import (
+from bot.store.commands.jobs_sql import schedule
+from bot.store.rows import (
+    CARD_COLUMNS,
     CardRow,
     DayTotal,
     LearnerSettings,
     NewJob,
     NewReview,
     ReviewTotal,
+    card_of,
     settings_of,
 )
-from bot.store.rows import CARD_COLUMNS, card_of
 
 _CARD = ("SELECT card FROM cards WHERE platform = ? AND user_id = ? AND quiz_id = ? "
          "AND question_id = ? FOR UPDATE")

@@ -10,10 +10,10 @@ opens one question.
 from __future__ import annotations
 
 from bot.store.command import Command, one, q
-from bot.store.commands.jobs import schedule
-from bot.store.commands.rounds import create_round
-from bot.store.learning import NewJob
+from bot.store.commands.jobs_sql import schedule
+from bot.store.commands.rounds_sql import create_round
 from bot.store.round_rows import DailyRow, NewRound, RoundRow
+from bot.store.rows import NewJob
 
 DAILY_KIND = "daily"
 DAILY_COLUMNS = ("platform, chat_id, board_chat, quiz_id, lang, post_minute, utc_offset, "

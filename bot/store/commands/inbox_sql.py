@@ -1,5 +1,11 @@
-"""The webhook inbox (see `bot.store.inbox`): an update stored once by its id, claimed with a
-lease like jobs, done once processed.
+"""The webhook inbox: updates stored once by id before the 200, processed from there.
+
+A row is put by the worker that received it, already claimed by that worker (`lease_until`),
+so it goes on at once without a second round trip. A worker that dies before marking it done
+leaves a lease that runs out; any worker then claims it again with a conditional UPDATE
+(like jobs). A second delivery of the same update id finds the row and changes nothing.
+An update is marked done just before its reply goes out, so "replied" and "done" are one
+mark: a worker killed after replying leaves nothing to take over.
 
 A claim picks rows in a MATERIALIZED CTE that PostgreSQL runs `FOR UPDATE SKIP LOCKED` (an
 update another worker is claiming right now is skipped, not waited for; a LIMIT inside
@@ -13,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.store.command import Command, q
-from bot.store.inbox import InboxRow
+from bot.store.rows import InboxRow
 
 
 def inbox_put(platform: str, update_id: int, body: str, now: float, lease_until: float

@@ -12,8 +12,7 @@ import json
 from collections.abc import Sequence
 
 from bot.store.command import Command, one, q
-from bot.store.learning import JobRow, NewJob
-from bot.store.rows import JOB_COLUMNS, job_of
+from bot.store.rows import JOB_COLUMNS, JobRow, NewJob, job_of
 
 
 def schedule(job: NewJob) -> Command[None]:
@@ -44,7 +43,9 @@ def next_job_due(kinds: Sequence[str], lease: float) -> Command[float | None]:
 
 def claim_due(now: float, limit: int, worker: str, lease: float,
               kinds: Sequence[str] | None = None) -> Command[list[JobRow]]:
-    """Claim up to `limit` due jobs (of `kinds`, if given), oldest first."""
+    """Claim up to `limit` due jobs (of `kinds`, if given), oldest first: unclaimed ones and
+    ones whose claim is older than `lease` seconds (their runner died), by one conditional
+    UPDATE ... RETURNING, so of any number of processes exactly one runs each."""
     wanted = [] if kinds is None else list(kinds)
     if kinds is not None and not wanted:
         return []

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bot.domain.results import SessionKind
 from bot.store.command import Command, Rows, lock, many, one, q
-from bot.store.commands.learning import apply_review
-from bot.store.protocol import (
+from bot.store.commands.learning_sql import apply_review
+from bot.store.rows import (
+    SESSION_COLUMNS,
+    SESSION_FROM,
+    SESSION_SQL,
     AnswerRow,
     BestRow,
     NewAnswer,
@@ -28,14 +31,9 @@ from bot.store.protocol import (
     Recorded,
     SessionRow,
     Write,
-    scopes_of,
-)
-from bot.store.rows import (
-    SESSION_COLUMNS,
-    SESSION_FROM,
-    SESSION_SQL,
     answer_of,
     best_of,
+    scopes_of,
     session_of,
 )
 
@@ -46,6 +44,9 @@ KEEP_BEST_SQL = (
     "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (quiz_id, scope, platform, user_id) DO UPDATE "
     "SET score = excluded.score, total = excluded.total, finished_at = excluded.finished_at "
     "WHERE excluded.score > best_scores.score")
+if TYPE_CHECKING:
+    from bot.store.protocol import Store
+
 _LOCK_USER = "SELECT 1 FROM users WHERE platform = ? AND user_id = ? FOR NO KEY UPDATE"
 
 
@@ -64,6 +65,17 @@ def save_user(platform: str, user_id: str, display_name: str) -> Command[str | N
                    "DO UPDATE SET display_name = excluded.display_name RETURNING lang",
                    platform, user_id, display_name, time.time())
     return None if rows[0]["lang"] is None else str(rows[0]["lang"])
+
+
+async def touch_user(store: Store, platform: str, user_id: str, display_name: str
+                     ) -> str | None:
+    """Create the user or update their name; return their chosen language, if any. The one
+    helper that is not a command: a read, and a write only when the name changed (most calls
+    write nothing, so they take no write lock)."""
+    row = await store.read(user, platform, user_id)
+    if row is not None and (row["display_name"] == display_name or not display_name):
+        return None if row["lang"] is None else str(row["lang"])
+    return await store.write(save_user, platform, user_id, display_name)
 
 
 def set_language(platform: str, user_id: str, lang: str) -> Command[None]:
@@ -160,7 +172,10 @@ def answers(session_id: int) -> Command[list[AnswerRow]]:
 
 
 def record_answer(answer: NewAnswer) -> Command[Recorded]:
-    """Guarded advance, then the answer row, then (on the last question) the best score."""
+    """Guarded advance, then the answer row, then (on the last question) the best score.
+
+    The session moves only if it is active and at `answer.position`; whatever the
+    interleaving, a position counts once (REPEAT: answered before; STALE: moved on)."""
     a = answer
     now = a.answered_at
     done = int(a.finished)
