@@ -25,7 +25,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
+import math
+import os
 import random
+import signal
 import sqlite3
 import sys
 import tempfile
@@ -38,6 +42,14 @@ sys.path.insert(0, str(ROOT))
 import yaml  # noqa: E402
 from aiohttp import ClientSession  # noqa: E402
 
+from adapters.telegram import TelegramAdapter  # noqa: E402
+from bench.telegram_bench import (  # noqa: E402
+    cpu_seconds,
+    next_sent,
+    percentile,
+    unthrottled,
+    until_signalled,
+)
 from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import load_config  # noqa: E402
 from bot.app.metrics import Health, mount  # noqa: E402
@@ -48,6 +60,8 @@ from bot.features.dashboard.throttle import DEFAULT_PER_MINUTE  # noqa: E402
 from bot.store.commands import sessions_sql  # noqa: E402
 from bot.store.sqlite import SQLiteStore  # noqa: E402
 from tests.adapters.telegram.dashboard_bot import free_port  # noqa: E402
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI  # noqa: E402
+from tests.adapters.telegram.learners import Learner, button_data, is_question  # noqa: E402
 from tests.dashboard_support import init_data  # noqa: E402
 
 TOKEN = "4242:bench-token"
@@ -155,6 +169,10 @@ async def run(args: argparse.Namespace) -> None:
         print(f"filled {args.learners} learners ({args.learners * 8 * 3:,} answer, card and "
               f"review rows) in {time.perf_counter() - began:.1f} s; "
               f"{db.stat().st_size / 1e6:.0f} MB")
+        if args.floods:
+            await flood_taps(args, Path(tmp), db, now)
+        if args.only_flood:
+            return
         port = free_port()
         config_path = Path(tmp) / "config.yaml"
         config_path.write_text(yaml.safe_dump({
@@ -201,31 +219,6 @@ async def run(args: argparse.Namespace) -> None:
                                                   c)
                         print(f"{name:<26}{c:>5}{pct(lat, 0.5):>9.2f}{pct(lat, 0.99):>9.2f}"
                               f"{rate:>9.0f}")
-                # A flood from one learner (another process, as an attacker would be) while
-                # another learner opens their page again and again.
-                quiet, _ = await measure(http, [me() for _ in range(200)], 1)
-                calls = app.memberships.calls
-                url, flood_headers = group(0)
-                flooder = await asyncio.create_subprocess_exec(
-                    sys.executable, __file__, "--flood-client", url,
-                    json.dumps(flood_headers), str(args.flood),
-                    stdout=asyncio.subprocess.PIPE)
-                assert flooder.stdout is not None
-                await flooder.stdout.readline()  # "ready": its connections are open
-                other: list[float] = []
-                while flooder.returncode is None:
-                    other.extend((await measure(http, [me()], 1))[0])
-                    if flooder.stdout.at_eof():
-                        break
-                statuses = json.loads(await flooder.stdout.read() or b"{}")
-                await flooder.wait()
-                print(f"\nflood: {args.flood} GET /api/groups from one learner, 50 at a time: "
-                      f"{app.memberships.calls - calls} getChatMember call(s); statuses "
-                      f"{statuses}")
-                print(f"another learner's /api/me: p50 {pct(quiet, 0.5):.2f} / p99 "
-                      f"{pct(quiet, 0.99):.2f} ms quiet, p50 {pct(other, 0.5):.2f} / p99 "
-                      f"{pct(other, 0.99):.2f} ms during the flood ({len(other)} requests; "
-                      f"p99 {pct(other, 0.99) / pct(quiet, 0.99):.2f}x)")
                 # What a group's page costs when its figures are not kept (the first request
                 # of every 10 s), with schema 9's index and without it.
                 figures = Dashboard(app.engine, app.store, app.catalogue, app.memberships)
@@ -247,6 +240,130 @@ async def run(args: argparse.Namespace) -> None:
             print(f"\n{args.requests} requests per row; one /api/me body is {size / 1000:.1f} kB")
 
 
+# --- a flood from one learner against another learner's taps ---------------------------------
+
+async def serve_bot(config_path: Path) -> None:
+    """The whole bot as `quizbot run` starts it: the Telegram adapter (against the fake Bot
+    API) and the web server with the dashboard, on one event loop."""
+    async with open_app(load_config(config_path)) as app:
+        adapter = TelegramAdapter(app, rate_limiter=unthrottled())
+        await app.web.start()
+        await adapter.start()
+        try:
+            await until_signalled("dashboard-bot")
+        finally:
+            await adapter.stop()
+
+
+async def flood_taps(args: argparse.Namespace, tmp: Path, db: Path, now: float) -> None:
+    """Learners tap through the quiz on Telegram while, `--floods` times, one learner floods
+    GET /api/groups/<id> (`--flood` requests, 50 at a time, `nice -n 10`, another process);
+    quiet windows of `--quiet-seconds` before each flood. A tap's latency is the fake's: from
+    getUpdates handing the update out to the bot's answerCallbackQuery."""
+    async with FakeBotAPI(TOKEN) as api:
+        flooder_id = 1_000_000  # learner 0, a member of the benched group
+        api.group_chat(int(GROUP))
+        api.members[(int(GROUP), flooder_id)] = "member"
+        port = free_port()
+        config_path = tmp / "bot.yaml"
+        config_path.write_text(yaml.safe_dump({
+            "storage": {"url": f"sqlite:///{db}"}, "log_level": "WARNING",
+            "telegram": {"api_base_url": api.base_url},
+            "web": {"port": port, "public_url": "https://quiz.example.org",
+                    "rate_limit": args.rate_limit}}), encoding="utf-8")
+        env = {**os.environ, "TELEGRAM_BOT_TOKEN": TOKEN}
+        bot = await asyncio.create_subprocess_exec(sys.executable, __file__, "--serve",
+                                                   str(config_path), env=env)
+        phase = ["warm"]
+        taps: dict[str, list[str]] = {}  # phase -> callback query ids tapped in it
+
+        async def tapper(user_id: int) -> None:
+            learner = Learner(api, api.user(user_id, f"Tapper {user_id}"))
+            inbox = api.listen(learner.chat_id)
+            rng = random.Random(user_id)
+            while True:
+                await learner.send("/quiz")
+                question = await next_sent(inbox, "sendMessage", is_question)
+                while True:
+                    await asyncio.sleep(rng.uniform(*args.think))
+                    label = phase[0]
+                    taps.setdefault(label, []).append(
+                        await learner.tap(question, button_data(question)[0]))
+                    reply = await next_sent(inbox, "sendMessage", lambda m: is_question(m)
+                                            or m["text"].startswith("Finished"))
+                    if not is_question(reply):
+                        break
+                    question = reply
+
+        def member_calls() -> int:
+            return sum(c.method == "getChatMember" for c in api.calls)
+
+        def latencies(label: str) -> list[float]:
+            return sorted((api.answered[q] - api.handed_out[api.callback_update[q]]) * 1000
+                          for q in taps.get(label, []) if q in api.answered)
+
+        url = f"http://127.0.0.1:{port}/api/groups/{GROUP}"
+        signed = init_data(TOKEN, flooder_id, "Learner 0", auth_date=now)
+        headers = {"Authorization": f"tma {signed}", "X-Forwarded-For": "10.0.0.0"}
+        rows = []
+        try:
+            await api.wait_for(lambda: api.calls_of("getUpdates") or bot.returncode is not None,
+                               120)
+            assert bot.returncode is None, "the bot exited at start"
+            tappers = [asyncio.create_task(tapper(3_000_000 + i)) for i in range(args.tappers)]
+            await asyncio.sleep(args.quiet_seconds)  # warm: every tapper is in a quiz
+            for n in range(args.floods):
+                phase[0] = f"quiet {n}"
+                cpu = cpu_seconds(bot.pid)
+                await asyncio.sleep(args.quiet_seconds)
+                quiet_cpu = (cpu_seconds(bot.pid) - cpu) / args.quiet_seconds
+                calls = member_calls()
+                flooder = await asyncio.create_subprocess_exec(
+                    "nice", "-n", "10", sys.executable, __file__, "--flood-client", url,
+                    json.dumps(headers), str(args.flood), stdout=asyncio.subprocess.PIPE)
+                assert flooder.stdout is not None
+                await flooder.stdout.readline()  # "ready": its connections are open
+                phase[0] = f"flood {n}"
+                cpu, began = cpu_seconds(bot.pid), time.perf_counter()
+                statuses = json.loads(await flooder.stdout.read() or b"{}")
+                await flooder.wait()
+                seconds = time.perf_counter() - began
+                flood_cpu = (cpu_seconds(bot.pid) - cpu) / seconds
+                phase[0] = "between"
+                rows.append((n, latencies(f"quiet {n}"), latencies(f"flood {n}"),
+                             member_calls() - calls, statuses, seconds,
+                             quiet_cpu, flood_cpu))
+            for task in tappers:
+                task.cancel()
+            await asyncio.gather(*tappers, return_exceptions=True)
+        finally:
+            if bot.returncode is None:
+                bot.send_signal(signal.SIGTERM)
+                await bot.wait()
+    print(f"\ntaps of {args.tappers} learners thinking {args.think[0]:g}-{args.think[1]:g} s, "
+          f"quiet {args.quiet_seconds:g} s then {args.flood} GET /api/groups from one learner "
+          f"(50 at a time, nice 10):")
+    print(f"{'#':>2} {'quiet taps':>10} {'p50':>7} {'p99':>7} {'flood taps':>10} {'p50':>7} "
+          f"{'p99':>7} {'p99 x':>6} {'getChatMember':>13} {'flood s':>7} {'bot cpu':>11}  "
+          f"statuses")
+    for n, quiet, flood, calls, statuses, seconds, quiet_cpu, flood_cpu in rows:
+        ratio = percentile(flood, 99) / percentile(quiet, 99) if quiet and flood else math.nan
+        print(f"{n:>2} {len(quiet):>10} {_p(quiet, 50):>7.1f} {_p(quiet, 99):>7.1f} "
+              f"{len(flood):>10} {_p(flood, 50):>7.1f} {_p(flood, 99):>7.1f} {ratio:>6.2f} "
+              f"{calls:>13} {seconds:>7.2f} {quiet_cpu:>5.0%}/{flood_cpu:>4.0%}  {statuses}")
+    quiet = sorted(x for row in rows for x in row[1])
+    flood = sorted(x for row in rows for x in row[2])
+    if quiet and flood:
+        print(f"all: quiet p50 {_p(quiet, 50):.1f} / p99 {_p(quiet, 99):.1f} ms ({len(quiet)} "
+              f"taps), flood p50 {_p(flood, 50):.1f} / p99 {_p(flood, 99):.1f} ms ({len(flood)} "
+              f"taps): p99 {_p(flood, 99) / _p(quiet, 99):.2f}x; getChatMember "
+              f"{sum(row[3] for row in rows)} call(s) for {len(rows) * args.flood} requests")
+
+
+def _p(values: list[float], pct: float) -> float:
+    return percentile(values, pct) if values else math.nan
+
+
 async def flood_client(url: str, headers: dict[str, str], count: int) -> dict[int, int]:
     """The attacker: `count` GETs of `url`, 50 at a time, counted by status."""
     statuses: dict[int, int] = {}
@@ -258,6 +375,10 @@ async def flood_client(url: str, headers: dict[str, str], count: int) -> dict[in
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--serve"]:
+        logging.basicConfig(level=logging.WARNING)
+        asyncio.run(serve_bot(Path(sys.argv[2])))
+        return
     if sys.argv[1:2] == ["--flood-client"]:
         url, headers, count = sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
         print(json.dumps(asyncio.run(flood_client(url, headers, count))))
@@ -271,6 +392,14 @@ def main() -> None:
     parser.add_argument("--flood", type=int, default=4000)
     parser.add_argument("--rate-limit", type=int, default=DEFAULT_PER_MINUTE,
                         help="web.rate_limit: requests a minute per learner")
+    parser.add_argument("--floods", type=int, default=3,
+                        help="floods (each after a quiet window) while learners tap")
+    parser.add_argument("--tappers", type=int, default=10, help="learners tapping meanwhile")
+    parser.add_argument("--think", type=float, nargs=2, default=(0.1, 0.4),
+                        metavar=("MIN", "MAX"), help="seconds a tapper waits before each tap")
+    parser.add_argument("--quiet-seconds", type=float, default=5.0)
+    parser.add_argument("--only-flood", action="store_true",
+                        help="only the flood (no per-endpoint table)")
     parser.add_argument("--member-ms", type=float, default=0.0,
                         help="how long the getChatMember stand-in takes")
     asyncio.run(run(parser.parse_args()))

@@ -114,8 +114,8 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             dashboard = Dashboard(engine, store, catalogue, memberships,
                                   exporter=exporter_for(store, lambda: quizzes_of(engine)))
             DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
-                         signer=signer, rate_limit=config.web.rate_limit
-                         ).mount(web.main.add_route)
+                         signer=signer, rate_limit=config.web.rate_limit,
+                         refused=metrics.rate_limited).mount(web.main.add_route)
         yield App(config, engine, catalogue, store, engine.rounds, metrics, web, memberships,
                   signer, ChatTitles(store, engine.clock))
 

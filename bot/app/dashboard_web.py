@@ -14,19 +14,23 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
 
 Every `/api/*` request spends a token of its address's bucket before anything is checked,
 and a verified caller one of their own (`web.rate_limit` a minute; an address gets ten
-learners' worth): past either, 429 with Retry-After. Behind the proxy (the peer is this
-host) the address is the last X-Forwarded-For hop, the one the proxy added.
+learners' worth): past either, 429 with Retry-After at once, before any HMAC (a credential
+verified before is looked up, not verified again), JSON or database work, and not logged
+(counted in `quizbot_web_rate_limited`). At most API_WORKERS requests past the limits are
+worked on at once. Behind the proxy (the peer is this host) the address is the last
+X-Forwarded-For hop, the one the proxy added.
 
 Nothing else gets in, and no response echoes a credential, a token or message text.
 """
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -38,6 +42,7 @@ from bot.features.dashboard.auth import (
     AuthError,
     Identity,
     Signer,
+    Verified,
     verify_init_data,
 )
 from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
@@ -59,6 +64,7 @@ CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' 
 NO_STORE = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
             "Referrer-Policy": "no-referrer"}
 ASSETS = {"app.js": "text/javascript", "app.css": "text/css"}
+API_WORKERS = 4  # /api requests worked on at once (the rest wait their turn)
 
 
 @cache
@@ -80,12 +86,18 @@ class DashboardWeb:
     """The routes; `bot_token` checks Telegram init data, `signer` Discord's links."""
 
     def __init__(self, dashboard: Dashboard, cat: Catalogue, *, bot_token: str,
-                 signer: Signer, rate_limit: int = DEFAULT_PER_MINUTE) -> None:
+                 signer: Signer, rate_limit: int = DEFAULT_PER_MINUTE,
+                 refused: Callable[[str], object] = lambda limit: None) -> None:
         self.dashboard, self.cat = dashboard, cat
         self._token = bot_token
         self.signer = signer
         self.learners = RateLimit(rate_limit, signer.clock)
         self.addresses = RateLimit(rate_limit * ADDRESS_FACTOR, signer.clock)
+        self.verified = Verified(signer.clock)
+        self.refused = refused  # told "address" or "learner" for each 429
+        # Requests within the limits take turns (API_WORKERS at once) at the database and
+        # the platform's API, so a burst of them cannot crowd the taps sharing the loop.
+        self._working = asyncio.Semaphore(API_WORKERS)
         strings = json.dumps(page_strings(cat), ensure_ascii=False).replace("</", "<\\/")
         self._page = (_asset("app.html").replace("{{strings}}", strings)
                       .replace("{{default}}", cat.default))
@@ -108,9 +120,10 @@ class DashboardWeb:
 
     # --- who is asking ------------------------------------------------------------------
 
-    def identity(self, request: web.Request) -> Identity:
-        """The caller, from `Authorization: tma ...` or `Authorization: session ...`."""
-        scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
+    def identity(self, credential: str) -> Identity:
+        """The caller, from `tma <init data>` or `session <token>` (the Authorization
+        header's value)."""
+        scheme, _, credential = credential.partition(" ")
         scheme = scheme.lower()
         if scheme == "tma":
             return verify_init_data(credential.strip(), self._token, self.signer.clock())
@@ -121,29 +134,44 @@ class DashboardWeb:
     async def _guarded(self, request: web.Request,
                        body: Callable[[Identity], Awaitable[web.StreamResponse]]
                        ) -> web.StreamResponse:
+        # A refusal costs two bucket lookups: before any HMAC, JSON or database work, and
+        # without a log line (counted in quizbot_web_rate_limited instead).
         wait = self.addresses.take(address(request))
         if wait:
-            return _too_many(wait)
-        try:
-            who = self.identity(request)
-        except AuthError as exc:
-            log.info("dashboard: %s %s refused: %s", request.method, printable(request.path),
-                     exc)
-            return _error(401, "signin")
+            return self._too_many("address", wait)
+        credential = request.headers.get("Authorization", "")
+        who = self.verified.get(credential)
+        if who is None:
+            try:
+                who = self.identity(credential)
+            except AuthError as exc:
+                log.info("dashboard: %s %s refused: %s", request.method,
+                         printable(request.path), exc)
+                return _error(401, "signin")
+            self.verified.keep(credential, who)
         wait = self.learners.take(f"{who.platform}:{who.user_id}")
         if wait:
-            return _too_many(wait)
-        try:
-            return await body(who)
-        except Forbidden as exc:
-            log.info("dashboard: %s", exc)
-            return _error(403, "forbidden")
-        except Unavailable as exc:
-            log.warning("dashboard: %s", exc)
-            return _error(503, "unavailable")
-        except Exception:
-            log.exception("dashboard: %s %s failed", request.method, printable(request.path))
-            return _error(500, "error")
+            return self._too_many("learner", wait)
+        async with self._working:
+            try:
+                return await body(who)
+            except Forbidden as exc:
+                log.info("dashboard: %s", exc)
+                return _error(403, "forbidden")
+            except Unavailable as exc:
+                log.warning("dashboard: %s", exc)
+                return _error(503, "unavailable")
+            except Exception:
+                log.exception("dashboard: %s %s failed", request.method,
+                              printable(request.path))
+                return _error(500, "error")
+
+    def _too_many(self, limit: str, wait: int) -> web.Response:
+        """429 at once (nothing waits on the server), built from bytes made once."""
+        self.refused(limit)
+        body = _BUSY.get(wait) or _busy_body(wait)
+        return web.Response(body=body, status=429, content_type="application/json",
+                            headers={**NO_STORE, "Retry-After": str(wait)})
 
     # --- routes ---------------------------------------------------------------------------
 
@@ -203,7 +231,7 @@ class DashboardWeb:
         """A Discord link exchanged, once, for a session token."""
         wait = self.addresses.take(address(request))
         if wait:
-            return _too_many(wait)
+            return self._too_many("address", wait)
         scheme, _, credential = request.headers.get("Authorization", "").partition(" ")
         try:
             if scheme.lower() != "link":
@@ -236,23 +264,29 @@ def _download(text: str, group_id: str, what: str, fmt: str) -> web.Response:
             "Content-Disposition": f'attachment; filename="quizbot-{safe}-{what}.{fmt}"'})
 
 
-def _too_many(wait: int) -> web.Response:
-    return web.json_response({"error": "busy", "retry_after": wait}, status=429,
-                             headers={**NO_STORE, "Retry-After": str(wait)})
+def _busy_body(wait: int) -> bytes:
+    return json.dumps({"error": "busy", "retry_after": wait}).encode()
+
+
+_BUSY = {wait: _busy_body(wait) for wait in range(1, 61)}  # the usual waits, made once
 
 
 def address(request: web.Request) -> str:
     """The client's address: the peer, or behind a proxy on this host the last
     X-Forwarded-For hop (the one the proxy added; earlier ones the client could write)."""
     peer = request.remote or ""
-    try:
-        local = ipaddress.ip_address(peer).is_loopback
-    except ValueError:
-        local = False
     forwarded = request.headers.get("X-Forwarded-For", "")
-    if local and forwarded:
+    if forwarded and _loopback(peer):
         return forwarded.rsplit(",", 1)[-1].strip()[:64]
     return peer
+
+
+@lru_cache(maxsize=1024)
+def _loopback(peer: str) -> bool:
+    try:
+        return ipaddress.ip_address(peer).is_loopback
+    except ValueError:
+        return False
 
 
 __all__ = ["CSP", "DashboardWeb", "address", "page_strings"]

@@ -49,6 +49,10 @@ class Metrics:
         self.ack_seconds = Histogram("quizbot_tap_ack_seconds",
                                      "From a tap reaching the handler to its acknowledgement",
                                      ["platform"], buckets=ACK_BUCKETS, registry=r)
+        self.web_limited = Counter("quizbot_web_rate_limited",
+                                   "Dashboard API requests refused with 429, by the limit "
+                                   "that refused them", ["limit"], registry=r)
+        self._limited = {k: self.web_limited.labels(k) for k in ("address", "learner")}
         self.commit_seconds = Histogram("quizbot_db_commit_seconds",
                                         "Duration of one group commit (batch of writes)",
                                         buckets=COMMIT_BUCKETS, registry=r)
@@ -72,6 +76,10 @@ class Metrics:
     def observe_ack(self, platform: str, seconds: float) -> None:
         """A tap was acknowledged `seconds` after its handler began."""
         self.ack_seconds.labels(platform).observe(seconds)
+
+    def rate_limited(self, limit: str) -> None:
+        """A dashboard API request was refused by the "address" or "learner" limit."""
+        self._limited[limit].inc()
 
     def observe_commit(self, seconds: float) -> None:
         """A database commit took `seconds`."""

@@ -22,8 +22,10 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -50,11 +52,12 @@ class Identity:
     locale: str | None = None  # Telegram's language_code
     guild_id: str | None = None  # Discord: the server /dashboard was used in
     guild_admin: bool = False  # Discord: the caller has Manage Server there
-    # A link's one-time nonce and expiry (not part of who it is: empty/0 elsewhere).
+    # A link's one-time nonce; when the credential stops counting (not part of who it is).
     nonce: str = field(default="", compare=False)
     expires_at: float = field(default=0.0, compare=False)
 
 
+@lru_cache(maxsize=4)
 def secret_key(bot_token: str) -> bytes:
     """Telegram's secret key: HMAC-SHA256 with key "WebAppData" of the bot token."""
     return hmac.new(b"WebAppData", bot_token.encode(), hashlib.sha256).digest()
@@ -99,7 +102,37 @@ def verify_init_data(init_data: str, bot_token: str, now: float,
         raise AuthError("init data expired")
     name = " ".join(str(user[k]) for k in ("first_name", "last_name") if user.get(k))
     locale = user.get("language_code")
-    return Identity("telegram", str(user_id), name, locale if isinstance(locale, str) else None)
+    return Identity("telegram", str(user_id), name, locale if isinstance(locale, str) else None,
+                    expires_at=auth_date + max_age)
+
+
+class Verified:
+    """Credentials already verified, by their exact text, until they expire (at most
+    `max_keys`, the least recently used dropped first): a page that asks again, or a script
+    that floods, costs a dict lookup instead of an HMAC. It only saves work: a credential
+    not kept is verified again."""
+
+    def __init__(self, clock: Callable[[], float], max_keys: int = 4096) -> None:
+        self._clock, self._max_keys = clock, max_keys
+        self._known: OrderedDict[str, Identity] = OrderedDict()
+
+    def get(self, credential: str) -> Identity | None:
+        """The identity `credential` was verified as, while it is valid; else None."""
+        who = self._known.get(credential)
+        if who is None:
+            return None
+        if self._clock() > who.expires_at:
+            del self._known[credential]
+            return None
+        self._known.move_to_end(credential)
+        return who
+
+    def keep(self, credential: str, who: Identity) -> None:
+        """Remember that `credential` verified as `who` (until `who.expires_at`)."""
+        self._known[credential] = who
+        self._known.move_to_end(credential)
+        if len(self._known) > self._max_keys:
+            self._known.popitem(last=False)
 
 
 def derive_secret(configured: str, discord_token: str) -> bytes:
@@ -180,5 +213,5 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-__all__ = ["AuthError", "Identity", "Signer", "data_check_string", "derive_secret",
+__all__ = ["AuthError", "Identity", "Signer", "Verified", "data_check_string", "derive_secret",
            "secret_key", "sign_init_data", "verify_init_data"]

@@ -4,13 +4,15 @@ once a minute per member, Discord links that work once, QUIZBOT_WEB_SECRET's len
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 
 import pytest
 
 from bot.app.config import load_config
+from bot.app.metrics import Metrics
 from bot.domain.errors import ConfigError
-from bot.features.dashboard.auth import Identity
+from bot.features.dashboard.auth import INIT_DATA_MAX_AGE, Identity
 from bot.features.dashboard.membership import MEMBER_SECONDS, Memberships, Role, Unavailable
 from bot.features.dashboard.throttle import RateLimit
 from bot.store.commands.dashboard_sql import use_link
@@ -157,3 +159,21 @@ def test_quizbot_check_and_run_refuse_a_short_secret_in_one_line(
     assert main([command, "--config", str(config)]) == 1
     err = capsys.readouterr().err.strip()
     assert "QUIZBOT_WEB_SECRET must be at least 32 bytes, got 3" in err and "\n" not in err
+
+
+async def test_a_refusal_is_counted_not_logged_and_a_kept_credential_still_expires(
+        served: Served, caplog: pytest.LogCaptureFixture) -> None:
+    served.web.learners = RateLimit(5, served.clock)  # a burst of 5, then one in 12 s
+    metrics = Metrics()
+    served.web.refused = metrics.rate_limited
+    ada = served.tma(1, "Ada")
+    with caplog.at_level(logging.DEBUG):
+        statuses = [(await served.get("/api/me", ada))[0] for _ in range(8)]
+    assert statuses == [200] * 5 + [429] * 3
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("bot.")] == []
+    assert 'quizbot_web_rate_limited_total{limit="learner"} 3.0' in (
+        metrics.exposition().decode())
+    # Ada's init data was verified once and is looked up since; it still stops counting a
+    # day after its auth_date.
+    served.clock.advance(INIT_DATA_MAX_AGE + 1)
+    assert (await served.get("/api/me", ada))[0] == 401

@@ -13,6 +13,7 @@ from bot.features.dashboard.auth import (
     AuthError,
     Identity,
     Signer,
+    Verified,
     data_check_string,
     derive_secret,
     secret_key,
@@ -139,3 +140,20 @@ def test_configured_secret_wins_over_the_discord_token() -> None:
     assert derive_secret("s3cret", "tok") == derive_secret("s3cret", "other")
     assert derive_secret("", "tok") != derive_secret("", "other")
     assert derive_secret("s3cret", "tok") != b"s3cret"
+
+
+def test_a_verified_credential_is_kept_until_it_expires_and_no_longer() -> None:
+    clock = FakeClock(1733011200)
+    who = verify_init_data(urlencode({**FIELDS, "hash": VECTOR}), TOKEN, now=clock())
+    assert who.expires_at == 1733011200 + INIT_DATA_MAX_AGE  # as long as auth_date counts
+    verified = Verified(clock, max_keys=2)
+    verified.keep("tma a", who)
+    assert verified.get("tma a") == who
+    assert verified.get("tma b") is None  # never verified: the caller verifies it
+    clock.advance(INIT_DATA_MAX_AGE + 1)
+    assert verified.get("tma a") is None  # expired: verified again, and refused
+    verified = Verified(FakeClock(1733011200), max_keys=2)
+    for credential in ("tma a", "tma b", "tma c"):  # at most max_keys, the oldest go first
+        verified.keep(credential, who)
+    assert [verified.get(c) is not None for c in ("tma a", "tma b", "tma c")] == [
+        False, True, True]
