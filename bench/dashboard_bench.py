@@ -377,6 +377,8 @@ async def flood_client(url: str, headers: dict[str, str], count: int) -> dict[in
 def main() -> None:
     if sys.argv[1:2] == ["--serve"]:
         logging.basicConfig(level=logging.WARNING)
+        if os.environ.get("BENCH_PROFILE"):
+            Path(os.environ["BENCH_PROFILE"]).mkdir(parents=True, exist_ok=True)
         asyncio.run(serve_bot(Path(sys.argv[2])))
         return
     if sys.argv[1:2] == ["--flood-client"]:
