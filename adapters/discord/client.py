@@ -19,6 +19,7 @@ from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
 from bot.domain.payloads import ACTION_RE, ANSWER_RE, NUMBER_RE, ROUND_RE, WHO_RE
+from bot.features.chats import channel_title
 
 log = logging.getLogger(__name__)
 
@@ -117,13 +118,14 @@ class QuizClient(discord.Client):
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Every interaction: its server's name is kept, and its channel's (where rounds and
-        the daily question run) as "Server #channel" (pages show names, not ids); then
+        the daily question run) as "Server · #channel" (pages show names, not ids); then
         components no button template matches: ours (old or forged) or someone else's."""
         guild, channel = interaction.guild, interaction.channel
         if guild is not None and self.app.chats is not None:
             await self.app.chats.note("discord", str(guild.id), guild.name)
             if channel is not None and (name := getattr(channel, "name", None)):
-                await self.app.chats.note("discord", str(channel.id), f"{guild.name} #{name}")
+                await self.app.chats.note("discord", str(channel.id),
+                                          channel_title(guild.name, name))
         custom_id = custom_id_of(interaction)
         if interaction.type is discord.InteractionType.modal_submit:
             if NUMBER_RE.fullmatch(custom_id):  # "Type it"'s modal: a typed answer

@@ -25,6 +25,12 @@ MAX_TITLE = 128  # characters kept (Telegram allows 128, Discord 100)
 MAX_REMEMBERED = 10_000
 
 
+def channel_title(server: str, channel: str) -> str:
+    """A Discord channel as pages, exports and `quizbot stats` name it: "Server · #channel"
+    (rounds and the daily question run in channels; the server is the group)."""
+    return f"{server} · #{channel}"
+
+
 class ChatTitles:
     """Notes chat titles from the platforms and reads them back for pages and reports."""
 
@@ -72,4 +78,4 @@ class ChatTitles:
         return await self._store.read(chat_titles, platform, list(chat_ids))
 
 
-__all__ = ["MAX_TITLE", "ChatTitles"]
+__all__ = ["MAX_TITLE", "ChatTitles", "channel_title"]

@@ -44,8 +44,15 @@ from bot.present.i18n import Catalogue
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
 from bot.store.commands import learning_sql
-from bot.store.commands.dashboard_sql import Answered, AttemptAnswer, GroupRound, MemberRow
+from bot.store.commands.dashboard_sql import (
+    MAX_ROUNDS,
+    Answered,
+    AttemptAnswer,
+    GroupRound,
+    MemberRow,
+)
 from bot.store.commands.report_sql import Scope, accuracy
+from bot.store.commands.rounds_sql import round_places
 from bot.store.protocol import Store
 from bot.store.rows import CardRow, ReviewTotal
 
@@ -61,8 +68,9 @@ class Forbidden(Exception):
     """The caller is not a member of that group (HTTP 403)."""
 
 
+# rounds, per-question counts, members' bests, the group's title, where rounds ran
 GroupReads = tuple[list[GroupRound], list[QuestionAccuracy], tuple[list[MemberRow], int],
-                   dict[str, str]]
+                   dict[str, str], dict[int, str]]
 
 
 class Dashboard:
@@ -275,7 +283,7 @@ class Dashboard:
         one row per member and the export links."""
         role = await self.role(who, group_id)
         p = who.platform
-        lang, (rounds, rows, (members, everyone), titles) = await asyncio.gather(
+        lang, (rounds, rows, (members, everyone), titles, places) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
                                                  lambda: self.group_reads(p, group_id)))
         quizzes = self.quizzes()
@@ -308,6 +316,7 @@ class Dashboard:
                       "heading": t("dashboard.group_title", group=titles[group_id])
                       if group_id in titles else t("dashboard.group_untitled")},
             "rounds": [{"id": r.id, "quiz": r.quiz_id, "status": r.status,
+                        "channel": places.get(r.id),
                         "started": time_text(r.started_at), "players": r.players,
                         "best": r.best, "total": r.total,
                         "mean": None if r.mean is None else round(r.mean, 1),
@@ -364,7 +373,9 @@ class Dashboard:
         return await asyncio.gather(self.store.read(reads.group_rounds, platform, group_id),
                                     self.store.read(accuracy, Scope(group_id, platform)),
                                     self.store.read(reads.group_members, platform, group_id),
-                                    self.store.read(reads.chat_titles, platform, [group_id]))
+                                    self.store.read(reads.chat_titles, platform, [group_id]),
+                                    self.store.read(round_places, platform, group_id,
+                                                    MAX_ROUNDS))
 
     async def export(self, who: Identity, group_id: str, fmt: str) -> str:
         """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""

@@ -264,7 +264,7 @@
     if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
     var list = el("ul");
     d.rounds.forEach(function (x) {
-      list.appendChild(el("li", x.started + " · " + x.line));
+      list.appendChild(el("li", x.started + " · " + (x.channel ? x.channel + " · " : "") + x.line));
     });
     r.appendChild(list);
 

@@ -373,3 +373,13 @@ def board(quiz_id: str, platform: str, chat_id: str | None, *, rounds: bool,
         *params, limit)
     return [best_of(r) for r in rows]
 
+
+
+def round_places(platform: str, board_chat: str, limit: int) -> Command[dict[int, str]]:
+    """Where the group's latest `limit` rounds ran when that is not the group itself
+    (Discord: a channel of the server), as the chat's stored title, by round id."""
+    rows = yield q("SELECT r.id, c.title FROM rounds r JOIN chats c ON c.platform = r.platform "
+                   "AND c.chat_id = r.chat_id WHERE r.platform = ? AND r.board_chat = ? "
+                   "AND r.chat_id <> r.board_chat ORDER BY r.started_at DESC, r.id DESC "
+                   "LIMIT ?", platform, board_chat, limit)
+    return {int(r["id"]): str(r["title"]) for r in rows}

@@ -66,7 +66,7 @@ async def test_dashboard_link_is_ephemeral_signed_and_bound_to_the_server(
                 assert views[BOB["id"]]["group"]["title"] == f"guild {GUILD}"
                 # and the channel's, where rounds and the daily question run
                 assert await app.chats.titles("discord", [str(CHANNEL)]) == {
-                    str(CHANNEL): f"guild {GUILD} #quiz"}
+                    str(CHANNEL): f"guild {GUILD} · #quiz"}
                 async with http.post(f"{base}/api/session",
                                      headers={"Authorization": "link " + links[BOB["id"]][:-2]}
                                      ) as r:

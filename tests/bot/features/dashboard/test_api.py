@@ -7,6 +7,7 @@ import json
 from bot.app.dashboard_web import CSP
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
+from bot.features.chats import ChatTitles, channel_title
 from bot.features.dashboard.auth import LINK_SECONDS, Identity
 from bot.features.dashboard.membership import MEMBER_SECONDS
 from bot.features.dashboard.pages import Role, Unavailable
@@ -363,3 +364,21 @@ async def test_stats_and_the_learner_page_agree(served: Served, quizzes: dict[st
                                                                stats.sure_correct)
     assert [d["answered"] for d in me["streak"]["calendar"][-len(stats.history):]] == \
         [d.answered for d in stats.history]
+
+
+async def test_a_discord_round_is_listed_with_its_channel_by_name(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    grace = Actor("discord", "42", "9001", "Grace")
+    await play(served.engine, quizzes, grace)
+    chats = ChatTitles(served.store, served.clock)
+    await chats.note("discord", "9001", "Parallel Club")
+    await chats.note("discord", "5005", channel_title("Parallel Club", "quiz-night"))
+    await served.engine.rounds.start(grace, "5005", questions=1)  # in a channel of 9001
+    link = served.signer.link(Identity("discord", "42", "Grace", None, "9001", False))
+    async with served.http.post(served.url + "/api/session",
+                                headers={"Authorization": f"link {link}"}) as r:
+        auth = {"Authorization": f"session {(await r.json())['session']}"}
+    status, view = await served.get("/api/groups/9001", auth)
+    assert status == 200 and isinstance(view, dict)
+    assert view["group"]["title"] == "Parallel Club"
+    assert [r["channel"] for r in view["rounds"]] == ["Parallel Club · #quiz-night"]
