@@ -39,7 +39,7 @@ from bot.domain.platforms import DISCORD
 from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind, Summary
 from bot.domain.round_results import WhoAnswered
 from bot.features.dashboard.auth import Identity
-from bot.features.dashboard.links import discord_link
+from bot.features.dashboard.discord_link import discord_link
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply, draw_pictures
