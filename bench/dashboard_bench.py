@@ -1,23 +1,33 @@
 """Dashboard benchmark: GET /api/me and GET /api/groups/<id> with 100,000 learners stored
-(SQLite), against GET /healthz (a database ping through the same server) in the same run.
+(SQLite), against GET /healthz (a database ping through the same server) in the same run;
+and another learner's Telegram taps while one learner floods the group page.
 
     python bench/dashboard_bench.py [--learners 100000] [--requests 400] [--concurrency 1,8]
+                                    [--floods 3] [--tappers 10] [--only-flood]
 
 The database is filled with plain INSERTs (each learner: a finished attempt of the main quiz,
 its 8 answers, 8 review cards and 8 reviews; every 100 learners share a group; the benched
-group has `--group-size` members and a few rounds), then the real app is opened on it
-(`open_app`: migrations, the store, the dashboard's routes on the web server) and an aiohttp
-client asks, each request with its own learner's signed init data (so the HMAC check is
-measured too). Membership is answered by a stand-in for getChatMember (no network; it waits
-`--member-ms`, 0 by default, and counts its calls). Then a flood: `--flood` group requests
-from one learner, 50 at a time from another process, while another learner opens /api/me one
-request after another: how many getChatMember calls the flood cost, how many were refused
-(429), and the other learner's p99 against its quiet value measured just before. Last, what
-a group's figures cost when they are not kept (the first request of every 10 s; the rows
-above mostly share them), with schema 9's `sessions_by_chat` index and with it dropped.
-Prints a table; numbers, not assertions. Every request carries its learner's own
-X-Forwarded-For (as behind deploy/nginx.conf), so the per-address limit counts learners,
-not this one client.
+group has `--group-size` members and a few rounds).
+
+First the flood: the whole bot (`--serve`: open_app, the Telegram adapter against the fake
+Bot API of tests/, the web server with the dashboard) runs in a process of its own on that
+file, as `quizbot run` would. `--tappers` learners play the quiz on Telegram (a tap every
+`--think` seconds); their tap latency is the fake's, from getUpdates handing the update out
+to the bot's answerCallbackQuery (as bench/telegram_bench.py measures it). `--floods` times:
+a quiet window of `--quiet-seconds`, then `--flood` GET /api/groups/<id> from one learner,
+50 at a time, from another process run under `nice -n 10` (the attacker is not the bot);
+the taps tapped during each window are compared, in the same run, window by window and
+pooled. getChatMember calls are counted on the fake; "bot cpu" is the bot process's CPU
+share in each window. BENCH_PROFILE=DIR profiles the bot's event-loop thread (cProfile, CPU
+time) into DIR/dashboard-bot.pstats.
+
+Then the real app is opened in this process (`open_app`) and an aiohttp client asks, each
+request with its own learner's signed init data (so the HMAC check is measured too) and its
+own X-Forwarded-For (as behind deploy/nginx.conf, so the per-address limit counts learners,
+not this one client). Membership is answered by a stand-in for getChatMember (no network; it
+waits `--member-ms`, 0 by default). Last, what a group's figures cost when they are not kept
+(the first request of every 10 s; the rows above mostly share them), with schema 9's
+`sessions_by_chat` index and with it dropped. Prints tables; numbers, not assertions.
 """
 
 from __future__ import annotations

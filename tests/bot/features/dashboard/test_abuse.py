@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.app.config import load_config
+from bot.app.dashboard_web import API_WORKERS
 from bot.app.metrics import Metrics
 from bot.domain.errors import ConfigError
 from bot.features.dashboard.auth import INIT_DATA_MAX_AGE, Identity
@@ -177,3 +178,36 @@ async def test_a_refusal_is_counted_not_logged_and_a_kept_credential_still_expir
     # day after its auth_date.
     served.clock.advance(INIT_DATA_MAX_AGE + 1)
     assert (await served.get("/api/me", ada))[0] == 401
+
+
+async def test_at_most_api_workers_requests_are_worked_on_at_once(served: Served) -> None:
+    """Requests within the limits take turns: while API_WORKERS wait on Telegram, the rest
+    wait for a turn instead of piling onto the database and the bot's API."""
+    arrived, go = asyncio.Event(), asyncio.Event()
+    inside: list[str] = []
+
+    class Counting(RateLimit):
+        taken = 0
+
+        def take(self, key: str) -> int:
+            Counting.taken += 1
+            if Counting.taken == API_WORKERS + 2:
+                arrived.set()
+            return super().take(key)
+
+    async def slow_check(group: str, user: str) -> Role:
+        inside.append(user)
+        await go.wait()
+        return Role(True)
+
+    served.web.addresses = Counting(600, served.clock)
+    served.memberships.provide("telegram", slow_check)
+    asks = [asyncio.create_task(served.get(f"/api/groups/{GROUP}", served.tma(n, f"L{n}")))
+            for n in range(1, API_WORKERS + 3)]
+    await asyncio.wait_for(arrived.wait(), 10)
+    # Every request got past its buckets (nothing between them and their turn awaits):
+    # API_WORKERS are asking Telegram, two wait their turn.
+    assert len(inside) == API_WORKERS
+    go.set()
+    assert [status for status, _ in await asyncio.gather(*asks)] == [200] * (API_WORKERS + 2)
+    assert len(inside) == API_WORKERS + 2
