@@ -148,7 +148,7 @@ async def _export(args: argparse.Namespace) -> int:
     if args.config is None or args.quiz_id in quizzes:
         return _write_export(args, quizzes)
     store = await open_store(config)
-    service = Installed(Library(store, quizzes), store, clock=time.time)
+    service = Installed(Library(store, quizzes, clock=time.time), store, clock=time.time)
     try:
         await service.refresh()
         return _write_export(args, service.library.quizzes)  # while its pictures exist
@@ -193,7 +193,7 @@ def installed_command(args: argparse.Namespace) -> int:
 async def _installed(args: argparse.Namespace) -> int:
     config = datadir.load(args.config)
     store = await open_store(config)
-    library = Library(store, load_quizzes([config.content_dir]))
+    library = Library(store, load_quizzes([config.content_dir]), clock=time.time)
     service = Installed(library, store, clock=time.time)
     by = f"cli:{getpass.getuser()}"
     try:

@@ -122,7 +122,7 @@ class Engine:
         rng = rng or random.Random()
         self.library = Library(store, quizzes, languages=languages, default_lang=default_lang,
                                default_quiz=default_quiz, admins=admins, reload=reload,
-                               due_titles=due_titles)
+                               due_titles=due_titles, clock=clock)
         self.spaced = SpacedReview(self.library, store, clock=clock, memory=self.memory,
                                    rng=rng)
         self.solo = Sessions(self.library, store, self.spaced, rng=rng, clock=clock,

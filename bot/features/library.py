@@ -35,10 +35,11 @@ class Library:
                  default_quiz: str | None = None,
                  admins: Mapping[str, frozenset[str]] | None = None,
                  reload: Callable[[], Mapping[str, Quiz]] | None = None,
-                 due_titles: Mapping[str, str] | None = None) -> None:
+                 due_titles: Mapping[str, str] | None = None,
+                 clock: Callable[[], float]) -> None:
         if not quizzes:
             raise ValueError("the engine needs at least one quiz")
-        self.store = store
+        self.store, self.clock = store, clock
         self.quizzes = dict(quizzes)  # shipped and installed: what every feature serves
         self._shipped = dict(quizzes)  # the files (replaced on /reload)
         self._installed: dict[str, Quiz] = {}  # from the database (`bot.features.installed`)
@@ -155,16 +156,19 @@ class Library:
 
     async def language(self, actor: Actor) -> str:
         """The language to talk to this user in (registers the user on first contact)."""
-        chosen = await sessions_sql.touch_user(self.store,
-                                               actor.platform, actor.user_id, actor.display_name)
+        chosen = await sessions_sql.touch_user(self.store, actor.platform, actor.user_id,
+                                               actor.display_name, self.clock())
         return self.resolve_language(chosen, actor.locale)
 
     async def set_language(self, actor: Actor, lang: str) -> str:
         """Persist the user's language; raise UnsupportedLanguage for one we do not ship."""
         if lang not in self.languages:
             raise UnsupportedLanguage(lang=lang)
-        await sessions_sql.touch_user(self.store, actor.platform, actor.user_id, actor.display_name)
-        await self.store.write(sessions_sql.set_language, actor.platform, actor.user_id, lang)
+        now = self.clock()
+        await sessions_sql.touch_user(self.store, actor.platform, actor.user_id,
+                                      actor.display_name, now)
+        await self.store.write(sessions_sql.set_language, actor.platform, actor.user_id, lang,
+                               now)
         return lang
 
     def is_admin(self, actor: Actor) -> bool:

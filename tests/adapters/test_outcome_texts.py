@@ -113,7 +113,7 @@ def test_round_reveals_fit_and_lead_with_the_takeaway(cat: Catalogue, members: i
 
 @pytest.mark.parametrize("lang", ["en", "ur"])
 def test_quizzes_and_help_fit(cat: Catalogue, lang: str) -> None:
-    library = Library(None, QUIZZES)  # type: ignore[arg-type]  # no store is asked here
+    library = Library(None, QUIZZES, clock=lambda: 0.0)  # type: ignore[arg-type]  # no store is asked here
     listing = QuizList(lang, tuple(CatalogueEntry(library.quiz_info(lang, q.id), 7)
                                    for q in library.ordered()), library.default_id)
     for planner, fits in ((Planner(cat, HTML, shared_chats=True), telegram_fits),

@@ -14,7 +14,6 @@ cannot deadlock on each other.
 from __future__ import annotations
 
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.results import SessionKind
@@ -58,31 +57,32 @@ def user(platform: str, user_id: str) -> Command[Any]:
                         "AND user_id = ?", platform, user_id)))
 
 
-def save_user(platform: str, user_id: str, display_name: str) -> Command[str | None]:
+def save_user(platform: str, user_id: str, display_name: str, now: float
+              ) -> Command[str | None]:
     """Create the user or update their name; return their chosen language."""
     rows = yield q("INSERT INTO users (platform, user_id, display_name, created_at) "
                    "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) "
                    "DO UPDATE SET display_name = excluded.display_name RETURNING lang",
-                   platform, user_id, display_name, time.time())
+                   platform, user_id, display_name, now)
     return None if rows[0]["lang"] is None else str(rows[0]["lang"])
 
 
-async def touch_user(store: Store, platform: str, user_id: str, display_name: str
-                     ) -> str | None:
+async def touch_user(store: Store, platform: str, user_id: str, display_name: str,
+                     now: float) -> str | None:
     """Create the user or update their name; return their chosen language, if any. The one
     helper that is not a command: a read, and a write only when the name changed (most calls
     write nothing, so they take no write lock)."""
     row = await store.read(user, platform, user_id)
     if row is not None and (row["display_name"] == display_name or not display_name):
         return None if row["lang"] is None else str(row["lang"])
-    return await store.write(save_user, platform, user_id, display_name)
+    return await store.write(save_user, platform, user_id, display_name, now)
 
 
-def set_language(platform: str, user_id: str, lang: str) -> Command[None]:
+def set_language(platform: str, user_id: str, lang: str, now: float) -> Command[None]:
     """Persist the user's language choice (creating the user if needed)."""
     yield q("INSERT INTO users (platform, user_id, lang, created_at) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (platform, user_id) DO UPDATE SET lang = excluded.lang",
-            platform, user_id, lang, time.time())
+            platform, user_id, lang, now)
 
 
 # --- sessions --------------------------------------------------------------------------

@@ -288,12 +288,13 @@ async def test_reset_forgets_cards_and_reviews(engine, store, quizzes):
 
 def _stamps(session_id: int) -> Command[set[float]]:
     """Every time the store wrote for one attempt: its start and finish, its answers, their
-    reviews and the best score it set."""
+    reviews, the best score it set and the learner's first contact."""
     rows = yield q("SELECT started_at AS t FROM sessions WHERE id = ? UNION ALL "
                    "SELECT finished_at FROM sessions WHERE id = ? UNION ALL "
                    "SELECT answered_at FROM answers WHERE session_id = ? UNION ALL "
                    "SELECT reviewed_at FROM reviews WHERE answer_key LIKE ? UNION ALL "
-                   "SELECT finished_at FROM best_scores", session_id, session_id, session_id,
+                   "SELECT finished_at FROM best_scores UNION ALL "
+                   "SELECT created_at FROM users", session_id, session_id, session_id,
                    f"s:{session_id}:%")
     return {float(r["t"]) for r in rows}
 

@@ -33,7 +33,7 @@ def answer_of(sid: int, position: int, correct: bool, *, user: str = "1",
 
 async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
     store = any_store
-    await sessions_sql.touch_user(store, "t", "1", "T")
+    await sessions_sql.touch_user(store, "t", "1", "T", time.time())
     sid = (await store.write(sessions_sql.start_session, new_session(), replace=False)).id
     first = answer_of(sid, 0, True, chosen=1)
     outcomes = await asyncio.gather(store.write(sessions_sql.record_answer,
@@ -68,7 +68,7 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
 
 async def test_one_tap_through_two_processes_counts_once(open_store: Opener):
     one, two = await open_store(), await open_store()
-    await sessions_sql.touch_user(one, "t", "1", "T")
+    await sessions_sql.touch_user(one, "t", "1", "T", time.time())
     sid = (await one.write(sessions_sql.start_session, new_session(), replace=False)).id
     for position in range(len(QUESTIONS)):
         tap = answer_of(sid, position, position != 1)
@@ -84,7 +84,7 @@ async def test_one_tap_through_two_processes_counts_once(open_store: Opener):
 async def test_concurrent_starts_in_two_processes_leave_one_active_session(open_store: Opener):
     one, two = await open_store(), await open_store()
     for user in ("1", "2"):
-        await sessions_sql.touch_user(one, "t", user, "T")
+        await sessions_sql.touch_user(one, "t", user, "T", time.time())
     # resume-or-start from both processes at once: everybody gets the same session
     rows = await asyncio.gather(*(s.write(sessions_sql.start_session, new_session(), replace=False)
                                   for s in (one, two) * 5))
@@ -105,7 +105,7 @@ async def test_concurrent_try_agains_join_the_attempt_one_of_them_started(
         open_store: Opener):
     # "Try again" on two devices at once, in two processes: one attempt, not ten
     one, two = await open_store(), await open_store()
-    await sessions_sql.touch_user(one, "t", "1", "T")
+    await sessions_sql.touch_user(one, "t", "1", "T", time.time())
     since = time.time() - 10
     rows = await asyncio.gather(*(s.write(sessions_sql.start_session, new_session(), replace=True,
                                           keep_since=since) for s in (one, two) * 5))
@@ -122,8 +122,8 @@ async def test_concurrent_try_agains_join_the_attempt_one_of_them_started(
 
 async def test_a_reset_racing_answers_leaves_no_orphans(open_store: Opener):
     one, two = await open_store(), await open_store()
-    await sessions_sql.touch_user(one, "t", "1", "T")
-    await one.write(sessions_sql.set_language, "t", "1", "ur")
+    await sessions_sql.touch_user(one, "t", "1", "T", time.time())
+    await one.write(sessions_sql.set_language, "t", "1", "ur", time.time())
     sid = (await one.write(sessions_sql.start_session, new_session(), replace=False)).id
     await one.write(sessions_sql.record_answer, answer_of(sid, 0, True))
     late = answer_of(sid, 1, True)
@@ -136,14 +136,14 @@ async def test_a_reset_racing_answers_leaves_no_orphans(open_store: Opener):
     assert recorded.outcome in (Write.APPLIED, Write.STALE)
     assert (await one.write(sessions_sql.record_answer,
                             answer_of(sid, 2, True))).outcome == Write.STALE
-    assert await sessions_sql.touch_user(two, "t", "1", "T") == "ur"
+    assert await sessions_sql.touch_user(two, "t", "1", "T", time.time()) == "ur"
     assert await one.read(sessions_sql.attempts, "t", "1", "quiz") == (0, None, None)
 
 
 async def test_leaderboard_keeps_the_best_and_orders_ties_by_finish(any_store: Store):
     store = any_store
     for user, scores in (("1", [1, 3, 2]), ("2", [3]), ("3", [2])):
-        await sessions_sql.touch_user(store, "t", user, f"U{user}")
+        await sessions_sql.touch_user(store, "t", user, f"U{user}", time.time())
         for score in scores:
             sid = (await store.write(sessions_sql.start_session,
                                      new_session(user), replace=True)).id
@@ -160,11 +160,11 @@ async def test_leaderboard_keeps_the_best_and_orders_ties_by_finish(any_store: S
 
 async def test_languages_and_names(any_store: Store):
     store = any_store
-    assert await sessions_sql.touch_user(store, "t", "1", "Ali") is None
-    await store.write(sessions_sql.set_language, "t", "1", "ur")
-    await store.write(sessions_sql.set_language, "t", "2", "en")  # creates the user
-    assert await sessions_sql.touch_user(store, "t", "1", "Ali Khan") == "ur"
-    assert await sessions_sql.touch_user(store, "t", "2", "") == "en"
+    assert await sessions_sql.touch_user(store, "t", "1", "Ali", time.time()) is None
+    await store.write(sessions_sql.set_language, "t", "1", "ur", time.time())
+    await store.write(sessions_sql.set_language, "t", "2", "en", time.time())  # creates the user
+    assert await sessions_sql.touch_user(store, "t", "1", "Ali Khan", time.time()) == "ur"
+    assert await sessions_sql.touch_user(store, "t", "2", "", time.time()) == "en"
     await store.write(sessions_sql.start_session, new_session("1"), replace=False)
     row = await store.read(sessions_sql.active_session, "t", "1", "quiz")
     assert row is not None and row.lang == "ur" and row.question_ids == QUESTIONS
@@ -209,7 +209,7 @@ async def test_an_attempts_seed_is_kept_and_a_rounds_seed_reaches_its_members(
     from bot.store.round_rows import NewPress, NewRound
 
     store = any_store
-    await sessions_sql.touch_user(store, "t", "1", "T")
+    await sessions_sql.touch_user(store, "t", "1", "T", time.time())
     seeded = NewSession("t", "1", None, "quiz", SessionKind.FULL, QUESTIONS,
                         ((0, 1), (1, 0), (0, 1)), seed=2**62 + 7,  # needs 64 bits
                         started_at=time.time())

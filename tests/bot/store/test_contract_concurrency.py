@@ -80,7 +80,7 @@ async def learner_settings_held(url: str) -> AsyncIterator[Callable[[int], Await
 async def test_concurrent_reviews_of_a_new_card_all_move_it(open_store: Opener, store_url: str):
     one, two = await open_store(), await open_store()
     # so that no review waits on another's new user row
-    await sessions_sql.touch_user(one, "t", "1", "T")
+    await sessions_sql.touch_user(one, "t", "1", "T", time.time())
     keys = [f"r:{i}" for i in range(12)]
     async with learner_settings_held(store_url) as until:
         pending = asyncio.gather(*(s.write(learning_sql.apply_review_alone, review(k))
@@ -98,7 +98,7 @@ async def test_concurrent_reviews_of_a_new_card_all_move_it(open_store: Opener, 
 
 async def test_a_tap_with_its_review_through_two_processes_counts_once(open_store: Opener):
     one, two = await open_store(), await open_store()
-    await sessions_sql.touch_user(one, "t", "1", "T")
+    await sessions_sql.touch_user(one, "t", "1", "T", time.time())
     sid = (await one.write(sessions_sql.start_session,
                            NewSession("t", "1", None, "quiz", SessionKind.FULL,
                                               ("q1", "q2"), ((0, 1), (1, 0)),

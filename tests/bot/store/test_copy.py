@@ -6,6 +6,7 @@ import asyncio
 import json
 import random
 import sqlite3
+import time
 from pathlib import Path
 
 import asyncpg
@@ -81,7 +82,7 @@ async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
     """Everything the engine can read back about these users."""
     out: list[object] = []
     for platform, user in users:
-        out.append(await sessions_sql.touch_user(store, platform, user, ""))
+        out.append(await sessions_sql.touch_user(store, platform, user, "", time.time()))
         out.append(await store.read(sessions_sql.attempts, platform, user, "parallelism"))
         out.append(await store.read(sessions_sql.question_stats, platform, user, "parallelism"))
         active = await store.read(sessions_sql.active_session, platform, user, "parallelism")
@@ -187,7 +188,7 @@ def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
     async def seed() -> None:
         for path, user in ((source, "1"), (target, "2")):
             store = await open_url(f"sqlite:///{path}")
-            await store.write(sessions_sql.set_language, "t", user, "ur")
+            await store.write(sessions_sql.set_language, "t", user, "ur", time.time())
             await store.close()
 
     asyncio.run(seed())
@@ -203,11 +204,11 @@ def test_a_non_empty_target_is_refused_and_kept(tmp_path: Path,
 
 async def test_a_copy_into_a_used_postgres_changes_nothing(tmp_path: Path, postgres_url: str):
     store = await open_url(postgres_url)
-    await store.write(sessions_sql.set_language, "t", "9", "en")
+    await store.write(sessions_sql.set_language, "t", "9", "en", time.time())
     await store.close()
     source = f"sqlite:///{tmp_path / 'a.db'}"
     store = await open_url(source)
-    await store.write(sessions_sql.set_language, "t", "1", "ur")
+    await store.write(sessions_sql.set_language, "t", "1", "ur", time.time())
     await store.close()
     with pytest.raises(CopyRefused, match="not empty"):
         await copy_db(source, postgres_url)

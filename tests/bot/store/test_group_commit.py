@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,9 +35,9 @@ async def test_a_batch_of_writes_and_a_batch_of_reads_are_one_hop_each(tmp_path:
         writes, reads = count_hops(store._w), count_hops(store._r)
         commits = store.commits
         await asyncio.gather(*(store.write(sessions_sql.set_language,
-                                           "t", str(i), "ur") for i in range(TAPS)))
+                                           "t", str(i), "ur", time.time()) for i in range(TAPS)))
         assert store.commits - commits == len(writes) <= 2  # the first alone, then the rest
-        langs = await asyncio.gather(*(sessions_sql.touch_user(store, "t", str(i), "")
+        langs = await asyncio.gather(*(sessions_sql.touch_user(store, "t", str(i), "", time.time())
                                        for i in range(TAPS)))
         assert langs == ["ur"] * TAPS and len(reads) <= 2
     finally:

@@ -23,7 +23,7 @@ def attempt() -> NewSession:
 
 async def test_two_hundred_try_agains_leave_nothing_after_a_day(any_store: Store):
     store = any_store
-    await sessions_sql.touch_user(store, "t", "1", "T")
+    await sessions_sql.touch_user(store, "t", "1", "T", time.time())
     answered = await store.write(sessions_sql.start_session, attempt(), replace=True)
     await store.write(sessions_sql.record_answer,
                       NewAnswer(answered.id, 0, "a", 0, True, False, "quiz", "t", "1",

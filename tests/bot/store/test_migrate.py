@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
@@ -55,7 +56,7 @@ async def test_refusing_a_corrupt_database_adds_no_wal_or_shm(tmp_path: Path):
     path = tmp_path / "q.db"
     store = await SQLiteStore.open(path)
     for i in range(300):
-        await sessions_sql.touch_user(store, "t", f"user-{i}", "x" * 300)
+        await sessions_sql.touch_user(store, "t", f"user-{i}", "x" * 300, time.time())
     await store.close()
     data = bytearray(path.read_bytes())
     for offset in range(4096 * 2, len(data) - 4096, 4096):
@@ -94,13 +95,13 @@ def test_only_storage_errors_count_as_save_failures():
 async def test_a_write_the_disk_refuses_is_save_failed_and_the_store_recovers(tmp_path: Path):
     store = await SQLiteStore.open(tmp_path / "q.db")
     try:
-        await sessions_sql.touch_user(store, "t", "kept", "Kept")
+        await sessions_sql.touch_user(store, "t", "kept", "Kept", time.time())
         pages = (await store._w.execute("PRAGMA page_count"))[0][0]
         await store._w.execute(f"PRAGMA max_page_count = {pages}")  # no page more: "disk full"
         with pytest.raises(SaveFailed, match="full"):
-            await sessions_sql.touch_user(store, "t", "big", "y" * 20_000)
+            await sessions_sql.touch_user(store, "t", "big", "y" * 20_000, time.time())
         await store._w.execute("PRAGMA max_page_count = 1073741823")  # space is back
-        await sessions_sql.touch_user(store, "t", "big", "y" * 20_000)
+        await sessions_sql.touch_user(store, "t", "big", "y" * 20_000, time.time())
     finally:
         await store.close()
     db = sqlite3.connect(tmp_path / "q.db")

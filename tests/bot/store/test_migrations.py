@@ -112,7 +112,7 @@ async def test_a_postgres_database_of_the_old_numbering_upgrades_with_its_rows(
 # writes one row, closes, and says how it went: started once, it races its siblings on each
 # new path the moment the test sends it.
 WORKER = """
-import asyncio, os, sys
+import asyncio, os, sys, time
 from pathlib import Path
 from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
@@ -120,7 +120,7 @@ from bot.store.sqlite import SQLiteStore
 async def open_once(path):
     store = await SQLiteStore.open(path)
     try:
-        await sessions_sql.touch_user(store, "t", str(os.getpid()), "x")
+        await sessions_sql.touch_user(store, "t", str(os.getpid()), "x", time.time())
     finally:
         await store.close()
 

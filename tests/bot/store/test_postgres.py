@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from pathlib import Path
 
 import asyncpg
@@ -123,7 +124,7 @@ async def test_the_password_shows_nowhere(postgres_url: str, tmp_path: Path,
     store = await open_store(config)  # the password travels as a Secret
     try:
         assert isinstance(store, PostgresStore) and PASSWORD not in repr(store)
-        assert await sessions_sql.touch_user(store, "t", "1", "A") is None
+        assert await sessions_sql.touch_user(store, "t", "1", "A", time.time()) is None
     finally:
         await store.close()
     wrong = postgres_url.replace(PASSWORD, "Wr0ng-" + PASSWORD[::-1])

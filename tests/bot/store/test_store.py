@@ -156,7 +156,7 @@ async def test_200_concurrent_learners_lose_nothing_and_count_nothing_twice(
 async def test_close_commits_writes_already_queued(tmp_path: Path):
     store = await SQLiteStore.open(tmp_path / "q.db")
     pending = [asyncio.create_task(store.write(sessions_sql.set_language,
-                                               "t", str(i), "ur")) for i in range(20)]
+                                               "t", str(i), "ur", time.time())) for i in range(20)]
     await asyncio.sleep(0)  # one turn: every task has queued its write and awaits the commit
     await store.close()
     async with asyncio.timeout(5):  # a close that dropped queued writes would hang here
@@ -172,7 +172,7 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore)
     from bot.domain.results import SessionKind
     from bot.store.rows import NewAnswer, NewSession, Write
 
-    await sessions_sql.touch_user(store, "t", "1", "T")
+    await sessions_sql.touch_user(store, "t", "1", "T", time.time())
     row = await store.write(sessions_sql.start_session,
                             NewSession("t", "1", None, "quiz", SessionKind.FULL,
                                                ("a", "b"), ((0, 1), (1, 0)),
