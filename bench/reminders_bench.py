@@ -119,8 +119,7 @@ async def simulated(learners: int, rate: float) -> None:
         engine = Engine(store, load_quizzes([default_content_dir()]), clock=clock)
         reminders = Reminders(engine, {"telegram": sender}, clock=clock, sleep=clock.sleep,
                               rates={"telegram": rate})
-        scheduler = Scheduler(store, {reminder_kind("telegram"): reminders}, clock=clock,
-                              sleep=clock.sleep, batch=30)
+        scheduler = Scheduler(store, {reminder_kind("telegram"): reminders}, clock=clock, batch=30)
         started = time.perf_counter()
         await scheduler.run_until_idle()
         wall = time.perf_counter() - started

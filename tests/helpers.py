@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
+from bot.domain.round_results import RoundEvent
 from bot.features.engine import Engine
+from bot.features.jobs import Scheduler
+from bot.features.round_jobs import RoundJobs
+from bot.features.rounds import Rounds
 
 
 def right_option(quizzes: dict[str, Quiz], prompt: QuestionPrompt) -> int:
@@ -34,3 +38,18 @@ async def play_through(engine: Engine, actor: Actor, quiz_id: str, *, miss: int 
         if result.summary is not None:
             return result
         prompt = result.next
+
+
+async def due(rounds: Rounds, platform: str) -> list[RoundEvent]:
+    """What `platform`'s rounds show now: one look of the scheduler, through a sink that
+    keeps each event (in the order the posts are shown)."""
+    shown: list[RoundEvent] = []
+
+    async def sink(event: RoundEvent) -> str | None:
+        shown.append(event)
+        return None
+
+    scheduler = Scheduler(rounds.store, clock=rounds.clock)
+    RoundJobs(rounds, scheduler).serve(platform, sink)
+    await scheduler.tick()
+    return shown

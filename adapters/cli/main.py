@@ -33,7 +33,6 @@ from bot.domain.platforms import token_envs
 from bot.domain.quiz import default_content_dir
 from bot.features.content_check import check_paths
 from bot.features.housekeeping import PRUNE_KIND, Housekeeping
-from bot.features.jobs import Handler, Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
 from bot.store.commands import sessions_sql
@@ -211,21 +210,19 @@ def wanted_adapters(config: Config) -> list[str]:
     return registry.wanted(config)
 
 
-def start_scheduler(app: App, adapters: Sequence[Adapter]) -> Scheduler:
-    """The due-job loop: reminders (a sender from each adapter that has one), housekeeping,
-    the questions of the day."""
+def serve_jobs(app: App, adapters: Sequence[Adapter]) -> None:
+    """What the app's scheduler runs besides the adapters' round posts: reminders (a sender
+    from each adapter that has one), housekeeping, the questions of the day."""
     senders: dict[str, Sender] = {}
     for adapter in adapters:
         make = getattr(adapter, "reminder_sender", None)
         if make is not None:
             senders[adapter.name] = make()
     reminders = Reminders(app.engine, senders)
-    handlers: dict[str, Handler] = {reminder_kind(p): reminders for p in senders}
-    handlers[PRUNE_KIND] = Housekeeping(app.store, clock=app.engine.clock)
-    handlers[app.engine.dailies.kind] = app.engine.dailies  # each day's question
-    scheduler = Scheduler(app.store, handlers)
-    scheduler.start()
-    return scheduler
+    for platform in senders:
+        app.scheduler.register(reminder_kind(platform), reminders)
+    app.scheduler.register(PRUNE_KIND, Housekeeping(app.store, clock=app.engine.clock))
+    app.scheduler.register(app.engine.dailies.kind, app.engine.dailies)  # each day's question
 
 
 def _make_adapter(platform: str, app: App) -> Adapter:
@@ -271,7 +268,6 @@ async def run(config: Config) -> int:
             health = Health(lambda: app.store.read(sessions_sql.get_session, 0), platforms, started)
             mount(app.web.server(config.metrics.listen, config.metrics.port,
                                  key="metrics.port"), app.metrics, health)
-        scheduler: Scheduler | None = None
         try:
             # Built first, so every route is on its server before the servers start.
             adapters = [_make_adapter(platform, app) for platform in platforms]
@@ -287,7 +283,7 @@ async def run(config: Config) -> int:
                 log.info("stopped during start-up")
                 return code
             await Housekeeping(app.store, clock=app.engine.clock).schedule()
-            scheduler = start_scheduler(app, started)
+            serve_jobs(app, started)
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]
             _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
@@ -298,8 +294,7 @@ async def run(config: Config) -> int:
                 code = EXIT_ERROR
             log.info("shutting down")
         finally:
-            if scheduler is not None:
-                await scheduler.stop()
+            await app.scheduler.stop()
             for adapter in reversed(started):
                 try:
                     await asyncio.wait_for(adapter.stop(), STOP_BOUND)

@@ -82,7 +82,7 @@ class DiscordAdapter:
         self.client = self._task = None
         try:
             if client is not None:
-                await client.rounds.driver.stop()  # what it did not show stays due
+                await self.app.round_jobs.withdraw(self.name)  # unshown: stays due
                 await client.rounds.rewards.stop()
             if client is not None:
                 await client.close()

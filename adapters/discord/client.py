@@ -97,7 +97,7 @@ class QuizClient(discord.Client):
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         await self._resolve_gateway()
         await sync_commands(self.tree, self.app.config.discord.guild_ids)
-        self.rounds.driver.start()  # posts through REST; needs no gateway
+        self.app.round_jobs.serve("discord", self.rounds.posts.show)  # REST: needs no gateway
 
     async def _resolve_gateway(self) -> int | None:
         """Point discord.py at the configured (or the REST proxy's) gateway; return the

@@ -27,7 +27,7 @@ def closes_at(q: RoundQuestion) -> str:
 
 
 class RoundPosts:
-    """Carries a round's events out into its channel: the round driver's sink."""
+    """Carries a round's events out into its channel: the sink the scheduler shows them through."""
 
     def __init__(self, app: App, client: discord.Client, rewards: DiscordRewards) -> None:
         self.client, self.rewards = client, rewards
@@ -64,7 +64,7 @@ class RoundPosts:
             await self._rewards(event)
             return str(message.id)
         except discord.HTTPException as exc:
-            if exc.status >= 500 or exc.status == 429:  # worth another try: the driver's
+            if exc.status >= 500 or exc.status == 429:  # worth another try: the scheduler's
                 raise
             # e.g. 50013 Missing Permissions in the channel: never sendable, done
             log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",

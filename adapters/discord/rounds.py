@@ -13,7 +13,7 @@ import discord
 
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.rewards import DiscordRewards
-from adapters.discord.round_posts import PLATFORM, RoundPosts
+from adapters.discord.round_posts import RoundPosts
 from adapters.discord.views import MARKDOWN, message_of, view_of, where_of
 from bot.app.compose import App
 from bot.domain.payloads import RoundPayload, TeamPayload, WhoPayload
@@ -25,13 +25,12 @@ from bot.domain.round_results import (
     WhoAnswered,
 )
 from bot.domain.round_rules import DEFAULT_SCORING
-from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import round_ack
 
 log = logging.getLogger(__name__)
 class DiscordRounds:
-    """The round commands and buttons of one client, and its driver."""
+    """The round commands and buttons of one client; `posts` shows the rounds."""
 
     def __init__(self, app: App, client: discord.Client) -> None:
         self.rounds: Rounds = app.rounds
@@ -40,7 +39,7 @@ class DiscordRounds:
         self.rewards = DiscordRewards(app, client)
         posts = RoundPosts(app, client, self.rewards)
         self.plan = posts.plan
-        self.driver = RoundDriver(self.rounds, PLATFORM, posts.show)
+        self.posts = posts
 
     # --- commands ----------------------------------------------------------------------------
 
@@ -85,9 +84,8 @@ class DiscordRounds:
         """/round stop: the host or a member who may manage messages."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
-        reveal = await timely(interaction, self.rounds.stop(
+        await timely(interaction, self.rounds.stop(
             actor, channel, may_manage=self._may_manage(interaction)))
-        self.driver.submit(reveal)
         await note(interaction, self.cat, await self.engine.language(actor), "round.stopped")
 
     async def skip(self, interaction: discord.Interaction[Any]) -> None:

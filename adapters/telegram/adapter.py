@@ -157,7 +157,7 @@ class TelegramAdapter:
             raise
         self.application = application
         if self.rounds is not None:  # after start: the first claim may post at once
-            self.rounds.driver.start()
+            self.app.round_jobs.serve(self.name, self.rounds.posts.show)
         if self.dashboard is not None:  # the group view asks getChatMember through us
             self.app.memberships.provide("telegram", self.dashboard.role)
         bot = application.bot
@@ -225,7 +225,7 @@ class TelegramAdapter:
         if application is None:
             return
         if self.rounds is not None:  # what it did not show stays due in the store
-            await self.rounds.driver.stop()
+            await self.app.round_jobs.withdraw(self.name)
         try:
             if self.inbox is not None:  # what arrives from now on waits for any worker
                 await self.inbox.stop()

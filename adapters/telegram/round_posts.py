@@ -33,7 +33,7 @@ def closes_in(cat: Catalogue) -> Callable[[RoundQuestion], str]:
 
 
 class RoundPosts:
-    """Carries a round's events out into its group: the round driver's sink."""
+    """Carries a round's events out into its group: the sink the scheduler shows them through."""
 
     def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
         self.dailies = app.engine.dailies
@@ -44,7 +44,7 @@ class RoundPosts:
     async def show(self, event: RoundEvent) -> str | None:
         """Post a question (returning its message id) or edit it into its reveal; a reveal
         whose question is gone becomes a new message. Raises what is worth another try
-        (a rate limit, a time-out, Telegram failing): the driver tries again."""
+        (a rate limit, a time-out, Telegram failing): the scheduler tries again."""
         # the application's bot is an ExtBot: its calls take the limiter's arguments
         bot, chat = cast("ExtBot[Any]", self._bot()), int(event.chat_id)
         if isinstance(event, RoundQuestion):

@@ -18,7 +18,6 @@ from bot.domain.errors import BadDaily, BadRoundOptions
 from bot.domain.product_limits import MAX_TEAMS, MEMBER_QUIET, MIN_TEAMS
 from bot.domain.results import Actor
 from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
-from bot.features.round_driver import RoundDriver
 from bot.features.rounds import Rounds
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
@@ -54,7 +53,7 @@ def parse_round(args: Sequence[str]) -> RoundOptions | None:
 
 
 class TelegramRounds:
-    """The `/round` and `/daily` commands, and the round driver posting through `posts`."""
+    """The `/round` and `/daily` commands; `posts` shows the rounds (the scheduler's sink)."""
 
     def __init__(self, app: App, plan: Planner, posts: RoundPosts,
                  bot: Callable[[], Bot]) -> None:
@@ -64,7 +63,7 @@ class TelegramRounds:
         self.plan = plan
         self.round_plan: RoundPlanner = posts.plan
         self._bot = bot
-        self.driver = RoundDriver(self.rounds, PLATFORM, posts.show)
+        self.posts = posts
         # (group, member) -> when they last got a reply during a round; losing it at a
         # restart only allows one more reply
         self._replied: dict[tuple[str, str], float] = {}
@@ -83,7 +82,7 @@ class TelegramRounds:
         manage: bool | Callable[[], Awaitable[bool]] = (
             True if group_admin else self._manager_check(actor))
         if word == "stop":
-            self.driver.submit(await self.rounds.stop(actor, actor.chat_id, may_manage=manage))
+            await self.rounds.stop(actor, actor.chat_id, may_manage=manage)
             return Reply()
         if word == "skip":
             await self.rounds.skip(actor, actor.chat_id, may_manage=manage)
@@ -96,7 +95,7 @@ class TelegramRounds:
                                           scoring=scoring, teams=teams, untimed=untimed)
         if started.lobby:  # members join by button before question 1
             return self.round_plan.started(started)
-        return Reply()  # the first question, posted by the driver at once, is the answer
+        return Reply()  # the first question, posted by the scheduler at once, is the answer
 
     async def daily(self, actor: Actor, args: Sequence[str], *,
                     group_admin: bool = False) -> Reply:

@@ -22,6 +22,8 @@ from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.group_export import exporter_for
 from bot.features.dashboard.pages import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
+from bot.features.jobs import Clock, Scheduler
+from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
 from bot.present.limits import check_rendered_sizes
@@ -40,7 +42,11 @@ class App:
     engine: Engine
     catalogue: Catalogue
     store: Store
-    rounds: Rounds  # study-group rounds (the engine's); each adapter runs its driver
+    rounds: Rounds  # study-group rounds (the engine's)
+    # The one job runner (started and stopped with the app): what is due, once across
+    # processes. Each adapter serves its rounds' posts through `round_jobs`.
+    scheduler: Scheduler
+    round_jobs: RoundJobs
     metrics: Metrics = field(default_factory=Metrics)
     # The HTTP servers: add routes while building, `quizbot run` starts them (bot.app.web).
     web: Web = field(default_factory=Web)
@@ -67,8 +73,9 @@ class Adapter(Protocol):
 
 
 @asynccontextmanager
-async def open_app(config: Config) -> AsyncIterator[App]:
-    """Load content, open the store, build the engine; close the store on exit.
+async def open_app(config: Config, *, clock: Clock = time.time) -> AsyncIterator[App]:
+    """Load content, open the store, build the engine and the scheduler on one `clock`;
+    close the store on exit.
 
     While open, the database's in-use lock is held shared (`quizbot restore` refuses then).
     Every web server asked for through `App.web` is stopped on exit.
@@ -89,6 +96,9 @@ async def open_app(config: Config) -> AsyncIterator[App]:
         web = Web(config.web.listen, config.web.port)
         stack.push_async_callback(web.close)
         due_titles = {lang: catalogue.t(lang, "due.title") for lang in catalogue.languages}
+        scheduler = Scheduler(store, clock=clock)
+        scheduler.start()  # runs nothing until handlers are registered (`quizbot run`)
+        stack.push_async_callback(scheduler.stop)
         engine = Engine(
             store, quizzes, languages=catalogue.languages,
             default_lang=config.default_language, default_quiz=config.default_quiz,
@@ -96,7 +106,7 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             reload=load, due_titles=due_titles,
             observer=metrics, round_seconds=config.rounds.default_seconds,
             reveal_seconds=config.rounds.reveal_seconds,
-            daily_close_hours=config.daily.close_hours,
+            daily_close_hours=config.daily.close_hours, clock=clock, wake=scheduler.wake,
         )
         # Quizzes admins installed: served from the start, then kept in step (one read
         # every 30 s; bot.features.installed)
@@ -116,8 +126,9 @@ async def open_app(config: Config) -> AsyncIterator[App]:
             DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
                          signer=signer, rate_limit=config.web.rate_limit,
                          refused=metrics.rate_limited).mount(web.main.add_route)
-        yield App(config, engine, catalogue, store, engine.rounds, metrics, web, memberships,
-                  signer, ChatTitles(store, engine.clock))
+        yield App(config, engine, catalogue, store, engine.rounds, scheduler,
+                  RoundJobs(engine.rounds, scheduler), metrics, web, memberships, signer,
+                  ChatTitles(store, engine.clock))
 
 
 async def _stop(task: asyncio.Task[None]) -> None:

@@ -3,7 +3,7 @@ admins), and the scheduler's handler that opens each day's question.
 
 A day's question is a one-question round of kind "daily", open `daily.close_hours` (8) and
 revealed once at its close with the takeaway: its post and its reveal are round post jobs
-(`bot.features.round_driver`), so nothing is lost across restarts and a group gets two posts
+(`bot.features.round_jobs`), so nothing is lost across restarts and a group gets two posts
 a day. Members answer privately as in rounds; the reveal names participation streaks and,
 on the chat's Sundays, the week's standing. A chat that removed the bot has its daily
 switched off (`chat_gone`), once, with a log line.
@@ -111,7 +111,7 @@ class Dailies:
             return following
         new = self._new_round(daily, self._quiz(daily), job.due_at)
         if await self.store.write(daily_sql.start_daily, new, job.due_at, now) is not None:
-            self.rounds.wakeup(platform).set()
+            self.rounds.wake()
         return following
 
     def _quiz(self, daily: DailyRow) -> Quiz:

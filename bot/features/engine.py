@@ -115,6 +115,7 @@ class Engine:
         round_seconds: int = DEFAULT_SECONDS,
         reveal_seconds: float = DEFAULT_REVEAL_SECONDS,
         daily_close_hours: float = DEFAULT_CLOSE_HOURS,
+        wake: Callable[[], None] = lambda: None,
     ) -> None:
         self.store = store
         self.clock = clock  # epoch seconds; tests pass a simulated clock
@@ -129,7 +130,7 @@ class Engine:
                              shuffle_questions=shuffle_questions, observer=observer)
         self.groups = Groups(self.library, store, clock=clock)
         self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
-                             reveal_seconds=reveal_seconds)
+                             reveal_seconds=reveal_seconds, wake=wake)
         self.dailies = Dailies(self.rounds, close_hours=daily_close_hours)
         self.rewards = Rewards(self, store, clock)
         self.installed = Installed(self.library, store, clock=clock)

@@ -1,25 +1,36 @@
-"""Due jobs, run once across processes: one loop claims what is due from the store.
+"""Due work, run once across processes by one scheduler that sleeps until something is due.
 
-A job is a row (kind, key, due time, JSON payload). `Scheduler.tick` claims a batch with a
-conditional UPDATE ... RETURNING (`jobs_sql.claim_due`), runs each job's handler, and
-finishes it: deleted, or moved to the time the handler returns. A process that dies
-mid-batch leaves claims that expire after `lease` seconds and are claimed again, so a
-restart misses nothing; a finished job is never run again. The clock and the sleep are
-injected: tests drive time by hand and never wait.
+A job is a row (kind, key, due time, JSON payload); each kind has one handler, registered
+by kind: reminders, housekeeping, the question of the day, and each platform's round posts
+(registered by the adapter that shows them). Work whose due times live in rows of its own
+(a round's deadline, its next opening) joins as a `Timeline`: read with the jobs, and when
+due it claims itself and writes the jobs that show it.
+
+The loop reads when the earliest job of its kinds (or a timeline) is next due, then waits
+for that time, for a wakeup (`wake`: this process just wrote something due), or for
+`recheck` seconds (work another process wrote), whichever comes first. Only what is due is
+claimed (a conditional UPDATE ... RETURNING): an idle bot reads now and then and writes
+nothing. A claimed job runs as a task of its own (a slow chat never holds up another's
+reveal); it is finished (deleted, or moved to the time its handler returns) or, when its
+handler raises, tried again after the one backoff (`retry_in`). A process that dies
+mid-job leaves its claims to expire after `lease` seconds (at once for a dead process of
+this host), so a restart misses nothing. The clock and the wait are injected: tests drive
+time by hand and never sleep.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import socket
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from typing import Protocol
 
 from bot.domain.tasks import spawn
-from bot.store.commands import jobs_sql
+from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.rows import JobRow
 
@@ -27,10 +38,22 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[None]]
+# Wait until the event is set or the seconds have passed (tests pass simulated time).
+Nap = Callable[[asyncio.Event, float], Awaitable[None]]
 # A handler runs one job; it returns when to run the job again, or None when it is done.
 Handler = Callable[[JobRow], Awaitable[float | None]]
+# A job's lane: jobs of one kind and one lane run one after another, in the order claimed.
+Lane = Callable[[JobRow], Hashable]
 
-MAX_BACKOFF = 3600.0
+LEASE = 120.0  # seconds a claimed job stays ours (a round post may wait for the group limit)
+RECHECK = 30.0  # seconds between looks for work other processes wrote
+BATCH = 50  # jobs running at once in one process
+BACKOFF, MAX_BACKOFF = 1.0, 30.0
+
+
+def retry_in(failures: int) -> float:
+    """The one backoff: a job whose handler failed runs again 1, 2, 4 ... 30 s later."""
+    return min(MAX_BACKOFF, BACKOFF * 2.0 ** max(failures - 1, 0))
 
 
 def default_worker() -> str:
@@ -38,27 +61,80 @@ def default_worker() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-class Scheduler:
-    """Claims due jobs in batches and runs them through the handler of their kind."""
+async def nap(wakeup: asyncio.Event, seconds: float) -> None:
+    """Return when `wakeup` is set or after `seconds`, whichever comes first."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wakeup.wait(), seconds)
 
-    def __init__(self, store: Store, handlers: Mapping[str, Handler], *,
-                 clock: Clock = time.time, sleep: Sleep = asyncio.sleep,
-                 worker: str | None = None, batch: int = 30, lease: float = 600.0,
-                 idle: float = 1.0) -> None:
-        self.store = store
-        self.handlers = dict(handlers)
-        self.clock, self.sleep = clock, sleep
+
+class Timeline(Protocol):
+    """Due times kept in rows of their own (a platform's rounds)."""
+
+    async def next_due(self) -> float | None:
+        """When something is next due (a read)."""
+
+    async def claim(self, now: float) -> None:
+        """Claim what is due by `now`, writing the jobs that carry it out."""
+
+
+class Scheduler:
+    """Claims due jobs of the registered kinds and runs each through its kind's handler."""
+
+    def __init__(self, store: Store, handlers: Mapping[str, Handler] | None = None, *,
+                 clock: Clock, wait: Nap = nap, worker: str | None = None,
+                 batch: int = BATCH, lease: float = LEASE, recheck: float = RECHECK) -> None:
+        self.store, self.clock, self.wait = store, clock, wait
+        self.handlers: dict[str, Handler] = dict(handlers or {})
+        self.lanes: dict[str, Lane] = {}
+        self.timelines: dict[str, Timeline] = {}
         self.worker = worker or default_worker()
-        self.batch, self.lease, self.idle = batch, lease, idle
+        self.batch, self.lease, self.recheck = batch, lease, recheck
+        self._wakeup = asyncio.Event()
+        self._running: dict[asyncio.Task[None], str] = {}  # job tasks and their kinds
+        self._tails: dict[tuple[str, Hashable], asyncio.Task[None]] = {}  # last job per lane
+        self._unchecked = set(self.handlers)  # kinds whose dead claims are not looked at
         self._task: asyncio.Task[None] | None = None
 
+    # --- what this process runs ------------------------------------------------------------
+
+    def register(self, kind: str, handler: Handler, *, lane: Lane | None = None) -> None:
+        """Run jobs of `kind` with `handler` from now on (one handler per kind); jobs of
+        one `lane` (e.g. one round's posts) run in order, different lanes side by side."""
+        self.handlers[kind] = handler
+        if lane is not None:
+            self.lanes[kind] = lane
+        self._unchecked.add(kind)
+        self.wake()
+
+    def follow(self, name: str, timeline: Timeline) -> None:
+        """Claim `timeline`'s due work too (one per name)."""
+        self.timelines[name] = timeline
+        self.wake()
+
+    async def withdraw(self, kinds: tuple[str, ...], timelines: tuple[str, ...] = (), *,
+                       grace: float = 5.0) -> None:
+        """Stop claiming `kinds` and `timelines`; let their jobs in flight finish, cancelling
+        what still runs after `grace` seconds (its claim expires and it runs again)."""
+        for kind in kinds:
+            self.handlers.pop(kind, None)
+            self.lanes.pop(kind, None)
+        for name in timelines:
+            self.timelines.pop(name, None)
+        await self._settle([t for t, k in self._running.items() if k in kinds], grace)
+
+    def wake(self) -> None:
+        """Look at the store now (something was just written that may be due)."""
+        self._wakeup.set()
+
+    # --- claiming ---------------------------------------------------------------------------
+
     async def tick(self) -> int:
-        """Claim one batch of due jobs and run it (handlers concurrently); return how many."""
-        jobs = await self.store.write(jobs_sql.claim_due,
-                                      self.clock(), self.batch, self.worker, self.lease,
-                                      tuple(self.handlers))  # only what we can run
+        """Claim what is due now and run it to its end; return how many jobs ran (tests,
+        tools: the loop does not wait for its jobs)."""
+        await self._claim_timelines()
+        jobs = await self._claim(self.batch)
         if jobs:
-            await asyncio.gather(*(self._run(job) for job in jobs))
+            await asyncio.wait([self._submit(job) for job in jobs])
         return len(jobs)
 
     async def run_until_idle(self, max_ticks: int = 1_000_000) -> int:
@@ -71,55 +147,142 @@ class Scheduler:
             done += n
         return done
 
-    async def _run(self, job: JobRow) -> None:
+    async def next_due(self) -> float | None:
+        """When the earliest job or timeline is next due (reads only)."""
+        times = [await self.store.read(jobs_sql.next_job_due, tuple(self.handlers), self.lease)]
+        times += [await t.next_due() for t in list(self.timelines.values())]
+        return min((t for t in times if t is not None), default=None)
+
+    async def _claim_timelines(self) -> None:
+        now = self.clock()
+        for timeline in list(self.timelines.values()):
+            due = await timeline.next_due()
+            if due is not None and due <= now:
+                await timeline.claim(now)
+
+    async def _claim(self, limit: int) -> list[JobRow]:
+        kinds = tuple(self.handlers)  # only what this process can run
+        if not kinds or limit <= 0:
+            return []
+        return await self.store.write(jobs_sql.claim_due, self.clock(), limit, self.worker,
+                                      self.lease, kinds)
+
+    async def _run(self, job: JobRow, previous: asyncio.Task[None] | None) -> None:
+        if previous is not None:  # its lane's earlier job first
+            await asyncio.wait({previous})
         handler = self.handlers.get(job.kind)
         try:
             if handler is None:
                 raise LookupError(f"no handler for job kind {job.kind!r}")
             next_due = await handler(job)
+        except asyncio.CancelledError:
+            raise
         except Exception:
-            backoff = min(MAX_BACKOFF, 30.0 * 2 ** (job.attempts - 1))
+            wait = retry_in(job.attempts)
             log.exception("job %s (%s) failed on attempt %d; again in %.0f s",
-                          job.key, job.kind, job.attempts, backoff)
-            next_due = self.clock() + backoff
+                          job.key, job.kind, job.attempts, wait)
+            with contextlib.suppress(Exception):  # if even that fails, the lease expires
+                await self.store.write(jobs_sql.retry_job, job, self.clock() + wait)
+            return
         if not await self.store.write(jobs_sql.finish_job, job, next_due):
-            log.info("job %s changed while it ran (rescheduled or cancelled); left as is",
-                     job.key)
+            log.debug("job %s changed while it ran (rescheduled or cancelled); left as is",
+                      job.key)
 
-    async def _loop(self) -> None:
-        kinds = tuple(self.handlers)
-        while True:
-            # A read first: with nothing due the loop writes nothing, however long it idles.
-            # It looks again every `idle` seconds at most, for jobs other processes write.
-            try:
-                due = await self.store.read(jobs_sql.next_job_due, kinds, self.lease)
-                if due is not None and due <= self.clock() and await self.tick():
-                    continue
-            except Exception:  # the store may be briefly unavailable; keep the loop alive
-                log.exception("scheduler tick failed")
-                due = None
-            wait = self.idle if due is None else min(self.idle, due - self.clock())
-            await self.sleep(max(wait, 0.01))
+    # --- the loop ---------------------------------------------------------------------------
 
     def start(self) -> None:
         """Run the loop in a background task until `stop`."""
         if self._task is None:
             self._task = spawn(self._loop(), name="scheduler")
 
-    async def stop(self) -> None:
-        """Cancel the loop; claims in flight expire after the lease and run again."""
+    async def stop(self, *, grace: float = 5.0) -> None:
+        """Stop claiming; let jobs in flight finish for `grace` seconds, then cancel them
+        (their claims expire after the lease and they run again)."""
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self._settle(list(self._running), grace)
+
+    async def _loop(self) -> None:
+        while True:
+            self._wakeup.clear()
+            try:
+                await self._release_dead()
+                # Reads first: a claim is a write, made only when something is due.
+                due = await self.next_due()
+                if due is not None and due <= self.clock():
+                    await self._claim_timelines()
+                    for job in await self._claim(self.batch - len(self._running)):
+                        self._submit(job)
+                    due = await self.next_due()
+            except Exception:  # the store may be briefly unavailable; keep the loop alive
+                log.exception("scheduler: claiming due work failed")
+                due = None
+            wait = self.recheck if due is None else min(self.recheck, due - self.clock())
+            if len(self._running) >= self.batch:
+                wait = self.recheck  # full: a job ending wakes the loop
+            if wait > 0:
+                await self.wait(self._wakeup, wait)
+
+    def _submit(self, job: JobRow) -> asyncio.Task[None]:
+        lane = self.lanes.get(job.kind)
+        key = None if lane is None else (job.kind, lane(job))
+        previous = None if key is None else self._tails.get(key)
+        task = spawn(self._run(job, previous), name=f"job-{job.kind}")
+        self._running[task] = job.kind
+        task.add_done_callback(functools.partial(self._ended, key))
+        if key is not None:
+            self._tails[key] = task
+        return task
+
+    def _ended(self, key: tuple[str, Hashable] | None, task: asyncio.Task[None]) -> None:
+        self._running.pop(task, None)
+        if key is not None and self._tails.get(key) is task:
+            del self._tails[key]
+        self.wake()  # room for the next batch; a handler may have written new work
+
+    async def idle(self) -> None:
+        """Wait until every job in flight has ended (tests, shutdown)."""
+        while self._running:
+            await asyncio.wait(list(self._running))
+
+    async def _settle(self, tasks: list[asyncio.Task[None]], grace: float) -> None:
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=grace)
+        for task in pending:
+            task.cancel()
+        for task in pending:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _release_dead(self) -> None:
+        """Free the claims of processes of this host that are gone (killed) on the kinds
+        just registered: their lease would otherwise hold a reveal back for minutes."""
+        kinds, self._unchecked = self._unchecked, set()
+        host = socket.gethostname()
+        for kind in sorted(kinds):
+            # a read; a write only if a claimer died
+            for worker in await self.store.read(rounds_sql.claimers, kind):
+                name, _, pid = worker.rpartition(":")
+                if name != host or not pid.isdigit() or worker == self.worker:
+                    continue
+                try:
+                    os.kill(int(pid), 0)
+                except ProcessLookupError:
+                    freed = await self.store.write(rounds_sql.release_claims, worker, kind)
+                    log.info("scheduler: %d %s jobs of a process that died are taken over",
+                             freed, kind)
+                except PermissionError:  # alive, someone else's
+                    continue
 
 
 class Pace:
     """At most `rate` calls of `wait` per second, as a queue: each waits for its slot."""
 
-    def __init__(self, rate: float, *, clock: Clock = time.monotonic,
-                 sleep: Sleep = asyncio.sleep) -> None:
+    def __init__(self, rate: float, *, clock: Clock, sleep: Sleep = asyncio.sleep) -> None:
         self.interval = 1.0 / rate
         self.clock, self.sleep = clock, sleep
         self._next = 0.0

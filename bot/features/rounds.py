@@ -3,14 +3,13 @@ reveal, standings.
 
 The database holds every round's state and its due times (`bot.store.round_rows`): a
 question's deadline, the next question's opening. `Rounds` turns commands and presses into
-store calls and store rows into results; `RoundDriver` (`round_driver.py`) is the loop
-that claims what is due and hands each event to the adapter that shows it. Nothing here
-imports a platform.
+store calls and store rows into results. The scheduler claims what is due and shows it
+through the adapters (`round_jobs.py`); a command that makes something due now wakes it.
+Nothing here imports a platform.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import time
@@ -52,7 +51,6 @@ from bot.store.protocol import Store
 from bot.store.round_rows import (
     NewPress,
     NewRound,
-    OpenedQuestion,
     PressWrite,
     Reveal,
     RoundPost,
@@ -62,7 +60,6 @@ from bot.store.round_rows import (
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
-POLL = 1.0  # seconds between looks at the store for rounds another process scheduled
 
 
 class RoundHost(Protocol):
@@ -90,7 +87,8 @@ class Rounds:
     def __init__(self, engine: RoundHost, store: Store, *, clock: Clock = time.time,
                  default_seconds: int = product_limits.DEFAULT_SECONDS,
                  reveal_seconds: float = product_limits.DEFAULT_REVEAL_SECONDS,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None,
+                 wake: Callable[[], None] = lambda: None) -> None:
         if not product_limits.round_seconds_ok(default_seconds):
             raise ValueError(f"rounds.default_seconds must be {product_limits.MIN_SECONDS}-"
                              f"{product_limits.MAX_SECONDS}")
@@ -98,14 +96,7 @@ class Rounds:
         self.default_seconds, self.reveal_seconds = default_seconds, reveal_seconds
         self._rng = rng or random.Random()
         self.events = RoundEvents(engine)
-        self._wakeups: dict[str, asyncio.Event] = {}
-
-    def wakeup(self, platform: str) -> asyncio.Event:
-        """The event a platform's driver waits on; set when something became due now."""
-        return self._wakeups.setdefault(platform, asyncio.Event())
-
-    def _wake(self, platform: str) -> None:
-        self.wakeup(platform).set()
+        self.wake = wake  # the scheduler looks at the store now: something is due
 
     # --- commands ------------------------------------------------------------------------
 
@@ -115,7 +106,7 @@ class Rounds:
                     untimed: bool = False) -> RoundStarted:
         """Start a round in `chat_id` (a group, a channel) with `actor` as its host.
 
-        The first question opens at once (the driver posts it); a team or untimed round
+        The first question opens at once (the scheduler posts it); a team or untimed round
         first gives members `LOBBY_SECONDS` to join. `actor.chat_id` names the leaderboard
         the round counts on (the group; on Discord the server).
         """
@@ -149,7 +140,7 @@ class Rounds:
         row = await self.store.write(rounds_sql.create_round, new, self.clock())
         if row is None:
             raise RoundRunning()
-        self._wake(actor.platform)
+        self.wake()
         return RoundStarted(row.id, lang, quiz.title.get(lang), row.total, seconds,
                             actor.display_name, scoring, teams, untimed, lobby)
 
@@ -185,6 +176,7 @@ class Rounds:
         reveal = await self.store.write(rounds_sql.stop_round, row.id, self.clock())
         if reveal is None:  # it ended meanwhile
             raise NoRound()
+        self.wake()
         return self.events.reveal(reveal, stopped=True)
 
     async def skip(self, actor: Actor, chat_id: str | None, *,
@@ -193,7 +185,7 @@ class Rounds:
         row = await self._running(actor, chat_id, may_manage)
         if not await self.store.write(rounds_sql.skip_round, row.id, self.clock()):
             raise NoRound()
-        self._wake(actor.platform)
+        self.wake()
 
     # --- presses -------------------------------------------------------------------------
 
@@ -233,7 +225,7 @@ class Rounds:
         if pressed.outcome in (PressWrite.LOCKED, PressWrite.REPEAT):
             assert pressed.chosen is not None
             if pressed.early:
-                self._wake(row.platform)
+                self.wake()
             return LockedIn(round_id, lang, order.index(pressed.chosen),
                             repeat=pressed.outcome == PressWrite.REPEAT)
         return PressRefused(round_id, lang, str(pressed.outcome))
@@ -282,18 +274,11 @@ class Rounds:
 
     # --- what is due -----------------------------------------------------------------------
 
-    async def claim(self, platform: str) -> tuple[list[Reveal], list[OpenedQuestion]]:
-        """Claim what is due now on `platform` (reveals, then questions to open); the
-        claims write the post jobs, which the driver shows from the store."""
-        now = self.clock()
-        return (await self.store.write(rounds_sql.reveal_due_questions, platform, now),
-                await self.store.write(rounds_sql.open_due_questions, platform, now))
-
-    async def due(self, platform: str) -> list[RoundEvent]:
-        """Claim what is due now, as the events the posts will show (tests, tools)."""
-        reveals, opened = await self.claim(platform)
-        return [*(self.events.reveal(r) for r in reveals),
-                *(self.events.question(o.round, o.qindex, o.deadline) for o in opened)]
+    async def claim(self, platform: str, now: float) -> None:
+        """Claim what is due by `now` on `platform` (reveals, then questions to open); the
+        claims write the post jobs the scheduler shows."""
+        await self.store.write(rounds_sql.reveal_due_questions, platform, now)
+        await self.store.write(rounds_sql.open_due_questions, platform, now)
 
     async def next_due(self, platform: str) -> float | None:
         """When the platform's next reveal or opening is due."""

@@ -65,6 +65,14 @@ def claim_due(now: float, limit: int, worker: str, lease: float,
     return sorted((job_of(r) for r in rows), key=lambda j: (j.due_at, j.id))
 
 
+def retry_job(job: JobRow, due_at: float) -> Command[bool]:
+    """Its handler failed: unclaimed again at `due_at`, its attempts kept (the backoff
+    counts them), while the claim is still ours."""
+    return bool((yield q("UPDATE jobs SET due_at = ?, claimed_at = NULL, claimed_by = NULL "
+                         "WHERE id = ? AND claimed_by = ? AND claimed_at = ? RETURNING id",
+                         due_at, job.id, job.claimed_by, job.claimed_at)))
+
+
 def finish_job(job: JobRow, next_due_at: float | None) -> Command[bool]:
     """Delete the job or move it to `next_due_at`, while it is still our claim."""
     if next_due_at is None:

@@ -39,7 +39,7 @@ from bot.store.round_rows import (
     round_answer_of,
     round_of,
 )
-from bot.store.rows import BestRow, JobRow, NewJob, best_of, scopes_of
+from bot.store.rows import BestRow, NewJob, best_of, scopes_of
 
 
 def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
@@ -314,16 +314,6 @@ def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
     return RoundPost(rnd, qindex, float(row["deadline"]), revealed,
                      None if row["message_ref"] is None else str(row["message_ref"]), answers,
                      joined, (yield from _history(rnd)) if revealed is not None else None)
-
-
-def retry_post(job: JobRow, due_at: float, tries: int) -> Command[bool]:
-    """Try the post again at `due_at` (its tries counted in the payload), while the claim is
-    still ours."""
-    payload = json.dumps({**job.payload, "tries": tries})
-    return bool((yield q("UPDATE jobs SET due_at = ?, payload = ?, claimed_at = NULL, "
-                         "claimed_by = NULL WHERE id = ? AND claimed_by = ? AND claimed_at = ? "
-                         "RETURNING id", due_at, payload, job.id, job.claimed_by,
-                         job.claimed_at)))
 
 
 def job_live(key: str) -> Command[bool]:

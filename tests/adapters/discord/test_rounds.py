@@ -47,12 +47,12 @@ class Room:
         self.fake, self.app = fake, app
         self.clock = Clock()
         assert app.rounds is not None
-        app.rounds.clock = self.clock
+        app.rounds.clock = app.scheduler.clock = self.clock  # the rounds and their scheduler
 
     def advance(self, seconds: float) -> None:
         self.clock.now += seconds
         assert self.app.rounds is not None
-        self.app.rounds.wakeup("discord").set()
+        self.app.scheduler.wake()
 
     async def question(self, number: int) -> Message:
         def posted() -> Message | None:

@@ -89,8 +89,7 @@ async def test_reminder_goes_out_once_then_a_block_turns_it_off(bot: Running, ap
     clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
     reminders = Reminders(bot.app.engine, {"telegram": bot.adapter.reminder_sender()},
                           clock=clock, sleep=clock.sleep)
-    scheduler = Scheduler(bot.app.store, {reminder_kind("telegram"): reminders}, clock=clock,
-                          sleep=clock.sleep)
+    scheduler = Scheduler(bot.app.store, {reminder_kind("telegram"): reminders}, clock=clock)
     since = learner.mark()
     assert await scheduler.run_until_idle() == 1
     note = await learner.reply(since, lambda m: "due for review" in m.get("text", ""))

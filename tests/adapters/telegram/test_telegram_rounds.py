@@ -37,17 +37,17 @@ class Room:
         self.clock = Clock()
         api.clock = self.clock
         assert bot.app.rounds is not None
-        bot.app.rounds.clock = self.clock
+        bot.app.rounds.clock = bot.app.scheduler.clock = self.clock  # rounds and scheduler
         self.group = api.group_chat(GROUP_ID, "Parallel readers")
         self.hana = Learner(api, api.user(1001, "Hana"), self.group)
         self.bilal = Learner(api, api.user(2002, "Bilal"), self.group)
         self.chen = Learner(api, api.user(3003, "Chen"), self.group)
 
     def advance(self, seconds: float) -> None:
-        """Move time on and wake the bot's round driver (as its own timer would)."""
+        """Move time on and wake the bot's scheduler (as its own timer would)."""
         self.clock.now += seconds
         assert self.bot.app.rounds is not None
-        self.bot.app.rounds.wakeup("telegram").set()
+        self.bot.app.scheduler.wake()
 
     async def press(self, who: Learner, question: dict[str, Any], letter: str) -> str:
         """Press `letter` on a round question; return the private toast's text."""
@@ -274,7 +274,7 @@ async def test_round_survives_an_adapter_restart(start_bot: BotFactory, api: Fak
     hana = Learner(api, api.user(1001, "Hana"), group)
     async with start_bot() as running:
         assert running.app.rounds is not None
-        running.app.rounds.clock = clock
+        running.app.rounds.clock = running.app.scheduler.clock = clock
         since = hana.mark()
         await hana.send("/round 20")
         question = await hana.reply(since, is_round_question)
@@ -283,8 +283,8 @@ async def test_round_survives_an_adapter_restart(start_bot: BotFactory, api: Fak
     clock.now += 25  # down past the deadline
     async with start_bot() as running:
         assert running.app.rounds is not None
-        running.app.rounds.clock = clock
-        running.app.rounds.wakeup("telegram").set()
+        running.app.rounds.clock = running.app.scheduler.clock = clock
+        running.app.scheduler.wake()
         since = hana.mark()
         edited = await hana.edited(since, lambda m: m["message_id"] == question["message_id"])
         assert "Got it right: Hana" in strip_isolates(edited["text"])

@@ -17,6 +17,7 @@ from bot.store.commands import rounds_sql, sessions_sql
 from bot.store.protocol import Store
 from tests.backends import Opener
 from tests.bot.features.test_rounds import Clock
+from tests.helpers import due
 
 GROUP = "-1001"
 HOST = Actor("telegram", "1", GROUP, "Hana")
@@ -52,24 +53,24 @@ async def test_every_member_gets_the_rounds_draw(store: Store, quizzes: dict[str
     started = await rounds.start(HOST, GROUP, NUMBERS, questions=2)
     row = await store.read(rounds_sql.get_round, started.round_id)
     assert row is not None and row.seed is not None
-    [q] = await rounds.due("telegram")
+    [q] = await due(rounds, "telegram")
     assert isinstance(q, RoundQuestion) and "{" not in q.text
     key = key_of(quiz, q, row.seed)
     assert await rounds.press(HOST, q.round_id, 0, key) == LockedIn(q.round_id, "en", key)
     await rounds.press(BILAL, q.round_id, 0, (key + 1) % len(q.options))
     clock.advance(20)  # the first question runs its full time
-    [reveal] = await rounds.due("telegram")
+    [reveal] = await due(rounds, "telegram")
     assert isinstance(reveal, RoundReveal) and reveal.question is not None
     assert (reveal.question.text, reveal.question.options) == (q.text, q.options)
     assert reveal.correct == key and reveal.right == ("Hana",)
     assert "{" not in reveal.explanation and q.options[key] in reveal.explanation
     clock.advance(5)
-    [q2] = await rounds.due("telegram")
+    [q2] = await due(rounds, "telegram")
     assert isinstance(q2, RoundQuestion)
     key2 = key_of(quiz, q2, row.seed)
     await rounds.press(HOST, q2.round_id, 1, key2)
     await rounds.press(BILAL, q2.round_id, 1, key2)
-    [final] = await rounds.due("telegram")  # every member answered: revealed early
+    [final] = await due(rounds, "telegram")  # every member answered: revealed early
     assert isinstance(final, RoundReveal) and final.final
     assert [(s.display_name, s.score) for s in final.standings] == [("Hana", 2), ("Bilal", 1)]
     # each member's recorded attempt carries the round's seed: /stats, export and the
@@ -89,10 +90,10 @@ async def test_two_processes_show_one_round_the_same_numbers(
     pair = [Rounds(Engine(s, quizzes, rng=random.Random(i)), s, clock=clock,
                    default_seconds=10, rng=random.Random(i)) for i, s in enumerate(stores)]
     await pair[0].start(HOST, GROUP, NUMBERS, questions=1)
-    opened = [e for r in pair for e in await r.due("telegram")]
+    opened = [e for r in pair for e in await due(r, "telegram")]
     assert len(opened) == 1 and isinstance(opened[0], RoundQuestion)
     clock.advance(10)
-    revealed = [e for r in reversed(pair) for e in await r.due("telegram")]
+    revealed = [e for r in reversed(pair) for e in await due(r, "telegram")]
     assert len(revealed) == 1 and isinstance(revealed[0], RoundReveal)
     assert revealed[0].question is not None
     assert (revealed[0].question.text, revealed[0].question.options) == \

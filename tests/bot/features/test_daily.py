@@ -21,6 +21,7 @@ from bot.present.round_plan import RoundPlanner
 from bot.store import open_url
 from bot.store.commands import daily_sql, jobs_sql, rounds_sql
 from tests.bot.features.test_rounds import GROUP, HOST, Clock, right, wrong
+from tests.helpers import due
 
 HOUR = 3600.0
 M0, M1, M2 = (Actor("telegram", str(100 + i), GROUP, f"M{i}") for i in range(3))
@@ -60,7 +61,7 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
     clock.now = done.next_at
     (job,) = await store.write(jobs_sql.claim_due, clock.now, 10, "dead:1", 600, (dailies.kind,))
     await dailies(job)
-    (q,) = await engine.rounds.due("telegram")
+    (q,) = await due(engine.rounds, "telegram")
     assert isinstance(q, RoundQuestion) and q.daily and q.seconds == 8 * HOUR
     await store.close()
 
@@ -71,15 +72,15 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
         scheduler = Scheduler(store, {dailies.kind: dailies}, clock=clock, lease=600)
         clock.advance(601)  # the dead claim's lease runs out: the job runs again
         assert await scheduler.tick() == 1
-        assert await rounds.due("telegram") == []  # no second question that day
+        assert await due(rounds, "telegram") == []  # no second question that day
         await rounds.press(M0, q.round_id, 0, answer(quizzes, q, True))
         await rounds.press(M1, q.round_id, 0, answer(quizzes, q, False))
         clock.advance(8 * HOUR - 601)
-        (reveal,) = await rounds.due("telegram")
+        (reveal,) = await due(rounds, "telegram")
         assert isinstance(reveal, RoundReveal) and reveal.final and reveal.daily is not None
         assert reveal.right == ("M0",) and reveal.daily.streaks == ()
         assert reveal.daily.week == ()  # Saturday: no week yet
-        assert await rounds.due("telegram") == []  # revealed once
+        assert await due(rounds, "telegram") == []  # revealed once
         # a question of the day is no quiz attempt: no 1/1 on the boards, in /stats
         assert (await engine.stats(M0)).attempts == 0
         assert (await engine.leaderboard(M0)).rows == ()
@@ -87,12 +88,12 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
         # Sunday: M0 again (right), M1 silent, M2 new (right).
         clock.now = done.next_at + 24 * HOUR
         assert await scheduler.tick() == 1
-        (q,) = await rounds.due("telegram")
+        (q,) = await due(rounds, "telegram")
         assert isinstance(q, RoundQuestion)
         await rounds.press(M0, q.round_id, 0, answer(quizzes, q, True))
         await rounds.press(M2, q.round_id, 0, answer(quizzes, q, True))
         clock.advance(8 * HOUR)
-        (reveal,) = await rounds.due("telegram")
+        (reveal,) = await due(rounds, "telegram")
         assert isinstance(reveal, RoundReveal) and reveal.daily is not None
         assert reveal.daily.streaks == (("M0", 2),)
         assert [(w.rank, w.name, w.right, w.answered) for w in reveal.daily.week] == \
@@ -110,7 +111,7 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
         assert sum("switched off" in r.message for r in caplog.records) == 1
         assert await store.read(daily_sql.get_daily, "telegram", GROUP) is None
         clock.now = done.next_at + 48 * HOUR
-        assert await scheduler.tick() == 0 and await rounds.due("telegram") == []
+        assert await scheduler.tick() == 0 and await due(rounds, "telegram") == []
         # a /round still runs beside the daily's history (one running round per kind)
         await rounds.start(HOST, GROUP, questions=1)
         assert (await store.read(rounds_sql.active_round, "telegram", GROUP)) is not None
@@ -127,7 +128,7 @@ async def test_daily_off_and_a_round_beside_an_open_daily(store_url: str,
         done = await engine.dailies.switch_on(HOST, GROUP, "13:30", "+05:00", may_manage=True)
         clock.now = done.next_at
         await Scheduler(store, {"daily": engine.dailies}, clock=clock).tick()
-        (q,) = await engine.rounds.due("telegram")
+        (q,) = await due(engine.rounds, "telegram")
         assert isinstance(q, RoundQuestion) and q.daily
         # the daily question is open all day; a /round may run beside it, and stop it only
         await engine.rounds.start(HOST, GROUP, questions=1)
@@ -137,6 +138,9 @@ async def test_daily_off_and_a_round_beside_an_open_daily(store_url: str,
         off = await engine.dailies.switch_off(HOST, GROUP, may_manage=True)
         assert not off.on and await store.read(daily_sql.get_daily, "telegram", GROUP) is None
         clock.advance(8 * HOUR)  # the open one still gets its reveal
-        assert [type(e) for e in await engine.rounds.due("telegram")] == [RoundReveal]
+        # the open one's reveal, and the stopped round's podium (two rounds: side by side)
+        shown = await due(engine.rounds, "telegram")
+        assert sorted((e.round_id, type(e)) for e in shown) == [
+            (q.round_id, RoundReveal), (q.round_id + 1, RoundReveal)]
     finally:
         await store.close()

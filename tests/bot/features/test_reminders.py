@@ -45,8 +45,7 @@ async def setup(path: Path, quizzes: dict[str, Quiz], clock: FakeClock, outbox: 
     store = await SQLiteStore.open(path)
     engine = Engine(store, quizzes, rng=random.Random(1), clock=clock)
     reminders = Reminders(engine, {"telegram": outbox}, sleep=clock.sleep)
-    scheduler = Scheduler(store, {"remind:telegram": reminders}, clock=clock,
-                          sleep=clock.sleep)
+    scheduler = Scheduler(store, {"remind:telegram": reminders}, clock=clock)
     return store, engine, scheduler
 
 

@@ -32,6 +32,7 @@ from tests.bot.features.test_rounds import (  # noqa: F401 - clock, rounds, stor
     store,
     wrong,
 )
+from tests.helpers import due
 
 MEMBERS = [Actor("telegram", str(100 + i), GROUP, f"M{i}") for i in range(8)]
 
@@ -113,7 +114,7 @@ async def test_untimed_round_waits_for_everyone_who_joined(rounds: Rounds, clock
         await rounds.start(HOST, GROUP, untimed=True, scoring="speed")
     started = await rounds.start(HOST, GROUP, questions=2, untimed=True)
     assert started.lobby == product_limits.LOBBY_SECONDS and started.untimed
-    assert await rounds.due("telegram") == []  # members join first
+    assert await due(rounds, "telegram") == []  # members join first
     assert await rounds.join(a, started.round_id, None) == \
         Joined(started.round_id, "en", "joined", None, False)
     assert (await rounds.join(a, started.round_id, None)).outcome == "already"  # type: ignore[union-attr]
@@ -123,7 +124,7 @@ async def test_untimed_round_waits_for_everyone_who_joined(rounds: Rounds, clock
     assert q.untimed and q.deadline == clock.now + product_limits.UNTIMED_SECONDS
     clock.advance(600)  # ten minutes: still open, b is thinking
     await rounds.press(a, q.round_id, 0, right(quizzes, q))
-    assert await rounds.due("telegram") == []
+    assert await due(rounds, "telegram") == []
     await rounds.press(b, q.round_id, 0, right(quizzes, q))  # everyone who joined: reveal
     reveal = await revealed(rounds)
     assert reveal.untimed and [(s.rank, s.score, s.time) for s in reveal.standings] == \

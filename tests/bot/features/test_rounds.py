@@ -27,13 +27,15 @@ from bot.domain.round_results import (
 )
 from bot.domain.shuffle import deal
 from bot.features.engine import Engine
-from bot.features.round_driver import RoundDriver
+from bot.features.jobs import Scheduler
+from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds, standings_of
 from bot.store import open_url
 from bot.store.commands import learning_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer
 from tests.backends import Opener
+from tests.helpers import due
 
 GROUP = "-1001"
 HOST = Actor("telegram", "1", GROUP, "Hana")
@@ -82,7 +84,7 @@ def wrong(quizzes: dict[str, Quiz], q: RoundQuestion) -> int:
 
 
 async def opened(rounds: Rounds) -> RoundQuestion:
-    events = await rounds.due("telegram")
+    events = await due(rounds, "telegram")
     assert [type(e) for e in events] == [RoundQuestion], events
     question = events[0]
     assert isinstance(question, RoundQuestion)
@@ -90,7 +92,7 @@ async def opened(rounds: Rounds) -> RoundQuestion:
 
 
 async def revealed(rounds: Rounds) -> RoundReveal:
-    events = await rounds.due("telegram")
+    events = await due(rounds, "telegram")
     assert [type(e) for e in events] == [RoundReveal], events
     reveal = events[0]
     assert isinstance(reveal, RoundReveal)
@@ -123,7 +125,7 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     clock.advance(2)
     await rounds.press(HOST, q.round_id, 0, right(quizzes, q))
     await rounds.press(CHEN, q.round_id, 0, wrong(quizzes, q))
-    assert await rounds.due("telegram") == []  # everyone answered, but Q1 runs its full time
+    assert await due(rounds, "telegram") == []  # everyone answered, but Q1 runs its full time
     clock.advance(16)
     reveal = await revealed(rounds)
     assert reveal.correct == right(quizzes, q)
@@ -132,7 +134,7 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     assert [(s.display_name, s.score) for s in reveal.standings] == \
         [("Bilal", 1), ("Hana", 1), ("Chen", 0)]
     assert reveal.next_at == clock.now + 5 and not reveal.final
-    assert await rounds.due("telegram") == []  # the pause before the next question
+    assert await due(rounds, "telegram") == []  # the pause before the next question
 
     # Question 2: Hana right, Bilal wrong; Chen stays silent, so it runs to its deadline.
     clock.advance(5)
@@ -141,7 +143,7 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     clock.advance(1)
     await rounds.press(HOST, q.round_id, 1, right(quizzes, q))
     await rounds.press(BILAL, q.round_id, 1, wrong(quizzes, q))
-    assert await rounds.due("telegram") == []
+    assert await due(rounds, "telegram") == []
     clock.advance(19)
     reveal = await revealed(rounds)
     assert reveal.right == ("Hana",)
@@ -155,7 +157,7 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     assert reveal.final and not reveal.stopped and reveal.counts == (0,) * len(q.options)
     assert [(s.rank, s.display_name, s.score) for s in reveal.standings] == \
         [(1, "Hana", 2), (2, "Bilal", 1), (3, "Chen", 0)]
-    assert await rounds.due("telegram") == []
+    assert await due(rounds, "telegram") == []
     assert await store.read(rounds_sql.active_round, "telegram", GROUP) is None
 
     # The round counts in every participant's /stats, on the group's board, in /review.
@@ -203,13 +205,13 @@ async def test_early_reveal_once_every_member_answered(rounds: Rounds, clock: Cl
     await revealed(rounds)
     clock.advance(5)
     q = await opened(rounds)
-    wakeup = rounds.wakeup("telegram")
-    wakeup.clear()
+    wakeup = asyncio.Event()
+    rounds.wake = wakeup.set
     await rounds.press(HOST, q.round_id, 1, right(quizzes, q))
-    assert not wakeup.is_set() and await rounds.due("telegram") == []
+    assert not wakeup.is_set() and await due(rounds, "telegram") == []
     clock.advance(3)
     await rounds.press(BILAL, q.round_id, 1, right(quizzes, q))
-    assert wakeup.is_set()  # the driver is woken, not left to the 17 s still on the clock
+    assert wakeup.is_set()  # the scheduler is woken, not left to the 17 s still on the clock
     reveal = await revealed(rounds)
     assert reveal.final and reveal.right == ("Hana", "Bilal")
     assert [s.display_name for s in reveal.standings] == ["Hana", "Bilal"]
@@ -221,10 +223,10 @@ async def test_two_stores_on_one_file_reveal_each_question_once(
     pair = [Rounds(Engine(s, quizzes), s, clock=clock, default_seconds=10) for s in stores]
     await pair[0].start(HOST, GROUP, questions=2)
     for _ in range(2):
-        both = await asyncio.gather(*(r.due("telegram") for r in pair))
+        both = await asyncio.gather(*(due(r, "telegram") for r in pair))
         assert sorted(len(events) for events in both) == [0, 1]  # one opens the question
         clock.advance(10)
-        both = await asyncio.gather(*(r.due("telegram") for r in pair))
+        both = await asyncio.gather(*(due(r, "telegram") for r in pair))
         reveals = [e for events in both for e in events]
         assert len(reveals) == 1 and isinstance(reveals[0], RoundReveal)
         clock.advance(5)
@@ -245,7 +247,7 @@ async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict
     try:
         rounds = Rounds(Engine(store, quizzes), store, clock=clock)
         assert await rounds.next_due("telegram") == q.deadline
-        assert await rounds.due("telegram") == []
+        assert await due(rounds, "telegram") == []
         clock.advance(20)
         reveal = await revealed(rounds)
         assert reveal.question is not None and reveal.question.qindex == 0
@@ -262,7 +264,7 @@ async def test_stop_and_skip_are_for_the_host_or_moderators(rounds: Rounds, cloc
         await rounds.skip(BILAL, GROUP)
     with pytest.raises(NotHost):
         await rounds.stop(BILAL, GROUP)
-    assert await rounds.due("telegram") == []
+    assert await due(rounds, "telegram") == []
     await rounds.skip(HOST, GROUP)
     assert (await revealed(rounds)).question.qindex == 0  # type: ignore[union-attr]
     await rounds.skip(BILAL, GROUP, may_manage=True)  # between questions: the next one now
@@ -273,7 +275,9 @@ async def test_stop_and_skip_are_for_the_host_or_moderators(rounds: Rounds, cloc
     assert stopped.question.qindex == 1 and sum(stopped.counts) == 1
     assert [s.display_name for s in stopped.standings] == ["Chen"]
     clock.advance(60)
-    assert await rounds.due("telegram") == []  # the stopped question is not revealed again
+    [shown] = await due(rounds, "telegram")  # the stop's own post, once
+    assert isinstance(shown, RoundReveal) and shown.stopped
+    assert await due(rounds, "telegram") == []  # the stopped question is not revealed again
     with pytest.raises(NoRound):
         await rounds.stop(HOST, GROUP)
 
@@ -307,30 +311,30 @@ async def test_driver_shows_events_in_order_and_stores_message_refs(
         shown.append(event)
         return f"msg-{len(shown)}" if isinstance(event, RoundQuestion) else None
 
-    driver = RoundDriver(rounds, "telegram", sink)
+    scheduler = Scheduler(store, clock=clock)
+    RoundJobs(rounds, scheduler).serve("telegram", sink)
     await rounds.start(HOST, GROUP, questions=1)
-    assert await driver.tick() == 1
-    await driver.idle()
+    assert await scheduler.tick() == 1
     assert await store.read(rounds_sql.round_message, 1, 0) == "msg-1"
     clock.advance(20)
-    await driver.tick()
-    await driver.idle()
+    await scheduler.tick()
     reveal = shown[-1]
     assert isinstance(reveal, RoundReveal) and reveal.message_ref == "msg-1" and reveal.final
 
 
-async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: Store,
-                                                 quizzes: dict[str, Quiz]) -> None:
+async def test_scheduler_wakes_on_early_reveal(engine: Engine, store: Store,
+                                               quizzes: dict[str, Quiz]) -> None:
     clock = Clock()
-    rounds = Rounds(engine, store, clock=clock)
+    scheduler = Scheduler(store, clock=clock, recheck=30.0)  # only a wakeup can help
+    rounds = Rounds(engine, store, clock=clock, wake=scheduler.wake)
     shown: asyncio.Queue[RoundEvent] = asyncio.Queue()
 
     async def sink(event: RoundEvent) -> str | None:
         shown.put_nowait(event)
         return None
 
-    driver = RoundDriver(rounds, "telegram", sink, poll=30.0)  # only a wakeup can help
-    driver.start()
+    RoundJobs(rounds, scheduler).serve("telegram", sink)
+    scheduler.start()
     try:
         await rounds.start(HOST, GROUP, questions=2)
         q = await asyncio.wait_for(shown.get(), 2)
@@ -344,7 +348,7 @@ async def test_driver_loop_wakes_on_early_reveal(engine: Engine, store: Store,
         reveal = await asyncio.wait_for(shown.get(), 2)
         assert isinstance(reveal, RoundReveal) and reveal.final
     finally:
-        await driver.stop()
+        await scheduler.stop()
 
 
 def test_round_payload_fits_and_round_trips() -> None:

@@ -106,7 +106,7 @@ async def test_scheduler_runs_each_job_once_and_backs_off_failures(store: Store)
 
     for key in ("a", "b", "bad"):
         await store.write(jobs_sql.schedule, NewJob("t", key, 900.0))
-    scheduler = Scheduler(store, {"t": handler}, clock=clock, sleep=clock.sleep, batch=2)
+    scheduler = Scheduler(store, {"t": handler}, clock=clock, batch=2)
     assert await scheduler.run_until_idle() == 3
     assert sorted(runs) == ["a", "b", "bad"]
     assert await scheduler.tick() == 0  # "bad" waits out its backoff

@@ -49,10 +49,10 @@ async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
     assert post is not None and post.revealed_at == 1031.0 and post.deadline == 1030.0
     assert [a.user_id for a in post.answers] == ["2"]
     # a failed try goes back with its count; a dead worker's claim can be released
-    assert await store.write(rounds_sql.retry_post, reveal, 1033.0, 1)
+    assert await store.write(jobs_sql.retry_job, reveal, 1033.0)
     assert await store.write(jobs_sql.claim_due, 1032.0, 10, "host:2", 60.0, ("round:t",)) == []
     [again] = await store.write(jobs_sql.claim_due, 1033.0, 10, "host:2", 60.0, ("round:t",))
-    assert again.payload["tries"] == 1
+    assert again.attempts == 2
     assert await store.write(rounds_sql.release_claims, "host:2", "round:t") == 1
     [third] = await store.write(jobs_sql.claim_due, 1033.0, 10, "host:3", 60.0, ("round:t",))
     assert third.key == reveal.key

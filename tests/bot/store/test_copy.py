@@ -23,7 +23,7 @@ from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store
 from bot.store.round_rows import NewRound
-from tests.helpers import right_option, wrong_option
+from tests.helpers import due, right_option, wrong_option
 
 
 class Clock:
@@ -64,18 +64,19 @@ async def fill(store: Store, quizzes: dict[str, Quiz]) -> None:
     host, guest = (Actor("telegram", u, "-100", f"Member {u}") for u in ("101", "103"))
     await rounds.start(host, "-100", questions=2)
     for qindex in range(2):  # a finished round: sessions with round_id, round boards
-        [question] = await rounds.due("telegram")
+        [question] = await due(rounds, "telegram")
         assert isinstance(question, RoundQuestion)
         await rounds.posted(question, f"m{qindex}")
         for who in (host, guest)[: 2 - qindex]:  # the guest is silent on question 2
             locked = await rounds.press(who, question.round_id, qindex, qindex)
             assert isinstance(locked, LockedIn), locked
         clock.now += 20
-        await rounds.due("telegram")
+        await due(rounds, "telegram")
         clock.now += 5
-    await rounds.start(guest, "-100", questions=3)  # and one in flight, a question open
-    [question] = await rounds.due("telegram")
-    assert isinstance(await rounds.press(host, question.round_id, 0, 1), LockedIn)
+    # and one in flight, a question open whose post is not shown yet (a job)
+    started = await rounds.start(guest, "-100", questions=3)
+    await rounds.claim("telegram", clock())
+    assert isinstance(await rounds.press(host, started.round_id, 0, 1), LockedIn)
 
 
 async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
