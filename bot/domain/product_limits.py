@@ -33,6 +33,19 @@ STREAKS_SHOWN = 5  # members named under a question of the day's streaks
 WEEK_SHOWN = 10  # members on Sunday's standing of the week
 MISSES_SHOWN = 5  # confident misses listed on /stats and the dashboard
 
+# --- what a page, a command or an admin's list shows at most ----------------------------------
+MISSES_LISTED = 50  # misses on a learner's dashboard page
+MEMBERS_LISTED = 1000  # rows of a group's member table; the count says how many more
+ROUNDS_LISTED = 30  # rounds on a group's dashboard page
+REPORTS_LISTED = 100  # open problem reports an admin's list shows
+OVERVIEW_GROUPS = 20  # groups `quizbot stats` lists (those with most learners)
+OVERVIEW_REPORTS = 50  # open problem reports `quizbot stats` lists
+ITEM_MIN_LEARNERS = 10  # members with a finished attempt before a quiz's item figures show
+
+# --- problem reports ("Report a problem") -------------------------------------------------
+REPORTS_PER_DAY = 5  # reports per learner in any 24 hours
+NOTE_CHARS = 500  # characters of the line a learner may add to a report
+
 # --- lanes: what the bot's replies may take of a group's posts ------------------------------
 GROUP_REPLIES_PER_MINUTE = 10  # command replies into one group (Telegram allows 20 posts)
 MEMBER_QUIET = 60.0  # seconds: one reply per member while a round runs, the rest dropped

@@ -6,9 +6,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-MAX_GROUPS = 20  # groups an overview lists (those with most learners)
-MAX_REPORTS = 50  # open problem reports an overview lists
-
 
 @dataclass(frozen=True, slots=True)
 class QuestionAccuracy:
@@ -89,5 +86,5 @@ class ExportRows:
     questions: list[QuestionAccuracy]
 
 
-__all__ = ["MAX_GROUPS", "MAX_REPORTS", "ExportRows", "GroupRow", "LearnerAnswers",
+__all__ = ["ExportRows", "GroupRow", "LearnerAnswers",
            "LearnerRecord", "OpenReport", "Overview", "QuestionAccuracy"]

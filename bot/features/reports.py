@@ -3,8 +3,8 @@
 The button names the answered question by its session and position; pressing it offers the
 reasons, pressing a reason stores the report with the question and the attempt's seed (the
 numbers a computed question showed). Only the session's owner may report, only a question
-they answered, and at most LIMIT reports in any 24 hours. A learner may add one line to
-their latest report within NOTE_SECONDS (`/report <text>`, or the terminal's prompt).
+they answered, and at most REPORTS_PER_DAY reports in any 24 hours. A learner may add one
+line to their latest report within NOTE_SECONDS (`/report <text>`, or the terminal's prompt).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 
 from bot.domain.payloads import REPORT_REASONS as REASONS
 from bot.domain.payloads import ReportPayload
+from bot.domain.product_limits import NOTE_CHARS, REPORTS_LISTED, REPORTS_PER_DAY
 from bot.domain.results import Actor, ReportAsked, ReportDone
 from bot.domain.rights import owns
 from bot.store.commands import sessions_sql
@@ -25,11 +26,8 @@ from bot.store.commands.reports_sql import (
 )
 from bot.store.protocol import Store
 
-LIMIT = 5  # reports per learner in any 24 hours
 WINDOW = 24 * 3600.0
 NOTE_SECONDS = 10 * 60.0
-MAX_NOTE = 500  # characters of the added line
-MAX_LISTED = 100
 
 
 class Reports:
@@ -56,19 +54,19 @@ class Reports:
             return ReportAsked(lang, session_id, position)
         stored = await self.store.write(
             add_report, actor.platform, actor.user_id, session.quiz_id, answer.question_id,
-            session.seed, REASONS[letter], lang, self.clock(), WINDOW, LIMIT)
+            session.seed, REASONS[letter], lang, self.clock(), WINDOW, REPORTS_PER_DAY)
         return ReportDone(lang, "stored" if stored is not None else "limit", REASONS[letter])
 
     async def note(self, actor: Actor, text: str) -> bool:
         """Add a line to the learner's latest report (made in the last NOTE_SECONDS, still
         without one); False when there is none."""
-        line = " ".join(text.split())[:MAX_NOTE]
+        line = " ".join(text.split())[:NOTE_CHARS]
         if not line:
             return False
         return await self.store.write(add_note, actor.platform, actor.user_id, line,
                                       self.clock() - NOTE_SECONDS)
 
-    async def open(self, limit: int = MAX_LISTED) -> tuple[list[ReportRow], int]:
+    async def open(self, limit: int = REPORTS_LISTED) -> tuple[list[ReportRow], int]:
         """The open reports, newest first, and how many are open in all."""
         return await self.store.read(open_reports, limit)
 
@@ -78,4 +76,4 @@ class Reports:
                                       f"{by.platform}:{by.user_id}", self.clock())
 
 
-__all__ = ["LIMIT", "NOTE_SECONDS", "REASONS", "Reports"]
+__all__ = ["NOTE_SECONDS", "REASONS", "REPORTS_PER_DAY", "Reports"]

@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from bot.domain.product_limits import OVERVIEW_GROUPS
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, drawn_text, named_option, shown_text
-from bot.domain.report_rows import MAX_GROUPS, ExportRows, LearnerRecord, Overview, QuestionAccuracy
+from bot.domain.report_rows import ExportRows, LearnerRecord, Overview, QuestionAccuracy
 
 LETTERS = "ABCDEFGHIJ"
 Quizzes = Mapping[str, Quiz] | None
@@ -149,7 +150,7 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
              f"sessions  {total}" + (f" ({by_status})" if by_status else ""),
              f"answers   {view.answers}", ""]
     if view.groups:
-        lines.append(f"groups (the {MAX_GROUPS} with most learners; --chat takes the id)")
+        lines.append(f"groups (the {OVERVIEW_GROUPS} with most learners; --chat takes the id)")
         lines += [f"  {g.title or '(name not seen yet)'}  {g.platform}:{g.chat_id}  "
                   f"{g.learners} learner{'s' if g.learners != 1 else ''}" for g in view.groups]
         lines.append("")

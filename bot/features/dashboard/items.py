@@ -13,7 +13,7 @@ Classical item analysis over each member's *first* finished attempt of a quiz in
 - per option, the share of the upper and of the lower group who picked it;
 - a flag when a distractor is picked by more members of the upper group than the key.
 
-Figures are shown only once MIN_LEARNERS members have such an attempt: with fewer, one
+Figures are shown only once ITEM_MIN_LEARNERS members have such an attempt: with fewer, one
 member more or less swings every number.
 """
 
@@ -25,12 +25,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bot.domain.product_limits import ITEM_MIN_LEARNERS
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import named_option, shown_text
 from bot.present.reporting import csv_cell, letter
 from bot.store.commands.dashboard_sql import AttemptAnswer
 
-MIN_LEARNERS = 10  # members with a finished attempt before a quiz's figures are shown
 GROUP_SHARE = 0.27  # the upper and lower groups (Kelley's 27 %)
 
 
@@ -73,8 +73,8 @@ def groups(responses: Sequence[Response]) -> tuple[list[Response], list[Response
 def item_stats(responses: Sequence[Response], questions: Sequence[tuple[str, int, int]]
                ) -> list[ItemStat]:
     """Figures per question (`questions`: id, number of options, key index, in file order);
-    [] when fewer than MIN_LEARNERS responses."""
-    if len(responses) < MIN_LEARNERS:
+    [] when fewer than ITEM_MIN_LEARNERS responses."""
+    if len(responses) < ITEM_MIN_LEARNERS:
         return []
     upper, lower = groups(responses)
     out = []
@@ -148,9 +148,9 @@ def items_view(rows: Sequence[AttemptAnswer], quizzes: Mapping[str, Quiz], lang:
         out.append({"quiz": quiz_id, "title": quiz.title.get(lang), "learners": len(responses),
                     "shown": bool(stats),
                     "text": t("dashboard.items_count", members=len(responses)) if stats
-                    else t("dashboard.items_wait", min=MIN_LEARNERS, members=len(responses)),
+                    else t("dashboard.items_wait", min=ITEM_MIN_LEARNERS, members=len(responses)),
                     "questions": questions})
-    return {"min": MIN_LEARNERS, "method": t("dashboard.items_method", min=MIN_LEARNERS),
+    return {"min": ITEM_MIN_LEARNERS, "method": t("dashboard.items_method", min=ITEM_MIN_LEARNERS),
             "quizzes": out, "csv": csv_path}
 
 
@@ -180,5 +180,5 @@ def items_csv(rows: Sequence[AttemptAnswer], quizzes: Mapping[str, Quiz], lang: 
     return buf.getvalue()
 
 
-__all__ = ["GROUP_SHARE", "MIN_LEARNERS", "ItemStat", "OptionStat", "Response",
+__all__ = ["GROUP_SHARE", "ItemStat", "OptionStat", "Response",
            "first_attempts", "groups", "item_stats", "items_csv", "items_view"]

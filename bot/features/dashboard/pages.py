@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.domain import learning
+from bot.domain.product_limits import MISSES_LISTED, ROUNDS_LISTED
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, named_option, shown_text
 from bot.domain.report_rows import QuestionAccuracy
@@ -45,7 +46,6 @@ from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
 from bot.store.commands import learning_sql
 from bot.store.commands.dashboard_sql import (
-    MAX_ROUNDS,
     Answered,
     AttemptAnswer,
     GroupRound,
@@ -60,7 +60,6 @@ log = logging.getLogger(__name__)
 
 FORECAST_DAYS = 14
 CALENDAR_DAYS = 35  # five weeks
-MAX_MISSES = 50
 GROUP_SECONDS = 10.0  # a group's figures are read at most this often (see Recent)
 
 
@@ -260,7 +259,7 @@ class Dashboard:
                                                   option=q.options[a.chosen].text.get(lang)),
                         "answer": content_text(lang, q.options[q.correct].text.get(lang)),
                         "explanation": content_text(lang, q.explanation.get(lang))})
-            if len(out) == MAX_MISSES:
+            if len(out) == MISSES_LISTED:
                 break
         return out
 
@@ -375,7 +374,7 @@ class Dashboard:
                                     self.store.read(reads.group_members, platform, group_id),
                                     self.store.read(reads.chat_titles, platform, [group_id]),
                                     self.store.read(round_places, platform, group_id,
-                                                    MAX_ROUNDS))
+                                                    ROUNDS_LISTED))
 
     async def export(self, who: Identity, group_id: str, fmt: str) -> str:
         """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""

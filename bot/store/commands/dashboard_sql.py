@@ -13,10 +13,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.domain.product_limits import MEMBERS_LISTED, ROUNDS_LISTED
 from bot.store.command import Command, one, q
-
-MAX_MEMBERS = 1000  # rows of a group's member table; the count says how many more
-MAX_ROUNDS = 30
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +100,7 @@ def groups_of(platform: str, user_id: str) -> Command[list[tuple[str, str | None
     return [(str(r["chat_id"]), None if r["title"] is None else str(r["title"])) for r in rows]
 
 
-def group_rounds(platform: str, chat_id: str, limit: int = MAX_ROUNDS
+def group_rounds(platform: str, chat_id: str, limit: int = ROUNDS_LISTED
                  ) -> Command[list[GroupRound]]:
     """The group's latest rounds, newest first, with how its players scored."""
     rows = yield q(
@@ -119,7 +117,7 @@ def group_rounds(platform: str, chat_id: str, limit: int = MAX_ROUNDS
                        len(json.loads(r["question_ids"]))) for r in rows]
 
 
-def group_members(platform: str, chat_id: str, limit: int = MAX_MEMBERS
+def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
                   ) -> Command[tuple[list[MemberRow], int]]:
     """(member rows per quiz, best first; how many rows there are in all) over the group's
     finished full attempts."""

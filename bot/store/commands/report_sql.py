@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.domain.platforms import PLATFORMS
+from bot.domain.product_limits import OVERVIEW_GROUPS, OVERVIEW_REPORTS
 from bot.domain.report_rows import (
-    MAX_GROUPS,
-    MAX_REPORTS,
     ExportRows,
     GroupRow,
     LearnerAnswers,
@@ -116,12 +115,12 @@ def overview() -> Command[Overview]:
             "FROM sessions s LEFT JOIN chats c ON c.platform = s.platform "
             "AND c.chat_id = s.chat_id WHERE s.chat_id IS NOT NULL "
             "GROUP BY s.platform, s.chat_id ORDER BY n DESC, s.platform, s.chat_id LIMIT ?",
-            MAX_GROUPS)
+            OVERVIEW_GROUPS)
         view.groups.extend(GroupRow(r[0], r[1], r[2] or "", int(r[3])) for r in rows)
     if version >= REPORTS_SINCE:
         rows = yield q(
             "SELECT quiz_id, question_id, reason, note, created_at FROM problem_reports "
-            "WHERE resolved_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?", MAX_REPORTS)
+            "WHERE resolved_at IS NULL ORDER BY created_at DESC, id DESC LIMIT ?", OVERVIEW_REPORTS)
         view.reports.extend(OpenReport(r[0], r[1], str(r[2]), str(r[3]), float(r[4]))
                             for r in rows)
     return view

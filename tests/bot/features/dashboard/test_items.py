@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.features.dashboard.items import MIN_LEARNERS, Response, groups, item_stats
+from bot.domain.product_limits import ITEM_MIN_LEARNERS as MIN_LEARNERS
+from bot.features.dashboard.items import Response, groups, item_stats
 
 TOTALS = [8, 7, 7, 6, 5, 5, 4, 3, 2, 1]
 Q1 = [1, 1, 0, 0, 0, 2, 0, 0, 3, 2]
