@@ -31,8 +31,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from bot.domain.errors import SaveFailed
-from bot.domain.tasks import spawn
-from bot.store.sqlite_thread import SQLiteThread
+from bot.store.sqlite_thread import Batched, SQLiteThread, settle
 
 log = logging.getLogger(__name__)
 
@@ -62,77 +61,43 @@ def storage_hint(exc: BaseException) -> str:
     return _STORAGE_HINTS.get((code or 0) & 0xFF, "check the database file and its disk")
 
 
-class GroupCommit:
+class GroupCommit(Batched[Unit]):
     """Runs units of work on `conn` (opened with isolation_level=None) in group commits."""
 
     def __init__(self, conn: SQLiteThread,
                  on_commit: Callable[[float], None] | None = None) -> None:
-        self._conn = conn
-        self._queue: list[tuple[Unit, asyncio.Future[Any]]] = []
-        self._wakeup = asyncio.Event()
-        self._closed = False
+        super().__init__(conn, MAX_BATCH, "sqlite-group-commit")
         self.on_commit = on_commit
         self.commits = 0  # transactions committed, for benchmarks and tests
-        self._task = spawn(self._loop(), name="sqlite-group-commit")
 
     async def run(self, unit: Callable[[sqlite3.Connection], T]) -> T:
         """Run `unit` in the next transaction; return its result once that is committed."""
-        if self._closed:
-            raise RuntimeError("store is closed")
-        fut: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.append((unit, fut))
-        self._wakeup.set()
-        return await fut
+        result: T = await self._submit(unit)
+        return result
 
-    async def _loop(self) -> None:
-        while True:
-            await self._wakeup.wait()
-            self._wakeup.clear()
-            await self._drain()
-            if self._closed and not self._queue:
-                return
-
-    async def _drain(self) -> None:
-        while self._queue:
-            batch = self._queue[:MAX_BATCH]
-            del self._queue[:MAX_BATCH]
-            await self._commit(batch)
-
-    async def _commit(self, batch: list[tuple[Unit, asyncio.Future[Any]]]) -> None:
+    async def _run(self, batch: list[tuple[Unit, asyncio.Future[Any]]]) -> None:
         try:
-            results = await self._transaction([unit for unit, _ in batch])
+            started = time.perf_counter()
+            results = await self._conn.run(_run_all, [unit for unit, _ in batch])
+            self.commits += 1
+            if self.on_commit is not None:
+                self.on_commit(time.perf_counter() - started)
         except Exception as exc:
             if storage_failure(exc):
                 log.warning("could not save %d write(s): %s; %s", len(batch), exc,
                             storage_hint(exc))
                 for _, fut in batch:
-                    _settle(fut, exc=SaveFailed(str(exc)))
-                return
-            if len(batch) == 1:
-                _settle(batch[0][1], exc=exc)
-                return
-            log.info("a batch of %d writes failed (%s); retrying each alone", len(batch), exc)
-            for item in batch:
-                await self._commit([item])
+                    settle(fut, SaveFailed(str(exc)))
+            elif len(batch) == 1:
+                settle(batch[0][1], exc)
+            else:
+                log.info("a batch of %d writes failed (%s); retrying each alone", len(batch),
+                         exc)
+                for item in batch:
+                    await self._run([item])
             return
         for (_, fut), result in zip(batch, results, strict=True):
-            _settle(fut, result=result)
-
-    async def _transaction(self, units: list[Unit]) -> list[Any]:
-        started = time.perf_counter()
-        results = await self._conn.run(_run_all, units)
-        self.commits += 1
-        if self.on_commit is not None:
-            self.on_commit(time.perf_counter() - started)
-        return results
-
-    async def close(self) -> None:
-        """Commit what is queued, then stop; later `run` calls raise."""
-        if self._closed:
-            return
-        self._closed = True
-        self._wakeup.set()
-        await self._task  # the loop drains the queue, then returns
+            settle(fut, result)
 
 
 def _run_all(db: sqlite3.Connection, units: list[Unit]) -> list[Any]:
@@ -146,13 +111,3 @@ def _run_all(db: sqlite3.Connection, units: list[Unit]) -> list[Any]:
             db.execute("ROLLBACK")
         raise
     return results
-
-
-def _settle(fut: asyncio.Future[Any], *, result: Any = None,
-            exc: BaseException | None = None) -> None:
-    if fut.done():  # the caller gave up (cancelled); the write stands or fell regardless
-        return
-    if exc is not None:
-        fut.set_exception(exc)
-    else:
-        fut.set_result(result)

@@ -30,8 +30,7 @@ from bot.store.migrate import (
     refuse,
 )
 from bot.store.ops import schema_refusal
-from bot.store.read_batch import ReadBatch
-from bot.store.sqlite_thread import SQLiteThread
+from bot.store.sqlite_thread import ReadBatch, SQLiteThread
 
 log = logging.getLogger(__name__)
 
