@@ -152,15 +152,13 @@ def session_and_answer(session_id: int, position: int
                        ) -> Command[tuple[SessionRow | None, AnswerRow | None]]:
     """The session and its answer at `position` (if any), in one read."""
     row = one((yield q(
-        f"SELECT {SESSION_COLUMNS}, a.question_id AS a_question, a.chosen, a.correct, a.typed "
+        f"SELECT {SESSION_COLUMNS}, a.question_id, a.chosen, a.correct, a.typed "
         f"{SESSION_FROM}"
         "LEFT JOIN answers a ON a.session_id = s.id AND a.position = ? WHERE s.id = ?",
         position, session_id)))
     if row is None:
         return None, None
-    answer = None if row["chosen"] is None else AnswerRow(
-        session_id, position, row["a_question"], int(row["chosen"]), bool(row["correct"]),
-        None if row["typed"] is None else float(row["typed"]))
+    answer = None if row["chosen"] is None else answer_of(session_id, position, row)
     return session_of(row), answer
 
 
