@@ -18,8 +18,10 @@ from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
 from bot.store.sqlite import SQLiteStore
-from tests.backends import backend_store, open_store, store_url  # noqa: F401 - fixtures
-from tests.pg_fixtures import postgres_server, postgres_url  # noqa: F401 - fixtures
+
+# Fixtures of these modules are everyone's: the store backends and their migrated templates,
+# PostgreSQL, and the remembered loads of the shipped files.
+pytest_plugins = ["tests.backends", "tests.pg_fixtures", "tests.memo"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 TESTS = Path(__file__).parent
@@ -122,8 +124,11 @@ def catalogue() -> Catalogue:
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
-    s = await SQLiteStore.open(tmp_path / "quiz.db")
+async def store(tmp_path: Path, sqlite_template: Path) -> AsyncIterator[SQLiteStore]:
+    """A SQLite store on its own file (a copy of the migrated template: tests/backends.py)."""
+    from tests.backends import migrated_sqlite  # a plugin module: pytest imports it first
+
+    s = await SQLiteStore.open(migrated_sqlite(sqlite_template, tmp_path))
     yield s
     await s.close()
 

@@ -114,14 +114,16 @@ def database_url(server_url: str, name: str) -> str:
     return server_url.rsplit("/", 1)[0] + "/" + name
 
 
-async def create_database(server_url: str, prefix: str = "t") -> str:
-    """A new empty database on the server; returns its URL."""
+async def create_database(server_url: str, prefix: str = "t", template: str | None = None
+                          ) -> str:
+    """A new database on the server (empty, or a copy of database `template`); its URL."""
     import asyncpg
 
     name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
     conn = await asyncpg.connect(server_url)
     try:
-        await conn.execute(f'CREATE DATABASE "{name}"')  # an identifier: no parameters here
+        await conn.execute(f'CREATE DATABASE "{name}"{copy}')  # identifiers: no parameters
     finally:
         await conn.close()
     return database_url(server_url, name)

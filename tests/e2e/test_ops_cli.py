@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -26,13 +27,24 @@ def quizbot(cwd: Path, *args: str, stdin: str = "", env: dict[str, str] | None =
                           input=stdin, capture_output=True, text=True, timeout=60, check=False)
 
 
+@pytest.fixture(scope="module")
+def played_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder (XDG_DATA_HOME) after two finished terminal attempts, played once per
+    test process: the tests that start from it get a copy."""
+    home, here = tmp_path_factory.mktemp("played-home"), tmp_path_factory.mktemp("played")
+    for user, keys in (("ana", "a\n" * 8 + "n\n"), ("ben", "b\n" * 8 + "n\n")):
+        done = quizbot(here, "play", "--user", user, stdin=keys,
+                       env={"XDG_DATA_HOME": str(home)})
+        assert done.returncode == 0, done.stderr
+    return home
+
+
 @pytest.fixture
-def played(tmp_path: Path) -> Path:
+def played(tmp_path: Path, data_home: Path, played_data: Path) -> Path:
     """A working directory; the learner's database (`user_db()`, in the data folder) holds two
     finished terminal attempts."""
-    for user, keys in (("ana", "a\n" * 8 + "n\n"), ("ben", "b\n" * 8 + "n\n")):
-        done = quizbot(tmp_path, "play", "--user", user, stdin=keys)
-        assert done.returncode == 0, done.stderr
+    shutil.copytree(played_data, data_home, dirs_exist_ok=True)
+    assert user_db().is_file()
     return tmp_path
 
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import user_db
-from tests.e2e.test_ops_cli import played, quizbot
+from tests.e2e.test_ops_cli import played, played_data, quizbot
 
-__all__ = ["played"]  # the fixture
+__all__ = ["played", "played_data"]  # the fixtures
 
 
 def digest(path: Path) -> str:

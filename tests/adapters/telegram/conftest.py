@@ -13,14 +13,14 @@ import pytest
 from adapters.telegram import TelegramAdapter
 from bot.app.compose import open_app
 from bot.app.config import load_config
-from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.domain.quiz import Quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN, AnswerKey, BotFactory, Running, write_config
 
 
 @pytest.fixture
-def key() -> AnswerKey:
-    return AnswerKey(load_quizzes([default_content_dir()])["parallelism"])
+def key(quizzes: dict[str, Quiz]) -> AnswerKey:
+    return AnswerKey(quizzes["parallelism"])
 
 
 @pytest.fixture
