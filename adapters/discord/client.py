@@ -18,7 +18,7 @@ from adapters.discord.rounds import DiscordRounds
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
-from bot.domain.payloads import ACTION_RE, ANSWER_RE, NUMBER_RE, ROUND_RE, WHO_RE
+from bot.domain.payloads import ANY_RE, NUMBER_RE
 from bot.features.chats import channel_title
 
 log = logging.getLogger(__name__)
@@ -133,9 +133,7 @@ class QuizClient(discord.Client):
             return
         if interaction.type is not discord.InteractionType.component:
             return
-        if not (ANSWER_RE.fullmatch(custom_id) or ACTION_RE.fullmatch(custom_id)
-                or ROUND_RE.fullmatch(custom_id) or WHO_RE.fullmatch(custom_id)
-                or NUMBER_RE.fullmatch(custom_id)):
+        if not ANY_RE.fullmatch(custom_id):
             await self.flows.unknown_button(interaction, custom_id)
         elif custom_id not in custom_ids_on(interaction.message):
             # discord.py runs a template's button only when the pressed message carries

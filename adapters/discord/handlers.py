@@ -34,10 +34,10 @@ from adapters.discord.views import (
     where_of,
 )
 from bot.app.compose import App
-from bot.domain.payloads import NumberPayload, Payload
+from bot.domain import payloads as payload
+from bot.domain.payloads import NUMBER_RE, NumberPayload
 from bot.domain.platforms import DISCORD
 from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind, Summary
-from bot.domain.round_results import WhoAnswered
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.discord_link import discord_link
 from bot.features.sessions import CHAT, GLOBAL
@@ -50,7 +50,7 @@ log = logging.getLogger(__name__)
 
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
-OURS = re.compile(r"[anqrw][0-9]+:")
+OURS = re.compile(r"[anqrtw][0-9]+:")
 CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100
 
 
@@ -61,10 +61,10 @@ class Flows:
         self.engine = app.engine
         self.rounds = app.rounds
         self.cat = app.catalogue
-        self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False, type_button=True)
         # the private "Who answered?" pages; the questions' clock is never shown on them
-        self.rounds_plan = RoundPlanner(app.catalogue, MARKDOWN, lambda q: "",
-                                        limit=DISCORD.card_limit)
+        self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False, type_button=True,
+                            rounds=RoundPlanner(app.catalogue, MARKDOWN, lambda q: "",
+                                                limit=DISCORD.card_limit))
         self.announce = app.config.discord.announce_results
         self.metrics = app.metrics
         self.signer, self.public_url = app.signer, app.config.web.public_url
@@ -269,20 +269,18 @@ class Flows:
 
     # --- buttons ---------------------------------------------------------------------------
 
-    async def press(self, interaction: discord.Interaction[Any],
-                    pressed: Payload | None) -> None:
-        """Any button of ours: the engine decides (owner, current question, counted once),
-        the plan says what to show."""
+    async def press(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+        """Any button of ours: decoded once, the engine decides (owner, current question,
+        counted once) and the plan says what to show. "Type it" opens its modal."""
+        if NUMBER_RE.fullmatch(custom_id):
+            await self.type_it(interaction, custom_id)
+            return
         try:
             actor = actor_of(interaction)
-            outcome = await timely(interaction, self.engine.press(actor, pressed,
-                                                                  where_of(interaction)),
-                                   update=True)
-            if isinstance(outcome, WhoAnswered):  # a page of the list: its own message
-                await update(interaction, **edit_of(self.rounds_plan.who(outcome,
-                                                                         actor.user_id)))
-                return
-            await self.deliver(interaction, self.plan.pressed(outcome, actor))
+            where = where_of(interaction)
+            outcome = await timely(interaction, self.engine.press(
+                actor, payload.decode(custom_id), where), update=True)
+            await self.deliver(interaction, self.plan.pressed(outcome, actor, where))
             await self._after_answer(interaction, outcome)
         except Exception as exc:
             await self.report(interaction, exc)
@@ -352,7 +350,7 @@ class Flows:
             log.debug("ignoring component %r: not one of ours", custom_id)
             return
         log.debug("button %r is ours but does not parse", custom_id)
-        await self.press(interaction, None)
+        await self.press(interaction, custom_id)
 
 
 def http_kind(error: discord.HTTPException) -> str:

@@ -1,7 +1,8 @@
-"""Rounds on Discord: `/round start|stop|skip`, `/daily`, and a press on a round's buttons.
+"""Rounds on Discord: `/round start|stop|skip` and `/daily`.
 
 The command's own interaction only gets the public "round started" answer; the questions
-are `round_posts.RoundPosts`. A press gets an ephemeral acknowledgement.
+are `round_posts.RoundPosts`. A press on a round's button goes the way of every press
+(`Flows.press`) and gets an ephemeral acknowledgement.
 """
 
 from __future__ import annotations
@@ -14,23 +15,16 @@ import discord
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.rewards import DiscordRewards
 from adapters.discord.round_posts import RoundPosts
-from adapters.discord.views import MARKDOWN, message_of, view_of, where_of
+from adapters.discord.views import view_of
 from bot.app.compose import App
-from bot.domain.payloads import RoundPayload, TeamPayload, WhoPayload
-from bot.domain.results import Misplaced
-from bot.domain.round_results import (
-    Joined,
-    LockedIn,
-    PressRefused,
-    WhoAnswered,
-)
 from bot.domain.round_rules import DEFAULT_SCORING
 from bot.features.rounds import Rounds
-from bot.present.plan import round_ack
 
 log = logging.getLogger(__name__)
+
+
 class DiscordRounds:
-    """The round commands and buttons of one client; `posts` shows the rounds."""
+    """The round commands of one client; `posts` shows the rounds."""
 
     def __init__(self, app: App, client: discord.Client) -> None:
         self.rounds: Rounds = app.rounds
@@ -95,27 +89,3 @@ class DiscordRounds:
         await timely(interaction, self.rounds.skip(actor, channel,
                                                    may_manage=self._may_manage(interaction)))
         await note(interaction, self.cat, await self.engine.language(actor), "round.skipped")
-
-    async def press(self, interaction: discord.Interaction[Any],
-                    pressed: RoundPayload | WhoPayload | TeamPayload) -> None:
-        """A lettered button: lock in, answered privately. "Who answered?": the list, only
-        for the presser."""
-        flows = interaction.client.flows
-        try:
-            actor = actor_of(interaction)
-            outcome = await timely(interaction, self.engine.press(actor, pressed,
-                                                                  where_of(interaction)))
-            if isinstance(outcome, WhoAnswered):
-                await send(interaction, ephemeral=True,
-                           **message_of(self.plan.who(outcome, actor.user_id)))
-                return
-            if isinstance(outcome, LockedIn | PressRefused | Joined):
-                text = round_ack(self.cat, outcome)
-            elif isinstance(outcome, Misplaced):
-                text = self.cat.t(outcome.lang, "round.misplaced")
-            else:  # rounds are off in this process
-                text = self.cat.t(await self.engine.language(actor_of(interaction)),
-                                  "error.unknown_button")
-            await send(interaction, ephemeral=True, content=MARKDOWN.escape(text))
-        except Exception as exc:
-            await flows.report(interaction, exc)

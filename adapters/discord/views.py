@@ -15,13 +15,6 @@ import discord
 
 from bot.domain import payloads as payload
 from bot.domain.numeric import MAX_TYPED
-from bot.domain.payloads import (
-    ActionPayload,
-    AnswerPayload,
-    RoundPayload,
-    TeamPayload,
-    WhoPayload,
-)
 from bot.domain.results import Where
 from bot.present.plan import Button, Card
 from bot.present.render import Markup
@@ -59,65 +52,14 @@ def where_of(interaction: discord.Interaction[Any]) -> Where:
 class ButtonHandler(Protocol):
     """What a pressed button calls; the client carries one as `flows`."""
 
-    async def press(self, interaction: discord.Interaction[Any],
-                    pressed: payload.Payload | None) -> None:
-        ...
-
-    async def type_it(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
+    async def press(self, interaction: discord.Interaction[Any], custom_id: str) -> None:
         ...
 
 
-def handler_of(interaction: discord.Interaction[Any]) -> ButtonHandler:
-    """The handler of the client this interaction arrived on."""
-    return cast(ButtonHandler, interaction.client.flows)
-
-
-class AnswerButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.ANSWER_RE):
-    """A lettered answer button; its custom_id is `payload.encode_answer(...)`."""
-
-    def __init__(self, custom_id: str, *, label: str,
-                 style: discord.ButtonStyle = discord.ButtonStyle.primary,
-                 disabled: bool = False) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled,
-                                           custom_id=custom_id))
-        pressed = payload.decode(custom_id)
-        assert isinstance(pressed, AnswerPayload)  # the template guarantees it
-        self.pressed = pressed
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str],
-                             ) -> AnswerButton:
-        return cls(match.group(0), label=getattr(item, "label", None) or "?")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await handler_of(interaction).press(interaction, self.pressed)
-
-
-class ActionButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.ACTION_RE):
-    """Review missed, Try again, a language, a reset confirmation: `payload.encode_action`."""
-
-    def __init__(self, custom_id: str, *, label: str,
-                 style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-                 disabled: bool = False) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style, disabled=disabled,
-                                           custom_id=custom_id))
-        pressed = payload.decode(custom_id)
-        # None for an action this version does not know (an old or forged button)
-        self.pressed = pressed if isinstance(pressed, ActionPayload) else None
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str],
-                             ) -> ActionButton:
-        return cls(match.group(0), label=getattr(item, "label", None) or "?")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await handler_of(interaction).press(interaction, self.pressed)
-
-
-class NumberButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.NUMBER_RE):
-    """"Type it" on a computed question: opens the modal a typed answer is sent with."""
+class PayloadButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payload.ANY_RE):
+    """Every button of ours, whatever it does: its custom_id is a payload
+    (`bot.domain.payloads`) and only points; `Flows.press` decodes it once and the engine
+    routes it once. Registered by template, so a button keeps working after a restart."""
 
     def __init__(self, custom_id: str, *, label: str,
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary,
@@ -129,11 +71,11 @@ class NumberButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=payl
     @classmethod
     async def from_custom_id(cls, interaction: discord.Interaction[Any],
                              item: discord.ui.Item[Any], match: re.Match[str],
-                             ) -> NumberButton:
+                             ) -> PayloadButton:
         return cls(match.group(0), label=getattr(item, "label", None) or "?")
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await handler_of(interaction).type_it(interaction, self.custom_id)
+        await cast(ButtonHandler, interaction.client.flows).press(interaction, self.custom_id)
 
 
 def number_modal(custom_id: str, title: str, label: str) -> discord.ui.Modal:
@@ -182,18 +124,11 @@ STYLES = {"primary": discord.ButtonStyle.primary, "secondary": discord.ButtonSty
 
 
 def button_of(button: Button) -> discord.ui.Item[Any]:
-    """A plan button as the DynamicItem whose template matches its payload."""
-    style = STYLES[button.style]
+    """A plan button: a link, or our one button kind carrying its payload."""
     if button.url:  # a link button (e.g. /dashboard's signed link): no custom_id
         return discord.ui.Button(label=button.label, url=button.url)
-    if button.payload.startswith("a1:"):
-        return AnswerButton(button.payload, label=button.label, style=style,
-                            disabled=button.disabled)
-    if button.payload.startswith("n1:"):
-        return NumberButton(button.payload, label=button.label, style=style,
-                            disabled=button.disabled)
-    return ActionButton(button.payload, label=button.label, style=style,
-                        disabled=button.disabled)
+    return PayloadButton(button.payload, label=button.label, style=STYLES[button.style],
+                         disabled=button.disabled)
 
 
 def message_of(card: Card) -> dict[str, Any]:
@@ -279,49 +214,7 @@ def edit_of(card: Card) -> dict[str, Any]:
     return message
 
 
-# --- a round's buttons (on its channel messages) ---------------------------------------------
-
-class _RoundChatButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
-                       template=payload.ROUND_RE):
-    """What every button on a round's public message does: hand its payload to
-    `DiscordRounds.press` (anyone in the channel may press; the store decides)."""
-
-    style = discord.ButtonStyle.primary
-
-    def __init__(self, custom_id: str, *, label: str,
-                 style: discord.ButtonStyle | None = None) -> None:
-        super().__init__(discord.ui.Button(label=label, style=style or self.style,
-                                           custom_id=custom_id))
-        pressed = payload.decode(custom_id)
-        assert isinstance(pressed, RoundPayload | WhoPayload | TeamPayload)  # the templates'
-        self.pressed = pressed
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any],
-                             item: discord.ui.Item[Any], match: re.Match[str],
-                             ) -> _RoundChatButton:
-        return cls(match.group(0), label=getattr(item, "label", None) or "?")
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.rounds.press(interaction, self.pressed)
-
-
-class RoundButton(_RoundChatButton, template=payload.ROUND_RE):
-    """A round's lettered button."""
-
-
-class WhoButton(_RoundChatButton, template=payload.WHO_RE):
-    """A reveal's "Who answered?": the full list, ephemeral, paged."""
-
-    style = discord.ButtonStyle.secondary
-
-
-class TeamButton(_RoundChatButton, template=payload.TEAM_RE):
-    """A team (or untimed) round's join button, on the "round started" answer."""
-
-
-ROUND_BUTTONS = {"w1:": WhoButton, "t1:": TeamButton}  # by payload prefix; else a letter
-
+# --- a round's channel messages -----------------------------------------------------------
 
 def embed_of(card: Card) -> discord.Embed:
     """A round's card as one embed (its buttons go in `view_of`)."""
@@ -336,8 +229,7 @@ def view_of(card: Card) -> discord.ui.View | None:
     buttons: list[Button] = [b for row in card.rows for b in row if not b.disabled]
     if not buttons:
         return None
-    return _frozen(*(ROUND_BUTTONS.get(b.payload[:3], RoundButton)(
-        b.payload, label=b.label, style=STYLES[b.style]) for b in buttons))
+    return _frozen(*(button_of(b) for b in buttons))
 
 
-DYNAMIC_ITEMS = (AnswerButton, ActionButton, NumberButton, RoundButton, WhoButton, TeamButton)
+DYNAMIC_ITEMS = (PayloadButton,)

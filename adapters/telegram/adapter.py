@@ -26,8 +26,8 @@ from telegram.ext import Application, BaseRateLimiter, Defaults
 from adapters.base.startup import until_up
 from adapters.telegram import views, webhook
 from adapters.telegram.dashboard import TelegramDashboard
+from adapters.telegram.deeplinks import DeepLinks
 from adapters.telegram.handlers import Handlers, PTBApplication
-from adapters.telegram.links import DeepLinks
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.ratelimit import GroupPostRateLimiter
@@ -123,11 +123,13 @@ class TelegramAdapter:
         def bot() -> Bot:
             return application.bot
 
-        plan = Planner(self.app.catalogue, views.HTML, shared_chats=True)
-        rounds = self.rounds = TelegramRounds(self.app, plan, RoundPosts(self.app, bot), bot)
+        posts, links = RoundPosts(self.app, bot), DeepLinks(self.app, bot)
+        plan = Planner(self.app.catalogue, views.HTML, shared_chats=True, rounds=posts.plan,
+                       private_url=links.who_link)
+        rounds = self.rounds = TelegramRounds(self.app, plan, posts, bot)
         dashboard = self.dashboard = TelegramDashboard(
             self.app.catalogue, self.app.config.web.public_url, bot)
-        Handlers(self.app, self.outbox, rounds, DeepLinks(self.app, plan, bot), dashboard,
+        Handlers(self.app, plan, self.outbox, rounds, links, dashboard,
                  self.inbox.may_reply if self.inbox is not None else None).register(application)
         return application
 

@@ -26,17 +26,15 @@ from telegram.ext import (
 
 from adapters.telegram import views
 from adapters.telegram.dashboard import TelegramDashboard
-from adapters.telegram.links import DeepLinks
+from adapters.telegram.deeplinks import DeepLinks
 from adapters.telegram.members import is_member
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.rounds import TelegramRounds
 from adapters.telegram.turn import MayReply, Turn
-from adapters.telegram.views import HTML
 from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.errors import QuizError
-from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
-from bot.domain.round_results import WhoAnswered
+from bot.domain.results import QuestionPrompt, SessionKind
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply
 
@@ -52,13 +50,14 @@ PTBApplication: TypeAlias = "Application[Any, Any, Any, Any, Any, Any]"
 class Handlers:
     """Every command and button of the bot, bound to one engine."""
 
-    def __init__(self, app: App, outbox: Outbox, rounds: TelegramRounds | None = None,
-                 links: DeepLinks | None = None, dashboard: TelegramDashboard | None = None,
+    def __init__(self, app: App, plan: Planner, outbox: Outbox,
+                 rounds: TelegramRounds | None = None, links: DeepLinks | None = None,
+                 dashboard: TelegramDashboard | None = None,
                  may_reply: MayReply | None = None) -> None:
         self.may_reply = may_reply  # webhook mode: the inbox's reply-once mark
         self.engine, self.cat = app.engine, app.catalogue
         self.dash = dashboard
-        self.plan = Planner(app.catalogue, HTML, shared_chats=True)
+        self.plan = plan
         self.outbox = outbox
         self.metrics = app.metrics
         self.rounds = rounds
@@ -106,8 +105,8 @@ class Handlers:
             if (update.callback_query is None and step != self.round
                     and self.rounds is not None and await self.rounds.quiet(actor)):
                 return  # a round runs in this group and this member had their reply
-            turn = Turn(update, context.bot, actor, self.outbox, self._apologise, self.metrics,
-                        self.may_reply)
+            turn = Turn(update, context.bot, actor, self.outbox, self.plan,
+                        self.engine.language, self.metrics, self.may_reply)
             turn.asked = lambda asks, sent: self.engine.typed_chat.asked(actor, *asks, sent)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
@@ -138,7 +137,7 @@ class Handlers:
         """Map an exception to what the user sees and what the log says."""
         turn.failed(exc)  # metrics hook (issue 14)
         if isinstance(exc, QuizError):
-            await self._report(turn, exc)
+            await turn.report(exc)
         elif isinstance(exc, Forbidden):
             log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
                      turn.chat_id, exc.message)
@@ -148,20 +147,7 @@ class Handlers:
             log.warning("telegram: reply to chat %s failed: %s", turn.chat_id, exc)
         else:
             log.error("telegram: update in chat %s failed", turn.chat_id, exc_info=exc)
-            await self._report(turn, None)
-
-    async def _report(self, turn: Turn, error: QuizError | None) -> None:
-        try:
-            lang = await self.engine.language(turn.actor)
-        except Exception:  # the store failing may be why we are here
-            lang = self.cat.default
-        try:
-            await turn.deliver(self.plan.error(lang, error, pressed=turn.pressed))
-        except Exception as exc:  # nothing more we can tell the user
-            log.warning("telegram: could not report an error to chat %s: %s", turn.chat_id, exc)
-
-    async def _apologise(self, turn: Turn) -> None:
-        await self._report(turn, None)
+            await turn.report(None)
 
     async def _unhandled(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram: unhandled error for update %r", getattr(update, "update_id", None),
@@ -176,11 +162,9 @@ class Handlers:
             actor, note = linked  # a solo quiz opened from a group: it counts there
             asked = self.plan.asked(await self.engine.start(actor, linked_quiz(args[0])), actor)
             return replace(asked, send=note.send + asked.send) if note else asked
-        if args and self.links is not None and self.rounds is not None and (
+        if args and self.links is not None and (
                 who := await self.links.who_start(turn.actor, args[0])) is not None:
-            if isinstance(who, WhoAnswered):  # a reveal's "Who answered?", opened here
-                return Reply(send=(self.rounds.round_plan.who(who, turn.actor.user_id),))
-            return self.plan.pressed(who, turn.actor)
+            return self.plan.pressed(who, turn.actor)  # a reveal's "Who answered?", here
         if args and args[0] == REVIEW_LINK:
             return await self.review(turn, ())
         if args and args[0].startswith(TOPIC_LINK):  # a group's /review NAME, opened here
@@ -366,6 +350,7 @@ class Handlers:
         if message is None or message.text is None:
             return Reply()
         typed = await self.engine.typed_chat.answer(turn.actor, message.text)
+
         if typed.outcome is None:
             return Reply()
         turn.answering = int(typed.message_id) if typed.message_id else None
@@ -374,26 +359,18 @@ class Handlers:
     # --- buttons ------------------------------------------------------------------------------
 
     async def tap(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """Any inline button: the engine decides, the plan shows."""
-        pressed = payload.decode(args[0] if args else None)
+        """Any inline button: decoded once, routed once by the engine, shown by the plan.
+        A question a button opens in a group waits in the private chat (as for /quiz)."""
         where = views.where_of(turn.update)
-        outcome = await self.engine.press(turn.actor, pressed, where)
-        if isinstance(outcome, WhoAnswered) and self.rounds is not None:
-            if where is not None and where.shared:  # the list opens in the private chat
-                url = self.links.who_link(outcome) if self.links is not None else None
-                await turn.ack(None if url else self.cat.t(outcome.lang, "round.who_open"),
-                               url=url)
-                return Reply()
-            return Reply(edit=self.rounds.round_plan.who(outcome, turn.actor.user_id))
-        if isinstance(outcome, AnswerResult):  # ack the moment it counts; render after
-            await turn.ack(self.plan.toast(outcome))
-        elif isinstance(outcome, QuestionPrompt):  # Start / Try again / Review pressed
+        outcome = await self.engine.press(turn.actor, payload.decode(args[0] if args else None),
+                                          where)
+        if isinstance(outcome, QuestionPrompt):  # Start / Try again / Review pressed
             link = await self._private_link(
                 turn, REVIEW_LINK if outcome.kind == SessionKind.DUE else outcome.quiz_id)
-            if link is not None:  # in a group: the session waits in the private chat
+            if link is not None:
                 return link
             outcome = self._opens(turn, outcome)
-        return self.plan.pressed(outcome, turn.actor)
+        return self.plan.pressed(outcome, turn.actor, where)
 
 
 REVIEW_LINK = "review"  # `/start review`: the deep link a group's /review hands out

@@ -1,7 +1,7 @@
 """Rounds on Telegram: `/round` and `/daily` in groups, and a quiet group while one runs.
 
 The round's posts are `round_posts.RoundPosts`; deep links into the private chat are
-`links.DeepLinks`.
+`deeplinks.DeepLinks`.
 """
 
 from __future__ import annotations

@@ -17,8 +17,9 @@ from adapters.telegram import views
 from adapters.telegram.observe import error_kind
 from adapters.telegram.outbox import Outbox
 from bot.app.metrics import Metrics
+from bot.domain.errors import QuizError
 from bot.domain.results import Actor
-from bot.present.plan import Card, Reply, draw_pictures
+from bot.present.plan import Card, Planner, Reply, draw_pictures
 
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption
@@ -46,10 +47,10 @@ class Turn:
     """The context of one update; handlers reply through it, never through the bot."""
 
     def __init__(self, update: Update, bot: Bot, actor: Actor, outbox: Outbox,
-                 apologise: Callable[[Turn], Awaitable[None]],
+                 plan: Planner, language: Callable[[Actor], Awaitable[str]],
                  metrics: Metrics | None = None, may_reply: MayReply | None = None) -> None:
         self.update, self.bot, self.actor, self.outbox = update, bot, actor, outbox
-        self._apologise = apologise
+        self.plan, self._language = plan, language
         self._may_reply, self._cleared = may_reply, may_reply is None
         self.metrics, self.received = metrics, time.perf_counter()  # metrics hook (issue 14)
         self.query = update.callback_query
@@ -101,7 +102,7 @@ class Turn:
 
     async def deliver(self, reply: Reply) -> None:
         """Carry out a plan: the ack now; the edit and new messages in the chat's order."""
-        await self.ack(reply.ack, alert=reply.alert)
+        await self.ack(reply.ack, alert=reply.alert, url=reply.ack_url)
         if reply.edit is None and not reply.clear_buttons and not reply.send:
             return
         if not await self.cleared():
@@ -135,11 +136,23 @@ class Turn:
                          self.chat_id, exc.message)
             elif isinstance(exc, BadRequest):  # our fault: say so rather than stay silent
                 log.error("telegram: Telegram refused a reply to chat %s: %s", self.chat_id, exc)
-                await self._apologise(self)
+                await self.report(None)
             elif isinstance(exc, RetryAfter | TimedOut | NetworkError):
                 log.warning("telegram: reply to chat %s failed: %s", self.chat_id, exc)
             else:
                 raise
+
+    async def report(self, error: QuizError | None) -> None:
+        """Tell the user about a refusal (`error`) or a failure (None): a pop-up for a
+        press, a message for a command; a failure here is only logged."""
+        try:
+            lang = await self._language(self.actor)
+        except Exception:  # the store failing may be why we are here
+            lang = self.plan.cat.default
+        try:
+            await self.deliver(self.plan.error(lang, error, pressed=self.pressed))
+        except Exception as exc:  # nothing more we can tell the user
+            log.warning("telegram: could not report an error to chat %s: %s", self.chat_id, exc)
 
     async def say(self, card: Card) -> Message:
         """Send a card to the chat (in groups, as a reply to the command)."""

@@ -45,6 +45,10 @@ WHO_PAGE_RE = re.compile(r"(?P<round>[0-9a-z]{1,12})-(?P<qindex>[0-9]{1,3})-(?P<
 ACTION_RE = re.compile(
     r"q2:(?P<action>[a-z]{1,6}):(?P<owner>~?[0-9a-z]{0,13}):(?P<arg>[a-z0-9_-]{0,40})"
     r"|q1:(?P<action1>[a-z]{1,8}):(?P<arg1>[a-z0-9_-]{0,40})")
+# Any payload of ours, by shape (what a Discord button's template matches; `decode` then
+# says which kind, or None for a forged one)
+ANY_RE = re.compile("|".join(re.sub(r"\(\?P<\w+>", "(?:", r.pattern) for r in (
+    ANSWER_RE, ROUND_RE, NUMBER_RE, WHO_RE, TEAM_RE, ACTION_RE)))
 _HASHED = "~"
 
 

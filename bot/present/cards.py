@@ -80,6 +80,7 @@ class Reply:
 
     ack: str | None = None  # a press's private answer (toast / ephemeral note)
     alert: bool = False  # the ack needs dismissing (errors)
+    ack_url: str | None = None  # the ack opens this link instead (Telegram: a deep link)
     edit: Card | None = None  # replaces the pressed message
     clear_buttons: bool = False  # take the buttons off the pressed message
     send: tuple[Card, ...] = ()

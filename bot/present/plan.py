@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from bot.domain.errors import QuizError
 from bot.domain.payloads import (
-    REPORT_REASONS,
     ConfidencePayload,
     DuePayload,
     LanguagePayload,
@@ -37,30 +38,19 @@ from bot.domain.results import (
     AnswerResult,
     GroupView,
     InstallOutcome,
-    Misplaced,
-    NotYours,
     PressOutcome,
     QuestionPrompt,
     QuizInfo,
     QuizList,
-    ReportAsked,
-    ReportDone,
-    ResetCancelled,
-    ResetDone,
     SessionKind,
     SettingsView,
-    StaleAnswer,
     Summary,
     TypedOutcome,
-    TypedRefused,
-    UnknownButton,
+    Where,
 )
-from bot.domain.results import (
-    LanguageSet as LanguageSetResult,
-)
-from bot.domain.round_results import Joined, LockedIn, PressRefused, WhoAnswered
+from bot.domain.round_results import WhoAnswered
 from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, UserStats
-from bot.present import diagrams, render
+from bot.present import diagrams, outcomes, render
 
 # the cards are re-exported: adapters read them where the plans are made
 from bot.present.cards import LABEL_LIMIT, Style
@@ -70,33 +60,11 @@ from bot.present.cards import Reply as Reply
 from bot.present.i18n import Catalogue, is_rtl
 from bot.present.limits import listing
 
+if TYPE_CHECKING:
+    from bot.present.round_plan import RoundPlanner
+
 log = logging.getLogger(__name__)
 
-
-def team_name(cat: Catalogue, lang: str, team: int) -> str:
-    """A round's team by its colour and name ("🟥 Red")."""
-    return cat.t(lang, f"round.team_{team}")
-
-
-def _joined(cat: Catalogue, j: Joined) -> str:
-    if j.outcome in ("joined", "already"):
-        if j.team is not None:
-            key = "round.joined_team" if j.outcome == "joined" else "round.join_already"
-            return cat.t(j.lang, key, team=team_name(cat, j.lang, j.team))
-        # no team yet: "any team" in a team round (drawn at question 1), or untimed
-        return cat.t(j.lang, "round.join_already_in" if j.outcome == "already"
-                     else "round.joined_any" if j.drafted else "round.joined")
-    return cat.t(j.lang, "round.join_closed" if j.outcome == "closed" else "round.gone")
-
-
-def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
-    """The private answer to a press on a round's button: never whether it was right."""
-    if isinstance(outcome, Joined):
-        return _joined(cat, outcome)
-    if isinstance(outcome, LockedIn):
-        key = "round.already_locked" if outcome.repeat else "round.locked"
-        return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
-    return cat.t(outcome.lang, f"round.{outcome.reason}")
 
 def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:
     """A row of buttons in reading order: right to left for RTL languages."""
@@ -107,8 +75,14 @@ class Planner:
     """Builds replies for one platform's markup (`render.Markup`)."""
 
     def __init__(self, cat: Catalogue, markup: render.Markup, *, shared_chats: bool,
-                 catalogue_command: str = "/quizzes", type_button: bool = False) -> None:
+                 catalogue_command: str = "/quizzes", type_button: bool = False,
+                 rounds: RoundPlanner | None = None,
+                 private_url: Callable[[WhoAnswered], str | None] | None = None) -> None:
         self.cat = cat
+        self.rounds = rounds  # a round's "Who answered?" pages (None: rounds are off)
+        # where a round's chat keeps nothing private to one member (Telegram): the deep
+        # link that opens a "Who answered?" list in the presser's private chat instead
+        self.private_url = private_url
         self.m = markup
         self.catalogue_command = catalogue_command  # how this platform opens the catalogue
         # True where a learner's quiz messages in a group are seen by everyone (Telegram):
@@ -205,7 +179,8 @@ class Planner:
         """A command or button that opens a question: send it. `more`: the quiz was not
         named (the default one), so one line names the catalogue."""
         if prompt.joined:  # a second start seconds after the first: it is just above
-            return Reply(send=(Card(self.m.escape(self._joined(prompt))),))
+            return Reply(send=(Card(self.t(prompt.lang, "question.joined",
+                                           number=prompt.number)),))
         card = self.question(prompt, actor)
         if more:
             hint = self.t(prompt.lang, "catalogue.more", command=self.catalogue_command)
@@ -221,75 +196,15 @@ class Planner:
                      for e in quizzes.entries)
         return Reply(send=(Card(render.catalogue_text(self.cat, quizzes, self.m), rows=rows),))
 
-    def pressed(self, outcome: PressOutcome, actor: Actor) -> Reply:
-        """What a button press shows, whatever it was."""
-        if isinstance(outcome, AnswerResult):
-            return self._answer(outcome, actor)
-        if isinstance(outcome, NotYours):  # session 0: a button that is not a question's
-            key = "answer.not_yours" if outcome.session_id else "error.not_your_button"
-            return Reply(ack=self.cat.t(outcome.lang, key))
-        if isinstance(outcome, StaleAnswer):
-            key = "answer.stale" if outcome.current is not None else "answer.stale_finished"
-            send = (self.question(outcome.current, actor),) if outcome.current else ()
-            return Reply(ack=self.cat.t(outcome.lang, key), clear_buttons=True, send=send)
-        if isinstance(outcome, QuestionPrompt):
-            if outcome.joined:  # Try again / Review pressed twice: one question 1, one note
-                return Reply(ack=self._joined(outcome))
-            return self.asked(outcome, actor)
-        if isinstance(outcome, QuizList):
-            return self.catalogue(outcome, actor)
-        if isinstance(outcome, LanguageSetResult):
-            done = self.cat.t(outcome.lang, "language.set")
-            start = Button(self.cat.t(outcome.lang, "button.start"),
-                           StartPayload.of(actor.user_id, outcome.quiz_id).pack(), "primary")
-            return Reply(ack=done, edit=Card(self.m.escape(done), rows=((start,),)))
-        if isinstance(outcome, SettingsView):
-            return Reply(ack=self.cat.t(outcome.lang, "settings.saved"),
-                         edit=self.settings_card(outcome, actor))
-        if isinstance(outcome, ResetDone):
-            return Reply(edit=Card(self.t(outcome.lang, "reset.done")))
-        if isinstance(outcome, ResetCancelled):
-            return Reply(edit=Card(self.t(outcome.lang, "reset.cancelled")))
-        if isinstance(outcome, LockedIn | PressRefused | Joined):  # a round's: a private ack
-            return Reply(ack=round_ack(self.cat, outcome))
-        if isinstance(outcome, Misplaced):  # a button's data pressed where it does not belong
-            return Reply(ack=self.cat.t(outcome.lang, "round.misplaced"), alert=True)
-        if isinstance(outcome, ReportAsked):
-            return self.report_reasons(outcome, actor)
-        if isinstance(outcome, ReportDone):
-            return self.report_done(outcome)
-        if isinstance(outcome, WhoAnswered):  # the adapters show it (RoundPlanner.who)
-            return Reply(ack=self.cat.t(outcome.lang, "round.who_open"))
-        assert isinstance(outcome, UnknownButton)
-        return Reply(ack=self.cat.t(outcome.lang, "error.unknown_button"))
+    def pressed(self, outcome: PressOutcome, actor: Actor, where: Where | None = None
+                ) -> Reply:
+        """What a button press shows, whatever it was (`outcomes.RENDERERS`); `where`: the
+        pressed message (None when a link opened it)."""
+        return outcomes.render_press(self, outcome, actor, where)
 
     def typed(self, outcome: TypedOutcome, actor: Actor) -> Reply:
-        """A typed answer shows as a press of its option would; text has no pop-up to
-        answer, so what a press says only there is sent as a message."""
-        if isinstance(outcome, TypedRefused):
-            return Reply(send=(Card(self.m.escape(render.typed_refusal(self.cat, outcome))),))
-        reply = self.pressed(outcome, actor)
-        if reply.ack and reply.edit is None and not reply.send:
-            return Reply(send=(Card(self.m.escape(reply.ack)),))
-        return reply
-
-    def _joined(self, prompt: QuestionPrompt) -> str:
-        return self.cat.t(prompt.lang, "question.joined", number=prompt.number)
-
-    def toast(self, result: AnswerResult) -> str:
-        """The ack of an answer: what a learner must see first, before anything else."""
-        return render.toast(self.cat, result)
-
-    def _answer(self, result: AnswerResult, actor: Actor) -> Reply:
-        toast = self.toast(result)
-        if result.duplicate:  # the first delivery already showed everything
-            return Reply(ack=toast)
-        if result.next is not None:
-            after = self.question(result.next, actor)
-        else:
-            assert result.summary is not None
-            after = self.summary(result.summary, actor)
-        return Reply(ack=toast, edit=self.answered(result, actor.user_id), send=(after,))
+        """A typed answer: shown as a press of its option would be."""
+        return outcomes.render_typed(self, outcome, actor)
 
     # --- "Report a problem" (bot.features.reports) -----------------------------------------
 
@@ -298,26 +213,11 @@ class Planner:
         return Button(self.cat.t(lang, "button.report"),
                       ReportPayload.about(owner, session_id, position).pack())
 
-    def report_reasons(self, asked: ReportAsked, actor: Actor) -> Reply:
-        """The reasons to pick from, as the presser's own buttons."""
-        rows = tuple((Button(self.cat.t(asked.lang, f"report.reason_{name}"),
-                             ReportPayload.about(actor.user_id, asked.session_id,
-                                                 asked.position, letter).pack()),)
-                     for letter, name in REPORT_REASONS.items())
-        return Reply(send=(Card(self.t(asked.lang, "report.ask"), rows=rows),))
-
     def report_note(self, lang: str, added: bool | None) -> Reply:
         """/report <words>: added, nothing to add it to, or (None) how to use it."""
         key = "report.usage" if added is None else "report.noted" if added else \
             "report.no_report"
         return self.text(lang, key)
-
-    def report_done(self, done: ReportDone) -> Reply:
-        """Stored (with how to add a line), or why not."""
-        text = self.cat.t(done.lang, f"report.{done.outcome}")
-        if done.outcome == "stored":
-            return Reply(ack=text[:200], edit=Card(self.m.escape(text)))
-        return Reply(ack=text[:200], alert=True)
 
     # --- commands ----------------------------------------------------------------------
 
@@ -387,7 +287,7 @@ class Planner:
                         ConfidencePayload.of(actor.user_id,
                                              "off" if view.confidence else "on").pack(),
                         "primary")
-        return Card(self.m.escape(render.settings_text(self.cat, view)), rows=((toggle,),))
+        return Card(self.m.escape(settings_text(self.cat, view)), rows=((toggle,),))
 
     def settings(self, view: SettingsView, actor: Actor) -> Reply:
         return Reply(send=(self.settings_card(view, actor),))
@@ -403,7 +303,7 @@ class Planner:
         owner = note.user_id
         button = Button(self.cat.t(note.lang, "button.review_now"),
                         DuePayload.of(owner).pack(), "primary")
-        return Card(self.m.escape(render.reminder_text(self.cat, note)), rows=((button,),))
+        return Card(self.t(note.lang, "reminder.text", due=note.due), rows=((button,),))
 
     def leaderboard(self, board: Leaderboard) -> Reply:
         return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m)),), public=True)
@@ -448,6 +348,19 @@ class Planner:
         return (tuple(Button(self.cat.t(code, "language.name"),
                              LanguagePayload.of(owner, code).pack())
                       for code in self.cat.languages),)
+
+
+def settings_text(cat: Catalogue, s: SettingsView) -> str:
+    """/settings: confidence marks and the daily reminder."""
+    lang = s.lang
+    conf = cat.t(lang, "settings.on" if s.confidence else "settings.off")
+    lines = [cat.t(lang, "settings.title"), cat.t(lang, "settings.confidence", state=conf)]
+    if s.remind_at is None:
+        lines.append(cat.t(lang, "settings.remind_off", offset=s.utc_offset))
+    else:
+        lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
+    lines.append(cat.t(lang, "settings.help"))
+    return "\n".join(lines)
 
 
 def _title(cat: Catalogue, prompt: QuestionPrompt) -> str:

@@ -16,12 +16,11 @@ from bot.domain.results import (
     CatalogueEntry,
     QuestionPrompt,
     QuizList,
-    SettingsView,
     Summary,
     TypedRefused,
 )
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
-from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, TopicLine, UserStats
+from bot.domain.stats_results import Leaderboard, Progress, TopicLine, UserStats
 from bot.present import diagrams
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin
 
@@ -379,21 +378,3 @@ def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
                                  misses=q.answered - q.correct)) for q in p.confident_misses]
     # the quiz's own list is above (stats_text) and every quiz's is the chart: not again here
     return "\n".join(lines)
-
-
-def settings_text(cat: Catalogue, s: SettingsView) -> str:
-    """/settings: confidence marks and the daily reminder."""
-    lang = s.lang
-    conf = cat.t(lang, "settings.on" if s.confidence else "settings.off")
-    lines = [cat.t(lang, "settings.title"), cat.t(lang, "settings.confidence", state=conf)]
-    if s.remind_at is None:
-        lines.append(cat.t(lang, "settings.remind_off", offset=s.utc_offset))
-    else:
-        lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
-    lines.append(cat.t(lang, "settings.help"))
-    return "\n".join(lines)
-
-
-def reminder_text(cat: Catalogue, note: ReminderNote) -> str:
-    """The daily reminder: how many questions are due."""
-    return cat.t(note.lang, "reminder.text", due=note.due)

@@ -17,8 +17,6 @@ from bot.domain.product_limits import NAME_SHOWN, RIGHT_SHOWN, STANDINGS_SHOWN, 
 from bot.domain.round_results import (
     DailyNotes,
     DailySet,
-    LockedIn,
-    PressRefused,
     RoundQuestion,
     RoundReveal,
     RoundStarted,
@@ -27,8 +25,9 @@ from bot.domain.round_results import (
     WhoAnswered,
 )
 from bot.present import render
+from bot.present.cards import Button, Card, Reply
 from bot.present.i18n import Catalogue, is_rtl, isolate
-from bot.present.plan import Button, Card, Reply, round_ack, team_name
+from bot.present.outcomes import team_name
 
 BAR, BAR_WIDTH = "▇", 10
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -105,9 +104,6 @@ class RoundPlanner:
     def mode_key(scoring: str, untimed: bool) -> str:
         """The catalogue key that says how a round scores."""
         return f"round.mode_{scoring}" + ("_untimed" if untimed else "")
-
-    def pressed(self, outcome: LockedIn | PressRefused) -> Reply:
-        return Reply(ack=round_ack(self.cat, outcome))
 
     def _header(self, q: RoundQuestion) -> str:
         if q.daily:

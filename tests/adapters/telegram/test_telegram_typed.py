@@ -97,6 +97,7 @@ async def test_a_typed_answer_to_a_photo_question_clears_its_buttons(
     since = learner.mark()
     await learner.send(f"/start {NUMBERS}")
     question = await learner.reply(since, is_question)
+    await learner.barrier()  # the question is noted as the one a number answers
     row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1002", NUMBERS)
     assert row is not None and row.seed is not None
     q = quiz.question(row.question_ids[0])

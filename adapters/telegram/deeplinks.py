@@ -13,11 +13,12 @@ from collections.abc import Callable
 from telegram import Bot
 
 from adapters.telegram.members import is_member
+from adapters.telegram.views import HTML
 from bot.app.compose import App
 from bot.domain.payloads import base36
 from bot.domain.results import Actor, Misplaced
 from bot.domain.round_results import PressRefused, WhoAnswered
-from bot.present.plan import Button, Card, Planner, Reply
+from bot.present.plan import Button, Card, Reply
 
 # /start payload of a solo quiz opened from a group: g<-chat id, base36>_<quiz id>
 GROUP_START = re.compile(r"g(?P<chat>[0-9a-z]{1,13})_(?P<quiz>[a-z0-9_-]{1,40})")
@@ -44,10 +45,12 @@ def parse_start(data: str) -> tuple[int, str] | None:
 class DeepLinks:
     """The links a group hands out, and what `/start <payload>` opens from them."""
 
-    def __init__(self, app: App, plan: Planner, bot: Callable[[], Bot]) -> None:
+    def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
         self.engine, self.cat, self.rounds = app.engine, app.catalogue, app.rounds
-        self.plan = plan
         self._bot = bot
+
+    def _text(self, lang: str, key: str, **params: object) -> str:
+        return HTML.escape(self.cat.t(lang, key, **params))
 
     def solo_link(self, actor: Actor, lang: str, quiz_id: str | None) -> Reply | None:
         """/quiz in a group: one message with a button into a private chat, or None where
@@ -64,7 +67,7 @@ class DeepLinks:
         if not username:
             return None
         url = f"https://t.me/{username}?start={data}"
-        text = self.plan.t(lang, "round.private_quiz", name=actor.display_name or "")
+        text = self._text(lang, "round.private_quiz", name=actor.display_name or "")
         button = Button(self.cat.t(lang, "round.private_button"), "", "primary", url=url)
         return Reply(send=(Card(text, rows=((button,),)),))
 
@@ -79,7 +82,8 @@ class DeepLinks:
         if await is_member(self._bot(), chat_id, int(actor.user_id)):
             return Actor(actor.platform, actor.user_id, str(chat_id), actor.display_name,
                          actor.locale), None
-        return actor, self.plan.text(await self.engine.language(actor), "round.not_member")
+        lang = await self.engine.language(actor)
+        return actor, Reply(send=(Card(self._text(lang, "round.not_member")),))
 
     def who_link(self, who: WhoAnswered) -> str | None:
         """The deep link that opens a reveal's full list in the private chat with the bot."""

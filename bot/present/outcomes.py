@@ -1,0 +1,204 @@
+"""What a press shows: one renderer per outcome type, in one table.
+
+The engine routes a press once, by its payload's class, to the feature that decides; the
+outcome comes back here and is looked up by its class once more, to the one function that
+turns it into a `Reply`. Telegram, Discord and the terminal all show a press through
+`Planner.pressed`, which is `render`: a new outcome type is one function and one table row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from bot.domain.payloads import REPORT_REASONS, ReportPayload, StartPayload
+from bot.domain.results import (
+    Actor,
+    AnswerResult,
+    LanguageSet,
+    Misplaced,
+    NotYours,
+    PressOutcome,
+    QuestionPrompt,
+    QuizList,
+    ReportAsked,
+    ReportDone,
+    ResetCancelled,
+    ResetDone,
+    SettingsView,
+    StaleAnswer,
+    TypedOutcome,
+    TypedRefused,
+    UnknownButton,
+    Where,
+)
+from bot.domain.round_results import Joined, LockedIn, PressRefused, WhoAnswered
+from bot.present import render
+from bot.present.cards import Button, Card, Reply
+from bot.present.i18n import Catalogue
+
+if TYPE_CHECKING:
+    from bot.present.plan import Planner
+
+ACK_LIMIT = 200  # characters of a Telegram callback answer
+
+
+def team_name(cat: Catalogue, lang: str, team: int) -> str:
+    """A round's team by its colour and name ("🟥 Red")."""
+    return cat.t(lang, f"round.team_{team}")
+
+
+def _joined(cat: Catalogue, j: Joined) -> str:
+    if j.outcome in ("joined", "already"):
+        if j.team is not None:
+            key = "round.joined_team" if j.outcome == "joined" else "round.join_already"
+            return cat.t(j.lang, key, team=team_name(cat, j.lang, j.team))
+        # no team yet: "any team" in a team round (drawn at question 1), or untimed
+        return cat.t(j.lang, "round.join_already_in" if j.outcome == "already"
+                     else "round.joined_any" if j.drafted else "round.joined")
+    return cat.t(j.lang, "round.join_closed" if j.outcome == "closed" else "round.gone")
+
+
+def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
+    """The private answer to a press on a round's button: never whether it was right."""
+    if isinstance(outcome, Joined):
+        return _joined(cat, outcome)
+    if isinstance(outcome, LockedIn):
+        key = "round.already_locked" if outcome.repeat else "round.locked"
+        return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
+    return cat.t(outcome.lang, f"round.{outcome.reason}")
+
+
+# --- one renderer per outcome type ------------------------------------------------------------
+
+def _answered(plan: Planner, result: AnswerResult, actor: Actor, where: Where | None) -> Reply:
+    toast = render.toast(plan.cat, result)  # what a learner must see first
+    if result.duplicate:  # the first delivery already showed everything
+        return Reply(ack=toast)
+    if result.next is not None:
+        after = plan.question(result.next, actor)
+    else:
+        assert result.summary is not None
+        after = plan.summary(result.summary, actor)
+    return Reply(ack=toast, edit=plan.answered(result, actor.user_id), send=(after,))
+
+
+def _not_yours(plan: Planner, outcome: NotYours, actor: Actor, where: Where | None) -> Reply:
+    # session 0: a button that is not a question's
+    key = "answer.not_yours" if outcome.session_id else "error.not_your_button"
+    return Reply(ack=plan.cat.t(outcome.lang, key))
+
+
+def _stale(plan: Planner, outcome: StaleAnswer, actor: Actor, where: Where | None) -> Reply:
+    key = "answer.stale" if outcome.current is not None else "answer.stale_finished"
+    send = (plan.question(outcome.current, actor),) if outcome.current else ()
+    return Reply(ack=plan.cat.t(outcome.lang, key), clear_buttons=True, send=send)
+
+
+def _prompt(plan: Planner, prompt: QuestionPrompt, actor: Actor, where: Where | None) -> Reply:
+    if prompt.joined:  # Try again / Review pressed twice: one question 1, one note
+        return Reply(ack=plan.cat.t(prompt.lang, "question.joined", number=prompt.number))
+    return plan.asked(prompt, actor)
+
+
+def _quizzes(plan: Planner, quizzes: QuizList, actor: Actor, where: Where | None) -> Reply:
+    return plan.catalogue(quizzes, actor)
+
+
+def _language(plan: Planner, outcome: LanguageSet, actor: Actor, where: Where | None) -> Reply:
+    done = plan.cat.t(outcome.lang, "language.set")
+    start = Button(plan.cat.t(outcome.lang, "button.start"),
+                   StartPayload.of(actor.user_id, outcome.quiz_id).pack(), "primary")
+    return Reply(ack=done, edit=Card(plan.m.escape(done), rows=((start,),)))
+
+
+def _settings(plan: Planner, view: SettingsView, actor: Actor, where: Where | None) -> Reply:
+    return Reply(ack=plan.cat.t(view.lang, "settings.saved"),
+                 edit=plan.settings_card(view, actor))
+
+
+def _reset_done(plan: Planner, done: ResetDone, actor: Actor, where: Where | None) -> Reply:
+    return Reply(edit=Card(plan.t(done.lang, "reset.done")))
+
+
+def _reset_cancelled(plan: Planner, cancelled: ResetCancelled, actor: Actor,
+                     where: Where | None) -> Reply:
+    return Reply(edit=Card(plan.t(cancelled.lang, "reset.cancelled")))
+
+
+def _round_ack(plan: Planner, outcome: LockedIn | PressRefused | Joined, actor: Actor,
+               where: Where | None) -> Reply:
+    return Reply(ack=round_ack(plan.cat, outcome))  # a round's: a private ack, never a verdict
+
+
+def _misplaced(plan: Planner, outcome: Misplaced, actor: Actor, where: Where | None) -> Reply:
+    # a button's data pressed where it does not belong
+    return Reply(ack=plan.cat.t(outcome.lang, "round.misplaced"), alert=True)
+
+
+def _report_asked(plan: Planner, asked: ReportAsked, actor: Actor, where: Where | None
+                  ) -> Reply:
+    """The reasons to pick from, as the presser's own buttons."""
+    rows = tuple((Button(plan.cat.t(asked.lang, f"report.reason_{name}"),
+                         ReportPayload.about(actor.user_id, asked.session_id,
+                                             asked.position, letter).pack()),)
+                 for letter, name in REPORT_REASONS.items())
+    return Reply(send=(Card(plan.t(asked.lang, "report.ask"), rows=rows),))
+
+
+def _report_done(plan: Planner, done: ReportDone, actor: Actor, where: Where | None) -> Reply:
+    """Stored (with how to add a line), or why not."""
+    text = plan.cat.t(done.lang, f"report.{done.outcome}")
+    if done.outcome == "stored":
+        return Reply(ack=text[:ACK_LIMIT], edit=Card(plan.m.escape(text)))
+    return Reply(ack=text[:ACK_LIMIT], alert=True)
+
+
+def _who(plan: Planner, who: WhoAnswered, actor: Actor, where: Where | None) -> Reply:
+    """A page of "Who answered?", only for the presser: a page turned edits its message;
+    pressed on the round's public message it comes privately (Discord: an ephemeral
+    message; Telegram: the private chat, through a deep link)."""
+    if plan.rounds is None:  # rounds are off in this process
+        return Reply(ack=plan.cat.t(who.lang, "error.unknown_button"))
+    card = plan.rounds.who(who, actor.user_id)
+    if where is None:  # opened by a link, not pressed on a message
+        return Reply(send=(card,))
+    if not where.shared:
+        return Reply(edit=card)
+    if plan.private_url is not None:  # a chat where nothing is private to one member
+        url = plan.private_url(who)
+        return Reply(ack=None if url else plan.cat.t(who.lang, "round.who_open"), ack_url=url)
+    return Reply(send=(card,))
+
+
+def _unknown(plan: Planner, outcome: UnknownButton, actor: Actor, where: Where | None
+             ) -> Reply:
+    return Reply(ack=plan.cat.t(outcome.lang, "error.unknown_button"))
+
+
+Renderer = Callable[["Planner", Any, Actor, "Where | None"], Reply]
+RENDERERS: dict[type, Renderer] = {
+    AnswerResult: _answered, NotYours: _not_yours, StaleAnswer: _stale,
+    QuestionPrompt: _prompt, QuizList: _quizzes, LanguageSet: _language,
+    SettingsView: _settings, ResetDone: _reset_done, ResetCancelled: _reset_cancelled,
+    LockedIn: _round_ack, PressRefused: _round_ack, Joined: _round_ack,
+    Misplaced: _misplaced, ReportAsked: _report_asked, ReportDone: _report_done,
+    WhoAnswered: _who, UnknownButton: _unknown,
+}
+
+
+def render_press(plan: Planner, outcome: PressOutcome, actor: Actor,
+                 where: Where | None = None) -> Reply:
+    """What a press shows, whatever it was: its outcome type's one renderer."""
+    return RENDERERS[type(outcome)](plan, outcome, actor, where)
+
+
+def render_typed(plan: Planner, outcome: TypedOutcome, actor: Actor) -> Reply:
+    """A typed answer shows as a press of its option would; text has no pop-up to
+    answer, so what a press says only there is sent as a message."""
+    if isinstance(outcome, TypedRefused):
+        return Reply(send=(Card(plan.m.escape(render.typed_refusal(plan.cat, outcome))),))
+    reply = render_press(plan, outcome, actor)
+    if reply.ack and reply.edit is None and not reply.send:
+        return Reply(send=(Card(plan.m.escape(reply.ack)),))
+    return reply
