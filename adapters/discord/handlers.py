@@ -44,7 +44,6 @@ from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_png
 from bot.present.plan import Planner, Reply, draw_pictures
 from bot.present.round_plan import RoundPlanner
-from bot.store.commands import rounds_sql
 
 log = logging.getLogger(__name__)
 
@@ -177,8 +176,8 @@ class Flows:
         else:
             work = self.engine.leaderboard(actor_of(interaction), scope=where)
         # while a round runs in this channel its posts own the channel: answer privately
-        running = interaction.guild_id is not None and await self.rounds.store.read(
-            rounds_sql.active_round, "discord", str(interaction.channel_id)) is not None
+        running = interaction.guild_id is not None and await self.rounds.running(
+            "discord", str(interaction.channel_id))
         board = await self._do(interaction, work, public=not running)
         reply = self.plan.leaderboard(board)
         await self.deliver(interaction, replace(reply, public=False) if running else reply)

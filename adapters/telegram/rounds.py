@@ -6,7 +6,6 @@ The round's posts are `round_posts.RoundPosts`; deep links into the private chat
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Sequence
 
 from telegram import Bot
@@ -21,7 +20,6 @@ from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
 from bot.features.rounds import Rounds
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
-from bot.store.commands import rounds_sql
 
 RoundOptions = tuple[str | None, int | None, int, str, bool]
 
@@ -67,7 +65,6 @@ class TelegramRounds:
         # (group, member) -> when they last got a reply during a round; losing it at a
         # restart only allows one more reply
         self._replied: dict[tuple[str, str], float] = {}
-        self._monotonic = time.monotonic
 
     # --- commands --------------------------------------------------------------------------
 
@@ -124,10 +121,9 @@ class TelegramRounds:
         """True when this group command should go unanswered: a round is running here and
         the member had their one reply in the last MEMBER_QUIET seconds (the group's posts
         are for the round; one member typing /leaderboard 40 times gets one answer)."""
-        if actor.chat_id is None or await self.rounds.store.read(rounds_sql.active_round,
-                PLATFORM, actor.chat_id) is None:
+        if actor.chat_id is None or not await self.rounds.running(PLATFORM, actor.chat_id):
             return False
-        now = self._monotonic()
+        now = self.rounds.clock()
         if len(self._replied) > 10_000:  # forget what no longer matters
             self._replied = {k: t for k, t in self._replied.items() if now - t < MEMBER_QUIET}
         key = (actor.chat_id, actor.user_id)

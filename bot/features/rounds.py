@@ -159,6 +159,10 @@ class Rounds:
                                         team, self.clock())
         return Joined(round_id, lang, str(joined.outcome), joined.team, row.teams > 0)
 
+    async def running(self, platform: str, chat_id: str) -> bool:
+        """True while a round runs in the chat (its posts own the chat)."""
+        return await self.store.read(rounds_sql.active_round, platform, chat_id) is not None
+
     async def _running(self, actor: Actor, chat_id: str | None, may_manage: Manages) -> RoundRow:
         if chat_id is None:
             raise RoundsAreForGroups()
