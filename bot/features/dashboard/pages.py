@@ -29,6 +29,7 @@ from bot.features.dashboard.recent import Recent
 from bot.features.dashboard.reports_view import reports_view
 from bot.features.dashboard.suggest import suggest
 from bot.features.dashboard.view_parts import (
+    accuracy_rows,
     charts,
     day_text,
     direction,
@@ -139,7 +140,7 @@ class Dashboard:
                 "chart": svg.score_line([(a.score, a.total) for a in mine], title,
                                         [day_text(int(a.finished_at // 86400))[5:] for a in mine])
                 if len(mine) > 1 else ""})
-        questions = self._accuracy(quizzes, answers, lang)
+        questions = accuracy_rows(quizzes, answers, lang)
         forecast = [0] * FORECAST_DAYS
         for c in cards:
             ahead = max(0, learning.local_day(c.due_at, settings.utc_offset) - today)
@@ -214,26 +215,6 @@ class Dashboard:
                             "answered": t.answered, "sure": t.sure, "sure_right": t.sure_right,
                             "line": line} for t, line in zip(topics, lines, strict=True)],
                 "confident_misses": misses}
-
-    def _accuracy(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
-                  ) -> list[dict[str, Any]]:
-        per: dict[tuple[str, str], list[int]] = {}
-        seeds: dict[tuple[str, str], int] = {}  # computed questions: the latest numbers
-        for a in answers:
-            seeds.setdefault((a.quiz_id, a.question_id), a.seed)  # newest first
-            acc = per.setdefault((a.quiz_id, a.question_id), [0, 0])
-            acc[0] += 1
-            acc[1] += a.correct
-        out = []
-        for quiz_id, quiz in sorted(quizzes.items()):
-            for n, q in enumerate(quiz.questions, 1):
-                if (quiz_id, q.id) in per:
-                    answered, right = per[(quiz_id, q.id)]
-                    text = shown_text(q, lang, seeds[(quiz_id, q.id)])
-                    out.append({"quiz": quiz_id, "id": q.id, "label": label(quiz_id, n),
-                                "text": content_text(lang, text),
-                                "answered": answered, "correct": right})
-        return out
 
     def _misses(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
                 ) -> list[dict[str, Any]]:

@@ -1,5 +1,5 @@
-"""What the dashboard's two views share: quiz titles, question labels, accuracy charts,
-dates, the text direction (pure functions; `pages` calls them)."""
+"""What the dashboard's two views share: quiz titles, question labels, accuracy rows and
+charts, dates, the text direction (pure functions; `pages` calls them)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.domain.quiz import Quiz
+from bot.domain.quiz.computed import shown_text
 from bot.present import svg
 from bot.present.i18n import is_rtl
+from bot.present.render import content_text
+from bot.store.commands.dashboard_sql import Answered
 
 
 def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: str,
@@ -21,6 +24,29 @@ def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: st
     return {"quiz": quiz_id, "title": title, "members": len(bests), "mean_best": mean,
             "total": total, "line": t("dashboard.mean_best", title=title, members=len(bests),
                                       mean=mean, total=total)}
+
+
+def accuracy_rows(quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
+                  ) -> list[dict[str, Any]]:
+    """Each question the learner answered, per quiz in file order: how often, how often
+    right, its text (a computed one with the numbers of the latest answer)."""
+    per: dict[tuple[str, str], list[int]] = {}
+    seeds: dict[tuple[str, str], int] = {}  # computed questions: the latest numbers
+    for a in answers:
+        seeds.setdefault((a.quiz_id, a.question_id), a.seed)  # newest first
+        acc = per.setdefault((a.quiz_id, a.question_id), [0, 0])
+        acc[0] += 1
+        acc[1] += a.correct
+    out = []
+    for quiz_id, quiz in sorted(quizzes.items()):
+        for n, q in enumerate(quiz.questions, 1):
+            if (quiz_id, q.id) in per:
+                answered, right = per[(quiz_id, q.id)]
+                text = shown_text(q, lang, seeds[(quiz_id, q.id)])
+                out.append({"quiz": quiz_id, "id": q.id, "label": label(quiz_id, n),
+                            "text": content_text(lang, text),
+                            "answered": answered, "correct": right})
+    return out
 
 
 def label(quiz_id: str, number: int) -> str:
@@ -61,4 +87,5 @@ def time_text(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-__all__ = ["charts", "day_text", "direction", "label", "quiz_members", "time_text", "title_of"]
+__all__ = ["accuracy_rows", "charts", "day_text", "direction", "label", "quiz_members",
+           "time_text", "title_of"]
