@@ -14,7 +14,7 @@ from discord.http import Route
 from adapters.discord.commands import QuizTree, build_commands, sync_commands
 from adapters.discord.handlers import Flows
 from adapters.discord.replies import custom_id_of
-from adapters.discord.rounds import DiscordRounds
+from adapters.discord.round_commands import DiscordRounds
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API

@@ -14,7 +14,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.handlers import Flows
-from adapters.discord.rounds import DiscordRounds
+from adapters.discord.round_commands import DiscordRounds
 from bot.domain.product_limits import (
     MAX_QUESTIONS,
     MAX_SECONDS,

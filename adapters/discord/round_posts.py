@@ -9,7 +9,7 @@ import logging
 
 import discord
 
-from adapters.discord.rewards import DiscordRewards
+from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.views import MARKDOWN, embed_of, view_of
 from bot.app.compose import App
 from bot.domain.platforms import DISCORD

@@ -32,8 +32,8 @@ from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.ratelimit import GroupPostRateLimiter
 from adapters.telegram.request import AiohttpRequest
+from adapters.telegram.round_commands import TelegramRounds
 from adapters.telegram.round_posts import RoundPosts
-from adapters.telegram.rounds import TelegramRounds
 from bot.app import logs
 from bot.app.compose import App
 from bot.app.web import WebServer

@@ -29,7 +29,7 @@ from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.deeplinks import DeepLinks
 from adapters.telegram.members import is_member
 from adapters.telegram.outbox import Outbox
-from adapters.telegram.rounds import TelegramRounds
+from adapters.telegram.round_commands import TelegramRounds
 from adapters.telegram.turn import MayReply, Turn
 from bot.app.compose import App
 from bot.domain import payloads as payload

@@ -13,7 +13,7 @@ from typing import Any
 import discord
 
 from adapters.discord.replies import actor_of, note, send, timely
-from adapters.discord.rewards import DiscordRewards
+from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.round_posts import RoundPosts
 from adapters.discord.views import view_of
 from bot.app.compose import App
