@@ -1,10 +1,15 @@
 """Engine benchmark on a real SQLite file: throughput, paced latency, baseline, memory.
 
     python bench/engine_bench.py [--learners 1000] [--paced 1000] [--users 100000]
-                                 [--profile FILE]
+                                 [--profile FILE] [--breakdown] [--synchronous normal]
 
-Prints a table. Numbers, not assertions: tests never time anything. --profile FILE runs the
-saturation run under cProfile (CPU time of the event-loop thread) and writes pstats to FILE.
+Prints a table. Numbers, not assertions: tests never time anything. CPU is process time
+(every thread) per answer, the figure that holds on a shared machine; the baseline's is
+measured the same way in the same run. --profile FILE runs the saturation run under
+cProfile (CPU time of each thread) and writes pstats to FILE (the event loop),
+FILE.writer and FILE.reader (the connections' threads). --breakdown splits each paced
+answer's latency into queueing, reads, the write transaction, the COMMIT and the engine
+(`bench/engine_trace.py`), on average and over the slowest 1%.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import time
 from pathlib import Path
 
 import aiosqlite
+from engine_trace import Tracer  # bench/engine_trace.py, next to this file
 
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
@@ -44,15 +50,17 @@ def pick(quiz: Quiz, prompt: QuestionPrompt, rng: random.Random) -> int:
 
 
 async def learner(engine: Engine, quiz: Quiz, actor: Actor, rng: random.Random,
-                  think: tuple[float, float] | None, latencies: list[float]) -> int:
+                  think: tuple[float, float] | None, latencies: list[float],
+                  tracer: Tracer | None = None) -> int:
     prompt: QuestionPrompt | None = await engine.start(actor, quiz.id)
     answered = 0
     while prompt is not None:
         if think:
             await asyncio.sleep(rng.uniform(*think))
         t0 = time.perf_counter()
-        result = await engine.answer(actor, prompt.session_id, prompt.position,
-                                     pick(quiz, prompt, rng))
+        with tracer.answer() if tracer else contextlib.nullcontext():
+            result = await engine.answer(actor, prompt.session_id, prompt.position,
+                                         pick(quiz, prompt, rng))
         latencies.append(time.perf_counter() - t0)
         assert isinstance(result, AnswerResult) and not result.duplicate
         answered += 1
@@ -63,7 +71,8 @@ async def learner(engine: Engine, quiz: Quiz, actor: Actor, rng: random.Random,
 async def engine_run(path: Path, quizzes: dict[str, Quiz], learners: int,
                      think: tuple[float, float] | None,
                      profile: Path | None = None, synchronous: str = "full",
-                     ) -> tuple[int, float, list[float], int]:
+                     tracer: Tracer | None = None,
+                     ) -> tuple[int, float, list[float], int, float]:
     store = await SQLiteStore.open(path, synchronous=synchronous)
     engine = Engine(store, quizzes, rng=random.Random(1))
     quiz = quizzes["parallelism"]
@@ -72,36 +81,36 @@ async def engine_run(path: Path, quizzes: dict[str, Quiz], learners: int,
     actors = [Actor("bench", f"{tag}-{i}", None, f"L{i}") for i in range(learners)]
     commits0 = store.commits
     profiler = cProfile.Profile(time.thread_time) if profile else None
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     try:
         with profiler or contextlib.nullcontext():
             counts = await asyncio.gather(*[
-                learner(engine, quiz, a, random.Random(i), think, latencies)
+                learner(engine, quiz, a, random.Random(i), think, latencies, tracer)
                 for i, a in enumerate(actors)])
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
         commits = store.commits - commits0
     finally:
         await store.close()
     if profiler and profile:
         profiler.dump_stats(profile)
-    return sum(counts), elapsed, latencies, commits
+    return sum(counts), elapsed, latencies, commits, cpu
 
 
-async def baseline(path: Path, rows: int, synchronous: str = "full") -> float:
+async def baseline(path: Path, rows: int, synchronous: str = "full") -> tuple[float, float]:
     """Raw aiosqlite, same pragmas: one INSERT + COMMIT per answer, back to back."""
     db = await aiosqlite.connect(path, isolation_level=None)
     await db.execute("PRAGMA journal_mode = WAL")
     await db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
     await db.execute("CREATE TABLE IF NOT EXISTS raw (session INTEGER, position INTEGER, "
                      "chosen INTEGER, at REAL, PRIMARY KEY (session, position))")
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     for i in range(rows):
         await db.execute("BEGIN")
         await db.execute("INSERT INTO raw VALUES (?, ?, ?, ?)", (i // 8, i % 8, i % 4, time.time()))
         await db.execute("COMMIT")
-    elapsed = time.perf_counter() - t0
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     await db.close()
-    return rows / elapsed
+    return rows / elapsed, cpu / rows
 
 
 def seed_users(path: Path, users: int) -> None:
@@ -154,32 +163,49 @@ async def main() -> None:
     parser.add_argument("--synchronous", choices=("full", "normal"), default="full",
                         help="SQLite synchronous for the baseline and the engine runs "
                              "(normal: no fsync per commit, what is left is CPU)")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="split the paced run's latency per answer (bench/engine_trace.py)")
+    parser.add_argument("--no-memory", action="store_true", help="skip the RSS runs")
     args = parser.parse_args()
     quizzes = load_quizzes([default_content_dir()])
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         sync = args.synchronous
-        base = await baseline(tmpdir / "baseline.db", args.baseline_rows, sync)
-        answers, elapsed, sat_lat, commits = await engine_run(
-            tmpdir / "engine.db", quizzes, args.learners, None, args.profile, sync)
-        paced_answers, _, paced_lat, _ = await engine_run(
-            tmpdir / "paced.db", quizzes, args.paced, (0.5, 3.0), synchronous=sync)
-        rss_small = await memory_run(tmpdir / "mem-small.db", quizzes, 1_000)
-        rss_big = await memory_run(tmpdir / "mem-big.db", quizzes, args.users)
+        base, base_cpu = await baseline(tmpdir / "baseline.db", args.baseline_rows, sync)
+        profiled = Tracer(profile=True) if args.profile else None
+        with profiled.active() if profiled else contextlib.nullcontext():
+            answers, elapsed, sat_lat, commits, sat_cpu = await engine_run(
+                tmpdir / "engine.db", quizzes, args.learners, None, args.profile, sync)
+        if profiled and args.profile:
+            for name, prof in profiled.profiles.items():
+                prof.dump_stats(f"{args.profile}.{name}")
+        tracer = Tracer() if args.breakdown else None
+        with tracer.active() if tracer else contextlib.nullcontext():
+            paced_answers, _, paced_lat, _, paced_cpu = await engine_run(
+                tmpdir / "paced.db", quizzes, args.paced, (0.5, 3.0), synchronous=sync,
+                tracer=tracer)
+        if not args.no_memory:
+            rss_small = await memory_run(tmpdir / "mem-small.db", quizzes, 1_000)
+            rss_big = await memory_run(tmpdir / "mem-big.db", quizzes, args.users)
     rate = answers / elapsed
     rows = [
         (f"baseline: aiosqlite INSERT+COMMIT per answer (synchronous {sync})",
-         f"{base:,.0f} rows/s"),
+         f"{base:,.0f} rows/s, CPU {base_cpu * 1000:.3f} ms/row"),
         (f"saturation: {args.learners} learners, {answers} answers",
          f"{rate:,.0f} durable answers/s ({answers / commits:.1f} answers/commit)"),
         ("ratio engine / baseline", f"{rate / base:.2f}x"),
+        ("CPU per answer, saturation / paced (all threads)",
+         f"{sat_cpu / answers * 1000:.3f} / {paced_cpu / paced_answers * 1000:.3f} ms"),
         ("saturation latency p50 / p99",
          f"{pct(sat_lat, 50):.1f} / {pct(sat_lat, 99):.1f} ms"),
         (f"paced: {args.paced} learners, think 0.5-3 s, {paced_answers} answers",
          f"p50 {pct(paced_lat, 50):.2f} ms, p99 {pct(paced_lat, 99):.2f} ms"),
-        ("RSS with 1,000 users in the database", f"{rss_small:.1f} MB"),
-        (f"RSS with {args.users:,} users in the database", f"{rss_big:.1f} MB"),
     ]
+    if tracer:
+        rows += [("paced answer, where the time goes", ""), *tracer.table()]
+    if not args.no_memory:
+        rows += [("RSS with 1,000 users in the database", f"{rss_small:.1f} MB"),
+                 (f"RSS with {args.users:,} users in the database", f"{rss_big:.1f} MB")]
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  result")
     print(f"{'-' * width}  {'-' * 40}")
