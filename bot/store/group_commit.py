@@ -4,11 +4,11 @@ Each caller hands in a unit of work (a plain function of the sqlite3 connection;
 `SQLiteStore.write` makes one of each store command) and awaits the COMMIT that holds it.
 Units run one after another, in the order they were queued, inside a single
 `BEGIN IMMEDIATE` transaction; whatever queues while a COMMIT runs goes into the next one.
-The whole batch (BEGIN, every unit, COMMIT) runs as one call on the connection's own
-thread (`bot.store.sqlite_thread`): one hop from the event loop per batch, not one per
-statement. If a unit raises, the
-batch is rolled back and its units are retried one per transaction, so one bad unit fails
-alone and never sinks its neighbours.
+The connection's own thread (`bot.store.sqlite_thread.Batched`) drains the queue: batch
+after batch, each BEGIN right after the previous COMMIT returned, with no trip through the
+event loop between them; each batch's callers are woken with one event-loop call. If a
+unit raises, the batch is rolled back and its units are retried one per transaction, so
+one bad unit fails alone and never sinks its neighbours.
 
 A unit must decide everything from what it reads inside the transaction (guarded updates,
 `ON CONFLICT`), never from state read before it, so running it again after a rollback is
@@ -27,11 +27,12 @@ import contextlib
 import logging
 import sqlite3
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from bot.domain.errors import SaveFailed
-from bot.store.sqlite_thread import Batched, SQLiteThread, settle
+from bot.store.sqlite_thread import Batched, SQLiteThread
 
 log = logging.getLogger(__name__)
 
@@ -66,38 +67,40 @@ class GroupCommit(Batched[Unit]):
 
     def __init__(self, conn: SQLiteThread,
                  on_commit: Callable[[float], None] | None = None) -> None:
-        super().__init__(conn, MAX_BATCH, "sqlite-group-commit")
+        super().__init__(conn, MAX_BATCH)
         self.on_commit = on_commit
         self.commits = 0  # transactions committed, for benchmarks and tests
+        self._durations: deque[float] = deque()  # COMMITs not yet reported to on_commit
 
     async def run(self, unit: Callable[[sqlite3.Connection], T]) -> T:
         """Run `unit` in the next transaction; return its result once that is committed."""
         result: T = await self._submit(unit)
         return result
 
-    async def _run(self, batch: list[tuple[Unit, asyncio.Future[Any]]]) -> None:
+    def _process(self, db: sqlite3.Connection, units: list[Unit]) -> list[Any]:
+        """On the writer's thread: one transaction, or one per unit when the batch failed."""
         try:
             started = time.perf_counter()
-            results = await self._conn.run(_run_all, [unit for unit, _ in batch])
+            results = _run_all(db, units)
+            self._durations.append(time.perf_counter() - started)
             self.commits += 1
-            if self.on_commit is not None:
-                self.on_commit(time.perf_counter() - started)
+            return results
         except Exception as exc:
             if storage_failure(exc):
-                log.warning("could not save %d write(s): %s; %s", len(batch), exc,
+                log.warning("could not save %d write(s): %s; %s", len(units), exc,
                             storage_hint(exc))
-                for _, fut in batch:
-                    settle(fut, SaveFailed(str(exc)))
-            elif len(batch) == 1:
-                settle(batch[0][1], exc)
-            else:
-                log.info("a batch of %d writes failed (%s); retrying each alone", len(batch),
-                         exc)
-                for item in batch:
-                    await self._run([item])
-            return
-        for (_, fut), result in zip(batch, results, strict=True):
-            settle(fut, result)
+                return [SaveFailed(str(exc))] * len(units)
+            if len(units) == 1:
+                return [exc]
+            log.info("a batch of %d writes failed (%s); retrying each alone", len(units), exc)
+            return [outcome for unit in units for outcome in self._process(db, [unit])]
+
+    def _settle(self, futures: list[asyncio.Future[Any]], outcomes: list[Any]) -> None:
+        while self._durations:  # metrics first, on the event loop
+            seconds = self._durations.popleft()
+            if self.on_commit is not None:
+                self.on_commit(seconds)
+        super()._settle(futures, outcomes)
 
 
 def _run_all(db: sqlite3.Connection, units: list[Unit]) -> list[Any]:

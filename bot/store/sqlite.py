@@ -5,6 +5,10 @@ Writes are commands (`bot.store.commands`) run by `GroupCommit`: one fsync for e
 queued while the previous COMMIT ran, each command driven synchronously on the writer's
 thread inside the batch's `BEGIN IMMEDIATE`, decided by guarded statements. Reads use a
 second connection: in WAL mode it sees only committed data and never waits on a write.
+The tap's own reads (`POINT_READS`: one row by its key, a few microseconds in SQLite) run
+on a third connection, on the event loop's thread: cheaper than the two thread switches a
+trip to the reader costs, which on a busy machine are most of a tap's wait. That one never
+waits for a lock (busy_timeout 0): a busy database sends the read to the reader thread.
 Nothing is cached in the process, so several processes may share one file (SQLite's locks
 order their write transactions).
 """
@@ -16,11 +20,12 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import unquote
 
 from bot.domain.errors import ConfigError, StoreUnavailable
 from bot.store.command import Command, Rows, Stmt, run_async, run_sync, sqlite_sql
+from bot.store.commands import sessions_sql
 from bot.store.group_commit import GroupCommit, storage_hint
 from bot.store.migrate import (
     check_writable,
@@ -39,6 +44,11 @@ BUSY_TIMEOUT_MS = 5000
 WAL_TRIES = 30  # about 5 s of waiting in all, like busy_timeout
 P = ParamSpec("P")
 T = TypeVar("T")
+# Reads of one row by its primary or unique key, on the answer path: run on the loop's
+# connection (see the module's docstring).
+POINT_READS: frozenset[Callable[..., Command[Any]]] = frozenset({
+    sessions_sql.session_and_answer, sessions_sql.get_session, sessions_sql.user})
+_BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 async def _wal(conn: SQLiteThread) -> None:
@@ -71,8 +81,10 @@ class SQLiteStore:
     """Store on one SQLite file: commands run by group commit (writes) and a batched reader."""
 
     def __init__(self, path: Path, writer: SQLiteThread, reader: SQLiteThread,
+                 here: sqlite3.Connection,
                  *, on_commit: Callable[[float], None] | None = None) -> None:
         self.path = path
+        self._here = here  # the event loop's connection, for POINT_READS
         self._r = reader
         self._reads = ReadBatch(reader)
         self._w = writer
@@ -125,6 +137,7 @@ class SQLiteStore:
                 await conn.execute("PRAGMA foreign_keys = ON")
             writer, reader = conns
             await writer.run(migrate_sqlite, known, path)
+            here = _loop_connection(path)
         except BaseException as exc:
             for conn in conns:  # an open connection's thread would keep the process alive
                 await conn.close()
@@ -132,11 +145,17 @@ class SQLiteStore:
                 raise StoreUnavailable(
                     f"cannot write the database {path}: {exc}; {storage_hint(exc)}") from None
             raise
-        return cls(path, writer, reader, on_commit=on_commit)
+        return cls(path, writer, reader, here, on_commit=on_commit)
 
     async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run a read-only command on the reader connection (its statements batched with
-        other callers' reads)."""
+        """Run a read-only command: one of POINT_READS on the loop's connection, any other
+        on the reader connection (its statements batched with other callers' reads)."""
+        if fn in POINT_READS:
+            try:
+                return run_sync(self._here, fn(*args, **kwargs))
+            except sqlite3.OperationalError as exc:
+                if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF not in _BUSY:
+                    raise
         return await run_async(fn(*args, **kwargs), self._fetch)
 
     async def _fetch(self, stmt: Stmt) -> Rows:
@@ -156,3 +175,13 @@ class SQLiteStore:
             await self._reads.close()
             await self._w.close()
             await self._r.close()
+            self._here.close()
+
+
+def _loop_connection(path: Path) -> sqlite3.Connection:
+    """The connection POINT_READS run on, on the event loop's thread: it never waits for a
+    lock (a busy database sends the read to the reader's thread instead)."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 0")
+    return conn

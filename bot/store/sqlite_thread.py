@@ -1,23 +1,25 @@
 """One sqlite3 connection on one thread of ours, and the batches that use it.
 
-Group commit (`bot.store.group_commit`) and batched reads (`ReadBatch`) run a whole batch
-as one function on the connection's thread (one hop and one event-loop wake-up per batch,
-not per statement): that is what lets a thousand learners share one fsync, and their reads
-one hop. aiosqlite offers no public way to run a function on its thread, so the store owns
-the thread instead, a single-worker executor, and the connection is created, used and
-closed on it.
+Group commit (`bot.store.group_commit`) and batched reads (`ReadBatch`) run whole batches
+on the connection's thread (`Batched`): that is what lets a thousand learners share one
+fsync, and their reads one hop. The thread drains the queue itself, batch after batch,
+each starting the moment the previous one ends (a COMMIT's fsync returned), with no trip
+through the event loop between them; the event loop only appends to the queue and wakes
+each batch's callers with one call. aiosqlite offers no public way to run a function on
+its thread, so the store owns the thread instead, a single-worker executor, and the
+connection is created, used and closed on it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Generic, TypeVar
-
-from bot.domain.tasks import spawn
 
 T = TypeVar("T")
 Item = TypeVar("Item")
@@ -49,10 +51,14 @@ class SQLiteThread:
             raise
         return cls(executor, conn)
 
+    def submit(self, fn: Callable[..., T], *args: Any) -> asyncio.Future[T]:
+        """Queue `fn(connection, *args)` on the connection's thread now (before whatever is
+        submitted later); its result as a future of the running loop."""
+        return asyncio.get_running_loop().run_in_executor(self._executor, fn, self._conn, *args)
+
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(connection, *args)` on the connection's thread."""
-        return await asyncio.get_running_loop().run_in_executor(
-            self._executor, fn, self._conn, *args)
+        return await self.submit(fn, *args)
 
     async def execute(self, sql: str, params: tuple[Any, ...] = ()) -> list[sqlite3.Row]:
         """One statement's rows."""
@@ -71,45 +77,59 @@ class SQLiteThread:
 
 
 class Batched(Generic[Item]):
-    """Calls queued while a batch runs go into the next batch, at most `limit` to one; a
-    subclass runs a batch (`_run`) and settles each call's future."""
+    """Calls queued while a batch runs go into the next batch, at most `limit` to one. A
+    subclass runs a batch on the connection's thread (`_process`: one outcome per call, its
+    result or its exception); a call made while no drain runs starts one."""
 
-    def __init__(self, conn: SQLiteThread, limit: int, name: str) -> None:
+    def __init__(self, conn: SQLiteThread, limit: int) -> None:
         self._conn, self._limit = conn, limit
-        self._queue: list[tuple[Item, asyncio.Future[Any]]] = []
-        self._wakeup = asyncio.Event()
+        self._queue: deque[tuple[Item, asyncio.Future[Any]]] = deque()
+        self._lock = threading.Lock()  # the queue and `_draining`, shared with the thread
+        self._draining = False  # a drain is queued or running on the thread
         self._closed = False
-        self._task = spawn(self._loop(), name=name)
 
     async def _submit(self, item: Item) -> Any:
         if self._closed:
             raise RuntimeError("store is closed")
-        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append((item, fut))
-        self._wakeup.set()
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+        with self._lock:
+            self._queue.append((item, fut))
+            start, self._draining = not self._draining, True
+        if start:
+            self._conn.submit(self._drain, loop)
         return await fut
 
-    async def _loop(self) -> None:
+    def _drain(self, db: sqlite3.Connection, loop: asyncio.AbstractEventLoop) -> None:
+        """On the thread: batch after batch until the queue is empty."""
         while True:
-            await self._wakeup.wait()
-            self._wakeup.clear()
-            while self._queue:
-                batch = self._queue[:self._limit]
-                del self._queue[:self._limit]
-                await self._run(batch)
-            if self._closed:
-                return
+            with self._lock:
+                if not self._queue:
+                    self._draining = False
+                    return
+                batch = [self._queue.popleft()
+                         for _ in range(min(self._limit, len(self._queue)))]
+            try:
+                outcomes = self._process(db, [item for item, _ in batch])
+            except BaseException as exc:  # not from one call (those are outcomes)
+                outcomes = [exc] * len(batch)
+            loop.call_soon_threadsafe(self._settle, [fut for _, fut in batch], outcomes)
 
-    async def _run(self, batch: list[tuple[Item, asyncio.Future[Any]]]) -> None:
+    def _process(self, db: sqlite3.Connection, items: list[Item]) -> list[Any]:
         raise NotImplementedError
+
+    def _settle(self, futures: list[asyncio.Future[Any]], outcomes: list[Any]) -> None:
+        """On the event loop: wake a batch's callers."""
+        for fut, outcome in zip(futures, outcomes, strict=True):
+            settle(fut, outcome)
 
     async def close(self) -> None:
         """Run what is queued, then stop; later calls raise (closing twice is harmless)."""
         if self._closed:
             return
         self._closed = True
-        self._wakeup.set()
-        await self._task
+        # The thread runs what it is given in order: this comes after every drain.
+        await self._conn.run(lambda db: None)
 
 
 def settle(fut: asyncio.Future[Any], outcome: Any) -> None:
@@ -129,20 +149,15 @@ class ReadBatch(Batched[Query]):
     One read alone costs what it did before."""
 
     def __init__(self, conn: SQLiteThread) -> None:
-        super().__init__(conn, 256, "sqlite-read-batch")
+        super().__init__(conn, 256)
 
     async def all(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         """Every row of one statement."""
         rows: list[Any] = await self._submit((sql, params))
         return rows
 
-    async def _run(self, batch: list[tuple[Query, asyncio.Future[Any]]]) -> None:
-        try:
-            outcomes = await self._conn.run(_fetch_each, [query for query, _ in batch])
-        except Exception as exc:  # the connection itself failed
-            outcomes = [exc] * len(batch)
-        for (_, fut), outcome in zip(batch, outcomes, strict=True):
-            settle(fut, outcome)
+    def _process(self, db: sqlite3.Connection, items: list[Query]) -> list[Any]:
+        return _fetch_each(db, items)
 
 
 def _fetch_each(db: sqlite3.Connection, queries: list[Query]) -> list[Any]:

@@ -19,13 +19,13 @@ TAPS = 200
 def count_hops(conn: SQLiteThread) -> list[Callable[..., Any]]:
     """Every function sent to the connection's thread from now on (calls pass through)."""
     sent: list[Callable[..., Any]] = []
-    real = conn.run
+    real = conn.submit
 
-    async def spy(fn: Callable[..., Any], *args: Any) -> Any:
+    def spy(fn: Callable[..., Any], *args: Any) -> Any:
         sent.append(fn)
-        return await real(fn, *args)
+        return real(fn, *args)
 
-    conn.run = spy  # type: ignore[method-assign]
+    conn.submit = spy  # type: ignore[method-assign]
     return sent
 
 
@@ -36,7 +36,8 @@ async def test_a_batch_of_writes_and_a_batch_of_reads_are_one_hop_each(tmp_path:
         commits = store.commits
         await asyncio.gather(*(store.write(sessions_sql.set_language,
                                            "t", str(i), "ur", time.time()) for i in range(TAPS)))
-        assert store.commits - commits == len(writes) <= 2  # the first alone, then the rest
+        # one hop drains the queue, batch after batch (the first alone, then the rest)
+        assert len(writes) <= 2 and len(writes) <= store.commits - commits <= 3
         langs = await asyncio.gather(*(sessions_sql.touch_user(store, "t", str(i), "", time.time())
                                        for i in range(TAPS)))
         assert langs == ["ur"] * TAPS and len(reads) <= 2
