@@ -202,7 +202,11 @@ async def main() -> None:
          f"p50 {pct(paced_lat, 50):.2f} ms, p99 {pct(paced_lat, 99):.2f} ms"),
     ]
     if tracer:
-        rows += [("paced answer, where the time goes", ""), *tracer.table()]
+        per = 1000 / paced_answers
+        rows += [("paced CPU per answer: writer / reader thread / the rest (loop)",
+                  f"{tracer.writer_cpu * per:.3f} / {tracer.reader_cpu * per:.3f} / "
+                  f"{(paced_cpu - tracer.writer_cpu - tracer.reader_cpu) * per:.3f} ms"),
+                 ("paced answer, where the time goes", ""), *tracer.table()]
     if not args.no_memory:
         rows += [("RSS with 1,000 users in the database", f"{rss_small:.1f} MB"),
                  (f"RSS with {args.users:,} users in the database", f"{rss_big:.1f} MB")]

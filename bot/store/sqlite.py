@@ -5,9 +5,10 @@ Writes are commands (`bot.store.commands`) run by `GroupCommit`: one fsync for e
 queued while the previous COMMIT ran, each command driven synchronously on the writer's
 thread inside the batch's `BEGIN IMMEDIATE`, decided by guarded statements. Reads use a
 second connection: in WAL mode it sees only committed data and never waits on a write.
-The tap's own reads (`POINT_READS`: one row by its key, a few microseconds in SQLite) run
-on a third connection, on the event loop's thread: cheaper than the two thread switches a
-trip to the reader costs, which on a busy machine are most of a tap's wait. That one never
+The tap's own reads (`POINT_READS`: a learner's few rows by an index, tens of microseconds
+in SQLite) run on a third connection, on the event loop's thread: cheaper than the two
+thread switches a trip to the reader costs, which on a busy machine are most of a tap's
+wait. That one never
 waits for a lock (busy_timeout 0): a busy database sends the read to the reader thread.
 Nothing is cached in the process, so several processes may share one file (SQLite's locks
 order their write transactions).
@@ -25,7 +26,7 @@ from urllib.parse import unquote
 
 from bot.domain.errors import ConfigError, StoreUnavailable
 from bot.store.command import Command, Rows, Stmt, run_async, run_sync, sqlite_sql
-from bot.store.commands import sessions_sql
+from bot.store.commands import learning_sql, sessions_sql
 from bot.store.group_commit import GroupCommit, storage_hint
 from bot.store.migrate import (
     check_writable,
@@ -44,10 +45,12 @@ BUSY_TIMEOUT_MS = 5000
 WAL_TRIES = 30  # about 5 s of waiting in all, like busy_timeout
 P = ParamSpec("P")
 T = TypeVar("T")
-# Reads of one row by its primary or unique key, on the answer path: run on the loop's
-# connection (see the module's docstring).
+# Reads of one learner's few rows by a primary key or unique index (a session and its
+# answers, the user, their best score and cards: bounded by the content, not by the number
+# of users), the answer path's: run on the loop's connection (see the module's docstring).
 POINT_READS: frozenset[Callable[..., Command[Any]]] = frozenset({
-    sessions_sql.session_and_answer, sessions_sql.get_session, sessions_sql.user})
+    sessions_sql.session_and_answer, sessions_sql.get_session, sessions_sql.active_session,
+    sessions_sql.answers, sessions_sql.user, sessions_sql.best_score, learning_sql.cards})
 _BUSY = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 

@@ -1,5 +1,6 @@
 """A batch of writes and a batch of reads each cost one hop to their connection's thread
-(`bot.store.sqlite_thread`, a thread the store owns: no private aiosqlite call)."""
+(`bot.store.sqlite_thread`, a thread the store owns: no private aiosqlite call); the tap's
+point reads cost none."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bot.store.commands import sessions_sql
+from bot.store.commands import learning_sql, sessions_sql
 from bot.store.sqlite import SQLiteStore
 from bot.store.sqlite_thread import SQLiteThread
 
@@ -38,9 +39,9 @@ async def test_a_batch_of_writes_and_a_batch_of_reads_are_one_hop_each(tmp_path:
                                            "t", str(i), "ur", time.time()) for i in range(TAPS)))
         # one hop drains the queue, batch after batch (the first alone, then the rest)
         assert len(writes) <= 2 and len(writes) <= store.commits - commits <= 3
-        langs = await asyncio.gather(*(sessions_sql.touch_user(store, "t", str(i), "", time.time())
-                                       for i in range(TAPS)))
-        assert langs == ["ur"] * TAPS and len(reads) <= 2
+        totals = await asyncio.gather(*(store.read(learning_sql.review_totals, "t", str(i))
+                                        for i in range(TAPS)))
+        assert totals == [[]] * TAPS and len(reads) <= 2
     finally:
         await store.close()
 
@@ -49,3 +50,18 @@ async def test_closing_twice_is_harmless(tmp_path: Path):
     store = await SQLiteStore.open(tmp_path / "q.db")
     await store.close()
     await store.close()  # e.g. a shutdown path and an exit stack both closing it
+
+
+async def test_the_taps_point_reads_run_on_the_event_loop(tmp_path: Path):
+    """A tap reads its session (and a finished quiz its answers): no trip to the reader's
+    thread, and what the writer committed is there."""
+    store = await SQLiteStore.open(tmp_path / "q.db")
+    try:
+        writes, reads = count_hops(store._w), count_hops(store._r)
+        await store.write(sessions_sql.set_language, "t", "1", "ur", time.time())
+        assert await sessions_sql.touch_user(store, "t", "1", "", time.time()) == "ur"
+        assert await store.read(sessions_sql.session_and_answer, 1, 0) == (None, None)
+        assert await store.read(sessions_sql.answers, 1) == []
+        assert len(writes) == 1 and reads == []
+    finally:
+        await store.close()
