@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bot.store import group_commit, read_batch
+from bot.store import group_commit, sqlite_thread
 from bot.store.group_commit import GroupCommit
-from bot.store.read_batch import ReadBatch
+from bot.store.sqlite_thread import ReadBatch
 
 PARTS = ("read queue", "read run", "read wake", "write queue", "write run", "commit",
          "write wake", "engine")
@@ -64,7 +64,7 @@ class Tracer:
 
     @contextmanager
     def active(self) -> Iterator[Tracer]:
-        saved = (group_commit._run_all, read_batch._run, GroupCommit.run, ReadBatch.all)
+        saved = (group_commit._run_all, sqlite_thread._fetch_each, GroupCommit.run, ReadBatch.all)
         _, run_reads, write, read = saved
         tracer = self
 
@@ -144,13 +144,13 @@ class Tracer:
             return rows
 
         group_commit._run_all = traced_run_all  # type: ignore[assignment]
-        read_batch._run = traced_reads  # type: ignore[assignment]
+        sqlite_thread._fetch_each = traced_reads  # type: ignore[assignment]
         GroupCommit.run = traced_write  # type: ignore[assignment, method-assign]
         ReadBatch.all = traced_read  # type: ignore[assignment, method-assign]
         try:
             yield self
         finally:
-            (group_commit._run_all, read_batch._run, GroupCommit.run,  # type: ignore[method-assign]
+            (group_commit._run_all, sqlite_thread._fetch_each, GroupCommit.run,  # type: ignore[method-assign]
              ReadBatch.all) = saved
 
     @contextmanager
