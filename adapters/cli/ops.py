@@ -1,7 +1,7 @@
 """`quizbot backup|restore|stats|export|check`: operations on a deployment, no bot started.
 
 Each reads the same config as `quizbot run` and works on either store: SQLite through
-`bot.store.ops` (the stdlib's backup API), PostgreSQL through `bot.store.pg_ops`
+`bot.store.sqlite_ops` (the stdlib's backup API), PostgreSQL through `bot.store.pg_ops`
 (`pg_dump`/`pg_restore`); stats, export and check run the store's read commands through
 `bot.store.reader`, which never migrates or writes, and `bot.present.reporting` formats
 what they read. A refusal prints one line naming what is wrong and returns 1.
@@ -21,7 +21,7 @@ from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
 from bot.present import reporting
 from bot.present.limits import check_rendered_sizes
-from bot.store import ops, pg_ops
+from bot.store import pg_ops, sqlite_ops
 from bot.store.command import Command
 from bot.store.commands.report_sql import Scope, export_rows, overview, summary
 from bot.store.files import PlaceError, refuse_existing, write_new
@@ -32,7 +32,7 @@ from bot.store.urls import redact, scheme_of
 
 EXIT_OK, EXIT_ERROR = 0, 1
 T = TypeVar("T")
-Refusal = (ops.OpsError, pg_ops.PgOpsError, StoreRefused, PlaceError, ConfigError)
+Refusal = (sqlite_ops.OpsError, pg_ops.PgOpsError, StoreRefused, PlaceError, ConfigError)
 
 
 def _postgres(config: Config) -> bool:
@@ -69,7 +69,7 @@ def backup(config: Config, args: argparse.Namespace) -> int:
                   f"version {max(archive.versions, default=0)}, {len(archive.entries)} "
                   f"entries, {args.path.stat().st_size} bytes")
             return EXIT_OK
-        done = ops.backup(path_from_url(config.storage_url), args.path, force=args.force)
+        done = sqlite_ops.backup(path_from_url(config.storage_url), args.path, force=args.force)
     except Refusal as exc:
         return _fail(str(exc))
     print(f"backed up {_where(config)} to {done.path}: schema version {done.version}, "
@@ -82,7 +82,7 @@ def restore(config: Config, args: argparse.Namespace) -> int:
     try:
         if _postgres(config):
             return _restore_postgres(config, args)
-        done = ops.restore(args.path, path_from_url(config.storage_url), force=args.force)
+        done = sqlite_ops.restore(args.path, path_from_url(config.storage_url), force=args.force)
     except Refusal as exc:
         return _fail(str(exc))
     print(f"restored {args.path} into {_where(config)}: schema version {done.version}, "
@@ -151,7 +151,7 @@ def export(config: Config, args: argparse.Namespace) -> int:
 
 def _database_line(config: Config) -> str:
     where, postgres = _where(config), _postgres(config)
-    found = _read(config, summary) if postgres else ops.inspect(path_from_url(
+    found = _read(config, summary) if postgres else sqlite_ops.inspect(path_from_url(
         config.storage_url))
     if found is None:
         return f"{where}: not created yet (it will be on first start)"

@@ -27,7 +27,7 @@ from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
 from bot.present.limits import check_rendered_sizes
-from bot.store import open_store, ops
+from bot.store import open_store, sqlite_ops
 from bot.store.protocol import Store
 from bot.store.sqlite import path_from_url
 
@@ -91,7 +91,7 @@ async def open_app(config: Config, *, clock: Clock = time.time) -> AsyncIterator
         stack.push_async_callback(store.close)
         # Only once the file is known to be ours: a refused file's folder stays untouched.
         if config.storage_url.startswith("sqlite:"):
-            stack.enter_context(ops.hold(path_from_url(config.storage_url), exclusive=False))
+            stack.enter_context(sqlite_ops.hold(path_from_url(config.storage_url), exclusive=False))
         store.on_commit = metrics.observe_commit
         web = Web(config.web.listen, config.web.port)
         stack.push_async_callback(web.close)

@@ -11,15 +11,15 @@ with `immutable=1`, which takes no locks and creates no `-wal`/`-shm` files.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
+import functools
 import logging
 import os
 import sqlite3
 import time
 from importlib import resources
 from pathlib import Path
-
-import aiosqlite
 
 from bot.domain.errors import StoreRefused, StoreUnavailable
 
@@ -31,6 +31,7 @@ APPLICATION_ID_OFFSET = 68  # big-endian 32-bit integer in the SQLite file heade
 APPLICATION_ID = 0x71626F74  # "qbot"
 VERSION_TABLE_COLUMNS = ("version", "name", "applied_at")
 INSPECTIONS = 4
+BUSY_MS = 5000
 # Every table the migrations create (besides schema_migrations), parents before children:
 # copy-db copies them in this order, reading their columns from the migrated database.
 TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questions",
@@ -74,73 +75,140 @@ def readonly_uri(path: Path, *, immutable: bool) -> str:
     return uri + "&immutable=1" if immutable else uri
 
 
-async def inspect_sqlite(path: Path, known: list[tuple[int, str, str]] | None = None) -> int:
-    """Check an existing file without writing to it; return its schema version.
+class NotOurs(Exception):
+    """Why a file is no quizbot database this quizbot may open (one clause: "it is ...")."""
+
+
+def check_header(header: bytes) -> None:
+    """NotOurs unless the first 100 bytes are a SQLite header with no other application's id."""
+    if len(header) < HEADER_SIZE or not header.startswith(SQLITE_HEADER):
+        raise NotOurs("it is not a SQLite database")
+    app_id = application_id(header)
+    if app_id not in (0, APPLICATION_ID):
+        raise NotOurs(f"it is another application's SQLite database (application_id "
+                      f"{app_id:#010x}, quizbot's is {APPLICATION_ID:#010x})")
+
+
+def examine(conn: sqlite3.Connection, *, quick: bool) -> int:
+    """The schema version of the database `conn` reads (0: an empty file), when it is exactly
+    what quizbot's migrations make; NotOurs naming why not: corrupt (`quick`: PRAGMA
+    quick_check), another program's, newer than this quizbot, or holding any table, index,
+    trigger or view quizbot did not create. Reads only: the store's open, backup, restore,
+    stats, export and check all decide with it."""
+    try:
+        if quick:
+            verdict = [r[0] for r in conn.execute("PRAGMA quick_check")]
+            if verdict != ["ok"]:
+                raise NotOurs(f"it is corrupt ({'; '.join(verdict[:3])})")
+        tables = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables and int(conn.execute("PRAGMA application_id").fetchone()[0]) == 0:
+            return 0
+        columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(schema_migrations)"))
+        if columns != VERSION_TABLE_COLUMNS:
+            raise NotOurs("it is a SQLite database, but not quizbot's" + (
+                " (its schema_migrations table is not ours)" if columns else ""))
+        version = schema_version(conn)
+        latest = migrations("sqlite")[-1][0]
+        if version > latest:
+            raise NotOurs(f"its schema is version {version}, newer than this quizbot "
+                          f"understands ({latest}); upgrade quizbot")
+        problem = schema_problem(conn, version)
+    except sqlite3.OperationalError as exc:
+        raise NotOurs(f"it cannot be read ({exc})") from None
+    except sqlite3.DatabaseError as exc:
+        raise NotOurs(f"it is corrupt ({exc})") from None
+    except UnicodeDecodeError:  # an error message quoting scribbled bytes
+        raise NotOurs("it is corrupt (it reads unreadable bytes)") from None
+    if problem:
+        raise NotOurs(problem)
+    return version
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """MAX(version) recorded in schema_migrations."""
+    return int(conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] or 0)
+
+
+SchemaObject = tuple[str, str, str, str]  # type, name, table, SQL with white space folded
+_APP_ID_SINCE = 4  # migration 0004 set the application id; older databases carry 0
+
+
+def schema_of(conn: sqlite3.Connection) -> frozenset[SchemaObject]:
+    """Every table, index, trigger and view (SQLite's own `sqlite_*` objects aside)."""
+    rows = conn.execute("SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master "
+                        "WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+                        "AND name != 'schema_migrations'").fetchall()
+    return frozenset((str(k), str(n), str(tb), " ".join(str(s).split())) for k, n, tb, s in rows)
+
+
+@functools.cache
+def expected_schema(version: int) -> frozenset[SchemaObject]:
+    """The schema quizbot's own migrations 1..`version` make, built in memory."""
+    with contextlib.closing(sqlite3.connect(":memory:", isolation_level=None)) as conn:
+        for number, _, sql in migrations("sqlite"):
+            if number > version:
+                break
+            conn.execute("BEGIN")
+            for statement in statements(sql):
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        return schema_of(conn)
+
+
+def schema_problem(conn: sqlite3.Connection, version: int) -> str | None:
+    """Why this is not exactly a quizbot database at `version` (None when it is)."""
+    recorded = [(int(v), str(n)) for v, n in conn.execute(
+        "SELECT version, name FROM schema_migrations ORDER BY version")]
+    if recorded != [(v, n) for v, n, _ in migrations("sqlite") if v <= version]:
+        return ("it is a SQLite database, but not quizbot's (its schema_migrations table "
+                "records migrations quizbot never had)")
+    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    if app_id != APPLICATION_ID and (version >= _APP_ID_SINCE or app_id != 0):
+        return f"it is another application's database (application_id {app_id:#010x})"
+    found, expected = schema_of(conn), expected_schema(version)
+    extra = sorted(f"{kind} {name}" for kind, name, _, _ in found - expected)
+    missing = sorted(f"{kind} {name}" for kind, name, _, _ in expected - found)
+    if extra or missing:
+        parts = ([f"has {', '.join(extra[:3])} that quizbot did not create"] if extra else []) \
+            + ([f"lacks {', '.join(missing[:3])}"] if missing else [])
+        return f"its schema is not quizbot's ({'; '.join(parts)})"
+    return None
+
+
+def _examine_file(path: Path) -> int:
+    header, has_wal = _header(path)
+    check_header(header)
+    # A live database always has a -wal file beside it; only then can someone be writing it
+    # (another quizbot process creating it this very moment, its header not yet
+    # checkpointed), and only then is a locking read-only open needed (it adds no file).
+    # Anything else is read immutable: no locks, no journal, no sidecar files.
+    try:
+        conn = sqlite3.connect(readonly_uri(path, immutable=not has_wal), uri=True,
+                               isolation_level=None)
+    except sqlite3.Error as exc:
+        raise NotOurs(f"it cannot be read ({exc})") from None
+    with contextlib.closing(conn):
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        conn.execute("BEGIN")  # one snapshot: another process may be migrating it
+        return examine(conn, quick=True)
+
+
+async def inspect_sqlite(path: Path) -> int:
+    """Check an existing file without writing to it (`examine`); return its schema version.
 
     A file marked as ours may be being written by another quizbot process this very moment
     (one that started together with us): what looks torn is looked at again, with the
     locking read-only open once its -wal is there, before it is refused.
     """
-    known = migrations("sqlite") if known is None else known
     for attempt in range(INSPECTIONS):
         try:
-            return await _inspect(path, known)
-        except StoreRefused:
+            return await asyncio.to_thread(_examine_file, path)
+        except NotOurs as exc:
             if attempt == INSPECTIONS - 1 or application_id(_header(path)[0]) != APPLICATION_ID:
-                raise
+                raise refuse(path, str(exc)) from None
             await asyncio.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")
-
-
-async def _inspect(path: Path, known: list[tuple[int, str, str]]) -> int:
-    header, has_wal = _header(path)
-    if len(header) < HEADER_SIZE or not header.startswith(SQLITE_HEADER):
-        raise refuse(path, "it is not a SQLite database")
-    app_id = application_id(header)
-    if app_id not in (0, APPLICATION_ID):
-        raise refuse(path, f"it is another application's SQLite database "
-                           f"(application_id {app_id:#010x}, quizbot's is {APPLICATION_ID:#010x})")
-    # A live database always has a -wal file beside it; only then can someone be writing it
-    # (another quizbot process creating it this very moment, its header not yet
-    # checkpointed), and only then is a locking read-only open needed (it adds no file).
-    # Anything else is read immutable: no locks, no journal, no sidecar files.
-    live = has_wal
-    try:
-        uri = readonly_uri(path, immutable=not live)
-        async with aiosqlite.connect(uri, uri=True) as db:
-            try:
-                rows = await db.execute_fetchall("PRAGMA quick_check")
-            except UnicodeDecodeError:  # its error message quotes garbage that is not UTF-8
-                raise refuse(path, "it is corrupt (its schema cannot be read)") from None
-            verdict = [r[0] for r in rows]
-            if verdict != ["ok"]:
-                raise refuse(path, f"it is corrupt ({'; '.join(verdict[:3])})")
-            tables = {r[0] for r in await db.execute_fetchall(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
-            if not tables and app_id == 0:
-                return 0
-            if "schema_migrations" not in tables:
-                raise refuse(path, "it is a SQLite database, but not quizbot's")
-            columns = tuple(r[1] for r in await db.execute_fetchall(
-                "PRAGMA table_info(schema_migrations)"))
-            if columns != VERSION_TABLE_COLUMNS:
-                raise refuse(path, "it is a SQLite database, but not quizbot's "
-                                   "(its schema_migrations table is not ours)")
-            recorded = [(int(v), str(n)) for v, n in await db.execute_fetchall(
-                "SELECT version, name FROM schema_migrations ORDER BY version")]
-    except sqlite3.DatabaseError as exc:
-        raise refuse(path, f"it is corrupt ({exc})") from exc
-    except UnicodeDecodeError:  # quick_check quoting scribbled bytes
-        raise refuse(path, "it is corrupt (its integrity check reads unreadable bytes)"
-                     ) from None
-    if app_id == 0:
-        # From before application_id: ours only if every recorded migration is one of ours.
-        ours = {(v, n) for v, n, _ in known}
-        if (not recorded and tables != {"schema_migrations"}) or any(
-                r not in ours for r in recorded):
-            raise refuse(path, "it is a SQLite database, but not quizbot's (its "
-                               "schema_migrations table records migrations quizbot never had)")
-    return max((v for v, _ in recorded), default=0)
 
 
 def check_writable(path: Path) -> None:

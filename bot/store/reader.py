@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
-from bot.store import ops
+from bot.store import sqlite_ops
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
 from bot.store.migrate import migrations
 from bot.store.pg_migrate import inspect_postgres
@@ -48,7 +48,7 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
     if scheme_of(url) != "postgresql":
         from bot.store.sqlite import path_from_url
 
-        with ops.reading(path_from_url(url)) as conn:  # an exact quizbot schema, or OpsError
+        with sqlite_ops.reading(path_from_url(url)) as conn:  # an exact quizbot schema, or OpsError
             yield Reader(lambda command: asyncio.to_thread(run_sync, conn, command))
         return
     import asyncpg
@@ -57,12 +57,12 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
     try:
         pg = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
     except (OSError, asyncpg.PostgresError) as exc:
-        raise ops.OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
+        raise sqlite_ops.OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
                            f"{exc})") from None
     try:
         async with pg.transaction(readonly=True):
             if not await inspect_postgres(pg, redact(url), migrations("postgres")[-1][0]):
-                raise ops.OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
+                raise sqlite_ops.OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
             yield Reader(lambda command: run_async(command, on_postgres(pg)))
     finally:
         await pg.close()

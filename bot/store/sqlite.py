@@ -33,9 +33,7 @@ from bot.store.migrate import (
     inspect_sqlite,
     migrate_sqlite,
     migrations,
-    refuse,
 )
-from bot.store.ops import schema_refusal
 from bot.store.sqlite_thread import ReadBatch, SQLiteThread
 
 log = logging.getLogger(__name__)
@@ -115,19 +113,8 @@ class SQLiteStore:
         if synchronous.upper() not in SYNCHRONOUS:
             raise ConfigError(f"storage.synchronous must be full or normal, got {synchronous!r}")
         known = migrations("sqlite")
-        latest = known[-1][0]
         if path.is_file() and path.stat().st_size > 0:
-            version = await inspect_sqlite(path, known)
-            if version > latest:
-                raise refuse(path, f"its schema is version {version}, newer than this "
-                                   f"quizbot understands ({latest}); upgrade quizbot")
-            # exactly as `check` and `restore` see it: a foreign trigger or view is refused
-            try:
-                problem = await asyncio.to_thread(schema_refusal, path) if version else None
-            except sqlite3.DatabaseError as exc:
-                raise refuse(path, f"it cannot be read ({exc})") from None
-            if problem:
-                raise refuse(path, problem)
+            await inspect_sqlite(path)  # exactly quizbot's, else refused untouched
         check_writable(path)
         conns: list[SQLiteThread] = []
         try:

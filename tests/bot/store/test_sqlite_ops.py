@@ -20,7 +20,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.present import reporting
-from bot.store import ops
+from bot.store import sqlite_ops
 from bot.store.commands import sessions_sql
 from bot.store.commands.dashboard_sql import save_chat_title
 from bot.store.commands.report_sql import Scope, export_rows, overview
@@ -67,7 +67,7 @@ async def test_backup_while_50_learners_answer_holds_every_acknowledged_answer(
     try:
         await asyncio.wait_for(enough.wait(), 30)
         before = set(acked)  # every answer acknowledged before the backup starts
-        result = await asyncio.to_thread(ops.backup, store.path, tmp_path / "copy.db")
+        result = await asyncio.to_thread(sqlite_ops.backup, store.path, tmp_path / "copy.db")
     finally:
         stop.set()
         await asyncio.gather(*tasks)
@@ -106,11 +106,11 @@ async def finished_store(path: Path, quizzes: dict[str, Quiz], users: int) -> No
 async def test_restore_round_trip(tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=2)
-    ops.backup(live, tmp_path / "b.db")
+    sqlite_ops.backup(live, tmp_path / "b.db")
     expected = answers_in(live)
     live.unlink()  # the disk failed
 
-    result = ops.restore(tmp_path / "b.db", live)
+    result = sqlite_ops.restore(tmp_path / "b.db", live)
     assert result.answers == 16 and answers_in(live) == expected
     store = await SQLiteStore.open(live)  # the bot starts on it
     try:
@@ -123,30 +123,30 @@ async def test_restore_refuses_while_a_bot_has_the_database_open(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    ops.backup(live, tmp_path / "b.db")
+    sqlite_ops.backup(live, tmp_path / "b.db")
     config = load_config(None, env={})
     config = replace(config, storage_url=f"sqlite:///{live}")
     async with open_app(config):  # a running bot (or quizbot play) on the file
         with pytest.raises(StoreRefused, match="a quizbot process is using it"):
-            await asyncio.to_thread(ops.restore, tmp_path / "b.db", live)
-    with ops.hold(live, exclusive=True), pytest.raises(StoreRefused, match="being restored"):
+            await asyncio.to_thread(sqlite_ops.restore, tmp_path / "b.db", live)
+    with sqlite_ops.hold(live, exclusive=True), pytest.raises(StoreRefused, match="being restored"):
         async with open_app(config):  # a bot started during a restore does not start
             pass
-    assert ops.restore(tmp_path / "b.db", live).answers == 8  # once nobody holds it
+    assert sqlite_ops.restore(tmp_path / "b.db", live).answers == 8  # once nobody holds it
 
 
 async def test_restore_refuses_a_backup_from_a_newer_quizbot(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    ops.backup(live, tmp_path / "b.db")
+    sqlite_ops.backup(live, tmp_path / "b.db")
     db = sqlite3.connect(tmp_path / "b.db")
     db.execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 0)")
     db.commit()
     db.close()
     before = (live.read_bytes())
-    with pytest.raises(ops.OpsError, match="version 999, newer than this quizbot"):
-        ops.restore(tmp_path / "b.db", live)
+    with pytest.raises(sqlite_ops.OpsError, match="version 999, newer than this quizbot"):
+        sqlite_ops.restore(tmp_path / "b.db", live)
     assert live.read_bytes() == before
 
 
@@ -154,26 +154,26 @@ async def test_restore_refuses_to_discard_newer_activity_without_force(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    ops.backup(live, tmp_path / "b.db")
+    sqlite_ops.backup(live, tmp_path / "b.db")
     await finished_store(live, quizzes, users=2)  # u0 and u1 play after the backup
-    with pytest.raises(ops.OpsError, match="newer than the backup"):
-        ops.restore(tmp_path / "b.db", live)
+    with pytest.raises(sqlite_ops.OpsError, match="newer than the backup"):
+        sqlite_ops.restore(tmp_path / "b.db", live)
     assert len(answers_in(live)) == 24  # untouched (u0 played twice, u1 once)
-    assert ops.restore(tmp_path / "b.db", live, force=True).replaced_newer
+    assert sqlite_ops.restore(tmp_path / "b.db", live, force=True).replaced_newer
     assert len(answers_in(live)) == 8
 
 
 def test_backup_refuses_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(ops.OpsError, match="no such database file"):
-        ops.backup(tmp_path / "missing.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_ops.OpsError, match="no such database file"):
+        sqlite_ops.backup(tmp_path / "missing.db", tmp_path / "b.db")
     (tmp_path / "notes.db").write_text("hello")
-    with pytest.raises(ops.OpsError, match="not a SQLite database"):
-        ops.backup(tmp_path / "notes.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_ops.OpsError, match="not a SQLite database"):
+        sqlite_ops.backup(tmp_path / "notes.db", tmp_path / "b.db")
     other = sqlite3.connect(tmp_path / "other.db")
     other.execute("CREATE TABLE t (x)")
     other.close()
-    with pytest.raises(ops.OpsError, match="not quizbot's"):
-        ops.backup(tmp_path / "other.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_ops.OpsError, match="not quizbot's"):
+        sqlite_ops.backup(tmp_path / "other.db", tmp_path / "b.db")
     assert not (tmp_path / "b.db").exists()
 
 

@@ -5,9 +5,9 @@ with the stdlib `sqlite3` (no event loop: nothing here runs inside `async def`).
 `restore` writes the database, and only by renaming a complete, checked copy into place.
 
 A file is taken for a quizbot database only when its schema is exactly the one quizbot's
-migrations make (every table, column, index, trigger and view, and the application id):
-a crafted backup carrying a trigger of its own, or another program's file that happens
-to have a `schema_migrations` table, is refused before anything is written.
+migrations make (`bot.store.migrate.examine`, the check the store's open makes too): a
+crafted backup carrying a trigger of its own, or another program's file that happens to
+have a `schema_migrations` table, is refused before anything is written.
 
 The in-use lock is an advisory `flock` on `<database>.lock`: every process that opens the
 store through `bot.app.compose.open_app` holds it shared for as long as the store is open; `restore`
@@ -25,43 +25,31 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 
 from bot.domain.errors import StoreRefused
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
 from bot.store.files import PlaceError, new_file
-from bot.store.migrate import (
-    APPLICATION_ID,
-    SQLITE_HEADER,
-    migrations,
-    readonly_uri,
-    statements,
-)
+from bot.store.migrate import BUSY_MS, HEADER_SIZE, NotOurs, check_header, examine, schema_version
 
 
 class OpsError(Exception):
     """A refusal with a message for the maintainer (the CLI prints it and exits 1)."""
 
 
-def lock_path(db: Path) -> Path:
-    """What carries the in-use lock: the database file itself. flock(2) locks are separate
-    from the POSIX record locks SQLite takes, so neither disturbs the other, and no extra
-    file appears beside the database."""
-    return db
-
-
 @contextlib.contextmanager
 def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
     """Hold the database's in-use lock (shared: a user of it; exclusive: a restore).
 
-    Raises StoreRefused at once, never waits, when the other kind is held.
+    Raises StoreRefused at once, never waits, when the other kind is held. The lock is on the
+    database file itself: flock(2) locks are separate from the POSIX record locks SQLite
+    takes, so neither disturbs the other, and no extra file appears beside the database.
     """
     db.parent.mkdir(parents=True, exist_ok=True)
     # Read-only is enough for flock, and works on a file another user (root, running
     # `quizbot restore`) owns.
-    fd = os.open(lock_path(db), os.O_RDONLY | os.O_CREAT, 0o644)
+    fd = os.open(db, os.O_RDONLY | os.O_CREAT, 0o644)
     try:
         try:
             fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
@@ -74,132 +62,29 @@ def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def latest_version() -> int:
-    """The newest schema version this quizbot knows."""
-    return migrations()[-1][0]
-
-
-def _connect_ro(db: Path) -> sqlite3.Connection:
-    """A read-only connection to an existing quizbot database; OpsError if it is not one."""
+def _open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
+    """A read-only connection to an exact quizbot database (`migrate.examine`); OpsError
+    for anything else (`quick`: its pages checked too)."""
     if not db.is_file():
         raise OpsError(f"{db}: no such database file")
-    with db.open("rb") as fh:
-        if fh.read(16) != SQLITE_HEADER:
-            raise OpsError(f"{db}: is not a SQLite database")
+    conn = None
     try:
+        with db.open("rb") as fh:
+            check_header(fh.read(HEADER_SIZE))
         # the reader (`bot.store.reader`) runs its commands on a worker thread
         conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True,
                                check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 5000")
-        tables = {r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        raise OpsError(f"{db}: cannot be read ({exc})") from exc
-    if "schema_migrations" not in tables:
-        conn.close()
-        raise OpsError(f"{db}: is a SQLite database, but not quizbot's")
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        examine(conn, quick=quick)
+    except (NotOurs, sqlite3.Error) as exc:
+        if conn is not None:
+            conn.close()
+        raise OpsError(f"{db}: refused: {exc}") from None
     return conn
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    """MAX(version) recorded in schema_migrations."""
-    try:
-        return int(conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] or 0)
-    except (sqlite3.DatabaseError, TypeError, ValueError) as exc:
-        raise OpsError(f"its schema_migrations table cannot be read ({exc})") from None
 
 
 def _integrity(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("PRAGMA integrity_check")]
-
-
-# --- the schema quizbot makes ----------------------------------------------------------------
-
-SchemaObject = tuple[str, str, str, str]  # type, name, table, SQL with white space folded
-
-
-def schema_of(conn: sqlite3.Connection) -> frozenset[SchemaObject]:
-    """Every table, index, trigger and view (SQLite's own `sqlite_*` objects aside)."""
-    rows = conn.execute("SELECT type, name, tbl_name, COALESCE(sql, '') FROM sqlite_master "
-                        "WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
-                        "AND name != 'schema_migrations'").fetchall()
-    return frozenset((str(k), str(n), str(tb), " ".join(str(s).split())) for k, n, tb, s in rows)
-
-
-@cache
-def expected_schema(version: int) -> frozenset[SchemaObject]:
-    """The schema quizbot's own migrations 1..`version` make, built in memory."""
-    with contextlib.closing(sqlite3.connect(":memory:", isolation_level=None)) as conn:
-        for number, _, sql in migrations("sqlite"):
-            if number > version:
-                break
-            conn.execute("BEGIN")
-            for statement in statements(sql):
-                conn.execute(statement)
-            conn.execute("COMMIT")
-        return schema_of(conn)
-
-
-def schema_problem(conn: sqlite3.Connection, version: int) -> str | None:
-    """Why this is not exactly a quizbot database at `version` (None when it is)."""
-    recorded = [(int(v), str(n)) for v, n in conn.execute(
-        "SELECT version, name FROM schema_migrations ORDER BY version")]
-    known = [(v, n) for v, n, _ in migrations("sqlite") if v <= version]
-    if recorded != known:
-        return "its schema_migrations table records migrations quizbot never had"
-    app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
-    if app_id != APPLICATION_ID and (version >= _APP_ID_SINCE or app_id != 0):
-        return f"it is another application's database (application_id {app_id:#010x})"
-    found, expected = schema_of(conn), expected_schema(version)
-    extra = sorted(f"{kind} {name}" for kind, name, _, _ in found - expected)
-    missing = sorted(f"{kind} {name}" for kind, name, _, _ in expected - found)
-    if extra or missing:
-        parts = ([f"has {', '.join(extra[:3])} that quizbot did not create"] if extra else []) \
-            + ([f"lacks {', '.join(missing[:3])}"] if missing else [])
-        return f"its schema is not quizbot's ({'; '.join(parts)})"
-    return None
-
-
-_APP_ID_SINCE = 4  # migration 0004 set the application id; older databases carry 0
-
-
-def schema_refusal(db: Path) -> str | None:
-    """Why `run` must not open this existing database (its schema, triggers or views are
-    not exactly quizbot's), or None: the check `check` and `restore` make, read without
-    writing (immutable unless a -wal says a quizbot process is writing it right now)."""
-    uri = readonly_uri(db, immutable=not Path(f"{db}-wal").exists())
-    with contextlib.closing(sqlite3.connect(uri, uri=True, isolation_level=None)) as conn:
-        conn.execute("PRAGMA busy_timeout = 5000")
-        conn.execute("BEGIN")  # one snapshot: another process may be migrating it
-        version = schema_version(conn)
-        if version > latest_version():
-            return None  # the caller says "newer than this quizbot"
-        return schema_problem(conn, version)
-
-
-def _checked(conn: sqlite3.Connection, db: Path) -> int:
-    """The schema version of an exact quizbot database; OpsError for anything else."""
-    version, latest = schema_version(conn), latest_version()
-    if version > latest:
-        raise OpsError(f"{db}: its schema is version {version}, newer than this quizbot "
-                       f"understands ({latest}); use the quizbot that wrote it")
-    problem = schema_problem(conn, version)
-    if problem:
-        raise OpsError(f"{db}: refused: {problem}")
-    return version
-
-
-def _open_checked(db: Path) -> sqlite3.Connection:
-    """A read-only connection to an exact quizbot database; OpsError for anything else."""
-    conn = _connect_ro(db)
-    try:
-        _checked(conn, db)
-    except (OpsError, sqlite3.DatabaseError) as exc:
-        conn.close()
-        if isinstance(exc, OpsError):
-            raise
-        raise OpsError(f"{db}: cannot be read ({exc})") from None
-    return conn
 
 
 # --- backup --------------------------------------------------------------------------------
@@ -318,15 +203,8 @@ def inspect(db: Path) -> tuple[int, int, int, int] | None:
         if not os.access(parent, os.W_OK):
             raise OpsError(f"{db}: does not exist and {parent} is not writable")
         return None
-    with contextlib.closing(_connect_ro(db)) as conn:
-        try:
-            verdict = [r[0] for r in conn.execute("PRAGMA quick_check")]
-            if verdict != ["ok"]:
-                raise OpsError(f"{db}: is corrupt ({'; '.join(verdict[:3])})")
-            _checked(conn, db)
-            return run_sync(conn, summary())
-        except sqlite3.DatabaseError as exc:
-            raise OpsError(f"{db}: cannot be read ({exc})") from None
+    with contextlib.closing(_open_checked(db, quick=True)) as conn:
+        return run_sync(conn, summary())
 
 
 @contextlib.contextmanager
