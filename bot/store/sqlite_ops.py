@@ -75,7 +75,8 @@ def _open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True,
                                check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        examine(conn, quick=quick)
+        if not examine(conn, quick=quick):
+            raise NotOurs("it is a SQLite database, but not quizbot's (it has no tables)")
     except (NotOurs, sqlite3.Error) as exc:
         if conn is not None:
             conn.close()

@@ -174,6 +174,11 @@ def test_backup_refuses_bad_input(tmp_path: Path) -> None:
     other.close()
     with pytest.raises(sqlite_ops.OpsError, match="not quizbot's"):
         sqlite_ops.backup(tmp_path / "other.db", tmp_path / "b.db")
+    empty = sqlite3.connect(tmp_path / "empty.db")  # a SQLite file, no tables: none to copy
+    empty.execute("PRAGMA user_version = 1")  # writes the header
+    empty.close()
+    with pytest.raises(sqlite_ops.OpsError, match=r"empty\.db: refused: .*no tables"):
+        sqlite_ops.backup(tmp_path / "empty.db", tmp_path / "b.db")
     assert not (tmp_path / "b.db").exists()
 
 
