@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.domain.round_results import RoundEvent
@@ -53,3 +55,9 @@ async def due(rounds: Rounds, platform: str) -> list[RoundEvent]:
     RoundJobs(rounds, scheduler).serve(platform, sink)
     await scheduler.tick()
     return shown
+
+
+def rounds_of(engine: Engine, **options: Any) -> Rounds:
+    """Rounds of their own (a clock, lengths, a seed) over `engine`'s services and store."""
+    return Rounds(engine.library, engine.groups, engine.solo, engine.store,
+                  memory=engine.memory, **options)

@@ -61,8 +61,8 @@ class Dailies:
         if minute is None or (offset is not None and east is None):
             raise BadDaily()
         await self._admin(actor, may_manage)
-        quiz = self.rounds.engine.quiz(quiz_id)
-        lang = await self.rounds.engine.language(actor)
+        quiz = self.rounds.library.quiz(quiz_id)
+        lang = await self.rounds.library.language(actor)
         if east is None:
             east = (await self.store.read(learning_sql.learner_settings,
                                           actor.platform, actor.user_id)
@@ -81,7 +81,7 @@ class Dailies:
             raise RoundsAreForGroups()
         await self._admin(actor, may_manage)
         await self.store.write(daily_sql.drop_daily, actor.platform, chat_id)
-        return DailySet(await self.rounds.engine.language(actor), False)
+        return DailySet(await self.rounds.library.language(actor), False)
 
     @staticmethod
     async def _admin(actor: Actor, manages: Manages) -> None:
@@ -116,9 +116,9 @@ class Dailies:
 
     def _quiz(self, daily: DailyRow) -> Quiz:
         try:
-            return self.rounds.engine.quiz(daily.quiz_id)
+            return self.rounds.library.quiz(daily.quiz_id)
         except UnknownQuiz:  # removed since: the default quiz goes on
-            return self.rounds.engine.quiz(None)
+            return self.rounds.library.quiz(None)
 
     def _new_round(self, daily: DailyRow, quiz: Quiz, due_at: float) -> NewRound:
         """That day's question: every question of the quiz once (in an order of the chat's

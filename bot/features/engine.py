@@ -129,10 +129,11 @@ class Engine:
         self.solo = Sessions(self.library, store, self.spaced, rng=rng, clock=clock,
                              shuffle_questions=shuffle_questions, observer=observer)
         self.groups = Groups(self.library, store, clock=clock)
-        self.rounds = Rounds(self, store, clock=clock, default_seconds=round_seconds,
+        self.rounds = Rounds(self.library, self.groups, self.solo, store, memory=self.memory,
+                             clock=clock, default_seconds=round_seconds,
                              reveal_seconds=reveal_seconds, wake=wake)
         self.dailies = Dailies(self.rounds, close_hours=daily_close_hours)
-        self.rewards = Rewards(self, store, clock)
+        self.rewards = Rewards(self.library, store, clock)
         self.installed = Installed(self.library, store, clock=clock)
         self.reports = Reports(store, clock, self.language)
         self.typed_chat = TypedChat(self.solo, store)

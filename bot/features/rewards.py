@@ -10,7 +10,8 @@ from bot.domain.errors import BadReward, NotChatAdmin, RoundsAreForGroups
 from bot.domain.results import Actor
 from bot.domain.rights import Manages, may_manage
 from bot.domain.round_results import RewardSet
-from bot.features.rounds import Clock, RoundHost
+from bot.features.library import Library
+from bot.features.rounds import Clock
 from bot.store.commands import rewards_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import RewardRow
@@ -19,8 +20,8 @@ from bot.store.round_rows import RewardRow
 class Rewards:
     """Set, remove and earn a server's rewards; roles themselves are the adapter's."""
 
-    def __init__(self, engine: RoundHost, store: Store, clock: Clock) -> None:
-        self.engine, self.store, self.clock = engine, store, clock
+    def __init__(self, library: Library, store: Store, clock: Clock) -> None:
+        self.library, self.store, self.clock = library, store, clock
 
     async def set(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
                   score: int, *, admin: Manages) -> RewardSet:
@@ -29,13 +30,13 @@ class Rewards:
             raise RoundsAreForGroups()
         if not await may_manage(actor, admin):
             raise NotChatAdmin()
-        quiz = self.engine.quiz(quiz_id)
+        quiz = self.library.quiz(quiz_id)
         if not 1 <= score <= len(quiz.questions):
             raise BadReward(count=len(quiz.questions))
         await self.store.write(rewards_sql.set_reward,
                                RewardRow(actor.platform, actor.chat_id, quiz.id, role_id,
                                               role_name, score, actor.user_id), self.clock())
-        lang = await self.engine.language(actor)
+        lang = await self.library.language(actor)
         return RewardSet(lang, quiz.title.get(lang), role_name, score, len(quiz.questions))
 
     async def remove(self, actor: Actor, quiz_id: str, *, admin: Manages) -> RewardSet:
@@ -44,10 +45,10 @@ class Rewards:
             raise RoundsAreForGroups()
         if not await may_manage(actor, admin):
             raise NotChatAdmin()
-        quiz = self.engine.quiz(quiz_id)
+        quiz = self.library.quiz(quiz_id)
         gone = await self.store.write(rewards_sql.drop_reward,
                                       actor.platform, actor.chat_id, quiz.id)
-        lang = await self.engine.language(actor)
+        lang = await self.library.language(actor)
         return RewardSet(lang, quiz.title.get(lang), gone.role_name if gone else "", 0,
                          len(quiz.questions), removed=True)
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import logging
 import random
-import time
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Protocol
 
 from bot.domain import learning, product_limits, rights, round_rules
 from bot.domain.errors import (
@@ -26,7 +24,6 @@ from bot.domain.errors import (
     RoundRunning,
     RoundsAreForGroups,
 )
-from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, Misplaced, Where
 from bot.domain.rights import Manages
 from bot.domain.round_results import (
@@ -43,9 +40,12 @@ from bot.domain.round_results import (
 )
 from bot.domain.shuffle import deal
 from bot.domain.stats_results import Leaderboard, LeaderboardRow
+from bot.features.groups import Groups
+from bot.features.library import Library
 from bot.features.review import card_update
 from bot.features.round_events import RoundEvents
 from bot.features.round_scores import standings_of
+from bot.features.sessions import Sessions
 from bot.store.commands import round_teams_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import (
@@ -62,29 +62,14 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], float]
 
 
-class RoundHost(Protocol):
-    """What rounds take from the engine: quizzes, languages, solo boards, memory rules."""
-
-    memory: learning.Memory
-
-    def quiz(self, quiz_id: str | None = None) -> Quiz:
-        """The quiz with this id, or the default one."""
-
-    async def language(self, actor: Actor) -> str:
-        """The language to talk to this user in."""
-
-    async def group_choice(self, actor: Actor) -> tuple[str | None, str | None]:
-        """The quiz and language the group's admins chose (None: not chosen)."""
-
-    async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
-                          scope: str = ..., limit: int = 10) -> Leaderboard:
-        """Best solo scores."""
-
-
 class Rounds:
-    """Runs rounds for every platform on top of a `Store`; quizzes come from `engine`."""
+    """Runs rounds for every platform on top of a `Store`, with the services it needs:
+    `library` (quizzes, languages), `groups` (a group's chosen quiz and language), `solo`
+    (the solo boards), `memory` (the card update of a lock-in), one `clock`, and `wake`
+    (the scheduler looks now)."""
 
-    def __init__(self, engine: RoundHost, store: Store, *, clock: Clock = time.time,
+    def __init__(self, library: Library, groups: Groups, solo: Sessions, store: Store, *,
+                 memory: learning.Memory, clock: Clock,
                  default_seconds: int = product_limits.DEFAULT_SECONDS,
                  reveal_seconds: float = product_limits.DEFAULT_REVEAL_SECONDS,
                  rng: random.Random | None = None,
@@ -92,10 +77,11 @@ class Rounds:
         if not product_limits.round_seconds_ok(default_seconds):
             raise ValueError(f"rounds.default_seconds must be {product_limits.MIN_SECONDS}-"
                              f"{product_limits.MAX_SECONDS}")
-        self.engine, self.store, self.clock = engine, store, clock
+        self.library, self.groups, self.solo = library, groups, solo
+        self.memory, self.store, self.clock = memory, store, clock
         self.default_seconds, self.reveal_seconds = default_seconds, reveal_seconds
         self._rng = rng or random.Random()
-        self.events = RoundEvents(engine)
+        self.events = RoundEvents(library)
         self.wake = wake  # the scheduler looks at the store now: something is due
 
     # --- commands ------------------------------------------------------------------------
@@ -115,9 +101,9 @@ class Rounds:
         if (scoring not in round_rules.SCORINGS or (untimed and scoring == "speed")
                 or not product_limits.teams_ok(teams)):
             raise BadRoundOptions()
-        chosen_quiz, chosen_lang = await self.engine.group_choice(actor)  # the group's
-        quiz = self.engine.quiz(quiz_id or chosen_quiz)
-        lang = chosen_lang or await self.engine.language(actor)
+        chosen_quiz, chosen_lang = await self.groups.choice(actor)  # the group's
+        quiz = self.library.quiz(quiz_id or chosen_quiz)
+        lang = chosen_lang or await self.library.language(actor)
         seconds = self.default_seconds if seconds is None else seconds
         total = len(quiz.questions) if questions is None else questions
         if not (product_limits.round_seconds_ok(seconds)
@@ -148,7 +134,7 @@ class Rounds:
                    where: Where | None = None) -> Joined | Misplaced:
         """A member's press of a join button before question 1 (`team` None: any team,
         drawn by past accuracy when question 1 opens; in an untimed round: join)."""
-        lang = await self.engine.language(actor)
+        lang = await self.library.language(actor)
         row = await self.store.read(rounds_sql.get_round, round_id)
         if row is None or row.platform != actor.platform:
             return Joined(round_id, lang, "gone", None)
@@ -202,7 +188,7 @@ class Rounds:
         and that question's own message: a button's data copied anywhere else counts
         nothing. Only in-process callers (tests, benchmarks) pass None.
         """
-        lang = await self.engine.language(actor)
+        lang = await self.library.language(actor)
         row = await self.store.read(rounds_sql.get_round, round_id)
         if row is None or row.platform != actor.platform or not 0 <= qindex < row.total:
             return PressRefused(round_id, lang, "gone")
@@ -220,7 +206,7 @@ class Rounds:
         correct = chosen == question.correct
         # The lock-in feeds the member's spaced-review card in the same transaction, once
         # (keyed by round, question and member).
-        review = card_update(self.engine.memory, f"r:{row.id}:{qindex}:{actor.user_id}",
+        review = card_update(self.memory, f"r:{row.id}:{qindex}:{actor.user_id}",
                              actor.platform, actor.user_id, row.quiz_id, question.id, correct,
                              None, now)
         pressed = await self.store.write(rounds_sql.press_round, NewPress(
@@ -246,7 +232,7 @@ class Rounds:
         """One page of the full list behind a reveal's "Who answered?": every member by
         standing after question `qindex`, each marked right, wrong or silent on it; only
         once that question is revealed."""
-        lang = await self.engine.language(actor)
+        lang = await self.library.language(actor)
         row = await self.store.read(rounds_sql.get_round, round_id)
         if (row is None or row.platform != actor.platform or not 0 <= qindex < row.total
                 or qindex > row.position):
@@ -327,9 +313,9 @@ class Rounds:
                           limit: int = 10) -> Leaderboard:
         """The chat's (or the global) board: every attempt, or only solo ones or rounds."""
         if kind not in ("solo", "rounds"):
-            return await self.engine.leaderboard(actor, quiz_id, scope=scope, limit=limit)
-        quiz = self.engine.quiz(quiz_id)
-        lang = await self.engine.language(actor)
+            return await self.solo.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+        quiz = self.library.quiz(quiz_id)
+        lang = await self.library.language(actor)
         chat = actor.chat_id if scope == "chat" else None
         rows = await self.store.read(rounds_sql.board,
                                      quiz.id, actor.platform, chat, rounds=kind == "rounds",

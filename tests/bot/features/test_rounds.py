@@ -35,7 +35,7 @@ from bot.store.commands import learning_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer
 from tests.backends import Opener
-from tests.helpers import due
+from tests.helpers import due, rounds_of
 
 GROUP = "-1001"
 HOST = Actor("telegram", "1", GROUP, "Hana")
@@ -69,7 +69,7 @@ def store(backend_store: Store) -> Store:
 
 @pytest.fixture
 def rounds(engine: Engine, store: Store, clock: Clock) -> Rounds:
-    return Rounds(engine, store, clock=clock, default_seconds=20, reveal_seconds=5,
+    return rounds_of(engine, clock=clock, default_seconds=20, reveal_seconds=5,
                   rng=random.Random(3))
 
 
@@ -220,7 +220,7 @@ async def test_early_reveal_once_every_member_answered(rounds: Rounds, clock: Cl
 async def test_two_stores_on_one_file_reveal_each_question_once(
         open_store: Opener, quizzes: dict[str, Quiz], clock: Clock) -> None:
     stores = [await open_store() for _ in range(2)]
-    pair = [Rounds(Engine(s, quizzes), s, clock=clock, default_seconds=10) for s in stores]
+    pair = [rounds_of(Engine(s, quizzes), clock=clock, default_seconds=10) for s in stores]
     await pair[0].start(HOST, GROUP, questions=2)
     for _ in range(2):
         both = await asyncio.gather(*(due(r, "telegram") for r in pair))
@@ -237,7 +237,7 @@ async def test_two_stores_on_one_file_reveal_each_question_once(
 async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict[str, Quiz],
                                                    clock: Clock) -> None:
     store = await open_url(store_url)
-    rounds = Rounds(Engine(store, quizzes), store, clock=clock)
+    rounds = rounds_of(Engine(store, quizzes), clock=clock)
     await rounds.start(HOST, GROUP, seconds=30, questions=2)
     q = await opened(rounds)
     await store.close()  # the process dies with the question open
@@ -245,7 +245,7 @@ async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict
     clock.advance(10)
     store = await open_url(store_url)
     try:
-        rounds = Rounds(Engine(store, quizzes), store, clock=clock)
+        rounds = rounds_of(Engine(store, quizzes), clock=clock)
         assert await rounds.next_due("telegram") == q.deadline
         assert await due(rounds, "telegram") == []
         clock.advance(20)
@@ -326,7 +326,7 @@ async def test_scheduler_wakes_on_early_reveal(engine: Engine, store: Store,
                                                quizzes: dict[str, Quiz]) -> None:
     clock = Clock()
     scheduler = Scheduler(store, clock=clock, recheck=30.0)  # only a wakeup can help
-    rounds = Rounds(engine, store, clock=clock, wake=scheduler.wake)
+    rounds = rounds_of(engine, clock=clock, wake=scheduler.wake)
     shown: asyncio.Queue[RoundEvent] = asyncio.Queue()
 
     async def sink(event: RoundEvent) -> str | None:
@@ -409,10 +409,10 @@ async def test_a_lock_in_and_its_card_update_are_one_transaction(
         rounds: Rounds, engine: Engine, quizzes: dict[str, Quiz], store: Store) -> None:
     await rounds.start(HOST, GROUP, questions=2)
     q = await opened(rounds)
-    kept, engine.memory = engine.memory, BrokenMemory()
+    kept, rounds.memory = rounds.memory, BrokenMemory()
     with pytest.raises(RuntimeError, match="card update failed"):
         await rounds.press(BILAL, q.round_id, 0, right(quizzes, q))
-    engine.memory = kept
+    rounds.memory = kept
     # Nothing of the failed press stayed: the next press locks in (not a repeat) and moves
     # the card once.
     locked = await rounds.press(BILAL, q.round_id, 0, wrong(quizzes, q))

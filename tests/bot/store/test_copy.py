@@ -17,13 +17,12 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion
 from bot.features.engine import Engine
-from bot.features.rounds import Rounds
 from bot.store import open_url
 from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store
 from bot.store.round_rows import NewRound
-from tests.helpers import due, right_option, wrong_option
+from tests.helpers import due, right_option, rounds_of, wrong_option
 
 
 class Clock:
@@ -59,7 +58,7 @@ async def fill(store: Store, quizzes: dict[str, Quiz]) -> None:
         if i % 5 == 0:
             await engine.restart(actor)  # an abandoned attempt stays in history
     clock = Clock()
-    rounds = Rounds(engine, store, clock=clock, default_seconds=20, reveal_seconds=5,
+    rounds = rounds_of(engine, clock=clock, default_seconds=20, reveal_seconds=5,
                     rng=random.Random(3))
     host, guest = (Actor("telegram", u, "-100", f"Member {u}") for u in ("101", "103"))
     await rounds.start(host, "-100", questions=2)
