@@ -26,7 +26,7 @@ from bot.store.command import run_async
 from bot.store.commands.report_sql import last_activity
 from bot.store.files import PlaceError, new_file
 from bot.store.migrate import TABLES
-from bot.store.reader import on_postgres
+from bot.store.reader import connected, on_postgres
 from bot.store.urls import split_password
 
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
@@ -185,14 +185,7 @@ def quizbot_tables() -> set[str]:
 async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> bool:
     """Refuse while another connection uses the database, or (unless `force`) when it holds
     activity newer than the archive; return whether newer activity will be discarded."""
-    import asyncpg
-
-    bare, embedded = split_password(url)
-    try:
-        conn = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
-    except (OSError, asyncpg.PostgresError) as exc:
-        raise PgOpsError(f"cannot connect ({type(exc).__name__}: {exc})") from None
-    try:
+    async with connected(url, password) as conn:
         others = await conn.fetchval(
             "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
             "AND pid <> pg_backend_pid()")
@@ -202,8 +195,6 @@ async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> 
         has_sessions = await conn.fetchval("SELECT to_regclass('sessions') IS NOT NULL")
         last = await run_async(last_activity(), on_postgres(conn)) \
             if has_sessions else 0.0
-    finally:
-        await conn.close()
     newer = last > archive_activity(path)
     if newer and not force:
         raise PgOpsError("the database holds activity newer than the backup; restoring would "

@@ -48,24 +48,31 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
     if scheme_of(url) != "postgresql":
         from bot.store.sqlite import path_from_url
 
-        with sqlite_ops.reading(path_from_url(url)) as conn:  # an exact quizbot schema, or OpsError
+        with sqlite_ops.reading(path_from_url(url)) as conn:  # exactly quizbot's, or OpsError
             yield Reader(lambda command: asyncio.to_thread(run_sync, conn, command))
         return
+    async with connected(url, password) as pg, pg.transaction(readonly=True):
+        if not await inspect_postgres(pg, redact(url), migrations("postgres")[-1][0]):
+            raise sqlite_ops.OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
+        yield Reader(lambda command: run_async(command, on_postgres(pg)))
+
+
+@contextlib.asynccontextmanager
+async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
+    """One asyncpg connection to the PostgreSQL database `url` names (the password given, or
+    the one in the URL); OpsError naming the database when there is none to be had."""
     import asyncpg
 
     bare, embedded = split_password(url)
     try:
-        pg = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
+        conn = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
     except (OSError, asyncpg.PostgresError) as exc:
         raise sqlite_ops.OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
-                           f"{exc})") from None
+                                  f"{exc})") from None
     try:
-        async with pg.transaction(readonly=True):
-            if not await inspect_postgres(pg, redact(url), migrations("postgres")[-1][0]):
-                raise sqlite_ops.OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
-            yield Reader(lambda command: run_async(command, on_postgres(pg)))
+        yield conn
     finally:
-        await pg.close()
+        await conn.close()
 
 
-__all__ = ["Reader", "on_postgres", "open_reader"]
+__all__ = ["Reader", "connected", "on_postgres", "open_reader"]
