@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import aiosqlite
-import asyncpg
 
 from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
 from bot.store import open_url
 from bot.store.command import Command, Rows, Stmt, q, run_async, sqlite_sql
 from bot.store.migrate import TABLES
-from bot.store.reader import on_postgres
+from bot.store.reader import connected, on_postgres
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of
 
@@ -114,19 +113,18 @@ async def _end(url: str, password: Secret | None) -> AsyncIterator[_End]:
                        lambda: _sqlite_transaction(conn, "BEGIN", keep=False),
                        lambda: _sqlite_transaction(conn, "BEGIN IMMEDIATE", keep=True))
         return
-    pg = await asyncpg.connect(url, password=password.reveal() if password else None)
+    async with connected(url, password.reveal() if password else "") as pg:
 
-    async def scan_pg(sql: str) -> AsyncIterator[list[Any]]:
-        chunk: list[Any] = []
-        async for record in pg.cursor(sql):
-            chunk.append(record)
-            if len(chunk) == CHUNK:
+        async def scan_pg(sql: str) -> AsyncIterator[list[Any]]:
+            chunk: list[Any] = []
+            async for record in pg.cursor(sql):  # a cursor needs the snapshot's transaction
+                chunk.append(record)
+                if len(chunk) == CHUNK:
+                    yield chunk
+                    chunk = []
+            if chunk:
                 yield chunk
-                chunk = []
-        if chunk:
-            yield chunk
 
-    try:
         # Ids were copied as they were (buttons carry them); new rows continue after them.
         yield _End(on_postgres(pg), scan_pg,
                    lambda table, cols, rows: pg.copy_records_to_table(table, records=rows,
@@ -136,8 +134,6 @@ async def _end(url: str, password: Secret | None) -> AsyncIterator[_End]:
                    [f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                     f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)"
                     for table in IDENTITIES])
-    finally:
-        await pg.close()
 
 
 @contextlib.asynccontextmanager
