@@ -18,7 +18,7 @@ from pathlib import Path
 from adapters.base import registry
 from adapters.cli import datadir, quizfiles
 from bot import __version__
-from bot.app.compose import Adapter, App, open_app
+from bot.app.compose import Adapter, App, open_app, serve_jobs
 from bot.app.config import Config, load_config
 from bot.app.logs import setup_logging
 from bot.app.metrics import Health, mount
@@ -32,9 +32,7 @@ from bot.domain.errors import (
 from bot.domain.platforms import token_envs
 from bot.domain.quiz import default_content_dir
 from bot.features.content_check import check_paths
-from bot.features.housekeeping import PRUNE_KIND, Housekeeping
-from bot.features.reminders import Reminders, Sender
-from bot.features.review import reminder_kind
+from bot.features.reminders import Sender
 from bot.store.commands import sessions_sql
 
 log = logging.getLogger("quizbot")
@@ -210,19 +208,14 @@ def wanted_adapters(config: Config) -> list[str]:
     return registry.wanted(config)
 
 
-def serve_jobs(app: App, adapters: Sequence[Adapter]) -> None:
-    """What the app's scheduler runs besides the adapters' round posts: reminders (a sender
-    from each adapter that has one), housekeeping, the questions of the day."""
+def reminder_senders(adapters: Sequence[Adapter]) -> dict[str, Sender]:
+    """How each adapter that has one sends reminders, by platform."""
     senders: dict[str, Sender] = {}
     for adapter in adapters:
         make = getattr(adapter, "reminder_sender", None)
         if make is not None:
             senders[adapter.name] = make()
-    reminders = Reminders(app.engine, senders)
-    for platform in senders:
-        app.scheduler.register(reminder_kind(platform), reminders)
-    app.scheduler.register(PRUNE_KIND, Housekeeping(app.store, clock=app.engine.clock))
-    app.scheduler.register(app.engine.dailies.kind, app.engine.dailies)  # each day's question
+    return senders
 
 
 def _make_adapter(platform: str, app: App) -> Adapter:
@@ -282,8 +275,7 @@ async def run(config: Config) -> int:
             if not await _unless_stopped(start_all(), stop):
                 log.info("stopped during start-up")
                 return code
-            await Housekeeping(app.store, clock=app.engine.clock).schedule()
-            serve_jobs(app, started)
+            await serve_jobs(app, reminder_senders(started))
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]
             _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)

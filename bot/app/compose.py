@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -22,7 +22,10 @@ from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.group_export import exporter_for
 from bot.features.dashboard.pages import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
+from bot.features.housekeeping import PRUNE_KIND, Housekeeping
 from bot.features.jobs import Clock, Scheduler
+from bot.features.reminders import Reminders, Sender
+from bot.features.review import reminder_kind
 from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds
 from bot.present.i18n import Catalogue
@@ -129,6 +132,20 @@ async def open_app(config: Config, *, clock: Clock = time.time) -> AsyncIterator
         yield App(config, engine, catalogue, store, engine.rounds, scheduler,
                   RoundJobs(engine.rounds, scheduler), metrics, web, memberships, signer,
                   ChatTitles(store, engine.clock))
+
+
+async def serve_jobs(app: App, senders: Mapping[str, Sender]) -> None:
+    """What the app's scheduler runs besides the adapters' round posts (`quizbot run`):
+    reminders through `senders` (by platform), housekeeping (its daily job scheduled), the
+    questions of the day."""
+    engine, scheduler = app.engine, app.scheduler
+    reminders = Reminders(engine, senders)
+    for platform in senders:
+        scheduler.register(reminder_kind(platform), reminders)
+    housekeeping = Housekeeping(app.store, clock=engine.clock)
+    await housekeeping.schedule()
+    scheduler.register(PRUNE_KIND, housekeeping)
+    scheduler.register(engine.dailies.kind, engine.dailies)  # each day's question
 
 
 async def _stop(task: asyncio.Task[None]) -> None:
