@@ -156,6 +156,9 @@ class Inbox:
         room = self.capacity - len(self._in_flight)
         if room <= 0 or self._process is None:
             return 0
+        due = await self.store.read(inbox_sql.inbox_next, PLATFORM)  # a read: idle, no write
+        if due is None or due >= now:
+            return 0
         rows = await self.store.write(inbox_sql.inbox_claim, PLATFORM, now, now + self.lease, room)
         for row in rows:
             if row.attempts > MAX_ATTEMPTS:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.store.command import Command, q
+from bot.store.command import Command, one, q
 from bot.store.rows import InboxRow
 
 
@@ -30,6 +30,14 @@ def inbox_put(platform: str, update_id: int, body: str, now: float, lease_until:
                    "DO NOTHING RETURNING update_id",
                    platform, update_id, body, now, lease_until)
     return bool(rows)
+
+
+def inbox_next(platform: str) -> Command[float | None]:
+    """When an undone update's lease next runs out (None: nothing undone), by a read: a
+    worker asks this before it claims, so an idle one writes nothing."""
+    row = one((yield q("SELECT MIN(COALESCE(lease_until, 0)) AS t FROM inbox "
+                       "WHERE platform = ? AND done_at IS NULL", platform)))
+    return None if row is None or row["t"] is None else float(row["t"])
 
 
 def inbox_claim(platform: str, now: float, lease_until: float, limit: int

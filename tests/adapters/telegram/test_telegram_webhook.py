@@ -4,11 +4,15 @@ every update through the inbox (stored once by id, processed once)."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 
+from adapters.telegram.webhook import Inbox
 from bot.store.commands import inbox_sql, sessions_sql
+from bot.store.rows import InboxRow
+from bot.store.sqlite import SQLiteStore
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import WEBHOOK_SECRET, BotFactory, free_port
@@ -153,3 +157,33 @@ async def test_an_update_delivered_twice_is_processed_once(start_bot: BotFactory
                                              "telegram", 1e12, 1e12, 10) == []
         assert not await running.app.store.write(inbox_sql.inbox_put,
                                                  "telegram", 41, "{}", 0.0, 0.0)
+
+
+async def test_an_idle_inbox_writes_nothing(tmp_path: Path) -> None:
+    """A worker with nothing undone only reads when it looks for updates to take over; an
+    update whose lease ran out is claimed (a write) as before."""
+    store = await SQLiteStore.open(tmp_path / "inbox.db")
+    now = [1000.0]
+    processed: list[int] = []
+
+    async def process(row: InboxRow) -> None:
+        processed.append(row.update_id)
+
+    inbox = Inbox(store, WEBHOOK_SECRET, capacity=4, clock=lambda: now[0])
+    try:
+        await store.write(inbox_sql.inbox_put, "telegram", 9, '{"update_id": 9}', 990.0, 995.0)
+        await store.write(inbox_sql.inbox_done, "telegram", 8, 990.0)
+        inbox._process = process  # looking, without the loop's timer
+        commits: list[float] = []
+        store.on_commit = commits.append
+        assert await inbox.tick() == 1  # a lease that ran out: taken over
+        while inbox._in_flight:
+            await asyncio.wait(list(inbox._in_flight.values()))
+        assert processed == [9] and commits
+        commits.clear()
+        for _ in range(60):  # a minute of looking once a second, nothing undone
+            now[0] += 1.0
+            assert await inbox.tick() == 0
+        assert commits == []
+    finally:
+        await store.close()

@@ -20,6 +20,8 @@ async def test_an_update_is_stored_once_and_claimed_by_its_receiver(open_store: 
     assert await a.write(inbox_sql.inbox_put,
                          "discord", 7, BODY, 100.0, 110.0)  # ids are per platform
     # held by its receiver until the lease runs out
+    assert await b.read(inbox_sql.inbox_next, "telegram") == 110.0
+    assert await b.read(inbox_sql.inbox_next, "matrix") is None
     assert await b.write(inbox_sql.inbox_claim, "telegram", 105.0, 115.0, 10) == []
     await a.write(inbox_sql.inbox_renew, "telegram", [7], 130.0)
     assert await b.write(inbox_sql.inbox_claim, "telegram", 120.0, 140.0, 10) == []
