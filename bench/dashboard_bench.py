@@ -54,6 +54,7 @@ from aiohttp import ClientSession  # noqa: E402
 
 from adapters.telegram import TelegramAdapter  # noqa: E402
 from bench.telegram_bench import (  # noqa: E402
+    WAIT,
     cpu_seconds,
     next_sent,
     percentile,
@@ -291,10 +292,10 @@ async def flood_taps(args: argparse.Namespace, tmp: Path, db: Path, now: float) 
             learner = Learner(api, api.user(user_id, f"Tapper {user_id}"))
             inbox = api.listen(learner.chat_id)
             rng = random.Random(user_id)
-            while True:
+            while phase[0] != "done":
                 await learner.send("/quiz")
                 question = await next_sent(inbox, "sendMessage", is_question)
-                while True:
+                while phase[0] != "done":
                     await asyncio.sleep(rng.uniform(*args.think))
                     label = phase[0]
                     taps.setdefault(label, []).append(
@@ -343,9 +344,12 @@ async def flood_taps(args: argparse.Namespace, tmp: Path, db: Path, now: float) 
                 rows.append((n, latencies(f"quiet {n}"), latencies(f"flood {n}"),
                              member_calls() - calls, statuses, seconds,
                              quiet_cpu, flood_cpu))
+            # Python 3.11's wait_for can swallow a cancel (next_sent): the flag ends them too.
+            phase[0] = "done"
             for task in tappers:
                 task.cancel()
-            await asyncio.gather(*tappers, return_exceptions=True)
+            if tappers:
+                await asyncio.wait(tappers, timeout=WAIT)
         finally:
             if bot.returncode is None:
                 bot.send_signal(signal.SIGTERM)
