@@ -2,12 +2,12 @@
 
 A job is a row (kind, key, due time, JSON payload); each kind has one handler, registered
 by kind: reminders, housekeeping, the question of the day, and each platform's round posts
-(registered by the adapter that shows them). Work whose due times live in rows of its own
-(a round's deadline, its next opening) joins as a `Timeline`: read with the jobs, and when
-due it claims itself and writes the jobs that show it.
+(registered by the adapter that shows them). A platform's rounds keep their due times in
+rows of their own (a question's deadline, the next one's opening): the scheduler `follow`s
+them, reads them with the jobs, and when one is due claims it, which writes the post jobs.
 
-The loop reads when the earliest job of its kinds (or a timeline) is next due, then waits
-for that time, for a wakeup (`wake`: this process just wrote something due), or for
+The loop reads (once) when the earliest job of its kinds or followed round is next due,
+then waits for that time, for a wakeup (`wake`: this process just wrote something due), or for
 `recheck` seconds (work another process wrote), whichever comes first. Only what is due is
 claimed (a conditional UPDATE ... RETURNING): an idle bot reads now and then and writes
 nothing. A claimed job runs as a task of its own (a slow chat never holds up another's
@@ -27,7 +27,6 @@ import logging
 import os
 import socket
 from collections.abc import Awaitable, Callable, Hashable, Mapping
-from typing import Protocol
 
 from bot.domain.tasks import spawn
 from bot.store.commands import jobs_sql, rounds_sql
@@ -42,6 +41,8 @@ Sleep = Callable[[float], Awaitable[None]]
 Nap = Callable[[asyncio.Event, float], Awaitable[None]]
 # A handler runs one job; it returns when to run the job again, or None when it is done.
 Handler = Callable[[JobRow], Awaitable[float | None]]
+# Claims a platform's rounds due by `now` (reveals, openings), writing their post jobs.
+Claim = Callable[[float], Awaitable[None]]
 # A job's lane: jobs of one kind and one lane run one after another, in the order claimed.
 Lane = Callable[[JobRow], Hashable]
 
@@ -67,16 +68,6 @@ async def nap(wakeup: asyncio.Event, seconds: float) -> None:
         await asyncio.wait_for(wakeup.wait(), seconds)
 
 
-class Timeline(Protocol):
-    """Due times kept in rows of their own (a platform's rounds)."""
-
-    async def next_due(self) -> float | None:
-        """When something is next due (a read)."""
-
-    async def claim(self, now: float) -> None:
-        """Claim what is due by `now`, writing the jobs that carry it out."""
-
-
 class Scheduler:
     """Claims due jobs of the registered kinds and runs each through its kind's handler."""
 
@@ -86,7 +77,7 @@ class Scheduler:
         self.store, self.clock, self.wait = store, clock, wait
         self.handlers: dict[str, Handler] = dict(handlers or {})
         self.lanes: dict[str, Lane] = {}
-        self.timelines: dict[str, Timeline] = {}
+        self.follows: dict[str, Claim] = {}  # platform -> how its due rounds are claimed
         self.worker = worker or default_worker()
         self.batch, self.lease, self.recheck = batch, lease, recheck
         self._wakeup = asyncio.Event()
@@ -106,20 +97,21 @@ class Scheduler:
         self._unchecked.add(kind)
         self.wake()
 
-    def follow(self, name: str, timeline: Timeline) -> None:
-        """Claim `timeline`'s due work too (one per name)."""
-        self.timelines[name] = timeline
+    def follow(self, platform: str, claim: Claim) -> None:
+        """Watch `platform`'s rounds too: `claim(now)` reveals and opens what is due."""
+        self.follows[platform] = claim
         self.wake()
 
-    async def withdraw(self, kinds: tuple[str, ...], timelines: tuple[str, ...] = (), *,
+    async def withdraw(self, kinds: tuple[str, ...], platforms: tuple[str, ...] = (), *,
                        grace: float = 5.0) -> None:
-        """Stop claiming `kinds` and `timelines`; let their jobs in flight finish, cancelling
-        what still runs after `grace` seconds (its claim expires and it runs again)."""
+        """Stop claiming `kinds` and the rounds of `platforms`; let their jobs in flight
+        finish, cancelling what still runs after `grace` seconds (its claim expires and it
+        runs again)."""
         for kind in kinds:
             self.handlers.pop(kind, None)
             self.lanes.pop(kind, None)
-        for name in timelines:
-            self.timelines.pop(name, None)
+        for platform in platforms:
+            self.follows.pop(platform, None)
         await self._settle([t for t, k in self._running.items() if k in kinds], grace)
 
     def wake(self) -> None:
@@ -131,7 +123,8 @@ class Scheduler:
     async def tick(self) -> int:
         """Claim what is due now and run it to its end; return how many jobs ran (tests,
         tools: the loop does not wait for its jobs)."""
-        await self._claim_timelines()
+        _, rounds_due = await self._look()
+        await self._claim_rounds(rounds_due)
         jobs = await self._claim(self.batch)
         if jobs:
             await asyncio.wait([self._submit(job) for job in jobs])
@@ -148,17 +141,22 @@ class Scheduler:
         return done
 
     async def next_due(self) -> float | None:
-        """When the earliest job or timeline is next due (reads only)."""
-        times = [await self.store.read(jobs_sql.next_job_due, tuple(self.handlers), self.lease)]
-        times += [await t.next_due() for t in list(self.timelines.values())]
-        return min((t for t in times if t is not None), default=None)
+        """When the earliest job or followed round is next due (one read)."""
+        return min((t for t in await self._look() if t is not None), default=None)
 
-    async def _claim_timelines(self) -> None:
+    async def _look(self) -> tuple[float | None, float | None]:
+        """(when the next job can be claimed, when a followed round is next due)."""
+        return await self.store.read(rounds_sql.next_due, tuple(self.handlers), self.lease,
+                                     tuple(self.follows))
+
+    async def _claim_rounds(self, due: float | None) -> bool:
+        """Reveal and open what is due of the followed rounds; False when nothing was."""
         now = self.clock()
-        for timeline in list(self.timelines.values()):
-            due = await timeline.next_due()
-            if due is not None and due <= now:
-                await timeline.claim(now)
+        if due is None or due > now:
+            return False
+        for claim in list(self.follows.values()):
+            await claim(now)
+        return True
 
     async def _claim(self, limit: int) -> list[JobRow]:
         kinds = tuple(self.handlers)  # only what this process can run
@@ -210,21 +208,33 @@ class Scheduler:
             self._wakeup.clear()
             try:
                 await self._release_dead()
-                # Reads first: a claim is a write, made only when something is due.
-                due = await self.next_due()
-                if due is not None and due <= self.clock():
-                    await self._claim_timelines()
-                    for job in await self._claim(self.batch - len(self._running)):
-                        self._submit(job)
-                    due = await self.next_due()
+                due = await self._step()
             except Exception:  # the store may be briefly unavailable; keep the loop alive
                 log.exception("scheduler: claiming due work failed")
                 due = None
             wait = self.recheck if due is None else min(self.recheck, due - self.clock())
-            if len(self._running) >= self.batch:
-                wait = self.recheck  # full: a job ending wakes the loop
             if wait > 0:
                 await self.wait(self._wakeup, wait)
+
+    async def _step(self) -> float | None:
+        """One read of what is next due, and claims of what is due now (a claim is a write,
+        made only then); when to look again (None: only at the recheck)."""
+        jobs_due, rounds_due = await self._look()
+        now = self.clock()
+        worked = await self._claim_rounds(rounds_due)  # writes post jobs due now
+        if worked or (jobs_due is not None and jobs_due <= now):
+            room = self.batch - len(self._running)
+            if room <= 0:
+                return None  # full: a job ending wakes the loop
+            jobs = await self._claim(room)
+            for job in jobs:
+                self._submit(job)
+            worked = worked or bool(jobs)
+        if worked:
+            return now  # look again at once: more may be due
+        due = min((t for t in (jobs_due, rounds_due) if t is not None), default=None)
+        # looked due, yet nothing to claim (another process took it): not a busy loop
+        return None if due is None else max(due, now + BACKOFF) if due <= now else due
 
     def _submit(self, job: JobRow) -> asyncio.Task[None]:
         lane = self.lanes.get(job.kind)

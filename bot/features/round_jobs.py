@@ -1,5 +1,5 @@
 """What a platform's rounds show, as the scheduler's work: the rounds' due times (a
-question's deadline, the next one's opening) as a timeline, and every question post,
+question's deadline, the next one's opening) followed by the scheduler, and every question post,
 reveal edit and podium as a post job (`bot.store.round_rows.post_key`), written in the same
 transaction that claimed it.
 
@@ -30,22 +30,6 @@ Sink = Callable[[RoundEvent], Awaitable[str | None]]
 MAX_TRIES = 12  # about five minutes of failures: the platform refuses it for good
 
 
-class RoundTimeline:
-    """A platform's rounds as the scheduler sees them: when a reveal or an opening is next
-    due (a read), and claiming it (which writes its post jobs)."""
-
-    def __init__(self, rounds: Rounds, platform: str) -> None:
-        self.rounds, self.platform = rounds, platform
-
-    async def next_due(self) -> float | None:
-        """When the platform's next reveal or opening is due."""
-        return await self.rounds.next_due(self.platform)
-
-    async def claim(self, now: float) -> None:
-        """Reveal and open what is due by `now`."""
-        await self.rounds.claim(self.platform, now)
-
-
 def _round_of(job: JobRow) -> int:
     return int(job.payload["round"])
 
@@ -59,7 +43,7 @@ class RoundJobs:
     def serve(self, platform: str, sink: Sink) -> None:
         """Run `platform`'s rounds in this process, showing each post through `sink`
         (posting a question returns the message's id, stored so the reveal can edit it)."""
-        self.scheduler.follow(post_kind(platform), RoundTimeline(self.rounds, platform))
+        self.scheduler.follow(platform, functools.partial(self.rounds.claim, platform))
         self.scheduler.register(post_kind(platform), functools.partial(self.show, sink),
                                 lane=_round_of)
 
@@ -67,7 +51,7 @@ class RoundJobs:
         """Stop showing `platform`'s rounds; posts in flight get `grace` seconds (what is
         not shown stays due in the store for the next process)."""
         kind = post_kind(platform)
-        await self.scheduler.withdraw((kind,), (kind,), grace=grace)
+        await self.scheduler.withdraw((kind,), (platform,), grace=grace)
 
     async def show(self, sink: Sink, job: JobRow) -> float | None:
         """Show one post job through `sink`; return when to look again (its question is
