@@ -32,7 +32,7 @@ from bot.store.urls import redact, scheme_of
 
 EXIT_OK, EXIT_ERROR = 0, 1
 T = TypeVar("T")
-Refusal = (sqlite_ops.OpsError, pg_ops.PgOpsError, StoreRefused, PlaceError, ConfigError)
+Refusal = (StoreRefused, PlaceError, ConfigError)  # OpsError is a StoreRefused
 
 
 def _postgres(config: Config) -> bool:

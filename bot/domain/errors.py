@@ -145,6 +145,11 @@ class StoreRefused(QuizbotError):
     """The database file cannot be used (not SQLite, corrupt, newer schema); it was not touched."""
 
 
+class OpsError(StoreRefused):
+    """`quizbot backup|restore|stats|export|check|copy-db` will not (or could not) do it: one
+    line for the maintainer, naming the database and why (the CLI prints it, exit 1)."""
+
+
 class SaveFailed(QuizError):
     """The database could not store a write (disk full, I/O error); nothing was acknowledged.
 

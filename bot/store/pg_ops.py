@@ -22,6 +22,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.domain.errors import OpsError
 from bot.store.command import run_async
 from bot.store.commands.report_sql import last_activity
 from bot.store.files import PlaceError, new_file
@@ -40,12 +41,8 @@ ALLOWED_KINDS = frozenset({
 _TOC_LINE = re.compile(r"^\d+;\s+\d+\s+\d+\s+(?P<rest>.+)$")
 
 
-class PgOpsError(Exception):
-    """A refusal or a failed tool run, as one line for the maintainer."""
-
-
 def find_tool(name: str) -> str:
-    """The path of a PostgreSQL client tool; PgOpsError naming how to get it."""
+    """The path of a PostgreSQL client tool; OpsError naming how to get it."""
     found = shutil.which(name)
     if found:
         return found
@@ -54,7 +51,7 @@ def find_tool(name: str) -> str:
         candidate = folder / name
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return str(candidate)
-    raise PgOpsError(f"{name} was not found on PATH or in {PG_BIN_GLOB}; install the "
+    raise OpsError(f"{name} was not found on PATH or in {PG_BIN_GLOB}; install the "
                      "PostgreSQL client tools (e.g. apt-get install postgresql-client)")
 
 
@@ -71,11 +68,11 @@ def _run(args: list[str], password: str, what: str) -> str:
         done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=TIMEOUT,
                               check=False)
     except subprocess.TimeoutExpired:
-        raise PgOpsError(f"{what} did not finish within {TIMEOUT:.0f} s") from None
+        raise OpsError(f"{what} did not finish within {TIMEOUT:.0f} s") from None
     if done.returncode != 0:
         lines = [ln for ln in done.stderr.strip().splitlines() if ln.strip()]
         detail = lines[-1] if lines else f"exit code {done.returncode}"
-        raise PgOpsError(f"{what} failed: {_scrub(detail, password)}")
+        raise OpsError(f"{what} failed: {_scrub(detail, password)}")
     return done.stdout
 
 
@@ -93,9 +90,9 @@ class Archive:
 
 
 def read_archive(path: Path) -> Archive:
-    """List a custom-format archive and read its schema versions; PgOpsError if unreadable."""
+    """List a custom-format archive and read its schema versions; OpsError if unreadable."""
     if not path.is_file() or path.is_symlink():
-        raise PgOpsError(f"{path}: no such backup file")
+        raise OpsError(f"{path}: no such backup file")
     tool = find_tool("pg_restore")
     listing = _run([tool, "--list", str(path)], "", f"reading {path}")
     created, entries = "", []
@@ -164,7 +161,7 @@ def dump(url: str, password: str, target: Path, *, force: bool = False) -> Archi
                   f"--dbname={bare}"], password, "pg_dump")
             archive = read_archive(tmp)
     except PlaceError as exc:
-        raise PgOpsError(str(exc)) from None
+        raise OpsError(str(exc)) from None
     return archive
 
 
@@ -190,14 +187,14 @@ async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> 
             "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
             "AND pid <> pg_backend_pid()")
         if others:
-            raise PgOpsError(f"{others} other connection(s) use the database (a quizbot "
+            raise OpsError(f"{others} other connection(s) use the database (a quizbot "
                              "process?); stop the bot first")
         has_sessions = await conn.fetchval("SELECT to_regclass('sessions') IS NOT NULL")
         last = await run_async(last_activity(), on_postgres(conn)) \
             if has_sessions else 0.0
     newer = last > archive_activity(path)
     if newer and not force:
-        raise PgOpsError("the database holds activity newer than the backup; restoring would "
+        raise OpsError("the database holds activity newer than the backup; restoring would "
                          "lose it. Back it up first (quizbot backup PATH), then repeat with "
                          "--force")
     return newer
@@ -229,7 +226,7 @@ def archive_activity(path: Path) -> float:
                     if i < len(cells) and cells[i] != "\\N":
                         newest = max(newest, float(cells[i]))
     if proc.returncode != 0:
-        raise PgOpsError(f"reading {path} failed (pg_restore exit code {proc.returncode})")
+        raise OpsError(f"reading {path} failed (pg_restore exit code {proc.returncode})")
     return newest
 
 

@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, ParamSpec, TypeVar
 
+from bot.domain.errors import OpsError
 from bot.store import sqlite_ops
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
 from bot.store.migrate import migrations
@@ -53,7 +54,7 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
         return
     async with connected(url, password) as pg, pg.transaction(readonly=True):
         if not await inspect_postgres(pg, redact(url), migrations("postgres")[-1][0]):
-            raise sqlite_ops.OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
+            raise OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
         yield Reader(lambda command: run_async(command, on_postgres(pg)))
 
 
@@ -67,7 +68,7 @@ async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
     try:
         conn = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
     except (OSError, asyncpg.PostgresError) as exc:
-        raise sqlite_ops.OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
+        raise OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
                                   f"{exc})") from None
     try:
         yield conn

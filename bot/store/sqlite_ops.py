@@ -27,15 +27,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.domain.errors import StoreRefused
+from bot.domain.errors import OpsError, StoreRefused
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
 from bot.store.files import PlaceError, new_file
 from bot.store.migrate import BUSY_MS, HEADER_SIZE, NotOurs, check_header, examine, schema_version
-
-
-class OpsError(Exception):
-    """A refusal with a message for the maintainer (the CLI prints it and exits 1)."""
 
 
 @contextlib.contextmanager

@@ -144,5 +144,5 @@ def test_a_missing_pg_dump_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(pg_ops, "PG_BIN_GLOB", str(tmp_path / "nowhere" / "*" / "bin"))
-    with pytest.raises(pg_ops.PgOpsError, match="pg_dump was not found on PATH"):
+    with pytest.raises(pg_ops.OpsError, match="pg_dump was not found on PATH"):
         pg_ops.find_tool("pg_dump")
