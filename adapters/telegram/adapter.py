@@ -91,7 +91,8 @@ class TelegramAdapter:
         if self.config.mode == "webhook":  # the route goes on before any server starts
             hook = self.config.webhook
             self.inbox = webhook.Inbox(app.store, hook.secret_token.reveal(),
-                                       capacity=self.config.concurrent_updates)
+                                       capacity=self.config.concurrent_updates,
+                                       clock=app.engine.clock)
             self._server = app.web.server(hook.listen, hook.port, key="telegram.webhook.port")
             self.inbox.mount(self._server, hook.url_path)
         self.dashboard: TelegramDashboard | None = None

@@ -21,7 +21,6 @@ import contextlib
 import hmac
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
@@ -58,7 +57,7 @@ class Inbox:
     """Takes webhook POSTs into the store; processes them from there with leases."""
 
     def __init__(self, store: Store, secret: str, *, capacity: int,
-                 clock: Clock = time.time, poll_every: float = POLL_EVERY,
+                 clock: Clock, poll_every: float = POLL_EVERY,
                  lease: float = LEASE) -> None:
         self.store, self._secret = store, secret.encode()
         self.capacity, self.clock = capacity, clock
