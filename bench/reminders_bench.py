@@ -90,7 +90,9 @@ def seed(path: Path, learners: int, platform: str = "telegram") -> None:
             ids = [str(10_000 + i) for i in range(learners)]
             db.executemany("INSERT INTO users (platform, user_id, display_name, created_at) "
                            "VALUES (?, ?, '', 0)", [(platform, u) for u in ids])
-            db.executemany("INSERT INTO cards VALUES (?, ?, 'parallelism', 'q', '{}', 0, 1, 0)",
+            db.executemany("INSERT INTO cards (platform, user_id, quiz_id, question_id, card, "
+                           "due_at, reviews, updated_at) "
+                           "VALUES (?, ?, 'parallelism', 'q', '{}', 0, 1, 0)",
                            [(platform, u) for u in ids])
             db.executemany("INSERT INTO learner_settings (platform, user_id, remind_at) "
                            "VALUES (?, ?, 0)", [(platform, u) for u in ids])
