@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,9 +103,8 @@ def read_archive(path: Path) -> Archive:
         match = _TOC_LINE.match(line)
         if match:
             entries.append(_entry(match["rest"]))
-    data = _run([tool, "--data-only", "--table=schema_migrations", "--file=-", str(path)],
-                "", f"reading {path}")
-    return Archive(created, tuple(entries), tuple(_copied_versions(data)))
+    versions = (int(row["version"]) for _, row in _copy_rows(path, ["schema_migrations"]))
+    return Archive(created, tuple(entries), tuple(versions))
 
 
 def _entry(rest: str) -> tuple[str, str]:
@@ -118,18 +118,6 @@ def _entry(rest: str) -> tuple[str, str]:
             name = tail[1] if len(tail) >= 2 else (tail[0] if tail else "")
             return kind, name
     return " ".join(words[:2]), " ".join(words[2:4])
-
-
-def _copied_versions(sql: str) -> list[int]:
-    versions, inside = [], False
-    for line in sql.splitlines():
-        if line.startswith("COPY ") and "schema_migrations" in line:
-            inside = True
-        elif inside and line == "\\.":
-            inside = False
-        elif inside and line.split("\t", 1)[0].isdigit():
-            versions.append(int(line.split("\t", 1)[0]))
-    return versions
 
 
 def archive_problem(archive: Archive, tables: set[str], latest: int) -> str | None:
@@ -206,36 +194,29 @@ ACTIVITY_COLUMNS = {"users": ("created_at",), "sessions": ("started_at", "finish
 
 
 def archive_activity(path: Path) -> float:
-    """The newest user, session or answer timestamp in the archive's data (0 if none),
-    read as a stream of `pg_restore --data-only` COPY rows, never held in memory whole."""
-    args = [find_tool("pg_restore"), "--data-only", "--file=-"]
-    args += [f"--table={table}" for table in ACTIVITY_COLUMNS] + [str(path)]
-    newest, picks = 0.0, None
+    """The newest user, session or answer timestamp in the archive's data (0 if none)."""
+    return max((float(row[c]) for table, row in _copy_rows(path, list(ACTIVITY_COLUMNS))
+                for c in ACTIVITY_COLUMNS[table] if row.get(c, "\\N") != "\\N"), default=0.0)
+
+
+def _copy_rows(path: Path, tables: list[str]) -> Iterator[tuple[str, dict[str, str]]]:
+    """(table, {column: text}) for each row of these tables in the archive, read as a stream
+    of `pg_restore --data-only` COPY lines, never held in memory whole."""
+    args = [find_tool("pg_restore"), "--data-only", "--file=-",
+            *(f"--table={table}" for table in tables), str(path)]
+    table, columns = "", None
     with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                           env={**os.environ, "TZ": "UTC"}) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
             line = line.rstrip("\n")
-            if line.startswith("COPY "):
-                picks = _activity_columns(line)
+            if line.startswith("COPY "):  # COPY public.<table> (a, b, ...) FROM stdin;
+                head, _, rest = line[5:].partition(" (")
+                table = head.rsplit(".", 1)[-1].strip('"')
+                columns = [c.strip().strip('"') for c in rest.split(")", 1)[0].split(",")]
             elif line == "\\.":
-                picks = None
-            elif picks:
-                cells = line.split("\t")
-                for i in picks:
-                    if i < len(cells) and cells[i] != "\\N":
-                        newest = max(newest, float(cells[i]))
+                columns = None
+            elif columns:
+                yield table, dict(zip(columns, line.split("\t"), strict=False))
     if proc.returncode != 0:
         raise OpsError(f"reading {path} failed (pg_restore exit code {proc.returncode})")
-    return newest
-
-
-def _activity_columns(copy_line: str) -> list[int] | None:
-    """Indexes of the timestamp columns in `COPY public.<table> (a, b, ...) FROM stdin;`."""
-    head, _, rest = copy_line[5:].partition(" (")
-    table = head.rsplit(".", 1)[-1].strip('"')
-    wanted = ACTIVITY_COLUMNS.get(table)
-    if not wanted:
-        return None
-    columns = [c.strip().strip('"') for c in rest.split(")", 1)[0].split(",")]
-    return [i for i, c in enumerate(columns) if c in wanted]
