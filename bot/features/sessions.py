@@ -48,6 +48,7 @@ from bot.features.library import (
 )
 from bot.features.review import SpacedReview
 from bot.store.commands import learning_sql, sessions_sql
+from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.rows import AnswerRow, NewAnswer, NewSession, SessionRow, Write
 
@@ -307,8 +308,8 @@ class Sessions:
         who = member or actor
         attempts, best, last = await self.store.read(sessions_sql.attempts,
                                                      who.platform, who.user_id, quiz.id)
-        per_question = await self.store.read(sessions_sql.question_stats,
-                                             who.platform, who.user_id, quiz.id)
+        per_question = {r.question_id: (r.answered, r.correct) for r in await self.store.read(
+            accuracy, Scope(platform=who.platform, user_id=who.user_id, quiz_id=quiz.id))}
         seeds = await last_seeds(self.store, who, (quiz,))  # computed questions: the last numbers
         questions = tuple(
             QuestionStat(q.id, shown_text(q, lang, seeds.get(quiz.id)),

@@ -1,5 +1,6 @@
-"""The results reads: accuracy per question (the one query `quizbot stats`, `quizbot export`
-and the dashboard's group page share), learners' records, a deployment's overview.
+"""The results reads: accuracy per question (the one query `quizbot stats`, `quizbot export`,
+the dashboard's group page and a learner's /stats share), learners' records, a deployment's
+overview.
 
 SELECTs only, so they run on the bot's store and on the read-only connection of
 `quizbot stats|export|check` (`bot.store.readonly`) alike. Figures count answers given in
@@ -31,10 +32,13 @@ CHATS_SINCE, REPORTS_SINCE = 10, 18  # schema versions that added chats, problem
 
 @dataclass(frozen=True)
 class Scope:
-    """Which sessions a report covers: all of them, or those started in one chat."""
+    """Which sessions a report covers: all of them, those started in one chat, or one
+    learner's of one quiz (/stats)."""
 
     chat_id: str | None = None
     platform: str | None = None
+    user_id: str | None = None
+    quiz_id: str | None = None
 
     @classmethod
     def parse(cls, chat: str | None) -> Scope:
@@ -49,7 +53,8 @@ class Scope:
     def where(self, alias: str = "s") -> tuple[str, tuple[Any, ...]]:
         """An SQL condition on the sessions table and its parameters."""
         clauses, params = [], []
-        for column, value in (("chat_id", self.chat_id), ("platform", self.platform)):
+        for column, value in (("chat_id", self.chat_id), ("platform", self.platform),
+                              ("user_id", self.user_id), ("quiz_id", self.quiz_id)):
             if value is not None:
                 clauses.append(f"{alias}.{column} = ?")
                 params.append(value)

@@ -219,17 +219,6 @@ def attempts(platform: str, user_id: str, quiz_id: str
     return int(row["n"]), None if best is None else int(best), None if last is None else int(last)
 
 
-def question_stats(platform: str, user_id: str, quiz_id: str
-                   ) -> Command[dict[str, tuple[int, int]]]:
-    """question id -> (times answered, times right), over the user's full attempts."""
-    rows = yield q(
-        "SELECT a.question_id, COUNT(*) AS n, SUM(a.correct) AS right_ FROM answers a "
-        "JOIN sessions s ON s.id = a.session_id WHERE s.platform = ? AND s.user_id = ? "
-        "AND s.quiz_id = ? AND s.kind = 'full' GROUP BY a.question_id",
-        platform, user_id, quiz_id)
-    return {r["question_id"]: (int(r["n"]), int(r["right_"])) for r in rows}
-
-
 def best(quiz_id: str, scope: str, limit: int) -> Command[list[BestRow]]:
     """Top best scores in a scope, ties broken by the earlier finish."""
     rows = yield q(

@@ -11,6 +11,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, SessionKind
 from bot.features.engine import Engine
 from bot.store.commands import rounds_sql, sessions_sql
+from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.rows import NewAnswer, NewSession, Write
 from tests.bot.store.conftest import Opener
@@ -59,9 +60,9 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
     assert [b.score for b in await store.read(sessions_sql.best, "quiz", "t:chat", 10)] == [2]
     assert await store.read(sessions_sql.best_score, "quiz", "t", "1") == 2
     assert await store.read(sessions_sql.attempts, "t", "1", "quiz") == (1, 2, 2)
-    assert await store.read(sessions_sql.question_stats,
-                            "t", "1", "quiz") == {"a": (1, 1), "b": (1, 0),
-                                                            "c": (1, 1)}
+    assert [(r.question_id, r.answered, r.correct) for r in await store.read(
+        accuracy, Scope(platform="t", user_id="1", quiz_id="quiz"))] == [
+        ("a", 1, 1), ("b", 1, 0), ("c", 1, 1)]
     finished = await store.read(sessions_sql.last_finished, "t", "1", "quiz")
     assert finished is not None and finished.id == sid
 

@@ -19,6 +19,7 @@ from bot.domain.round_results import LockedIn, RoundQuestion
 from bot.features.engine import Engine
 from bot.store import open_url
 from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
+from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store
 from bot.store.round_rows import NewRound
@@ -84,7 +85,8 @@ async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
     for platform, user in users:
         out.append(await sessions_sql.touch_user(store, platform, user, "", time.time()))
         out.append(await store.read(sessions_sql.attempts, platform, user, "parallelism"))
-        out.append(await store.read(sessions_sql.question_stats, platform, user, "parallelism"))
+        out.append(await store.read(accuracy, Scope(platform=platform, user_id=user,
+                                                    quiz_id="parallelism")))
         active = await store.read(sessions_sql.active_session, platform, user, "parallelism")
         out.append(active)
         if active is not None:
