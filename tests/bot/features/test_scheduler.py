@@ -170,3 +170,38 @@ async def test_a_process_claims_only_the_kinds_it_runs(store: Store):
     assert job.key == "t"
     [job] = await store.write(jobs_sql.claim_due, 100.0, 10, "B", 60.0, ("remind:discord", "x"))
     assert job.key == "d"
+
+
+async def test_the_loop_sleeps_until_the_next_due_time_and_backs_off_a_failure(store: Store):
+    """One read, then a wait to the due time (no polling in between); a failing job comes
+    back after 1, then 2 seconds (its attempts are kept), and a job another process would
+    write is seen at the next recheck."""
+    clock = FakeClock(1000.0)
+    waits: list[float] = []
+    runs: asyncio.Queue[tuple[str, float]] = asyncio.Queue()
+
+    async def wait(wakeup: asyncio.Event, seconds: float) -> None:
+        waits.append(seconds)
+        await scheduler.idle()  # the jobs in flight end first (no time passes meanwhile)
+        if not wakeup.is_set():
+            clock.advance(seconds)
+
+    async def handler(job: JobRow) -> float | None:
+        runs.put_nowait((job.key, clock()))
+        if job.key == "flaky" and job.attempts < 3:
+            raise RuntimeError("not yet")
+        return None
+
+    await store.write(jobs_sql.schedule, NewJob("t", "later", 1045.0))
+    scheduler = Scheduler(store, {"t": handler}, clock=clock, wait=wait, recheck=30.0)
+    scheduler.start()
+    try:
+        assert await asyncio.wait_for(runs.get(), 5) == ("later", 1045.0)
+        assert waits[:2] == [30.0, 15.0]  # the recheck, then exactly to the due time
+        await store.write(jobs_sql.schedule, NewJob("t", "flaky", clock()))
+        tries = [await asyncio.wait_for(runs.get(), 5) for _ in range(3)]
+        assert [key for key, _ in tries] == ["flaky"] * 3
+        assert [round(b[1] - a[1]) for a, b in itertools.pairwise(tries)] == [1, 2]
+    finally:
+        await scheduler.stop()
+    assert await store.read(jobs_sql.next_job_due, ("t",), 60.0) is None  # done: gone
