@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from adapters.discord import DiscordAdapter
+from adapters.discord import DiscordAdapter, replies
 from adapters.discord.views import MARKDOWN
 from bot.app.compose import App, open_app
 from bot.app.config import load_config
@@ -25,7 +25,14 @@ GUILD, CHANNEL = 1_400_000_000_000_000_001, 1_400_000_000_000_000_002
 ALICE = user(1_500_000_000_000_000_001, "alice")
 BOB = user(1_500_000_000_000_000_002, "bob")
 QUIZ: Quiz = load_quizzes([default_content_dir()])["parallelism"]
-WINDOW = 3.0  # Discord's deadline for an interaction callback
+
+
+@pytest.fixture(autouse=True)
+def prompt_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The defer timer is the test's, not the machine's: the engine is never "slow" unless a
+    test says so (one that wants the deferred path sets DEFER_AFTER itself), so a loaded
+    machine cannot turn an expected callback 7 into a deferred 6."""
+    monkeypatch.setattr(replies, "DEFER_AFTER", 60.0)
 
 
 @pytest.fixture
@@ -41,7 +48,9 @@ async def fake() -> AsyncIterator[FakeDiscord]:
         if ix.expired or not ix.expect_reply:
             continue
         assert ix.callback is not None, f"interaction {ix.id} got no callback"
-        assert ix.callback.elapsed < WINDOW, f"callback after {ix.callback.elapsed:.2f} s"
+        # the callback is the first thing the bot sent on it (no wall-clock check here: a
+        # loaded machine is slow, not wrong; `timely` deferring is tested with a slow engine)
+        assert ix.events[0][0].startswith("callback"), f"{ix.id} sent {ix.events} first"
 
 
 def write_config(tmp_path: Path, fake: FakeDiscord, **discord: Any) -> Path:

@@ -175,9 +175,10 @@ class FakeDiscord:
         """Gateway connections that got READY and are still open."""
         return sum(1 for s in self._sockets if s.ready and not s.ws.closed)
 
-    async def wait_for(self, predicate: Callable[[], T], timeout: float = 5.0,  # noqa: ASYNC109
+    async def wait_for(self, predicate: Callable[[], T], timeout: float = 30.0,  # noqa: ASYNC109
                        what: str = "condition") -> T:
-        """Block until `predicate()` is truthy (re-checked on every recorded event)."""
+        """Block until `predicate()` is truthy (re-checked on every recorded event); the
+        bound is generous (a loaded machine is slow) and only reached when something broke."""
         try:
             async with self._changed:
                 return await asyncio.wait_for(self._changed.wait_for(predicate), timeout)

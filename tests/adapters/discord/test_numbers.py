@@ -32,6 +32,9 @@ async def test_drawn_numbers_and_their_schedule_image(fake: FakeDiscord, bot: Ap
         assert len(options) == len(drawn.options)  # the "or type" line is not an option
         shown = next(i for i, line in enumerate(options) if line.endswith(f") {key}"))
         ix = await answer(fake, ALICE, question, button_for(question, shown))
+        # acknowledged by the edit itself (picture drawn first), then the next question
+        assert ix.callback is not None and ix.callback.type == 7
+        assert [what for what, _ in ix.events] == ["callback 7", "follow-up"]
         embed = question.embeds[0]  # the question, edited into its result
         assert "Correct!" in embed["description"] and "{" not in embed["description"]
         if drawn.schedule is not None:

@@ -10,10 +10,16 @@ from bot.domain.quiz.computed import drawn_values
 from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, GUILD, replied
-from .fake_discord import FakeDiscord
+from .fake_discord import FakeDiscord, Interaction
 
 NUMBERS = "parallelism-numbers"
 TYPE_IT = "⌨ Type it"
+
+
+def kinds(ix: Interaction) -> list[str]:
+    """What the bot sent on `ix`, in order, as the fake recorded it ("callback 7", ...):
+    the callback type says how it was acknowledged, and it must come first."""
+    return [what for what, _ in ix.events]
 
 
 async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDiscord,
@@ -32,11 +38,13 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     assert opened.callback is not None and opened.callback.type == 9  # MODAL
     assert opened.callback.data["custom_id"] == custom_id
     assert opened.callback.data["title"] == "Type the number"
+    assert kinds(opened) == ["callback 9"]  # the modal is the acknowledgement, and all
 
     typed = numeric.shown(values[1], q.computed.unit)  # a named mistake
     done = await replied(fake, await fake.submit(ALICE, question, custom_id, typed),
                          followups=1)
     assert done.callback is not None and done.callback.type == 7  # the question, edited
+    assert kinds(done) == ["callback 7", "follow-up"]  # acknowledged by the edit, then next
     text = question.text
     assert "Not quite." in text and "You typed: " in text
     assert any("Why not" in f["value"] for f in question.embeds[0]["fields"])
@@ -52,6 +60,7 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     next_id = str(nxt.button(TYPE_IT)["custom_id"])
     refused = await replied(fake, await fake.submit(ALICE, nxt, next_id, "no idea"))
     assert refused.callback is not None and refused.callback.type == 4
+    assert kinds(refused) == ["callback 4"]
     assert "Type one like" in refused.callback.data["content"]
     assert (await bot.store.read(sessions_sql.get_session,
                                  row.id)).position == 1  # type: ignore[union-attr]
@@ -72,5 +81,6 @@ async def test_type_it_in_a_server_where_the_quiz_is_ephemeral(fake: FakeDiscord
     done = await replied(fake, await fake.submit(ALICE, question, custom_id, right),
                          followups=1)
     assert done.callback is not None and done.callback.type == 7
+    assert kinds(done) == ["callback 7", "follow-up"]
     assert "Correct!" in question.text and f"You typed: {right}" in question.text
     assert done.followups[0].ephemeral  # the next question, still for the learner alone
