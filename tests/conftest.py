@@ -93,6 +93,8 @@ def data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     there, and no test touches the real home. The learner's database: `user_db()`."""
     home = tmp_path_factory.mktemp("data-home")
     monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    # the content check's passes `quizbot play` keeps: shared by this worker's tests
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache-home"))
     return home
 
 

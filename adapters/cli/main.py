@@ -14,14 +14,12 @@ import signal
 import sys
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from adapters.base import registry
 from adapters.cli import datadir, quizfiles
 from bot import __version__
-from bot.app.compose import Adapter, App, open_app, serve_jobs
 from bot.app.config import Config, load_config
 from bot.app.logs import setup_logging
-from bot.app.metrics import Health, mount
 from bot.domain.errors import (
     ConfigError,
     ContentError,
@@ -29,11 +27,13 @@ from bot.domain.errors import (
     StoreRefused,
     StoreUnavailable,
 )
-from bot.domain.platforms import token_envs
 from bot.domain.quiz import default_content_dir
-from bot.features.content_check import check_paths
-from bot.features.reminders import Sender
-from bot.store.commands import sessions_sql
+
+# Each command imports what it runs inside its branch: `play` and `list` start a learner's
+# terminal quiz and need neither the chat platforms nor the content linter.
+if TYPE_CHECKING:
+    from bot.app.compose import Adapter, App
+    from bot.features.reminders import Sender
 
 log = logging.getLogger("quizbot")
 
@@ -131,17 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         progress = args.command in ("play", "list", *OPS)  # the learner's database
         config = datadir.load(args.config) if progress else load_config(args.config)
         setup_logging(config, quiet=args.command in ("play", "list"))
-        if args.command == "list":
-            from adapters.terminal.play import list_quizzes
-
-            return list_quizzes(config, lang=args.lang, user=args.user or getpass.getuser())
-        if args.command == "play":
-            from adapters.terminal.play import play
-
-            again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
-            return play(config, quiz_id=args.quiz, lang=args.lang,
-                        user=args.user or getpass.getuser(), review=args.review, again=again,
-                        bidi=args.bidi)
+        if args.command in ("play", "list"):
+            return terminal(args, config, argv)
         if args.command in OPS:
             from adapters.cli import ops as ops_cli
 
@@ -163,11 +154,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def terminal(args: argparse.Namespace, config: Config, argv: Sequence[str] | None) -> int:
+    """`quizbot play` and `quizbot list`, reusing the content check's passes of earlier
+    starts (`adapters.cli.verdicts`)."""
+    from adapters.cli.verdicts import cached_passes
+    from adapters.terminal.play import list_quizzes, play
+
+    user = args.user or getpass.getuser()
+    with cached_passes():
+        if args.command == "list":
+            return list_quizzes(config, lang=args.lang, user=user)
+        again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
+        return play(config, quiz_id=args.quiz, lang=args.lang, user=user, review=args.review,
+                    again=again, bidi=args.bidi)
+
+
 def validate(paths: Sequence[Path]) -> int:
     """Print every problem in the quiz files and return 1, or a summary per quiz and 0.
 
     Quality warnings (the right option is usually the longest...) are printed too but do
     not fail the check."""
+    from bot.features.content_check import check_paths
+
     checked = check_paths(paths)
     for summary in checked.summaries:
         print(f"ok  {summary}")
@@ -205,6 +213,8 @@ def set_webhook(config: Config) -> int:
 
 def wanted_adapters(config: Config) -> list[str]:
     """Platforms that are enabled and have a token in the environment."""
+    from adapters.base import registry
+
     return registry.wanted(config)
 
 
@@ -219,6 +229,8 @@ def reminder_senders(adapters: Sequence[Adapter]) -> dict[str, Sender]:
 
 
 def _make_adapter(platform: str, app: App) -> Adapter:
+    from adapters.base import registry
+
     return registry.ADAPTERS[platform].load()(app)
 
 
@@ -243,6 +255,11 @@ async def _unless_stopped(work: Coroutine[object, object, None], stop: asyncio.E
 
 async def run(config: Config) -> int:
     """Start every enabled adapter with a token; stop them all on SIGINT/SIGTERM."""
+    from bot.app.compose import open_app, serve_jobs
+    from bot.app.metrics import Health, mount
+    from bot.domain.platforms import token_envs
+    from bot.store.commands import sessions_sql
+
     platforms = wanted_adapters(config)
     if not platforms:
         print(

@@ -1,0 +1,118 @@
+"""The content check's passes that `quizbot play` and `quizbot list` keep in the cache
+folder: a file that passed with this code is not sampled again, a refusal is found anew at
+every load with the same lines, and an edited file or edited code samples again."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adapters.cli.verdicts import CachedPasses, fingerprint
+from bot.domain.errors import ContentError
+from bot.domain.quiz import Quiz
+from bot.domain.quiz import load as loader
+from bot.domain.quiz.load import keep_passes, load_file
+from bot.domain.quiz.sampling import CHECK_SAMPLES
+from tests.bot.domain.quiz.test_computed import GOOD, HEAD
+
+ROOT = Path(__file__).resolve().parents[3]
+calls: list[str] = []
+
+
+def counting_check(quiz: Quiz) -> list[str]:
+    """A check another process can name; sampling runs it on CHECK_SAMPLES drawn versions."""
+    calls.append(quiz.id)
+    return []
+
+
+@pytest.fixture
+def passes(tmp_path: Path) -> Iterator[CachedPasses]:
+    kept = CachedPasses(tmp_path / "passes", "code-1")
+    keep_passes(kept)
+    yield kept
+    keep_passes(None)
+
+
+def fresh_load(path: Path) -> Quiz:
+    """load_file as a new process would: nothing remembered in memory."""
+    loader._VERDICTS.clear()
+    calls.clear()
+    return load_file(path, check=counting_check)
+
+
+def quiz_file(tmp_path: Path, body: str = GOOD) -> Path:
+    path = tmp_path / "q.yaml"
+    path.write_text(HEAD + body, encoding="utf-8")
+    return path
+
+
+def test_a_pass_is_kept_and_the_next_load_does_not_sample(
+        tmp_path: Path, passes: CachedPasses) -> None:
+    path = quiz_file(tmp_path)
+    fresh_load(path)
+    assert len(calls) == 1 + CHECK_SAMPLES  # the file, then its drawn versions
+    assert len(list(passes.folder.iterdir())) == 1
+    fresh_load(path)
+    assert len(calls) == 1  # the file's own check still runs; the draws are not redone
+
+
+def test_an_edited_file_or_other_code_samples_again(
+        tmp_path: Path, passes: CachedPasses) -> None:
+    path = quiz_file(tmp_path)
+    fresh_load(path)
+    path.write_text(HEAD + GOOD.replace("max: 16", "max: 15"), encoding="utf-8")
+    fresh_load(path)
+    assert len(calls) == 1 + CHECK_SAMPLES
+    keep_passes(CachedPasses(passes.folder, "code-2"))  # an upgrade or an edited check
+    fresh_load(path)
+    assert len(calls) == 1 + CHECK_SAMPLES
+
+
+def test_a_refusal_is_never_kept_and_says_the_same_each_time(
+        tmp_path: Path, passes: CachedPasses) -> None:
+    path = quiz_file(tmp_path, GOOD.replace("bounds: [0, 1]", "bounds: [2, 3]"))
+    said = []
+    for _ in range(2):
+        with pytest.raises(ContentError) as refused:
+            fresh_load(path)
+        said.append(refused.value.problems)
+    assert said[0] == said[1] and "q.yaml:" in said[0][0] and "leaves the bounds" in said[0][0]
+    assert not passes.folder.exists()
+
+
+def test_a_lambda_check_is_not_kept(tmp_path: Path, passes: CachedPasses) -> None:
+    loader._VERDICTS.clear()
+    load_file(quiz_file(tmp_path), check=lambda quiz: [])
+    assert not passes.folder.exists()
+
+
+def test_the_fingerprint_follows_every_source_and_locale_file(tmp_path: Path) -> None:
+    package = tmp_path / "bot"
+    (package / "present").mkdir(parents=True)
+    (package / "present" / "limits.py").write_text("LIMIT = 1\n")
+    (package / "present" / "en.yaml").write_text("a: b\n")
+    first = fingerprint(package)
+    (package / "present" / "en.yaml").write_text("a: c\n")
+    second = fingerprint(package)
+    (package / "present" / "limits.py").write_text("LIMIT = 2\n")
+    assert len({first, second, fingerprint(package)}) == 3
+
+
+def test_play_keeps_passes_in_the_cache_folder_and_validate_does_not(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(cache),
+           "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+
+    def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "adapters.cli", *args], input=stdin,
+                              capture_output=True, text=True, timeout=120, cwd=ROOT, env=env)
+
+    assert cli("validate").returncode == 0
+    assert not (cache / "quizbot").exists()
+    done = cli("play", "--user", "tester", stdin="q\n")
+    assert done.returncode == 0, done.stderr
+    assert any((cache / "quizbot" / "passes").iterdir())
