@@ -106,6 +106,17 @@ async def test_a_typed_answer_to_a_photo_question_clears_its_buttons(
     api.inject("editMessageText", 400, "Bad Request: there is no text in the message to edit")
     since = learner.mark()
     await learner.send(right)
-    answered = await learner.reply(since, lambda m: "Correct!" in m["text"])
+    answered = await learner.reply(since, lambda m: "Correct!" in m.get("text", ""))
     assert "You typed" in strip_isolates(answered["text"])
-    assert buttons(api.messages[(learner.chat_id, question["message_id"])]) == []
+    key = (learner.chat_id, question["message_id"])
+
+    def cleared() -> int | None:  # where in the call log the question's buttons came off
+        return next((i for i, c in enumerate(api.calls) if i >= since and c.ok
+                     and c.method == "editMessageReplyMarkup"
+                     and (c.params.get("chat_id"), c.params.get("message_id")) == key), None)
+    at = await api.wait_for(cleared, timeout=30, what="the photo question's buttons to come off")
+    assert buttons(api.messages[key]) == []
+    assert api.errors_of("editMessageText")  # the text edit was tried, and refused
+    answer_at = next(i for i, c in enumerate(api.calls) if i >= since and c.ok
+                     and c.method == "sendMessage" and "Correct!" in c.result["text"])
+    assert at < answer_at  # as for a tap: the buttons come off, then the answer follows
