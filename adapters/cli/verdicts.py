@@ -1,13 +1,14 @@
 """The passes of the content check that `quizbot play` and `quizbot list` keep in the user's
-cache folder (platformdirs: `~/.cache/quizbot/passes/` on Linux), so a start does not draw
-the same computed questions 200 times again: about 1.5 s of CPU each start.
+cache folder (platformdirs: `~/.cache/quizbot/passes/` on Linux), so a start does not check
+the rendered sizes and draw the same computed questions 200 times again: about 1.5 s of CPU
+each start. The YAML is still read and checked field by field every time.
 
-Sampling a file's computed questions is a pure function of the file's text, the check and
-the code. The loader keys a pass by the file and its text's hash (`bot.domain.quiz.load`);
-this store adds a fingerprint of the installed `bot` package (every source and locale
-file), so an edited quiz, an edited check or an upgrade samples again. Only passes are kept:
-a broken quiz is refused with the same lines at every start. `validate`, `import`, `check`
-and `run` never read it; they always sample.
+The size check and the sampling are pure functions of the file's text, its shared topics,
+the check and the code. The loader keys a pass by the file, its text and topics
+(`bot.domain.quiz.load`); this store adds a fingerprint of the installed `bot` package
+(every source and locale file), so an edited quiz, an edited check or an upgrade checks
+again. Only passes are kept: a broken quiz is refused with the same lines at every start.
+`validate`, `import`, `check` and `run` never read it; they always check in full.
 """
 
 from __future__ import annotations

@@ -59,10 +59,17 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
         checker.problems.append(f"{source}:{again}: key {key!r} is given twice (also at "
                                 f"{source}:{first}); the last would silently win")
     quiz = checker.quiz(data)
+    passes = _passes
+    lasting = None if passes is None else _lasting_key(source, raw, repr(shared), check)
+    if quiz is not None and not checker.problems and passes is not None \
+            and lasting is not None and passes.passed(lasting):
+        return quiz  # this text, topics and check passed both steps below with this code
     if quiz is not None and check is not None:
         checker.problems.extend(check(quiz))
     if quiz is not None and not checker.problems:  # drawn numbers: what learners would get
         checker.problems.extend(_sampled(quiz, raw, check))
+        if not checker.problems and passes is not None and lasting is not None:
+            passes.note_pass(lasting)
     if checker.problems or quiz is None:
         raise ContentError(checker.problems or [f"{source}: no quiz found"])
     return quiz
@@ -83,9 +90,10 @@ _verdicts_lock = Lock()
 
 
 class Passes(Protocol):
-    """Where a start of the terminal keeps the passes of earlier starts (the CLI's cache
-    folder, `adapters.cli.verdicts`), keyed by file, text hash and check; the store also
-    keys them by the code that reached them. Only passes are kept: a refusal is found anew."""
+    """Where a terminal start finds the files earlier starts passed (the CLI's cache
+    folder, `adapters.cli.verdicts`), keyed by file, text, shared topics and check; the
+    store also keys them by the code that passed them. Only passes are kept: a refusal is
+    found anew at every load."""
 
     def passed(self, key: str) -> bool: ...
     def note_pass(self, key: str) -> None: ...
@@ -95,31 +103,27 @@ _passes: Passes | None = None
 
 
 def keep_passes(passes: Passes | None) -> None:
-    """Consult (and fill) `passes` before sampling, in this process from now on."""
+    """From now on in this process, a file `passes` knows skips `check` and the sampling
+    (the YAML and the Checker still run); a file that passes both is noted there."""
     global _passes
     _passes = passes
 
 
-def _lasting_key(source: str, digest: str, check: Check | None) -> str | None:
-    """The key of a verdict in `_passes`; None for a check another process cannot name."""
+def _lasting_key(source: str, raw: str, topics: str, check: Check | None) -> str | None:
+    """The key of a pass in `_passes`; None for a check another process cannot name."""
     if check is not None and "<" in check.__qualname__:  # a lambda or a local function
         return None
     name = "" if check is None else f"{check.__module__}.{check.__qualname__}"
-    return f"{source}\0{digest}\0{name}"
+    text = hashlib.sha256(f"{raw}\0{topics}".encode()).hexdigest()
+    return f"{source}\0{text}\0{name}"
 
 
 def _sampled(quiz: Quiz, raw: str, check: Check | None) -> list[str]:
-    digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()
-    key = (quiz.source, digest, check)
+    key = (quiz.source, hashlib.sha256(raw.encode("utf-8")).hexdigest(), check)
     with _verdicts_lock:
         kept = _VERDICTS.get(key)
-    passes, lasting = _passes, _lasting_key(quiz.source, digest, check)
-    if kept is None and passes is not None and lasting is not None and passes.passed(lasting):
-        kept = ()
     if kept is None:
         kept = tuple(sample_problems(quiz, check=check))
-        if not kept and passes is not None and lasting is not None:
-            passes.note_pass(lasting)
         with _verdicts_lock:
             _VERDICTS[key] = kept
             while len(_VERDICTS) > _VERDICTS_KEPT:

@@ -57,14 +57,18 @@ def test_a_pass_is_kept_and_the_next_load_does_not_sample(
     assert len(calls) == 1 + CHECK_SAMPLES  # the file, then its drawn versions
     assert len(list(passes.folder.iterdir())) == 1
     fresh_load(path)
-    assert len(calls) == 1  # the file's own check still runs; the draws are not redone
+    assert calls == []  # neither the check nor the draws are redone
 
 
-def test_an_edited_file_or_other_code_samples_again(
+def test_an_edited_file_its_topics_or_other_code_check_again(
         tmp_path: Path, passes: CachedPasses) -> None:
     path = quiz_file(tmp_path)
     fresh_load(path)
     path.write_text(HEAD + GOOD.replace("max: 16", "max: 15"), encoding="utf-8")
+    fresh_load(path)
+    assert len(calls) == 1 + CHECK_SAMPLES
+    shared = "topics:\n  bubble: {en: The bubble}\n"  # the folder's shared topic names
+    (tmp_path / "topics.yaml").write_text(shared, encoding="utf-8")
     fresh_load(path)
     assert len(calls) == 1 + CHECK_SAMPLES
     keep_passes(CachedPasses(passes.folder, "code-2"))  # an upgrade or an edited check
