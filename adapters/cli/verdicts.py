@@ -14,6 +14,7 @@ again. Only passes are kept: a broken quiz is refused with the same lines at eve
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,22 +41,29 @@ def fingerprint(package: Path) -> str:
 
 
 class CachedPasses:
-    """One empty file per pass, named by the hash of the code and the loader's key."""
+    """One empty file per pass, in a folder per code fingerprint: the first pass noted by
+    new code (an upgrade, an edit) removes the folders of other code, so the cache holds
+    one version's few files."""
 
-    def __init__(self, folder: Path, code: str) -> None:
-        self.folder, self.code = folder, code
+    def __init__(self, root: Path, code: str) -> None:
+        self.root, self.folder = root, root / code[:32]
 
     def _file(self, key: str) -> Path:
-        return self.folder / hashlib.sha256(f"{self.code}\0{key}".encode()).hexdigest()
+        return self.folder / hashlib.sha256(key.encode()).hexdigest()
 
     def passed(self, key: str) -> bool:
         return self._file(key).is_file()
 
     def note_pass(self, key: str) -> None:
-        target = self._file(key)
         try:  # a read-only or full cache folder only costs time
-            self.folder.mkdir(parents=True, exist_ok=True)
-            target.touch()
+            if not self.folder.is_dir():
+                for old in self.root.glob("*"):
+                    if old.is_dir():
+                        shutil.rmtree(old, ignore_errors=True)
+                    else:
+                        old.unlink(missing_ok=True)
+                self.folder.mkdir(parents=True, exist_ok=True)
+            self._file(key).touch()
         except OSError:
             pass
 
@@ -63,8 +71,8 @@ class CachedPasses:
 @contextmanager
 def cached_passes() -> Iterator[None]:
     """While open, loading quizzes in this process consults the user's cached passes."""
-    folder = Path(platformdirs.user_cache_dir(APP, appauthor=False)) / "passes"
-    keep_passes(CachedPasses(folder, fingerprint(Path(bot.__file__).resolve().parent)))
+    root = Path(platformdirs.user_cache_dir(APP, appauthor=False)) / "passes"
+    keep_passes(CachedPasses(root, fingerprint(Path(bot.__file__).resolve().parent)))
     try:
         yield
     finally:

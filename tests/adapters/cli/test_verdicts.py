@@ -71,9 +71,12 @@ def test_an_edited_file_its_topics_or_other_code_check_again(
     (tmp_path / "topics.yaml").write_text(shared, encoding="utf-8")
     fresh_load(path)
     assert len(calls) == 1 + CHECK_SAMPLES
-    keep_passes(CachedPasses(passes.folder, "code-2"))  # an upgrade or an edited check
+    upgraded = CachedPasses(passes.root, "code-2")  # an upgrade or an edited check
+    keep_passes(upgraded)
     fresh_load(path)
     assert len(calls) == 1 + CHECK_SAMPLES
+    assert [p.name for p in passes.root.iterdir()] == ["code-2"]  # the old code's are gone
+    assert len(list(upgraded.folder.iterdir())) == 1
 
 
 def test_a_refusal_is_never_kept_and_says_the_same_each_time(
@@ -119,4 +122,4 @@ def test_play_keeps_passes_in_the_cache_folder_and_validate_does_not(tmp_path: P
     assert not (cache / "quizbot").exists()
     done = cli("play", "--user", "tester", stdin="q\n")
     assert done.returncode == 0, done.stderr
-    assert any((cache / "quizbot" / "passes").iterdir())
+    assert any((cache / "quizbot" / "passes").rglob("*"))
