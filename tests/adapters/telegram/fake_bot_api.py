@@ -175,9 +175,10 @@ class FakeBotAPI:
 
     async def wait_for(
             self, predicate: Callable[[], Any],
-            timeout: float = 10.0,  # noqa: ASYNC109 - a bounded wait is the point
+            timeout: float = 30.0,  # noqa: ASYNC109 - a bounded wait is the point
             what: str = "condition") -> Any:
-        """Wait until `predicate()` is truthy (re-checked after every call); return it."""
+        """Wait until `predicate()` is truthy (re-checked after every call); return it. The
+        bound is generous (a loaded machine is slow) and only reached when something broke."""
         async def check() -> Any:
             async with self._changed:
                 result = predicate()

@@ -67,7 +67,7 @@ class Learner:
                 and c.ok and c.params.get("chat_id") == self.chat_id]
 
     async def reply(self, since: int, predicate: Callable[[dict[str, Any]], bool] | None = None,
-                    timeout: float = 10.0) -> dict[str, Any]:  # noqa: ASYNC109
+                    timeout: float = 30.0) -> dict[str, Any]:  # noqa: ASYNC109
         """The first message the bot sent to this chat after `since` that fits `predicate`,
         as it stands now (later edits included)."""
         def found() -> dict[str, Any] | None:
@@ -79,7 +79,7 @@ class Learner:
 
     async def edited(self, since: int,
                      predicate: Callable[[dict[str, Any]], bool] | None = None,
-                     timeout: float = 10.0) -> dict[str, Any]:  # noqa: ASYNC109
+                     timeout: float = 30.0) -> dict[str, Any]:  # noqa: ASYNC109
         """The first message the bot edited in this chat after `since` that fits
         `predicate` (an answered question turns into its result and explanation)."""
         def found() -> dict[str, Any] | None:
@@ -89,7 +89,7 @@ class Learner:
             return None
         return await self.api.wait_for(found, timeout, f"an edit in chat {self.chat_id}")
 
-    async def toast(self, query_id: str, timeout: float = 10.0) -> Call:  # noqa: ASYNC109
+    async def toast(self, query_id: str, timeout: float = 30.0) -> Call:  # noqa: ASYNC109
         """The answerCallbackQuery for this tap."""
         def found() -> Call | None:
             return next((c for c in self.api.calls if c.method == "answerCallbackQuery"
