@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Mapping
@@ -16,13 +14,13 @@ from bot.app.dashboard_web import DashboardWeb
 from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import Quiz, load_quizzes
-from bot.domain.tasks import spawn
 from bot.features.chats import ChatTitles
 from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.group_export import exporter_for
 from bot.features.dashboard.pages import Dashboard, Memberships, quizzes_of
 from bot.features.engine import Engine
 from bot.features.housekeeping import PRUNE_KIND, Housekeeping
+from bot.features.installed import POLL_SECONDS
 from bot.features.jobs import Clock, Scheduler
 from bot.features.reminders import Reminders, Sender
 from bot.features.review import reminder_kind
@@ -118,8 +116,8 @@ async def open_app(config: Config, *, clock: Clock = time.time) -> AsyncIterator
             log.warning("quiz.default: no quiz %r is shipped or installed; /quiz starts %r",
                         missing, engine.library.default_id)
         stack.callback(engine.installed.close)
-        watcher = spawn(engine.installed.watch(), name="installed-quizzes")
-        stack.push_async_callback(_stop, watcher)
+        scheduler.every("installed quizzes", POLL_SECONDS, engine.installed.refresh)
+        stack.push_async_callback(scheduler.stop)  # stopped before the installed ones close
         memberships = Memberships(engine.clock)
         signer = Signer(derive_secret(config.web_secret.reveal(), config.discord_token.reveal()),
                         engine.clock)
@@ -147,8 +145,3 @@ async def serve_jobs(app: App, senders: Mapping[str, Sender]) -> None:
     scheduler.register(PRUNE_KIND, housekeeping)
     scheduler.register(engine.dailies.kind, engine.dailies)  # each day's question
 
-
-async def _stop(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task

@@ -73,16 +73,6 @@ class Installed:
             self.version = version
             return True
 
-    async def watch(self, sleep: Callable[[float], asyncio.Future[None]] | None = None) -> None:
-        """Refresh every POLL_SECONDS until cancelled (a failed read is logged and retried)."""
-        pause = sleep or asyncio.sleep
-        while True:
-            await pause(POLL_SECONDS)
-            try:
-                await self.refresh()
-            except Exception:
-                log.exception("could not read the installed quizzes; trying again")
-
     def _load(self, rows: list[InstalledRow]) -> dict[str, Quiz]:
         out: dict[str, Quiz] = {}
         for row in rows:

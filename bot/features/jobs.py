@@ -64,8 +64,11 @@ def default_worker() -> str:
 
 async def nap(wakeup: asyncio.Event, seconds: float) -> None:
     """Return when `wakeup` is set or after `seconds`, whichever comes first."""
+    # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancellation that
+    # arrives as the event is set, and the loop would not stop
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wakeup.wait(), seconds)
+        async with asyncio.timeout(seconds):
+            await wakeup.wait()
 
 
 class Scheduler:
@@ -84,6 +87,10 @@ class Scheduler:
         self._running: dict[asyncio.Task[None], str] = {}  # job tasks and their kinds
         self._tails: dict[tuple[str, Hashable], asyncio.Task[None]] = {}  # last job per lane
         self._unchecked = set(self.handlers)  # kinds whose dead claims are not looked at
+        # this process's own timed work (no job row: every process does it): name -> (every
+        # how many seconds, what), and when each is next due
+        self._periodic: dict[str, tuple[float, Callable[[], Awaitable[object]]]] = {}
+        self._next_run: dict[str, float] = {}
         self._task: asyncio.Task[None] | None = None
 
     # --- what this process runs ------------------------------------------------------------
@@ -95,6 +102,13 @@ class Scheduler:
         if lane is not None:
             self.lanes[kind] = lane
         self._unchecked.add(kind)
+        self.wake()
+
+    def every(self, name: str, seconds: float, run: Callable[[], Awaitable[object]]) -> None:
+        """Run `run` in this process every `seconds` (e.g. a read that keeps a cache in
+        step with what other processes wrote); a failure is logged and tried next time."""
+        self._periodic[name] = (seconds, run)
+        self._next_run[name] = self.clock() + seconds
         self.wake()
 
     def follow(self, platform: str, claim: Claim) -> None:
@@ -208,13 +222,26 @@ class Scheduler:
             self._wakeup.clear()
             try:
                 await self._release_dead()
-                due = await self._step()
+                due = min((t for t in (await self._run_periodic(), await self._step())
+                           if t is not None), default=None)
             except Exception:  # the store may be briefly unavailable; keep the loop alive
                 log.exception("scheduler: claiming due work failed")
                 due = None
             wait = self.recheck if due is None else min(self.recheck, due - self.clock())
             if wait > 0:
                 await self.wait(self._wakeup, wait)
+
+    async def _run_periodic(self) -> float | None:
+        """Run this process's timed work that is due; when the next is."""
+        now = self.clock()
+        for name, (seconds, run) in list(self._periodic.items()):
+            if self._next_run.get(name, now) <= now:
+                self._next_run[name] = now + seconds
+                try:
+                    await run()
+                except Exception:
+                    log.exception("scheduler: %s failed; again in %.0f s", name, seconds)
+        return min(self._next_run.values(), default=None)
 
     async def _step(self) -> float | None:
         """One read of what is next due, and claims of what is due now (a claim is a write,

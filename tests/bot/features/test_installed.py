@@ -16,6 +16,7 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.engine import Engine
 from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
+from bot.features.jobs import Scheduler
 from bot.store.commands import sessions_sql
 from bot.store.commands.quizzes_sql import installed_quizzes
 from tests.backends import Opener
@@ -42,7 +43,7 @@ async def test_a_second_process_serves_the_upload_within_the_poll_interval(
     ticks: asyncio.Queue[None] = asyncio.Queue()
     paused: asyncio.Queue[float] = asyncio.Queue()  # the watcher between two polls: when
 
-    async def sleep(seconds: float) -> None:  # the watcher's pause, moved by the test
+    async def wait(wakeup: asyncio.Event, seconds: float) -> None:  # moved by the test
         paused.put_nowait(clock())
         await ticks.get()
         clock.advance(seconds)
@@ -53,7 +54,9 @@ async def test_a_second_process_serves_the_upload_within_the_poll_interval(
         async with asyncio.timeout(10):
             return await paused.get()
 
-    watcher = asyncio.create_task(second.installed.watch(sleep=sleep))
+    scheduler = Scheduler(second.store, clock=clock, wait=wait)  # the second's, as composed
+    scheduler.every("installed quizzes", POLL_SECONDS, second.installed.refresh)
+    scheduler.start()
     try:
         async with asyncio.timeout(10):
             await paused.get()
@@ -77,7 +80,7 @@ async def test_a_second_process_serves_the_upload_within_the_poll_interval(
         session = await second.store.read(sessions_sql.active_session, "telegram", "7", "week3")
         assert session is not None  # the learner's history stays
     finally:
-        watcher.cancel()
+        await scheduler.stop()
         first.installed.close()
         second.installed.close()
 
