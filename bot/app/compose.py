@@ -10,14 +10,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.app.config import Config
-from bot.app.dashboard_web import DashboardWeb
 from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import Quiz, load_quizzes
 from bot.features.chats import ChatTitles
 from bot.features.dashboard.auth import Signer, derive_secret
-from bot.features.dashboard.group_export import exporter_for
-from bot.features.dashboard.pages import Dashboard, Memberships, quizzes_of
+from bot.features.dashboard.membership import Memberships
 from bot.features.engine import Engine
 from bot.features.housekeeping import PRUNE_KIND, Housekeeping
 from bot.features.installed import POLL_SECONDS
@@ -121,7 +119,11 @@ async def open_app(config: Config, *, clock: Clock = time.time) -> AsyncIterator
         memberships = Memberships(engine.clock)
         signer = Signer(derive_secret(config.web_secret.reveal(), config.discord_token.reveal()),
                         engine.clock)
-        if web.main is not None:
+        if web.main is not None:  # the dashboard's modules load only when it is served
+            from bot.app.dashboard_web import DashboardWeb
+            from bot.features.dashboard.group_export import exporter_for
+            from bot.features.dashboard.pages import Dashboard, quizzes_of
+
             dashboard = Dashboard(engine, store, catalogue, memberships,
                                   exporter=exporter_for(store, lambda: quizzes_of(engine)))
             DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
