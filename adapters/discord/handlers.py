@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -46,6 +47,7 @@ from bot.present.plan import Planner, Reply, draw_pictures
 from bot.present.round_plan import RoundPlanner
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
@@ -101,13 +103,27 @@ class Flows:
                   public: bool = False) -> Any:
         return await timely(interaction, work, ephemeral=in_server(interaction) and not public)
 
+    async def _prepared(self, interaction: discord.Interaction[Any], work: Awaitable[T],
+                        plan: Callable[[T], Reply], **how: Any) -> tuple[T, Reply]:
+        """The engine's result and its planned reply with pictures drawn, all inside the
+        3-second timer of `timely` (a schedule picture can take longer than the engine)."""
+        async def prepare() -> tuple[T, Reply]:
+            result = await work
+            reply = plan(result)
+            await draw_pictures(reply.edit, *reply.send)
+            return result, reply
+        return await timely(interaction, prepare(), **how)
+
     # --- slash commands: each is one engine call and one plan -------------------------------
 
     async def quiz(self, interaction: discord.Interaction[Any], quiz_id: str | None) -> None:
         """/quiz [quiz]: start, or resume the unfinished session."""
         actor = actor_of(interaction)
-        prompt = await self._do(interaction, self.engine.start(actor, quiz_id or None))
-        await self.deliver(interaction, self.plan.asked(prompt, actor, more=not quiz_id))
+        _, reply = await self._prepared(
+            interaction, self.engine.start(actor, quiz_id or None),
+            lambda prompt: self.plan.asked(prompt, actor, more=not quiz_id),
+            ephemeral=in_server(interaction))
+        await self.deliver(interaction, reply)
 
     async def quizzes(self, interaction: discord.Interaction[Any]) -> None:
         """/quizzes: the catalogue, one button per quiz."""
@@ -277,9 +293,10 @@ class Flows:
         try:
             actor = actor_of(interaction)
             where = where_of(interaction)
-            outcome = await timely(interaction, self.engine.press(
-                actor, payload.decode(custom_id), where), update=True)
-            await self.deliver(interaction, self.plan.pressed(outcome, actor, where))
+            outcome, reply = await self._prepared(
+                interaction, self.engine.press(actor, payload.decode(custom_id), where),
+                lambda pressed: self.plan.pressed(pressed, actor, where), update=True)
+            await self.deliver(interaction, reply)
             await self._after_answer(interaction, outcome)
         except Exception as exc:
             await self.report(interaction, exc)
@@ -301,10 +318,12 @@ class Flows:
             target = NumberPayload.unpack(custom_id)
             assert target is not None  # the client routes only NUMBER_RE here
             actor = actor_of(interaction)
-            outcome = await timely(interaction, self.engine.answer_typed(
-                actor, target.session_id, target.position, typed_value(interaction)),
+            outcome, reply = await self._prepared(
+                interaction, self.engine.answer_typed(
+                    actor, target.session_id, target.position, typed_value(interaction)),
+                lambda typed: self.plan.typed(typed, actor),
                 update=interaction.message is not None)
-            await self.deliver(interaction, self.plan.typed(outcome, actor))
+            await self.deliver(interaction, reply)
             await self._after_answer(interaction, outcome)
         except Exception as exc:
             await self.report(interaction, exc)

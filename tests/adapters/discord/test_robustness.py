@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from adapters.discord import replies
+from adapters.discord import handlers, replies
 from bot.app.compose import App
 from bot.app.logs import MASK
 from bot.domain import payloads as payload
 from bot.domain.results import Actor
+from bot.present.plan import draw_pictures
 from bot.store.commands import sessions_sql
 
 from .conftest import (
@@ -263,6 +264,27 @@ async def test_a_slow_engine_is_acknowledged_first(fake: FakeDiscord, bot: App,
     assert [what for what, _ in ix.events] == ["callback 6", "edit", "follow-up"]
     assert all(b["disabled"] for b in question.buttons  # edited through @original
                if b["custom_id"].startswith("a1:"))  # ("Report a problem" stays pressable)
+    assert "Correct!" in question.embeds[0]["description"]
+    assert ix.followups[0].embeds[0]["title"].startswith("Question 2/8")
+
+
+async def test_drawing_the_reply_is_inside_the_three_seconds(
+        fake: FakeDiscord, bot: App, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reply's pictures (a schedule diagram takes ~0.1 s, more on a busy machine) are drawn
+    while the 3-second timer runs: slow drawing gets the early ack, not a late edit."""
+    question = await start_quiz(fake, ALICE)
+    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
+
+    async def slow_draw(*cards: object) -> None:
+        # drawing finishes only once the press was acknowledged (an event, not a stopwatch)
+        ix = list(fake.interactions.values())[-1]
+        await fake.wait_for(lambda: ix.callback is not None, what="the ack before drawing")
+        await draw_pictures(*cards)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(handlers, "draw_pictures", slow_draw)
+    ix = await answer(fake, ALICE, question, right_id(question))
+    assert ix.callback is not None and ix.callback.type == 6  # deferred update, then the edit
+    assert [what for what, _ in ix.events] == ["callback 6", "edit", "follow-up"]
     assert "Correct!" in question.embeds[0]["description"]
     assert ix.followups[0].embeds[0]["title"].startswith("Question 2/8")
 
