@@ -157,16 +157,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def terminal(args: argparse.Namespace, config: Config, argv: Sequence[str] | None) -> int:
     """`quizbot play` and `quizbot list`, reusing the content check's passes of earlier
     starts (`adapters.cli.verdicts`)."""
-    from adapters.cli.verdicts import cached_passes
+    from adapters.cli.verdicts import user_passes
     from adapters.terminal.play import list_quizzes, play
 
-    user = args.user or getpass.getuser()
-    with cached_passes():
-        if args.command == "list":
-            return list_quizzes(config, lang=args.lang, user=user)
-        again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
-        return play(config, quiz_id=args.quiz, lang=args.lang, user=user, review=args.review,
-                    again=again, bidi=args.bidi)
+    user, passes = args.user or getpass.getuser(), user_passes()
+    if args.command == "list":
+        return list_quizzes(config, lang=args.lang, user=user, passes=passes)
+    again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
+    return play(config, quiz_id=args.quiz, lang=args.lang, user=user, review=args.review,
+                again=again, bidi=args.bidi, passes=passes)
 
 
 def validate(paths: Sequence[Path]) -> int:

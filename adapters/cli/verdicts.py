@@ -5,7 +5,7 @@ each start. The YAML is still read and checked field by field every time.
 
 The size check and the sampling are pure functions of the file's text, its shared topics,
 the check and the code. The loader keys a pass by the file, its text and topics
-(`bot.domain.quiz.load`); this store adds a fingerprint of the installed `bot` package
+(`bot.domain.quiz.load.Passes`); this store adds a fingerprint of the installed `bot` package
 (every source and locale file), so an edited quiz, an edited check or an upgrade checks
 again. Only passes are kept: a broken quiz is refused with the same lines at every start.
 `validate`, `import`, `check` and `run` never read it; they always check in full.
@@ -15,14 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import platformdirs
 
 import bot
-from bot.domain.quiz.load import keep_passes
 
 APP = "quizbot"
 _CODE = (".py", ".yaml", ".po")
@@ -68,12 +65,7 @@ class CachedPasses:
             pass
 
 
-@contextmanager
-def cached_passes() -> Iterator[None]:
-    """While open, loading quizzes in this process consults the user's cached passes."""
+def user_passes() -> CachedPasses:
+    """The passes kept in the user's cache folder for the installed code."""
     root = Path(platformdirs.user_cache_dir(APP, appauthor=False)) / "passes"
-    keep_passes(CachedPasses(root, fingerprint(Path(bot.__file__).resolve().parent)))
-    try:
-        yield
-    finally:
-        keep_passes(None)
+    return CachedPasses(root, fingerprint(Path(bot.__file__).resolve().parent))

@@ -19,6 +19,7 @@ from bot.app.config import Config
 from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
 from bot.domain.learning import DUE_QUIZ
 from bot.domain.payloads import REPORT_REASONS, ReportPayload
+from bot.domain.quiz.load import Passes
 from bot.domain.results import (
     Actor,
     AnswerOutcome,
@@ -241,12 +242,13 @@ def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
         return app.engine.default_lang
 
 
-def list_quizzes(config: Config, *, lang: str | None, user: str) -> int:
+def list_quizzes(config: Config, *, lang: str | None, user: str,
+                 passes: Passes | None = None) -> int:
     """`quizbot list`: every quiz, one line each (id, title, questions, level, your best)."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
 
     async def lines() -> list[str]:
-        async with open_app(config) as app:
+        async with open_app(config, passes=passes) as app:
             if lang:
                 await app.engine.set_language(actor, lang)
             quizzes = await app.engine.catalogue(actor)
@@ -258,12 +260,13 @@ def list_quizzes(config: Config, *, lang: str | None, user: str) -> int:
 
 
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
-         review: bool = False, again: str = "quizbot play", bidi: str = "logical") -> int:
+         review: bool = False, again: str = "quizbot play", bidi: str = "logical",
+         passes: Passes | None = None) -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out.
     `again`: the command that was run, named by the "run it again" hint."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
     with asyncio.Runner() as runner:
-        context = open_app(config)
+        context = open_app(config, passes=passes)
         app = runner.run(context.__aenter__())
         game = TerminalGame(app, runner, actor, bidi=bidi)
         code = 0

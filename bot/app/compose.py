@@ -13,6 +13,7 @@ from bot.app.config import Config
 from bot.app.metrics import Metrics
 from bot.app.web import Web
 from bot.domain.quiz import Quiz, load_quizzes
+from bot.domain.quiz.load import Passes
 from bot.features.chats import ChatTitles
 from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.membership import Memberships
@@ -72,15 +73,17 @@ class Adapter(Protocol):
 
 
 @asynccontextmanager
-async def open_app(config: Config, *, clock: Clock = time.time) -> AsyncIterator[App]:
+async def open_app(config: Config, *, clock: Clock = time.time,
+                   passes: Passes | None = None) -> AsyncIterator[App]:
     """Load content, open the store, build the engine and the scheduler on one `clock`;
     close the store on exit.
 
     While open, the database's in-use lock is held shared (`quizbot restore` refuses then).
-    Every web server asked for through `App.web` is stopped on exit.
+    Every web server asked for through `App.web` is stopped on exit. `passes`: the content
+    check's passes of earlier starts (`quizbot play`/`list` keep them in the user's cache).
     """
     def load() -> dict[str, Quiz]:  # at start and on /reload: sizes checked for the platforms
-        return load_quizzes([config.content_dir], check=check_rendered_sizes)
+        return load_quizzes([config.content_dir], check=check_rendered_sizes, passes=passes)
 
     quizzes = load()
     catalogue = Catalogue.load(default=config.default_language)

@@ -28,10 +28,12 @@ Check = Callable[[Quiz], list[str]]
 MAX_FILE_BYTES = 512 * 1024  # the largest shipped file is about 110 kB
 
 
-def load_file(path: Path, *, display: str | None = None, check: Check | None = None) -> Quiz:
+def load_file(path: Path, *, display: str | None = None, check: Check | None = None,
+              passes: Passes | None = None) -> Quiz:
     """Load and validate one quiz file (and `check` it), its computed questions sampled;
     raise ContentError listing every problem. The one verdict on a file: `validate`, `run`,
-    `check`, `play` and /reload all come here."""
+    `check`, `play` and /reload all come here. `passes`: files earlier loads passed (a
+    file it knows skips `check` and the sampling; the YAML and the Checker still run)."""
     source = display or str(path)
     try:
         size = path.stat().st_size
@@ -59,7 +61,6 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
         checker.problems.append(f"{source}:{again}: key {key!r} is given twice (also at "
                                 f"{source}:{first}); the last would silently win")
     quiz = checker.quiz(data)
-    passes = _passes
     lasting = None if passes is None else _lasting_key(source, raw, repr(shared), check)
     if quiz is not None and not checker.problems and passes is not None \
             and lasting is not None and passes.passed(lasting):
@@ -99,18 +100,8 @@ class Passes(Protocol):
     def note_pass(self, key: str) -> None: ...
 
 
-_passes: Passes | None = None
-
-
-def keep_passes(passes: Passes | None) -> None:
-    """From now on in this process, a file `passes` knows skips `check` and the sampling
-    (the YAML and the Checker still run); a file that passes both is noted there."""
-    global _passes
-    _passes = passes
-
-
 def _lasting_key(source: str, raw: str, topics: str, check: Check | None) -> str | None:
-    """The key of a pass in `_passes`; None for a check another process cannot name."""
+    """The key of a pass in `Passes`; None for a check another process cannot name."""
     if check is not None and "<" in check.__qualname__:  # a lambda or a local function
         return None
     name = "" if check is None else f"{check.__module__}.{check.__qualname__}"
@@ -142,7 +133,7 @@ def iter_quiz_files(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def load_all(paths: Iterable[Path], *, check: Check | None = None,
-             ) -> tuple[dict[str, Quiz], list[str]]:
+             passes: Passes | None = None) -> tuple[dict[str, Quiz], list[str]]:
     """Every valid quiz under `paths`, and every problem found on the way."""
     paths = list(paths)
     quizzes: dict[str, Quiz] = {}
@@ -152,7 +143,7 @@ def load_all(paths: Iterable[Path], *, check: Check | None = None,
             problems.append(f"{path}: no such file or folder")
             continue
         try:
-            quiz = load_file(path, check=check)
+            quiz = load_file(path, check=check, passes=passes)
         except ContentError as exc:
             problems.extend(exc.problems)
             continue
@@ -190,9 +181,10 @@ def unknown_next(quizzes: dict[str, Quiz], folders: list[Path]) -> list[str]:
     return out
 
 
-def load_quizzes(paths: Iterable[Path], *, check: Check | None = None) -> dict[str, Quiz]:
+def load_quizzes(paths: Iterable[Path], *, check: Check | None = None,
+                 passes: Passes | None = None) -> dict[str, Quiz]:
     """Load every quiz file under `paths`; raise one ContentError with all problems."""
-    quizzes, problems = load_all(paths, check=check)
+    quizzes, problems = load_all(paths, check=check, passes=passes)
     if problems:
         raise ContentError(problems)
     return quizzes

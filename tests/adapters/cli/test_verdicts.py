@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from adapters.cli.verdicts import CachedPasses, fingerprint
 from bot.domain.errors import ContentError
 from bot.domain.quiz import Quiz
 from bot.domain.quiz import load as loader
-from bot.domain.quiz.load import keep_passes, load_file
+from bot.domain.quiz.load import load_file
 from bot.domain.quiz.sampling import CHECK_SAMPLES
 from tests.bot.domain.quiz.test_computed import GOOD, HEAD
 
@@ -30,18 +29,15 @@ def counting_check(quiz: Quiz) -> list[str]:
 
 
 @pytest.fixture
-def passes(tmp_path: Path) -> Iterator[CachedPasses]:
-    kept = CachedPasses(tmp_path / "passes", "code-1")
-    keep_passes(kept)
-    yield kept
-    keep_passes(None)
+def passes(tmp_path: Path) -> CachedPasses:
+    return CachedPasses(tmp_path / "passes", "code-1")
 
 
-def fresh_load(path: Path) -> Quiz:
+def fresh_load(path: Path, passes: CachedPasses) -> Quiz:
     """load_file as a new process would: nothing remembered in memory."""
     loader._VERDICTS.clear()
     calls.clear()
-    return load_file(path, check=counting_check)
+    return load_file(path, check=counting_check, passes=passes)
 
 
 def quiz_file(tmp_path: Path, body: str = GOOD) -> Path:
@@ -53,27 +49,26 @@ def quiz_file(tmp_path: Path, body: str = GOOD) -> Path:
 def test_a_pass_is_kept_and_the_next_load_does_not_sample(
         tmp_path: Path, passes: CachedPasses) -> None:
     path = quiz_file(tmp_path)
-    fresh_load(path)
+    fresh_load(path, passes)
     assert len(calls) == 1 + CHECK_SAMPLES  # the file, then its drawn versions
     assert len(list(passes.folder.iterdir())) == 1
-    fresh_load(path)
+    fresh_load(path, passes)
     assert calls == []  # neither the check nor the draws are redone
 
 
 def test_an_edited_file_its_topics_or_other_code_check_again(
         tmp_path: Path, passes: CachedPasses) -> None:
     path = quiz_file(tmp_path)
-    fresh_load(path)
+    fresh_load(path, passes)
     path.write_text(HEAD + GOOD.replace("max: 16", "max: 15"), encoding="utf-8")
-    fresh_load(path)
+    fresh_load(path, passes)
     assert len(calls) == 1 + CHECK_SAMPLES
     shared = "topics:\n  bubble: {en: The bubble}\n"  # the folder's shared topic names
     (tmp_path / "topics.yaml").write_text(shared, encoding="utf-8")
-    fresh_load(path)
+    fresh_load(path, passes)
     assert len(calls) == 1 + CHECK_SAMPLES
     upgraded = CachedPasses(passes.root, "code-2")  # an upgrade or an edited check
-    keep_passes(upgraded)
-    fresh_load(path)
+    fresh_load(path, upgraded)
     assert len(calls) == 1 + CHECK_SAMPLES
     assert [p.name for p in passes.root.iterdir()] == ["code-2"]  # the old code's are gone
     assert len(list(upgraded.folder.iterdir())) == 1
@@ -85,7 +80,7 @@ def test_a_refusal_is_never_kept_and_says_the_same_each_time(
     said = []
     for _ in range(2):
         with pytest.raises(ContentError) as refused:
-            fresh_load(path)
+            fresh_load(path, passes)
         said.append(refused.value.problems)
     assert said[0] == said[1] and "q.yaml:" in said[0][0] and "leaves the bounds" in said[0][0]
     assert not passes.folder.exists()
@@ -93,7 +88,7 @@ def test_a_refusal_is_never_kept_and_says_the_same_each_time(
 
 def test_a_lambda_check_is_not_kept(tmp_path: Path, passes: CachedPasses) -> None:
     loader._VERDICTS.clear()
-    load_file(quiz_file(tmp_path), check=lambda quiz: [])
+    load_file(quiz_file(tmp_path), check=lambda quiz: [], passes=passes)
     assert not passes.folder.exists()
 
 
