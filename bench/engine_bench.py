@@ -28,6 +28,7 @@ from pathlib import Path
 import aiosqlite
 from engine_trace import Tracer  # bench/engine_trace.py, next to this file
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
@@ -74,7 +75,7 @@ async def engine_run(path: Path, quizzes: dict[str, Quiz], learners: int,
                      tracer: Tracer | None = None,
                      ) -> tuple[int, float, list[float], int, float]:
     store = await SQLiteStore.open(path, synchronous=synchronous)
-    engine = Engine(store, quizzes, rng=random.Random(1))
+    engine = build_engine(store, quizzes, rng=random.Random(1))
     quiz = quizzes["parallelism"]
     latencies: list[float] = []
     tag = "paced" if think else "sat"
@@ -135,7 +136,7 @@ async def memory_run(path: Path, quizzes: dict[str, Quiz], users: int) -> float:
     await (await SQLiteStore.open(path)).close()
     seed_users(path, users)
     store = await SQLiteStore.open(path)
-    engine = Engine(store, quizzes)
+    engine = build_engine(store, quizzes)
     quiz = quizzes["parallelism"]
     rng = random.Random(3)
     try:

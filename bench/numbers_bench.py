@@ -19,12 +19,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bot.app.compose import build_engine
 from bot.domain.pipeline import ScheduleSpec
 from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.domain.quiz.computed import draw
 from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.engine import Engine
 from bot.present import diagrams
 from bot.store.sqlite import SQLiteStore
 
@@ -45,7 +45,7 @@ async def attempt_seconds(quiz_id: str, users: int) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         store = await SQLiteStore.open(Path(tmp) / "bench.db")
         try:
-            engine = Engine(store, quizzes, rng=random.Random(1))
+            engine = build_engine(store, quizzes, rng=random.Random(1))
             times = []
             for user in range(users):
                 actor = Actor("bench", str(user))

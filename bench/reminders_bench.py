@@ -32,9 +32,9 @@ from telegram import Bot  # noqa: E402
 from telegram.request import HTTPXRequest  # noqa: E402
 
 from adapters.telegram.adapter import deliver_reminder  # noqa: E402
+from bot.app.compose import build_engine  # noqa: E402
 from bot.domain.quiz import default_content_dir, load_quizzes  # noqa: E402
 from bot.domain.stats_results import ReminderNote  # noqa: E402
-from bot.features.engine import Engine  # noqa: E402
 from bot.features.jobs import Scheduler  # noqa: E402
 from bot.features.reminders import Delivery, Reminders, Sent  # noqa: E402
 from bot.features.review import reminder_kind  # noqa: E402
@@ -118,7 +118,7 @@ async def simulated(learners: int, rate: float) -> None:
         store = await open_store(path)
         clock = SimClock(MINUTE)
         sender = LimitedSender(clock)
-        engine = Engine(store, load_quizzes([default_content_dir()]), clock=clock)
+        engine = build_engine(store, load_quizzes([default_content_dir()]), clock=clock)
         reminders = Reminders(engine, {"telegram": sender}, clock=clock, sleep=clock.sleep,
                               rates={"telegram": rate})
         scheduler = Scheduler(store, {reminder_kind("telegram"): reminders}, clock=clock, batch=30)
@@ -173,8 +173,8 @@ async def wire(learners: int, rate: float) -> None:
             async def send(note: ReminderNote) -> Sent:
                 return await deliver_reminder(bot, int(note.user_id), "due", None)
 
-            engine = Engine(store, load_quizzes([default_content_dir()]),
-                            clock=lambda: time.time() - start + MINUTE)
+            engine = build_engine(store, load_quizzes([default_content_dir()]),
+                                  clock=lambda: time.time() - start + MINUTE)
             reminders = Reminders(engine, {"telegram": send}, rates={"telegram": rate})
             scheduler = Scheduler(store, {reminder_kind("telegram"): reminders},
                                   clock=engine.clock, batch=30)

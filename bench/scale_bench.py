@@ -28,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot.app.compose import build_engine  # noqa: E402
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes  # noqa: E402
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt  # noqa: E402
 from bot.features.engine import Engine  # noqa: E402
@@ -58,7 +59,7 @@ async def worker(url: str, index: int, learners: int, pool_size: int) -> dict[st
     quizzes = load_quizzes([default_content_dir()])
     quiz = quizzes["parallelism"]
     store = await open_url(url, pool_size=pool_size)
-    engine = Engine(store, quizzes, rng=random.Random(index))
+    engine = build_engine(store, quizzes, rng=random.Random(index))
     actors = [Actor("bench", f"{index}-{i}", None, f"L{i}") for i in range(learners)]
     for actor in actors:  # users exist before the clock starts
         await engine.language(actor)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
@@ -137,4 +138,4 @@ async def store(tmp_path: Path, sqlite_template: Path) -> AsyncIterator[SQLiteSt
 
 @pytest.fixture
 def engine(store: SQLiteStore, quizzes: dict[str, Quiz]) -> Engine:
-    return Engine(store, quizzes, rng=random.Random(7))
+    return build_engine(store, quizzes, rng=random.Random(7))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+import random
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -12,19 +13,29 @@ from typing import Protocol
 from bot.app.config import Config
 from bot.app.metrics import Metrics
 from bot.app.web import Web
+from bot.domain.learning import Memory
+from bot.domain.observer import Observer
+from bot.domain.product_limits import DEFAULT_CLOSE_HOURS, DEFAULT_REVEAL_SECONDS, DEFAULT_SECONDS
 from bot.domain.quiz import Quiz, load_quizzes
 from bot.domain.quiz.load import Passes
 from bot.features.chats import ChatTitles
+from bot.features.daily import Dailies
 from bot.features.dashboard.auth import Signer, derive_secret
 from bot.features.dashboard.membership import Memberships
 from bot.features.engine import Engine
+from bot.features.groups import Groups
 from bot.features.housekeeping import PRUNE_KIND, Housekeeping
-from bot.features.installed import POLL_SECONDS
+from bot.features.installed import POLL_SECONDS, Installed
 from bot.features.jobs import Clock, Scheduler
+from bot.features.library import Library
 from bot.features.reminders import Reminders, Sender
-from bot.features.review import reminder_kind
+from bot.features.reports import Reports
+from bot.features.review import SpacedReview, reminder_kind
+from bot.features.rewards import Rewards
 from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds
+from bot.features.sessions import Sessions
+from bot.features.typed_chat import TypedChat
 from bot.present.i18n import Catalogue
 from bot.present.limits import check_rendered_sizes
 from bot.store import open_store, sqlite_ops
@@ -72,6 +83,49 @@ class Adapter(Protocol):
         """True while the platform connection is up (for /healthz)."""
 
 
+def build_engine(
+    store: Store,
+    quizzes: Mapping[str, Quiz],
+    *,
+    languages: tuple[str, ...] = ("en", "ur"),
+    default_lang: str = "en",
+    default_quiz: str | None = None,
+    shuffle_questions: bool = False,
+    admins: Mapping[str, frozenset[str]] | None = None,
+    rng: random.Random | None = None,
+    reload: Callable[[], Mapping[str, Quiz]] | None = None,
+    observer: Observer | None = None,
+    clock: Callable[[], float] = time.time,
+    memory: Memory | None = None,
+    due_titles: Mapping[str, str] | None = None,
+    round_seconds: int = DEFAULT_SECONDS,
+    reveal_seconds: float = DEFAULT_REVEAL_SECONDS,
+    daily_close_hours: float = DEFAULT_CLOSE_HOURS,
+    wake: Callable[[], None] = lambda: None,
+) -> Engine:
+    """Every feature service over `store`, wired once and handed complete to the `Engine`:
+    the one place that says which service gets which. `clock` (epoch seconds) is the one
+    clock they all stamp with; `wake` tells the scheduler a round job was written."""
+    memory = memory or Memory()
+    rng = rng or random.Random()
+    library = Library(store, quizzes, languages=languages, default_lang=default_lang,
+                      default_quiz=default_quiz, admins=admins, reload=reload,
+                      due_titles=due_titles, clock=clock)
+    spaced = SpacedReview(library, store, clock=clock, memory=memory, rng=rng)
+    solo = Sessions(library, store, spaced, rng=rng, clock=clock,
+                    shuffle_questions=shuffle_questions, observer=observer)
+    groups = Groups(library, store, clock=clock)
+    rounds = Rounds(library, groups, solo, store, memory=memory, clock=clock,
+                    default_seconds=round_seconds, reveal_seconds=reveal_seconds, wake=wake)
+    return Engine(store=store, clock=clock, memory=memory, library=library, spaced=spaced,
+                  solo=solo, groups=groups, rounds=rounds,
+                  dailies=Dailies(rounds, close_hours=daily_close_hours),
+                  rewards=Rewards(library, store, clock),
+                  installed=Installed(library, store, clock=clock),
+                  reports=Reports(store, clock, library.language),
+                  typed_chat=TypedChat(solo, store))
+
+
 @asynccontextmanager
 async def open_app(config: Config, *, clock: Clock = time.time,
                    passes: Passes | None = None) -> AsyncIterator[App]:
@@ -101,7 +155,7 @@ async def open_app(config: Config, *, clock: Clock = time.time,
         scheduler = Scheduler(store, clock=clock)
         scheduler.start()  # runs nothing until handlers are registered (`quizbot run`)
         stack.push_async_callback(scheduler.stop)
-        engine = Engine(
+        engine = build_engine(
             store, quizzes, languages=catalogue.languages,
             default_lang=config.default_language, default_quiz=config.default_quiz,
             shuffle_questions=config.shuffle_questions, admins=config.admins,

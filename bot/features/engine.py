@@ -1,21 +1,19 @@
 """The engine: one façade over the feature services, and the one router of button presses.
 
-`Engine(store, quizzes, ...)` builds its services complete (nothing is filled in later):
-`library` (quizzes, languages, admins), `spaced` (spaced review, settings, reminders),
-`solo` (solo sessions and answers), `rounds` (study-group rounds). Adapters call the
-façade's methods; a press is routed by its payload's class (`bot.domain.payloads`), the one
-place that decides who may press what. Nothing here imports a platform.
+It is handed its services complete (`bot.app.compose.build_engine` builds them, nothing is
+filled in later): `library` (quizzes, languages, admins), `spaced` (spaced review, settings,
+reminders), `solo` (solo sessions and answers), `rounds` (study-group rounds) and the rest.
+Adapters call the façade's methods only, never a service's; a press is routed by its
+payload's class (`bot.domain.payloads`), the one place that decides who may press what.
+Nothing here imports a platform.
 """
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from bot.domain.learning import Memory
-from bot.domain.observer import Observer
 from bot.domain.payloads import (
     AnswerPayload,
     ConfidencePayload,
@@ -33,11 +31,6 @@ from bot.domain.payloads import (
     TopicPayload,
     WhoPagePayload,
     WhoPayload,
-)
-from bot.domain.product_limits import (
-    DEFAULT_CLOSE_HOURS,
-    DEFAULT_REVEAL_SECONDS,
-    DEFAULT_SECONDS,
 )
 from bot.domain.quiz import Quiz
 from bot.domain.results import (
@@ -96,47 +89,16 @@ class ButtonRouter:
 class Engine:
     """Runs quizzes for any platform on top of a `Store`."""
 
-    def __init__(
-        self,
-        store: Store,
-        quizzes: Mapping[str, Quiz],
-        *,
-        languages: tuple[str, ...] = ("en", "ur"),
-        default_lang: str = "en",
-        default_quiz: str | None = None,
-        shuffle_questions: bool = False,
-        admins: Mapping[str, frozenset[str]] | None = None,
-        rng: random.Random | None = None,
-        reload: Callable[[], Mapping[str, Quiz]] | None = None,
-        observer: Observer | None = None,
-        clock: Callable[[], float] = time.time,
-        memory: Memory | None = None,
-        due_titles: Mapping[str, str] | None = None,
-        round_seconds: int = DEFAULT_SECONDS,
-        reveal_seconds: float = DEFAULT_REVEAL_SECONDS,
-        daily_close_hours: float = DEFAULT_CLOSE_HOURS,
-        wake: Callable[[], None] = lambda: None,
-    ) -> None:
+    def __init__(self, *, store: Store, clock: Callable[[], float], memory: Memory,
+                 library: Library, spaced: SpacedReview, solo: Sessions, groups: Groups,
+                 rounds: Rounds, dailies: Dailies, rewards: Rewards, installed: Installed,
+                 reports: Reports, typed_chat: TypedChat) -> None:
         self.store = store
         self.clock = clock  # epoch seconds; tests pass a simulated clock
-        self.memory = memory or Memory()
-        rng = rng or random.Random()
-        self.library = Library(store, quizzes, languages=languages, default_lang=default_lang,
-                               default_quiz=default_quiz, admins=admins, reload=reload,
-                               due_titles=due_titles, clock=clock)
-        self.spaced = SpacedReview(self.library, store, clock=clock, memory=self.memory,
-                                   rng=rng)
-        self.solo = Sessions(self.library, store, self.spaced, rng=rng, clock=clock,
-                             shuffle_questions=shuffle_questions, observer=observer)
-        self.groups = Groups(self.library, store, clock=clock)
-        self.rounds = Rounds(self.library, self.groups, self.solo, store, memory=self.memory,
-                             clock=clock, default_seconds=round_seconds,
-                             reveal_seconds=reveal_seconds, wake=wake)
-        self.dailies = Dailies(self.rounds, close_hours=daily_close_hours)
-        self.rewards = Rewards(self.library, store, clock)
-        self.installed = Installed(self.library, store, clock=clock)
-        self.reports = Reports(store, clock, self.language)
-        self.typed_chat = TypedChat(self.solo, store)
+        self.memory = memory
+        self.library, self.spaced, self.solo, self.groups = library, spaced, solo, groups
+        self.rounds, self.dailies, self.rewards = rounds, dailies, rewards
+        self.installed, self.reports, self.typed_chat = installed, reports, typed_chat
         self.buttons = ButtonRouter()
         self._route_buttons()
 

@@ -11,12 +11,12 @@ from fractions import Fraction
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw, drawn_values
 from bot.domain.quiz.lint import computed_warnings
 from bot.domain.quiz.sampling import sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
-from bot.features.engine import Engine
 from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 from tests.bot.present.test_bidi import broken_pieces, content_messages
@@ -117,7 +117,7 @@ def test_the_key_and_the_explanation_agree_with_an_independent_computation(
 
 async def test_the_engine_shows_the_independently_computed_key(
         store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
-    engine = Engine(store, quizzes, rng=random.Random(11))
+    engine = build_engine(store, quizzes, rng=random.Random(11))
     quiz = quizzes[QUIZ]
     for user in ("1", "2", "3"):
         actor = Actor("telegram", user, display_name=f"L{user}")

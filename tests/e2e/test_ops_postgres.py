@@ -11,9 +11,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult
-from bot.features.engine import Engine
 from bot.store import open_url, pg_ops
 from bot.store.urls import split_password
 from tests.e2e.test_ops_cli import quizbot
@@ -23,7 +23,7 @@ from tests.helpers import right_option
 async def finish(url: str, quizzes: dict[str, Quiz], users: int) -> None:
     store = await open_url(url, pool_size=2)
     try:
-        engine = Engine(store, quizzes, rng=random.Random(3))
+        engine = build_engine(store, quizzes, rng=random.Random(3))
         for n in range(users):
             actor = Actor("telegram", str(n + 1), chat_id="-100", display_name=f"L{n}")
             prompt = await engine.start(actor, "parallelism")

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import default_content_dir, load_quizzes
-from bot.features.engine import Engine
 from bot.store.sqlite import SQLiteStore
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
@@ -38,7 +38,8 @@ async def test_an_admin_uploads_plays_and_removes_a_quiz(
         # a second worker on the same database file serves it after its next poll
         other = await SQLiteStore.open(tmp_path / "quiz.db")
         try:
-            second = Engine(other, load_quizzes([default_content_dir()]), rng=random.Random(1))
+            second = build_engine(other, load_quizzes([default_content_dir()]),
+                                  rng=random.Random(1))
             await second.installed.refresh()
             assert second.library.quiz("week3").title.get("en") == "Pipeline basics"
             second.installed.close()

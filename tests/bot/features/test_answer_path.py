@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, NotYours, StaleAnswer
@@ -81,8 +82,8 @@ async def test_two_engines_on_one_file_agree_with_a_serial_replay(
     first = await SQLiteStore.open(path)
     second = await SQLiteStore.open(path)
     try:
-        engines = [Engine(first, quizzes, rng=random.Random(1)),
-                   Engine(second, quizzes, rng=random.Random(2))]
+        engines = [build_engine(first, quizzes, rng=random.Random(1)),
+                   build_engine(second, quizzes, rng=random.Random(2))]
         actors = [Actor("telegram", str(100 + i), None, f"L{i}") for i in range(6)]
         runs = [learner_chaos(engines[(i + k) % 2], quizzes, actor, random.Random(i * 10 + k),
                               40)
@@ -124,7 +125,7 @@ async def test_reset_racing_an_answer_never_fails_a_tap(engine: Engine,
 WORKER = """
 import asyncio, random, sys
 from pathlib import Path
-from bot.features.engine import Engine
+from bot.app.compose import build_engine
 from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult
@@ -133,7 +134,7 @@ from bot.store.sqlite import SQLiteStore
 async def main(path, seed):
     quizzes = load_quizzes([default_content_dir()])
     store = await SQLiteStore.open(Path(path))
-    engine = Engine(store, quizzes, rng=random.Random(seed))
+    engine = build_engine(store, quizzes, rng=random.Random(seed))
     rng, counted = random.Random(seed), 0
     try:
         for step in range(300):
@@ -197,7 +198,7 @@ async def test_version_one_database_with_sessions_is_upgraded_and_kept(
 
     store = await SQLiteStore.open(path)
     try:
-        engine = Engine(store, quizzes)
+        engine = build_engine(store, quizzes)
         old = Actor("telegram", "5", None, "Old")
         prompt = await engine.start(old)
         assert (prompt.session_id, prompt.position, prompt.resumed, prompt.lang) == (
@@ -225,8 +226,8 @@ async def test_a_reload_serves_the_new_content(store: SQLiteStore, quizzes: dict
     changed = {"parallelism": dataclasses.replace(quiz, questions=(reworded,
                                                                    *quiz.questions[1:]))}
     admin = Actor("telegram", "42", None, "Admin")
-    engine = Engine(store, quizzes, admins={"telegram": frozenset({"42"})},
-                    reload=lambda: changed)
+    engine = build_engine(store, quizzes, admins={"telegram": frozenset({"42"})},
+                          reload=lambda: changed)
     before = await engine.start(Actor("telegram", "1", None, "A"))
     assert before.text == first.text.get("en")
     await engine.reload(admin)

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion, RoundReveal
-from bot.features.engine import Engine
 from bot.store.commands import rounds_sql, sessions_sql
 from bot.store.protocol import Store
 from tests.backends import Opener
@@ -45,7 +45,7 @@ def key_of(quiz: Quiz, q: RoundQuestion, seed: int) -> int:
 
 async def test_every_member_gets_the_rounds_draw(store: Store, quizzes: dict[str, Quiz],
                                                  clock: Clock) -> None:
-    engine = Engine(store, quizzes, rng=random.Random(5))
+    engine = build_engine(store, quizzes, rng=random.Random(5))
     rounds = rounds_of(engine, clock=clock, default_seconds=20, reveal_seconds=5,
                     rng=random.Random(9))
     quiz = quizzes[NUMBERS]
@@ -86,7 +86,7 @@ async def test_every_member_gets_the_rounds_draw(store: Store, quizzes: dict[str
 async def test_two_processes_show_one_round_the_same_numbers(
         open_store: Opener, quizzes: dict[str, Quiz], clock: Clock) -> None:
     stores = [await open_store() for _ in range(2)]
-    pair = [rounds_of(Engine(s, quizzes, rng=random.Random(i)), clock=clock,
+    pair = [rounds_of(build_engine(s, quizzes, rng=random.Random(i)), clock=clock,
                    default_seconds=10, rng=random.Random(i)) for i, s in enumerate(stores)]
     await pair[0].start(HOST, GROUP, NUMBERS, questions=1)
     opened = [e for r in pair for e in await due(r, "telegram")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from bot.app.compose import build_engine
 from bot.domain import learning
 from bot.domain.results import Actor, AnswerResult
 from bot.features.engine import Engine
@@ -36,7 +37,7 @@ async def pick(engine: Engine, store: SQLiteStore, actor: Actor, session_id: int
 async def test_sure_and_wrong_is_due_sooner_and_reviewed_first(store: SQLiteStore,
                                                                quizzes) -> None:
     clock = FakeClock()
-    engine = Engine(store, quizzes, rng=random.Random(3), clock=clock)
+    engine = build_engine(store, quizzes, rng=random.Random(3), clock=clock)
     for actor in (SURE, GUESS):
         await engine.set_confidence(actor, True)
         first = await engine.start(actor, QUIZ)

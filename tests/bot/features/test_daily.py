@@ -9,11 +9,11 @@ import logging
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import BadDaily, NotChatAdmin, RoundsAreForGroups
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import RoundQuestion, RoundReveal
-from bot.features.engine import Engine
 from bot.features.jobs import Scheduler
 from bot.present import render
 from bot.present.i18n import Catalogue, strip_isolates
@@ -39,7 +39,7 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
                                                      caplog: pytest.LogCaptureFixture) -> None:
     clock = Clock()  # Friday 2027-01-15 08:00 UTC (13:00 at +05:00)
     store = await open_url(store_url)
-    engine = Engine(store, quizzes, clock=clock)
+    engine = build_engine(store, quizzes, clock=clock)
     dailies = engine.dailies
     with pytest.raises(NotChatAdmin):
         await dailies.switch_on(M0, GROUP, "09:00", "+05:00", may_manage=False)
@@ -67,7 +67,7 @@ async def test_a_daily_across_two_days_and_a_restart(store_url: str, quizzes: di
 
     store = await open_url(store_url)  # the restart
     try:
-        engine = Engine(store, quizzes, clock=clock)
+        engine = build_engine(store, quizzes, clock=clock)
         dailies, rounds = engine.dailies, engine.rounds
         scheduler = Scheduler(store, {dailies.kind: dailies}, clock=clock, lease=600)
         clock.advance(601)  # the dead claim's lease runs out: the job runs again
@@ -124,7 +124,7 @@ async def test_daily_off_and_a_round_beside_an_open_daily(store_url: str,
     clock = Clock()
     store = await open_url(store_url)
     try:
-        engine = Engine(store, quizzes, clock=clock)
+        engine = build_engine(store, quizzes, clock=clock)
         done = await engine.dailies.switch_on(HOST, GROUP, "13:30", "+05:00", may_manage=True)
         clock.now = done.next_at
         await Scheduler(store, {"daily": engine.dailies}, clock=clock).tick()

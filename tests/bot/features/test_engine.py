@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import (
     NoActiveSession,
     NothingToReview,
@@ -130,31 +131,31 @@ async def test_someone_elses_session_is_not_yours(engine, quizzes, store):
 
 
 async def test_resume_keeps_option_order_and_position(store, quizzes, tmp_path):
-    engine = Engine(store, quizzes, rng=random.Random(1))
+    engine = build_engine(store, quizzes, rng=random.Random(1))
     prompt = await engine.start(ALI)
     result = await engine.answer(ALI, prompt.session_id, 0, 0)
     next_prompt = result.next
     # A new engine (as after a restart) with another random seed resumes the same session.
-    again = await Engine(store, quizzes, rng=random.Random(99)).start(ALI)
+    again = await build_engine(store, quizzes, rng=random.Random(99)).start(ALI)
     assert again.session_id == prompt.session_id and again.position == 1 and again.resumed
     assert again.options == next_prompt.options
 
 
 async def test_store_reopen_keeps_progress(tmp_path: Path, quizzes):
     store = await SQLiteStore.open(tmp_path / "q.db")
-    prompt = await Engine(store, quizzes).start(ALI)
-    await Engine(store, quizzes).answer(ALI, prompt.session_id, 0, 0)
+    prompt = await build_engine(store, quizzes).start(ALI)
+    await build_engine(store, quizzes).answer(ALI, prompt.session_id, 0, 0)
     await store.close()
     store = await SQLiteStore.open(tmp_path / "q.db")
     try:
-        again = await Engine(store, quizzes).start(ALI)
+        again = await build_engine(store, quizzes).start(ALI)
         assert (again.session_id, again.position) == (prompt.session_id, 1)
     finally:
         await store.close()
 
 
 async def test_options_are_shuffled_per_session_questions_fixed(store, quizzes):
-    engine = Engine(store, quizzes, rng=random.Random(3))
+    engine = build_engine(store, quizzes, rng=random.Random(3))
     orders = set()
     for i in range(6):
         prompt = await engine.start(Actor("t", str(i)))
@@ -164,7 +165,7 @@ async def test_options_are_shuffled_per_session_questions_fixed(store, quizzes):
 
 
 async def test_shuffle_questions_by_config(store, quizzes):
-    engine = Engine(store, quizzes, rng=random.Random(5), shuffle_questions=True)
+    engine = build_engine(store, quizzes, rng=random.Random(5), shuffle_questions=True)
     firsts = {(await engine.start(Actor("t", str(i)))).question_id for i in range(8)}
     assert len(firsts) > 1
 
@@ -280,8 +281,8 @@ async def test_reload_is_admin_only(store, quizzes):
     from bot.domain.errors import NotAdmin
 
     admin = Actor("telegram", "42", None, "Admin")
-    engine = Engine(store, quizzes, admins={"telegram": frozenset({"42"})},
-                    reload=lambda: quizzes)
+    engine = build_engine(store, quizzes, admins={"telegram": frozenset({"42"})},
+                          reload=lambda: quizzes)
     assert engine.is_admin(admin) and not engine.is_admin(ALI)
     assert not engine.is_admin(Actor("discord", "42"))  # ids are per platform
     with pytest.raises(NotAdmin):
@@ -293,21 +294,22 @@ async def test_reload_is_admin_only(store, quizzes):
 async def test_default_quiz_is_the_easiest_not_the_first_id(store, quizzes):
     # expert-parallelism sorts before parallelism but is hard: newcomers still start easy
     assert min(quizzes) != "parallelism" and quizzes["parallelism"].difficulty == "medium"
-    assert Engine(store, quizzes).quiz().id == "parallelism"
+    assert build_engine(store, quizzes).quiz().id == "parallelism"
     hard = {k: v for k, v in quizzes.items() if v.difficulty == "hard"}
-    assert Engine(store, hard).quiz().id == min(hard)
-    assert Engine(store, quizzes, default_quiz="parallelism-deep").quiz().id == "parallelism-deep"
+    assert build_engine(store, hard).quiz().id == min(hard)
+    deep = build_engine(store, quizzes, default_quiz="parallelism-deep")
+    assert deep.quiz().id == "parallelism-deep"
 
 
 async def test_changed_quiz_file_restarts_a_stale_session(store, quizzes):
     import dataclasses
 
-    engine = Engine(store, quizzes)
+    engine = build_engine(store, quizzes)
     prompt = await engine.start(ALI)
     await engine.answer(ALI, prompt.session_id, 0, 0)
     quiz = quizzes["parallelism"]
     trimmed = dataclasses.replace(quiz, questions=quiz.questions[1:])
-    edited = Engine(store, {"parallelism": trimmed})
+    edited = build_engine(store, {"parallelism": trimmed})
     assert isinstance(await edited.answer(ALI, prompt.session_id, 1, 0), StaleAnswer)
     fresh = await edited.start(ALI)
     assert fresh.session_id != prompt.session_id and fresh.total == 7
@@ -325,10 +327,10 @@ async def test_language_change_mid_session_applies_to_the_next_answer(engine, qu
 
 async def test_a_fresh_engine_sees_what_another_engine_wrote(store, quizzes):
     """The session cache never hides the database from a restarted process."""
-    first = Engine(store, quizzes)
+    first = build_engine(store, quizzes)
     prompt = await first.start(ALI)
     await first.answer(ALI, prompt.session_id, 0, 0)
-    restarted = Engine(store, quizzes)
+    restarted = build_engine(store, quizzes)
     again = await restarted.answer(ALI, prompt.session_id, 0, 1)
     assert again.duplicate and again.chosen == 0
     assert (await restarted.answer(ALI, prompt.session_id, 1, 0)).answered == 2
@@ -341,7 +343,7 @@ async def test_reload_with_broken_files_keeps_the_quizzes_in_use(store, quizzes)
         raise ContentError(["content/x.yaml:3: questions[0].correct is 5 but ..."])
 
     admin = Actor("telegram", "42")
-    engine = Engine(store, quizzes, admins={"telegram": frozenset({"42"})}, reload=broken)
+    engine = build_engine(store, quizzes, admins={"telegram": frozenset({"42"})}, reload=broken)
     with pytest.raises(ReloadFailed) as info:
         await engine.reload(admin)
     assert "content/x.yaml:3" in info.value.params["problems"]

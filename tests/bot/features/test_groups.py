@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnknownQuiz, UnsupportedLanguage
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
-from bot.features.engine import Engine
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 
@@ -23,7 +23,7 @@ PRIVATE = Actor("telegram", "42", display_name="Ada")
 
 async def test_admins_choose_and_rounds_and_quiz_use_it(
         store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
-    engine = Engine(store, quizzes, rng=random.Random(3), clock=FakeClock())
+    engine = build_engine(store, quizzes, rng=random.Random(3), clock=FakeClock())
     view = await engine.group_settings(MEMBER)
     assert (view.quiz_id, view.chosen, view.group_lang) == (engine.quiz().id, False, None)
 
@@ -45,7 +45,7 @@ async def test_admins_choose_and_rounds_and_quiz_use_it(
 
 
 async def test_refusals(store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
-    engine = Engine(store, quizzes, rng=random.Random(3))
+    engine = build_engine(store, quizzes, rng=random.Random(3))
     with pytest.raises(NotGroupAdmin):
         await engine.set_group(MEMBER, admin=False, quiz="long-context")
     with pytest.raises(GroupsOnly):
@@ -59,9 +59,9 @@ async def test_refusals(store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
 
 async def test_a_chosen_quiz_that_is_gone_falls_back_to_the_default(
         tmp_path: Path, store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
-    engine = Engine(store, quizzes, rng=random.Random(3))
+    engine = build_engine(store, quizzes, rng=random.Random(3))
     await engine.set_group(GROUP, admin=True, quiz="long-context")
     fewer = {k: v for k, v in quizzes.items() if k != "long-context"}
-    later = Engine(store, fewer, rng=random.Random(3))  # the file was taken out
+    later = build_engine(store, fewer, rng=random.Random(3))  # the file was taken out
     assert await later.group_choice(MEMBER) == (None, None)
     assert (await later.start(MEMBER)).quiz_id == later.quiz().id

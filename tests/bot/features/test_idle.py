@@ -8,10 +8,10 @@ import asyncio
 import random
 from pathlib import Path
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import RoundEvent, RoundReveal
-from bot.features.engine import Engine
 from bot.features.housekeeping import PRUNE_KIND
 from bot.features.jobs import Scheduler
 from bot.features.round_jobs import RoundJobs
@@ -51,7 +51,7 @@ async def test_an_idle_bot_makes_no_write_transaction(tmp_path: Path,
     naps = Naps(clock)
     store = await SQLiteStore.open(tmp_path / "idle.db")
     scheduler = Scheduler(store, clock=clock, wait=naps.wait)
-    engine = Engine(store, quizzes, rng=random.Random(1), clock=clock, wake=scheduler.wake)
+    engine = build_engine(store, quizzes, rng=random.Random(1), clock=clock, wake=scheduler.wake)
     # Work exists, none of it due within the minute: a reminder and the daily housekeeping.
     await store.write(jobs_sql.schedule,
                       NewJob("remind:telegram", "remind:telegram:1", clock() + 3600))

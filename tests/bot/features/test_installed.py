@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import NotAdmin, NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
@@ -29,8 +30,8 @@ ADMINS = {"telegram": frozenset({"42"})}
 
 
 def _engine(store: object, quizzes: dict[str, Quiz], clock: FakeClock) -> Engine:
-    return Engine(store, quizzes, rng=random.Random(1), admins=ADMINS,  # type: ignore[arg-type]
-                  clock=clock)
+    return build_engine(store, quizzes, rng=random.Random(1), admins=ADMINS,  # type: ignore[arg-type]
+                        clock=clock)
 
 
 async def test_a_second_process_serves_the_upload_within_the_poll_interval(
@@ -146,8 +147,8 @@ async def test_an_installed_quiz_never_becomes_everyones_default(
 async def test_reload_rereads_the_files_and_keeps_the_installed_quizzes(
         open_store: Opener, quizzes: dict[str, Quiz]) -> None:
     store = await open_store()
-    engine = Engine(store, quizzes, rng=random.Random(1), admins=ADMINS,
-                    reload=lambda: quizzes)
+    engine = build_engine(store, quizzes, rng=random.Random(1), admins=ADMINS,
+                          reload=lambda: quizzes)
     await engine.install(ADMIN, (FIXTURES / "spec.gift").read_bytes(), "spec.gift")
     await engine.reload(ADMIN)
     assert "spec" in engine.library.quizzes and set(quizzes) < set(engine.library.quizzes)
@@ -160,8 +161,8 @@ async def test_topics_follow_the_quizzes_served(
     first = replace(quiz.questions[0], topics=("fresh-topic",))
     renamed = replace(quiz, questions=(first, *quiz.questions[1:]))
     store = await open_store()
-    engine = Engine(store, quizzes, rng=random.Random(1), admins=ADMINS,
-                    reload=lambda: {**quizzes, "parallelism": renamed})
+    engine = build_engine(store, quizzes, rng=random.Random(1), admins=ADMINS,
+                          reload=lambda: {**quizzes, "parallelism": renamed})
     assert "fresh-topic" not in engine.library.topics()
     await engine.reload(ADMIN)
     assert engine.library.topics()["fresh-topic"].id == "parallelism"
@@ -190,13 +191,13 @@ async def test_the_configured_default_may_be_an_installed_quiz(
     """`quiz.default: week3` starts (installed quizzes load after the engine is built): the
     shipped entry quiz until week3 is served, then week3; removed again, the entry quiz."""
     clock = FakeClock()
-    first = Engine(await open_store(), quizzes, rng=random.Random(1), admins=ADMINS,
-                   clock=clock, default_quiz="week3")
+    first = build_engine(await open_store(), quizzes, rng=random.Random(1), admins=ADMINS,
+                         clock=clock, default_quiz="week3")
     assert first.library.missing_default() == "week3"
     assert first.quiz().id == "parallelism"  # never a crash: the entry quiz meanwhile
     await first.install(ADMIN, (FIXTURES / "moodle.xml").read_bytes(), "week3.xml")
-    second = Engine(first.store, quizzes, rng=random.Random(1), clock=clock,
-                    default_quiz="week3")  # a process starting with it installed
+    second = build_engine(first.store, quizzes, rng=random.Random(1), clock=clock,
+                          default_quiz="week3")  # a process starting with it installed
     await second.installed.refresh()
     assert second.library.missing_default() is None and second.quiz().id == "week3"
     assert (await second.start(LEARNER)).quiz_title == "Pipeline basics"

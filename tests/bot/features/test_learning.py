@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from fsrs import Card, Rating, Scheduler
 
+from bot.app.compose import build_engine
 from bot.domain import learning
 from bot.domain.errors import BadReminder, NothingDue
 from bot.domain.quiz import Quiz
@@ -37,7 +38,7 @@ def clock() -> FakeClock:
 
 @pytest.fixture
 def engine(store: Store, quizzes: dict[str, Quiz], clock: FakeClock) -> Engine:
-    return Engine(store, quizzes, rng=random.Random(7), clock=clock)
+    return build_engine(store, quizzes, rng=random.Random(7), clock=clock)
 
 
 def pick(quizzes: dict[str, Quiz], prompt: QuestionPrompt, right: bool) -> int:

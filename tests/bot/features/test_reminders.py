@@ -7,6 +7,7 @@ import random
 from datetime import UTC, datetime
 from pathlib import Path
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.stats_results import ReminderNote
@@ -43,7 +44,7 @@ def at(day: int, hour: int, minute: int = 0) -> float:
 async def setup(path: Path, quizzes: dict[str, Quiz], clock: FakeClock, outbox: Outbox
                 ) -> tuple[SQLiteStore, Engine, Scheduler]:
     store = await SQLiteStore.open(path)
-    engine = Engine(store, quizzes, rng=random.Random(1), clock=clock)
+    engine = build_engine(store, quizzes, rng=random.Random(1), clock=clock)
     reminders = Reminders(engine, {"telegram": outbox}, sleep=clock.sleep)
     scheduler = Scheduler(store, {"remind:telegram": reminders}, clock=clock)
     return store, engine, scheduler

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import random
 
+from bot.app.compose import build_engine
 from bot.domain.payloads import ReportPayload, decode
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, NotYours, ReportAsked, ReportDone
-from bot.features.engine import Engine
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
@@ -24,7 +24,7 @@ EVE = Actor("telegram", "2", None, "Eve")
 async def test_report_from_the_explanation_to_the_admin_list(
         store: SQLiteStore, quizzes: dict[str, Quiz], catalogue: Catalogue) -> None:
     clock = FakeClock(1_800_000_000)
-    engine = Engine(store, quizzes, rng=random.Random(3), clock=clock)
+    engine = build_engine(store, quizzes, rng=random.Random(3), clock=clock)
     prompt = await engine.start(ADA, "parallelism-numbers")
     result = await engine.answer(ADA, prompt.session_id, 0, 0)
     assert isinstance(result, AnswerResult)
@@ -61,7 +61,7 @@ async def test_report_from_the_explanation_to_the_admin_list(
 async def test_five_reports_in_any_24_hours_and_only_answered_questions(
         store: SQLiteStore, quizzes: dict[str, Quiz]) -> None:
     clock = FakeClock(1_800_000_000)
-    engine = Engine(store, quizzes, rng=random.Random(3), clock=clock)
+    engine = build_engine(store, quizzes, rng=random.Random(3), clock=clock)
     prompt = await engine.start(ADA, "parallelism")
     session = prompt.session_id
     unanswered = ReportPayload.about(ADA.user_id, session, 0, "u")

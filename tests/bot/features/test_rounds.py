@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from fsrs import Rating
 
+from bot.app.compose import build_engine
 from bot.domain import learning
 from bot.domain.errors import BadRoundLength, NoRound, NotHost, RoundRunning, RoundsAreForGroups
 from bot.domain.learning import Updater
@@ -220,7 +221,7 @@ async def test_early_reveal_once_every_member_answered(rounds: Rounds, clock: Cl
 async def test_two_stores_on_one_file_reveal_each_question_once(
         open_store: Opener, quizzes: dict[str, Quiz], clock: Clock) -> None:
     stores = [await open_store() for _ in range(2)]
-    pair = [rounds_of(Engine(s, quizzes), clock=clock, default_seconds=10) for s in stores]
+    pair = [rounds_of(build_engine(s, quizzes), clock=clock, default_seconds=10) for s in stores]
     await pair[0].start(HOST, GROUP, questions=2)
     for _ in range(2):
         both = await asyncio.gather(*(due(r, "telegram") for r in pair))
@@ -237,7 +238,7 @@ async def test_two_stores_on_one_file_reveal_each_question_once(
 async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict[str, Quiz],
                                                    clock: Clock) -> None:
     store = await open_url(store_url)
-    rounds = rounds_of(Engine(store, quizzes), clock=clock)
+    rounds = rounds_of(build_engine(store, quizzes), clock=clock)
     await rounds.start(HOST, GROUP, seconds=30, questions=2)
     q = await opened(rounds)
     await store.close()  # the process dies with the question open
@@ -245,7 +246,7 @@ async def test_restart_honours_the_stored_deadline(store_url: str, quizzes: dict
     clock.advance(10)
     store = await open_url(store_url)
     try:
-        rounds = rounds_of(Engine(store, quizzes), clock=clock)
+        rounds = rounds_of(build_engine(store, quizzes), clock=clock)
         assert await rounds.next_due("telegram") == q.deadline
         assert await due(rounds, "telegram") == []
         clock.advance(20)

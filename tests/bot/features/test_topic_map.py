@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from bot.app.compose import build_engine
 from bot.domain.results import Actor, AnswerResult
-from bot.features.engine import Engine
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.render import progress_text, summary_text
 from bot.store.sqlite import SQLiteStore
@@ -19,7 +19,7 @@ ANA = Actor("telegram", "7", display_name="Ana")
 async def test_mastery_and_calibration_per_topic_by_hand(store: SQLiteStore, quizzes,
                                                          catalogue: Catalogue) -> None:
     clock = FakeClock()  # never moves: each card's chance of recall is 1 at its review
-    engine = Engine(store, quizzes, rng=random.Random(5), clock=clock)
+    engine = build_engine(store, quizzes, rng=random.Random(5), clock=clock)
     await engine.set_confidence(ANA, True)
     first = await engine.start(ANA, QUIZ)
     # q1 [fundamentals, memory] right and sure; q2 [tensor-parallelism, communication]

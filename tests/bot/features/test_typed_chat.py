@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
-from bot.features.engine import Engine
 from bot.features.typed_chat import TypedTurn
 from bot.store.commands import sessions_sql
 from tests.backends import Opener
@@ -19,7 +19,7 @@ async def test_typed_chat_keeps_the_question_message_and_counts_non_numbers(
         open_store: Opener, quizzes: dict[str, Quiz]) -> None:
     """On each store: the noted question message comes back with the answer; non-numbers in
     a row are asked again, then hinted, then let be; a new question starts the count over."""
-    engine = Engine(await open_store(), quizzes, rng=random.Random(1))
+    engine = build_engine(await open_store(), quizzes, rng=random.Random(1))
     prompt = await engine.start(LEARNER, "parallelism-numbers")
     chat = engine.typed_chat
     await chat.asked(LEARNER, prompt.session_id, 0, "55")

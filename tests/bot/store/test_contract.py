@@ -7,9 +7,9 @@ import asyncio
 import random
 import time
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, SessionKind
-from bot.features.engine import Engine
 from bot.store.commands import rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
@@ -175,7 +175,7 @@ async def test_languages_and_names(any_store: Store):
 async def test_200_learners_on_two_processes_lose_nothing(open_store: Opener,
                                                           quizzes: dict[str, Quiz]):
     stores = [await open_store(), await open_store()]
-    engines = [Engine(s, quizzes, rng=random.Random(i)) for i, s in enumerate(stores)]
+    engines = [build_engine(s, quizzes, rng=random.Random(i)) for i, s in enumerate(stores)]
     learners = [Actor("telegram", str(i), None, f"L{i}") for i in range(200)]
 
     async def learner(actor: Actor, seed: int) -> int:

@@ -13,10 +13,10 @@ import asyncpg
 import pytest
 
 from adapters.cli.main import main
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion
-from bot.features.engine import Engine
 from bot.store import open_url
 from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
@@ -38,7 +38,7 @@ async def fill(store: Store, quizzes: dict[str, Quiz]) -> None:
     """Finished, abandoned and active sessions, languages, group boards; cards and reviews
     (with and without confidence marks), learner settings and reminder jobs; a finished
     round and one in flight."""
-    engine = Engine(store, quizzes, rng=random.Random(3))
+    engine = build_engine(store, quizzes, rng=random.Random(3))
     for i in range(12):
         actor = Actor("telegram" if i % 2 else "discord", str(100 + i), str(i % 3) or None,
                       f"Learner {i}")
@@ -150,7 +150,7 @@ async def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, post
     try:
         assert await dump(pg, USERS) == before
         # new sessions get ids after the copied ones (buttons carry the old ids)
-        fresh = await Engine(pg, quizzes).start(Actor("telegram", "new", None, "New"))
+        fresh = await build_engine(pg, quizzes).start(Actor("telegram", "new", None, "New"))
         assert fresh.session_id > max(r.id for r in [
             await pg.read(sessions_sql.last_finished, p, u, "parallelism") for p, u in USERS] if r)
         claimed = await pg.write(jobs_sql.claim_due, 2e9, 10, "w", 60.0)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import random
 
+from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.dashboard.group_export import exporter_for
-from bot.features.engine import Engine
 from bot.store.commands import dashboard_sql, rounds_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
@@ -20,7 +20,7 @@ GROUP = "-100500"
 
 
 async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz]) -> None:
-    engine = Engine(any_store, quizzes, rng=random.Random(3))
+    engine = build_engine(any_store, quizzes, rng=random.Random(3))
     ada = Actor("telegram", "1", GROUP, "Ada")
     bob = Actor("telegram", "2", GROUP, "Bob")
     solo = Actor("telegram", "1", None, "Ada")
@@ -92,7 +92,7 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
 
 async def test_group_export_runs_the_report_through_the_store(any_store: Store, store_url: str,
                                                               quizzes: dict[str, Quiz]) -> None:
-    engine = Engine(any_store, quizzes, rng=random.Random(4))
+    engine = build_engine(any_store, quizzes, rng=random.Random(4))
     await play(engine, quizzes, Actor("telegram", "1", GROUP, "=HYPERLINK(x)"), wrong={0})
     await play(engine, quizzes, Actor("telegram", "2", "-999", "Elsewhere"))
     export = exporter_for(any_store, lambda: quizzes)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app.compose import open_app
+from bot.app.compose import build_engine, open_app
 from bot.app.config import load_config
 from bot.domain.errors import StoreRefused
 from bot.domain.quiz import Quiz
@@ -43,7 +43,7 @@ def answers_in(path: Path) -> set[tuple[int, int]]:
 async def test_backup_while_50_learners_answer_holds_every_acknowledged_answer(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     store = await SQLiteStore.open(tmp_path / "live.db")
-    engine = Engine(store, quizzes, rng=random.Random(1))
+    engine = build_engine(store, quizzes, rng=random.Random(1))
     acked: set[tuple[int, int]] = set()
     enough = asyncio.Event()
     stop = asyncio.Event()
@@ -89,7 +89,7 @@ async def test_backup_while_50_learners_answer_holds_every_acknowledged_answer(
 
 async def finished_store(path: Path, quizzes: dict[str, Quiz], users: int) -> None:
     store = await SQLiteStore.open(path)
-    engine = Engine(store, quizzes, rng=random.Random(3))
+    engine = build_engine(store, quizzes, rng=random.Random(3))
     try:
         for n in range(users):
             actor = Actor("terminal", f"u{n}")
@@ -209,7 +209,7 @@ async def play(engine: Engine, quizzes: dict[str, Quiz], actor: Actor, picks: li
 async def test_export_and_stats_match_the_sessions_played(
         backend_store: Store, store_url: str, quizzes: dict[str, Quiz]) -> None:
     """The same figures from a SQLite file and from PostgreSQL: one report over both."""
-    engine = Engine(backend_store, quizzes, rng=random.Random(7))
+    engine = build_engine(backend_store, quizzes, rng=random.Random(7))
     alice = Actor("telegram", "1", chat_id="-100", display_name="Alice")
     bob = Actor("telegram", "2", chat_id="-100", display_name="Bob")
     carol = Actor("telegram", "3", display_name="Carol")  # private chat, unfinished

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import ConfigError, StoreRefused
 from bot.domain.results import Actor, AnswerResult
-from bot.features.engine import Engine
 from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore, migrations, path_from_url
 from tests.helpers import right_option
@@ -82,7 +82,7 @@ async def test_non_sqlite_file_is_refused_untouched(tmp_path: Path):
 async def test_corrupt_database_is_refused_untouched(tmp_path: Path, quizzes):
     path = tmp_path / "q.db"
     store = await SQLiteStore.open(path)
-    engine = Engine(store, quizzes)
+    engine = build_engine(store, quizzes)
     for i in range(300):
         await engine.start(Actor("t", f"user-{i}", None, "x" * 200))
     await store.close()
@@ -116,7 +116,7 @@ async def test_someone_elses_sqlite_database_is_refused(tmp_path: Path):
 async def test_200_concurrent_learners_lose_nothing_and_count_nothing_twice(
         tmp_path: Path, quizzes):
     store = await SQLiteStore.open(tmp_path / "q.db")
-    engine = Engine(store, quizzes, rng=random.Random(11))
+    engine = build_engine(store, quizzes, rng=random.Random(11))
     learners = [Actor("telegram", str(i), None, f"L{i}") for i in range(200)]
 
     async def learner(actor: Actor, seed: int) -> int:

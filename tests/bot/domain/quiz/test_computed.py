@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from adapters.cli.main import main
+from bot.app.compose import build_engine
 from bot.domain.errors import ContentError
 from bot.domain.quiz import Quiz, load_file, quality_warnings
 from bot.domain.quiz.computed import draw, named_option
@@ -291,7 +292,7 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
 
 async def test_spaced_review_draws_per_review_session(store: SQLiteStore, quizzes) -> None:
     clock = FakeClock()
-    engine = Engine(store, quizzes, rng=random.Random(3), clock=clock)
+    engine = build_engine(store, quizzes, rng=random.Random(3), clock=clock)
     quiz = quizzes[NUMBERS]
     await play_all(engine, store, quiz, ALICE, wrong=set(range(len(quiz.questions))))
     clock.advance(30 * 86400)  # every card is due
@@ -310,8 +311,8 @@ async def test_spaced_review_draws_per_review_session(store: SQLiteStore, quizze
 
 async def test_a_second_engine_on_the_same_database_shows_the_same_numbers(
         store: SQLiteStore, quizzes) -> None:
-    one = Engine(store, quizzes, rng=random.Random(1))
-    two = Engine(store, quizzes, rng=random.Random(2))  # another process, another rng
+    one = build_engine(store, quizzes, rng=random.Random(1))
+    two = build_engine(store, quizzes, rng=random.Random(2))  # another process, another rng
     shown = await one.start(ALICE, NUMBERS)
     seen = await two.current(ALICE, NUMBERS)
     assert (seen.text, seen.options) == (shown.text, shown.options)
@@ -366,7 +367,7 @@ async def test_the_dashboard_shows_the_numbers_of_the_attempt(store: SQLiteStore
     from bot.features.dashboard.auth import Identity
     from bot.features.dashboard.pages import Dashboard, Memberships
 
-    engine = Engine(store, quizzes, rng=random.Random(4))
+    engine = build_engine(store, quizzes, rng=random.Random(4))
     quiz = quizzes[NUMBERS]
     results = await play_all(engine, store, quiz, ALICE, wrong={0, 1})
     me = await Dashboard(engine, store, catalogue, Memberships()).me(Identity("telegram", "1"))
@@ -383,7 +384,7 @@ async def test_the_group_dashboard_names_the_mistake_members_made(
     from bot.features.dashboard.auth import Identity
     from bot.features.dashboard.pages import Dashboard, Memberships, Role
 
-    engine = Engine(store, quizzes, rng=random.Random(4))
+    engine = build_engine(store, quizzes, rng=random.Random(4))
     quiz = quizzes[NUMBERS]
     for user in ("1", "2"):
         await play_all(engine, store, quiz, Actor("telegram", user, "-1001", f"L{user}"),

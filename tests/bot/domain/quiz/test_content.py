@@ -199,15 +199,15 @@ def test_bad_image_is_an_error_naming_file_and_line(tmp_path: Path, image: str, 
 async def test_answer_result_carries_image_and_timeline(tmp_path: Path):
     import random
 
+    from bot.app.compose import build_engine
     from bot.domain.pipeline import ScheduleSpec, timeline
     from bot.domain.results import Actor, AnswerResult
-    from bot.features.engine import Engine
     from bot.store.sqlite import SQLiteStore
 
     quiz = load_file(pictured(tmp_path, "img/gpipe-p4-m4.png", ship="img/gpipe-p4-m4.png"))
     store = await SQLiteStore.open(tmp_path / "q.db")
     try:
-        engine = Engine(store, {quiz.id: quiz}, rng=random.Random(1))
+        engine = build_engine(store, {quiz.id: quiz}, rng=random.Random(1))
         actor = Actor("terminal", "t")
         prompt = await engine.start(actor)
         result = await engine.answer(actor, prompt.session_id, 0, 0)

@@ -12,6 +12,7 @@ import pytest
 from aiohttp import ClientSession, web
 from aiohttp.test_utils import TestServer
 
+from bot.app.compose import build_engine
 from bot.app.dashboard_web import DashboardWeb
 from bot.domain.quiz import Quiz
 from bot.features.dashboard.auth import Signer, derive_secret
@@ -56,8 +57,8 @@ async def served(tmp_path: Path, quizzes: dict[str, Quiz], catalogue: Catalogue,
                  ) -> AsyncIterator[Served]:
     clock = FakeClock(1_800_000_000)
     store = await SQLiteStore.open(tmp_path / "quiz.db")
-    engine = Engine(store, quizzes, rng=random.Random(5), clock=clock,
-                    admins={"telegram": frozenset({"77"})})
+    engine = build_engine(store, quizzes, rng=random.Random(5), clock=clock,
+                          admins={"telegram": frozenset({"77"})})
     members: dict[tuple[str, str], Role] = {}
     memberships = Memberships(clock)
 
