@@ -7,12 +7,10 @@ processes on one database agree: a press counts once, a question is revealed onc
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from bot.store.rows import NewReview, int_or_none, orders_of
+from bot.store.rows import NewReview, columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,36 +240,4 @@ class RewardRow:
     set_by: str
 
 
-ROUND_SQL = (
-    "SELECT id, platform, chat_id, board_chat, host_id, host_name, quiz_id, lang, question_ids, "
-    "option_orders, seconds, reveal_pause, status, position, next_open_at, started_at, "
-    "finished_at, seed, scoring, teams, untimed, kind FROM rounds ")
-
-
-def round_of(row: Any) -> RoundRow | None:
-    """A RoundRow from a ROUND_SQL row, or None."""
-    if row is None:
-        return None
-    return RoundRow(
-        id=int(row["id"]), platform=row["platform"], chat_id=row["chat_id"],
-        board_chat=row["board_chat"], host_id=row["host_id"], host_name=row["host_name"],
-        quiz_id=row["quiz_id"], lang=row["lang"],
-        question_ids=tuple(json.loads(row["question_ids"])),
-        option_orders=orders_of(row["option_orders"]), seconds=int(row["seconds"]),
-        reveal_pause=float(row["reveal_pause"]), status=row["status"],
-        position=int(row["position"]), next_open_at=row["next_open_at"],
-        started_at=row["started_at"], finished_at=row["finished_at"],
-        seed=int_or_none(row["seed"]), scoring=row["scoring"], teams=int(row["teams"]),
-        untimed=bool(row["untimed"]), kind=row["kind"])
-
-
-def round_member_of(row: Any) -> RoundMember:
-    """A member of a team (or untimed) round."""
-    return RoundMember(row["user_id"], row["display_name"],
-                       None if row["team"] is None else int(row["team"]))
-
-
-def round_answer_of(row: Any) -> RoundAnswer:
-    """A member's answer in a round."""
-    return RoundAnswer(row["user_id"], row["display_name"], int(row["qindex"]),
-                       int(row["chosen"]), bool(row["correct"]), float(row["elapsed"]))
+ROUND_SQL = f"SELECT {columns(RoundRow)} FROM rounds "

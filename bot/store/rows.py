@@ -1,19 +1,24 @@
 """The store's rows: what commands take and hand back, and reading them from database rows.
 
 Every dataclass here is plain data; the commands (`bot.store.commands`) are the only code
-that builds them from rows, with the converters at the end (same column types on SQLite and
-PostgreSQL). Round rows are in `bot.store.round_rows`.
+that builds them from rows, with `from_row`: a row's columns are named as the fields (same
+column types on SQLite and PostgreSQL). Round rows are in `bot.store.round_rows`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import types
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
-from typing import Any
+from enum import Enum, StrEnum
+from typing import Any, TypeVar
 
 from bot.domain.results import SessionKind
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,14 +182,6 @@ class LearnerSettings:
     chat_id: str | None = None  # where reminders go
 
 
-def settings_of(platform: str, user_id: str, row: Any) -> LearnerSettings:
-    """A learner's settings from a `learner_settings` row (defaults when there is none)."""
-    if row is None:
-        return LearnerSettings(platform, user_id)
-    return LearnerSettings(platform, user_id, bool(row["confidence"]), int(row["utc_offset"]),
-                           row["remind_at"], row["chat_id"])
-
-
 @dataclass(frozen=True, slots=True)
 class NewJob:
     kind: str
@@ -232,55 +229,54 @@ SESSION_FROM = (
     "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
     "LEFT JOIN learner_settings ls ON ls.platform = s.platform AND ls.user_id = s.user_id ")
 SESSION_SQL = f"SELECT {SESSION_COLUMNS} {SESSION_FROM}"
-CARD_COLUMNS = "quiz_id, question_id, card, due_at, reviews"
-JOB_COLUMNS = "id, kind, key, due_at, payload, claimed_at, claimed_by, attempts"
-BEST_COLUMNS = "platform, user_id, display_name, score, total, finished_at"
 
 
-def orders_of(text: str) -> tuple[tuple[int, ...], ...]:
-    return tuple(tuple(o) for o in json.loads(text))
+def columns(cls: type[Any], alias: str = "") -> str:
+    """The dataclass's fields as a column list (`alias.` before each): a row type whose
+    fields are its table's columns is selected by it."""
+    return ", ".join(f"{alias}{f.name}" for f in dataclasses.fields(cls))
 
 
-def int_or_none(value: Any) -> int | None:
-    return None if value is None else int(value)
+def from_row(cls: type[T], row: Any, **given: Any) -> T:
+    """A row dataclass from a database row whose columns are named as its fields (those in
+    `given` come from the caller), each converted by its annotation: int, float, bool or
+    an enum by calling it, a tuple or dict from its JSON text. NULL stays None."""
+    for name, read in _readers(cls):
+        if name not in given:
+            value = row[name]
+            given[name] = value if value is None or read is None else read(value)
+    return cls(**given)
 
 
-def session_of(row: Any) -> SessionRow | None:
-    """A SessionRow from a row with the SESSION_COLUMNS names, or None."""
-    if row is None:
+def first(cls: type[T], rows: list[Any]) -> T | None:
+    """The first row as a `cls` (`from_row`), or None when there is none."""
+    return from_row(cls, rows[0]) if rows else None
+
+
+_READERS: dict[type[Any], tuple[tuple[str, Callable[[Any], Any] | None], ...]] = {}
+
+
+def _readers(cls: type[Any]) -> tuple[tuple[str, Callable[[Any], Any] | None], ...]:
+    """Each field's name and reader, worked out once per class."""
+    if cls not in _READERS:
+        hints = typing.get_type_hints(cls)
+        _READERS[cls] = tuple((f.name, _reader(hints[f.name])) for f in dataclasses.fields(cls))
+    return _READERS[cls]
+
+
+def _reader(hint: Any) -> Callable[[Any], Any] | None:
+    """How a column becomes a field of this type (None: as it is)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        hint = next(a for a in typing.get_args(hint) if a is not type(None))
+    if hint is str or hint is Any:
         return None
-    return SessionRow(
-        id=int(row["id"]), platform=row["platform"], user_id=row["user_id"],
-        chat_id=row["chat_id"], quiz_id=row["quiz_id"], kind=SessionKind(row["kind"]),
-        status=row["status"], question_ids=tuple(json.loads(row["question_ids"])),
-        option_orders=orders_of(row["option_orders"]), position=int(row["position"]),
-        score=int(row["score"]), started_at=row["started_at"], finished_at=row["finished_at"],
-        lang=row["lang"], confidence=bool(row["confidence"]), utc_offset=int(row["utc_offset"]),
-        seed=int_or_none(row["seed"]))
+    if hint in (int, float, bool) or (isinstance(hint, type) and issubclass(hint, Enum)):
+        return hint  # type: ignore[no-any-return]
+    if typing.get_origin(hint) in (tuple, dict):
+        return lambda text: _frozen(json.loads(text))
+    raise TypeError(f"no column reader for {hint!r}")
 
 
-def answer_of(session_id: int, position: int, row: Any) -> AnswerRow:
-    """An AnswerRow from a row with question_id, chosen, correct and typed."""
-    typed = row["typed"]
-    return AnswerRow(session_id, position, row["question_id"], int(row["chosen"]),
-                     bool(row["correct"]), None if typed is None else float(typed))
-
-
-def best_of(row: Any) -> BestRow:
-    """A BestRow from a row with the BEST_COLUMNS names."""
-    return BestRow(row["platform"], row["user_id"], row["display_name"], int(row["score"]),
-                   int(row["total"]), float(row["finished_at"]))
-
-
-
-def card_of(row: Any) -> CardRow:
-    """A CardRow from a row with the CARD_COLUMNS names."""
-    return CardRow(row["quiz_id"], row["question_id"], row["card"], float(row["due_at"]),
-                   int(row["reviews"]))
-
-
-def job_of(row: Any) -> JobRow:
-    """A JobRow from a row with the JOB_COLUMNS names."""
-    return JobRow(int(row["id"]), row["kind"], row["key"], float(row["due_at"]),
-                  json.loads(row["payload"]), float(row["claimed_at"]), row["claimed_by"],
-                  int(row["attempts"]))
+def _frozen(value: Any) -> Any:
+    """JSON lists as (nested) tuples; anything else as it is."""
+    return tuple(_frozen(v) for v in value) if isinstance(value, list) else value

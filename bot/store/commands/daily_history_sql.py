@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bot.store.command import Command, one, q
 from bot.store.round_rows import DailyAnswer, DailyHistory, RoundRow
+from bot.store.rows import from_row
 
 HISTORY_DAYS = 60  # questions of the day read for streaks (and the week's standing)
 
@@ -22,8 +23,7 @@ def history(rnd: RoundRow) -> Command[DailyHistory]:
             "FROM round_answers a JOIN rounds r ON r.id = a.round_id WHERE r.platform = ? "
             "AND r.chat_id = ? AND r.kind = 'daily' AND r.started_at >= ? "
             "AND r.started_at <= ?", rnd.platform, rnd.chat_id, picked[-1][1], rnd.started_at)
-        answers = [DailyAnswer(int(r["round_id"]), float(r["started_at"]), r["user_id"],
-                               r["display_name"], bool(r["correct"])) for r in rows]
+        answers = [from_row(DailyAnswer, r) for r in rows]
     offset = one((yield q("SELECT utc_offset FROM dailies WHERE platform = ? AND chat_id = ?",
                           rnd.platform, rnd.chat_id)))
     return DailyHistory(tuple(picked), tuple(answers),

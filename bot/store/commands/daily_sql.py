@@ -13,11 +13,10 @@ from bot.store.command import Command, one, q
 from bot.store.commands.jobs_sql import schedule
 from bot.store.commands.rounds_sql import create_round
 from bot.store.round_rows import DailyRow, NewRound, RoundRow
-from bot.store.rows import NewJob
+from bot.store.rows import NewJob, columns, first
 
 DAILY_KIND = "daily"
-DAILY_COLUMNS = ("platform, chat_id, board_chat, quiz_id, lang, post_minute, utc_offset, "
-                 "close_hours, host_id, host_name")
+DAILY_COLUMNS = columns(DailyRow)
 
 
 def daily_key(platform: str, chat_id: str) -> str:
@@ -49,13 +48,8 @@ def drop_daily(platform: str, chat_id: str) -> Command[bool]:
 
 def get_daily(platform: str, chat_id: str) -> Command[DailyRow | None]:
     """The chat's daily, if any."""
-    row = one((yield q(f"SELECT {DAILY_COLUMNS} FROM dailies WHERE platform = ? "
-                       "AND chat_id = ?", platform, chat_id)))
-    if row is None:
-        return None
-    return DailyRow(row["platform"], row["chat_id"], row["board_chat"], row["quiz_id"],
-                    row["lang"], int(row["post_minute"]), int(row["utc_offset"]),
-                    float(row["close_hours"]), row["host_id"], row["host_name"])
+    return first(DailyRow, (yield q(f"SELECT {DAILY_COLUMNS} FROM dailies WHERE platform = ? "
+                                    "AND chat_id = ?", platform, chat_id)))
 
 
 def start_daily(new: NewRound, due_at: float, now: float) -> Command[RoundRow | None]:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from bot.domain.product_limits import MEMBERS_LISTED, ROUNDS_LISTED
 from bot.store.command import Command, one, q
+from bot.store.rows import from_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +74,7 @@ def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:
     rows = yield q("SELECT quiz_id, score, question_ids, finished_at FROM sessions "
                    "WHERE platform = ? AND user_id = ? AND kind = 'full' "
                    "AND status = 'finished' ORDER BY finished_at, id", platform, user_id)
-    return [Attempt(r["quiz_id"], int(r["score"]), len(json.loads(r["question_ids"])),
-                    float(r["finished_at"])) for r in rows]
+    return [from_row(Attempt, r, total=len(json.loads(r["question_ids"]))) for r in rows]
 
 
 def answers(platform: str, user_id: str) -> Command[list[Answered]]:
@@ -85,8 +85,7 @@ def answers(platform: str, user_id: str) -> Command[list[Answered]]:
                    "WHERE s.platform = ? AND s.user_id = ? AND s.kind = 'full' "
                    "ORDER BY a.answered_at DESC, a.session_id DESC, a.position DESC",
                    platform, user_id)
-    return [Answered(r["quiz_id"], r["question_id"], int(r["chosen"]), bool(r["correct"]),
-                     float(r["answered_at"]), int(r["seed"])) for r in rows]
+    return [from_row(Answered, r) for r in rows]
 
 
 def groups_of(platform: str, user_id: str) -> Command[list[tuple[str, str | None]]]:
@@ -109,12 +108,7 @@ def group_rounds(platform: str, chat_id: str, limit: int = ROUNDS_LISTED
         "AVG(s.score) AS mean FROM rounds r LEFT JOIN sessions s ON s.round_id = r.id "
         "WHERE r.platform = ? AND r.board_chat = ? GROUP BY r.id "
         "ORDER BY r.started_at DESC, r.id DESC LIMIT ?", platform, chat_id, limit)
-    return [GroupRound(int(r["id"]), r["quiz_id"], r["status"], float(r["started_at"]),
-                       None if r["finished_at"] is None else float(r["finished_at"]),
-                       r["host_name"], int(r["players"]),
-                       None if r["best"] is None else int(r["best"]),
-                       None if r["mean"] is None else float(r["mean"]),
-                       len(json.loads(r["question_ids"]))) for r in rows]
+    return [from_row(GroupRound, r, total=len(json.loads(r["question_ids"]))) for r in rows]
 
 
 def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
@@ -122,7 +116,7 @@ def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
     """(member rows per quiz, best first; how many rows there are in all) over the group's
     finished full attempts."""
     rows = yield q(
-        "SELECT s.user_id, COALESCE(u.display_name, '') AS name, s.quiz_id, "
+        "SELECT s.user_id, COALESCE(u.display_name, '') AS display_name, s.quiz_id, "
         "COUNT(*) AS attempts, MAX(s.score) AS best, MAX(s.finished_at) AS last_at, "
         "COUNT(*) OVER () AS everyone FROM sessions s LEFT JOIN users u "
         "ON u.platform = s.platform AND u.user_id = s.user_id "
@@ -130,8 +124,7 @@ def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
         "AND s.status = 'finished' GROUP BY s.user_id, u.display_name, s.quiz_id "
         "ORDER BY best DESC, last_at, s.user_id LIMIT ?", platform, chat_id, limit)
     everyone = int(rows[0]["everyone"]) if rows else 0
-    return [MemberRow(r["user_id"], r["name"], r["quiz_id"], int(r["attempts"]),
-                      int(r["best"]), float(r["last_at"])) for r in rows], everyone
+    return [from_row(MemberRow, r) for r in rows], everyone
 
 
 def use_link(nonce: str, expires_at: float, now: float) -> Command[bool]:
@@ -176,9 +169,9 @@ class AttemptAnswer:
 
 def group_attempt_answers(platform: str, chat_id: str) -> Command[list[AttemptAnswer]]:
     """Every answer of the group's finished full attempts, oldest attempt first."""
-    rows = yield q("SELECT s.id, s.user_id, s.quiz_id, s.score, a.question_id, a.chosen "
+    rows = yield q("SELECT s.id AS session_id, s.user_id, s.quiz_id, s.score, a.question_id, "
+                   "a.chosen "
                    "FROM sessions s JOIN answers a ON a.session_id = s.id "
                    "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
                    "AND s.status = 'finished' ORDER BY s.id, a.position", platform, chat_id)
-    return [AttemptAnswer(int(r["id"]), str(r["user_id"]), str(r["quiz_id"]), int(r["score"]),
-                          str(r["question_id"]), int(r["chosen"])) for r in rows]
+    return [from_row(AttemptAnswer, r) for r in rows]

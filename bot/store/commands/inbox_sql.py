@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.store.command import Command, one, q
-from bot.store.rows import InboxRow
+from bot.store.rows import InboxRow, from_row
 
 
 def inbox_put(platform: str, update_id: int, body: str, now: float, lease_until: float
@@ -52,8 +52,7 @@ def inbox_claim(platform: str, now: float, lease_until: float, limit: int
         "AND inbox.done_at IS NULL AND (inbox.lease_until IS NULL OR inbox.lease_until < ?2) "
         "RETURNING inbox.update_id, inbox.body, inbox.attempts",
         platform, now, limit, lease_until)
-    return sorted((InboxRow(int(r["update_id"]), r["body"], int(r["attempts"])) for r in rows),
-                  key=lambda r: r.update_id)
+    return sorted((from_row(InboxRow, r) for r in rows), key=lambda r: r.update_id)
 
 
 def inbox_renew(platform: str, update_ids: Sequence[int], lease_until: float

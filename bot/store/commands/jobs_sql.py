@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 
 from bot.store.command import Command, one, q
-from bot.store.rows import JOB_COLUMNS, JobRow, NewJob, job_of
+from bot.store.rows import JobRow, NewJob, columns, from_row
 
 
 def schedule(job: NewJob) -> Command[None]:
@@ -60,9 +60,9 @@ def claim_due(now: float, limit: int, worker: str, lease: float,
         "UPDATE jobs SET claimed_at = ?, claimed_by = ?, attempts = attempts + 1 "
         "WHERE id IN (SELECT id FROM picked) "
         "AND done_at IS NULL AND (claimed_at IS NULL OR claimed_at < ?) "
-        f"RETURNING {JOB_COLUMNS}",
+        f"RETURNING {columns(JobRow)}",
         now, now - lease, *wanted, limit, now, worker, now - lease)
-    return sorted((job_of(r) for r in rows), key=lambda j: (j.due_at, j.id))
+    return sorted((from_row(JobRow, r) for r in rows), key=lambda j: (j.due_at, j.id))
 
 
 def retry_job(job: JobRow, due_at: float) -> Command[bool]:

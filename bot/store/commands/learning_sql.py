@@ -12,15 +12,14 @@ from bot.domain.learning import local_day
 from bot.store.command import Command, one, q
 from bot.store.commands.jobs_sql import schedule
 from bot.store.rows import (
-    CARD_COLUMNS,
     CardRow,
     DayTotal,
     LearnerSettings,
     NewJob,
     NewReview,
     ReviewTotal,
-    card_of,
-    settings_of,
+    columns,
+    from_row,
 )
 
 _CARD = ("SELECT card FROM cards WHERE platform = ? AND user_id = ? AND quiz_id = ? "
@@ -77,18 +76,17 @@ def apply_review_alone(review: NewReview) -> Command[bool]:
 
 def due_cards(platform: str, user_id: str, now: float, limit: int) -> Command[list[CardRow]]:
     """The learner's cards due by `now`: confident misses first, then most overdue first."""
-    rows = yield q(f"SELECT {CARD_COLUMNS} FROM cards WHERE platform = ? AND user_id = ? "
+    rows = yield q(f"SELECT {columns(CardRow)} FROM cards WHERE platform = ? AND user_id = ? "
                    "AND due_at <= ? ORDER BY sure_miss DESC, due_at, quiz_id, question_id "
-                   "LIMIT ?",
-                   platform, user_id, now, limit)
-    return [card_of(r) for r in rows]
+                   "LIMIT ?", platform, user_id, now, limit)
+    return [from_row(CardRow, r) for r in rows]
 
 
 def cards(platform: str, user_id: str) -> Command[list[CardRow]]:
     """Every card of the learner."""
-    rows = yield q(f"SELECT {CARD_COLUMNS} FROM cards WHERE platform = ? AND user_id = ? "
+    rows = yield q(f"SELECT {columns(CardRow)} FROM cards WHERE platform = ? AND user_id = ? "
                    "ORDER BY quiz_id, question_id", platform, user_id)
-    return [card_of(r) for r in rows]
+    return [from_row(CardRow, r) for r in rows]
 
 
 def next_due(platform: str, user_id: str) -> Command[tuple[int, float | None]]:
@@ -108,27 +106,25 @@ def due_count(platform: str, user_id: str, now: float) -> Command[int]:
 def review_totals(platform: str, user_id: str) -> Command[list[ReviewTotal]]:
     """Reviews per (quiz, question, confidence mark): no mark, then guesses, then sure."""
     rows = yield q(
-        "SELECT quiz_id, question_id, sure, COUNT(*) AS n, SUM(correct) AS right_ "
+        "SELECT quiz_id, question_id, sure, COUNT(*) AS answered, SUM(correct) AS correct "
         "FROM reviews WHERE platform = ? AND user_id = ? GROUP BY quiz_id, question_id, sure "
         "ORDER BY quiz_id, question_id, sure NULLS FIRST", platform, user_id)
-    return [ReviewTotal(r["quiz_id"], r["question_id"],
-                        None if r["sure"] is None else bool(r["sure"]),
-                        int(r["n"]), int(r["right_"])) for r in rows]
+    return [from_row(ReviewTotal, r) for r in rows]
 
 
 def review_days(platform: str, user_id: str, since_day: int) -> Command[list[DayTotal]]:
     """Reviews per local day from `since_day` on, in day order."""
-    rows = yield q("SELECT day, COUNT(*) AS n, SUM(correct) AS right_ FROM reviews "
+    rows = yield q("SELECT day, COUNT(*) AS answered, SUM(correct) AS correct FROM reviews "
                    "WHERE platform = ? AND user_id = ? AND day >= ? GROUP BY day ORDER BY day",
                    platform, user_id, since_day)
-    return [DayTotal(int(r["day"]), int(r["n"]), int(r["right_"])) for r in rows]
+    return [from_row(DayTotal, r) for r in rows]
 
 
 def learner_settings(platform: str, user_id: str) -> Command[LearnerSettings]:
     """The learner's settings (defaults when never set)."""
-    rows = yield q("SELECT confidence, utc_offset, remind_at, chat_id FROM learner_settings "
+    rows = yield q(f"SELECT {columns(LearnerSettings)} FROM learner_settings "
                    "WHERE platform = ? AND user_id = ?", platform, user_id)
-    return settings_of(platform, user_id, one(rows))
+    return from_row(LearnerSettings, rows[0]) if rows else LearnerSettings(platform, user_id)
 
 
 def save_settings(settings: LearnerSettings, *, job: NewJob | None = None,

@@ -21,11 +21,7 @@ def shown_question(platform: str, user_id: str) -> Command[ShownQuestion | None]
     """The question last posted in the learner's private chat, if one was noted."""
     rows = yield q("SELECT session_id, position, message_id, refusals FROM question_messages "
                    "WHERE platform = ? AND user_id = ?", platform, user_id)
-    if not rows:
-        return None
-    row = rows[0]
-    return ShownQuestion(row["session_id"], row["position"], row["message_id"],
-                         row["refusals"])
+    return ShownQuestion(*rows[0]) if rows else None
 
 
 def note_question(platform: str, user_id: str, session_id: int, position: int,

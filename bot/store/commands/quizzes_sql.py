@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.store.command import Command, q
+from bot.store.rows import from_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +28,11 @@ def installed_version() -> Command[int]:
 def installed_quizzes() -> Command[list[InstalledRow]]:
     """Every installed quiz as its newest row says (removed ones left out), by id."""
     rows = yield q(
-        "SELECT i.id, i.quiz_id, i.yaml, i.images, i.installed_by, i.installed_at "
+        "SELECT i.id AS version, i.quiz_id, i.yaml, i.images, i.installed_by, i.installed_at "
         "FROM installed_quizzes i JOIN (SELECT quiz_id, MAX(id) AS newest "
         "FROM installed_quizzes GROUP BY quiz_id) n ON i.id = n.newest "
         "WHERE i.removed_at IS NULL ORDER BY i.quiz_id")
-    return [InstalledRow(int(r["id"]), r["quiz_id"], r["yaml"], r["images"],
-                         r["installed_by"], float(r["installed_at"])) for r in rows]
+    return [from_row(InstalledRow, r) for r in rows]
 
 
 def install_quiz(quiz_id: str, yaml: str, images: str, by: str, now: float) -> Command[int]:

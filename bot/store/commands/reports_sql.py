@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.store.command import Command, q
+from bot.store.rows import from_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +52,13 @@ def add_note(platform: str, user_id: str, note: str, since: float) -> Command[bo
 def open_reports(limit: int) -> Command[tuple[list[ReportRow], int]]:
     """(the open reports, newest first, at most `limit`; how many are open in all)."""
     rows = yield q(
-        "SELECT r.id, r.platform, r.user_id, COALESCE(u.display_name, '') AS name, r.quiz_id, "
+        "SELECT r.id, r.platform, r.user_id, COALESCE(u.display_name, '') AS display_name, "
+        "r.quiz_id, "
         "r.question_id, r.seed, r.reason, r.note, r.lang, r.created_at, "
         "COUNT(*) OVER () AS everyone FROM problem_reports r LEFT JOIN users u "
         "ON u.platform = r.platform AND u.user_id = r.user_id WHERE r.resolved_at IS NULL "
         "ORDER BY r.created_at DESC, r.id DESC LIMIT ?", limit)
-    return [ReportRow(int(r["id"]), r["platform"], r["user_id"], r["name"], r["quiz_id"],
-                      r["question_id"], None if r["seed"] is None else int(r["seed"]),
-                      r["reason"], r["note"], r["lang"], float(r["created_at"]))
-            for r in rows], int(rows[0]["everyone"]) if rows else 0
+    return [from_row(ReportRow, r) for r in rows], int(rows[0]["everyone"]) if rows else 0
 
 
 def resolve_report(report_id: int, by: str, now: float) -> Command[bool]:

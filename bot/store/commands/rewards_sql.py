@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from bot.store.command import Command, one, q
+from bot.store.command import Command, q
 from bot.store.round_rows import RewardRow
+from bot.store.rows import columns, first
 
-COLUMNS = "platform, guild_id, quiz_id, role_id, role_name, score, set_by"
-
-
-def _reward_of(r: Any) -> RewardRow | None:
-    if r is None:
-        return None
-    return RewardRow(r["platform"], r["guild_id"], r["quiz_id"], r["role_id"], r["role_name"],
-                     int(r["score"]), r["set_by"])
+COLUMNS = columns(RewardRow)
 
 
 def set_reward(reward: RewardRow, now: float) -> Command[None]:
@@ -31,14 +23,14 @@ def drop_reward(platform: str, guild_id: str, quiz_id: str) -> Command[RewardRow
     """Remove the quiz's reward in the server; the one removed, if any."""
     rows = yield q(f"DELETE FROM rewards WHERE platform = ? AND guild_id = ? AND quiz_id = ? "
                    f"RETURNING {COLUMNS}", platform, guild_id, quiz_id)
-    return _reward_of(one(rows))
+    return first(RewardRow, rows)
 
 
 def get_reward(platform: str, guild_id: str, quiz_id: str) -> Command[RewardRow | None]:
     """The quiz's reward in the server, if any."""
-    return _reward_of(one((yield q(f"SELECT {COLUMNS} FROM rewards WHERE platform = ? "
-                                   "AND guild_id = ? AND quiz_id = ?", platform, guild_id,
-                                   quiz_id))))
+    return first(RewardRow, (yield q(f"SELECT {COLUMNS} FROM rewards WHERE platform = ? "
+                                     "AND guild_id = ? AND quiz_id = ?", platform, guild_id,
+                                     quiz_id)))
 
 
 def earn_reward(platform: str, guild_id: str, quiz_id: str, user_id: str, score: int,

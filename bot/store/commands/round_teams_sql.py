@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from bot.domain.round_rules import draft, smallest_team
 from bot.store.command import Command, many, one, q
-from bot.store.round_rows import Joining, JoinWrite, RoundMember, RoundRow, round_member_of
+from bot.store.round_rows import Joining, JoinWrite, RoundMember, RoundRow
+from bot.store.rows import from_row
 
 # A member nobody has seen answer yet counts as middling when teams are drafted.
 UNKNOWN_ACCURACY = 0.5
@@ -20,7 +21,7 @@ def members(round_id: int) -> Command[tuple[RoundMember, ...]]:
     """Who joined the round, by team, then name."""
     rows = yield q("SELECT user_id, display_name, team FROM round_members WHERE round_id = ? "
                    "ORDER BY team, display_name, user_id", round_id)
-    return tuple(round_member_of(r) for r in rows)
+    return tuple(from_row(RoundMember, r) for r in rows)
 
 
 def join_round(round_id: int, user_id: str, display_name: str, team: int | None,

@@ -37,10 +37,8 @@ from bot.store.round_rows import (
     RoundRow,
     post_key,
     post_kind,
-    round_answer_of,
-    round_of,
 )
-from bot.store.rows import BestRow, NewJob, best_of, scopes_of
+from bot.store.rows import BestRow, NewJob, first, from_row, scopes_of
 
 
 def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
@@ -51,16 +49,17 @@ def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
 
 
 def _round(round_id: int) -> Command[RoundRow]:
-    found = round_of(one((yield q(ROUND_SQL + "WHERE id = ?", round_id))))
+    found = yield from get_round(round_id)
     assert found is not None
     return found
 
 
-def _answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
+def round_answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
+    """Every answer of the round to questions 0..upto (the full "Who answered?" list)."""
     rows = yield q("SELECT user_id, display_name, qindex, chosen, correct, elapsed "
                    "FROM round_answers WHERE round_id = ? AND qindex <= ? "
                    "ORDER BY qindex, elapsed, user_id", round_id, upto)
-    return tuple(round_answer_of(r) for r in rows)
+    return tuple(from_row(RoundAnswer, r) for r in rows)
 
 
 def _members(rnd: RoundRow) -> Command[tuple[RoundMember, ...]]:
@@ -85,7 +84,7 @@ def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
     if upto < 0 or rnd.kind == "daily":
         return
     members: dict[str, list[RoundAnswer]] = {}
-    for a in (yield from _answers(rnd.id, upto)):
+    for a in (yield from round_answers(rnd.id, upto)):
         members.setdefault(a.user_id, []).append(a)
     question_ids = list(rnd.question_ids[: upto + 1])
     orders = [list(o) for o in rnd.option_orders[: upto + 1]]
@@ -142,14 +141,14 @@ def create_round(new: NewRound, now: float) -> Command[RoundRow | None]:
 
 def get_round(round_id: int) -> Command[RoundRow | None]:
     """The round with this id, or None."""
-    return round_of(one((yield q(ROUND_SQL + "WHERE id = ?", round_id))))
+    return first(RoundRow, (yield q(ROUND_SQL + "WHERE id = ?", round_id)))
 
 
 def active_round(platform: str, chat_id: str) -> Command[RoundRow | None]:
     """The chat's running round, if any (not its question of the day)."""
-    return round_of(one((yield q(ROUND_SQL + "WHERE platform = ? AND chat_id = ? "
-                                 "AND status = 'active' AND kind = 'round'", platform,
-                                 chat_id))))
+    return first(RoundRow, (yield q(ROUND_SQL + "WHERE platform = ? AND chat_id = ? "
+                                    "AND status = 'active' AND kind = 'round'", platform,
+                                    chat_id)))
 
 
 def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion]]:
@@ -240,7 +239,7 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
         rnd = yield from _after_reveal(int(row["round_id"]), qindex, now)
         yield from _post(rnd, qindex, "r", now)
         reveals.append(Reveal(rnd, qindex, row["deadline"], now, row["message_ref"],
-                              (yield from _answers(rnd.id, qindex)),
+                              (yield from round_answers(rnd.id, qindex)),
                               (yield from _members(rnd)), (yield from _history(rnd))))
     return reveals
 
@@ -270,7 +269,7 @@ def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
                            now, round_id)))
     rnd = yield from _round(round_id)
     yield from _record_participants(rnd, position, now)
-    answers = yield from _answers(round_id, position)
+    answers = yield from round_answers(round_id, position)
     joined = yield from _members(rnd)
     if claimed is not None:
         yield from _post(rnd, int(claimed["qindex"]), "r", now)
@@ -295,19 +294,14 @@ def round_message(round_id: int, qindex: int) -> Command[str | None]:
     return None if row is None or row["message_ref"] is None else str(row["message_ref"])
 
 
-def round_answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
-    """Every answer of the round to questions 0..upto (the full "Who answered?" list)."""
-    return (yield from _answers(round_id, upto))
-
-
 def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
     """The round and question a post job shows, as they stand now."""
-    rnd = round_of(one((yield q(ROUND_SQL + "WHERE id = ?", round_id))))
+    rnd = yield from get_round(round_id)
     if rnd is None:
         return None
     row = one((yield q("SELECT deadline, revealed_at, message_ref FROM round_questions "
                        "WHERE round_id = ? AND qindex = ?", round_id, qindex)))
-    answers = yield from _answers(round_id, qindex)
+    answers = yield from round_answers(round_id, qindex)
     joined = yield from _members(rnd)
     if row is None:
         return RoundPost(rnd, qindex, None, None, None, answers, joined)
@@ -373,7 +367,7 @@ def board(quiz_id: str, platform: str, chat_id: str | None, *, rounds: bool,
         f"WHERE s.quiz_id = ? AND s.kind = 'full' AND s.status = 'finished' AND {kind} "
         f"{where}) AS ranked WHERE n = 1 ORDER BY score DESC, finished_at ASC LIMIT ?",
         *params, limit)
-    return [best_of(r) for r in rows]
+    return [from_row(BestRow, r) for r in rows]
 
 
 

@@ -30,10 +30,9 @@ from bot.store.rows import (
     Recorded,
     SessionRow,
     Write,
-    answer_of,
-    best_of,
+    first,
+    from_row,
     scopes_of,
-    session_of,
 )
 
 # A finished attempt's score stands on a board only if it beats the one already there (the
@@ -89,30 +88,30 @@ def set_language(platform: str, user_id: str, lang: str, now: float) -> Command[
 
 def get_session(session_id: int) -> Command[SessionRow | None]:
     """The session with this id, or None."""
-    return session_of(one((yield q(SESSION_SQL + "WHERE s.id = ?", session_id))))
+    return first(SessionRow, (yield q(SESSION_SQL + "WHERE s.id = ?", session_id)))
 
 
 def active_session(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:
     """The user's unfinished session of this quiz, if any."""
-    return session_of(one((yield q(
+    return first(SessionRow, (yield q(
         SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.quiz_id = ? "
-        "AND s.status = 'active'", platform, user_id, quiz_id))))
+        "AND s.status = 'active'", platform, user_id, quiz_id)))
 
 
 def open_session(platform: str, user_id: str) -> Command[SessionRow | None]:
     """The user's most recently started unfinished session in a private chat (any quiz)."""
-    return session_of(one((yield q(
+    return first(SessionRow, (yield q(
         SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.chat_id IS NULL "
         "AND s.status = 'active' ORDER BY s.started_at DESC, s.id DESC LIMIT 1",
-        platform, user_id))))
+        platform, user_id)))
 
 
 def last_finished(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:
     """The user's most recently finished full attempt of this quiz."""
-    return session_of(one((yield q(
+    return first(SessionRow, (yield q(
         SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.quiz_id = ? "
         "AND s.kind = 'full' AND s.status = 'finished' "
-        "ORDER BY s.finished_at DESC, s.id DESC LIMIT 1", platform, user_id, quiz_id))))
+        "ORDER BY s.finished_at DESC, s.id DESC LIMIT 1", platform, user_id, quiz_id)))
 
 
 def start_session(new: NewSession, *, replace: bool,
@@ -158,15 +157,16 @@ def session_and_answer(session_id: int, position: int
         position, session_id)))
     if row is None:
         return None, None
-    answer = None if row["chosen"] is None else answer_of(session_id, position, row)
-    return session_of(row), answer
+    answer = None if row["chosen"] is None else from_row(
+        AnswerRow, row, session_id=session_id, position=position)
+    return from_row(SessionRow, row), answer
 
 
 def answers(session_id: int) -> Command[list[AnswerRow]]:
     """Every answer of the session, in position order."""
     rows = yield q("SELECT position, question_id, chosen, correct, typed FROM answers "
                    "WHERE session_id = ? ORDER BY position", session_id)
-    return [answer_of(session_id, int(r["position"]), r) for r in rows]
+    return [from_row(AnswerRow, r, session_id=session_id) for r in rows]
 
 
 def record_answer(answer: NewAnswer) -> Command[Recorded]:
@@ -188,7 +188,8 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
                               "WHERE session_id = ? AND position = ?",
                               a.session_id, a.position)))
         if stored is not None:
-            return Recorded(Write.REPEAT, answer_of(a.session_id, a.position, stored), 0)
+            return Recorded(Write.REPEAT, from_row(AnswerRow, stored, session_id=a.session_id,
+                                                   position=a.position), 0)
         return Recorded(Write.STALE, None, 0)
     score = int(advanced[0]["score"])
     yield q("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
@@ -226,7 +227,7 @@ def best(quiz_id: str, scope: str, limit: int) -> Command[list[BestRow]]:
         "FROM best_scores b JOIN users u ON u.platform = b.platform AND u.user_id = b.user_id "
         "WHERE b.quiz_id = ? AND b.scope = ? ORDER BY b.score DESC, b.finished_at ASC LIMIT ?",
         quiz_id, scope, limit)
-    return [best_of(r) for r in rows]
+    return [from_row(BestRow, r) for r in rows]
 
 
 def best_score(quiz_id: str, platform: str, user_id: str) -> Command[int | None]:
