@@ -2,11 +2,12 @@
 
 A job is a row (kind, key, due time, JSON payload); each kind has one handler, registered
 by kind: reminders, housekeeping, the question of the day, and each platform's round posts
-(registered by the adapter that shows them). A platform's rounds keep their due times in
-rows of their own (a question's deadline, the next one's opening): the scheduler `follow`s
-them, reads them with the jobs, and when one is due claims it, which writes the post jobs.
+(registered by the adapter that shows them). Work that keeps its due times in rows of its
+own is `follow`ed: a platform's rounds (a question's deadline, the next one's opening; a
+claim writes the post jobs) and the Telegram webhook inbox (an update whose worker's lease
+ran out). The scheduler reads their due times with the jobs and calls a claim when it is due.
 
-The loop reads (once) when the earliest job of its kinds or followed round is next due,
+The loop reads (once) when the earliest job of its kinds or followed work is next due,
 then waits for that time, for a wakeup (`wake`: this process just wrote something due), or for
 `recheck` seconds (work another process wrote), whichever comes first. Only what is due is
 claimed (a conditional UPDATE ... RETURNING): an idle bot reads now and then and writes
@@ -29,6 +30,7 @@ import socket
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 
 from bot.domain.tasks import spawn
+from bot.store.command import Command
 from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.rows import JobRow
@@ -41,8 +43,11 @@ Sleep = Callable[[float], Awaitable[None]]
 Nap = Callable[[asyncio.Event, float], Awaitable[None]]
 # A handler runs one job; it returns when to run the job again, or None when it is done.
 Handler = Callable[[JobRow], Awaitable[float | None]]
-# Claims a platform's rounds due by `now` (reveals, openings), writing their post jobs.
-Claim = Callable[[float], Awaitable[None]]
+# A read of when followed work (a platform's rounds, the webhook inbox) is next due.
+Due = Callable[[], Command[float | None]]
+# Claims followed work due by `now` (a round's reveal or opening, which writes its post jobs;
+# an update left by a worker that died); False when there was nothing it could take.
+Claim = Callable[[float], Awaitable[bool]]
 # A job's lane: jobs of one kind and one lane run one after another, in the order claimed.
 Lane = Callable[[JobRow], Hashable]
 
@@ -80,7 +85,7 @@ class Scheduler:
         self.store, self.clock, self.wait = store, clock, wait
         self.handlers: dict[str, Handler] = dict(handlers or {})
         self.lanes: dict[str, Lane] = {}
-        self.follows: dict[str, Claim] = {}  # platform -> how its due rounds are claimed
+        self.follows: dict[str, tuple[Due, Claim]] = {}  # name -> when due, how claimed
         self.worker = worker or default_worker()
         self.batch, self.lease, self.recheck = batch, lease, recheck
         self._wakeup = asyncio.Event()
@@ -111,21 +116,22 @@ class Scheduler:
         self._next_run[name] = self.clock() + seconds
         self.wake()
 
-    def follow(self, platform: str, claim: Claim) -> None:
-        """Watch `platform`'s rounds too: `claim(now)` reveals and opens what is due."""
-        self.follows[platform] = claim
+    def follow(self, name: str, due: Due, claim: Claim) -> None:
+        """Watch work with due times of its own too: `due()` is read with the jobs (one
+        read), and `claim(now)` takes what is due (e.g. a platform's rounds)."""
+        self.follows[name] = (due, claim)
         self.wake()
 
-    async def withdraw(self, kinds: tuple[str, ...], platforms: tuple[str, ...] = (), *,
+    async def withdraw(self, kinds: tuple[str, ...], follows: tuple[str, ...] = (), *,
                        grace: float = 5.0) -> None:
-        """Stop claiming `kinds` and the rounds of `platforms`; let their jobs in flight
-        finish, cancelling what still runs after `grace` seconds (its claim expires and it
-        runs again)."""
+        """Stop claiming `kinds` and the followed work named `follows`; let their jobs in
+        flight finish, cancelling what still runs after `grace` seconds (its claim expires
+        and it runs again)."""
         for kind in kinds:
             self.handlers.pop(kind, None)
             self.lanes.pop(kind, None)
-        for platform in platforms:
-            self.follows.pop(platform, None)
+        for name in follows:
+            self.follows.pop(name, None)
         await self._settle([t for t, k in self._running.items() if k in kinds], grace)
 
     def wake(self) -> None:
@@ -137,8 +143,8 @@ class Scheduler:
     async def tick(self) -> int:
         """Claim what is due now and run it to its end; return how many jobs ran (tests,
         tools: the loop does not wait for its jobs)."""
-        _, rounds_due = await self._look()
-        await self._claim_rounds(rounds_due)
+        _, followed = await self._look()
+        await self._claim_followed(followed)
         jobs = await self._claim(self.batch)
         if jobs:
             await asyncio.wait([self._submit(job) for job in jobs])
@@ -155,22 +161,25 @@ class Scheduler:
         return done
 
     async def next_due(self) -> float | None:
-        """When the earliest job or followed round is next due (one read)."""
-        return min((t for t in await self._look() if t is not None), default=None)
+        """When the earliest job or followed work is next due (one read)."""
+        jobs_due, followed = await self._look()
+        return _earliest(jobs_due, *followed.values())
 
-    async def _look(self) -> tuple[float | None, float | None]:
-        """(when the next job can be claimed, when a followed round is next due)."""
-        return await self.store.read(rounds_sql.next_due, tuple(self.handlers), self.lease,
-                                     tuple(self.follows))
+    async def _look(self) -> tuple[float | None, dict[str, float | None]]:
+        """(when the next job can be claimed, when each followed work is next due)."""
+        names = list(self.follows)
+        jobs_due, followed = await self.store.read(
+            next_due, tuple(self.handlers), self.lease, [self.follows[n][0] for n in names])
+        return jobs_due, dict(zip(names, followed, strict=True))
 
-    async def _claim_rounds(self, due: float | None) -> bool:
-        """Reveal and open what is due of the followed rounds; False when nothing was."""
-        now = self.clock()
-        if due is None or due > now:
-            return False
-        for claim in list(self.follows.values()):
-            await claim(now)
-        return True
+    async def _claim_followed(self, due: Mapping[str, float | None]) -> bool:
+        """Claim the followed work that is due; False when none of it took anything."""
+        now, worked = self.clock(), False
+        for name, t in due.items():
+            follow = self.follows.get(name)
+            if follow is not None and t is not None and t <= now:
+                worked = await follow[1](now) or worked
+        return worked
 
     async def _claim(self, limit: int) -> list[JobRow]:
         kinds = tuple(self.handlers)  # only what this process can run
@@ -246,9 +255,9 @@ class Scheduler:
     async def _step(self) -> float | None:
         """One read of what is next due, and claims of what is due now (a claim is a write,
         made only then); when to look again (None: only at the recheck)."""
-        jobs_due, rounds_due = await self._look()
+        jobs_due, followed = await self._look()
         now = self.clock()
-        worked = await self._claim_rounds(rounds_due)  # writes post jobs due now
+        worked = await self._claim_followed(followed)  # e.g. writes round post jobs due now
         if worked or (jobs_due is not None and jobs_due <= now):
             room = self.batch - len(self._running)
             if room <= 0:
@@ -259,7 +268,7 @@ class Scheduler:
             worked = worked or bool(jobs)
         if worked:
             return now  # look again at once: more may be due
-        due = min((t for t in (jobs_due, rounds_due) if t is not None), default=None)
+        due = _earliest(jobs_due, *followed.values())
         # looked due, yet nothing to claim (another process took it): not a busy loop
         return None if due is None else max(due, now + BACKOFF) if due <= now else due
 
@@ -314,6 +323,21 @@ class Scheduler:
                              freed, kind)
                 except PermissionError:  # alive, someone else's
                     continue
+
+
+def next_due(kinds: tuple[str, ...], lease: float, follows: list[Due]
+             ) -> Command[tuple[float | None, list[float | None]]]:
+    """The scheduler's one read before it sleeps: when the earliest job of `kinds` can next
+    be claimed, and when each followed work is next due."""
+    jobs_due = yield from jobs_sql.next_job_due(kinds, lease)
+    followed = []
+    for due in follows:
+        followed.append((yield from due()))
+    return jobs_due, followed
+
+
+def _earliest(*times: float | None) -> float | None:
+    return min((t for t in times if t is not None), default=None)
 
 
 class Pace:

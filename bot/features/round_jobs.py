@@ -43,7 +43,8 @@ class RoundJobs:
     def serve(self, platform: str, sink: Sink) -> None:
         """Run `platform`'s rounds in this process, showing each post through `sink`
         (posting a question returns the message's id, stored so the reveal can edit it)."""
-        self.scheduler.follow(platform, functools.partial(self.rounds.claim, platform))
+        self.scheduler.follow(platform, functools.partial(rounds_sql.next_round_due, platform),
+                              functools.partial(self.claim, platform))
         self.scheduler.register(post_kind(platform), functools.partial(self.show, sink),
                                 lane=_round_of)
 
@@ -52,6 +53,11 @@ class RoundJobs:
         not shown stays due in the store for the next process)."""
         kind = post_kind(platform)
         await self.scheduler.withdraw((kind,), (platform,), grace=grace)
+
+    async def claim(self, platform: str, now: float) -> bool:
+        """Reveal and open what is due of `platform`'s rounds (writing their post jobs)."""
+        await self.rounds.claim(platform, now)
+        return True  # something was due: the scheduler looks again at once
 
     async def show(self, sink: Sink, job: JobRow) -> float | None:
         """Show one post job through `sink`; return when to look again (its question is
