@@ -92,7 +92,7 @@ class TelegramAdapter:
             hook = self.config.webhook
             self.inbox = webhook.Inbox(app.store, hook.secret_token.reveal(),
                                        capacity=self.config.concurrent_updates,
-                                       clock=app.engine.clock)
+                                       clock=app.engine.clock, scheduler=app.scheduler)
             self._server = app.web.server(hook.listen, hook.port, key="telegram.webhook.port")
             self.inbox.mount(self._server, hook.url_path)
         self.dashboard: TelegramDashboard | None = None

@@ -4,7 +4,8 @@ A POST is checked in the order that costs least: the secret header (403, body un
 declared size (413 over 1 MiB, body unread), then the body: invalid UTF-8, malformed JSON or
 no integer `update_id` is 400. The update is then stored by its id (`bot.store.commands.inbox_sql`)
 before the 200 goes back, and processed from the store: the receiving worker at once, and
-any worker again once a lease runs out (one that was SIGKILLed after its 200). An update
+any worker again once a lease runs out (one that was SIGKILLed after its 200), found by the
+scheduler's one read of what is next due (`Scheduler.follow`): no loop of its own. An update
 delivered twice is stored once and processed once. Its reply is sent once: the update is
 marked done just before the reply's first Bot API call (`may_reply`, the row count of one
 guarded UPDATE), so a worker killed after replying leaves nothing to take over, and two
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import json
 import logging
@@ -30,6 +32,7 @@ from bot.app.config import Config, WebhookConfig
 from bot.app.web import MAX_BODY, WebServer
 from bot.domain.errors import ConfigError
 from bot.domain.tasks import spawn
+from bot.features.jobs import Nap, Scheduler, nap
 from bot.store.commands import inbox_sql
 from bot.store.protocol import Store
 from bot.store.rows import InboxRow
@@ -41,30 +44,32 @@ MAX_CONNECTIONS = 40  # what PTB's Updater.start_webhook asks for
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_UPDATE = MAX_BODY  # 1 MiB: Telegram's updates are a few KB
 LEASE = 10.0  # seconds an update stays with the worker processing it (renewed meanwhile)
-POLL_EVERY = 1.0  # how often a worker renews its leases and looks for ones that ran out
 MAX_ATTEMPTS = 5  # claims of one update before it is given up (logged by id)
-# Done rows are kept this long so a late repeat of the same update id still counts once
-# (Telegram keeps an undelivered update for at most 24 hours), then pruned.
-KEEP_DONE = 2 * 86400.0
-PRUNE_EVERY = 3600.0
 PLATFORM = "telegram"
+FOLLOW = "telegram inbox"  # its name among the scheduler's followed work
 
 Process = Callable[[InboxRow], Awaitable[None]]
 Clock = Callable[[], float]
 
 
 class Inbox:
-    """Takes webhook POSTs into the store; processes them from there with leases."""
+    """Takes webhook POSTs into the store and processes them at once; what other workers
+    left (a lease that ran out) is claimed when the scheduler finds it due. No loop of its
+    own: an idle inbox reads and writes nothing (its due time is part of the scheduler's
+    one read), and done updates are pruned by the daily housekeeping job."""
 
-    def __init__(self, store: Store, secret: str, *, capacity: int,
-                 clock: Clock, poll_every: float = POLL_EVERY,
-                 lease: float = LEASE) -> None:
+    def __init__(self, store: Store, secret: str, *, capacity: int, clock: Clock,
+                 scheduler: Scheduler, lease: float = LEASE, wait: Nap = nap) -> None:
         self.store, self._secret = store, secret.encode()
-        self.capacity, self.clock = capacity, clock
-        self.poll_every, self.lease = poll_every, lease
+        self.capacity, self.clock, self.scheduler = capacity, clock, scheduler
+        self.lease, self.wait = lease, wait
         self._process: Process | None = None
         self._in_flight: dict[int, asyncio.Task[None]] = {}
-        self._loop: asyncio.Task[None] | None = None
+        self._leased: dict[int, float] = {}  # update in flight -> when its lease was set
+        self._done: set[int] = set()  # updates in flight marked done as their reply went
+        self._keeper: asyncio.Task[None] | None = None
+        self._emptied = asyncio.Event()  # the last update in flight ended: the keeper stops
+        self._behind = False  # a claim left updates for want of room: look again on a slot
 
     def mount(self, server: WebServer, url_path: str) -> None:
         """POST /url_path on `server` is the webhook."""
@@ -100,7 +105,7 @@ class Inbox:
             log.exception("telegram: update %d could not be stored", update_id)
             return web.Response(status=503, text="try again\n")
         if fresh and running:
-            self._start(InboxRow(update_id, raw.decode("utf-8"), 1))
+            self._start(InboxRow(update_id, raw.decode("utf-8"), 1), now)
         elif not fresh:
             log.debug("telegram: update %d delivered again; already stored", update_id)
         return web.Response(text="")
@@ -108,57 +113,41 @@ class Inbox:
     async def may_reply(self, update_id: int) -> bool:
         """Mark the update done now, before its reply goes out; False when another worker
         already did (and replied): then this one sends nothing."""
-        return await self.store.write(inbox_sql.inbox_done, PLATFORM, update_id, self.clock())
+        marked = await self.store.write(inbox_sql.inbox_done, PLATFORM, update_id,
+                                        self.clock())
+        if marked and update_id in self._in_flight:
+            self._done.add(update_id)  # no second mark when its processing ends
+        return marked
 
     def start(self, process: Process) -> None:
-        """Process what arrives with `process`, and what other workers left behind."""
+        """Process what arrives with `process`; the scheduler hands over what other workers
+        left (it reads when that is next due, at once and then with its other work)."""
         self._process = process
-        if self._loop is None:
-            self._loop = spawn(self._run(), name="telegram-inbox")
+        self.scheduler.follow(FOLLOW, functools.partial(inbox_sql.inbox_next, PLATFORM),
+                              self.claim)
 
     async def stop(self) -> None:
         """Stop claiming; let updates in flight finish (a cancelled one is retried later,
         by any worker, once its lease runs out)."""
         self._process = None
-        loop, self._loop = self._loop, None
-        if loop is not None:
-            loop.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await loop
+        await self.scheduler.withdraw((), (FOLLOW,))
         if self._in_flight:
             await asyncio.gather(*self._in_flight.values(), return_exceptions=True)
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await keeper
 
-    def _start(self, row: InboxRow) -> None:
-        if row.update_id not in self._in_flight:
-            self._in_flight[row.update_id] = spawn(self._handle(row),
-                                                   name=f"telegram-update-{row.update_id}")
-
-    async def _handle(self, row: InboxRow) -> None:
-        process = self._process
-        try:
-            if process is None:
-                return  # stopping: the lease runs out and someone claims it again
-            await process(row)
-            await self.store.write(inbox_sql.inbox_done, PLATFORM, row.update_id, self.clock())
-        except Exception:  # left undone: claimed again after its lease (MAX_ATTEMPTS)
-            log.exception("telegram: update %d failed (attempt %d)", row.update_id,
-                          row.attempts)
-        finally:
-            self._in_flight.pop(row.update_id, None)
-
-    async def tick(self) -> int:
-        """Renew our leases, claim what others left (up to capacity); how many claimed."""
-        now = self.clock()
-        if self._in_flight:
-            await self.store.write(inbox_sql.inbox_renew,
-                                   PLATFORM, list(self._in_flight), now + self.lease)
+    async def claim(self, now: float) -> bool:
+        """Claim what other workers left (up to capacity), called by the scheduler when
+        the inbox's next lease has run out; False when there was nothing to take."""
         room = self.capacity - len(self._in_flight)
-        if room <= 0 or self._process is None:
-            return 0
-        due = await self.store.read(inbox_sql.inbox_next, PLATFORM)  # a read: idle, no write
-        if due is None or due >= now:
-            return 0
+        if self._process is None or room <= 0:
+            self._behind = self._process is not None
+            return False
         rows = await self.store.write(inbox_sql.inbox_claim, PLATFORM, now, now + self.lease, room)
+        self._behind = len(rows) >= room
         for row in rows:
             if row.attempts > MAX_ATTEMPTS:
                 log.error("telegram: update %d given up after %d attempts", row.update_id,
@@ -167,24 +156,58 @@ class Inbox:
                 continue
             log.info("telegram: update %d taken over (attempt %d)", row.update_id,
                      row.attempts)
-            self._start(row)
-        return len(rows)
+            self._start(row, now)
+        return bool(rows)
 
-    async def _run(self) -> None:
-        next_prune = 0.0
-        while True:
-            try:
-                await self.tick()
+    def _start(self, row: InboxRow, leased_at: float) -> None:
+        process = self._process
+        if process is None or row.update_id in self._in_flight:
+            return  # stopping: the lease runs out and someone claims it again
+        self._leased[row.update_id] = leased_at
+        self._in_flight[row.update_id] = spawn(self._handle(process, row),
+                                               name=f"telegram-update-{row.update_id}")
+        self._emptied.clear()
+        if self._keeper is None:
+            self._keeper = spawn(self._keep(), name="telegram-inbox-leases")
+
+    async def _handle(self, process: Process, row: InboxRow) -> None:
+        try:
+            await process(row)
+            if row.update_id not in self._done:  # an update that sent no reply
+                await self.store.write(inbox_sql.inbox_done, PLATFORM, row.update_id,
+                                       self.clock())
+        except Exception:  # left undone: claimed again after its lease (MAX_ATTEMPTS)
+            log.exception("telegram: update %d failed (attempt %d)", row.update_id,
+                          row.attempts)
+        finally:
+            self._in_flight.pop(row.update_id, None)
+            self._leased.pop(row.update_id, None)
+            self._done.discard(row.update_id)
+            if not self._in_flight:
+                self._emptied.set()
+            if self._behind:  # a slot is free for what a claim had to leave
+                self._behind = False
+                self.scheduler.wake()
+
+    async def _keep(self) -> None:
+        """While updates are in flight: every third of a lease, renew the leases of those
+        running that long (most are done well before), so no worker takes them over."""
+        every = self.lease / 3
+        try:
+            while self._in_flight:
+                await self.wait(self._emptied, every)
                 now = self.clock()
-                if now >= next_prune:
-                    pruned = await self.store.write(inbox_sql.inbox_prune,
-                                                    PLATFORM, now - KEEP_DONE)
-                    if pruned:
-                        log.info("telegram: pruned %d processed updates", pruned)
-                    next_prune = now + PRUNE_EVERY
-            except Exception:  # the store may be briefly away; keep looking
-                log.exception("telegram: inbox tick failed")
-            await asyncio.sleep(self.poll_every)
+                old = [uid for uid, at in self._leased.items() if at <= now - every]
+                if not old:
+                    continue
+                try:
+                    await self.store.write(inbox_sql.inbox_renew, PLATFORM, old, now + self.lease)
+                except Exception:  # the store may be briefly away: next time
+                    log.exception("telegram: renewing %d leases failed", len(old))
+                    continue
+                self._leased.update((uid, now) for uid in old if uid in self._leased)
+        finally:
+            self._keeper = None
 
 
 def _refuse(status: int, why: str) -> web.Response:

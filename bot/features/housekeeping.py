@@ -3,7 +3,9 @@
 Every "Try again" abandons the unfinished attempt; one that was never answered holds
 nothing anyone can see, so once a day the scheduler deletes abandoned sessions with no
 answers that started more than a day ago (`sessions_sql.prune_abandoned`). Abandoned attempts
-with answers stay: /stats and /review read them.
+with answers stay: /stats and /review read them. The same job forgets webhook updates
+processed more than two days ago (`inbox_sql.inbox_prune`): Telegram keeps an undelivered
+update for at most a day, so a late repeat of one still counts once.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from bot.store.commands import jobs_sql, sessions_sql
+from bot.store.commands import inbox_sql, jobs_sql, sessions_sql
 from bot.store.protocol import Store
 from bot.store.rows import JobRow, NewJob
 
@@ -20,6 +22,7 @@ log = logging.getLogger(__name__)
 PRUNE_KIND = "prune"
 PRUNE_KEY = "prune:abandoned"
 KEEP_ABANDONED = 86_400.0  # seconds an unanswered abandoned attempt is kept
+KEEP_UPDATES = 2 * 86_400.0  # seconds a processed webhook update's id is remembered
 EVERY = 86_400.0  # the job runs once a day
 
 
@@ -35,6 +38,9 @@ class Housekeeping:
         gone = await self.store.write(sessions_sql.prune_abandoned, now - KEEP_ABANDONED)
         if gone:
             log.info("housekeeping: %d abandoned attempts without answers pruned", gone)
+        updates = await self.store.write(inbox_sql.inbox_prune, now - KEEP_UPDATES)
+        if updates:
+            log.info("housekeeping: %d processed webhook updates pruned", updates)
         return now + EVERY
 
     async def schedule(self) -> None:

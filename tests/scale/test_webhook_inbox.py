@@ -14,13 +14,18 @@ import aiohttp
 import asyncpg
 import pytest
 
+from adapters.telegram.webhook import LEASE
 from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.features.jobs import RECHECK
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question
 from tests.adapters.telegram.support import TOKEN, WEBHOOK_SECRET, AnswerKey, free_port
 from tests.scale.workers import workers, write_yaml
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+# Another worker finds the update at its scheduler's next read (at most RECHECK seconds
+# after the POST) and claims it once the lease has run out.
+TAKEOVER = LEASE + RECHECK + 15.0
 
 
 class HeldSends(FakeBotAPI):
@@ -99,9 +104,9 @@ async def test_a_killed_worker_replies_once_and_its_acknowledged_tap_is_answered
         await procs[1].kill()
         killed = time.monotonic()
 
-        toast = await learner.toast(qid, timeout=30)
+        toast = await learner.toast(qid, timeout=TAKEOVER)
         nxt = await learner.reply(since, lambda m: is_question(m)
-                                  and "Question 2/8" in m["text"], timeout=30)
+                                  and "Question 2/8" in m["text"], timeout=TAKEOVER)
         taken_over = time.monotonic() - killed
         assert "Correct" in str(toast.params.get("text")), toast.params
         for w in (procs[0], procs[2]):  # a clean stop: what is in flight finishes first

@@ -5,7 +5,8 @@ so it goes on at once without a second round trip. A worker that dies before mar
 leaves a lease that runs out; any worker then claims it again with a conditional UPDATE
 (like jobs). A second delivery of the same update id finds the row and changes nothing.
 An update is marked done just before its reply goes out, so "replied" and "done" are one
-mark: a worker killed after replying leaves nothing to take over.
+mark: a worker killed after replying leaves nothing to take over. When a lease next runs out
+is read with the scheduler's other due times (`inbox_next`), so an idle worker only reads.
 
 A claim picks rows in a MATERIALIZED CTE that PostgreSQL runs `FOR UPDATE SKIP LOCKED` (an
 update another worker is claiming right now is skipped, not waited for; a LIMIT inside
@@ -73,8 +74,7 @@ def inbox_done(platform: str, update_id: int, now: float) -> Command[bool]:
     return bool(rows)
 
 
-def inbox_prune(platform: str, done_before: float) -> Command[int]:
-    """Delete updates processed before `done_before`; how many."""
-    rows = yield q("DELETE FROM inbox WHERE platform = ? AND done_at < ? RETURNING update_id",
-                   platform, done_before)
+def inbox_prune(done_before: float) -> Command[int]:
+    """Delete updates (of every platform) processed before `done_before`; how many."""
+    rows = yield q("DELETE FROM inbox WHERE done_at < ? RETURNING update_id", done_before)
     return len(rows)

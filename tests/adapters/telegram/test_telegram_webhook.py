@@ -10,12 +10,14 @@ from typing import Any
 import aiohttp
 
 from adapters.telegram.webhook import Inbox
+from bot.features.jobs import Scheduler
 from bot.store.commands import inbox_sql, sessions_sql
 from bot.store.rows import InboxRow
 from bot.store.sqlite import SQLiteStore
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
 from tests.adapters.telegram.support import WEBHOOK_SECRET, BotFactory, free_port
+from tests.clock import FakeClock
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -159,31 +161,75 @@ async def test_an_update_delivered_twice_is_processed_once(start_bot: BotFactory
                                                  "telegram", 41, "{}", 0.0, 0.0)
 
 
-async def test_an_idle_inbox_writes_nothing(tmp_path: Path) -> None:
-    """A worker with nothing undone only reads when it looks for updates to take over; an
-    update whose lease ran out is claimed (a write) as before."""
+async def test_the_scheduler_hands_over_what_a_lost_worker_left(tmp_path: Path) -> None:
+    """No loop of the inbox's own: the scheduler reads when the lease of an update another
+    worker holds runs out, sleeps until then, and claims it (a write) only then."""
     store = await SQLiteStore.open(tmp_path / "inbox.db")
-    now = [1000.0]
+    clock = FakeClock(1000.0)
+    scheduler = Scheduler(store, clock=clock)
+    inbox = Inbox(store, WEBHOOK_SECRET, capacity=4, clock=clock, scheduler=scheduler)
     processed: list[int] = []
 
     async def process(row: InboxRow) -> None:
         processed.append(row.update_id)
 
-    inbox = Inbox(store, WEBHOOK_SECRET, capacity=4, clock=lambda: now[0])
     try:
-        await store.write(inbox_sql.inbox_put, "telegram", 9, '{"update_id": 9}', 990.0, 995.0)
-        await store.write(inbox_sql.inbox_done, "telegram", 8, 990.0)
-        inbox._process = process  # looking, without the loop's timer
+        # a worker that died holds update 9 until 1005; update 8 was done
+        await store.write(inbox_sql.inbox_put, "telegram", 9, '{"update_id": 9}', 990.0, 1005.0)
+        await store.write(inbox_sql.inbox_put, "telegram", 8, '{"update_id": 8}', 980.0, 990.0)
+        await store.write(inbox_sql.inbox_done, "telegram", 8, 985.0)
         commits: list[float] = []
         store.on_commit = commits.append
-        assert await inbox.tick() == 1  # a lease that ran out: taken over
-        while inbox._in_flight:
-            await asyncio.wait(list(inbox._in_flight.values()))
+        inbox.start(process)
+        assert await scheduler.next_due() == 1005.0  # read with the jobs, by the one read
+        await scheduler.tick()
+        assert processed == [] and commits == []  # still held: nothing claimed, no write
+        clock.advance(6.0)
+        await scheduler.tick()  # its lease ran out: taken over, processed, marked done
+        await inbox.stop()  # lets what is in flight finish
         assert processed == [9] and commits
-        commits.clear()
-        for _ in range(60):  # a minute of looking once a second, nothing undone
-            now[0] += 1.0
-            assert await inbox.tick() == 0
-        assert commits == []
+        assert await scheduler.next_due() is None  # nothing undone: nothing to wake for
+        assert await store.write(inbox_sql.inbox_claim, "telegram", 1e12, 1e12, 10) == []
     finally:
+        await store.close()
+
+
+async def test_a_long_update_keeps_its_lease(tmp_path: Path) -> None:
+    """An update running longer than a third of its lease has it renewed, so no other
+    worker takes it over; a quick one costs no renewal."""
+    store = await SQLiteStore.open(tmp_path / "inbox.db")
+    clock = FakeClock(1000.0)
+    naps: asyncio.Queue[float] = asyncio.Queue()
+    woken = asyncio.Event()
+
+    async def wait(emptied: asyncio.Event, seconds: float) -> None:  # simulated time
+        naps.put_nowait(seconds)
+        await woken.wait()
+        woken.clear()
+
+    scheduler = Scheduler(store, clock=clock)
+    inbox = Inbox(store, WEBHOOK_SECRET, capacity=4, clock=clock, scheduler=scheduler,
+                  lease=9.0, wait=wait)
+    release = asyncio.Event()
+
+    async def process(row: InboxRow) -> None:
+        await release.wait()
+
+    try:
+        await store.write(inbox_sql.inbox_put, "telegram", 5, '{"update_id": 5}', 990.0, 995.0)
+        inbox.start(process)
+        clock.advance(0.0)
+        await scheduler.tick()  # taken over at 1000, leased until 1009
+        assert await store.read(inbox_sql.inbox_next, "telegram") == 1009.0
+        assert await asyncio.wait_for(naps.get(), 5) == 3.0
+        clock.advance(3.0)
+        woken.set()  # a third of the lease later: renewed to 1012
+        assert await asyncio.wait_for(naps.get(), 5) == 3.0
+        assert await store.read(inbox_sql.inbox_next, "telegram") == 1012.0
+        assert await store.write(inbox_sql.inbox_claim, "telegram", 1010.0, 1020.0, 10) == []
+        release.set()
+        await inbox.stop()
+        assert await store.read(inbox_sql.inbox_next, "telegram") is None
+    finally:
+        release.set()
         await store.close()

@@ -1,5 +1,5 @@
-"""Abandoned attempts without answers are pruned after a day (issue 18), on SQLite and
-PostgreSQL; the prune is a daily scheduler job."""
+"""Abandoned attempts without answers are pruned after a day (issue 18), and processed
+webhook updates after two, on SQLite and PostgreSQL; the prune is a daily scheduler job."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import time
 
 from bot.domain.errors import UnknownQuiz
 from bot.domain.results import SessionKind
-from bot.features.housekeeping import EVERY, PRUNE_KEY, PRUNE_KIND, Housekeeping
+from bot.features.housekeeping import EVERY, KEEP_UPDATES, PRUNE_KEY, PRUNE_KIND, Housekeeping
 from bot.features.jobs import Scheduler
-from bot.store.commands import jobs_sql, sessions_sql
+from bot.store.commands import inbox_sql, jobs_sql, sessions_sql
 from bot.store.protocol import Store
 from bot.store.rows import NewAnswer, NewSession
 
@@ -47,6 +47,21 @@ async def test_two_hundred_try_agains_leave_nothing_after_a_day(any_store: Store
     assert live is not None and live.status == "active"
     claims = await store.write(jobs_sql.claim_due, clock[0] + EVERY + 1, 10, "w", 60.0)
     assert [c.key for c in claims] == [PRUNE_KEY]  # it keeps running daily
+
+
+async def test_the_daily_job_forgets_webhook_updates_processed_two_days_ago(any_store: Store):
+    store = any_store
+    now = time.time()
+    for uid, age in ((1, KEEP_UPDATES + 60), (2, KEEP_UPDATES - 60), (3, KEEP_UPDATES + 60)):
+        await store.write(inbox_sql.inbox_put, "telegram", uid, "{}", now - age, now - age)
+    for uid, age in ((1, KEEP_UPDATES + 30), (2, KEEP_UPDATES - 90)):
+        await store.write(inbox_sql.inbox_done, "telegram", uid, now - age)
+    job = Housekeeping(store, clock=lambda: now)
+    await job.schedule()
+    assert await Scheduler(store, {PRUNE_KIND: job}, clock=lambda: now).tick() == 1
+    # 1 is forgotten (a repeat now counts as new); 2 is recent, 3 never done: both kept
+    assert [await store.write(inbox_sql.inbox_put, "telegram", uid, "{}", now, now)
+            for uid in (1, 2, 3)] == [True, False, False]
 
 
 def test_an_echoed_argument_is_clipped():

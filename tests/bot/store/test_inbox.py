@@ -55,8 +55,8 @@ async def test_done_is_never_claimed_again_and_is_pruned_later(any_store: Store)
     assert await store.write(inbox_sql.inbox_claim, "telegram", 1000.0, 1010.0, 10) == []
     # a repeat delivery after processing still counts once
     assert not await store.write(inbox_sql.inbox_put, "telegram", 1, BODY, 300.0, 310.0)
-    assert await store.write(inbox_sql.inbox_prune, "telegram", 102.0) == 1
-    assert await store.write(inbox_sql.inbox_prune, "telegram", 1000.0) == 1
+    assert await store.write(inbox_sql.inbox_prune, 102.0) == 1
+    assert await store.write(inbox_sql.inbox_prune, 1000.0) == 1
     assert await store.write(inbox_sql.inbox_put,
                              "telegram", 1, BODY, 2000.0, 2010.0)  # pruned: forgotten
 
