@@ -63,9 +63,9 @@ async def play(api: FakeBotAPI, group_id: int, members: list[Learner], start_at:
     calls = api.listen(group_id)  # this group's calls only: no scan of the whole log
     await asyncio.sleep(max(0.0, start_at - time.time()))
     host = members[0]
-    await app.rounds.start(Actor("telegram", str(host.user["id"]), str(group_id),
-                                 host.user["first_name"]), str(group_id),
-                           seconds=seconds, questions=QUESTIONS)
+    await app.engine.start_round(Actor("telegram", str(host.user["id"]), str(group_id),
+                                       host.user["first_name"]), str(group_id),
+                                 seconds=seconds, questions=QUESTIONS)
     rng = random.Random(group_id)
     for number in range(1, QUESTIONS + 1):
         while True:
@@ -163,17 +163,18 @@ async def big(members: int, seconds: int, teams: int = 0) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as tmp:
             async with await running(api, tmp) as app:
                 adapter = TelegramAdapter(app)
+                rounds = app.engine.rounds
                 await adapter.start()
                 try:
                     gid = -1_000_000_000_777
                     api.group_chat(gid)
                     calls = api.listen(gid)
-                    started = await app.rounds.start(
+                    started = await app.engine.start_round(
                         Actor("telegram", "1", str(gid), "Host"), str(gid), seconds=seconds,
                         questions=QUESTIONS, teams=teams)
                     for i in range(members if teams else 0):
-                        await app.rounds.join(Actor("telegram", str(10**6 + i), str(gid),
-                                                    long_name(i)), started.round_id, None)
+                        await rounds.join(Actor("telegram", str(10**6 + i), str(gid),
+                                                long_name(i)), started.round_id, None)
                     deadlines, sizes = [], []
                     for number in range(1, QUESTIONS + 1):
                         while True:
@@ -188,9 +189,9 @@ async def big(members: int, seconds: int, teams: int = 0) -> dict[str, Any]:
                         for i in range(members if number < QUESTIONS else members - 1):
                             pressed = decode(data[i % len(data)])
                             assert isinstance(pressed, RoundPayload)
-                            await app.rounds.press(Actor("telegram", str(10**6 + i), str(gid),
-                                                        long_name(i)), pressed.round_id,
-                                                   pressed.qindex, pressed.option)
+                            await rounds.press(Actor("telegram", str(10**6 + i), str(gid),
+                                                     long_name(i)), pressed.round_id,
+                                               pressed.qindex, pressed.option)
                     await api.wait_for(lambda: any(
                         "Final podium" in c.result.get("text", "")
                         for c in api.calls_of("editMessageText", gid)),

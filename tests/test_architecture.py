@@ -1,6 +1,7 @@
 """The shape of the source, read statically (ast, nothing imported): no import circle among the
 modules of bot/ and adapters/, no module over 400 lines, and no two modules sharing a basename
-unless they are the same role on two platforms (adapters/telegram/x.py and adapters/discord/x.py).
+unless they are the same role on two platforms (adapters/telegram/x.py and adapters/discord/x.py),
+and the `Engine` as the adapters' one door: no adapter reaches one of its services or its store.
 
 Each check prints what it found, so a failure names the offenders."""
 
@@ -169,6 +170,38 @@ def shared_basenames() -> list[str]:
     return shared
 
 
+def engine_services() -> set[str]:
+    """What the `Engine` is handed (its `__init__`'s keyword-only parameters: every feature
+    service and the store), read from bot/features/engine.py; its clock is no service."""
+    tree = ast.parse(MODULES["bot.features.engine"].read_text(encoding="utf-8"))
+    engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
+    init = next(n for n in engine.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    return {a.arg for a in init.args.kwonlyargs} - {"clock"}
+
+
+def past_the_engine(source: str, services: set[str]) -> list[str]:
+    """Where `source` reaches one of the engine's services (`self.engine.rounds`,
+    `app.engine.dailies.chat_gone`, `engine.store`) or one held on the app (`app.rounds`;
+    `app.store` is the app's own documented member): "line: expression"."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Attribute) and node.attr in services):
+            continue
+        holder = node.value
+        name = (holder.id if isinstance(holder, ast.Name)
+                else holder.attr if isinstance(holder, ast.Attribute) else None)
+        if name == "engine" or (name == "app" and node.attr != "store"):
+            found.append((node.lineno, ast.unparse(node)))
+    return [f"{line}: {text}" for line, text in sorted(found)]
+
+
+def adapters_past_the_engine() -> list[str]:
+    services = engine_services()
+    return [f"{path.relative_to(ROOT)}:{where}"
+            for name, path in MODULES.items() if name.startswith("adapters.")
+            for where in past_the_engine(path.read_text(encoding="utf-8"), services)]
+
+
 def _report(title: str, offenders: list[str]) -> str:
     text = f"{title}: " + ("; ".join(offenders) if offenders else "none")
     print(text)
@@ -191,6 +224,34 @@ def test_no_two_modules_share_a_basename_but_one_role_on_two_platforms() -> None
     found = shared_basenames()
     message = _report("shared basenames", found)
     assert not found, message
+
+
+def test_adapters_use_only_the_engine_never_its_services() -> None:
+    """Issue 25: `Engine` is the adapters' one door (thin methods over the services that
+    `bot.app.compose.build_engine` hands it); an adapter calls `engine.start_round(...)`,
+    never `engine.rounds.start(...)` or `engine.dailies.store`."""
+    found = adapters_past_the_engine()
+    message = _report("adapters reaching past the engine", found)
+    assert not found, message
+
+
+def test_the_engine_door_check_sees_every_service_and_each_way_past_it() -> None:
+    """The check above would pass vacuously if it knew no service or never matched."""
+    services = engine_services()
+    assert {"library", "solo", "rounds", "dailies", "rewards", "store"} <= services
+    source = (
+        "async def f(self, app, engine):\n"
+        "    await self.app.engine.rounds.start(a, b)\n"
+        "    dailies = app.engine.dailies\n"
+        "    await engine.store.read(q)\n"
+        "    await app.rounds.who(a, 1, 2)\n"
+        "    await self.engine.start_round(a, b)\n"  # the door: fine
+        "    await app.store.read(q)\n"  # the app's own member: fine
+        "    await self.rounds.posts.show(e)\n"  # an adapter's own rounds: fine
+    )
+    assert past_the_engine(source, services) == [
+        "2: self.app.engine.rounds", "3: app.engine.dailies", "4: engine.store",
+        "5: app.rounds"]
 
 
 def test_the_circle_finder_finds_a_circle_and_only_a_circle() -> None:

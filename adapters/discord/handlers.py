@@ -60,7 +60,6 @@ class Flows:
 
     def __init__(self, app: App) -> None:
         self.engine = app.engine
-        self.rounds = app.rounds
         self.cat = app.catalogue
         # the private "Who answered?" pages; the questions' clock is never shown on them
         self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False, type_button=True,
@@ -187,12 +186,9 @@ class Flows:
         """/leaderboard [server|global] [all|solo|rounds]: this server's board by default,
         public; every result, or only solo quizzes or only rounds."""
         where = GLOBAL if scope == "global" else CHAT
-        if kind != "all":
-            work = self.rounds.leaderboard(actor_of(interaction), scope=where, kind=kind)
-        else:
-            work = self.engine.leaderboard(actor_of(interaction), scope=where)
+        work = self.engine.leaderboard(actor_of(interaction), scope=where, kind=kind)
         # while a round runs in this channel its posts own the channel: answer privately
-        running = interaction.guild_id is not None and await self.rounds.running(
+        running = interaction.guild_id is not None and await self.engine.round_running(
             "discord", str(interaction.channel_id))
         board = await self._do(interaction, work, public=not running)
         reply = self.plan.leaderboard(board)
@@ -234,7 +230,7 @@ class Flows:
     async def report_note(self, interaction: discord.Interaction[Any], note: str) -> None:
         """/report note: a line added to the learner's latest problem report (private)."""
         actor = actor_of(interaction)
-        added = await self._do(interaction, self.engine.reports.note(actor, note))
+        added = await self._do(interaction, self.engine.report_note(actor, note))
         await self.deliver(interaction, self.plan.report_note(await self.lang(interaction),
                                                               added))
 
@@ -247,7 +243,7 @@ class Flows:
                      attachment: discord.Attachment) -> None:
         """/quiz upload:<file> (admins): check the file and install it as a quiz."""
         actor = actor_of(interaction)
-        self.engine.installed.admit(actor, attachment.size)  # before fetching anything
+        self.engine.admit_upload(actor, attachment.size)  # before fetching anything
 
         async def install() -> InstallOutcome:
             return await self.engine.install(actor, await attachment.read(),
@@ -266,7 +262,7 @@ class Flows:
         """Autocomplete for /review topic: topics whose id or name contains what was typed."""
         needle = current.casefold().strip()
         lang = await self.lang(interaction)
-        found = [(self.engine.library.topic_name(t, lang), t) for t in self.engine.library.topics()]
+        found = [(self.engine.topic_name(t, lang), t) for t in self.engine.topics()]
         return [app_commands.Choice(name=name[:CHOICE_NAME_LIMIT], value=t)
                 for name, t in sorted(found) if needle in t or needle in name.casefold()
                 ][:CHOICES_LIMIT]

@@ -33,7 +33,7 @@ class DiscordRewards:
     """The /reward commands of one client, and the grants."""
 
     def __init__(self, app: App, client: discord.Client) -> None:
-        self.rewards, self.engine = app.engine.rewards, app.engine
+        self.engine = app.engine
         self.cat, self.client = app.catalogue, client
         self._grants: set[asyncio.Task[None]] = set()
 
@@ -85,15 +85,15 @@ class DiscordRewards:
             await note(interaction, self.cat, await self.engine.language(actor), problem,
                        role=role.name)
             return
-        done = await timely(interaction, self.rewards.set(actor, quiz, str(role.id), role.name,
-                                                          score, admin=admin))
+        done = await timely(interaction, self.engine.set_reward(
+            actor, quiz, str(role.id), role.name, score, admin=admin))
         await self._said(interaction, done)
 
     async def remove(self, interaction: discord.Interaction[Any], quiz: str) -> None:
         """/reward remove: no more role for `quiz` here."""
         actor = actor_of(interaction)
-        done = await timely(interaction, self.rewards.remove(actor, quiz,
-                                                             admin=self._admin(interaction)))
+        done = await timely(interaction, self.engine.remove_reward(
+            actor, quiz, admin=self._admin(interaction)))
         await self._said(interaction, done)
 
     async def _said(self, interaction: discord.Interaction[Any], done: RewardSet) -> None:
@@ -123,7 +123,7 @@ class DiscordRewards:
         guild = getattr(channel, "guild", None)
         if not reveal.final or guild is None:
             return
-        reward = await self.rewards.of(PLATFORM, str(guild.id), quiz_id)
+        reward = await self.engine.reward_of(PLATFORM, str(guild.id), quiz_id)
         if reward is None:
             return
         for s in reveal.standings:
@@ -144,7 +144,8 @@ class DiscordRewards:
                      score: int) -> tuple[RewardRow, discord.Member] | None:
         """Grant the quiz's reward if this score earns it and the member lacks the role;
         the reward granted and the member, or None."""
-        reward = await self.rewards.earned(PLATFORM, str(guild.id), quiz_id, user_id, score)
+        reward = await self.engine.reward_earned(PLATFORM, str(guild.id), quiz_id, user_id,
+                                                 score)
         if reward is None:
             return None
         try:

@@ -18,7 +18,6 @@ from adapters.discord.round_posts import RoundPosts
 from adapters.discord.views import view_of
 from bot.app.compose import App
 from bot.domain.round_rules import DEFAULT_SCORING
-from bot.features.rounds import Rounds
 
 log = logging.getLogger(__name__)
 
@@ -27,9 +26,7 @@ class DiscordRounds:
     """The round commands of one client; `posts` shows the rounds."""
 
     def __init__(self, app: App, client: discord.Client) -> None:
-        self.rounds: Rounds = app.rounds
         self.engine, self.cat, self.client = app.engine, app.catalogue, client
-        self.dailies = app.engine.dailies
         self.rewards = DiscordRewards(app, client)
         posts = RoundPosts(app, client, self.rewards)
         self.plan = posts.plan
@@ -44,9 +41,9 @@ class DiscordRounds:
         answer (with the join buttons of a team or untimed round), then the questions."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
-        work = self.rounds.start(actor, channel, quiz or None, seconds=seconds,
-                                 questions=questions, scoring=scoring, teams=teams,
-                                 untimed=untimed)
+        work = self.engine.start_round(actor, channel, quiz or None, seconds=seconds,
+                                       questions=questions, scoring=scoring, teams=teams,
+                                       untimed=untimed)
         started = await timely(interaction, work, ephemeral=False)
         (card,) = self.plan.started(started).send
         view = view_of(card)
@@ -66,10 +63,10 @@ class DiscordRounds:
         channel = str(interaction.channel_id) if interaction.guild_id else None
         permissions = interaction.permissions
         admin = bool(permissions.manage_guild or permissions.administrator)
-        dailies = self.dailies
-        work = (dailies.switch_on(actor, channel, time, offset or None, quiz or None,
-                                  may_manage=admin) if on
-                else dailies.switch_off(actor, channel, may_manage=admin))
+        engine = self.engine
+        work = (engine.daily_on(actor, channel, time, offset or None, quiz or None,
+                                may_manage=admin) if on
+                else engine.daily_off(actor, channel, may_manage=admin))
         done = await timely(interaction, work, ephemeral=False)
         (card,) = self.plan.daily_set(done).send
         await send(interaction, ephemeral=False, content=card.body)
@@ -78,7 +75,7 @@ class DiscordRounds:
         """/round stop: the host or a member who may manage messages."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
-        await timely(interaction, self.rounds.stop(
+        await timely(interaction, self.engine.stop_round(
             actor, channel, may_manage=self._may_manage(interaction)))
         await note(interaction, self.cat, await self.engine.language(actor), "round.stopped")
 
@@ -86,6 +83,6 @@ class DiscordRounds:
         """/round skip: reveal the open question now."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
-        await timely(interaction, self.rounds.skip(actor, channel,
-                                                   may_manage=self._may_manage(interaction)))
+        await timely(interaction, self.engine.skip_round(
+            actor, channel, may_manage=self._may_manage(interaction)))
         await note(interaction, self.cat, await self.engine.language(actor), "round.skipped")

@@ -31,7 +31,7 @@ class RoundPosts:
 
     def __init__(self, app: App, client: discord.Client, rewards: DiscordRewards) -> None:
         self.client, self.rewards = client, rewards
-        self.dailies = app.engine.dailies
+        self.engine = app.engine
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at, limit=DISCORD.card_limit)
 
     async def _rewards(self, event: RoundEvent) -> None:
@@ -70,5 +70,5 @@ class RoundPosts:
             log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",
                         event.round_id, event.chat_id, exc.status, exc.text)
             if exc.status in (403, 404):  # no access, or no channel: no daily posts either
-                await self.dailies.chat_gone(PLATFORM, event.chat_id)
+                await self.engine.chat_gone(PLATFORM, event.chat_id)
             return None

@@ -46,7 +46,7 @@ class DeepLinks:
     """The links a group hands out, and what `/start <payload>` opens from them."""
 
     def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
-        self.engine, self.cat, self.rounds = app.engine, app.catalogue, app.rounds
+        self.engine, self.cat = app.engine, app.catalogue
         self._bot = bot
 
     def _text(self, lang: str, key: str, **params: object) -> str:
@@ -99,7 +99,7 @@ class DeepLinks:
         m = WHO_START.fullmatch(data)
         if m is None or actor.chat_id is not None:
             return None
-        who = await self.rounds.who(actor, int(m["round"], 36), int(m["qindex"]))
+        who = await self.engine.who_answered(actor, int(m["round"], 36), int(m["qindex"]))
         if isinstance(who, WhoAnswered) and not await is_member(
                 self._bot(), int(who.chat_id), int(actor.user_id)):
             return Misplaced(who.lang)

@@ -107,7 +107,7 @@ class Handlers:
                 return  # a round runs in this group and this member had their reply
             turn = Turn(update, context.bot, actor, self.outbox, self.plan,
                         self.engine.language, self.metrics, self.may_reply)
-            turn.asked = lambda asks, sent: self.engine.typed_chat.asked(actor, *asks, sent)
+            turn.asked = lambda asks, sent: self.engine.question_sent(actor, *asks, sent)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)
@@ -197,7 +197,7 @@ class Handlers:
         message = turn.update.effective_message
         document = message.document if message is not None else None
         assert document is not None  # the handler's filter
-        self.engine.installed.admit(turn.actor, document.file_size or 0)
+        self.engine.admit_upload(turn.actor, document.file_size or 0)
         data = bytes(await (await document.get_file()).download_as_bytearray())
         done = await self.engine.install(turn.actor, data, document.file_name or "upload")
         return self.plan.installed(await self.engine.language(turn.actor), done)
@@ -213,7 +213,7 @@ class Handlers:
                                     _first(args[1:]))
         if args:  # /review NAME: practise one topic
             topic = args[0].removeprefix("topic:").lower()
-            if topic not in self.engine.library.topics() or not re.fullmatch(
+            if topic not in self.engine.topics() or not re.fullmatch(
                     r"[a-z0-9_-]{1,40}", topic):  # the engine's refusal lists the topics
                 return self.plan.asked(await self.engine.review_topic(turn.actor, topic),
                                        turn.actor)
@@ -294,11 +294,8 @@ class Handlers:
         scope = "chat" if turn.actor.chat_id is not None else "global"
         kinds = [a for a in args if a in BOARD_KINDS]
         quiz_id = _first([a for a in args if a not in BOARD_KINDS])
-        if kinds and kinds[0] != "all" and self.rounds is not None:
-            board = await self.rounds.rounds.leaderboard(turn.actor, quiz_id, scope=scope,
-                                                         kind=kinds[0])
-        else:
-            board = await self.engine.leaderboard(turn.actor, quiz_id, scope=scope)
+        board = await self.engine.leaderboard(turn.actor, quiz_id, scope=scope,
+                                              kind=kinds[0] if kinds else "all")
         return self.plan.leaderboard(board)
 
     async def language(self, turn: Turn, args: Sequence[str]) -> Reply:
@@ -318,7 +315,7 @@ class Handlers:
     async def report(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/report <words>: a line added to the learner's latest problem report."""
         lang = await self.engine.language(turn.actor)
-        return self.plan.report_note(lang, await self.engine.reports.note(turn.actor,
+        return self.plan.report_note(lang, await self.engine.report_note(turn.actor,
                                                                           " ".join(args))
                                      if args else None)
 
@@ -349,7 +346,7 @@ class Handlers:
         message = turn.update.message
         if message is None or message.text is None:
             return Reply()
-        typed = await self.engine.typed_chat.answer(turn.actor, message.text)
+        typed = await self.engine.answer_text(turn.actor, message.text)
 
         if typed.outcome is None:
             return Reply()

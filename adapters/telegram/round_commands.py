@@ -17,7 +17,6 @@ from bot.domain.errors import BadDaily, BadRoundOptions
 from bot.domain.product_limits import MAX_TEAMS, MEMBER_QUIET, MIN_TEAMS
 from bot.domain.results import Actor
 from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
-from bot.features.rounds import Rounds
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
 
@@ -55,9 +54,7 @@ class TelegramRounds:
 
     def __init__(self, app: App, plan: Planner, posts: RoundPosts,
                  bot: Callable[[], Bot]) -> None:
-        self.rounds: Rounds = app.rounds
         self.engine, self.cat = app.engine, app.catalogue
-        self.dailies = app.engine.dailies
         self.plan = plan
         self.round_plan: RoundPlanner = posts.plan
         self._bot = bot
@@ -79,17 +76,17 @@ class TelegramRounds:
         manage: bool | Callable[[], Awaitable[bool]] = (
             True if group_admin else self._manager_check(actor))
         if word == "stop":
-            await self.rounds.stop(actor, actor.chat_id, may_manage=manage)
+            await self.engine.stop_round(actor, actor.chat_id, may_manage=manage)
             return Reply()
         if word == "skip":
-            await self.rounds.skip(actor, actor.chat_id, may_manage=manage)
+            await self.engine.skip_round(actor, actor.chat_id, may_manage=manage)
             return Reply()
         options = parse_round(args)
         if options is None:
             raise BadRoundOptions()
         quiz_id, seconds, teams, scoring, untimed = options
-        started = await self.rounds.start(actor, actor.chat_id, quiz_id, seconds=seconds,
-                                          scoring=scoring, teams=teams, untimed=untimed)
+        started = await self.engine.start_round(actor, actor.chat_id, quiz_id, seconds=seconds,
+                                                scoring=scoring, teams=teams, untimed=untimed)
         if started.lobby:  # members join by button before question 1
             return self.round_plan.started(started)
         return Reply()  # the first question, posted by the scheduler at once, is the answer
@@ -104,7 +101,7 @@ class TelegramRounds:
             True if group_admin else self._manager_check(actor))
         words = [a.lower() for a in args]
         if words == ["off"]:
-            done = await self.dailies.switch_off(actor, actor.chat_id, may_manage=manage)
+            done = await self.engine.daily_off(actor, actor.chat_id, may_manage=manage)
             return self.round_plan.daily_set(done)
         if len(words) < 2 or words[0] != "on" or len(words) > 4:
             raise BadDaily()
@@ -113,17 +110,17 @@ class TelegramRounds:
         quizzes = [w for w in rest if w != offset]
         if len(quizzes) > 1:
             raise BadDaily()
-        done = await self.dailies.switch_on(actor, actor.chat_id, at, offset,
-                                            quizzes[0] if quizzes else None, may_manage=manage)
+        done = await self.engine.daily_on(actor, actor.chat_id, at, offset,
+                                          quizzes[0] if quizzes else None, may_manage=manage)
         return self.round_plan.daily_set(done)
 
     async def quiet(self, actor: Actor) -> bool:
         """True when this group command should go unanswered: a round is running here and
         the member had their one reply in the last MEMBER_QUIET seconds (the group's posts
         are for the round; one member typing /leaderboard 40 times gets one answer)."""
-        if actor.chat_id is None or not await self.rounds.running(PLATFORM, actor.chat_id):
+        if actor.chat_id is None or not await self.engine.round_running(PLATFORM, actor.chat_id):
             return False
-        now = self.rounds.clock()
+        now = self.engine.clock()
         if len(self._replied) > 10_000:  # forget what no longer matters
             self._replied = {k: t for k, t in self._replied.items() if now - t < MEMBER_QUIET}
         key = (actor.chat_id, actor.user_id)

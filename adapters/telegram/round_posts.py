@@ -36,7 +36,7 @@ class RoundPosts:
     """Carries a round's events out into its group: the sink the scheduler shows them through."""
 
     def __init__(self, app: App, bot: Callable[[], Bot]) -> None:
-        self.dailies = app.engine.dailies
+        self.engine = app.engine
         self.plan = RoundPlanner(app.catalogue, views.HTML, closes_in(app.catalogue),
                                  limit=TELEGRAM.card_limit)
         self._bot = bot
@@ -71,5 +71,5 @@ class RoundPosts:
         except Forbidden as exc:  # never sendable again: done
             log.info("telegram: group %s removed the bot; round %s unseen (%s)", chat,
                      event.round_id, exc.message)
-            await self.dailies.chat_gone(PLATFORM, event.chat_id)
+            await self.engine.chat_gone(PLATFORM, event.chat_id)
         return None

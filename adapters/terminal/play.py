@@ -143,7 +143,7 @@ class TerminalGame:
             return
         line = self.read(self.cat.t(lang, "terminal.report_line"))
         if line:
-            self.call(engine.reports.note(self.actor, line))
+            self.call(engine.report_note(self.actor, line))
         print(self.screen(self.cat.t(lang, "report.thanks")))
 
     def show(self, reply: Reply, note: str | None = None) -> None:

@@ -47,13 +47,13 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class App:
-    """What every adapter is handed: the engine, the UI strings, the config."""
+    """What every adapter is handed: the engine (the one door to every feature: adapters
+    call its methods, never a service's), the UI strings, the config."""
 
     config: Config
     engine: Engine
     catalogue: Catalogue
     store: Store
-    rounds: Rounds  # study-group rounds (the engine's)
     # The one job runner (started and stopped with the app): what is due, once across
     # processes. Each adapter serves its rounds' posts through `round_jobs`.
     scheduler: Scheduler
@@ -186,7 +186,7 @@ async def open_app(config: Config, *, clock: Clock = time.time,
             DashboardWeb(dashboard, catalogue, bot_token=config.telegram_token.reveal(),
                          signer=signer, rate_limit=config.web.rate_limit,
                          refused=metrics.rate_limited).mount(web.main.add_route)
-        yield App(config, engine, catalogue, store, engine.rounds, scheduler,
+        yield App(config, engine, catalogue, store, scheduler,
                   RoundJobs(engine.rounds, scheduler), metrics, web, memberships, signer,
                   ChatTitles(store, engine.clock))
 

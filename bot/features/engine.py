@@ -10,28 +10,10 @@ Nothing here imports a platform.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
 
+from bot.domain import payloads
 from bot.domain.learning import Memory
-from bot.domain.payloads import (
-    AnswerPayload,
-    ConfidencePayload,
-    DuePayload,
-    LanguagePayload,
-    Payload,
-    QuizzesPayload,
-    ReportPayload,
-    ResetPayload,
-    RetryPayload,
-    ReviewPayload,
-    RoundPayload,
-    StartPayload,
-    TeamPayload,
-    TopicPayload,
-    WhoPagePayload,
-    WhoPayload,
-)
 from bot.domain.quiz import Quiz
 from bot.domain.results import (
     Actor,
@@ -52,8 +34,18 @@ from bot.domain.results import (
     UnknownButton,
     Where,
 )
-from bot.domain.rights import may_press
+from bot.domain.rights import Manages, may_press
+from bot.domain.round_results import (
+    DailySet,
+    PressRefused,
+    RewardSet,
+    RoundReveal,
+    RoundStarted,
+    WhoAnswered,
+)
+from bot.domain.round_rules import DEFAULT_SCORING
 from bot.domain.stats_results import Leaderboard, Progress, UserStats
+from bot.features.button_router import ButtonRouter
 from bot.features.daily import Dailies
 from bot.features.groups import Groups
 from bot.features.installed import Installed
@@ -63,27 +55,9 @@ from bot.features.review import SpacedReview
 from bot.features.rewards import Rewards
 from bot.features.rounds import Rounds
 from bot.features.sessions import CHAT, Sessions
-from bot.features.typed_chat import TypedChat
+from bot.features.typed_chat import TypedChat, TypedTurn
 from bot.store.protocol import Store
-
-P = TypeVar("P")
-Handler = Callable[[Actor, Any, Where | None], Awaitable[PressOutcome]]
-
-
-class ButtonRouter:
-    """Picks a press's handler by the payload's class (STYLE example 14)."""
-
-    def __init__(self) -> None:
-        self._handlers: dict[type, Handler] = {}
-
-    def route(self, kind: type[P],
-              handler: Callable[[Actor, P, Where | None], Awaitable[PressOutcome]]) -> None:
-        """Send presses of `kind` to `handler`."""
-        self._handlers[kind] = handler
-
-    def handler(self, pressed: object) -> Handler | None:
-        """The handler for this payload, None for one no feature takes."""
-        return self._handlers.get(type(pressed))
+from bot.store.round_rows import RewardRow
 
 
 class Engine:
@@ -116,26 +90,26 @@ class Engine:
 
     def _route_buttons(self) -> None:
         route = self.buttons.route
-        route(AnswerPayload, self._answer_pressed)
+        route(payloads.AnswerPayload, self._answer_pressed)
         # anyone in the chat may press a round's button; the store decides what counts, on
         # the round's own message only
-        route(RoundPayload, lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex,
+        route(payloads.RoundPayload, lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex,
                                                               p.option, w))
-        route(WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
-        route(TeamPayload, lambda a, p, w: self.rounds.join(a, p.round_id, p.team, w))
-        route(WhoPagePayload, self._who_page_pressed)
-        route(StartPayload, lambda a, p, w: self.start(a, p.arg or None))
-        route(RetryPayload, lambda a, p, w: self.restart(a, p.arg or None))
-        route(ReviewPayload, lambda a, p, w: self.review(a, p.arg or None))
-        route(DuePayload, lambda a, p, w: self.review_due(a))
-        route(ConfidencePayload, lambda a, p, w: self.set_confidence(a, p.arg == "on"))
-        route(LanguagePayload, self._language_pressed)
-        route(ResetPayload, self._reset_pressed)
-        route(QuizzesPayload, lambda a, p, w: self.catalogue(a))
-        route(TopicPayload, lambda a, p, w: self.review_topic(a, p.arg))
-        route(ReportPayload, lambda a, p, w: self.reports.pressed(a, p))
+        route(payloads.WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
+        route(payloads.TeamPayload, lambda a, p, w: self.rounds.join(a, p.round_id, p.team, w))
+        route(payloads.WhoPagePayload, self._who_page_pressed)
+        route(payloads.StartPayload, lambda a, p, w: self.start(a, p.arg or None))
+        route(payloads.RetryPayload, lambda a, p, w: self.restart(a, p.arg or None))
+        route(payloads.ReviewPayload, lambda a, p, w: self.review(a, p.arg or None))
+        route(payloads.DuePayload, lambda a, p, w: self.review_due(a))
+        route(payloads.ConfidencePayload, lambda a, p, w: self.set_confidence(a, p.arg == "on"))
+        route(payloads.LanguagePayload, self._language_pressed)
+        route(payloads.ResetPayload, self._reset_pressed)
+        route(payloads.QuizzesPayload, lambda a, p, w: self.catalogue(a))
+        route(payloads.TopicPayload, lambda a, p, w: self.review_topic(a, p.arg))
+        route(payloads.ReportPayload, lambda a, p, w: self.reports.pressed(a, p))
 
-    async def press(self, actor: Actor, data: Payload | None,
+    async def press(self, actor: Actor, data: payloads.Payload | None,
                     where: Where | None = None) -> PressOutcome:
         """Any button of ours, decoded by `bot.domain.payloads`. An answer belongs to its
         session's owner (checked in `answer`); every other owned button names its owner,
@@ -149,7 +123,7 @@ class Engine:
             return NotYours(0, await self.language(actor))
         return await handler(actor, data, where)
 
-    async def _answer_pressed(self, actor: Actor, p: AnswerPayload,
+    async def _answer_pressed(self, actor: Actor, p: payloads.AnswerPayload,
                               where: Where | None) -> PressOutcome:
         if where is not None and where.shared:
             # A learner's solo questions are only ever sent privately (a private chat, an
@@ -157,18 +131,18 @@ class Engine:
             return Misplaced(await self.language(actor))
         return await self.answer(actor, p.session_id, p.position, p.option, sure=p.sure)
 
-    async def _who_page_pressed(self, actor: Actor, p: WhoPagePayload,
+    async def _who_page_pressed(self, actor: Actor, p: payloads.WhoPagePayload,
                                 where: Where | None) -> PressOutcome:
         page = p.where()
         if page is None:
             return UnknownButton(await self.language(actor))
         return await self.rounds.who(actor, *page, where=where)
 
-    async def _language_pressed(self, actor: Actor, pressed: LanguagePayload,
+    async def _language_pressed(self, actor: Actor, pressed: payloads.LanguagePayload,
                                 where: Where | None) -> PressOutcome:
         return LanguageSet(await self.set_language(actor, pressed.arg), self.quiz().id)
 
-    async def _reset_pressed(self, actor: Actor, pressed: ResetPayload,
+    async def _reset_pressed(self, actor: Actor, pressed: payloads.ResetPayload,
                              where: Where | None) -> PressOutcome:
         if pressed.arg == "yes":
             return ResetDone(await self.language(actor), await self.reset(actor))
@@ -276,9 +250,12 @@ class Engine:
         return await self.solo.catalogue(actor)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
-                          scope: str = CHAT, limit: int = 10) -> Leaderboard:
-        """Best solo scores in the actor's chat (or globally)."""
-        return await self.solo.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+                          scope: str = CHAT, kind: str = "all",
+                          limit: int = 10) -> Leaderboard:
+        """Best scores in the actor's chat (or globally): every result, or only solo
+        quizzes (`kind` "solo") or only rounds ("rounds")."""
+        return await self.rounds.leaderboard(actor, quiz_id, scope=scope, kind=kind,
+                                             limit=limit)
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""
@@ -313,3 +290,94 @@ class Engine:
     async def progress(self, actor: Actor, *, member: Actor | None = None) -> Progress:
         """Due count, streak, retention, calibration, accuracy per question, history."""
         return await self.spaced.progress(actor, member=member)
+
+    # --- study groups: `Rounds`, `Dailies`, `Rewards` ---------------------------------------
+
+    async def start_round(self, actor: Actor, chat_id: str | None, quiz_id: str | None = None,
+                          *, seconds: int | None = None, questions: int | None = None,
+                          scoring: str = DEFAULT_SCORING, teams: int = 0,
+                          untimed: bool = False) -> RoundStarted:
+        """Start a round in `chat_id` with `actor` as its host (see `Rounds.start`)."""
+        return await self.rounds.start(actor, chat_id, quiz_id, seconds=seconds,
+                                       questions=questions, scoring=scoring, teams=teams,
+                                       untimed=untimed)
+
+    async def stop_round(self, actor: Actor, chat_id: str | None, *,
+                         may_manage: Manages = False) -> RoundReveal:
+        """End the chat's round now: the host, or a member the platform lets moderate."""
+        return await self.rounds.stop(actor, chat_id, may_manage=may_manage)
+
+    async def skip_round(self, actor: Actor, chat_id: str | None, *,
+                         may_manage: Manages = False) -> None:
+        """Reveal the round's open question now."""
+        await self.rounds.skip(actor, chat_id, may_manage=may_manage)
+
+    async def round_running(self, platform: str, chat_id: str) -> bool:
+        """True while a round runs in the chat."""
+        return await self.rounds.running(platform, chat_id)
+
+    async def who_answered(self, actor: Actor, round_id: int, qindex: int
+                           ) -> WhoAnswered | PressRefused | Misplaced:
+        """The first page of "Who answered?" for a revealed round question."""
+        return await self.rounds.who(actor, round_id, qindex)
+
+    async def daily_on(self, actor: Actor, chat_id: str | None, at: str,
+                       offset: str | None = None, quiz_id: str | None = None, *,
+                       may_manage: Manages = False) -> DailySet:
+        """A question of the day in the chat at local time `at` (see `Dailies.switch_on`)."""
+        return await self.dailies.switch_on(actor, chat_id, at, offset, quiz_id,
+                                            may_manage=may_manage)
+
+    async def daily_off(self, actor: Actor, chat_id: str | None, *,
+                        may_manage: Manages = False) -> DailySet:
+        """No more questions of the day in the chat."""
+        return await self.dailies.switch_off(actor, chat_id, may_manage=may_manage)
+
+    async def chat_gone(self, platform: str, chat_id: str) -> None:
+        """The platform says the bot can no longer post in the chat: its daily goes off."""
+        await self.dailies.chat_gone(platform, chat_id)
+
+    async def set_reward(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
+                         score: int, *, admin: Manages) -> RewardSet:
+        """Grant a role to whoever reaches `score` right answers on the quiz here."""
+        return await self.rewards.set(actor, quiz_id, role_id, role_name, score, admin=admin)
+
+    async def remove_reward(self, actor: Actor, quiz_id: str, *, admin: Manages) -> RewardSet:
+        """No more reward for the quiz here (roles already granted stay)."""
+        return await self.rewards.remove(actor, quiz_id, admin=admin)
+
+    async def reward_of(self, platform: str, guild_id: str, quiz_id: str) -> RewardRow | None:
+        """The quiz's reward in the server, if any."""
+        return await self.rewards.of(platform, guild_id, quiz_id)
+
+    async def reward_earned(self, platform: str, guild_id: str, quiz_id: str, user_id: str,
+                            score: int) -> RewardRow | None:
+        """The reward an attempt scoring `score` earns (recorded), or None."""
+        return await self.rewards.earned(platform, guild_id, quiz_id, user_id, score)
+
+    # --- the rest: `Reports`, `Installed`, `Library` topics, `TypedChat` -------------------
+
+    async def report_note(self, actor: Actor, text: str) -> bool:
+        """A line added to the learner's latest problem report; False when there is none."""
+        return await self.reports.note(actor, text)
+
+    def admit_upload(self, actor: Actor, size: int) -> None:
+        """Before downloading a quiz file: NotAdmin or UploadTooBig, or nothing."""
+        self.installed.admit(actor, size)
+
+    def topics(self) -> Mapping[str, Quiz]:
+        """Every topic a question carries -> a quiz that names it."""
+        return self.library.topics()
+
+    def topic_name(self, topic: str, lang: str) -> str:
+        """A topic's name in `lang` (its id when no quiz names it)."""
+        return self.library.topic_name(topic, lang)
+
+    async def question_sent(self, actor: Actor, session_id: int, position: int,
+                            message_id: str) -> None:
+        """The bot posted question `position` of the session as `message_id`."""
+        await self.typed_chat.asked(actor, session_id, position, message_id)
+
+    async def answer_text(self, actor: Actor, text: str) -> TypedTurn:
+        """Text typed in the actor's private chat, as the open question's answer."""
+        return await self.typed_chat.answer(actor, text)

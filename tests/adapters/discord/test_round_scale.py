@@ -35,7 +35,7 @@ async def fill(app: App, message: Message) -> None:
         pressed = decode(message.button(right if i % 3 != 2 else wrong)["custom_id"])
         assert isinstance(pressed, RoundPayload)
         actor = Actor("discord", str(10**17 + i), str(GUILD), name_of(i))
-        await app.rounds.press(actor, pressed.round_id, pressed.qindex, pressed.option)
+        await app.engine.rounds.press(actor, pressed.round_id, pressed.qindex, pressed.option)
 
 
 async def read_who(fake: FakeDiscord, message: Message) -> list[str]:

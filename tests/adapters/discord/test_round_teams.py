@@ -39,11 +39,10 @@ async def test_forty_members_in_four_teams(fake: FakeDiscord, bot: App) -> None:
 
     room.advance(30)
     first = await room.question(1)
-    assert bot.rounds is not None
-    round_id = (await bot.rounds.store.read(rounds_sql.active_round,
-                                            "discord", str(first.channel_id))).id  # type: ignore[union-attr]
+    round_id = (await bot.store.read(rounds_sql.active_round,
+                                     "discord", str(first.channel_id))).id  # type: ignore[union-attr]
     roster: dict[int, list[str]] = {}
-    for m in await bot.rounds.store.read(round_teams_sql.members, round_id):
+    for m in await bot.store.read(round_teams_sql.members, round_id):
         assert m.team is not None
         roster.setdefault(m.team, []).append(m.user_id)
     assert sorted(len(r) for r in roster.values()) == [10, 10, 10, 10]

@@ -46,12 +46,12 @@ class Room:
     def __init__(self, fake: FakeDiscord, app: App) -> None:
         self.fake, self.app = fake, app
         self.clock = Clock()
-        assert app.rounds is not None
-        app.rounds.clock = app.scheduler.clock = self.clock  # the rounds and their scheduler
+        assert app.engine.rounds is not None
+        app.engine.rounds.clock = app.scheduler.clock = self.clock  # the rounds and their scheduler
 
     def advance(self, seconds: float) -> None:
         self.clock.now += seconds
-        assert self.app.rounds is not None
+        assert self.app.engine.rounds is not None
         self.app.scheduler.wake()
 
     async def question(self, number: int) -> Message:

@@ -33,7 +33,7 @@ async def test_daily_on_the_fake_bot_api(bot: Running, api: FakeBotAPI, key: Ans
     assert "every day at 13:30 (UTC+05:00), open 8 h" in said
 
     app = bot.app
-    assert app.rounds is not None
+    assert app.engine.rounds is not None
     dailies = app.engine.dailies
     scheduler = Scheduler(app.store, {dailies.kind: dailies}, clock=room.clock)
     since = room.hana.mark()

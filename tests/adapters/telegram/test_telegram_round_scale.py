@@ -29,7 +29,7 @@ def name_of(i: int) -> str:
 async def fill(bot: Running, question: dict[str, Any], key: AnswerKey) -> None:
     """MEMBERS members lock in on the question, straight through the engine (the press path
     itself is tested elsewhere; here what matters is what 1,000 answers look like)."""
-    rounds = bot.app.rounds
+    rounds = bot.app.engine.rounds
     data = button_data(question)
     right = key.right(question["text"])
     letters = [b["text"] for row in buttons(question) for b in row]
@@ -178,7 +178,7 @@ async def test_two_channels_and_an_anonymous_admin(bot: Running, api: FakeBotAPI
     since = room.hana.mark()
     await api.push_update(as_chat(api, one, CHANNEL_BOT, "/round 20", room.group))
     question = await room.question(since)
-    assert "Channel One" in str(await bot.app.rounds.store.read(rounds_sql.active_round, "telegram",
+    assert "Channel One" in str(await bot.app.store.read(rounds_sql.active_round, "telegram",
                                                                          str(GROUP_ID)))
     # the other channel is not the host, and no member: refused
     since = room.hana.mark()

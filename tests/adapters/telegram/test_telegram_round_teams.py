@@ -36,7 +36,7 @@ async def test_forty_members_in_four_teams(bot: Running, api: FakeBotAPI,
     since = room.hana.mark()
     room.advance(30)
     question = await room.question(since)
-    rounds = bot.app.rounds
+    rounds = bot.app.engine.rounds
     assert rounds is not None
     joined = await rounds.store.read(round_teams_sql.members,
                                      int(question["reply_markup"]["inline_keyboard"]
@@ -86,7 +86,7 @@ async def test_bad_team_count_or_scoring_gets_the_usage_line(bot: Running,
         await room.hana.send(command)
         reply = await room.hana.reply(since)
         assert reply["text"].startswith("Use: /round [quiz] [seconds] [teams 2–6]"), command
-    rounds = bot.app.rounds
+    rounds = bot.app.engine.rounds
     assert rounds is not None
     assert await rounds.store.read(rounds_sql.active_round,
                                    "telegram", str(room.group["id"])) is None

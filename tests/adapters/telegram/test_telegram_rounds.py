@@ -36,8 +36,8 @@ class Room:
         self.bot, self.api = bot, api
         self.clock = Clock()
         api.clock = self.clock
-        assert bot.app.rounds is not None
-        bot.app.rounds.clock = bot.app.scheduler.clock = self.clock  # rounds and scheduler
+        assert bot.app.engine.rounds is not None
+        bot.app.engine.rounds.clock = bot.app.scheduler.clock = self.clock  # rounds and scheduler
         self.group = api.group_chat(GROUP_ID, "Parallel readers")
         self.hana = Learner(api, api.user(1001, "Hana"), self.group)
         self.bilal = Learner(api, api.user(2002, "Bilal"), self.group)
@@ -46,7 +46,7 @@ class Room:
     def advance(self, seconds: float) -> None:
         """Move time on and wake the bot's scheduler (as its own timer would)."""
         self.clock.now += seconds
-        assert self.bot.app.rounds is not None
+        assert self.bot.app.engine.rounds is not None
         self.bot.app.scheduler.wake()
 
     async def press(self, who: Learner, question: dict[str, Any], letter: str) -> str:
@@ -273,8 +273,8 @@ async def test_round_survives_an_adapter_restart(start_bot: BotFactory, api: Fak
     group = api.group_chat(GROUP_ID)
     hana = Learner(api, api.user(1001, "Hana"), group)
     async with start_bot() as running:
-        assert running.app.rounds is not None
-        running.app.rounds.clock = running.app.scheduler.clock = clock
+        assert running.app.engine.rounds is not None
+        running.app.engine.rounds.clock = running.app.scheduler.clock = clock
         since = hana.mark()
         await hana.send("/round 20")
         question = await hana.reply(since, is_round_question)
@@ -282,8 +282,8 @@ async def test_round_survives_an_adapter_restart(start_bot: BotFactory, api: Fak
         await hana.toast(query)
     clock.now += 25  # down past the deadline
     async with start_bot() as running:
-        assert running.app.rounds is not None
-        running.app.rounds.clock = running.app.scheduler.clock = clock
+        assert running.app.engine.rounds is not None
+        running.app.engine.rounds.clock = running.app.scheduler.clock = clock
         running.app.scheduler.wake()
         since = hana.mark()
         edited = await hana.edited(since, lambda m: m["message_id"] == question["message_id"])
