@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+import random
+from collections.abc import Callable
 
+from bot.app.compose import build_engine
+from bot.domain.product_limits import DEFAULT_REVEAL_SECONDS, DEFAULT_SECONDS
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.domain.round_results import RoundEvent
@@ -57,7 +60,12 @@ async def due(rounds: Rounds, platform: str) -> list[RoundEvent]:
     return shown
 
 
-def rounds_of(engine: Engine, **options: Any) -> Rounds:
-    """Rounds of their own (a clock, lengths, a seed) over `engine`'s services and store."""
-    return Rounds(engine.library, engine.groups, engine.solo, engine.store,
-                  memory=engine.memory, **options)
+def rounds_of(engine: Engine, *, clock: Callable[[], float],
+              default_seconds: int = DEFAULT_SECONDS,
+              reveal_seconds: float = DEFAULT_REVEAL_SECONDS, rng: random.Random | None = None,
+              wake: Callable[[], None] = lambda: None) -> Rounds:
+    """Rounds of their own (a clock, lengths, a seed) on `engine`'s store and quizzes: those
+    of an engine built the one way (`build_engine`) with these options."""
+    return build_engine(engine.store, engine.library.quizzes, clock=clock,
+                        round_seconds=default_seconds, reveal_seconds=reveal_seconds,
+                        rng=rng, wake=wake).rounds

@@ -116,7 +116,8 @@ def build_engine(
                     shuffle_questions=shuffle_questions, observer=observer)
     groups = Groups(library, store, clock=clock)
     rounds = Rounds(library, groups, solo, store, memory=memory, clock=clock,
-                    default_seconds=round_seconds, reveal_seconds=reveal_seconds, wake=wake)
+                    default_seconds=round_seconds, reveal_seconds=reveal_seconds, rng=rng,
+                    wake=wake)
     return Engine(store=store, clock=clock, memory=memory, library=library, spaced=spaced,
                   solo=solo, groups=groups, rounds=rounds,
                   dailies=Dailies(rounds, close_hours=daily_close_hours),
