@@ -17,8 +17,13 @@ share an event loop with the bot being measured. Both bots use AIORateLimiter wi
 throttling off: the fake has no flood limits, and Telegram's real 30 messages/s would measure
 Telegram, not us. Numbers, not assertions: tests never time anything.
 
+--breakdown splits each tap's latency into stages (see bench/telegram_trace.py).
+
 BENCH_PROFILE=DIR profiles each bot's event-loop thread while it serves (cProfile on CPU time,
-startup left out) into DIR/<bot>.pstats, e.g. `python -m pstats DIR/quizbot-100-full.pstats`.
+startup left out) into DIR/<bot>.pstats, e.g. `python -m pstats DIR/quizbot-100-full.pstats`;
+with BENCH_SAMPLER=pyinstrument too (pip install pyinstrument), a sampled call tree (wall
+time of the loop thread, without cProfile's per-call overhead) into DIR/<bot>.txt, and its
+session for `pyinstrument --load DIR/<bot>.pyisession --show-all`.
 """
 
 from __future__ import annotations
@@ -52,6 +57,7 @@ from telegram.ext import (  # noqa: E402
 )
 
 from adapters.telegram import TelegramAdapter  # noqa: E402
+from bench import telegram_trace  # noqa: E402
 from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import TelegramConfig, load_config  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import Call, FakeBotAPI  # noqa: E402
@@ -60,6 +66,7 @@ from tests.adapters.telegram.learners import Learner, button_data, is_question  
 TOKEN = "424242:AAbenchmarkTokenNotARealOne_0123456"
 TAPS_PER_BARE_LEARNER = 8  # as many taps as the quiz has questions
 PACED = (5.0, 15.0)  # seconds a paced learner thinks before each tap
+TRACE = "BENCH_TRACE"  # where a served bot writes its taps' marks (--breakdown)
 WAIT = 120.0  # seconds a learner waits for one reply before the run is declared stuck
 
 
@@ -79,6 +86,15 @@ async def until_signalled(name: str) -> None:
     folder = os.environ.get("BENCH_PROFILE")
     if not folder:
         await stop.wait()
+        return
+    if os.environ.get("BENCH_SAMPLER") == "pyinstrument":  # sampled: no per-call overhead
+        from pyinstrument import Profiler
+
+        with Profiler(interval=0.0005, async_mode="disabled") as sampler:
+            await stop.wait()
+        sampler.last_session.save(os.path.join(folder, f"{name}.pyisession"))
+        with open(os.path.join(folder, f"{name}.txt"), "w", encoding="utf-8") as out:  # noqa: ASYNC230
+            out.write(sampler.output_text())
         return
     import cProfile  # only the bot started and serving: startup is not a tap's cost
 
@@ -191,7 +207,7 @@ async def bare_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]
 # --- a run ---------------------------------------------------------------------------------
 
 async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float],
-              synchronous: str = "full") -> dict[str, Any]:
+              synchronous: str = "full", trace: bool = False) -> dict[str, Any]:
     """Start the bot `kind` against a fresh fake, drive `learners` through it, measure."""
     async with FakeBotAPI(TOKEN) as api:
         config = workdir / f"{kind}-{learners}-{synchronous}.yaml"
@@ -204,6 +220,9 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
         args = (["--serve", "quizbot", "--config", str(config)] if kind == "quizbot"
                 else ["--serve", "bare", "--base-url", api.base_url])
         env = {**os.environ, "TELEGRAM_BOT_TOKEN": TOKEN, "PTB_TIMEDELTA": "true"}
+        marks = workdir / f"{kind}-{learners}-{synchronous}.marks.json"
+        if trace:
+            env[TRACE] = str(marks)
         proc = await asyncio.create_subprocess_exec(sys.executable, __file__, *args, env=env)
         try:
             await api.wait_for(lambda: api.calls_of("getUpdates") or proc.returncode is not None
@@ -230,13 +249,17 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
         latencies = sorted(
             (api.answered[q] - api.handed_out[u]) * 1000
             for q, u in api.callback_update.items() if q in api.answered and u in api.handed_out)
+        handed = {q: api.handed_out[u] for q, u in api.callback_update.items()
+                  if u in api.handed_out}
+        answered = dict(api.answered)
     assert len(latencies) == taps, f"{taps} taps but {len(latencies)} answers"
     load = ("burst" if pause == BURST else "closed" if pause[1] == 0
             else f"{pause[0]:g}-{pause[1]:g}s")
     name = kind if kind == "bare" else f"{kind}/{synchronous}"
     return {"bot": name, "load": load, "learners": learners, "taps": taps, "wall": wall,
             "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
-            "max": latencies[-1], "calls": len(calls) / taps, "cpu": cpu / taps * 1000}
+            "max": latencies[-1], "calls": len(calls) / taps, "cpu": cpu / taps * 1000,
+            "stages": telegram_trace.breakdown(marks, handed, answered) if trace else {}}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -265,14 +288,18 @@ def table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-async def bench(sizes: list[int], pauses: list[tuple[float, float]], syncs: list[str]) -> None:
+async def bench(sizes: list[int], pauses: list[tuple[float, float]], syncs: list[str],
+                trace: bool = False) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="tg-bench-") as tmp:
         for pause in pauses:
             for learners in sizes:
                 for kind, sync in [*(("quizbot", s) for s in syncs), ("bare", "full")]:
-                    rows.append(await run(kind, learners, Path(tmp), pause, sync))
+                    rows.append(await run(kind, learners, Path(tmp), pause, sync, trace))
                     print(table(rows[-1:]).splitlines()[-1], flush=True)
+                    if rows[-1]["stages"]:
+                        print("  p50/p99 ms:", telegram_trace.line(rows[-1]["stages"]),
+                              flush=True)
     print()
     print("Tap latency: getUpdates hands the update out -> the bot's answerCallbackQuery.")
     print("calls/tap: Bot API calls other than getUpdates (the /quiz that starts one included);")
@@ -289,6 +316,8 @@ def main() -> None:
                         help="seconds a paced learner thinks before each tap")
     parser.add_argument("--synchronous", nargs="+", choices=("full", "normal"),
                         default=["full", "normal"], help="quizbot's storage.synchronous runs")
+    parser.add_argument("--breakdown", action="store_true",
+                        help="split each tap's latency into stages (bench/telegram_trace.py)")
     parser.add_argument("--serve", choices=("quizbot", "bare"), help=argparse.SUPPRESS)
     parser.add_argument("--config", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--base-url", help=argparse.SUPPRESS)
@@ -296,6 +325,8 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
     if os.environ.get("BENCH_PROFILE"):
         Path(os.environ["BENCH_PROFILE"]).mkdir(parents=True, exist_ok=True)
+    if args.serve and os.environ.get(TRACE):
+        telegram_trace.install(os.environ[TRACE])
     if args.serve == "quizbot":
         asyncio.run(serve_quizbot(args.config))
     elif args.serve == "bare":
@@ -305,7 +336,7 @@ def main() -> None:
         pauses = {"closed": [(0.0, 0.0)], "paced": [paced], "burst": [BURST],
                   "both": [(0.0, 0.0), paced], "all": [BURST, (0.0, 0.0), paced]}[args.load]
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(bench(args.learners, pauses, args.synchronous))
+            asyncio.run(bench(args.learners, pauses, args.synchronous, args.breakdown))
 
 
 if __name__ == "__main__":
