@@ -18,16 +18,19 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import random
 import sqlite3
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import aiosqlite
 from engine_trace import Tracer  # bench/engine_trace.py, next to this file
 
+from bot.app import heap
 from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
@@ -150,6 +153,34 @@ async def memory_run(path: Path, quizzes: dict[str, Quiz], users: int) -> float:
         await store.close()
 
 
+class GCPauses:
+    """Every cyclic-collection pause (wall time, all threads stop) while active."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self._started = 0.0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses.append(time.perf_counter() - self._started)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[GCPauses]:
+        gc.callbacks.append(self._callback)
+        try:
+            yield self
+        finally:
+            gc.callbacks.remove(self._callback)
+
+    def summary(self) -> str:
+        if not self.pauses:
+            return "none"
+        return (f"{len(self.pauses)}, {sum(self.pauses) * 1000:.0f} ms in all, "
+                f"longest {max(self.pauses) * 1000:.1f} ms")
+
+
 def pct(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=1000)[int(q * 10) - 1] * 1000
 
@@ -167,8 +198,14 @@ async def main() -> None:
     parser.add_argument("--breakdown", action="store_true",
                         help="split the paced run's latency per answer (bench/engine_trace.py)")
     parser.add_argument("--no-memory", action="store_true", help="skip the RSS runs")
+    parser.add_argument("--gc-default", action="store_true",
+                        help="leave the garbage collector as Python starts it, instead of "
+                             "settling the heap after start-up as `quizbot run` does")
     args = parser.parse_args()
     quizzes = load_quizzes([default_content_dir()])
+    if not args.gc_default:
+        heap.settle()  # as `quizbot run` does once the bot has started (bot/app/heap.py)
+    pauses = GCPauses()
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         sync = args.synchronous
@@ -181,7 +218,7 @@ async def main() -> None:
             for name, prof in profiled.profiles.items():
                 prof.dump_stats(f"{args.profile}.{name}")
         tracer = Tracer() if args.breakdown else None
-        with tracer.active() if tracer else contextlib.nullcontext():
+        with tracer.active() if tracer else contextlib.nullcontext(), pauses.active():
             paced_answers, _, paced_lat, _, paced_cpu = await engine_run(
                 tmpdir / "paced.db", quizzes, args.paced, (0.5, 3.0), synchronous=sync,
                 tracer=tracer)
@@ -201,6 +238,8 @@ async def main() -> None:
          f"{pct(sat_lat, 50):.1f} / {pct(sat_lat, 99):.1f} ms"),
         (f"paced: {args.paced} learners, think 0.5-3 s, {paced_answers} answers",
          f"p50 {pct(paced_lat, 50):.2f} ms, p99 {pct(paced_lat, 99):.2f} ms"),
+        ("paced: garbage-collector pauses" + (" (--gc-default)" if args.gc_default else ""),
+         pauses.summary()),
     ]
     if tracer:
         per = 1000 / paced_answers
