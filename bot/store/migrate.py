@@ -1,11 +1,17 @@
-"""Numbered schema migrations per dialect, and opening a SQLite file safely.
+"""Numbered schema migrations for both dialects, and the look before a database is used.
 
-Migrations are `bot/store/migrations/<dialect>/NNNN_name.sql`, applied in order at start,
-each in its own transaction, and recorded in `schema_migrations`. A quizbot database carries
-`PRAGMA application_id = APPLICATION_ID` (migration 0004 sets it). A file that is not ours
-(not SQLite, another application's id, corrupt, someone else's tables, a newer schema) is
-refused after a look that cannot write: the header is read as bytes, and SQLite opens the file
-with `immutable=1`, which takes no locks and creates no `-wal`/`-shm` files.
+Migrations are `bot/store/migrations/<dialect>/NNNN_name.sql`, recorded in
+`schema_migrations`. One command, `migrate`, applies what is missing, statement by statement
+through the store's executors, in one write transaction: SQLite's under `BEGIN IMMEDIATE`
+with foreign keys switched off around it (`migrate_sqlite`), PostgreSQL's under an advisory
+lock (`migrate_postgres`), so of several processes starting together the first migrates and
+the others find the migrations recorded. A database that is not ours is refused before a
+statement that writes runs. On SQLite a quizbot file carries `PRAGMA application_id =
+APPLICATION_ID` (migration 0004 sets it); a file that is not ours (not SQLite, another
+application's id, corrupt, someone else's tables, a newer schema) is refused after a look
+that cannot write: the header is read as bytes, and SQLite opens the file with
+`immutable=1`, which takes no locks and creates no `-wal`/`-shm` files. On PostgreSQL a
+database is ours when its schema is empty or holds our `schema_migrations` table.
 """
 
 from __future__ import annotations
@@ -18,10 +24,14 @@ import logging
 import os
 import sqlite3
 import time
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from bot.domain.errors import StoreRefused, StoreUnavailable
+from bot.store.command import Command, Rows, Stmt, q, run_async, run_sync
+from bot.store.urls import scheme_of
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +40,14 @@ HEADER_SIZE = 100
 APPLICATION_ID_OFFSET = 68  # big-endian 32-bit integer in the SQLite file header
 APPLICATION_ID = 0x71626F74  # "qbot"
 VERSION_TABLE_COLUMNS = ("version", "name", "applied_at")
+PG_VERSION_TABLE = {"version": "integer", "name": "text", "applied_at": "double precision"}
+# Any constant; only quizbot takes it, so it cannot collide with another application's lock
+# unless that application picked the same 63-bit number.
+MIGRATION_LOCK = 0x71_75_69_7A_62_6F_74  # "quizbot"
+# Before both dialects shared one numbering, PostgreSQL's files were 0001 (SQLite's 1-3) and
+# 0002 (SQLite's 5-6); databases that recorded them are renumbered, rows and all, in place.
+RENUMBERED = {(1, "0001_init.sql"): (3, "0003_init.sql"),
+              (2, "0002_rounds_learning.sql"): (6, "0006_rounds_learning.sql")}
 INSPECTIONS = 4
 BUSY_MS = 5000
 # Every table the migrations create (besides schema_migrations), parents before children:
@@ -51,11 +69,23 @@ def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
-def refuse(path: object, why: str) -> StoreRefused:
-    """The error for a database we will not open; it says nothing was changed."""
+def refuse(where: object, why: str) -> StoreRefused:
+    """The error for a database we will not open (a SQLite file, or a PostgreSQL URL that
+    must already be redacted); it says nothing was changed."""
+    if isinstance(where, str) and scheme_of(where) == "postgresql":
+        return StoreRefused(f"Refusing to use the database {where}: {why}. Nothing was written "
+                            "to it; point storage.url at an empty database or quizbot's own.")
     return StoreRefused(
-        f"Refusing to open {path}: {why}. The file was left untouched; move it aside or point "
+        f"Refusing to open {where}: {why}. The file was left untouched; move it aside or point "
         f"storage.url at another file.")
+
+
+def newer(version: int, latest: int) -> str:
+    """Why a schema at `version` is refused: newer than this quizbot ('' when it is not)."""
+    if version <= latest:
+        return ""
+    return (f"its schema is version {version}, newer than this quizbot understands "
+            f"({latest}); upgrade quizbot")
 
 
 def application_id(header: bytes) -> int:
@@ -109,11 +139,7 @@ def examine(conn: sqlite3.Connection, *, quick: bool) -> int:
             raise NotOurs("it is a SQLite database, but not quizbot's" + (
                 " (its schema_migrations table is not ours)" if columns else ""))
         version = schema_version(conn)
-        latest = migrations("sqlite")[-1][0]
-        if version > latest:
-            raise NotOurs(f"its schema is version {version}, newer than this quizbot "
-                          f"understands ({latest}); upgrade quizbot")
-        problem = schema_problem(conn, version)
+        problem = newer(version, migrations("sqlite")[-1][0]) or schema_problem(conn, version)
     except sqlite3.OperationalError as exc:
         raise NotOurs(f"it cannot be read ({exc})") from None
     except sqlite3.DatabaseError as exc:
@@ -259,15 +285,42 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+def migrate(dialect: str, known: list[tuple[int, str, str]], where: object) -> Command[int]:
+    """Apply every migration of `known` newer than the recorded version, inside the caller's
+    write transaction; refuse (nothing written) a database this quizbot does not know."""
+    if dialect == "postgres":
+        yield q("SELECT pg_advisory_xact_lock(?)", MIGRATION_LOCK)
+        # Another worker may have migrated (or someone created tables) while we waited.
+        yield from postgres_version(where, known[-1][0])
+    elif not (yield q("SELECT name FROM sqlite_master WHERE type = 'table'")):
+        yield q(f"PRAGMA application_id = {APPLICATION_ID}")  # ours, before any table
+    yield q("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
+            "name TEXT NOT NULL, applied_at DOUBLE PRECISION NOT NULL)")
+    if dialect == "postgres":
+        for (old, old_name), (new, new_name) in RENUMBERED.items():
+            yield q("UPDATE schema_migrations SET version = ?, name = ? WHERE version = ? "
+                    "AND name = ?", new, new_name, old, old_name)
+    applied = {int(r[0]) for r in (yield q("SELECT version FROM schema_migrations"))}
+    if why := newer(max(applied, default=0), known[-1][0]):
+        raise refuse(where, why)
+    for version, name, sql in known:
+        if version not in applied:
+            for statement in statements(sql):
+                yield q(statement)
+            yield q("INSERT INTO schema_migrations VALUES (?, ?, ?)", version, name, time.time())
+            log.info("applied migration %s/%s", dialect, name)
+    return known[-1][0]
+
+
 def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
                    where: object = "the database") -> None:
-    """Apply every migration newer than the recorded version, in one write transaction.
+    """`migrate` in one `BEGIN IMMEDIATE` transaction on the sqlite3 connection `db`.
 
-    The version is read inside `BEGIN IMMEDIATE`, under the database's write lock: of any
-    number of processes starting together on a new or an old file, the first migrates and
-    the others, waiting on the lock (busy_timeout), find the migrations recorded. `db` is in
-    autocommit mode (isolation_level=None): the transaction here is explicit. Synchronous:
-    the store runs it on its connection's thread (`SQLiteThread.run`).
+    The version is read under the database's write lock: of any number of processes
+    starting together on a new or an old file, the first migrates and the others, waiting
+    on the lock (busy_timeout), find the migrations recorded. `db` is in autocommit mode
+    (isolation_level=None): the transaction here is explicit. Synchronous: the store runs
+    it on its connection's thread (`SQLiteThread.run`).
     """
     # Rebuilding a table (SQLite's only way to change a CHECK) drops the old one, which with
     # foreign keys on would cascade into the rows that reference it. SQLite's documented
@@ -276,23 +329,7 @@ def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
     db.execute("PRAGMA foreign_keys = OFF")
     db.execute("BEGIN IMMEDIATE")
     try:
-        if not db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")  # ours, before any table
-        db.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
-            "name TEXT NOT NULL, applied_at REAL NOT NULL)")
-        applied = {r[0] for r in db.execute("SELECT version FROM schema_migrations")}
-        if applied and max(applied) > known[-1][0]:
-            raise refuse(where, f"its schema is version {max(applied)}, newer than this "
-                                f"quizbot understands ({known[-1][0]}); upgrade quizbot")
-        for version, name, sql in known:
-            if version in applied:
-                continue
-            for statement in statements(sql):
-                db.execute(statement)
-            db.execute("INSERT INTO schema_migrations VALUES (?, ?, ?)",
-                       (version, name, time.time()))
-            log.info("applied migration %s", name)
+        run_sync(db, migrate("sqlite", known, where))
         broken = db.execute("PRAGMA foreign_key_check").fetchall()
         if broken:
             raise RuntimeError(f"a migration breaks foreign keys: {[tuple(b) for b in broken[:3]]}")
@@ -306,8 +343,43 @@ def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
             db.execute("PRAGMA foreign_keys = ON")
 
 
+def postgres_version(where: object, latest: int) -> Command[int]:
+    """Our schema version in the connection's current PostgreSQL schema (0: empty); refused
+    otherwise. Reads only the catalogue and `schema_migrations`."""
+    tables = {r[0] for r in (yield q("SELECT table_name FROM information_schema.tables "
+                                     "WHERE table_schema = current_schema()"))}
+    if not tables:
+        return 0
+    if "schema_migrations" not in tables:
+        raise refuse(where, f"it has tables ({', '.join(sorted(tables)[:5])}) but no "
+                            "schema_migrations: it is not quizbot's")
+    columns = {r[0]: r[1] for r in (yield q(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = 'schema_migrations'"))}
+    if columns != PG_VERSION_TABLE:
+        raise refuse(where, "its schema_migrations table is not quizbot's "
+                            f"(columns {', '.join(sorted(columns))})")
+    recorded = yield q("SELECT version, name FROM schema_migrations")
+    version = max((RENUMBERED.get((int(v), n), (int(v), n))[0] for v, n in recorded), default=0)
+    if why := newer(version, latest):
+        raise refuse(where, why)
+    return version
+
+
+async def migrate_postgres(fetch: Callable[[Stmt], Awaitable[Rows]], conn: Any, where: str
+                           ) -> int:
+    """Refuse a foreign or newer database, else migrate it (`migrate` on the asyncpg
+    connection `conn`, whose statements `fetch` runs); return the version."""
+    known = migrations("postgres")
+    if await run_async(postgres_version(where, known[-1][0]), fetch) == known[-1][0]:
+        return known[-1][0]  # the common case: no lock, no write
+    async with conn.transaction():
+        return await run_async(migrate("postgres", known, where), fetch)
+
+
 def statements(sql: str) -> list[str]:
-    """Split a SQLite migration file into statements (sqlite3 knows the grammar)."""
+    """Split a migration file into statements (sqlite3 knows the grammar; PostgreSQL's files
+    use none that it does not, such as dollar-quoted bodies)."""
     out, buf = [], ""
     for line in sql.splitlines(keepends=True):
         buf += line

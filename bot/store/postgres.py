@@ -23,7 +23,7 @@ import asyncpg
 from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async
-from bot.store.pg_migrate import migrate_postgres
+from bot.store.migrate import migrate_postgres
 from bot.store.urls import redact, split_password
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ class PostgresStore:
             raise StoreRefused(f"Cannot use the database {shown}: "
                                f"{_scrub(exc, url, secret)}") from None
         try:
-            await migrate_postgres(conn, shown)
+            await migrate_postgres(functools.partial(_fetch, conn), conn, shown)
         finally:
             await conn.close()
         try:

@@ -17,8 +17,7 @@ from typing import Any, ParamSpec, TypeVar
 from bot.domain.errors import OpsError
 from bot.store import sqlite_ops
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
-from bot.store.migrate import migrations
-from bot.store.pg_migrate import inspect_postgres
+from bot.store.migrate import migrations, postgres_version
 from bot.store.urls import redact, scheme_of, split_password
 
 P = ParamSpec("P")
@@ -53,7 +52,8 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
             yield Reader(lambda command: asyncio.to_thread(run_sync, conn, command))
         return
     async with connected(url, password) as pg, pg.transaction(readonly=True):
-        if not await inspect_postgres(pg, redact(url), migrations("postgres")[-1][0]):
+        latest = migrations("postgres")[-1][0]
+        if not await run_async(postgres_version(redact(url), latest), on_postgres(pg)):
             raise OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
         yield Reader(lambda command: run_async(command, on_postgres(pg)))
 

@@ -17,8 +17,7 @@ import asyncpg
 
 from bot.store import open_url
 from bot.store.commands import jobs_sql, learning_sql, sessions_sql
-from bot.store.migrate import TABLES, migrate_sqlite, migrations
-from bot.store.pg_migrate import RENUMBERED
+from bot.store.migrate import RENUMBERED, TABLES, migrate_sqlite, migrations
 
 ROOT = Path(__file__).resolve().parents[3]
 SAME_TYPE = {"INTEGER": {"integer", "bigint"}, "TEXT": {"text"}, "REAL": {"double precision"}}
