@@ -10,7 +10,6 @@ import asyncio
 import getpass
 import re
 import sys
-import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,10 +22,7 @@ from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.features.importing import Imported, convert
 from bot.features.installed import Installed
-from bot.features.library import Library
 from bot.present.i18n import Catalogue
-from bot.store import open_store
-from bot.store.commands.quizzes_sql import installed_quizzes
 from bot.store.files import PlaceError, refuse_existing, write_new
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -147,14 +143,10 @@ async def _export(args: argparse.Namespace) -> int:
     quizzes, _ = load_all([config.content_dir])
     if args.config is None or args.quiz_id in quizzes:
         return _write_export(args, quizzes)
-    store = await open_store(config)
-    service = Installed(Library(store, quizzes, clock=time.time), store, clock=time.time)
-    try:
-        await service.refresh()
+    from bot.app.compose import open_installed
+
+    async with open_installed(config, quizzes) as service:
         return _write_export(args, service.library.quizzes)  # while its pictures exist
-    finally:
-        service.close()
-        await store.close()
 
 
 def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
@@ -191,47 +183,44 @@ def installed_command(args: argparse.Namespace) -> int:
 
 
 async def _installed(args: argparse.Namespace) -> int:
+    from bot.app.compose import open_installed
+
     config = datadir.load(args.config)
-    store = await open_store(config)
-    library = Library(store, load_quizzes([config.content_dir]), clock=time.time)
-    service = Installed(library, store, clock=time.time)
-    by = f"cli:{getpass.getuser()}"
-    try:
-        await service.refresh()
-        if args.quizzes_command == "list":
-            return await _list(service)
-        if args.quizzes_command == "add":
-            done = await service.add(args.path.read_bytes(), args.path.name, by=by,
-                                     quiz_id=args.quiz_id)
-            for warning in done.warnings:
-                print(f"warning: {warning}", file=sys.stderr)
-            print(f"installed {done.quiz_id}: {done.title}, {done.questions} questions "
-                  f"(version {done.version}); every running bot serves it within a minute")
-            return EXIT_OK
-        title = await service.take_out(args.quiz_id, by=by)
-        print(f"removed {args.quiz_id}: {title}; learners' answers stay in their history")
+    async with open_installed(config, load_quizzes([config.content_dir])) as service:
+        try:
+            return await _quizzes(args, service, by=f"cli:{getpass.getuser()}")
+        except UploadRefused as exc:
+            print(exc.params["problems"].replace("• ", ""), file=sys.stderr)
+            print("nothing installed.", file=sys.stderr)
+        except (UploadTooBig, ShippedQuiz, NotInstalled) as exc:
+            print(f"quizbot: {Catalogue.load().t('en', exc.key, **exc.params)}",
+                  file=sys.stderr)
+        except OSError as exc:
+            print(f"quizbot: {args.path}: cannot be read: {exc.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> int:
+    if args.quizzes_command == "list":
+        return await _list(service)
+    if args.quizzes_command == "add":
+        done = await service.add(args.path.read_bytes(), args.path.name, by=by,
+                                 quiz_id=args.quiz_id)
+        for warning in done.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        print(f"installed {done.quiz_id}: {done.title}, {done.questions} questions "
+              f"(version {done.version}); every running bot serves it within a minute")
         return EXIT_OK
-    except UploadRefused as exc:
-        print(exc.params["problems"].replace("• ", ""), file=sys.stderr)
-        print("nothing installed.", file=sys.stderr)
-        return EXIT_ERROR
-    except (UploadTooBig, ShippedQuiz, NotInstalled) as exc:
-        print(f"quizbot: {Catalogue.load().t('en', exc.key, **exc.params)}", file=sys.stderr)
-        return EXIT_ERROR
-    except OSError as exc:
-        print(f"quizbot: {args.path}: cannot be read: {exc.strerror}", file=sys.stderr)
-        return EXIT_ERROR
-    finally:
-        service.close()
-        await store.close()
+    title = await service.take_out(args.quiz_id, by=by)
+    print(f"removed {args.quiz_id}: {title}; learners' answers stay in their history")
+    return EXIT_OK
 
 
 async def _list(service: Installed) -> int:
-    rows = await service.store.read(installed_quizzes)
-    if not rows:
+    listed = await service.listed()
+    if not listed:
         print("no installed quizzes; add one with: quizbot quizzes add PATH")
-    for row in rows:
-        quiz = service.library.quizzes.get(row.quiz_id)
+    for row, quiz in listed:
         what = (f"{quiz.title.get(quiz.languages[0])}, {len(quiz.questions)} questions"
                 if quiz else "does not load any more (see the bot's log)")
         when = datetime.fromtimestamp(row.installed_at, UTC).strftime("%Y-%m-%d %H:%M UTC")

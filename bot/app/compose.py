@@ -192,6 +192,23 @@ async def open_app(config: Config, *, clock: Clock = time.time,
                   ChatTitles(store, engine.clock))
 
 
+@asynccontextmanager
+async def open_installed(config: Config, quizzes: Mapping[str, Quiz]) -> AsyncIterator[Installed]:
+    """The quizzes installed in `config`'s database, for the commands that run without a bot
+    (`quizbot quizzes`, `export-quiz`): the `Installed` service an engine on that store is
+    built with, in step with the database; its pictures and the store closed on exit."""
+    store = await open_store(config)
+    try:
+        installed = build_engine(store, quizzes).installed
+        try:
+            await installed.refresh()
+            yield installed
+        finally:
+            installed.close()
+    finally:
+        await store.close()
+
+
 async def serve_jobs(app: App, senders: Mapping[str, Sender]) -> None:
     """What the app's scheduler runs besides the adapters' round posts (`quizbot run`):
     reminders through `senders` (by platform), housekeeping (its daily job scheduled), the

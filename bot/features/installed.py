@@ -93,6 +93,12 @@ class Installed:
             self._folder = Path(tempfile.mkdtemp(prefix="quizbot-installed-"))
         return self._folder
 
+    async def listed(self) -> list[tuple[InstalledRow, Quiz | None]]:
+        """Every installed quiz's newest version, with the quiz as served (None: it does not
+        load any more)."""
+        rows = await self.store.read(installed_quizzes)
+        return [(row, self.library.quizzes.get(row.quiz_id)) for row in rows]
+
     def close(self) -> None:
         """Drop this process's copies of the pictures."""
         if self._folder is not None:
