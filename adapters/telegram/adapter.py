@@ -36,7 +36,7 @@ from adapters.telegram.round_commands import TelegramRounds
 from adapters.telegram.round_posts import RoundPosts
 from bot.app import logs
 from bot.app.compose import App
-from bot.app.web import WebServer
+from bot.app.web_server import WebServer
 from bot.domain.errors import ConfigError
 from bot.domain.stats_results import ReminderNote
 from bot.features.reminders import Delivery, Sender, Sent

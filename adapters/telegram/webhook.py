@@ -29,7 +29,7 @@ from aiohttp import web
 from telegram import Bot, Update
 
 from bot.app.config import Config, WebhookConfig
-from bot.app.web import MAX_BODY, WebServer
+from bot.app.web_server import MAX_BODY, WebServer
 from bot.domain.errors import ConfigError
 from bot.domain.tasks import spawn
 from bot.features.jobs import Nap, Scheduler, nap
@@ -212,7 +212,7 @@ class Inbox:
 
 def _refuse(status: int, why: str) -> web.Response:
     """A refusal sent without reading the body; the connection is closed after it (the
-    server does not linger reading what is left, see bot.app.web)."""
+    server does not linger reading what is left, see bot.app.web_server)."""
     response = web.Response(status=status, text=why + "\n")
     response.force_close()
     return response

@@ -36,7 +36,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.app.web import printable
+from bot.app.web_server import printable
 from bot.features.dashboard.auth import (
     SESSION_SECONDS,
     AuthError,

@@ -12,14 +12,17 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram
 from prometheus_client.exposition import generate_latest
 
-from bot.app.web import WebServer
 from bot.domain.observer import Observer as Observer  # the engine's side of the hook
+
+if TYPE_CHECKING:  # aiohttp loads only where a server runs (bot.app.web)
+    from aiohttp import web
+
+    from bot.app.web_server import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +127,7 @@ class Health:
 
 def mount(server: WebServer, metrics: Metrics, health: Health) -> None:
     """Serve GET /healthz and GET /metrics on `server`."""
+    from aiohttp import web
 
     async def metrics_page(_: web.Request) -> web.Response:
         response = web.Response(body=metrics.exposition())
@@ -142,6 +146,8 @@ def mount(server: WebServer, metrics: Metrics, health: Health) -> None:
 async def serve(metrics: Metrics, health: Health, host: str, port: int
                 ) -> AsyncIterator[WebServer]:
     """Serve GET /healthz and GET /metrics on a server of their own until the block exits."""
+    from bot.app.web_server import WebServer
+
     server = WebServer(host, port, key="metrics.port")
     mount(server, metrics, health)
     await server.start()

@@ -11,7 +11,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.app.web import WebServer, connection_cap, printable
+from bot.app.web_server import WebServer, connection_cap, printable
 
 
 async def hello(_: web.Request) -> web.Response:

@@ -21,7 +21,6 @@ import xml.sax
 from dataclasses import dataclass, field
 from xml.sax.xmlreader import Locator
 
-import defusedxml.sax
 from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden
 
 from bot.domain.quiz.formats import calculated
@@ -110,6 +109,8 @@ class _Builder(xml.sax.ContentHandler):
 def parse(data: bytes, source: str) -> Node:
     """The document's tree; ImportRefused for malformed XML, entities, DTDs or a tree too
     deep or too large."""
+    import defusedxml.sax  # its expat reader pulls in urllib.request: loaded on first import
+
     builder = _Builder(source)
     try:
         defusedxml.sax.parseString(data, builder, forbid_dtd=False, forbid_entities=True,
