@@ -278,15 +278,19 @@ def opened(quiz: Quiz, row: SessionRow, lang: str, new: NewSession | None = None
 
 
 def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
-           resumed: bool = False, joined: bool = False) -> QuestionPrompt:
-    """The question at `position` of a stored session, in `lang`, options in its order."""
+           resumed: bool = False, joined: bool = False, score: int | None = None
+           ) -> QuestionPrompt:
+    """The question at `position` of a stored session, in `lang`, options in its order
+    (`score`: the running score shown, when it moved since `row` was read)."""
     question = question_at(quiz, row, position)
+    options = question.options
     return QuestionPrompt(
         session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
         kind=row.kind, position=position, total=len(row.question_ids),
         question_id=question.id, text=question.text.get(lang),
-        options=tuple(question.options[i].text.get(lang) for i in row.option_orders[position]),
-        resumed=resumed, confidence=row.confidence, score=row.score, joined=joined,
+        options=tuple([options[i].text.get(lang) for i in row.option_orders[position]]),
+        resumed=resumed, confidence=row.confidence,
+        score=row.score if score is None else score, joined=joined,
         typed_example=None if not typing_private(row)
         or (unit := typed_unit(quiz, row, position)) is None else numeric.example(unit))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import replace
 
 from bot.domain.errors import NoActiveSession, NothingToReview, QuizInProgress
 from bot.domain.numeric import TypedError, shown
@@ -195,7 +194,7 @@ class Sessions:
         if quiz is None or not quiz.fits(row.question_ids, row.option_orders):
             return StaleAnswer(session_id, lang, None)
         if previous is not None:
-            return await self._result(quiz, row, previous, lang, duplicate=True)
+            return await self._result(quiz, row, previous, lang)
         if not row.active or position != row.position:
             return StaleAnswer(session_id, lang, self._where(quiz, row, lang))
         question = question_at(quiz, row, position)
@@ -226,14 +225,12 @@ class Sessions:
             return StaleAnswer(session_id, lang, self._where(quiz, moved, lang))
         assert recorded.answer is not None
         if recorded.outcome == Write.REPEAT:
-            return await self._result(quiz, row, recorded.answer, lang, duplicate=True)
+            return await self._result(quiz, row, recorded.answer, lang)
         if self._observer is not None:  # metrics hook (issue 14)
             self._observer.answer_recorded(row.platform, recorded.answer.correct)
             if finished:
                 self._observer.session_finished(row.platform)
-        after = replace(row, position=position + 1, score=recorded.score,
-                        status="finished" if finished else "active")
-        return await self._result(quiz, after, recorded.answer, lang, duplicate=False,
+        return await self._result(quiz, row, recorded.answer, lang, score=recorded.score,
                                   sure=sure)
 
     def _where(self, quiz: Quiz, row: SessionRow | None, lang: str) -> QuestionPrompt | None:
@@ -243,27 +240,32 @@ class Sessions:
         return prompt(quiz, row, row.position, lang)
 
     async def _result(self, quiz: Quiz, row: SessionRow, answer: AnswerRow, lang: str,
-                      *, duplicate: bool, sure: bool | None = None) -> AnswerResult:
+                      *, score: int | None = None, sure: bool | None = None) -> AnswerResult:
+        """What an answer shows: `score` is the session's score right after this answer was
+        recorded (`row` is the session as read before it); None for a repeat, whose `row`
+        is the session as it stands."""
+        duplicate = score is None
+        shown_score = row.score if duplicate else score  # the running score in the prompts
         question = question_at(quiz, row, answer.position)
         order = row.option_orders[answer.position]
         is_last = answer.position + 1 == len(row.question_ids)
         picked = answer.chosen >= 0  # TYPED_OTHER: a typed number that is no option
         why_not = question.options[answer.chosen].why_not if picked else None
         unit = typed_unit(quiz, row, answer.position)
-        score = row.score if not duplicate else None
         summary = await self._summary(quiz, row, lang) if is_last else None
         if score is None:  # a repeat: report the score as it stood right after that answer
             answers = await self.store.read(sessions_sql.answers, row.id)
             score = sum(a.correct for a in answers if a.position <= answer.position)
         return AnswerResult(
             session_id=row.id, lang=lang,
-            question=prompt(quiz, row, answer.position, lang),
+            question=prompt(quiz, row, answer.position, lang, score=shown_score),
             chosen=order.index(answer.chosen) if picked else -1,
             correct=order.index(question.correct),
             is_correct=answer.correct, explanation=question.explanation.get(lang),
             rationale=why_not.get(lang) if why_not and not answer.correct else None,
             references=question.references, answered=answer.position + 1, score=score,
-            next=None if is_last else prompt(quiz, row, answer.position + 1, lang),
+            next=None if is_last else prompt(quiz, row, answer.position + 1, lang,
+                                             score=shown_score),
             summary=summary, duplicate=duplicate, image=question.image,
             timeline=timeline(question.schedule) if question.schedule else None, sure=sure,
             schedule=question.schedule,

@@ -8,6 +8,7 @@ column types on SQLite and PostgreSQL). Round rows are in `bot.store.round_rows`
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import types
 import typing
@@ -270,11 +271,24 @@ def _reader(hint: Any) -> Callable[[Any], Any] | None:
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     if hint is str or hint is Any:
         return None
-    if hint in (int, float, bool) or (isinstance(hint, type) and issubclass(hint, Enum)):
+    if hint in (int, float, bool):
         return hint  # type: ignore[no-any-return]
-    if typing.get_origin(hint) in (tuple, dict):
+    if isinstance(hint, type) and issubclass(hint, Enum):
+        members = {m.value: m for m in hint}  # a dict lookup: every session read makes one
+        return lambda value: members.get(value) or hint(value)
+    if typing.get_origin(hint) is tuple:
+        return _tuple_of
+    if typing.get_origin(hint) is dict:
         return lambda text: _frozen(json.loads(text))
     raise TypeError(f"no column reader for {hint!r}")
+
+
+# A session's question ids and option orders are read on every tap of it (the ids are the
+# same text for every unshuffled session of a quiz): decoded once per text while in use.
+# Tuples of JSON scalars, so sharing them is safe.
+@functools.lru_cache(maxsize=2048)
+def _tuple_of(text: str) -> Any:
+    return _frozen(json.loads(text))
 
 
 def _frozen(value: Any) -> Any:

@@ -17,10 +17,15 @@ class Text:
     """A string in every language the quiz ships."""
 
     values: tuple[tuple[str, str], ...]
+    # lang -> text, built once: every prompt reads several texts
+    table: dict[str, str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "table", dict(self.values))
 
     def get(self, lang: str, fallback: str = "en") -> str:
         """The text in `lang`, else in `fallback`, else the first one present."""
-        table = dict(self.values)
+        table = self.table
         return table.get(lang) or table.get(fallback) or self.values[0][1]
 
 
@@ -71,9 +76,13 @@ class Quiz:
     topics: tuple[tuple[str, Text], ...] = ()
     # question id -> question, built once: every tap looks questions up by id
     by_id: dict[str, Question] = field(init=False, repr=False, compare=False)
+    # question id -> its number of options, built once: every tap checks `fits`
+    option_counts: dict[str, int] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "by_id", {q.id: q for q in self.questions})
+        object.__setattr__(self, "option_counts",
+                           {q.id: len(q.options) for q in self.questions})
         if not self.level:
             object.__setattr__(self, "level", LEVEL_OF_DIFFICULTY.get(self.difficulty,
                                                                       "intermediate"))
@@ -88,9 +97,9 @@ class Quiz:
     def fits(self, question_ids: Sequence[str], option_orders: Sequence[Sequence[int]]) -> bool:
         """False when the file changed under a stored session: a question gone, or its
         number of options different (its stored option order would no longer apply)."""
+        counts = self.option_counts
         for qid, order in zip(question_ids, option_orders, strict=True):
-            q = self.question(qid)
-            if q is None or len(q.options) != len(order):
+            if counts.get(qid) != len(order):  # None: the question is gone
                 return False
         return True
 
