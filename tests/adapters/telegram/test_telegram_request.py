@@ -3,14 +3,15 @@ its failures read as PTB's TimedOut / NetworkError (which the adapter's retries 
 
 from __future__ import annotations
 
+import json
 import random
-from urllib.parse import urlencode
+from typing import Any
 
 import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, NetworkError, TimedOut
 
-from adapters.telegram.request import AiohttpRequest, form_urlencoded
+from adapters.telegram.request import AiohttpRequest, json_body
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN
 
@@ -64,11 +65,14 @@ async def test_a_request_needs_initializing() -> None:
         await AiohttpRequest().do_request("http://127.0.0.1:9/x", "POST")
 
 
-def test_form_encoding_is_urllibs() -> None:
+def test_bodies_are_utf8_json_of_ptbs_parameters() -> None:
     rng = random.Random(7)
-    alphabet = [chr(c) for c in range(300)] + list("سوال ✅❌😀\u200f\u2066&=+%")
+    alphabet = [chr(c) for c in range(300)] + list("سوال ✅❌😀\u200f\u2066&=+%\"\\")
     def word(longest: int) -> str:
         return "".join(rng.choice(alphabet) for _ in range(rng.randrange(longest)))
     for _ in range(500):
-        fields = {word(6) or "k": word(80) for _ in range(rng.randrange(1, 5))}
-        assert form_urlencoded(fields) == urlencode(fields).encode()
+        fields: dict[str, Any] = {word(6) or "k": word(80) for _ in range(rng.randrange(1, 5))}
+        fields["reply_markup"] = {"inline_keyboard": [[{"text": word(9), "callback_data": "a"}]]}
+        fields["chat_id"] = rng.randrange(-10**12, 10**12)
+        assert json.loads(json_body(fields)) == fields
+    assert json_body({"text": "سوال"}) == '{"text":"سوال"}'.encode()  # UTF-8, not \\u escapes
