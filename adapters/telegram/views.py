@@ -7,6 +7,7 @@ content, titles and names through it, and `text_of` escapes a card's plain title
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from telegram import (
     Bot,
@@ -100,11 +101,26 @@ def text_of(card: Card) -> str:
     return text
 
 
+class Keyboard(InlineKeyboardMarkup):
+    """An inline keyboard that gives its Bot API JSON straight from the card's buttons: PTB's
+    generic `to_dict` walks every button's attributes, a sixth of a send's CPU."""
+
+    __slots__ = ("_wire",)
+
+    def __init__(self, rows: list[list[Button]]) -> None:
+        super().__init__([[_button(b) for b in row] for row in rows])
+        self._wire = [[_wire(b) for b in row] for row in rows]
+
+    def to_dict(self, recursive: bool = True) -> dict[str, Any]:
+        """The keyboard as the Bot API takes it (what PTB's `to_dict` gives, made cheaply)."""
+        return {"inline_keyboard": [[dict(b) for b in row] for row in self._wire]}
+
+
 def keyboard_of(card: Card) -> InlineKeyboardMarkup | None:
     """The card's buttons; Telegram cannot grey a button out, so disabled ones are left off."""
-    rows = [[_button(b) for b in row if not b.disabled] for row in card.rows]
+    rows = [[b for b in row if not b.disabled] for row in card.rows]
     rows = [row for row in rows if row]
-    return InlineKeyboardMarkup(rows) if rows else None
+    return Keyboard(rows) if rows else None
 
 
 def _button(b: Button) -> InlineKeyboardButton:
@@ -113,6 +129,14 @@ def _button(b: Button) -> InlineKeyboardButton:
     if b.url:
         return InlineKeyboardButton(b.label, url=b.url)
     return InlineKeyboardButton(b.label, callback_data=b.payload)
+
+
+def _wire(b: Button) -> dict[str, Any]:
+    if b.web_app:
+        return {"text": b.label, "web_app": {"url": b.web_app}}
+    if b.url:
+        return {"text": b.label, "url": b.url}
+    return {"text": b.label, "callback_data": b.payload}
 
 
 def bot_commands(cat: Catalogue, lang: str) -> list[BotCommand]:

@@ -6,7 +6,7 @@ import asyncio
 import logging
 
 import pytest
-from telegram import Chat, Update, User
+from telegram import Chat, InlineKeyboardMarkup, Update, User
 
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.views import HTML, actor_of, keyboard_of, text_of
@@ -15,7 +15,7 @@ from bot.app.logs import MASK, RedactSecrets
 from bot.domain import payloads as payload
 from bot.domain.results import Actor, MissedQuestion, QuestionPrompt, SessionKind, Summary
 from bot.present.i18n import Catalogue
-from bot.present.plan import Planner
+from bot.present.plan import Button, Card, Planner
 from tests.adapters.telegram.wire import ApiError, parse_html
 
 TOKEN = "987654:AAFakeTokenForUnitTests_abcdefghijk"
@@ -83,6 +83,21 @@ def test_summary_and_reset_buttons_belong_to_the_learner(catalogue: Catalogue) -
     assert payload.decode("q1:reset:yes-42") == payload.ResetPayload.of("42", "yes")
     # q2 buttons of before: the owner's id in base 36, still read the same
     assert payload.decode("q2:retry:1a:tiny") == payload.RetryPayload.of("46", "tiny")
+
+
+def test_a_keyboard_gives_the_json_ptb_would() -> None:
+    card = Card("body", rows=[
+        [Button("A ✅", "a1:7:0:0"), Button("B", "a1:7:0:1", disabled=True)],
+        [Button("Open", "", url="https://t.me/quizbot?start=x")],
+        [Button("📊 Dashboard", "", web_app="https://example.org/app")], [Button("Gone", "x",
+                                                                           disabled=True)]])
+    keyboard = keyboard_of(card)
+    assert keyboard is not None
+    generic = InlineKeyboardMarkup.to_dict(keyboard)  # PTB's own walk over the buttons
+    assert keyboard.to_dict() == generic == {"inline_keyboard": [
+        [{"text": "A ✅", "callback_data": "a1:7:0:0"}],
+        [{"text": "Open", "url": "https://t.me/quizbot?start=x"}],
+        [{"text": "📊 Dashboard", "web_app": {"url": "https://example.org/app"}}]]}
 
 
 def test_actor_of_private_and_group_updates() -> None:
