@@ -53,7 +53,7 @@ class App:
     config: Config
     engine: Engine
     catalogue: Catalogue
-    store: Store
+    store: Store  # for what is no feature: the webhook's inbox, the health check
     # The one job runner (started and stopped with the app): what is due, once across
     # processes. Each adapter serves its rounds' posts through `round_jobs`.
     scheduler: Scheduler

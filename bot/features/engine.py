@@ -93,8 +93,8 @@ class Engine:
         route(payloads.AnswerPayload, self._answer_pressed)
         # anyone in the chat may press a round's button; the store decides what counts, on
         # the round's own message only
-        route(payloads.RoundPayload, lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex,
-                                                              p.option, w))
+        route(payloads.RoundPayload,
+              lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex, p.option, w))
         route(payloads.WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
         route(payloads.TeamPayload, lambda a, p, w: self.rounds.join(a, p.round_id, p.team, w))
         route(payloads.WhoPagePayload, self._who_page_pressed)
