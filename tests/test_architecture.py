@@ -1,7 +1,8 @@
 """The shape of the source, read statically (ast, nothing imported): no import circle among the
 modules of bot/ and adapters/, no module over 400 lines, and no two modules sharing a basename
 unless they are the same role on two platforms (adapters/telegram/x.py and adapters/discord/x.py),
-and the `Engine` as the adapters' one door: no adapter reaches one of its services or its store.
+the `Engine` as the adapters' one door (no adapter reaches one of its services or its store), and
+its services built in bot/app/compose.py only.
 
 Each check prints what it found, so a failure names the offenders."""
 
@@ -170,13 +171,45 @@ def shared_basenames() -> list[str]:
     return shared
 
 
-def engine_services() -> set[str]:
-    """What the `Engine` is handed (its `__init__`'s keyword-only parameters: every feature
-    service and the store), read from bot/features/engine.py; its clock is no service."""
+def _engine_handed() -> list[ast.arg]:
+    """The `Engine.__init__`'s keyword-only parameters, read from bot/features/engine.py."""
     tree = ast.parse(MODULES["bot.features.engine"].read_text(encoding="utf-8"))
     engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
     init = next(n for n in engine.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
-    return {a.arg for a in init.args.kwonlyargs} - {"clock"}
+    return init.args.kwonlyargs
+
+
+def engine_services() -> set[str]:
+    """What the `Engine` is handed: every feature service and the store (its clock is no
+    service)."""
+    return {a.arg for a in _engine_handed()} - {"clock"}
+
+
+def service_classes() -> set[str]:
+    """The classes of the engine's services (their annotations; `Store` is a port the
+    store's own module opens), and the `Engine` itself."""
+    return {a.annotation.id for a in _engine_handed()
+            if isinstance(a.annotation, ast.Name)} - {"Store"} | {"Engine"}
+
+
+def built(source: str, classes: set[str]) -> list[str]:
+    """Where `source` calls one of `classes` (`Rounds(...)`, `features.Library(...)`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = (func.id if isinstance(func, ast.Name)
+                    else func.attr if isinstance(func, ast.Attribute) else None)
+            if name in classes:
+                found.append((node.lineno, f"{name}(...)"))
+    return [f"{line}: {text}" for line, text in sorted(found)]
+
+
+def built_outside_compose() -> list[str]:
+    classes = service_classes()
+    return [f"{path.relative_to(ROOT)}:{where}"
+            for name, path in MODULES.items() if name != "bot.app.compose"
+            for where in built(path.read_text(encoding="utf-8"), classes)]
 
 
 def past_the_engine(source: str, services: set[str]) -> list[str]:
@@ -233,6 +266,24 @@ def test_adapters_use_only_the_engine_never_its_services() -> None:
     found = adapters_past_the_engine()
     message = _report("adapters reaching past the engine", found)
     assert not found, message
+
+
+def test_every_service_and_the_engine_are_built_in_compose_only() -> None:
+    """Issue 25: one place wires the services (`bot.app.compose.build_engine`); nothing in
+    bot/ or adapters/ builds a `Rounds`, a `Library` or an `Engine` of its own."""
+    found = built_outside_compose()
+    message = _report("services built outside bot/app/compose.py", found)
+    assert not found, message
+
+
+def test_the_build_check_knows_the_services_and_finds_a_build() -> None:
+    classes = service_classes()
+    assert {"Library", "Sessions", "Rounds", "Dailies", "Installed", "Engine"} <= classes
+    assert "Store" not in classes
+    source = ("rounds = Rounds(library, groups, solo, store)\n"
+              "library = features.Library(store, quizzes)\n"
+              "rows = Rows(store)\n")
+    assert built(source, classes) == ["1: Rounds(...)", "2: Library(...)"]
 
 
 def test_the_engine_door_check_sees_every_service_and_each_way_past_it() -> None:
