@@ -74,16 +74,6 @@ class RoundRow:
 
 
 @dataclass(frozen=True, slots=True)
-class OpenedQuestion:
-    """A question that was just opened (its claim won by this caller)."""
-
-    round: RoundRow
-    qindex: int
-    opened_at: float
-    deadline: float
-
-
-@dataclass(frozen=True, slots=True)
 class RoundAnswer:
     user_id: str
     display_name: str

@@ -24,10 +24,8 @@ from bot.store.commands.learning_sql import apply_review_alone
 from bot.store.commands.sessions_sql import KEEP_BEST_SQL
 from bot.store.round_rows import (
     ROUND_SQL,
-    DailyHistory,
     NewPress,
     NewRound,
-    OpenedQuestion,
     Pressed,
     PressWrite,
     Reveal,
@@ -67,13 +65,6 @@ def _members(rnd: RoundRow) -> Command[tuple[RoundMember, ...]]:
     if not rnd.lobby:
         return ()
     return (yield from round_teams_sql.members(rnd.id))
-
-
-def _history(rnd: RoundRow) -> Command[DailyHistory | None]:
-    """A question of the day's reveal reads the chat's recent ones (streaks, the week)."""
-    if rnd.kind != "daily":
-        return None
-    return (yield from daily_history_sql.history(rnd))
 
 
 def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
@@ -151,8 +142,9 @@ def active_round(platform: str, chat_id: str) -> Command[RoundRow | None]:
                                     chat_id)))
 
 
-def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion]]:
-    """Claim every round whose next question is due (the guarded UPDATE decides who)."""
+def open_due_questions(platform: str, now: float) -> Command[list[tuple[int, int]]]:
+    """Claim every round whose next question is due (the guarded UPDATE decides who) and
+    write the job that posts it; (round id, question index) of each opened."""
     claimed = yield q("UPDATE rounds SET position = position + 1, next_open_at = NULL "
                       "WHERE platform = ? AND status = 'active' AND next_open_at IS NOT NULL "
                       "AND next_open_at <= ? RETURNING id", platform, now)
@@ -165,7 +157,7 @@ def open_due_questions(platform: str, now: float) -> Command[list[OpenedQuestion
         yield q("INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
                 "VALUES (?, ?, ?, ?)", rnd.id, rnd.position, now, deadline)
         yield from _post(rnd, rnd.position, "q", now)
-        opened.append(OpenedQuestion(rnd, rnd.position, now, deadline))
+        opened.append((rnd.id, rnd.position))
     return opened
 
 
@@ -221,10 +213,11 @@ def press_round(press: NewPress) -> Command[Pressed]:
     return Pressed(PressWrite.LATE, None)
 
 
-def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
+def reveal_due_questions(platform: str, now: float) -> Command[list[tuple[int, int]]]:
     """Claim every question past its deadline; one caller wins each (revealed_at IS NULL).
     Schedules the next question or finishes the round (recording each participant's
-    session), and returns what to show."""
+    session) and writes the job that posts the reveal (`round_post` reads what it shows);
+    (round id, question index) of each revealed."""
     yield lock("SELECT id FROM rounds WHERE platform = ? AND status = 'active' "
                "AND id IN (SELECT round_id FROM round_questions WHERE revealed_at IS NULL "
                "AND deadline <= ?) ORDER BY id FOR NO KEY UPDATE", platform, now)
@@ -232,16 +225,13 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[Reveal]]:
         "UPDATE round_questions SET revealed_at = ? WHERE revealed_at IS NULL "
         "AND deadline <= ? AND round_id IN (SELECT id FROM rounds "
         "WHERE platform = ? AND status = 'active') "
-        "RETURNING round_id, qindex, deadline, message_ref", now, now, platform)
-    reveals = []
+        "RETURNING round_id, qindex, deadline", now, now, platform)
+    revealed = []
     for row in sorted(claimed, key=lambda r: (r["deadline"], r["round_id"])):
-        qindex = int(row["qindex"])
-        rnd = yield from _after_reveal(int(row["round_id"]), qindex, now)
-        yield from _post(rnd, qindex, "r", now)
-        reveals.append(Reveal(rnd, qindex, row["deadline"], now, row["message_ref"],
-                              (yield from round_answers(rnd.id, qindex)),
-                              (yield from _members(rnd)), (yield from _history(rnd))))
-    return reveals
+        rnd = yield from _after_reveal(int(row["round_id"]), int(row["qindex"]), now)
+        yield from _post(rnd, int(row["qindex"]), "r", now)
+        revealed.append((rnd.id, int(row["qindex"])))
+    return revealed
 
 
 def skip_round(round_id: int, now: float) -> Command[bool]:
@@ -271,14 +261,12 @@ def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
     yield from _record_participants(rnd, position, now)
     answers = yield from round_answers(round_id, position)
     joined = yield from _members(rnd)
-    if claimed is not None:
-        yield from _post(rnd, int(claimed["qindex"]), "r", now)
-    else:
+    if claimed is None:  # between questions
         yield from _post(rnd, position, "s", now)
-    if claimed is not None:
-        return Reveal(rnd, int(claimed["qindex"]), claimed["deadline"], now,
-                      claimed["message_ref"], answers, joined)
-    return Reveal(rnd, None, None, now, None, answers, joined)
+        return Reveal(rnd, None, None, now, None, answers, joined)
+    yield from _post(rnd, int(claimed["qindex"]), "r", now)
+    return Reveal(rnd, int(claimed["qindex"]), claimed["deadline"], now, claimed["message_ref"],
+                  answers, joined)
 
 
 def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:
@@ -305,10 +293,11 @@ def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
     joined = yield from _members(rnd)
     if row is None:
         return RoundPost(rnd, qindex, None, None, None, answers, joined)
-    revealed = None if row["revealed_at"] is None else float(row["revealed_at"])
-    return RoundPost(rnd, qindex, float(row["deadline"]), revealed,
-                     None if row["message_ref"] is None else str(row["message_ref"]), answers,
-                     joined, (yield from _history(rnd)) if revealed is not None else None)
+    history = None
+    if row["revealed_at"] is not None and rnd.kind == "daily":  # its streaks, the week
+        history = yield from daily_history_sql.history(rnd)
+    return RoundPost(rnd, qindex, row["deadline"], row["revealed_at"], row["message_ref"],
+                     answers, joined, history)
 
 
 def job_live(key: str) -> Command[bool]:

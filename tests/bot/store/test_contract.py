@@ -226,7 +226,8 @@ async def test_an_attempts_seed_is_kept_and_a_rounds_seed_reaches_its_members(
     assert rnd is not None and rnd.seed == -5
     await store.write(rounds_sql.open_due_questions, "t", 1000.0)
     await store.write(rounds_sql.press_round, NewPress(rnd.id, 0, "2", "U2", 0, True, 1001.0))
-    [reveal] = await store.write(rounds_sql.reveal_due_questions, "t", 1031.0)
-    assert reveal.final and reveal.round.seed == -5
+    assert await store.write(rounds_sql.reveal_due_questions, "t", 1031.0) == [(rnd.id, 0)]
+    done = await store.read(rounds_sql.get_round, rnd.id)
+    assert done is not None and done.status == "finished" and done.seed == -5
     member = await store.read(sessions_sql.last_finished, "t", "2", "quiz")
     assert member is not None and member.seed == -5

@@ -17,7 +17,7 @@ import asyncpg
 from bot.domain.results import SessionKind
 from bot.store.commands import learning_sql, rounds_sql, sessions_sql
 from bot.store.protocol import Store
-from bot.store.round_rows import NewPress, NewRound, Pressed, PressWrite, Reveal
+from bot.store.round_rows import NewPress, NewRound, Pressed, PressWrite
 from bot.store.rows import NewAnswer, NewReview, NewSession, Write, review_key
 from tests.bot.store.conftest import Opener
 
@@ -127,14 +127,14 @@ async def _round_at_question_1(store: Store, members: list[str]) -> int:
                                             ("a", "b", "c"), ((0, 1), (0, 1), (0, 1)),
                                             40, 5.0), T0)
     assert rnd is not None
-    [opened] = await store.write(rounds_sql.open_due_questions, "t", T0)
+    assert await store.write(rounds_sql.open_due_questions, "t", T0) == [(rnd.id, 0)]
     for user in members:
         press = NewPress(rnd.id, 0, user, f"U{user}", 1, True, T0 + 1)
         assert (await store.write(rounds_sql.press_round, press)).outcome == PressWrite.LOCKED
-    assert [r.qindex for r in await store.write(rounds_sql.reveal_due_questions,
-                                                "t", opened.deadline)] == [0]
-    [opened] = await store.write(rounds_sql.open_due_questions, "t", T0 + 60)
-    assert (opened.qindex, opened.deadline) == (1, T0 + 100)
+    assert await store.write(rounds_sql.reveal_due_questions, "t", T0 + 40) == [(rnd.id, 0)]
+    assert await store.write(rounds_sql.open_due_questions, "t", T0 + 60) == [(rnd.id, 1)]
+    post = await store.read(rounds_sql.round_post, rnd.id, 1)
+    assert post is not None and post.deadline == T0 + 100
     return rnd.id
 
 
@@ -150,8 +150,9 @@ async def test_the_last_of_concurrent_presses_alone_reveals_early(open_store: Op
     assert sum(p.early for p in pressed) == 1  # every member answered: seen exactly once
     assert await two.read(rounds_sql.next_round_due,
                           "t") == T0 + 70  # the deadline moved to the last press
-    [reveal] = await one.write(rounds_sql.reveal_due_questions, "t", T0 + 70)
-    assert sorted(a.user_id for a in reveal.answers if a.qindex == 1) == members
+    assert await one.write(rounds_sql.reveal_due_questions, "t", T0 + 70) == [(round_id, 1)]
+    revealed = await two.read(rounds_sql.round_answers, round_id, 1)
+    assert sorted(a.user_id for a in revealed if a.qindex == 1) == members
     again = await asyncio.gather(one.write(rounds_sql.press_round,
                                            presses[3]), two.write(rounds_sql.press_round,
                                                                   presses[3]))
@@ -170,17 +171,18 @@ async def test_a_press_racing_the_reveal_is_in_it_or_late(open_store: Opener):
         return await asyncio.gather(*(s.write(rounds_sql.press_round, p)
                                       for p, s in zip(late, (two, one) * 5, strict=True)))
 
-    async def reveal_both() -> list[Reveal]:
+    async def reveal_both() -> list[tuple[int, int]]:
         both = await asyncio.gather(one.write(rounds_sql.reveal_due_questions, "t", T0 + 100),
                                     two.write(rounds_sql.reveal_due_questions, "t", T0 + 100))
         return [r for batch in both for r in batch]
 
     pressed, reveals = await asyncio.gather(press_all(), reveal_both())
-    assert len(reveals) == 1  # two stores, one reveal
+    assert reveals == [(round_id, 1)]  # two stores, one reveal
     assert {p.outcome for p in pressed} <= {PressWrite.LOCKED, PressWrite.LATE}
     locked = {p.user_id for p, r in zip(late, pressed, strict=True)
               if r.outcome == PressWrite.LOCKED}
-    assert {a.user_id for a in reveals[0].answers if a.qindex == 1} == locked
+    revealed = await one.read(rounds_sql.round_answers, round_id, 1)  # what its post shows
+    assert {a.user_id for a in revealed if a.qindex == 1} == locked
     stopped = await two.write(rounds_sql.stop_round, round_id, T0 + 101)
     assert stopped is not None and stopped.qindex is None  # nothing open: none revealed again
     assert await one.write(rounds_sql.stop_round, round_id, T0 + 102) is None  # stopped once
