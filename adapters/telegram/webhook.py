@@ -54,9 +54,10 @@ Clock = Callable[[], float]
 
 class Inbox:
     """Takes webhook POSTs into the store and processes them at once; what other workers
-    left (a lease that ran out) is claimed when the scheduler finds it due. No loop of its
-    own: an idle inbox reads and writes nothing (its due time is part of the scheduler's
-    one read), and done updates are pruned by the daily housekeeping job."""
+    left (a lease that ran out) is claimed when the scheduler finds it due: at its recheck,
+    or sooner while updates come in (they wake it once a lease). No loop of its own: an idle
+    inbox reads and writes nothing (its due time is part of the scheduler's one read), and
+    done updates are pruned by the daily housekeeping job."""
 
     def __init__(self, store: Store, secret: str, *, capacity: int, clock: Clock,
                  scheduler: Scheduler, lease: float = LEASE, wait: Nap = nap) -> None:
@@ -70,6 +71,7 @@ class Inbox:
         self._keeper: asyncio.Task[None] | None = None
         self._emptied = asyncio.Event()  # the last update in flight ended: the keeper stops
         self._behind = False  # a claim left updates for want of room: look again on a slot
+        self._look_at = 0.0  # when an update coming in next wakes the scheduler
 
     def mount(self, server: WebServer, url_path: str) -> None:
         """POST /url_path on `server` is the webhook."""
@@ -106,6 +108,9 @@ class Inbox:
             return web.Response(status=503, text="try again\n")
         if fresh and running:
             self._start(InboxRow(update_id, raw.decode("utf-8"), 1), now)
+            if now >= self._look_at:  # busy: what a dead worker left is looked for each lease
+                self._look_at = now + self.lease
+                self.scheduler.wake()
         elif not fresh:
             log.debug("telegram: update %d delivered again; already stored", update_id)
         return web.Response(text="")

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+from aiohttp import web
+from aiohttp.test_utils import TestClient, TestServer
 
 from adapters.telegram.webhook import Inbox
 from bot.features.jobs import Scheduler
@@ -191,6 +193,48 @@ async def test_the_scheduler_hands_over_what_a_lost_worker_left(tmp_path: Path) 
         assert await scheduler.next_due() is None  # nothing undone: nothing to wake for
         assert await store.write(inbox_sql.inbox_claim, "telegram", 1e12, 1e12, 10) == []
     finally:
+        await store.close()
+
+
+async def test_a_busy_worker_finds_a_dead_one_s_update_before_its_recheck(
+        tmp_path: Path) -> None:
+    """An update coming in wakes the scheduler (once a lease), so a worker taking traffic
+    finds what a dead worker left as soon as its lease ran out, not at the 30 s recheck."""
+    store = await SQLiteStore.open(tmp_path / "inbox.db")
+    clock = FakeClock(1000.0)
+
+    asleep = asyncio.Event()
+
+    async def no_recheck(wakeup: asyncio.Event, seconds: float) -> None:
+        asleep.set()
+        await wakeup.wait()  # only a wakeup ends the wait: the recheck is far away
+        asleep.clear()
+
+    scheduler = Scheduler(store, clock=clock, wait=no_recheck)
+    inbox = Inbox(store, WEBHOOK_SECRET, capacity=4, clock=clock, scheduler=scheduler)
+    processed: asyncio.Queue[int] = asyncio.Queue()
+
+    async def process(row: InboxRow) -> None:
+        processed.put_nowait(row.update_id)
+
+    app = web.Application()
+    app.router.add_post("/tg", inbox.receive)
+    try:
+        # a worker that died holds update 1 until 1010
+        await store.write(inbox_sql.inbox_put, "telegram", 1, '{"update_id": 1}', 999.0, 1010.0)
+        inbox.start(process)
+        scheduler.start()
+        async with TestClient(TestServer(app, host="127.0.0.1")) as client:
+            await asyncio.wait_for(asleep.wait(), 10)  # it looked: held until 1010
+            clock.advance(11.0)
+            response = await client.post("/tg", json={"update_id": 2},
+                                         headers={SECRET_HEADER: WEBHOOK_SECRET})
+            assert response.status == 200
+            got = {await asyncio.wait_for(processed.get(), 10) for _ in range(2)}
+            assert got == {1, 2}  # its own, and the dead worker's, taken over
+    finally:
+        await inbox.stop()
+        await scheduler.stop()
         await store.close()
 
 
