@@ -113,6 +113,16 @@ class Library:
         topics: Mapping[str, Quiz] = memo["topics"]
         return topics
 
+    def topics_of(self) -> Mapping[tuple[str, str], tuple[str, ...]]:
+        """(quiz id, question id) -> the question's topics, for every question that has
+        any, in quiz order (every finished summary's mastery walks it)."""
+        memo = self._memo()
+        if "topics_of" not in memo:
+            memo["topics_of"] = {(quiz.id, q.id): q.topics for quiz in self.quizzes.values()
+                                 for q in quiz.questions if q.topics}
+        topics_of: Mapping[tuple[str, str], tuple[str, ...]] = memo["topics_of"]
+        return topics_of
+
     def topic_name(self, topic: str, lang: str) -> str:
         """A topic's name in `lang` (its id when no quiz names it)."""
         quiz = self.topics().get(topic)

@@ -7,11 +7,10 @@ and anything that wants "the weakest topic" (`weakest`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.domain.learning import Memory
-from bot.domain.quiz import Quiz
 from bot.store.commands import learning_sql
 from bot.store.protocol import Store
 from bot.store.rows import CardRow, ReviewTotal
@@ -46,8 +45,9 @@ class Mastery:
         return min(found, key=lambda t: (t.score, t.topic), default=None)
 
 
-async def mastery(store: Store, quizzes: Iterable[Quiz], memory: Memory, platform: str,
-                  user_id: str, now: float, *, totals: Sequence[ReviewTotal] | None = None,
+async def mastery(store: Store, topics_of: Mapping[tuple[str, str], tuple[str, ...]],
+                  memory: Memory, platform: str, user_id: str, now: float, *,
+                  totals: Sequence[ReviewTotal] | None = None,
                   cards: Sequence[CardRow] | None = None) -> Mastery:
     """The learner's mastery: a question's score is its smoothed accuracy, averaged with
     the card's recall probability now when it has a card (every counted answer makes one).
@@ -68,14 +68,13 @@ async def mastery(store: Store, quizzes: Iterable[Quiz], memory: Memory, platfor
         accuracy = (right + PRIOR_RIGHT) / (n + PRIOR_ANSWERED)
         questions[key] = (accuracy + recall[key]) / 2 if key in recall else accuracy
     sums: dict[str, list[float]] = {}
-    for quiz in quizzes:
-        for q in quiz.questions:
-            score = questions.get((quiz.id, q.id))
-            if score is None:
-                continue
-            for topic in q.topics:
-                acc_ = sums.setdefault(topic, [0.0, 0.0])
-                acc_[0] += score
-                acc_[1] += 1
+    for key, tags in topics_of.items():  # in quiz order: the same sums every time
+        score = questions.get(key)
+        if score is None:
+            continue
+        for topic in tags:
+            acc_ = sums.setdefault(topic, [0.0, 0.0])
+            acc_[0] += score
+            acc_[1] += 1
     topics = {topic: TopicMastery(topic, total / n, int(n)) for topic, (total, n) in sums.items()}
     return Mastery(questions, topics)

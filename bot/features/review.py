@@ -104,7 +104,7 @@ class SpacedReview:
                       cards: Sequence[CardRow] | None = None) -> Mastery:
         """The learner's mastery per question and topic, now (from `totals` and `cards`
         when the caller read them already)."""
-        return await mastery(self.store, self.library.quizzes.values(), self.memory, platform,
+        return await mastery(self.store, self.library.topics_of(), self.memory, platform,
                              user_id, self.clock(), totals=totals, cards=cards)
 
     async def topic_map(self, platform: str, user_id: str, lang: str,
@@ -119,7 +119,7 @@ class SpacedReview:
             totals = await self.store.read(learning_sql.review_totals, platform, user_id)
         if known is None:
             known = await self.mastery(platform, user_id, totals=totals, cards=cards)
-        return topic_lines(self.library.quizzes.values(), known, totals,
+        return topic_lines(self.library.topics_of(), known, totals,
                            lambda topic: self.library.topic_name(topic, lang), only)
 
     async def next_step(self, platform: str, user_id: str, quiz: Quiz, lang: str, *,

@@ -8,22 +8,21 @@ summary all read them from here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from bot.domain.product_limits import MISSES_SHOWN
-from bot.domain.quiz import Quiz
 from bot.domain.stats_results import TopicLine
 from bot.features.mastery import Mastery
 from bot.store.rows import ReviewTotal
 
 
-def topic_lines(quizzes: Iterable[Quiz], known: Mastery, totals: Iterable[ReviewTotal],
-                name: Callable[[str], str], only: Iterable[str] | None = None
-                ) -> tuple[TopicLine, ...]:
+def topic_lines(topics_of: Mapping[tuple[str, str], tuple[str, ...]], known: Mastery,
+                totals: Iterable[ReviewTotal], name: Callable[[str], str],
+                only: Iterable[str] | None = None) -> tuple[TopicLine, ...]:
     """Every answered topic (of `only`, when given), weakest first: its mastery in whole
-    percent, its answered questions, and its "sure" answers and how many were right."""
+    percent, its answered questions, and its "sure" answers and how many were right
+    (`topics_of`: (quiz id, question id) -> topics, `Library.topics_of`)."""
     wanted = None if only is None else set(only)
-    topics_of = {(quiz.id, q.id): q.topics for quiz in quizzes for q in quiz.questions}
     sure: dict[str, list[int]] = {}
     for t in totals:
         if t.sure:
