@@ -14,12 +14,11 @@ all of it already.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from bot.store.command import Command, lock, many, one, q
 from bot.store.commands import daily_history_sql, round_teams_sql
-from bot.store.commands.jobs_sql import next_job_due, schedule
+from bot.store.commands.jobs_sql import schedule
 from bot.store.commands.learning_sql import apply_review_alone
 from bot.store.commands.sessions_sql import KEEP_BEST_SQL
 from bot.store.round_rows import (
@@ -317,17 +316,6 @@ def release_claims(worker: str, kind: str) -> Command[int]:
     rows = yield q("UPDATE jobs SET claimed_at = NULL, claimed_by = NULL WHERE kind = ? "
                    "AND claimed_by = ? AND done_at IS NULL RETURNING id", kind, worker)
     return len(rows)
-
-
-def next_due(kinds: Sequence[str], lease: float, platforms: Sequence[str]
-             ) -> Command[tuple[float | None, float | None]]:
-    """The scheduler's one read before it sleeps: when the earliest job of `kinds` can next
-    be claimed, and when a round of `platforms` next reveals or opens a question."""
-    jobs = yield from next_job_due(kinds, lease)
-    rounds = []
-    for platform in platforms:
-        rounds.append((yield from next_round_due(platform)))
-    return jobs, min((t for t in rounds if t is not None), default=None)
 
 
 def next_round_due(platform: str) -> Command[float | None]:

@@ -4,14 +4,16 @@ store tests on SQLite and PostgreSQL)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 from pathlib import Path
 
 import pytest
 
-from bot.features.jobs import Pace, Scheduler
-from bot.store.commands import jobs_sql, sessions_sql
+from bot.features.jobs import Pace, Scheduler, next_due
+from bot.store.commands import inbox_sql, jobs_sql, rounds_sql, sessions_sql
 from bot.store.protocol import Store
+from bot.store.round_rows import NewRound
 from bot.store.rows import JobRow, NewJob
 from bot.store.sqlite import SQLiteStore
 from tests.backends import Opener
@@ -205,3 +207,22 @@ async def test_the_loop_sleeps_until_the_next_due_time_and_backs_off_a_failure(s
     finally:
         await scheduler.stop()
     assert await store.read(jobs_sql.next_job_due, ("t",), 60.0) is None  # done: gone
+
+
+async def test_one_read_tells_when_jobs_and_each_followed_work_are_due(store: Store):
+    """The loop's one read before it sleeps: the next job of its kinds, and each followed
+    work's next due time (a platform's rounds, the webhook inbox's next lease to run out)."""
+    rounds = [functools.partial(rounds_sql.next_round_due, p) for p in ("x", "t")]
+    inbox = functools.partial(inbox_sql.inbox_next, "telegram")
+    assert await store.read(next_due, (), 60.0, []) == (None, [])
+    await store.write(jobs_sql.schedule, NewJob("remind:t", "k", 1500.0))
+    new = NewRound("t", "g", "g", "1", "H", "quiz", "en", ("a",), ((0, 1),), 30, 1.0)
+    assert await store.write(rounds_sql.create_round, new, 1000.0) is not None
+    await store.write(inbox_sql.inbox_put, "telegram", 7, "{}", 990.0, 1004.0)
+    # the job of a kind this process runs, the rounds of the platforms it serves, the inbox
+    assert await store.read(next_due, ("remind:t",), 60.0, [*rounds, inbox]) == \
+        (1500.0, [None, 1000.0, 1004.0])
+    assert await store.read(next_due, ("remind:x",), 60.0, rounds[:1]) == (None, [None])
+    await store.write(rounds_sql.open_due_questions, "t", 1000.0)  # its deadline next
+    await store.write(inbox_sql.inbox_done, "telegram", 7, 1001.0)  # nothing undone
+    assert await store.read(next_due, (), 60.0, [rounds[1], inbox]) == (None, [1030.0, None])

@@ -5,7 +5,6 @@ from __future__ import annotations
 from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
-from bot.store.rows import NewJob
 
 
 async def test_round_answers_list_every_member_by_question_then_speed(any_store: Store):
@@ -64,17 +63,3 @@ async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
     keys = [j.key for j in await store.write(jobs_sql.claim_due,
                                              1040.0, 10, "host:4", 60.0, ("round:t",))]
     assert keys == [f"round:{rnd.id}:0:s"]
-
-
-async def test_the_scheduler_reads_jobs_and_rounds_due_in_one_read(any_store: Store):
-    store = any_store
-    assert await store.read(rounds_sql.next_due, (), 60.0, ()) == (None, None)
-    await store.write(jobs_sql.schedule, NewJob("remind:t", "k", 1500.0))
-    new = NewRound("t", "g", "g", "1", "H", "quiz", "en", ("a",), ((0, 1),), 30, 1.0)
-    assert await store.write(rounds_sql.create_round, new, 1000.0) is not None
-    # the job of a kind this process runs, the round of a platform it serves
-    assert await store.read(rounds_sql.next_due, ("remind:t",), 60.0, ("x", "t")) == \
-        (1500.0, 1000.0)
-    assert await store.read(rounds_sql.next_due, ("remind:x",), 60.0, ("x",)) == (None, None)
-    await store.write(rounds_sql.open_due_questions, "t", 1000.0)  # its deadline next
-    assert (await store.read(rounds_sql.next_due, (), 60.0, ("t",)))[1] == 1030.0
