@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from adapters.telegram import TelegramAdapter
 from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.domain.quiz import Quiz
+from tests.adapters.telegram.browser import ARGS, CHROMIUM
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN, AnswerKey, BotFactory, Running, write_config
 
@@ -27,6 +29,20 @@ def key(quizzes: dict[str, Quiz]) -> AnswerKey:
 async def api() -> AsyncIterator[FakeBotAPI]:
     async with FakeBotAPI(TOKEN) as fake:
         yield fake
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def chromium() -> AsyncIterator[Any]:
+    """One headless Chromium per test process, shared by its browser tests (browser.py):
+    a launch is seconds of CPU, a new context per test keeps the tests apart."""
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
 
 
 @pytest.fixture

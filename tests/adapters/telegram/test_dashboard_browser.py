@@ -2,7 +2,7 @@
 opened the way Telegram opens a Mini App: /app#tgWebAppData=<initData>&tgWebAppThemeParams=...
 
 Each test keeps a screenshot: in its tmp_path, and copied to tests/artifacts/ (git-ignored).
-Skipped, saying why, only when no Chromium binary is installed (`.ci/run` installs it).
+One browser per test process, a context of its own per test (tests/adapters/telegram/browser.py).
 """
 
 from __future__ import annotations
@@ -13,44 +13,41 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import pytest_asyncio
 
 from bot.present.i18n import strip_isolates
+from tests.adapters.telegram.browser import (
+    ARTIFACTS,
+    NEEDS_CHROMIUM,
+    ON_SESSION_LOOP,
+    session_loop_api,
+)
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot, finish_quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner
 from tests.adapters.telegram.support import TOKEN, AnswerKey
 from tests.dashboard_support import init_data, telegram_fragment
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 GROUP = -1001234567890
 PHONE = {"width": 390, "height": 844}  # a phone's CSS viewport
 DARK = {"bg_color": "#17212b", "text_color": "#f5f5f5", "hint_color": "#708499",
         "link_color": "#6ab3f3", "button_color": "#5288c1", "button_text_color": "#ffffff",
         "secondary_bg_color": "#232e3c"}
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason=f"no Chromium at {CHROMIUM}: install Debian's chromium (apt-get install -y "
-           "chromium; .ci/run does) to run the browser tests")
+pytestmark = [NEEDS_CHROMIUM, ON_SESSION_LOOP]
+api = session_loop_api()
 
 
-@pytest.fixture
-async def page(tmp_path: Path) -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            context = await browser.new_context(viewport=PHONE, device_scale_factor=2)
-            # Only our own server: a request anywhere else would be a page fetching at run time.
-            await context.route(lambda url: not url.startswith("http://127.0.0.1"),
-                                lambda route: route.abort())
-            yield await context.new_page()
-        finally:
-            await browser.close()
+@pytest_asyncio.fixture(loop_scope="session")
+async def page(chromium: Any) -> AsyncIterator[Any]:
+    context = await chromium.new_context(viewport=PHONE, device_scale_factor=2)
+    try:
+        # Only our own server: a request anywhere else would be a page fetching at run time.
+        await context.route(lambda url: not url.startswith("http://127.0.0.1"),
+                            lambda route: route.abort())
+        yield await context.new_page()
+    finally:
+        await context.close()
 
 
 async def shoot(page: Any, tmp_path: Path, name: str) -> Path:

@@ -11,7 +11,6 @@ instead of keeping screenshots full of empty boxes).
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +18,15 @@ import pytest
 
 from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
+from tests.adapters.telegram.browser import (
+    ARTIFACTS,
+    NEEDS_CHROMIUM,
+    ON_SESSION_LOOP,
+    session_loop_api,
+)
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN
-from tests.adapters.telegram.test_dashboard_browser import ARGS, ARTIFACTS, CHROMIUM
 from tests.dashboard_support import init_data, play, telegram_fragment
 
 GROUP = "-1001234567890"
@@ -30,21 +34,8 @@ WIDTHS = {390: 844, 1280: 900}
 ARABIC_FONTS = ("Noto Nastaliq Urdu", "Noto Naskh Arabic", "Noto Sans Arabic")
 DAY = 86400.0
 
-pytestmark = pytest.mark.skipif(
-    not CHROMIUM.exists(),
-    reason=f"no Chromium at {CHROMIUM}: install Debian's chromium (.ci/run does)")
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    from playwright.async_api import async_playwright
-
-    async with async_playwright() as pw:
-        launched = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield launched
-        finally:
-            await launched.close()
+pytestmark = [NEEDS_CHROMIUM, ON_SESSION_LOOP]
+api = session_loop_api()
 
 
 async def seeded(running: DashboardBot, lang: str) -> None:
@@ -122,14 +113,14 @@ async def two_columns(page: Any) -> bool:
 
 
 @pytest.mark.parametrize("lang", ["en", "ur"])
-async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, browser: Any,
+async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, chromium: Any,
                                          lang: str) -> None:
     async with dashboard_bot(tmp_path, api) as running:
         await seeded(running, lang)
         cat = running.app.catalogue
         for width in WIDTHS:
             # The learner: the summary first, the details folded.
-            page = await opened(browser, running, 1001, lang, width)
+            page = await opened(chromium, running, 1001, lang, width)
             assert await page.get_attribute("body", "data-state") == "ready"
             assert await page.get_attribute("html", "dir") == ("rtl" if lang == "ur" else "ltr")
             summary = page.locator("#summary")
@@ -148,7 +139,7 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, browse
             await page.context.close()
 
             # A new learner: a welcome, no praise for nothing.
-            page = await opened(browser, running, 5005, lang, width)
+            page = await opened(chromium, running, 5005, lang, width)
             assert await page.locator("#welcome").is_visible()
             assert cat.raw(lang, "dashboard.no_misses") not in (
                 await page.text_content("body") or "")
@@ -157,7 +148,7 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, browse
 
             # The group, as a member and as its admin.
             for user, view in ((1001, "group-member"), (1002, "group-admin")):
-                page = await opened(browser, running, user, lang, width, f"?group={GROUP}")
+                page = await opened(chromium, running, user, lang, width, f"?group={GROUP}")
                 assert await page.get_attribute("body", "data-state") == "ready"
                 title = await page.text_content("#title") or ""
                 assert ("Pipeline Club" if lang == "en" else "پائپ لائن کلب") in title
@@ -170,7 +161,7 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, browse
 
             # Errors say what to do and offer a way on.
             for user, query, view in ((5005, f"?group={GROUP}", "403"), (None, "", "signin")):
-                page = await opened(browser, running, user, lang, width, query)
+                page = await opened(chromium, running, user, lang, width, query)
                 assert await page.get_attribute("body", "data-state") == "error"
                 assert await page.locator("#error a, #error button").count() >= 1
                 await shoot(page, f"dashboard-error-{view}-{lang}-{width}")
