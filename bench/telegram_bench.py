@@ -328,7 +328,7 @@ def main() -> None:
     if os.environ.get("BENCH_PROFILE"):
         Path(os.environ["BENCH_PROFILE"]).mkdir(parents=True, exist_ok=True)
     if args.serve and os.environ.get(TRACE):
-        telegram_trace.install(os.environ[TRACE])
+        telegram_trace.install(os.environ[TRACE], quizbot=args.serve == "quizbot")
     if args.serve == "quizbot":
         asyncio.run(serve_quizbot(args.config))
     elif args.serve == "bare":

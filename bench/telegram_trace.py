@@ -9,8 +9,9 @@ server's two times in the bench process close the chain. Per tap:
   HTTP response and PTB's parsing of the whole batch);
 - queue: from there to the update processor being handed it (PTB's update queue and task);
 - wait: to the callback query handler starting (the processor's per-user turn and slots);
-- engine: the handler's own work until it asks for the ack: for quizbot the engine's
-  decision (the answer read and committed) and the plan; for the bare bot nothing;
+- engine: the handler's own work until `Engine.press` returns: for quizbot the engine's
+  decision (the answer read and committed); for the bare bot nothing;
+- plan: from there to asking for the ack (quizbot's plan of the reply);
 - send: from asking for the ack to PTB's request layer posting it (the bot method, the
   rate limiter);
 - wire: from the post to the fake receiving it (HTTP both ways, the fake's own loop).
@@ -19,6 +20,7 @@ server's two times in the bench process close the chain. Per tap:
 from __future__ import annotations
 
 import atexit
+import contextvars
 import functools
 import json
 import statistics
@@ -27,11 +29,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-STAGES = ("poll", "queue", "wait", "engine", "send", "wire")
-MARKS = ("polled", "dispatched", "handled", "asked", "posted")
+STAGES = ("poll", "queue", "wait", "engine", "plan", "send", "wire")
+MARKS = ("polled", "dispatched", "handled", "decided", "asked", "posted")
+_tap: contextvars.ContextVar[str | None] = contextvars.ContextVar("tap", default=None)
 
 
-def install(path: str) -> None:
+def install(path: str, quizbot: bool) -> None:
     """Wrap PTB's hooks in this (the bot's) process; the marks go to `path` at exit."""
     from telegram import CallbackQuery, Update
     from telegram.ext import BaseUpdateProcessor, CallbackQueryHandler, ExtBot
@@ -71,9 +74,14 @@ def install(path: str) -> None:
         mark(query_of(update), "dispatched")
 
     def handled(handler: Any, update: object, *args: Any) -> None:
+        _tap.set(query_of(update))  # the handler's task: its engine call finds the tap here
         mark(query_of(update), "handled")
 
+    def decided(outcome: Any) -> None:
+        mark(_tap.get(), "decided")
+
     def asked(query: Any, *args: Any, **kwargs: Any) -> None:
+        mark(query.id, "decided")  # the bare bot decides nothing: no engine time
         mark(query.id, "asked")
 
     def posted(request: Any, url: str, request_data: Any = None, *args: Any, **kwargs: Any
@@ -86,6 +94,10 @@ def install(path: str) -> None:
     wrap(BaseUpdateProcessor, "process_update", before=dispatched)
     wrap(CallbackQueryHandler, "handle_update", before=handled)
     wrap(CallbackQuery, "answer", before=asked)
+    if quizbot:
+        from bot.features.engine import Engine
+
+        wrap(Engine, "press", after=decided)
     wrap(BaseRequest, "post", before=posted)
 
 
