@@ -93,8 +93,7 @@ def restore(config: Config, args: argparse.Namespace) -> int:
 
 def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
     archive = pg_ops.read_archive(args.path)
-    problem = pg_ops.archive_problem(archive, pg_ops.quizbot_tables(),
-                                     migrations("postgres")[-1][0])
+    problem = pg_ops.archive_problem(archive)
     if problem:
         return _fail(f"{args.path}: refused: {problem}")
     newer = asyncio.run(pg_ops.guard_restore(config.storage_url, _password(config), args.path,

@@ -138,7 +138,7 @@ def examine(conn: sqlite3.Connection, *, quick: bool) -> int:
         if columns != VERSION_TABLE_COLUMNS:
             raise NotOurs("it is a SQLite database, but not quizbot's" + (
                 " (its schema_migrations table is not ours)" if columns else ""))
-        version = schema_version(conn)
+        version = int(conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] or 0)
         problem = newer(version, migrations("sqlite")[-1][0]) or schema_problem(conn, version)
     except sqlite3.OperationalError as exc:
         raise NotOurs(f"it cannot be read ({exc})") from None
@@ -149,11 +149,6 @@ def examine(conn: sqlite3.Connection, *, quick: bool) -> int:
     if problem:
         raise NotOurs(problem)
     return version
-
-
-def schema_version(conn: sqlite3.Connection) -> int:
-    """MAX(version) recorded in schema_migrations."""
-    return int(conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] or 0)
 
 
 SchemaObject = tuple[str, str, str, str]  # type, name, table, SQL with white space folded

@@ -27,7 +27,7 @@ from bot.domain.errors import OpsError
 from bot.store.command import run_async
 from bot.store.commands.report_sql import last_activity
 from bot.store.files import PlaceError, new_file
-from bot.store.migrate import TABLES
+from bot.store.migrate import TABLES, migrations, newer
 from bot.store.reader import connected, on_postgres
 from bot.store.urls import split_password
 
@@ -39,6 +39,7 @@ ALLOWED_KINDS = frozenset({
     "CONSTRAINT", "FK CONSTRAINT", "INDEX", "ENCODING", "STDSTRINGS", "SEARCHPATH",
     "DATABASE PROPERTIES",
 })
+QUIZBOT_TABLES = frozenset({*TABLES, "schema_migrations"})  # the same names on both dialects
 _TOC_LINE = re.compile(r"^\d+;\s+\d+\s+\d+\s+(?P<rest>.+)$")
 
 
@@ -120,19 +121,18 @@ def _entry(rest: str) -> tuple[str, str]:
     return " ".join(words[:2]), " ".join(words[2:4])
 
 
-def archive_problem(archive: Archive, tables: set[str], latest: int) -> str | None:
+def archive_problem(archive: Archive) -> str | None:
     """Why this archive is not a quizbot backup this quizbot can restore (None if it is)."""
     if not archive.versions:
         return "it holds no schema_migrations rows: it is not a quizbot backup"
-    if max(archive.versions) > latest:
-        return (f"its schema is version {max(archive.versions)}, newer than this quizbot "
-                f"understands ({latest}); restore it with a newer quizbot")
+    if why := newer(max(archive.versions), migrations("postgres")[-1][0]):
+        return why
     strange = sorted({f"{kind} {name}" for kind, name in archive.entries
                       if kind not in ALLOWED_KINDS})
     if strange:
         return f"it carries {', '.join(strange[:3])}, which quizbot never creates"
     foreign = sorted({name for kind, name in archive.entries
-                      if kind in ("TABLE", "TABLE DATA") and name not in tables})
+                      if kind in ("TABLE", "TABLE DATA") and name not in QUIZBOT_TABLES})
     if foreign:
         return f"it has table(s) {', '.join(foreign[:3])} that quizbot did not create"
     return None
@@ -160,11 +160,6 @@ def restore(url: str, password: str, source: Path) -> None:
     _run([find_tool("pg_restore"), "--clean", "--if-exists", "--single-transaction",
           "--exit-on-error", "--no-owner", "--no-privileges", f"--dbname={bare}",
           str(source)], password, "pg_restore")
-
-
-def quizbot_tables() -> set[str]:
-    """The tables quizbot's migrations create (the same names on both dialects)."""
-    return {*TABLES, "schema_migrations"}
 
 
 async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> bool:

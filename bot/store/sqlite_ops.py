@@ -31,7 +31,7 @@ from bot.domain.errors import OpsError, StoreRefused
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
 from bot.store.files import PlaceError, new_file
-from bot.store.migrate import BUSY_MS, HEADER_SIZE, NotOurs, check_header, examine, schema_version
+from bot.store.migrate import BUSY_MS, HEADER_SIZE, NotOurs, check_header, examine
 
 
 @contextlib.contextmanager
@@ -120,7 +120,8 @@ def _copy_checked(src: sqlite3.Connection, tmp: Path) -> tuple[int, int]:
         verdict = _integrity(dst)
         if verdict != ["ok"]:
             raise OpsError(f"the copy failed its integrity check: {verdict[:3]}")
-        return schema_version(dst), int(dst.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        version, _, _, answers = run_sync(dst, summary())
+        return version, answers
 
 
 # --- restore -------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from bot.present import svg
 from bot.present.i18n import Catalogue
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
-from bot.store.commands import learning_sql
+from bot.store.commands import learning_sql, sessions_sql
 from bot.store.commands.dashboard_sql import (
     Answered,
     AttemptAnswer,
@@ -94,7 +94,7 @@ class Dashboard:
 
     async def language(self, who: Identity) -> str:
         """The caller's chosen language, else their app's, else the default."""
-        profile = await self.store.read(reads.profile, who.platform, who.user_id)
+        profile = await self.store.read(sessions_sql.user, who.platform, who.user_id)
         return self.engine.resolve_language(profile[1] if profile else None, who.locale)
 
     # --- the learner ---------------------------------------------------------------------
@@ -110,7 +110,7 @@ class Dashboard:
         since = learning.local_day(now, 0) - CALENDAR_DAYS - 401
         (profile, attempts, answers, groups), (settings, cards, totals, days) = (
             await asyncio.gather(
-                asyncio.gather(self.store.read(reads.profile, p, u),
+                asyncio.gather(self.store.read(sessions_sql.user, p, u),
                                self.store.read(reads.attempts, p, u),
                                self.store.read(reads.answers, p, u),
                                self.store.read(reads.groups_of, p, u)),

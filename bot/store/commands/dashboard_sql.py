@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.domain.product_limits import MEMBERS_LISTED, ROUNDS_LISTED
-from bot.store.command import Command, one, q
+from bot.store.command import Command, q
 from bot.store.rows import from_row
 
 
@@ -60,13 +60,6 @@ class MemberRow:
     attempts: int
     best: int
     last_at: float
-
-
-def profile(platform: str, user_id: str) -> Command[tuple[str, str | None] | None]:
-    """(display name, chosen language) of a known user, else None."""
-    row = one((yield q("SELECT display_name, lang FROM users WHERE platform = ? "
-                       "AND user_id = ?", platform, user_id)))
-    return None if row is None else (str(row["display_name"]), row["lang"])
 
 
 def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:

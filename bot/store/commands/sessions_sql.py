@@ -14,7 +14,7 @@ cannot deadlock on each other.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from bot.domain.results import SessionKind
 from bot.store.command import Command, Rows, lock, many, one, q
@@ -50,10 +50,11 @@ _LOCK_USER = "SELECT 1 FROM users WHERE platform = ? AND user_id = ? FOR NO KEY 
 
 # --- users -----------------------------------------------------------------------------
 
-def user(platform: str, user_id: str) -> Command[Any]:
-    """The user's row (display_name, lang), or None."""
-    return one((yield q("SELECT display_name, lang FROM users WHERE platform = ? "
-                        "AND user_id = ?", platform, user_id)))
+def user(platform: str, user_id: str) -> Command[tuple[str, str | None] | None]:
+    """(display name, chosen language) of a known user, else None."""
+    row = one((yield q("SELECT display_name, lang FROM users WHERE platform = ? "
+                       "AND user_id = ?", platform, user_id)))
+    return None if row is None else (str(row["display_name"]), row["lang"])
 
 
 def save_user(platform: str, user_id: str, display_name: str, now: float
@@ -72,8 +73,8 @@ async def touch_user(store: Store, platform: str, user_id: str, display_name: st
     helper that is not a command: a read, and a write only when the name changed (most calls
     write nothing, so they take no write lock)."""
     row = await store.read(user, platform, user_id)
-    if row is not None and (row["display_name"] == display_name or not display_name):
-        return None if row["lang"] is None else str(row["lang"])
+    if row is not None and (row[0] == display_name or not display_name):
+        return row[1]
     return await store.write(save_user, platform, user_id, display_name, now)
 
 

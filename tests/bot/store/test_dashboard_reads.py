@@ -10,7 +10,7 @@ from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.dashboard.group_export import exporter_for
-from bot.store.commands import dashboard_sql, rounds_sql
+from bot.store.commands import dashboard_sql, rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
@@ -28,8 +28,8 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     assert await play(engine, quizzes, solo, wrong={0}) == 7
     assert await play(engine, quizzes, bob, wrong={0}) == 7
 
-    assert await any_store.read(dashboard_sql.profile, "telegram", "1") == ("Ada", None)
-    assert await any_store.read(dashboard_sql.profile, "telegram", "404") is None
+    assert await any_store.read(sessions_sql.user, "telegram", "1") == ("Ada", None)
+    assert await any_store.read(sessions_sql.user, "telegram", "404") is None
     attempts = await any_store.read(dashboard_sql.attempts, "telegram", "1")
     assert [(a.quiz_id, a.score, a.total) for a in attempts] == [
         ("parallelism", 6, 8), ("parallelism", 7, 8)]
