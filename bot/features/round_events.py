@@ -10,7 +10,7 @@ from bot.domain.quiz import Question, Quiz
 from bot.domain.quiz.computed import draw, seed_of
 from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
 from bot.features.round_scores import daily_notes, standings_of, team_standings
-from bot.store.round_rows import Reveal, RoundAnswer, RoundRow
+from bot.store.round_rows import RoundAnswer, RoundPost, RoundRow
 
 
 class Quizzes(Protocol):
@@ -54,8 +54,8 @@ class RoundEvents:
     def standings(row: RoundRow, answers: tuple[RoundAnswer, ...]) -> tuple[Standing, ...]:
         return standings_of(answers, row.scoring, row.seconds, timed=not row.untimed)
 
-    def reveal(self, reveal: Reveal, *, stopped: bool = False) -> RoundReveal:
-        row, qindex = reveal.round, reveal.qindex
+    def reveal(self, reveal: RoundPost, *, stopped: bool = False) -> RoundReveal:
+        row, qindex, revealed_at = reveal.round, reveal.qindex, reveal.revealed_at or 0.0
         quiz = self.quiz(row)
         standings = self.standings(row, reveal.answers)
         teams = (team_standings(standings, reveal.members, row.teams) if row.teams else ())
@@ -65,11 +65,11 @@ class RoundEvents:
             correct=-1, counts=(), right=(), explanation="", standings=standings,
             message_ref=reveal.message_ref, final=reveal.final,
             stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
-            revealed_at=reveal.revealed_at, last_qindex=row.position, scoring=row.scoring,
+            revealed_at=revealed_at, last_qindex=row.position, scoring=row.scoring,
             untimed=row.untimed, teams=teams, quiz_id=row.quiz_id,
-            daily=(daily_notes(reveal.history, reveal.revealed_at)
+            daily=(daily_notes(reveal.history, revealed_at)
                    if reveal.history is not None else None))
-        if qindex is None:
+        if reveal.deadline is None:  # a stop between questions: the standings alone
             return base
         order = row.option_orders[qindex]
         question = self.drawn(quiz, row, qindex)
@@ -81,7 +81,7 @@ class RoundEvents:
         right = tuple(a.display_name or a.user_id
                       for a in sorted(here, key=lambda a: a.elapsed) if a.correct)
         return replace(
-            base, question=self.question(row, qindex, reveal.deadline or reveal.revealed_at),
+            base, question=self.question(row, qindex, reveal.deadline),
             correct=order.index(question.correct) if question else -1, counts=tuple(counts),
             right=right, explanation=question.explanation.get(row.lang) if question else "",
             takeaway=question.takeaway.get(row.lang) if question and question.takeaway else "")

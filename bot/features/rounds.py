@@ -52,7 +52,6 @@ from bot.store.round_rows import (
     NewPress,
     NewRound,
     PressWrite,
-    Reveal,
     RoundPost,
     RoundRow,
 )
@@ -163,11 +162,14 @@ class Rounds:
                    may_manage: Manages = False) -> RoundReveal:
         """End the chat's round now: the host, or a member the platform lets moderate."""
         row = await self._running(actor, chat_id, may_manage)
-        reveal = await self.store.write(rounds_sql.stop_round, row.id, self.clock())
-        if reveal is None:  # it ended meanwhile
+        stopped = await self.store.write(rounds_sql.stop_round, row.id, self.clock())
+        if stopped is None:  # it ended meanwhile
             raise NoRound()
         self.wake()
-        return self.events.reveal(reveal, stopped=True)
+        post = await self.store.read(rounds_sql.round_post, row.id, stopped[0])
+        shown = self.event_of(post, stopped[1]) if post else None  # as its post job shows it
+        assert isinstance(shown, RoundReveal)
+        return shown
 
     async def skip(self, actor: Actor, chat_id: str | None, *,
                    may_manage: Manages = False) -> None:
@@ -284,15 +286,14 @@ class Rounds:
                 return None
             return self.events.question(row, qindex, post.deadline)
         if what == "s":
-            return self.events.reveal(Reveal(row, None, None, row.finished_at or 0.0, None,
-                                       post.answers, post.members), stopped=True)
+            return self.events.reveal(replace(post, deadline=None, revealed_at=row.finished_at,
+                                              message_ref=None, history=None), stopped=True)
         if post.revealed_at is None:
             return None
         if qindex < row.position:  # the round went on since: not final, next was due
             row = replace(row, status="active",
                           next_open_at=post.revealed_at + row.reveal_pause)
-        return self.events.reveal(Reveal(row, qindex, post.deadline, post.revealed_at,
-                                   post.message_ref, post.answers, post.members, post.history))
+        return self.events.reveal(replace(post, round=row))
 
     async def posted(self, question: RoundQuestion, ref: str) -> None:
         """Remember where a question was posted, to edit it into its reveal."""

@@ -140,35 +140,22 @@ class Pressed:
 
 
 @dataclass(frozen=True, slots=True)
-class Reveal:
-    """A question whose reveal this caller won (or a round stopped between questions)."""
+class RoundPost:
+    """What a round's post job shows (a question, its reveal, a stop), read afresh when it
+    runs (after a restart too), and what a stop shows at once."""
 
-    round: RoundRow  # as it stands after the reveal (finished or stopped on the last one)
-    qindex: int | None  # None: stopped while no question was open
-    deadline: float | None
-    revealed_at: float
+    round: RoundRow  # as it stands now
+    qindex: int  # -1: a round stopped before any question
+    deadline: float | None  # None: no such question (a stop between questions shows none)
+    revealed_at: float | None
     message_ref: str | None
-    answers: tuple[RoundAnswer, ...]  # every answer of the round up to this question
+    answers: tuple[RoundAnswer, ...]  # every answer up to this question
     members: tuple[RoundMember, ...] = ()  # who joined (team and untimed rounds)
     history: DailyHistory | None = None  # a question of the day's: the chat's recent ones
 
     @property
     def final(self) -> bool:
         return not self.round.active
-
-
-@dataclass(frozen=True, slots=True)
-class RoundPost:
-    """What a round's post job shows, read afresh when it runs (after a restart too)."""
-
-    round: RoundRow  # as it stands now
-    qindex: int  # -1: a round stopped before any question
-    deadline: float | None  # None: no such question
-    revealed_at: float | None
-    message_ref: str | None
-    answers: tuple[RoundAnswer, ...]  # every answer up to this question
-    members: tuple[RoundMember, ...] = ()  # who joined (team and untimed rounds)
-    history: DailyHistory | None = None  # a question of the day's: the chat's recent ones
 
 
 def post_kind(platform: str) -> str:

@@ -27,7 +27,6 @@ from bot.store.round_rows import (
     NewRound,
     Pressed,
     PressWrite,
-    Reveal,
     RoundAnswer,
     RoundMember,
     RoundPost,
@@ -245,8 +244,10 @@ def skip_round(round_id: int, now: float) -> Command[bool]:
                          "AND next_open_at > ? RETURNING id", now, round_id, now)))
 
 
-def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
-    """Stop the round; the open question (if any) is revealed by this caller."""
+def stop_round(round_id: int, now: float) -> Command[tuple[int, str] | None]:
+    """Stop the round; the open question (if any) is revealed by this caller. The post its
+    job shows (`round_post`): (question index, "r") for that reveal, (position, "s") for a
+    stop between questions; None when the round was not running."""
     stopped = yield q("UPDATE rounds SET status = 'stopped', finished_at = ?, "
                       "next_open_at = NULL WHERE id = ? AND status = 'active' "
                       "RETURNING position", now, round_id)
@@ -254,18 +255,12 @@ def stop_round(round_id: int, now: float) -> Command[Reveal | None]:
         return None
     position = int(stopped[0]["position"])
     claimed = one((yield q("UPDATE round_questions SET revealed_at = ? WHERE round_id = ? "
-                           "AND revealed_at IS NULL RETURNING qindex, deadline, message_ref",
-                           now, round_id)))
+                           "AND revealed_at IS NULL RETURNING qindex", now, round_id)))
     rnd = yield from _round(round_id)
     yield from _record_participants(rnd, position, now)
-    answers = yield from round_answers(round_id, position)
-    joined = yield from _members(rnd)
-    if claimed is None:  # between questions
-        yield from _post(rnd, position, "s", now)
-        return Reveal(rnd, None, None, now, None, answers, joined)
-    yield from _post(rnd, int(claimed["qindex"]), "r", now)
-    return Reveal(rnd, int(claimed["qindex"]), claimed["deadline"], now, claimed["message_ref"],
-                  answers, joined)
+    post = (position, "s") if claimed is None else (int(claimed["qindex"]), "r")
+    yield from _post(rnd, *post, now)
+    return post
 
 
 def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:
