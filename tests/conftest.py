@@ -8,6 +8,7 @@ import inspect
 import logging
 import random
 import re
+import shutil
 import types
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -119,6 +120,28 @@ def _restore_logging() -> Iterator[None]:
 @pytest.fixture(scope="session")
 def quizzes() -> dict[str, Quiz]:
     return load_quizzes([default_content_dir()])
+
+
+SAMPLED = "parallelism-numbers"  # the shipped quiz of computed questions
+
+
+@pytest.fixture(scope="session")
+def process_content(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A content folder for `quizbot run` processes whose test is not about content: the
+    shipped quizzes but the computed one, which every start samples (about a second of CPU a
+    process; tests/content and the in-process bots load it in full). The quiz that named it
+    as next names the one after it."""
+    shipped = default_content_dir()
+    folder = tmp_path_factory.mktemp("process-content") / "content"
+    shutil.copytree(shipped, folder, ignore=shutil.ignore_patterns(f"{SAMPLED}.yaml"))
+    after = re.search(r"^next: (\S+)$", (shipped / f"{SAMPLED}.yaml").read_text("utf-8"), re.M)
+    assert after is not None, f"{SAMPLED}.yaml names no next quiz"
+    for path in folder.glob("*.yaml"):
+        text = path.read_text("utf-8")
+        if f"\nnext: {SAMPLED}\n" in text:
+            path.write_text(text.replace(f"\nnext: {SAMPLED}\n", f"\nnext: {after[1]}\n"),
+                            "utf-8")
+    return folder
 
 
 @pytest.fixture(scope="session")

@@ -45,7 +45,8 @@ class Player:
             self.question = ix.followups[0]
 
 
-async def test_two_processes_two_shards_one_killed(tmp_path: Path, postgres_url: str) -> None:
+async def test_two_processes_two_shards_one_killed(tmp_path: Path, postgres_url: str,
+                                                   process_content: Path) -> None:
     assert [(g >> 22) % 2 for g in GUILDS.values()] == [0, 1]
     fake = FakeDiscord(guilds={g: g + 7 for g in GUILDS.values()})
     await fake.start()
@@ -57,7 +58,7 @@ async def test_two_processes_two_shards_one_killed(tmp_path: Path, postgres_url:
             "discord": {"api_base_url": fake.api_base_url, "gateway_url": fake.gateway_url,
                         "guild_ids": list(GUILDS.values()), "shards": 2,
                         "shard_ids": [shard]},
-            "log_level": "INFO"})
+            "content": {"dir": str(process_content)}, "log_level": "INFO"})
 
     env = {"DISCORD_BOT_TOKEN": TOKEN}
     try:

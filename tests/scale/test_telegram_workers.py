@@ -149,7 +149,8 @@ async def api() -> Any:
 
 
 async def test_three_webhook_workers_one_killed(tmp_path: Path, api: FakeBotAPI,
-                                                postgres_url: str) -> None:
+                                                postgres_url: str, process_content: Path
+                                                ) -> None:
     key = AnswerKey(load_quizzes([default_content_dir()])["parallelism"])
     ports = [free_port() for _ in range(3)]
 
@@ -159,7 +160,8 @@ async def test_three_webhook_workers_one_killed(tmp_path: Path, api: FakeBotAPI,
             "telegram": {"api_base_url": api.base_url, "mode": "webhook", "webhook": {
                 "listen": "127.0.0.1", "port": ports[i], "url_path": "tg",
                 "public_url": PUBLIC_URL, "secret_token": WEBHOOK_SECRET, "register": False}},
-            "discord": {"enabled": False}, "log_level": "INFO"})
+            "discord": {"enabled": False}, "content": {"dir": str(process_content)},
+            "log_level": "INFO"})
 
     env = {"TELEGRAM_BOT_TOKEN": TOKEN}
     setup = await asyncio.create_subprocess_exec(

@@ -62,7 +62,7 @@ async def post(http: aiohttp.ClientSession, port: int, update: dict[str, Any]) -
 
 
 async def test_a_killed_worker_replies_once_and_its_acknowledged_tap_is_answered_once(
-        tmp_path: Path, api: HeldSends, postgres_url: str) -> None:
+        tmp_path: Path, api: HeldSends, postgres_url: str, process_content: Path) -> None:
     key = AnswerKey(load_quizzes([default_content_dir()])["parallelism"])
     ports = [free_port() for _ in range(3)]
 
@@ -73,7 +73,8 @@ async def test_a_killed_worker_replies_once_and_its_acknowledged_tap_is_answered
                 "listen": "127.0.0.1", "port": ports[i], "url_path": "tg",
                 "public_url": "https://bot.example.test/tg", "secret_token": WEBHOOK_SECRET,
                 "register": False}},
-            "discord": {"enabled": False}, "log_level": "INFO"})
+            "discord": {"enabled": False}, "content": {"dir": str(process_content)},
+            "log_level": "INFO"})
 
     learner = Learner(api, api.user(3001, "Kim"))
     async with (workers(3, config, {"TELEGRAM_BOT_TOKEN": TOKEN},

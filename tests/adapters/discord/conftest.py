@@ -53,13 +53,17 @@ async def fake() -> AsyncIterator[FakeDiscord]:
         assert ix.events[0][0].startswith("callback"), f"{ix.id} sent {ix.events} first"
 
 
-def write_config(tmp_path: Path, fake: FakeDiscord, **discord: Any) -> Path:
-    """A config file pointing at the fake and at a SQLite file in tmp_path."""
-    data = {
+def write_config(tmp_path: Path, fake: FakeDiscord, *, content: Path | None = None,
+                 **discord: Any) -> Path:
+    """A config file pointing at the fake and at a SQLite file in tmp_path (and at `content`,
+    e.g. the `process_content` fixture, as its content folder)."""
+    data: dict[str, Any] = {
         "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
         "telegram": {"enabled": False},
         "discord": {"api_base_url": fake.api_base_url, "guild_ids": [GUILD], **discord},
     }
+    if content is not None:
+        data["content"] = {"dir": str(content)}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path

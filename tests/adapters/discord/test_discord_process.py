@@ -31,10 +31,11 @@ def with_debug(config: Path) -> Path:
     return config
 
 
-async def test_rejected_token_is_one_line_and_exit_1(tmp_path: Path, fake: FakeDiscord):
+async def test_rejected_token_is_one_line_and_exit_1(tmp_path: Path, fake: FakeDiscord,
+                                                     process_content: Path):
     wrong = "wrong.discord.token-value-123"
     log = tmp_path / "stderr.log"
-    proc = await start(write_config(tmp_path, fake), wrong, log)
+    proc = await start(write_config(tmp_path, fake, content=process_content), wrong, log)
     try:
         # start-up (imports, content, sampling) comes first: the same bound as the test below
         assert await asyncio.wait_for(proc.wait(), 30) == 1
@@ -50,9 +51,11 @@ async def test_rejected_token_is_one_line_and_exit_1(tmp_path: Path, fake: FakeD
 
 
 async def test_debug_log_carries_no_bot_or_interaction_token(tmp_path: Path,
-                                                             fake: FakeDiscord):
+                                                             fake: FakeDiscord,
+                                                             process_content: Path):
     log = tmp_path / "stderr.log"
-    proc = await start(with_debug(write_config(tmp_path, fake)), TOKEN, log)
+    proc = await start(with_debug(write_config(tmp_path, fake, content=process_content)),
+                       TOKEN, log)
     try:
         await fake.wait_for(lambda: fake.connected >= 1 or proc.returncode is not None,
                             timeout=30, what="quizbot on the gateway")

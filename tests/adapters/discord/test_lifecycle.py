@@ -51,8 +51,8 @@ async def test_buttons_work_after_a_restart_in_process(tmp_path: Path, fake: Fak
 
 
 async def test_buttons_work_after_the_process_was_killed(tmp_path: Path, fake: FakeDiscord,
-                                                         ) -> None:
-    path = write_config(tmp_path, fake)
+                                                         process_content: Path) -> None:
+    path = write_config(tmp_path, fake, content=process_content)
     env = {**os.environ, "DISCORD_BOT_TOKEN": fake.token, "TELEGRAM_BOT_TOKEN": ""}
     procs: list[asyncio.subprocess.Process] = []
 

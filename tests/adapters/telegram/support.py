@@ -32,8 +32,9 @@ def free_port() -> int:
 
 
 def write_config(tmp_path: Path, api: FakeBotAPI, *, admins: list[int] | None = None,
-                 **telegram: Any) -> Path:
-    """A config file pointing at the fake and a SQLite file in tmp_path."""
+                 content: Path | None = None, **telegram: Any) -> Path:
+    """A config file pointing at the fake and a SQLite file in tmp_path (and at `content`,
+    e.g. the `process_content` fixture, as its content folder)."""
     data: dict[str, Any] = {
         "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
         "telegram": {"api_base_url": api.base_url, "concurrent_updates": 64, **telegram},
@@ -41,6 +42,8 @@ def write_config(tmp_path: Path, api: FakeBotAPI, *, admins: list[int] | None = 
     }
     if admins:
         data["admins"] = {"telegram": admins}
+    if content is not None:
+        data["content"] = {"dir": str(content)}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path

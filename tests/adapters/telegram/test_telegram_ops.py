@@ -202,9 +202,10 @@ async def process(argv: list[str], cwd: Path, api: FakeBotAPI, env: dict[str, st
 
 
 async def test_sigterm_finishes_the_answer_in_flight_and_exits_0(
-        tmp_path: Path, key: AnswerKey) -> None:
+        tmp_path: Path, key: AnswerKey, process_content: Path) -> None:
     async with GatedAcks(TOKEN) as api:
-        config = with_metrics(write_config(tmp_path, api), free_port(), log_format="json")
+        config = with_metrics(write_config(tmp_path, api, content=process_content),
+                              free_port(), log_format="json")
         argv = [sys.executable, "-m", "adapters.cli", "run", "--config", str(config)]
         async with process(argv, tmp_path, api) as (proc, lines):
             learner = Learner(api, api.user(3001, "Eve"))

@@ -62,8 +62,9 @@ async def answer(learner: Learner, question: dict, key: AnswerKey) -> dict | Non
 
 
 async def test_killed_process_resumes_and_counts_every_tap_once(
-        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:
-    config = write_config(tmp_path, api)
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes],
+        process_content: Path) -> None:
+    config = write_config(tmp_path, api, content=process_content)
     learner = Learner(api, api.user(1001, "Alice"))
     async with quizbot(config, api, stderr_log):
         since = learner.mark()
@@ -121,11 +122,12 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
 
 
 async def test_rejected_token_exits_with_a_message_that_does_not_quote_it(
-        tmp_path: Path, api: FakeBotAPI, stderr_log: IO[bytes]) -> None:
+        tmp_path: Path, api: FakeBotAPI, stderr_log: IO[bytes], process_content: Path) -> None:
     wrong = "999:AAWrongTokenWrongTokenWrongToken"
     env = {"TELEGRAM_BOT_TOKEN": wrong, "PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "adapters.cli", "run", "--config", str(write_config(tmp_path, api)),
+        sys.executable, "-m", "adapters.cli", "run", "--config",
+        str(write_config(tmp_path, api, content=process_content)),
         cwd=str(tmp_path), env=env, stdin=asyncio.subprocess.DEVNULL,
         stdout=stderr_log, stderr=stderr_log)
     assert await asyncio.wait_for(proc.wait(), 30) != 0
@@ -136,8 +138,10 @@ async def test_rejected_token_exits_with_a_message_that_does_not_quote_it(
 
 
 async def test_revoked_token_makes_quizbot_exit(tmp_path: Path, api: FakeBotAPI,
-                                               stderr_log: IO[bytes]) -> None:
-    async with quizbot(write_config(tmp_path, api), api, stderr_log) as proc:
+                                               stderr_log: IO[bytes], process_content: Path
+                                               ) -> None:
+    async with quizbot(write_config(tmp_path, api, content=process_content), api,
+                       stderr_log) as proc:
         await api.revoke()
         assert await asyncio.wait_for(proc.wait(), 15) != 0  # no idling without a bot
     stderr_log.seek(0)

@@ -22,10 +22,10 @@ from tests.adapters.telegram.test_telegram_process import quizbot, stderr_log  #
 GROUP_ID = -1001234500077
 
 
-def round_setup(tmp_path: Path, api: FakeBotAPI) -> tuple[Path, Any]:
+def round_setup(tmp_path: Path, api: FakeBotAPI, content: Path) -> tuple[Path, Any]:
     """A config with 1 s between a reveal and the next question, and the test group."""
     api.clock = time.time  # calls stamped in the same clock as the stored deadlines
-    config = write_config(tmp_path, api)
+    config = write_config(tmp_path, api, content=content)
     data = yaml.safe_load(config.read_text())
     data["rounds"] = {"reveal_seconds": 1}
     config.write_text(yaml.safe_dump(data))
@@ -33,8 +33,9 @@ def round_setup(tmp_path: Path, api: FakeBotAPI) -> tuple[Path, Any]:
 
 
 async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
-        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:  # noqa: F811
-    config, group = round_setup(tmp_path, api)
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes],  # noqa: F811
+        process_content: Path) -> None:
+    config, group = round_setup(tmp_path, api, process_content)
     hana = Learner(api, api.user(1001, "Hana"), group)
 
     async with quizbot(config, api, stderr_log):
@@ -71,11 +72,12 @@ async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
 
 
 async def test_killed_between_claiming_a_reveal_and_sending_it(
-        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes]) -> None:  # noqa: F811
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, stderr_log: IO[bytes],  # noqa: F811
+        process_content: Path) -> None:
     """The reveal is a durable job: claimed, then SIGKILL before Telegram got the edit;
     the next process takes the job over, Telegram fails twice (500), the reveal still
     appears, once."""
-    config, group = round_setup(tmp_path, api)
+    config, group = round_setup(tmp_path, api, process_content)
     hana = Learner(api, api.user(1001, "Hana"), group)
 
     async with quizbot(config, api, stderr_log):

@@ -21,10 +21,11 @@ ROOT = Path(__file__).resolve().parents[3]
 PATIENCE = 120
 
 
-def config_for(tmp_path: Path, port: int, timeout: float) -> Path:
+def config_for(tmp_path: Path, port: int, timeout: float, content: Path) -> Path:
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump({
         "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
+        "content": {"dir": str(content)},
         "telegram": {"api_base_url": f"http://127.0.0.1:{port}/bot"},
         "discord": {"enabled": False},
         "startup_timeout": timeout,
@@ -40,9 +41,10 @@ async def start(config: Path) -> asyncio.subprocess.Process:
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
 
 
-async def test_unreachable_api_is_retried_then_one_line_and_exit_1(tmp_path: Path):
+async def test_unreachable_api_is_retried_then_one_line_and_exit_1(tmp_path: Path,
+                                                                   process_content: Path):
     # 5 s of retries (0.5, 1, 2 s apart): room for 2+ tries even when each try is slow
-    proc = await start(config_for(tmp_path, free_port(), timeout=5))
+    proc = await start(config_for(tmp_path, free_port(), timeout=5, content=process_content))
     assert proc.stderr is not None
     async with asyncio.timeout(PATIENCE):
         err = (await proc.stderr.read()).decode()
@@ -55,10 +57,12 @@ async def test_unreachable_api_is_retried_then_one_line_and_exit_1(tmp_path: Pat
     assert "Traceback" not in err and TOKEN not in err and SECRET_PART not in err
 
 
-async def test_an_api_that_comes_up_during_the_retries_is_used(tmp_path: Path):
+async def test_an_api_that_comes_up_during_the_retries_is_used(tmp_path: Path,
+                                                               process_content: Path):
     port = free_port()
     # it must not give up while the test waits (30 s did, on a loaded box)
-    proc = await start(config_for(tmp_path, port, timeout=3 * PATIENCE))
+    proc = await start(config_for(tmp_path, port, timeout=3 * PATIENCE,
+                                  content=process_content))
     assert proc.stderr is not None
     api = FakeBotAPI(TOKEN)
     try:
@@ -81,10 +85,12 @@ async def test_an_api_that_comes_up_during_the_retries_is_used(tmp_path: Path):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-async def test_a_signal_during_the_retries_stops_at_once_exit_0(tmp_path: Path, sig: int):
+async def test_a_signal_during_the_retries_stops_at_once_exit_0(tmp_path: Path, sig: int,
+                                                                process_content: Path):
     # retries for far longer than PATIENCE: only a signal that stops them at once lets the
     # child exit within the bound (before, the signal waited for the retries to give up)
-    proc = await start(config_for(tmp_path, free_port(), timeout=5 * PATIENCE))
+    proc = await start(config_for(tmp_path, free_port(), timeout=5 * PATIENCE,
+                                  content=process_content))
     assert proc.stderr is not None
     try:
         async with asyncio.timeout(PATIENCE):

@@ -11,9 +11,11 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
+import pytest
 
 from bot.store import open_url
 from bot.store.commands import jobs_sql, learning_sql, sessions_sql
@@ -133,30 +135,15 @@ for line in sys.stdin:
 PROCESSES, RACES, RACE_TIMEOUT = 8, 20, 60.0
 
 
-def race(paths: list[Path]) -> list[list[str]]:
-    """Each path opened by PROCESSES processes at once; every process's answer per path."""
+@pytest.fixture(scope="module")
+def racers() -> Iterator[list[subprocess.Popen[str]]]:
+    """PROCESSES workers, started once for this module's races (a start is a second of CPU)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     workers = [subprocess.Popen([sys.executable, "-c", WORKER], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
                for _ in range(PROCESSES)]
-    answers: list[list[str]] = []
     try:
-        with selectors.DefaultSelector() as sel:
-            for w in workers:
-                assert w.stdout is not None
-                sel.register(w.stdout, selectors.EVENT_READ)
-            for path in paths:
-                for w in workers:
-                    assert w.stdin is not None
-                    w.stdin.write(f"{path}\n")
-                    w.stdin.flush()
-                got: list[str] = []
-                deadline = time.monotonic() + RACE_TIMEOUT
-                while len(got) < PROCESSES:
-                    ready = sel.select(timeout=max(0.0, deadline - time.monotonic()))
-                    assert ready, f"{path}: only {len(got)} of {PROCESSES} answered: {got}"
-                    got += [key.fileobj.readline().strip() for key, _ in ready]  # type: ignore[union-attr]
-                answers.append(got)
+        yield workers
     finally:
         for w in workers:
             assert w.stdin is not None
@@ -165,6 +152,27 @@ def race(paths: list[Path]) -> list[list[str]]:
             w.wait(timeout=RACE_TIMEOUT)
             assert w.stdout is not None
             w.stdout.close()
+
+
+def race(workers: list[subprocess.Popen[str]], paths: list[Path]) -> list[list[str]]:
+    """Each path opened by every worker at once; every worker's answer per path."""
+    answers: list[list[str]] = []
+    with selectors.DefaultSelector() as sel:
+        for w in workers:
+            assert w.stdout is not None
+            sel.register(w.stdout, selectors.EVENT_READ)
+        for path in paths:
+            for w in workers:
+                assert w.stdin is not None
+                w.stdin.write(f"{path}\n")
+                w.stdin.flush()
+            got: list[str] = []
+            deadline = time.monotonic() + RACE_TIMEOUT
+            while len(got) < len(workers):
+                ready = sel.select(timeout=max(0.0, deadline - time.monotonic()))
+                assert ready, f"{path}: only {len(got)} of {len(workers)} answered: {got}"
+                got += [key.fileobj.readline().strip() for key, _ in ready]  # type: ignore[union-attr]
+            answers.append(got)
     return answers
 
 
@@ -180,9 +188,10 @@ def check(path: Path, kept: frozenset[str] = frozenset()) -> None:
     assert len(users - kept) == PROCESSES and kept <= users  # every process wrote; rows kept
 
 
-def test_eight_processes_starting_together_on_a_new_file_all_open_it(tmp_path: Path):
+def test_eight_processes_starting_together_on_a_new_file_all_open_it(
+        tmp_path: Path, racers: list[subprocess.Popen[str]]) -> None:
     paths = [tmp_path / f"new-{i}.db" for i in range(RACES)]
-    for path, answers in zip(paths, race(paths), strict=True):
+    for path, answers in zip(paths, race(racers, paths), strict=True):
         assert answers == ["ok"] * PROCESSES, (path, answers)
         check(path)
 
@@ -197,12 +206,13 @@ def _version_6_file(path: Path) -> None:
         db.close()
 
 
-def test_eight_processes_starting_together_on_a_version_6_file_all_open_it(tmp_path: Path):
+def test_eight_processes_starting_together_on_a_version_6_file_all_open_it(
+        tmp_path: Path, racers: list[subprocess.Popen[str]]) -> None:
     template = tmp_path / "v6.db"
     _version_6_file(template)
     paths = [tmp_path / f"old-{i}.db" for i in range(RACES)]
     for path in paths:
         shutil.copy(template, path)
-    for path, answers in zip(paths, race(paths), strict=True):
+    for path, answers in zip(paths, race(racers, paths), strict=True):
         assert answers == ["ok"] * PROCESSES, (path, answers)
         check(path, frozenset({"old"}))
