@@ -61,7 +61,7 @@ from bench.telegram_bench import (  # noqa: E402
     unthrottled,
     until_signalled,
 )
-from bot.app import heap  # noqa: E402
+from bot.app import runtime  # noqa: E402
 from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import load_config  # noqa: E402
 from bot.app.metrics import Health, mount  # noqa: E402
@@ -261,7 +261,7 @@ async def serve_bot(config_path: Path) -> None:
         adapter = TelegramAdapter(app, rate_limiter=unthrottled())
         await app.web.start()
         await adapter.start()
-        heap.settle()  # as `quizbot run` does once started
+        runtime.settle()  # as `quizbot run` does once started
         try:
             await until_signalled("dashboard-bot")
         finally:

@@ -30,7 +30,7 @@ from pathlib import Path
 import aiosqlite
 from engine_trace import Tracer  # bench/engine_trace.py, next to this file
 
-from bot.app import heap
+from bot.app import runtime
 from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
@@ -198,13 +198,14 @@ async def main() -> None:
     parser.add_argument("--breakdown", action="store_true",
                         help="split the paced run's latency per answer (bench/engine_trace.py)")
     parser.add_argument("--no-memory", action="store_true", help="skip the RSS runs")
-    parser.add_argument("--gc-default", action="store_true",
-                        help="leave the garbage collector as Python starts it, instead of "
-                             "settling the heap after start-up as `quizbot run` does")
+    parser.add_argument("--runtime-default", action="store_true",
+                        help="leave the garbage collector and the GIL's switch interval as "
+                             "Python starts them, instead of settling them after start-up "
+                             "as `quizbot run` does (bot/app/runtime.py)")
     args = parser.parse_args()
     quizzes = load_quizzes([default_content_dir()])
-    if not args.gc_default:
-        heap.settle()  # as `quizbot run` does once the bot has started (bot/app/heap.py)
+    if not args.runtime_default:
+        runtime.settle()  # as `quizbot run` does once the bot has started (bot/app/runtime.py)
     pauses = GCPauses()
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
@@ -238,7 +239,8 @@ async def main() -> None:
          f"{pct(sat_lat, 50):.1f} / {pct(sat_lat, 99):.1f} ms"),
         (f"paced: {args.paced} learners, think 0.5-3 s, {paced_answers} answers",
          f"p50 {pct(paced_lat, 50):.2f} ms, p99 {pct(paced_lat, 99):.2f} ms"),
-        ("paced: garbage-collector pauses" + (" (--gc-default)" if args.gc_default else ""),
+        ("paced: garbage-collector pauses"
+         + (" (--runtime-default)" if args.runtime_default else ""),
          pauses.summary()),
     ]
     if tracer:

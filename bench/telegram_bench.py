@@ -58,7 +58,7 @@ from telegram.ext import (  # noqa: E402
 
 from adapters.telegram import TelegramAdapter  # noqa: E402
 from bench import telegram_trace  # noqa: E402
-from bot.app import heap  # noqa: E402
+from bot.app import runtime  # noqa: E402
 from bot.app.compose import open_app  # noqa: E402
 from bot.app.config import TelegramConfig, load_config  # noqa: E402
 from tests.adapters.telegram.fake_bot_api import Call, FakeBotAPI  # noqa: E402
@@ -110,7 +110,7 @@ async def serve_quizbot(config_path: Path) -> None:
     async with open_app(config) as app:
         adapter = TelegramAdapter(app, rate_limiter=unthrottled())
         await adapter.start()
-        heap.settle()  # as `quizbot run` does once started
+        runtime.settle()  # as `quizbot run` does once started
         try:
             await until_signalled(config_path.stem)
         finally:

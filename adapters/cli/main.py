@@ -254,7 +254,7 @@ async def _unless_stopped(work: Coroutine[object, object, None], stop: asyncio.E
 
 async def run(config: Config) -> int:
     """Start every enabled adapter with a token; stop them all on SIGINT/SIGTERM."""
-    from bot.app import heap
+    from bot.app import runtime
     from bot.app.compose import open_app, serve_jobs
     from bot.app.metrics import Health, mount
     from bot.domain.platforms import token_envs
@@ -293,7 +293,7 @@ async def run(config: Config) -> int:
                 log.info("stopped during start-up")
                 return code
             await serve_jobs(app, reminder_senders(started))
-            heap.settle()  # what start-up loaded stays out of the collector's way
+            runtime.settle()  # the collector and the GIL tuned for serving
             waiters = [asyncio.ensure_future(stop.wait())] + [
                 asyncio.ensure_future(a.wait_stopped()) for a in started]
             _, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
