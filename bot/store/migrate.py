@@ -93,16 +93,10 @@ def application_id(header: bytes) -> int:
     return int.from_bytes(header[APPLICATION_ID_OFFSET:APPLICATION_ID_OFFSET + 4], "big")
 
 
-def _header(path: Path) -> tuple[bytes, bool]:
-    """The file's first 100 bytes, and whether a -wal file lies beside it."""
+def _header(path: Path) -> bytes:
+    """The file's first 100 bytes."""
     with path.open("rb") as fh:
-        return fh.read(HEADER_SIZE), Path(f"{path}-wal").exists()
-
-
-def readonly_uri(path: Path, *, immutable: bool) -> str:
-    """A URI that opens `path` read-only (`immutable`: no locks, no -wal/-shm files)."""
-    uri = f"{path.absolute().as_uri()}?mode=ro"
-    return uri + "&immutable=1" if immutable else uri
+        return fh.read(HEADER_SIZE)
 
 
 class NotOurs(Exception):
@@ -197,22 +191,36 @@ def schema_problem(conn: sqlite3.Connection, version: int) -> str | None:
     return None
 
 
+def open_examined(path: Path, *, immutable: bool, quick: bool
+                  ) -> tuple[sqlite3.Connection, int]:
+    """A read-only connection to the file (`immutable`: no locks, no -wal/-shm files) and
+    its schema version, when it is exactly quizbot's (`check_header`, then `examine` in one
+    snapshot: another process may be migrating it); NotOurs naming why not."""
+    check_header(_header(path))
+    uri = f"{path.absolute().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+    try:
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise NotOurs(f"it cannot be read ({exc})") from None
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+        conn.execute("BEGIN")
+        version = examine(conn, quick=quick)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.close()
+        raise
+    return conn, version
+
+
 def _examine_file(path: Path) -> int:
-    header, has_wal = _header(path)
-    check_header(header)
     # A live database always has a -wal file beside it; only then can someone be writing it
     # (another quizbot process creating it this very moment, its header not yet
     # checkpointed), and only then is a locking read-only open needed (it adds no file).
     # Anything else is read immutable: no locks, no journal, no sidecar files.
-    try:
-        conn = sqlite3.connect(readonly_uri(path, immutable=not has_wal), uri=True,
-                               isolation_level=None)
-    except sqlite3.Error as exc:
-        raise NotOurs(f"it cannot be read ({exc})") from None
-    with contextlib.closing(conn):
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        conn.execute("BEGIN")  # one snapshot: another process may be migrating it
-        return examine(conn, quick=True)
+    conn, version = open_examined(path, immutable=not Path(f"{path}-wal").exists(), quick=True)
+    conn.close()
+    return version
 
 
 async def inspect_sqlite(path: Path) -> int:
@@ -226,7 +234,7 @@ async def inspect_sqlite(path: Path) -> int:
         try:
             return await asyncio.to_thread(_examine_file, path)
         except NotOurs as exc:
-            if attempt == INSPECTIONS - 1 or application_id(_header(path)[0]) != APPLICATION_ID:
+            if attempt == INSPECTIONS - 1 or application_id(_header(path)) != APPLICATION_ID:
                 raise refuse(path, str(exc)) from None
             await asyncio.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")

@@ -31,7 +31,7 @@ from bot.domain.errors import OpsError, StoreRefused
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
 from bot.store.files import PlaceError, new_file
-from bot.store.migrate import BUSY_MS, HEADER_SIZE, NotOurs, check_header, examine
+from bot.store.migrate import NotOurs, open_examined
 
 
 @contextlib.contextmanager
@@ -59,24 +59,19 @@ def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
 
 
 def _open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
-    """A read-only connection to an exact quizbot database (`migrate.examine`); OpsError
-    for anything else (`quick`: its pages checked too)."""
+    """A read-only connection to an exact quizbot database (`migrate.open_examined`);
+    OpsError for anything else (`quick`: its pages checked too). The reader
+    (`bot.store.reader`) runs its commands on a worker thread."""
     if not db.is_file():
         raise OpsError(f"{db}: no such database file")
-    conn = None
     try:
-        with db.open("rb") as fh:
-            check_header(fh.read(HEADER_SIZE))
-        # the reader (`bot.store.reader`) runs its commands on a worker thread
-        conn = sqlite3.connect(f"{db.absolute().as_uri()}?mode=ro", uri=True,
-                               check_same_thread=False)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
-        if not examine(conn, quick=quick):
-            raise NotOurs("it is a SQLite database, but not quizbot's (it has no tables)")
+        conn, version = open_examined(db, immutable=False, quick=quick)
     except (NotOurs, sqlite3.Error) as exc:
-        if conn is not None:
-            conn.close()
         raise OpsError(f"{db}: refused: {exc}") from None
+    if not version:
+        conn.close()
+        raise OpsError(f"{db}: refused: it is a SQLite database, but not quizbot's (it has no "
+                       "tables)")
     return conn
 
 
