@@ -103,8 +103,10 @@ def test_ops_refuse_bad_input_with_a_clear_message(tmp_path: Path) -> None:
     assert refused.returncode == 1 and "is not a SQLite database" in refused.stderr
 
 
-def test_check_reports_each_part_without_starting_anything(played: Path) -> None:
-    (played / "config.yaml").write_text(f"metrics:\n  port: 9464\nstorage:\n  url: sqlite:///{user_db()}\n")
+def test_check_reports_each_part_without_starting_anything(played: Path,
+                                                          process_content: Path) -> None:
+    (played / "config.yaml").write_text(f"metrics:\n  port: 9464\nstorage:\n  url: sqlite:///{user_db()}\n"
+                                        f"content:\n  dir: {process_content}\n")
     no_token = quizbot(played, "check", "--config", "config.yaml")
     assert no_token.returncode == 1
     assert "FAIL tokens: none set" in no_token.stdout

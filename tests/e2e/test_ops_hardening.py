@@ -48,7 +48,7 @@ def test_a_backup_carrying_a_trigger_is_refused_and_nothing_is_written(played: P
     assert answers(live) == 17
 
 
-def test_a_view_or_extra_column_is_refused_too(played: Path) -> None:
+def test_a_view_or_extra_column_is_refused_too(played: Path, process_content: Path) -> None:
     for n, ddl in enumerate(("CREATE VIEW everyone AS SELECT * FROM users",
                              "ALTER TABLE users ADD COLUMN note TEXT",
                              "CREATE INDEX spy ON answers (chosen)")):
@@ -60,7 +60,8 @@ def test_a_view_or_extra_column_is_refused_too(played: Path) -> None:
         conn.close()
         done = quizbot(played, "restore", name, "--force")
         assert done.returncode == 1 and "its schema is not quizbot's" in done.stderr, done.stderr
-        (played / f"c{n}.yaml").write_text(f"storage:\n  url: sqlite:///{name}\n")
+        (played / f"c{n}.yaml").write_text(f"storage:\n  url: sqlite:///{name}\n"
+                                           f"content:\n  dir: {process_content}\n")
         check = quizbot(played, "check", "--config", f"c{n}.yaml")
         assert check.returncode == 1 and f"FAIL database: {name}: refused" in check.stdout
         stats = quizbot(played, "stats", "--config", f"c{n}.yaml")
@@ -68,7 +69,7 @@ def test_a_view_or_extra_column_is_refused_too(played: Path) -> None:
 
 
 def test_a_foreign_file_with_schema_migrations_is_refused_on_a_fresh_path(
-        tmp_path: Path) -> None:
+        tmp_path: Path, process_content: Path) -> None:
     foreign = sqlite3.connect(tmp_path / "theirs.db")
     foreign.executescript(
         "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
@@ -81,7 +82,8 @@ def test_a_foreign_file_with_schema_migrations_is_refused_on_a_fresh_path(
     assert not user_db().exists()  # nothing written, not even a lock
 
     shutil.copy(tmp_path / "theirs.db", tmp_path / "data.db")
-    (tmp_path / "c.yaml").write_text("storage:\n  url: sqlite:///data.db\n")
+    (tmp_path / "c.yaml").write_text(f"storage:\n  url: sqlite:///data.db\n"
+                                     f"content:\n  dir: {process_content}\n")
     check = quizbot(tmp_path, "check", "--config", "c.yaml")
     assert check.returncode == 1 and "FAIL database: data.db: refused:" in check.stdout
     assert "Traceback" not in check.stdout + check.stderr
@@ -160,7 +162,8 @@ def test_csv_export_defuses_formula_shaped_names(played: Path, name: str) -> Non
     assert not any(n.startswith(("=", "+", "-", "@", "\t", "\r")) for n in names)
 
 
-def test_run_and_play_refuse_a_crafted_database_copied_into_place(played: Path) -> None:
+def test_run_and_play_refuse_a_crafted_database_copied_into_place(played: Path,
+                                                                  process_content: Path) -> None:
     # a database with a trigger that wipes answers, copied over the live one by hand:
     # restore and check refused it, run and play opened it and the trigger fired
     assert quizbot(played, "backup", "b.db").returncode == 0
@@ -175,6 +178,7 @@ def test_run_and_play_refuse_a_crafted_database_copied_into_place(played: Path) 
     before = digest(live)
     (played / "run.yaml").write_text(f"storage:\n  url: sqlite:///{user_db()}\n"
                                      "telegram:\n  api_base_url: http://127.0.0.1:9/bot\n"
+                                     f"content:\n  dir: {process_content}\n"
                                      "startup_timeout: 1\n")
     check = quizbot(played, "check", "--config", "run.yaml")
     assert check.returncode == 1 and "trigger wipe that quizbot did not create" in check.stdout

@@ -48,8 +48,9 @@ async def count(url: str, sql: str) -> int:
 
 
 @pytest.fixture
-def deployment(tmp_path: Path, postgres_url: str) -> Path:
-    (tmp_path / "config.yaml").write_text(f"storage:\n  url: {postgres_url}\n")
+def deployment(tmp_path: Path, postgres_url: str, process_content: Path) -> Path:
+    (tmp_path / "config.yaml").write_text(f"storage:\n  url: {postgres_url}\n"
+                                          f"content:\n  dir: {process_content}\n")
     return tmp_path
 
 
