@@ -26,10 +26,12 @@ _CARD = ("SELECT card FROM cards WHERE platform = ? AND user_id = ? AND quiz_id 
          "AND question_id = ? FOR UPDATE")
 
 
-def ensure_user(platform: str, user_id: str, now: float) -> Command[None]:
+def ensure_user(platform: str, user_id: str, now: float, display_name: str = ""
+                ) -> Command[None]:
     """Create the user row if it is missing (rows that reference it need it)."""
-    yield q("INSERT INTO users (platform, user_id, created_at) VALUES (?, ?, ?) "
-            "ON CONFLICT (platform, user_id) DO NOTHING", platform, user_id, now)
+    yield q("INSERT INTO users (platform, user_id, display_name, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) DO NOTHING",
+            platform, user_id, display_name, now)
 
 
 def apply_review(r: NewReview) -> Command[bool]:

@@ -19,7 +19,7 @@ from typing import Any
 from bot.store.command import Command, lock, many, one, q
 from bot.store.commands import daily_history_sql, round_teams_sql
 from bot.store.commands.jobs_sql import schedule
-from bot.store.commands.learning_sql import apply_review_alone
+from bot.store.commands.learning_sql import apply_review_alone, ensure_user
 from bot.store.commands.sessions_sql import KEEP_BEST_SQL
 from bot.store.round_rows import (
     ROUND_SQL,
@@ -28,7 +28,6 @@ from bot.store.round_rows import (
     Pressed,
     PressWrite,
     RoundAnswer,
-    RoundMember,
     RoundPost,
     RoundRow,
     post_key,
@@ -58,13 +57,6 @@ def round_answers(round_id: int, upto: int) -> Command[tuple[RoundAnswer, ...]]:
     return tuple(from_row(RoundAnswer, r) for r in rows)
 
 
-def _members(rnd: RoundRow) -> Command[tuple[RoundMember, ...]]:
-    """Who joined (only team and untimed rounds have members to read)."""
-    if not rnd.lobby:
-        return ()
-    return (yield from round_teams_sql.members(rnd.id))
-
-
 def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
     """One finished full session per member over questions 0..upto: /stats, /review and the
     boards then count the round like any attempt (round_id marks it as a round's). A
@@ -79,9 +71,7 @@ def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
     orders = [list(o) for o in rnd.option_orders[: upto + 1]]
     for user_id, theirs in sorted(members.items()):
         score = sum(a.correct for a in theirs)
-        yield q("INSERT INTO users (platform, user_id, display_name, created_at) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (platform, user_id) DO NOTHING",
-                rnd.platform, user_id, theirs[0].display_name, now)
+        yield from ensure_user(rnd.platform, user_id, now, theirs[0].display_name)
         rows = yield q(
             "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
             "question_ids, option_orders, position, score, started_at, finished_at, round_id, "
@@ -284,7 +274,8 @@ def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
     row = one((yield q("SELECT deadline, revealed_at, message_ref FROM round_questions "
                        "WHERE round_id = ? AND qindex = ?", round_id, qindex)))
     answers = yield from round_answers(round_id, qindex)
-    joined = yield from _members(rnd)
+    # Who joined: only team and untimed rounds have members to read.
+    joined = (yield from round_teams_sql.members(rnd.id)) if rnd.lobby else ()
     if row is None:
         return RoundPost(rnd, qindex, None, None, None, answers, joined)
     history = None
