@@ -116,13 +116,8 @@ async def _end(url: str, password: Secret | None) -> AsyncIterator[_End]:
     async with connected(url, password.reveal() if password else "") as pg:
 
         async def scan_pg(sql: str) -> AsyncIterator[list[Any]]:
-            chunk: list[Any] = []
-            async for record in pg.cursor(sql):  # a cursor needs the snapshot's transaction
-                chunk.append(record)
-                if len(chunk) == CHUNK:
-                    yield chunk
-                    chunk = []
-            if chunk:
+            cursor = await pg.cursor(sql)  # a cursor needs the snapshot's transaction
+            while chunk := await cursor.fetch(CHUNK):
                 yield chunk
 
         # Ids were copied as they were (buttons carry them); new rows continue after them.
