@@ -215,9 +215,7 @@ class Sessions:
         now = self.clock()  # one reading stamps the answer and its review
         recorded = await self.store.write(sessions_sql.record_answer, NewAnswer(
             session_id=session_id, position=position, question_id=question.id, chosen=chosen,
-            correct=correct, finished=finished, quiz_id=quiz.id,
-            platform=row.platform, user_id=row.user_id, chat_id=row.chat_id,
-            total=len(row.question_ids), kind=row.kind, typed=typed, answered_at=now,
+            correct=correct, finished=finished, typed=typed, answered_at=now,
             review=self.spaced.review_of(row, question.id, position, correct, sure, now,
                                          typed=typed is not None)))
         if recorded.outcome == Write.STALE:  # moved on meanwhile (another process, a reset)

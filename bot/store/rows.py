@@ -82,12 +82,6 @@ class NewAnswer:
     chosen: int
     correct: bool
     finished: bool  # the last question of the session
-    quiz_id: str
-    platform: str
-    user_id: str
-    chat_id: str | None
-    total: int
-    kind: SessionKind
     review: NewReview | None = None  # applied to the learner's card in the same transaction
     typed: float | None = None  # the number typed instead of a tap (computed questions)
     answered_at: float = field(kw_only=True)  # the engine's clock, as the review's stamp

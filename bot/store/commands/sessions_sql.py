@@ -174,7 +174,8 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
     """Guarded advance, then the answer row, then (on the last question) the best score.
 
     The session moves only if it is active and at `answer.position`; whatever the
-    interleaving, a position counts once (REPEAT: answered before; STALE: moved on)."""
+    interleaving, a position counts once (REPEAT: answered before; STALE: moved on). Whose
+    session it is, of which quiz and where, the advance reads from the session itself."""
     a = answer
     now = a.answered_at
     done = int(a.finished)
@@ -182,7 +183,8 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
         "UPDATE sessions SET position = position + 1, score = score + ?, "
         "status = CASE WHEN ? = 1 THEN 'finished' ELSE status END, "
         "finished_at = CASE WHEN ? = 1 THEN CAST(? AS DOUBLE PRECISION) ELSE finished_at END "
-        "WHERE id = ? AND position = ? AND status = 'active' RETURNING score",
+        "WHERE id = ? AND position = ? AND status = 'active' "
+        "RETURNING score, position, quiz_id, platform, user_id, chat_id, kind",
         int(a.correct), done, done, now, a.session_id, a.position)
     if not advanced:
         stored = one((yield q("SELECT question_id, chosen, correct, typed FROM answers "
@@ -192,13 +194,15 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
             return Recorded(Write.REPEAT, from_row(AnswerRow, stored, session_id=a.session_id,
                                                    position=a.position), 0)
         return Recorded(Write.STALE, None, 0)
-    score = int(advanced[0]["score"])
+    s = advanced[0]
+    score = int(s["score"])
     yield q("INSERT INTO answers (session_id, position, question_id, chosen, correct, "
             "answered_at, typed) VALUES (?, ?, ?, ?, ?, ?, ?)",
             a.session_id, a.position, a.question_id, a.chosen, int(a.correct), now, a.typed)
-    if a.finished and a.kind == SessionKind.FULL:
-        yield many(KEEP_BEST_SQL, [(a.quiz_id, scope, a.platform, a.user_id, score, a.total,
-                                    now) for scope in scopes_of(a.platform, a.chat_id)])
+    if a.finished and s["kind"] == SessionKind.FULL:  # its position is now its length
+        yield many(KEEP_BEST_SQL, [(s["quiz_id"], scope, s["platform"], s["user_id"], score,
+                                    s["position"], now)
+                                   for scope in scopes_of(s["platform"], s["chat_id"])])
     if a.review is not None:  # the learner's card moves with the answer, or not at all
         yield from apply_review(a.review)
     stored_now = AnswerRow(a.session_id, a.position, a.question_id, a.chosen, a.correct,

@@ -25,11 +25,10 @@ def new_session(user: str = "1", quiz: str = "quiz") -> NewSession:
                       ((0, 1), (1, 0), (0, 1)), started_at=time.time())
 
 
-def answer_of(sid: int, position: int, correct: bool, *, user: str = "1",
+def answer_of(sid: int, position: int, correct: bool, *,
               chosen: int = 0) -> NewAnswer:
     return NewAnswer(sid, position, QUESTIONS[position], chosen, correct,
-                     position == len(QUESTIONS) - 1, "quiz", "t", user, "chat",
-                     len(QUESTIONS), SessionKind.FULL, answered_at=time.time())
+                     position == len(QUESTIONS) - 1, answered_at=time.time())
 
 
 async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
@@ -150,7 +149,7 @@ async def test_leaderboard_keeps_the_best_and_orders_ties_by_finish(any_store: S
                                      new_session(user), replace=True)).id
             for position in range(3):
                 await store.write(sessions_sql.record_answer,
-                                  answer_of(sid, position, position < score, user=user))
+                                  answer_of(sid, position, position < score))
     board = await store.read(sessions_sql.best, "quiz", "", 10)
     assert [(b.user_id, b.display_name, b.score, b.total) for b in board] == [
         ("1", "U1", 3, 3), ("2", "U2", 3, 3), ("3", "U3", 2, 3)]

@@ -104,8 +104,8 @@ async def test_a_tap_with_its_review_through_two_processes_counts_once(open_stor
                                               ("q1", "q2"), ((0, 1), (1, 0)),
                                               started_at=time.time()),
                            replace=False)).id
-    tap = NewAnswer(sid, 0, "q1", 0, True, False, "quiz", "t", "1", None, 2, SessionKind.FULL,
-                    review=review(review_key(sid, 0), sure=True), answered_at=time.time())
+    tap = NewAnswer(sid, 0, "q1", 0, True, False, review=review(review_key(sid, 0), sure=True),
+                    answered_at=time.time())
     outcomes = await asyncio.gather(*(s.write(sessions_sql.record_answer,
                                               tap) for s in (one, two) * 3))
     assert sorted(o.outcome for o in outcomes) == [Write.APPLIED] + [Write.REPEAT] * 5

@@ -26,8 +26,7 @@ async def test_two_hundred_try_agains_leave_nothing_after_a_day(any_store: Store
     await sessions_sql.touch_user(store, "t", "1", "T", time.time())
     answered = await store.write(sessions_sql.start_session, attempt(), replace=True)
     await store.write(sessions_sql.record_answer,
-                      NewAnswer(answered.id, 0, "a", 0, True, False, "quiz", "t", "1",
-                                        None, 3, SessionKind.FULL, answered_at=time.time()))
+                      NewAnswer(answered.id, 0, "a", 0, True, False, answered_at=time.time()))
     tries = [await store.write(sessions_sql.start_session,
                                attempt(), replace=True) for _ in range(200)]
     clock = [time.time()]

@@ -180,8 +180,7 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(store: SQLiteStore)
     sid = row.id
 
     def answer(position: int, qid: str, chosen: int, correct: bool, finished: bool) -> NewAnswer:
-        return NewAnswer(sid, position, qid, chosen, correct, finished, "quiz", "t", "1", None,
-                         2, SessionKind.FULL, answered_at=time.time())
+        return NewAnswer(sid, position, qid, chosen, correct, finished, answered_at=time.time())
 
     first = answer(0, "a", 1, True, False)
     outcomes = await asyncio.gather(store.write(sessions_sql.record_answer,
