@@ -49,8 +49,12 @@ def _where(config: Config) -> str:
 
 
 def _quizzes(config: Config) -> dict[str, Quiz]:
-    """The quiz files, for question order and text; problems there do not stop a report."""
-    quizzes, _ = load_all([config.content_dir])
+    """The quiz files, for question order and text; problems there do not stop a report.
+    Read through the passes earlier starts kept, as `play` does: a file they passed is not
+    sampled again (a second of CPU for the computed quiz)."""
+    from adapters.cli.verdicts import user_passes
+
+    quizzes, _ = load_all([config.content_dir], passes=user_passes())
     return quizzes
 
 

@@ -1,7 +1,7 @@
-"""The passes of the content check that `quizbot play` and `quizbot list` keep in the user's
-cache folder (platformdirs: `~/.cache/quizbot/passes/` on Linux), so a start does not check
-the rendered sizes and draw the same computed questions 200 times again: about 1.5 s of CPU
-each start. The YAML is still read and checked field by field every time.
+"""The passes of the content check that `quizbot play`, `list`, `stats` and `export` keep in
+the user's cache folder (platformdirs: `~/.cache/quizbot/passes/` on Linux), so a start does
+not check the rendered sizes and draw the same computed questions 200 times again: about
+1.5 s of CPU each start. The YAML is still read and checked field by field every time.
 
 The size check and the sampling are pure functions of the file's text, its shared topics,
 the check and the code. The loader keys a pass by the file, its text and topics

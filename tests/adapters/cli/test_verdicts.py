@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from adapters.cli.verdicts import CachedPasses, fingerprint
+from bot.app.config import Config
 from bot.domain.errors import ContentError
 from bot.domain.quiz import Quiz
 from bot.domain.quiz import load as loader
@@ -90,6 +91,23 @@ def test_a_lambda_check_is_not_kept(tmp_path: Path, passes: CachedPasses) -> Non
     loader._VERDICTS.clear()
     load_file(quiz_file(tmp_path), check=lambda quiz: [], passes=passes)
     assert not passes.folder.exists()
+
+
+def test_stats_and_export_read_the_quizzes_through_the_kept_passes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from adapters.cli import ops
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    content = tmp_path / "content"
+    content.mkdir()
+    quiz_file(content)
+    loader._VERDICTS.clear()
+    assert set(ops._quizzes(Config(content_dir=content))) == {"tiny-numbers"}  # pass noted
+    kept = list((tmp_path / "cache" / "quizbot" / "passes").rglob("*"))
+    assert any(p.is_file() for p in kept)
+    loader._VERDICTS.clear()
+    monkeypatch.setattr(loader, "sample_problems", None)  # a second read must not sample
+    assert set(ops._quizzes(Config(content_dir=content))) == {"tiny-numbers"}
 
 
 def test_the_fingerprint_follows_every_source_and_locale_file(tmp_path: Path) -> None:
