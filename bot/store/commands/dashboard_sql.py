@@ -64,10 +64,10 @@ class MemberRow:
 
 def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:
     """The learner's finished full attempts of every quiz, oldest first."""
-    rows = yield q("SELECT quiz_id, score, question_ids, finished_at FROM sessions "
+    rows = yield q("SELECT quiz_id, score, position AS total, finished_at FROM sessions "
                    "WHERE platform = ? AND user_id = ? AND kind = 'full' "
                    "AND status = 'finished' ORDER BY finished_at, id", platform, user_id)
-    return [from_row(Attempt, r, total=len(json.loads(r["question_ids"]))) for r in rows]
+    return [from_row(Attempt, r) for r in rows]  # a finished attempt's position: its length
 
 
 def answers(platform: str, user_id: str) -> Command[list[Answered]]:
