@@ -50,7 +50,9 @@ async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
     with sqlite3.connect(tmp_path / "quiz.db") as db:
         (deadline, revealed), = db.execute(
             "SELECT deadline, revealed_at FROM round_questions WHERE qindex = 0").fetchall()
-    assert revealed is None and deadline > time.time()
+    # Killed before the reveal. (On a loaded machine the deadline may pass before the restart:
+    # then the reveal is overdue and due at once; either way it comes once, never early.)
+    assert revealed is None
 
     async with quizbot(config, api, stderr_log):
         up = time.time()  # the restarted bot is running: a deadline already past is due now
