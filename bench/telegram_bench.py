@@ -261,7 +261,8 @@ async def run(kind: str, learners: int, workdir: Path, pause: tuple[float, float
     return {"bot": name, "load": load, "learners": learners, "taps": taps, "wall": wall,
             "p50": statistics.median(latencies), "p99": percentile(latencies, 99),
             "max": latencies[-1], "calls": len(calls) / taps, "cpu": cpu / taps * 1000,
-            "stages": telegram_trace.breakdown(marks, handed, answered) if trace else {}}
+            "stages": telegram_trace.breakdown(marks, handed, answered) if trace else {},
+            "engine": telegram_trace.engine_parts(marks) if trace else []}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -302,6 +303,8 @@ async def bench(sizes: list[int], pauses: list[tuple[float, float]], syncs: list
                     if rows[-1]["stages"]:
                         print("  p50/p99 ms:", telegram_trace.line(rows[-1]["stages"]),
                               flush=True)
+                    for part, numbers in rows[-1]["engine"]:
+                        print(f"  {part:<22} {numbers}", flush=True)
     print()
     print("Tap latency: getUpdates hands the update out -> the bot's answerCallbackQuery.")
     print("calls/tap: Bot API calls other than getUpdates (the /quiz that starts one included);")

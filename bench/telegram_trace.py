@@ -10,7 +10,8 @@ server's two times in the bench process close the chain. Per tap:
 - queue: from there to the update processor being handed it (PTB's update queue and task);
 - wait: to the callback query handler starting (the processor's per-user turn and slots);
 - engine: the handler's own work until `Engine.press` returns: for quizbot the engine's
-  decision (the answer read and committed); for the bare bot nothing;
+  decision (the answer read and committed; split further by `engine_trace.Tracer`, as
+  `engine_bench.py --breakdown` splits an answer); for the bare bot nothing;
 - plan: from there to asking for the ack (quizbot's plan of the reply);
 - send: from asking for the ack to PTB's request layer posting it (the bot method, the
   rate limiter);
@@ -41,7 +42,10 @@ def install(path: str, quizbot: bool) -> None:
     from telegram.request import BaseRequest
 
     marks: dict[str, dict[str, float]] = {}
-    atexit.register(lambda: Path(path).write_text(json.dumps(marks), encoding="utf-8"))
+    engine: list[Any] = []  # quizbot: the store's part of the engine stage (engine_trace)
+    atexit.register(lambda: Path(path).write_text(
+        json.dumps({"marks": marks, "engine": engine[0].table() if engine else []}),
+        encoding="utf-8"))
 
     def mark(query_id: str | None, name: str) -> None:
         if query_id is not None:
@@ -94,17 +98,36 @@ def install(path: str, quizbot: bool) -> None:
     wrap(BaseUpdateProcessor, "process_update", before=dispatched)
     wrap(CallbackQueryHandler, "handle_update", before=handled)
     wrap(CallbackQuery, "answer", before=asked)
-    if quizbot:
+    if quizbot:  # the engine stage split as engine_bench --breakdown splits an answer
+        from bench.engine_trace import Tracer
         from bot.features.engine import Engine
 
-        wrap(Engine, "press", after=decided)
+        tracer = Tracer()
+        active = tracer.active()  # kept: a collected context manager would undo its wrappers
+        active.__enter__()  # for the life of the process
+        engine.extend((tracer, active))
+        press = Engine.press
+
+        async def traced_press(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with tracer.answer():
+                outcome = await press(self, *args, **kwargs)
+            decided(outcome)
+            return outcome
+
+        Engine.press = traced_press  # type: ignore[method-assign]
     wrap(BaseRequest, "post", before=posted)
+
+
+def engine_parts(path: Path) -> list[tuple[str, str]]:
+    """Quizbot's engine stage by part (store queues, runs, COMMIT, wakes), as engine_bench
+    --breakdown prints them; empty for the bare bot."""
+    return [tuple(row) for row in json.loads(path.read_text(encoding="utf-8"))["engine"]]
 
 
 def breakdown(path: Path, handed: dict[str, float], answered: dict[str, float]
               ) -> dict[str, tuple[float, float]]:
     """Per stage, (p50, p99) in ms over the taps the bot marked completely."""
-    marks: dict[str, dict[str, float]] = json.loads(path.read_text(encoding="utf-8"))
+    marks: dict[str, dict[str, float]] = json.loads(path.read_text(encoding="utf-8"))["marks"]
     spans: dict[str, list[float]] = {stage: [] for stage in STAGES}
     for query_id, got in marks.items():
         if query_id not in handed or query_id not in answered or any(
