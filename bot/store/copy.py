@@ -7,35 +7,30 @@ empty and, before COMMIT, that it holds exactly as many rows per table (and the 
 scores) as the source: a failed or short copy leaves the target empty. Stop the bots on
 the source first; answers written after the snapshot would not be copied.
 
-Each end is one connection: the checks are a command (`counts`) run with the store's
-executor, and rows move a chunk at a time (a table may not fit in memory).
+Each end is one connection, a `bot.store.reader.Reader`: the checks are a command
+(`counts`) run with the store's executor, and rows move a chunk at a time (a table may not
+fit in memory).
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, TypeVar
-
-import aiosqlite
 
 from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
 from bot.store import open_url
-from bot.store.command import Command, Rows, Stmt, q, run_async, sqlite_sql
+from bot.store.command import Command, q
 from bot.store.migrate import TABLES
-from bot.store.reader import connected, on_postgres
+from bot.store.reader import Reader, connected, on_postgres, on_sqlite
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of
 
-CHUNK = 5000
 # Tables whose ids were copied as they were (buttons and jobs carry them): their identity
 # sequences move past the copied ids.
 IDENTITIES = ("sessions", "rounds", "jobs", "installed_quizzes", "problem_reports")
-T = TypeVar("T")
 
 
 class CopyRefused(StoreRefused):
@@ -58,19 +53,11 @@ def counts() -> Command[tuple[dict[str, int], int]]:
     return dict(zip(TABLES, tables, strict=True)), scores
 
 
-@dataclass(frozen=True)
-class _End:
-    """One connection of a copy, whichever the dialect."""
-
-    fetch: Callable[[Stmt], Awaitable[Rows]]  # a statement's rows (commands run on it)
-    scan: Callable[[str], AsyncIterator[list[Any]]]  # a SELECT's rows, CHUNK at a time
-    insert: Callable[[str, list[str], list[tuple[Any, ...]]], Awaitable[Any]]
-    snapshot: Callable[[], AbstractAsyncContextManager[Any]]  # one view for every read
-    transaction: Callable[[], AbstractAsyncContextManager[Any]]  # the write transaction
-    after: Sequence[str] = ()  # statements once the rows are in
-
-    async def read(self, command: Command[T]) -> T:
-        return await run_async(command, self.fetch)
+def move_identities() -> Command[None]:
+    """PostgreSQL: new rows continue after the copied ids (SQLite's follow MAX(id) anyway)."""
+    for table in IDENTITIES:
+        yield q(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
+                f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)")
 
 
 async def copy_db(source: str, target: str, *, source_password: Secret | None = None,
@@ -82,7 +69,10 @@ async def copy_db(source: str, target: str, *, source_password: Secret | None = 
         await (await open_url(url, password=password, pool_size=1)).close()  # refuse/migrate
     async with _end(source, source_password) as src, _end(target, target_password) as dst, \
             dst.transaction():
-        return await _copy_into(dst, src, redact(target))
+        copied = await _copy_into(dst, src, redact(target))
+        if scheme_of(target) == "postgresql":
+            await dst.read(move_identities)
+        return copied
 
 
 def _same(a: str, b: str) -> bool:
@@ -92,72 +82,33 @@ def _same(a: str, b: str) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def _end(url: str, password: Secret | None) -> AsyncIterator[_End]:
-    if scheme_of(url) == "sqlite":
-        async with aiosqlite.connect(path_from_url(url), isolation_level=None) as conn:
-            conn.row_factory = sqlite3.Row
-            await conn.execute("PRAGMA foreign_keys = ON")
-
-            async def fetch(stmt: Stmt) -> Rows:
-                return list(await conn.execute_fetchall(sqlite_sql(stmt.sql), stmt.params))
-
-            async def scan(sql: str) -> AsyncIterator[list[Any]]:
-                async with conn.execute(sql) as cursor:
-                    while chunk := await cursor.fetchmany(CHUNK):
-                        yield list(chunk)
-
-            yield _End(fetch, scan,
-                       lambda table, cols, rows: conn.executemany(
-                           f"INSERT INTO {table} ({', '.join(cols)}) "
-                           f"VALUES ({', '.join('?' * len(cols))})", rows),
-                       lambda: _sqlite_transaction(conn, "BEGIN", keep=False),
-                       lambda: _sqlite_transaction(conn, "BEGIN IMMEDIATE", keep=True))
+async def _end(url: str, password: Secret | None) -> AsyncIterator[Reader]:
+    if scheme_of(url) != "sqlite":
+        async with connected(url, password.reveal() if password else "") as pg:
+            yield on_postgres(pg)
         return
-    async with connected(url, password.reveal() if password else "") as pg:
-
-        async def scan_pg(sql: str) -> AsyncIterator[list[Any]]:
-            cursor = await pg.cursor(sql)  # a cursor needs the snapshot's transaction
-            while chunk := await cursor.fetch(CHUNK):
-                yield chunk
-
-        # Ids were copied as they were (buttons carry them); new rows continue after them.
-        yield _End(on_postgres(pg), scan_pg,
-                   lambda table, cols, rows: pg.copy_records_to_table(table, records=rows,
-                                                                      columns=cols),
-                   lambda: pg.transaction(isolation="repeatable_read", readonly=True),
-                   pg.transaction,
-                   [f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-                    f"COALESCE((SELECT MAX(id) FROM {table}), 0) + 1, false)"
-                    for table in IDENTITIES])
-
-
-@contextlib.asynccontextmanager
-async def _sqlite_transaction(conn: aiosqlite.Connection, begin: str, *, keep: bool
-                              ) -> AsyncIterator[None]:
-    await conn.execute(begin)  # WAL: one consistent view for every read inside
+    conn = sqlite3.connect(path_from_url(url), isolation_level=None, check_same_thread=False)
     try:
-        yield
-    except BaseException:
-        await conn.execute("ROLLBACK")
-        raise
-    await conn.execute("COMMIT" if keep else "ROLLBACK")
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA foreign_keys = ON")
+        yield on_sqlite(conn)
+    finally:
+        conn.close()
 
 
-async def _copy_into(dst: _End, src: _End, shown: str) -> Copied:
+async def _copy_into(dst: Reader, src: Reader, shown: str) -> Copied:
     """Inside the target's transaction: check empty, copy, verify."""
-    present, _ = await dst.read(counts())
+    present, _ = await dst.read(counts)
     if any(present.values()):
         held = ", ".join(f"{n} {t}" for t, n in present.items() if n)
         raise CopyRefused(f"Refusing to copy into {shown}: it is not empty ({held}). Nothing "
                           "was copied; point --to at an empty database.")
     async with src.snapshot():
-        expected = await src.read(counts())
+        expected = await src.read(counts)
         for table in TABLES:  # parents first; both ends have the same columns (migrations)
             async for chunk in src.scan(f"SELECT * FROM {table}"):
                 await dst.insert(table, list(chunk[0].keys()), [tuple(r) for r in chunk])
-    for sql in dst.after:
-        await dst.fetch(Stmt(sql))
-    got = await dst.read(counts())
+    got = await dst.read(counts)
     if got != expected:
         raise CopyRefused(f"copy-db check failed: the source has {expected[0]} (score sum "
                           f"{expected[1]}), the target would have {got[0]} ({got[1]}); "

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.domain.errors import OpsError
-from bot.store.command import run_async
 from bot.store.commands.report_sql import last_activity
 from bot.store.files import PlaceError, new_file
 from bot.store.migrate import TABLES, migrations, newer
@@ -173,8 +172,7 @@ async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> 
             raise OpsError(f"{others} other connection(s) use the database (a quizbot "
                              "process?); stop the bot first")
         has_sessions = await conn.fetchval("SELECT to_regclass('sessions') IS NOT NULL")
-        last = await run_async(last_activity(), on_postgres(conn)) \
-            if has_sessions else 0.0
+        last = await on_postgres(conn).read(last_activity) if has_sessions else 0.0
     newer = last > archive_activity(path)
     if newer and not force:
         raise OpsError("the database holds activity newer than the backup; restoring would "

@@ -1,17 +1,22 @@
-"""A read-only connection to either store, for `quizbot stats|export|check`.
+"""One connection to either store outside the bot: `quizbot stats|export|check` and copy-db.
 
 The operations commands must not change what they look at: they never migrate, never
 create a database, and on SQLite never add a `-wal` file. So they do not open the `Store`
-(which migrates on open) but a `Reader`: one read-only connection, checked to be an exact
-quizbot database first, that runs the store's read commands (`bot.store.commands`) with
-the store's own executors (`run_sync` on SQLite, `run_async` on PostgreSQL).
+(which migrates on open) but a `Reader` (`open_reader`): one read-only connection, checked
+to be an exact quizbot database first, that runs the store's read commands
+(`bot.store.commands`) with the store's own executors (`run_sync` on SQLite, `run_async` on
+PostgreSQL). copy-db drives the same `Reader` on each end, and also streams a table from it
+(`scan`) and bulk-inserts into it (`insert`), inside `snapshot()` or `transaction()`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 from bot.domain.errors import OpsError
@@ -22,40 +27,88 @@ from bot.store.urls import redact, scheme_of, split_password
 
 P = ParamSpec("P")
 T = TypeVar("T")
+CHUNK = 5000  # rows a scan hands over at a time (a table may not fit in memory)
+Rowset = list[tuple[Any, ...]]
 
 
+@dataclass(frozen=True)
 class Reader:
-    """Runs read commands, as `Store.read` does, on one read-only connection."""
+    """Runs commands, as `Store.read` does, on one connection of either dialect."""
 
-    def __init__(self, run: Callable[[Command[Any]], Awaitable[Any]]) -> None:
-        self._run = run
+    run: Callable[[Command[Any]], Awaitable[Any]]
+    scan: Callable[[str], AsyncIterator[list[Any]]]  # a SELECT's rows, CHUNK at a time
+    insert: Callable[[str, list[str], Rowset], Awaitable[Any]]  # rows into (table, columns)
+    snapshot: Callable[[], AbstractAsyncContextManager[Any]]  # one view for every read
+    transaction: Callable[[], AbstractAsyncContextManager[Any]]  # one write transaction
 
     async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run the read-only command `fn(*args, **kwargs)`."""
-        result: T = await self._run(fn(*args, **kwargs))
+        """Run the command `fn(*args, **kwargs)`."""
+        result: T = await self.run(fn(*args, **kwargs))
         return result
 
 
-def on_postgres(conn: Any) -> Callable[[Stmt], Awaitable[Rows]]:
-    """`run_async`'s fetch on one asyncpg connection."""
-    return lambda stmt: conn.fetch(postgres_sql(stmt.sql), *stmt.params)
+def on_sqlite(conn: sqlite3.Connection) -> Reader:
+    """A reader on one sqlite3 connection (autocommit, any thread): every call on a worker
+    thread, one at a time."""
+
+    async def scan(sql: str) -> AsyncIterator[list[Any]]:
+        cursor = await asyncio.to_thread(conn.execute, sql)
+        while chunk := await asyncio.to_thread(cursor.fetchmany, CHUNK):
+            yield chunk
+
+    @contextlib.asynccontextmanager
+    async def between(begin: str, end: str) -> AsyncIterator[None]:
+        await asyncio.to_thread(conn.execute, begin)  # WAL: one view for every read inside
+        try:
+            yield
+        except BaseException:
+            await asyncio.to_thread(conn.execute, "ROLLBACK")
+            raise
+        await asyncio.to_thread(conn.execute, end)
+
+    return Reader(lambda command: asyncio.to_thread(run_sync, conn, command), scan,
+                  lambda table, cols, rows: asyncio.to_thread(
+                      conn.executemany, f"INSERT INTO {table} ({', '.join(cols)}) "
+                      f"VALUES ({', '.join('?' * len(cols))})", rows),
+                  lambda: between("BEGIN", "ROLLBACK"),
+                  lambda: between("BEGIN IMMEDIATE", "COMMIT"))
+
+
+def on_postgres(conn: Any) -> Reader:
+    """A reader on one asyncpg connection."""
+
+    async def fetch(stmt: Stmt) -> Rows:
+        return list(await conn.fetch(postgres_sql(stmt.sql), *stmt.params))
+
+    async def scan(sql: str) -> AsyncIterator[list[Any]]:
+        cursor = await conn.cursor(sql)  # a cursor needs the snapshot's transaction
+        while chunk := await cursor.fetch(CHUNK):
+            yield chunk
+
+    return Reader(lambda command: run_async(command, fetch), scan,
+                  lambda table, cols, rows: conn.copy_records_to_table(table, records=rows,
+                                                                      columns=cols),
+                  lambda: conn.transaction(isolation="repeatable_read", readonly=True),
+                  conn.transaction)
 
 
 @contextlib.asynccontextmanager
 async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
-    """A reader on the database `url` names; OpsError (or StoreRefused) when it is not a
-    quizbot database this quizbot can read."""
+    """A read-only reader on the database `url` names, in one snapshot; OpsError (or
+    StoreRefused) when it is not a quizbot database this quizbot can read."""
     if scheme_of(url) != "postgresql":
         from bot.store.sqlite import path_from_url
 
         with sqlite_ops.reading(path_from_url(url)) as conn:  # exactly quizbot's, or OpsError
-            yield Reader(lambda command: asyncio.to_thread(run_sync, conn, command))
+            yield on_sqlite(conn)
         return
-    async with connected(url, password) as pg, pg.transaction(readonly=True):
-        latest = migrations("postgres")[-1][0]
-        if not await run_async(postgres_version(redact(url), latest), on_postgres(pg)):
-            raise OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
-        yield Reader(lambda command: run_async(command, on_postgres(pg)))
+    async with connected(url, password) as pg:
+        reader = on_postgres(pg)
+        async with reader.snapshot():
+            latest = migrations("postgres")[-1][0]
+            if not await reader.read(postgres_version, redact(url), latest):
+                raise OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
+            yield reader
 
 
 @contextlib.asynccontextmanager
@@ -76,4 +129,4 @@ async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
         await conn.close()
 
 
-__all__ = ["Reader", "connected", "on_postgres", "open_reader"]
+__all__ = ["Reader", "connected", "on_postgres", "on_sqlite", "open_reader"]

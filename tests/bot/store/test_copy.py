@@ -17,7 +17,7 @@ from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion
-from bot.store import copy, open_url
+from bot.store import open_url, reader
 from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.copy import CopyRefused, copy_db
@@ -128,7 +128,7 @@ USERS = [("telegram" if i % 2 else "discord", str(100 + i)) for i in range(12)]
 async def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, postgres_url: str,
                                                             quizzes: dict[str, Quiz],
                                                             monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(copy, "CHUNK", 7)  # rows move a chunk at a time, on both ends
+    monkeypatch.setattr(reader, "CHUNK", 7)  # rows move a chunk at a time, on both ends
     first, back = f"sqlite:///{tmp_path / 'a.db'}", f"sqlite:///{tmp_path / 'b.db'}"
     store = await open_url(first)
     try:
