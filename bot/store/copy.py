@@ -89,7 +89,6 @@ async def _end(url: str, password: Secret | None) -> AsyncIterator[Reader]:
         return
     conn = sqlite3.connect(path_from_url(url), isolation_level=None, check_same_thread=False)
     try:
-        conn.row_factory = sqlite3.Row
         conn.execute("PRAGMA foreign_keys = ON")
         yield on_sqlite(conn)
     finally:

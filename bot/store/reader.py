@@ -49,7 +49,8 @@ class Reader:
 
 def on_sqlite(conn: sqlite3.Connection) -> Reader:
     """A reader on one sqlite3 connection (autocommit, any thread): every call on a worker
-    thread, one at a time."""
+    thread, one at a time; rows by column name, as the store's commands read them."""
+    conn.row_factory = sqlite3.Row
 
     async def scan(sql: str) -> AsyncIterator[list[Any]]:
         cursor = await asyncio.to_thread(conn.execute, sql)
@@ -99,7 +100,8 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
     if scheme_of(url) != "postgresql":
         from bot.store.sqlite import path_from_url
 
-        with sqlite_ops.reading(path_from_url(url)) as conn:  # exactly quizbot's, or OpsError
+        # exactly quizbot's, or OpsError
+        with contextlib.closing(sqlite_ops.open_checked(path_from_url(url))) as conn:
             yield on_sqlite(conn)
         return
     async with connected(url, password) as pg:

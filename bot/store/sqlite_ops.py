@@ -58,7 +58,7 @@ def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
+def open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
     """A read-only connection to an exact quizbot database (`migrate.open_examined`);
     OpsError for anything else (`quick`: its pages checked too). The reader
     (`bot.store.reader`) runs its commands on a worker thread."""
@@ -99,7 +99,7 @@ def backup(db: Path, target: Path, *, force: bool = False) -> BackupResult:
     no symlink is ever followed.
     """
     try:
-        with contextlib.closing(_open_checked(db)) as src, new_file(target, force=force) as tmp:
+        with contextlib.closing(open_checked(db)) as src, new_file(target, force=force) as tmp:
             version, answers = _copy_checked(src, tmp)
     except PlaceError as exc:
         raise OpsError(str(exc)) from None
@@ -138,7 +138,7 @@ def restore(source: Path, db: Path, *, force: bool = False) -> RestoreResult:
     """
     if db.is_symlink():
         raise OpsError(f"{db}: is a symbolic link; point storage.url at the real file")
-    with contextlib.closing(_open_checked(source)) as src:
+    with contextlib.closing(open_checked(source)) as src:
         verdict = _integrity(src)
         if verdict != ["ok"]:
             raise OpsError(f"{source}: fails its integrity check ({'; '.join(verdict[:3])})")
@@ -165,7 +165,7 @@ def _refuse_newer(source: Path, src: sqlite3.Connection, db: Path, *, force: boo
     """Whether `db` holds newer activity than the backup; OpsError unless `force`."""
     if not db.exists() or db.stat().st_size == 0:
         return False
-    with contextlib.closing(_open_checked(db)) as current:
+    with contextlib.closing(open_checked(db)) as current:
         newer = run_sync(current, last_activity()) > run_sync(src, last_activity())
     if newer and not force:
         raise OpsError(
@@ -196,14 +196,5 @@ def inspect(db: Path) -> tuple[int, int, int, int] | None:
         if not os.access(parent, os.W_OK):
             raise OpsError(f"{db}: does not exist and {parent} is not writable")
         return None
-    with contextlib.closing(_open_checked(db, quick=True)) as conn:
+    with contextlib.closing(open_checked(db, quick=True)) as conn:
         return run_sync(conn, summary())
-
-
-@contextlib.contextmanager
-def reading(db: Path) -> Iterator[sqlite3.Connection]:
-    """A read-only connection to an exact quizbot database, for stats and export (rows
-    by column name, as the store's commands read them)."""
-    with contextlib.closing(_open_checked(db)) as conn:
-        conn.row_factory = sqlite3.Row
-        yield conn
