@@ -78,8 +78,8 @@ def owner_token(user_id: str) -> str:
 
 
 def _checked(data: str) -> str:
-    if len(data.encode()) > MAX_BYTES or not (ACTION_RE.fullmatch(data)
-                                              or ANSWER_RE.fullmatch(data)
+    if len(data.encode()) > MAX_BYTES or not (ANSWER_RE.fullmatch(data)  # the most made
+                                              or ACTION_RE.fullmatch(data)
                                               or ROUND_RE.fullmatch(data)
                                               or WHO_RE.fullmatch(data)
                                               or TEAM_RE.fullmatch(data)

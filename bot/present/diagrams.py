@@ -72,6 +72,7 @@ def font(size: int = FONT_SIZE * SCALE) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(io.BytesIO(_font_file()), size)
 
 
+@lru_cache(maxsize=128)  # pure; every answer to a pictured question captions it
 def drawn(spec: ScheduleSpec) -> Schedule:
     """The schedule as pictured: a whole backward twice a forward (B and W one each)."""
     return simulate(spec, backward=1 if spec.kind in SPLIT else 2)

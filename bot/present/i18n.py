@@ -8,6 +8,7 @@ the parameter the entry names).
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import string
@@ -112,6 +113,7 @@ def isolate(text: str) -> str:
     return f"{LRI}{text}{PDI}"
 
 
+@functools.lru_cache(maxsize=4096)  # pure; a quiz's texts and the UI's come back every tap
 def isolate_latin(text: str) -> str:
     """Isolate every left-to-right run (words, formulas, numbers, URLs) of an RTL text.
 
@@ -221,6 +223,10 @@ class Catalogue:
             form = self.plural(lang, key, 2)
             assert form is not None
             return form
+        return self._plain(lang, key)
+
+    def _plain(self, lang: str, key: str) -> str:
+        """A string without plural forms, falling back to the default language."""
         table = self._strings.get(lang, self._strings[self.default])
         return table.get(key) or self._strings[self.default][key]
 
@@ -230,7 +236,7 @@ class Catalogue:
         if count is not None:
             template = self.plural(lang, key, int(params[count])) or ""
         else:
-            template = self.raw(lang, key)
+            template = self._plain(lang, key)
         if params:  # a localized parameter (a quiz's names) is read in this language
             params = {k: v.get(lang) if isinstance(v, Text) else v for k, v in params.items()}
         text = template.format(**params) if params else template
