@@ -59,16 +59,12 @@ class PostgresStore:
         """
         shown = redact(url)
         secret = password.reveal() if password else None
-        try:
+        try:  # any failure of the server's is one line naming the database
             conn = await asyncpg.connect(url, password=secret or None)
-        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-            raise StoreRefused(f"Cannot use the database {shown}: "
-                               f"{_scrub(exc, url, secret)}") from None
-        try:
-            await migrate_postgres(functools.partial(_fetch, conn), conn, shown)
-        finally:
-            await conn.close()
-        try:
+            try:
+                await migrate_postgres(functools.partial(_fetch, conn), conn, shown)
+            finally:
+                await conn.close()
             pool = await create_pool(url, password=secret, size=pool_size)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise StoreRefused(f"Cannot use the database {shown}: "
