@@ -11,7 +11,7 @@ caller gets its own dict."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -65,9 +65,15 @@ def remembering_catalogue(load: Callable[..., Catalogue]) -> Callable[..., Catal
     return remembered
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _remember_loads() -> Iterator[None]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(quiz_load, "load_all", remembering_load_all(quiz_load.load_all))
-        patch.setattr(Catalogue, "load", staticmethod(remembering_catalogue(Catalogue.load)))
-        yield
+_PATCH = pytest.MonkeyPatch()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Remember from the start: test modules load the shipped quizzes while they are collected
+    (each such load parsed every file again, half a second of CPU in every test process)."""
+    _PATCH.setattr(quiz_load, "load_all", remembering_load_all(quiz_load.load_all))
+    _PATCH.setattr(Catalogue, "load", staticmethod(remembering_catalogue(Catalogue.load)))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _PATCH.undo()
