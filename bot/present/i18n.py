@@ -25,6 +25,9 @@ from babel.support import Translations
 from bot.domain.quiz.model import Text
 
 LOCALES_DIR = Path(__file__).parent / "locales"
+# libyaml's safe loader when PyYAML has it: the same strings, read ten times faster (every
+# process reads both catalogues at start)
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 RTL_LANGUAGES = frozenset({"ur", "ar", "fa", "he"})
 
 # Unicode bidi isolates: LRI ... PDI keeps a left-to-right run (GPU, Megatron-LM, 3/8,
@@ -181,7 +184,7 @@ class Catalogue:
         strings: dict[str, dict[str, str]] = {}
         for path in sorted(directory.glob("*.yaml")):
             with path.open(encoding="utf-8") as fh:
-                data = yaml.safe_load(fh)
+                data = yaml.load(fh, Loader=SAFE_LOADER)
             if not isinstance(data, dict) or not all(
                 isinstance(k, str) and isinstance(v, str) for k, v in data.items()
             ):
