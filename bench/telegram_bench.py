@@ -18,6 +18,9 @@ throttling off: the fake has no flood limits, and Telegram's real 30 messages/s 
 Telegram, not us. Numbers, not assertions: tests never time anything.
 
 --breakdown splits each tap's latency into stages (see bench/telegram_trace.py).
+BENCH_SWITCHINTERVAL=SECONDS overrides the quizbot process's sys.setswitchinterval after
+`runtime.settle()` (which sets 0.001; CPython's default is 0.005): how long the store's
+threads may wait for the GIL while the loop runs.
 
 BENCH_PROFILE=DIR profiles each bot's event-loop thread while it serves (cProfile on CPU time,
 startup left out) into DIR/<bot>.pstats, e.g. `python -m pstats DIR/quizbot-100-full.pstats`;
@@ -67,6 +70,7 @@ from tests.adapters.telegram.learners import Learner, button_data, is_question  
 TOKEN = "424242:AAbenchmarkTokenNotARealOne_0123456"
 TAPS_PER_BARE_LEARNER = 8  # as many taps as the quiz has questions
 PACED = (5.0, 15.0)  # seconds a paced learner thinks before each tap
+SWITCH = "BENCH_SWITCHINTERVAL"  # seconds: sys.setswitchinterval in the quizbot process
 TRACE = "BENCH_TRACE"  # where a served bot writes its taps' marks (--breakdown)
 WAIT = 120.0  # seconds a learner waits for one reply before the run is declared stuck
 
@@ -111,6 +115,8 @@ async def serve_quizbot(config_path: Path) -> None:
         adapter = TelegramAdapter(app, rate_limiter=unthrottled())
         await adapter.start()
         runtime.settle()  # as `quizbot run` does once started
+        if os.environ.get(SWITCH):  # how soon a thread waiting for the GIL gets it
+            sys.setswitchinterval(float(os.environ[SWITCH]))
         try:
             await until_signalled(config_path.stem)
         finally:
