@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from dataclasses import replace
 
 from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
@@ -153,6 +154,17 @@ async def test_leaderboard_keeps_the_best_and_orders_ties_by_finish(any_store: S
     board = await store.read(sessions_sql.best, "quiz", "", 10)
     assert [(b.user_id, b.display_name, b.score, b.total) for b in board] == [
         ("1", "U1", 3, 3), ("2", "U2", 3, 3), ("3", "U3", 2, 3)]
+    # The store reads whose attempt it is, where and of what kind from the session itself:
+    # its chat is the second scope, and a finished review is no attempt on the boards.
+    chat = await store.read(sessions_sql.best, "quiz", "t:chat", 10)
+    assert [(b.user_id, b.score, b.total) for b in chat] == [("1", 3, 3), ("2", 3, 3),
+                                                             ("3", 2, 3)]
+    await sessions_sql.touch_user(store, "t", "4", "U4", time.time())
+    review = replace(new_session("4"), kind=SessionKind.REVIEW)
+    sid = (await store.write(sessions_sql.start_session, review, replace=True)).id
+    for position in range(3):
+        await store.write(sessions_sql.record_answer, answer_of(sid, position, True))
+    assert "4" not in {b.user_id for b in await store.read(sessions_sql.best, "quiz", "", 10)}
     assert len(await store.read(sessions_sql.best, "quiz", "", 2)) == 2
     assert await store.read(sessions_sql.attempts, "t", "1", "quiz") == (3, 3, 2)
     assert await store.read(sessions_sql.best_score, "quiz", "t", "9") is None
