@@ -65,6 +65,9 @@ async def copy_db(source: str, target: str, *, source_password: Secret | None = 
     """Copy everything from `source` to the empty store `target` (URLs); verify counts."""
     if _same(source, target):
         raise CopyRefused("--from and --to name the same database")
+    if scheme_of(source) == "sqlite" and not path_from_url(source).is_file():
+        raise CopyRefused(f"there is no database file {path_from_url(source)} to copy from: "
+                          "check --from (nothing was created or copied)")
     for url, password in ((source, source_password), (target, target_password)):
         await (await open_url(url, password=password, pool_size=1)).close()  # refuse/migrate
     async with _end(source, source_password) as src, _end(target, target_password) as dst, \

@@ -228,3 +228,12 @@ async def test_the_same_database_twice_is_refused(tmp_path: Path):
     url = f"sqlite:///{tmp_path / 'a.db'}"
     with pytest.raises(CopyRefused, match="same database"):
         await copy_db(url, f"sqlite:///{tmp_path}/../{tmp_path.name}/a.db")
+
+
+def test_a_source_file_that_is_not_there_is_refused_and_nothing_is_created(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    typo, target = tmp_path / "tpyo.db", tmp_path / "b.db"
+    assert main(["copy-db", "--from", f"sqlite:///{typo}", "--to", f"sqlite:///{target}"]) == 1
+    err = capsys.readouterr().err
+    assert f"no database file {typo}" in err and "check --from" in err
+    assert not typo.exists() and not target.exists()
