@@ -63,17 +63,26 @@ class Tracer:
                          "reader": cProfile.Profile(time.thread_time)} if profile else {}
 
     @contextmanager
+    def profiled(self, thread: str) -> Iterator[None]:
+        """cProfile the block into this thread's profile, when profiling."""
+        prof = self.profiles.get(thread)
+        if prof:
+            prof.enable()
+        try:
+            yield
+        finally:
+            if prof:
+                prof.disable()
+
+    @contextmanager
     def active(self) -> Iterator[Tracer]:
         saved = (group_commit._run_all, sqlite_thread._fetch_each, GroupCommit.run, ReadBatch.all)
         _, run_reads, write, read = saved
         tracer = self
 
         def traced_run_all(db: sqlite3.Connection, units: list[Any]) -> list[Any]:
-            prof = tracer.profiles.get("writer")
             cpu, begin = time.thread_time(), time.perf_counter()
-            if prof:
-                prof.enable()
-            try:
+            with tracer.profiled("writer"):
                 db.execute("BEGIN IMMEDIATE")
                 try:
                     results = [unit(db) for unit in units]
@@ -82,9 +91,6 @@ class Tracer:
                 except BaseException:
                     db.execute("ROLLBACK")
                     raise
-            finally:
-                if prof:
-                    prof.disable()
             end = time.perf_counter()
             tracer.writer_cpu += time.thread_time() - cpu
             tracer.commit_wall += end - committing
@@ -95,15 +101,9 @@ class Tracer:
             return results
 
         def traced_reads(db: sqlite3.Connection, queries: list[Any]) -> list[Any]:
-            prof = tracer.profiles.get("reader")
             cpu, begin = time.thread_time(), time.perf_counter()
-            if prof:
-                prof.enable()
-            try:
+            with tracer.profiled("reader"):
                 out = run_reads(db, queries)
-            finally:
-                if prof:
-                    prof.disable()
             end = time.perf_counter()
             tracer.reader_cpu += time.thread_time() - cpu
             for _, params in queries:

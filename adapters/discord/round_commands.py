@@ -8,6 +8,7 @@ are `round_posts.RoundPosts`. A press on a round's button goes the way of every 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -73,16 +74,16 @@ class DiscordRounds:
 
     async def stop(self, interaction: discord.Interaction[Any]) -> None:
         """/round stop: the host or a member who may manage messages."""
-        actor = actor_of(interaction)
-        channel = str(interaction.channel_id) if interaction.guild_id else None
-        await timely(interaction, self.engine.stop_round(
-            actor, channel, may_manage=self._may_manage(interaction)))
-        await note(interaction, self.cat, await self.engine.language(actor), "round.stopped")
+        await self._manage(interaction, self.engine.stop_round, "round.stopped")
 
     async def skip(self, interaction: discord.Interaction[Any]) -> None:
         """/round skip: reveal the open question now."""
+        await self._manage(interaction, self.engine.skip_round, "round.skipped")
+
+    async def _manage(self, interaction: discord.Interaction[Any],
+                      act: Callable[..., Awaitable[object]], done_key: str) -> None:
+        """Stop or skip the channel's round (the engine decides who may), then say so."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
-        await timely(interaction, self.engine.skip_round(
-            actor, channel, may_manage=self._may_manage(interaction)))
-        await note(interaction, self.cat, await self.engine.language(actor), "round.skipped")
+        await timely(interaction, act(actor, channel, may_manage=self._may_manage(interaction)))
+        await note(interaction, self.cat, await self.engine.language(actor), done_key)
