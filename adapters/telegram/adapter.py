@@ -31,7 +31,7 @@ from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.ratelimit import GroupPostRateLimiter
-from adapters.telegram.request import AiohttpRequest
+from adapters.telegram.request import AiohttpRequest, whole_json
 from adapters.telegram.round_commands import TelegramRounds
 from adapters.telegram.round_posts import RoundPosts
 from bot.app import logs
@@ -174,7 +174,8 @@ class TelegramAdapter:
 
         async def process(row: InboxRow) -> None:
             try:
-                update = Update.de_json(json.loads(row.body), application.bot)
+                update = Update.de_json(whole_json(json.loads(row.body), row.body.encode()),
+                                         application.bot)
             except Exception:  # JSON with an update_id, but not an update PTB can read
                 log.warning("telegram: update %d is not a Telegram update; dropped",
                             row.update_id)

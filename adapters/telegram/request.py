@@ -18,6 +18,8 @@ import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from bot.domain.results import whole_text
+
 ODVFloat = Any  # PTB's ODVInput[float]: a float, None (no limit) or a DefaultValue marker
 DefaultValue = type(BaseRequest.DEFAULT_NONE)  # "not given": use this request's own default
 
@@ -34,6 +36,11 @@ class AiohttpRequest(BaseRequest):
         self._pool = pool_timeout
         self._write = write_timeout  # aiohttp has no write timeout: a slow send reads as read
         self._session: aiohttp.ClientSession | None = None
+
+    @staticmethod
+    def parse_json_payload(payload: bytes) -> dict[str, Any]:
+        """PTB's parse, then `whole_json`."""
+        return whole_json(BaseRequest.parse_json_payload(payload), payload)  # type: ignore[no-any-return]
 
     @property
     def read_timeout(self) -> float | None:
@@ -77,6 +84,16 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from exc
         except (aiohttp.ClientError, OSError) as exc:
             raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
+
+
+def whole_json(data: Any, source: bytes) -> Any:
+    """`data`, parsed from `source`, with every unpaired UTF-16 surrogate (a `\\ud83d`
+    escape with no partner, from a client that cut an emoji) in a name, title or text made
+    U+FFFD: a str holding one cannot be stored or sent back as UTF-8. Only a source with
+    such an escape is looked at again (the Bot API sends UTF-8, not escapes)."""
+    if b"\\ud" not in source and b"\\uD" not in source:
+        return data
+    return json.loads(whole_text(json.dumps(data, ensure_ascii=False)))
 
 
 JSON = {"Content-Type": "application/json"}  # the Bot API reads JSON bodies as it reads forms

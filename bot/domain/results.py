@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -20,6 +21,24 @@ class Actor:
     chat_id: str | None = None  # group chat / guild; None in private chats
     display_name: str = ""
     locale: str | None = None  # platform's language hint, e.g. Telegram's language_code
+
+    def __post_init__(self) -> None:
+        # A name can carry half a character: a lone UTF-16 surrogate from a client that cut
+        # an emoji, or a byte that is not UTF-8 in a terminal user's name (Python decodes it
+        # as one). Neither can be stored or sent as UTF-8, so it becomes U+FFFD here, once.
+        for name in ("user_id", "display_name"):
+            value = getattr(self, name)
+            if not value.isascii():  # O(1) in CPython: the common case costs nothing
+                object.__setattr__(self, name, whole_text(value))
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def whole_text(text: str) -> str:
+    """`text` with every unpaired UTF-16 surrogate replaced by U+FFFD (paired ones are
+    already one character in a Python str), so that it encodes as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 class SessionKind(StrEnum):

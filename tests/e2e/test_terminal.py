@@ -30,8 +30,9 @@ class Player:
     def __init__(self, proc: asyncio.subprocess.Process) -> None:
         self.proc = proc
         self.transcript = ""
-        # A read may end inside a multi-byte character (Urdu is 2 bytes a letter).
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        # A read may end inside a multi-byte character (Urdu is 2 bytes a letter); a byte
+        # that is not UTF-8 (a user name given that way, printed back as given) reads as U+FFFD.
+        self.decoder = codecs.getincrementaldecoder("utf-8")("replace")
 
     @classmethod
     async def start(cls, cwd: Path, *args: str) -> Player:
@@ -177,6 +178,26 @@ async def test_ctrl_c_saves_and_exits_cleanly(tmp_path: Path):
     player.proc.send_signal(signal.SIGINT)
     assert await player.finish() == 0
     assert "Progress saved." in player.transcript and "Traceback" not in player.transcript
+
+
+async def test_a_user_name_that_is_not_utf8_plays_and_saves(tmp_path: Path,
+                                                            quizzes: dict[str, Quiz]):
+    # `--user` with a byte that is not UTF-8 (a Latin-1 terminal): Python hands it over as a
+    # lone surrogate, which SQLite cannot store; the learner is kept with U+FFFD in its place.
+    player = await Player.start(tmp_path, "--user", os.fsdecode(b"b\xffd"))
+    screen = await player.until_prompt()
+    await player.send(right_letter(quizzes["parallelism"], screen, "en"))
+    await player.until_prompt()
+    assert await player.finish() == 0, player.transcript
+    assert "Traceback" not in player.transcript
+    # the hint to continue repeats the name as it was typed, bytes and all
+    assert "run: quizbot play --user tester --user 'b\ufffdd'" in player.transcript
+    db = sqlite3.connect(user_db())
+    try:
+        assert db.execute("SELECT user_id, display_name FROM users").fetchall() == [
+            ("b\ufffdd", "b\ufffdd")]
+    finally:
+        db.close()
 
 
 async def test_unknown_quiz_is_a_clear_error(tmp_path: Path):

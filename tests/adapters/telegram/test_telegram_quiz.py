@@ -128,3 +128,15 @@ async def test_garbage_callback_data_only_toasts(bot: Running, api: FakeBotAPI) 
     until = await learner.barrier()
     assert learner.sent(since, until) == []
     assert button_data(api.messages[(learner.chat_id, question["message_id"])])
+
+
+async def test_a_name_with_half_an_emoji_plays_and_is_kept_whole(bot: Running,
+                                                                 api: FakeBotAPI) -> None:
+    # A client that cut an emoji in two sends an unpaired UTF-16 surrogate ("\ud83d"):
+    # as a str it cannot be stored or sent as UTF-8, so the bot keeps U+FFFD in its place.
+    learner = Learner(api, api.user(1002, "Ali\ud83d", language_code="en"))
+    since = learner.mark()
+    await learner.send("/quiz")
+    assert is_question(await learner.reply(since, is_question))
+    name = await bot.app.store.read(sessions_sql.user, "telegram", "1002")
+    assert name is not None and name[0] == "Ali\ufffd"

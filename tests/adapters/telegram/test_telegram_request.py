@@ -76,3 +76,13 @@ def test_bodies_are_utf8_json_of_ptbs_parameters() -> None:
         fields["chat_id"] = rng.randrange(-10**12, 10**12)
         assert json.loads(json_body(fields)) == fields
     assert json_body({"text": "سوال"}) == '{"text":"سوال"}'.encode()  # UTF-8, not \\u escapes
+
+
+def test_half_an_emoji_from_the_api_reads_as_one_replacement_character() -> None:
+    # Telegram sends UTF-8, but an escaped lone surrogate parses into a str that cannot be
+    # stored or sent back: a group title, a name or a text with one keeps U+FFFD instead.
+    payload = b'{"ok":true,"result":[{"title":"Study \\ud83d","text":"\\ud83d\\ude00 hi"}]}'
+    assert AiohttpRequest.parse_json_payload(payload)["result"] == [
+        {"title": "Study \ufffd", "text": "😀 hi"}]
+    assert AiohttpRequest.parse_json_payload(b'{"ok":true,"result":"\xd8\xb3"}') == {
+        "ok": True, "result": "س"}

@@ -217,3 +217,15 @@ async def test_answer_result_carries_image_and_timeline(tmp_path: Path):
         assert result.timeline.startswith("GPU1 F1 F2 F3 F4 ..")
     finally:
         await store.close()
+
+
+
+def test_half_a_character_is_refused_naming_the_line(tmp_path: Path):
+    # "\ud83d" alone is what a converter may write when it cut an emoji in two: no message
+    # holding it could be sent (not UTF-8), so the file is refused at that line.
+    source = (FIXTURES / "content" / "minimal.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "cut.yaml"
+    path.write_text(source.replace('"One plus one?"', '"One plus one? \\ud83d"'),
+                    encoding="utf-8")
+    assert problems_of(path) == [
+        "cut.yaml:8: is not valid YAML: found invalid Unicode character escape code"]
