@@ -22,7 +22,10 @@ the loop is asked to let go more often only while the writer actually waits.
 from __future__ import annotations
 
 import gc
+import logging
 import sys
+
+log = logging.getLogger(__name__)
 
 YOUNG = 10_000  # allocations between first-generation collections (CPython's default: 700)
 SWITCH_INTERVAL_S = 0.001  # CPython's default: 0.005
@@ -36,3 +39,5 @@ def settle() -> None:
     _, middle, old = gc.get_threshold()
     gc.set_threshold(YOUNG, middle, old)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    log.info("runtime settled: %d objects frozen out of the collector's walks, GIL switch "
+             "interval %g ms", gc.get_freeze_count(), SWITCH_INTERVAL_S * 1000)

@@ -118,6 +118,7 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
     stderr_log.seek(0)
     stderr = stderr_log.read().decode("utf-8", "replace")
     assert "getUpdates" in stderr  # DEBUG logging was on
+    assert "runtime settled: " in stderr  # tuned for serving once started (bot/app/runtime)
     assert TOKEN not in stderr and SECRET_PART not in stderr
 
 
