@@ -47,7 +47,7 @@ from bot.features.dashboard.auth import (
 )
 from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
 from bot.features.dashboard.throttle import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
-from bot.present.i18n import Catalogue, is_rtl, isolate_latin
+from bot.present.i18n import Catalogue, is_rtl, isolate_commands, isolate_latin
 from bot.store.commands.dashboard_sql import use_link
 
 log = logging.getLogger(__name__)
@@ -73,12 +73,13 @@ def _asset(name: str) -> str:
 
 
 def page_strings(cat: Catalogue) -> dict[str, dict[str, str]]:
-    """The page's UI strings per language (RTL ones with Latin runs isolated)."""
+    """The page's UI strings per language (RTL ones with Latin runs and /commands isolated:
+    on a page nothing is tapped)."""
     out = {}
     for lang in cat.languages:
         keys = sorted(k for k in cat.keys(lang) if k.startswith("dashboard.")) + list(PAGE_KEYS)
-        out[lang] = {k: isolate_latin(cat.raw(lang, k)) if is_rtl(lang) else cat.raw(lang, k)
-                     for k in keys}
+        out[lang] = {k: isolate_commands(isolate_latin(cat.raw(lang, k))) if is_rtl(lang)
+                     else cat.raw(lang, k) for k in keys}
     return out
 
 

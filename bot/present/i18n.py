@@ -41,7 +41,9 @@ _ISOLATES = "\u2066\u2067\u2068"
 _RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
 _CANDIDATE = re.compile(rf"[^{_RTL}\u2066-\u2069\u200e\u200f\n]+")
 # Already isolated spans are left alone; so are bot commands (/quiz stays tappable).
-_KEEP = re.compile(r"[\u2066-\u2068][^\u2069]*\u2069|(?<![^\s(])/[A-Za-z_]\w*")
+_COMMAND = r"(?<![^\s(])/[A-Za-z_]\w*"
+_KEEP = re.compile(rf"[\u2066-\u2068][^\u2069]*\u2069|{_COMMAND}")
+_COMMANDS = re.compile(_COMMAND)
 _OPEN, _CLOSE = "([{", ")]}"
 _START_OK = set("([{\"'−-+±~√$€£#")
 _END_OK = set(")]}\"'%°²³′″+*")
@@ -131,6 +133,13 @@ def isolate_latin(text: str) -> str:
         done = keep.end()
     out.append(_isolate_runs(text[done:]))
     return "".join(out)
+
+
+def isolate_commands(text: str) -> str:
+    """Wrap each /command in bidi isolates, for a page where it is read, not tapped (in a
+    chat, an isolate would stop the app making it tappable): in a right-to-left line the
+    slash then stays in front ("/dashboard", not "dashboard/")."""
+    return _COMMANDS.sub(lambda m: isolate(m.group(0)), text)
 
 
 def strip_isolates(text: str) -> str:

@@ -64,6 +64,17 @@
     } catch (e) { /* no hint */ }
   }
 
+  function browserLanguage() {
+    // Before the API answers, the browser's own languages are the best guess (an expired
+    // link's error must be read too); the page's default otherwise, its direction included.
+    var wanted = navigator.languages || [navigator.language || ""];
+    for (var i = 0; i < wanted.length; i++) {
+      var code = String(wanted[i] || "").split("-")[0].toLowerCase();
+      if (STRINGS[code]) { setLanguage(code); return; }
+    }
+    setLanguage(lang);
+  }
+
   function credential() {
     var data = initData();
     if (data) { hintLanguage(data); return Promise.resolve("tma " + data); }
@@ -364,6 +375,7 @@
   }
 
   function start() {
+    browserLanguage();
     theme();
     if (tg && tg.ready) { tg.ready(); }
     document.getElementById("status").textContent = t("dashboard.loading");

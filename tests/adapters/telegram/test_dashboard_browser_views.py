@@ -18,6 +18,7 @@ import pytest
 
 from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.browser import (
     ARTIFACTS,
     NEEDS_CHROMIUM,
@@ -67,9 +68,9 @@ async def seeded(running: DashboardBot, lang: str) -> None:
 
 
 async def opened(browser: Any, running: DashboardBot, user: int | None, lang: str,
-                 width: int, query: str = "") -> Any:
+                 width: int, query: str = "", locale: str = "en-US") -> Any:
     context = await browser.new_context(viewport={"width": width, "height": WIDTHS[width]},
-                                        device_scale_factor=1)
+                                        device_scale_factor=1, locale=locale)
     await context.route(lambda url: not url.startswith("http://127.0.0.1"),
                         lambda route: route.abort())
     page = await context.new_page()
@@ -160,9 +161,18 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, chromi
                 await page.context.close()
 
             # Errors say what to do and offer a way on.
+            # Signed out, the page speaks the browser's language (en-US, ur-PK).
             for user, query, view in ((5005, f"?group={GROUP}", "403"), (None, "", "signin")):
-                page = await opened(chromium, running, user, lang, width, query)
+                page = await opened(chromium, running, user, lang, width, query,
+                                    locale="ur-PK" if lang == "ur" else "en-US")
                 assert await page.get_attribute("body", "data-state") == "error"
                 assert await page.locator("#error a, #error button").count() >= 1
+                assert await page.get_attribute("html", "dir") == (
+                    "rtl" if lang == "ur" else "ltr")
+                if view == "signin":
+                    said = await page.text_content("#error") or ""
+                    assert cat.raw(lang, "dashboard.signin") in strip_isolates(said)
+                    # read, not tapped: in Urdu the command is isolated, its slash in front
+                    assert ("\u2066/dashboard\u2069" in said) == (lang == "ur")
                 await shoot(page, f"dashboard-error-{view}-{lang}-{width}")
                 await page.context.close()
