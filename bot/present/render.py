@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.domain.pipeline import ScheduleSpec
+from bot.domain.platforms import card_limit
 from bot.domain.results import (
     AnswerResult,
     CatalogueEntry,
@@ -199,31 +200,41 @@ def schedule_caption(cat: Catalogue, lang: str, spec: ScheduleSpec) -> str:
 
 
 def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
-    """Final score, missed questions with their right answers, best score."""
+    """Final score, missed questions with their right answers (as many as one card holds,
+    then "…and N more"), best score, topics, the next step."""
     lang = summary.lang
     key = "summary.review_title" if summary.kind in ("review", "due") else "summary.title"
     lines = [m.bold(m.escape(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
                                    total=summary.total)))]
     lines.append(progress_bar(summary.score, summary.total))
-    if not summary.missed:
-        lines.append(m.escape(cat.t(lang, "summary.perfect")))
-    else:
-        lines += ["", m.escape(cat.t(lang, "summary.missed"))]
-        for miss in summary.missed:
-            lines.append(m.escape(cat.t(lang, "summary.missed_item",
-                                        number=number_in(lang, miss.position + 1),
-                                        text=miss.text, answer=miss.correct_option)))
+    tail: list[str] = []
     if summary.best_score is not None and summary.kind == "full":
-        lines += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
-                                     total=summary.total))]
+        tail += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
+                                    total=summary.total))]
     if summary.topics:
-        lines += ["", m.escape(cat.t(lang, "summary.topics"))]
-        lines += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
+        tail += ["", m.escape(cat.t(lang, "summary.topics"))]
+        tail += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
     step = summary.next_step
     if step is not None:
         key = "summary.next_topic" if step.kind == "topic" else "summary.next_quiz"
-        lines += ["", m.bold(m.escape(cat.t(lang, key, name=step.name, percent=step.percent)))]
-    return "\n".join(lines)
+        tail += ["", m.bold(m.escape(cat.t(lang, key, name=step.name, percent=step.percent)))]
+    if not summary.missed:
+        return "\n".join([*lines, m.escape(cat.t(lang, "summary.perfect")), *tail])
+    lines += ["", m.escape(cat.t(lang, "summary.missed"))]
+    items = [m.escape(cat.t(lang, "summary.missed_item", number=number_in(lang, miss.position + 1),
+                            text=miss.text, answer=miss.correct_option))
+             for miss in summary.missed]
+    # a 22-question quiz with most missed is over one card (4,096): list what fits
+    more = m.escape(cat.t(lang, "summary.missed_more", count=len(items)))
+    room = card_limit() - len("\n".join([*lines, *tail])) - len(more) - 1
+    shown = 0
+    while shown < len(items) and len(items[shown]) + 1 <= room:
+        room -= len(items[shown]) + 1
+        shown += 1
+    if shown < len(items):
+        items[shown:] = [m.escape(cat.t(lang, "summary.missed_more", count=len(items) - shown))]
+    lines += items
+    return "\n".join(lines + tail)
 
 
 def level_name(cat: Catalogue, lang: str, level: str) -> str:

@@ -47,6 +47,7 @@ T = TypeVar("T")
 BOT_AUTH = ("/users/", "/oauth2/", "/gateway/", "/applications/", "/channels/", "/guilds/")
 # Discord's message limits, enforced as Discord does: 400 with code 50035 and the field
 CONTENT, DESCRIPTION, TITLE, FOOTER, FIELDS, TOTAL = 2000, 4096, 256, 2048, 25, 6000
+FIELD_NAME, FIELD_VALUE = 256, 1024
 
 
 def too_long(body: dict[str, Any]) -> web.Response | None:
@@ -67,6 +68,13 @@ def too_long(body: dict[str, Any]) -> web.Response | None:
                               f"(got {size})")
         if len(embed.get("fields") or []) > FIELDS:
             errors.append(f"embeds.{i}.fields: Must be {FIELDS} or fewer in length.")
+        for j, f in enumerate(embed.get("fields") or []):
+            for part, limit in (("name", FIELD_NAME), ("value", FIELD_VALUE)):
+                size = len(f.get(part) or "")
+                total += size
+                if size > limit or size == 0:
+                    errors.append(f"embeds.{i}.fields.{j}.{part}: Must be between 1 and "
+                                  f"{limit} in length. (got {size})")
     if total > TOTAL:
         errors.append(f"embeds: Embed size exceeds maximum size of {TOTAL}")
     if not errors:
