@@ -101,7 +101,9 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
         from bot.store.sqlite import path_from_url
 
         # exactly quizbot's, or OpsError
-        with contextlib.closing(sqlite_ops.open_checked(path_from_url(url))) as conn:
+        path = path_from_url(url)
+        with (contextlib.closing(sqlite_ops.open_checked(path)) as conn,
+              sqlite_ops.refusing_damage(path)):
             yield on_sqlite(conn)
         return
     async with connected(url, password) as pg:

@@ -75,6 +75,27 @@ def open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
     return conn
 
 
+# What a maintainer does about a damaged file, by the role it plays in the command.
+LIVE_DAMAGED = ("stop the bot, move the file aside and restore the latest backup "
+                "(quizbot restore PATH)")
+BACKUP_DAMAGED = "choose another backup"
+
+
+@contextlib.contextmanager
+def refusing_damage(db: Path, what_to_do: str = LIVE_DAMAGED) -> Iterator[None]:
+    """OpsError naming `db` and `what_to_do` when a read inside finds its pages damaged.
+
+    The open's look (`open_checked`) reads the schema, not every page: a damaged table is
+    found only when a command reads it (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB), and
+    must end in one line, not a traceback. Any other error is not damage and passes on."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise
+        raise OpsError(f"{db}: refused: it is corrupt ({exc}); {what_to_do}") from None
+
+
 def _integrity(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("PRAGMA integrity_check")]
 
@@ -99,7 +120,8 @@ def backup(db: Path, target: Path, *, force: bool = False) -> BackupResult:
     no symlink is ever followed.
     """
     try:
-        with contextlib.closing(open_checked(db)) as src, new_file(target, force=force) as tmp:
+        with (contextlib.closing(open_checked(db)) as src, new_file(target, force=force) as tmp,
+              refusing_damage(db)):
             version, answers = _copy_checked(src, tmp)
     except PlaceError as exc:
         raise OpsError(str(exc)) from None
@@ -139,7 +161,8 @@ def restore(source: Path, db: Path, *, force: bool = False) -> RestoreResult:
     if db.is_symlink():
         raise OpsError(f"{db}: is a symbolic link; point storage.url at the real file")
     with contextlib.closing(open_checked(source)) as src:
-        verdict = _integrity(src)
+        with refusing_damage(source, BACKUP_DAMAGED):
+            verdict = _integrity(src)
         if verdict != ["ok"]:
             raise OpsError(f"{source}: fails its integrity check ({'; '.join(verdict[:3])})")
         existed = db.exists()
@@ -165,8 +188,14 @@ def _refuse_newer(source: Path, src: sqlite3.Connection, db: Path, *, force: boo
     """Whether `db` holds newer activity than the backup; OpsError unless `force`."""
     if not db.exists() or db.stat().st_size == 0:
         return False
-    with contextlib.closing(open_checked(db)) as current:
-        newer = run_sync(current, last_activity()) > run_sync(src, last_activity())
+    # A damaged database is refused, never replaced: it may still be recovered
+    # (sqlite3's .recover), and a restore over it would make that impossible.
+    with (contextlib.closing(open_checked(db)) as current,
+          refusing_damage(db, "it is left as it is: move it aside, then run this restore "
+                              "again")):
+        now = run_sync(current, last_activity())
+    with refusing_damage(source, BACKUP_DAMAGED):
+        newer = now > run_sync(src, last_activity())
     if newer and not force:
         raise OpsError(
             f"{db}: holds activity newer than the backup {source}; restoring would lose it. "
@@ -196,5 +225,5 @@ def inspect(db: Path) -> tuple[int, int, int, int] | None:
         if not os.access(parent, os.W_OK):
             raise OpsError(f"{db}: does not exist and {parent} is not writable")
         return None
-    with contextlib.closing(open_checked(db, quick=True)) as conn:
+    with contextlib.closing(open_checked(db, quick=True)) as conn, refusing_damage(db):
         return run_sync(conn, summary())

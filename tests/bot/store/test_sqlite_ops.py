@@ -182,6 +182,53 @@ def test_backup_refuses_bad_input(tmp_path: Path) -> None:
     assert not (tmp_path / "b.db").exists()
 
 
+
+def damage_rows(path: Path) -> None:
+    """Overwrite the root page of every table but schema_migrations: the schema still reads
+    as quizbot's (the look on open passes), its rows do not (SQLITE_CORRUPT on a read)."""
+    db = sqlite3.connect(path)
+    try:
+        db.execute("PRAGMA journal_mode = DELETE")  # everything in the one file
+        size = db.execute("PRAGMA page_size").fetchone()[0]
+        roots = [r[0] for r in db.execute("SELECT rootpage FROM sqlite_master WHERE type = "
+                                          "'table' AND name != 'schema_migrations'")]
+    finally:
+        db.close()
+    data = bytearray(path.read_bytes())
+    for root in roots:
+        data[(root - 1) * size:root * size] = b"\xff" * size
+    path.write_bytes(bytes(data))
+
+
+async def test_a_damaged_database_is_refused_in_one_line_and_never_replaced(
+        tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
+    live = tmp_path / "live.db"
+    await finished_store(live, quizzes, users=1)
+    sqlite_ops.backup(live, tmp_path / "b.db")
+    damage_rows(live)
+    before = live.read_bytes()
+    live_damaged = r"live\.db: refused: it is corrupt \(.+\); stop the bot, move the file aside"
+    with pytest.raises(sqlite_ops.OpsError, match=live_damaged):  # stats, export
+        async with open_reader(f"sqlite:///{live}") as reader:
+            await reader.read(overview)
+    with pytest.raises(sqlite_ops.OpsError, match=r"live\.db: refused: it is corrupt"):  # check
+        sqlite_ops.inspect(live)
+    with pytest.raises(sqlite_ops.OpsError, match=live_damaged):
+        sqlite_ops.backup(live, tmp_path / "b2.db")
+    assert not (tmp_path / "b2.db").exists()
+    # Replacing it would lose what sqlite3's .recover may still get out of it.
+    with pytest.raises(sqlite_ops.OpsError, match=r"corrupt .*move it aside, then run this "
+                                                  "restore again"):
+        sqlite_ops.restore(tmp_path / "b.db", live, force=True)
+    assert live.read_bytes() == before
+    # A damaged file given as the backup: the target is not even created.
+    with pytest.raises(sqlite_ops.OpsError, match=r"live\.db: refused: it is corrupt .*"
+                                                  "choose another backup"):
+        sqlite_ops.restore(live, tmp_path / "new.db")
+    assert not (tmp_path / "new.db").exists()
+    assert live.read_bytes() == before
+    assert sqlite_ops.restore(tmp_path / "b.db", tmp_path / "new.db").answers == 8
+
 # --- stats and export against a known set of sessions ------------------------------------
 
 def file_letter(quizzes: dict[str, Quiz], prompt: QuestionPrompt, shown: int) -> str:
