@@ -37,12 +37,11 @@ T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
 REPORT_KEY = "!"  # typed at a question's prompt: report a problem with the last explanation
 LIST_COMMAND = "quizbot list"
+TTY = Markup(bold=lambda s: f"\033[1m{s}\033[0m")  # bold where a terminal shows it
 
 
 def _markup() -> Markup:
-    if not sys.stdout.isatty():
-        return PLAIN
-    return Markup(bold=lambda s: f"\033[1m{s}\033[0m")
+    return TTY if sys.stdout.isatty() else PLAIN
 
 
 def card_text(card: Card) -> str:

@@ -9,15 +9,17 @@ import os
 import re
 import shutil
 import sys
-import textwrap
+import unicodedata
 
 MIN_COLUMNS = 20
 _OPENERS, _PDI = "\u2066\u2067\u2068", "\u2069"
 _GLUE = "\ue000"  # a private-use stand-in for a space inside an isolate: textwrap keeps it
 RLM = "\u200f"  # RIGHT-TO-LEFT MARK: starts each wrapped row of a right-to-left line
 _RTL = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff]")
-# Continuation lines of a list item or an option line up under its text, not its marker.
-_HANG = re.compile(r"\s*(?:[•→-]\s+|\d+\.\s+|\S{1,3}\)\s+)?")
+# Continuation lines of a list item or an option line up under its text, not its marker
+# (an answered option's mark too: "✅ B) ...").
+_HANG = re.compile(r"\s*(?:[•→-]\s+|\d+\.\s+|(?:[✅❌▫]\ufe0f?\s+)?\S{1,3}\)\s+)?")
+_SGR = re.compile("\033\\[[0-9;]*m")  # the bold a terminal's Markup puts round a letter
 
 
 def columns() -> int | None:
@@ -35,20 +37,53 @@ def wrap(text: str, width: int | None = None) -> str:
         return text
     out: list[str] = []
     for line in text.split("\n"):
-        if len(line) <= width:
+        if _width(line) <= width:
             out.append(line)
             continue
-        hang = _HANG.match(line)
-        indent = " " * (len(hang.group(0)) if hang else 0)
-        glued = _glue_isolates(line)
-        pieces = textwrap.wrap(glued, width, subsequent_indent=indent, break_long_words=False,
-                               break_on_hyphens=False, replace_whitespace=False) or [glued]
-        pieces = [piece.replace(_GLUE, " ") for piece in pieces]
+        hang = _HANG.match(_SGR.sub("", line))
+        indent = " " * (_shown_width(hang.group(0)) if hang else 0)
+        pieces = [piece.replace(_GLUE, " ")
+                  for piece in _fill(_glue_isolates(line), width, indent)]
         if _RTL.search(line):  # each row its own paragraph: a terminal (tmux) that drops
             # an isolate at a row's start would otherwise lay the row out left to right
             pieces = [pieces[0], *(RLM + piece for piece in pieces[1:])]
         out += pieces
     return "\n".join(out)
+
+
+def _width(text: str) -> int:
+    """At least the columns `text` takes: escape codes take none, wide characters (✅) two;
+    every other character counts one, so a row never runs past the screen."""
+    text = _SGR.sub("", text)
+    return len(text) + sum(unicodedata.east_asian_width(ch) in "WF" for ch in text)
+
+
+def _shown_width(text: str) -> int:
+    """The columns `text` takes, bidi marks and isolates none: how far to indent."""
+    return _width("".join(ch for ch in text if unicodedata.category(ch) != "Cf"))
+
+
+def _fill(line: str, width: int, indent: str) -> list[str]:
+    """`line` broken at spaces into rows of at most `width` columns (escape codes do not
+    count); a word longer than a row gets a row of its own, whole. Rows after the first
+    start with `indent`; spaces at a break are dropped, others kept."""
+    lead = line[:len(line) - len(line.lstrip(" "))]
+    rows: list[str] = []
+    row, used, space = lead, _width(lead), ""
+    for i, chunk in enumerate(re.split("( +)", line[len(lead):])):
+        if i % 2:
+            space = chunk
+            continue
+        if not chunk:
+            continue
+        size = _width(chunk)
+        if row.strip() and used + len(space) + size > width:
+            rows.append(row)
+            row, used = indent + chunk, len(indent) + size
+        else:
+            row, used = row + space + chunk, used + len(space) + size
+    rows.append(row)
+    return rows
 
 
 def _glue_isolates(line: str) -> str:
@@ -98,8 +133,9 @@ def visual(text: str, width: int | None = None) -> str:
     rows = []
     for row in text.split("\n"):
         if _RTL.search(row) or row.startswith(RLM):  # a row of a right-to-left paragraph
-            row = get_display(row.rstrip(), base_dir="R")
+            # without its bold: reordered, an escape code's characters would print as text
+            row = get_display(_SGR.sub("", row).rstrip(), base_dir="R")
             row = _CONTROLS.sub("", row)
-            row = row.rjust(width) if width else row
+            row = " " * max(0, width - _width(row)) + row if width else row
         rows.append(_CONTROLS.sub("", row))
     return "\n".join(rows)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from adapters.terminal.play import TTY
 from adapters.terminal.wrap import RLM, bands, visual, wrap
 from bot.domain.pipeline import ScheduleSpec, timeline
+from bot.domain.quiz import Quiz
 from bot.present.i18n import Catalogue, strip_isolates
+from bot.present.render import content_text, letter_in
 
 URL = "https://arxiv.org/abs/1811.06965?a-very-long-query-string=that-must-stay-whole"
 
@@ -90,3 +95,42 @@ def test_visual_lays_urdu_rows_out_for_terminals_without_bidi():
     # display order (the first word last, its letters left to right), right-aligned
     assert shown.endswith("ہر"[::-1]) and len(shown) == 40
     assert visual("plain English", 40) == "plain English"
+
+
+def _options(quiz: Quiz, lang: str) -> tuple[str, str]:
+    """A question's options as a terminal shows them, letters in bold: asked, and answered
+    (each option behind its mark)."""
+    q = quiz.questions[1]
+    texts = [content_text(lang, o.text.get(lang)) for o in q.options]
+    asked = "\n".join(f"{TTY.bold(letter_in(lang, i))}) {t}" for i, t in enumerate(texts))
+    marks = ["✅", "❌", "▫️", "▫️"]
+    answered = "\n".join(f"{marks[i]} {TTY.bold(letter_in(lang, i))}) {t}"
+                         for i, t in enumerate(texts))
+    return asked, answered
+
+
+@pytest.mark.parametrize("width", [30, 40])
+def test_bold_letters_and_answer_marks_keep_options_hanging_in_a_real_terminal(
+        width: int, quizzes: dict[str, Quiz]):
+    """On a tty the letters are bold (escape codes) and an answered option has its mark:
+    continuations still line up under the option's text, and no row passes the screen."""
+    sgr = re.compile("\033\\[[0-9;]*m")
+    # the text starts after "A) " asked, after "✅ A) " answered
+    for block, text_at in zip(_options(quizzes["parallelism"], "en"), (3, 6), strict=True):
+        rows = wrap(block, width).splitlines()
+        starts = [r for r in rows if re.match(r"(✅|❌|▫️)? ?\033\[1m[A-D]", r)]
+        assert len(starts) == 4 and len(rows) > 4, rows
+        for row in rows:
+            shown = sgr.sub("", row)
+            assert len(shown) + shown.count("✅") + shown.count("❌") <= width, row
+            if row not in starts:
+                assert shown[:text_at] == " " * text_at and shown[text_at] != " ", row
+
+
+def test_visual_urdu_rows_print_no_pieces_of_escape_codes(quizzes: dict[str, Quiz]):
+    """--bidi visual on a tty: reordering a row would scatter its bold's escape codes into
+    text ('1mA[0m[' on screen); the row is laid out without them."""
+    for block in _options(quizzes["parallelism"], "ur"):
+        shown = visual(wrap(block, 40), 40)
+        assert "\033" not in shown and "[0m" not in shown and "1m" not in shown, shown
+        assert all(ch in shown for ch in "ABCD")
