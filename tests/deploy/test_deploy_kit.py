@@ -199,6 +199,24 @@ def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     assert run.returncode == 0 and not run.stderr.strip(), run.stderr
 
 
+# Settings systemd adds up when a unit repeats them; any other one given twice silently
+# keeps only its last value, which the first one's comment no longer describes.
+ACCUMULATING = {"SystemCallFilter", "RestrictAddressFamilies", "CapabilityBoundingSet",
+                "AmbientCapabilities", "Environment", "EnvironmentFile", "ExecStartPre",
+                "ExecStartPost", "Wants", "After", "Documentation"}
+
+
+def test_systemd_unit_sets_each_setting_once_as_the_docs_say() -> None:
+    text = (DEPLOY / "quizbot.service").read_text()
+    settings = re.findall(r"^([A-Za-z]+)=(.*)$", text, flags=re.M)
+    names = [name for name, _ in settings if name not in ACCUMULATING]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
+    limit = dict(settings)["LimitNOFILE"]
+    for page in ("deploy.md", "features.md"):
+        said = re.findall(r"LimitNOFILE=(\d+)", (ROOT / "docs" / page).read_text())
+        assert said and set(said) == {limit}, page
+
+
 def uncommented_example() -> str:
     """config.example.yaml with every commented-out `# key: value` line switched on (a
     value is one word: prose such as `# four: absolute (...)` stays a comment)."""
