@@ -23,6 +23,16 @@ from bot.domain.round_rules import DEFAULT_SCORING
 log = logging.getLogger(__name__)
 
 
+def can_post(interaction: discord.Interaction[Any]) -> bool:
+    """Whether the bot may post a round's embeds in the interaction's channel. A slash
+    command's answer goes through the interaction webhook, which channel permissions do
+    not stop, so "round started" would show while every question Discord refuses (403)."""
+    mine = interaction.app_permissions
+    send = (mine.send_messages_in_threads if isinstance(interaction.channel, discord.Thread)
+            else mine.send_messages)
+    return mine.administrator or (mine.view_channel and send and mine.embed_links)
+
+
 class DiscordRounds:
     """The round commands of one client; `posts` shows the rounds."""
 
@@ -42,6 +52,10 @@ class DiscordRounds:
         answer (with the join buttons of a team or untimed round), then the questions."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
+        if channel is not None and not can_post(interaction):
+            await note(interaction, self.cat, await self.engine.language(actor),
+                       "round.cannot_post")
+            return
         work = self.engine.start_round(actor, channel, quiz or None, seconds=seconds,
                                        questions=questions, scoring=scoring, teams=teams,
                                        untimed=untimed)
@@ -65,6 +79,9 @@ class DiscordRounds:
         permissions = interaction.permissions
         admin = bool(permissions.manage_guild or permissions.administrator)
         engine = self.engine
+        if on and admin and channel is not None and not can_post(interaction):
+            await note(interaction, self.cat, await engine.language(actor), "round.cannot_post")
+            return
         work = (engine.daily_on(actor, channel, time, offset or None, quiz or None,
                                 may_manage=admin) if on
                 else engine.daily_off(actor, channel, may_manage=admin))
