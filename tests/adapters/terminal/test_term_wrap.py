@@ -134,3 +134,44 @@ def test_visual_urdu_rows_print_no_pieces_of_escape_codes(quizzes: dict[str, Qui
         shown = visual(wrap(block, 40), 40)
         assert "\033" not in shown and "[0m" not in shown and "1m" not in shown, shown
         assert all(ch in shown for ch in "ABCD")
+
+
+def test_visual_mirrors_brackets_that_run_right_to_left():
+    """A terminal without bidi shows what --bidi visual prints: a bracket inside Urdu must
+    be mirrored there (python-bidi reorders but leaves mirroring to the renderer), else
+    '(انٹرا لیئر)' reads ')...(' and an option 'A)' reads ')A'."""
+    words = "انٹرا لیئر"
+    shown = visual(f"ٹینسر ({words}) متوازیت", 40)
+    assert f"({words[::-1]})" in shown and f"){words[::-1]}(" not in shown
+    assert visual("\u2066A\u2069) یہ ایک لیئر", 40).endswith("(A")
+    assert visual("\u2066(A/B/C/D)\u2069 میں سے ایک", 40).endswith("(A/B/C/D)")  # LTR inside
+
+
+def test_visual_order_is_python_bidis_for_every_urdu_row(quizzes: dict[str, Quiz]):
+    """The reordering done here (rule L2) gives python-bidi's order on every row of the
+    shipped Urdu content, brackets and marks aside."""
+    import unicodedata
+
+    from bidi import get_display
+
+    def same(text: str) -> str:
+        text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Mn", "Me"))
+        return re.sub("[\u2066-\u2069\u200f]", "", text).translate(
+            str.maketrans("()[]{}«»", "||||||||"))
+
+    rows = {row for quiz in quizzes.values() for q in quiz.questions
+            for text in (q.text.get("ur"), q.explanation.get("ur"),
+                         *(o.text.get("ur") for o in q.options))
+            for row in wrap(content_text("ur", text), 40).splitlines()
+            if re.search("[\u0600-\u06ff]", row) or row.startswith(RLM)}
+    assert len(rows) > 1000
+    for row in rows:
+        assert same(visual(row)) == same(get_display(row.rstrip(), base_dir="R")), row
+
+
+def test_visual_keeps_marks_after_their_letter():
+    """An answered option's '▫️' (a variation selector after its square) and an Urdu
+    diacritic stay behind their base character when the row is reversed."""
+    assert "▫\ufe0f" in visual("▫\ufe0f \u2066B\u2069) ٹریننگ کے لیے", 40)
+    assert "\u0650\u0631" not in visual("بطورِ ڈیفالٹ", 40) and "\u0631\u0650" in visual(
+        "بطورِ ڈیفالٹ", 40)
