@@ -20,9 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from bot.app.config_reader import Reader
+from bot.app.config_reader import Reader, read_yaml
 from bot.domain import product_limits as limits
 from bot.domain.errors import ConfigError
 from bot.domain.platforms import DISCORD, PLATFORMS, TELEGRAM, chat_apps
@@ -172,12 +170,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     source = str(path) if path else "<defaults>"
     data: Any = {}
     if path is not None:
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{path}: is not valid YAML: {exc}") from exc
+        data = read_yaml(path) or {}
         if not isinstance(data, dict):
             raise ConfigError(f"{path}: must be a mapping of settings")
     root = Reader(data, "", source)
@@ -193,6 +186,10 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     content = root.section("content")
     content_dir = content.get("dir", str, None)
     content.done()
+    if content_dir and not Path(content_dir).is_dir():
+        raise ConfigError(f"{source}: content.dir {content_dir!r} is not a folder; name the "
+                          "folder holding your quiz .yaml files (relative paths start in the "
+                          "working directory), or leave the key out for the shipped quizzes")
     quiz = root.section("quiz")
     default_quiz = quiz.get("default", str, None)
     default_language = quiz.choice("default_language", ("en", "ur"), "en")

@@ -1,10 +1,14 @@
-"""Typed, dotted-key access to the config YAML's nested mappings (`bot.app.config` reads
-through it): every bad key fails with one line naming the file, the key and what is wrong."""
+"""Reading the config file (`read_yaml`: a key given twice is refused, not silently
+replaced) and typed, dotted-key access to its nested mappings (`bot.app.config` reads through
+it): every bad key fails with one line naming the file, the key and what is wrong."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from bot.domain.errors import ConfigError
 
@@ -74,3 +78,57 @@ class Reader:
 
 def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _twice(node: yaml.Node, prefix: str, seen_nodes: set[int]) -> str | None:
+    """The first key given twice in one mapping below `node`, as `dotted.key is given twice
+    (lines a and b)`: YAML keeps the last silently, so a `web:` section added at the end of
+    a copied example would drop the first one's keys without a word."""
+    if id(node) in seen_nodes:  # an alias of a node already walked
+        return None
+    seen_nodes.add(id(node))
+    children: list[tuple[str, yaml.Node]] = []
+    if isinstance(node, yaml.MappingNode):
+        lines: dict[str, int] = {}
+        for key, value in node.value:
+            name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
+            line = key.start_mark.line + 1
+            if name in lines:
+                return (f"{prefix}{name} is given twice (lines {lines[name]} and {line}); "
+                        "YAML keeps only the last, so merge them")
+            lines[name] = line
+            children.append((f"{prefix}{name}.", value))
+    elif isinstance(node, yaml.SequenceNode):
+        children = [(prefix, item) for item in node.value]
+    for child_prefix, child in children:
+        if found := _twice(child, child_prefix, seen_nodes):
+            return found
+    return None
+
+
+def read_yaml(path: Path) -> Any:
+    """The YAML document in the config file `path`; ConfigError in one line naming the file
+    (and the line, for a YAML error) and what to do."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file; start one from "
+                          "deploy/config.example.yaml (every key is optional)") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start + 1}); save it as "
+                          "UTF-8") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        twice = _twice(node, "", set()) if node is not None else None
+        if twice:
+            raise ConfigError(f"{path}: {twice}")
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}" if mark else str(path)
+        context = f" ({exc.context})" if exc.context else ""
+        raise ConfigError(f"{where}: is not valid YAML: {exc.problem}{context}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: is not valid YAML: {exc}") from None

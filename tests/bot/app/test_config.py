@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -48,9 +49,16 @@ def test_defaults_without_a_file():
      "telegram.webhook.secret_token is required in webhook mode"),
     ("admins:\n  slack: [1]\n", "admins.slack must be a list of ids"),
     ("- just\n- a list\n", "must be a mapping of settings"),
+    # A section added at the end of a copied example would silently replace the first.
+    ("storage:\n  url: sqlite:///x.db\nweb:\n  port: 8080\nstorage:\n  synchronous: normal\n",
+     "storage is given twice (lines 1 and 5); YAML keeps only the last, so merge them"),
+    ("web:\n  port: 8080\n  listen: 0.0.0.0\n  port: 8081\n",
+     "web.port is given twice (lines 2 and 4)"),
+    ("content:\n  dir: no-such-folder\n", "content.dir 'no-such-folder' is not a folder"),
+    ("web:\n  port: [8080\n", "config.yaml:3: is not valid YAML: expected ',' or ']'"),
 ])
 def test_bad_values_name_the_key(tmp_path: Path, text: str, message: str):
-    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace(".", r"\.")):
+    with pytest.raises(ConfigError, match=re.escape(message)):
         load_config(write(tmp_path, text), env={})
 
 
@@ -73,6 +81,17 @@ def test_run_without_tokens_exits_2_naming_the_variables(tmp_path, monkeypatch, 
 def test_run_with_a_bad_config_exits_1(tmp_path, capsys):
     assert main(["run", "--config", str(write(tmp_path, "nonsense: 1\n"))]) == 1
     assert "nonsense is not a known key" in capsys.readouterr().err
+
+
+def test_an_unreadable_config_file_is_one_line_saying_what_to_do(tmp_path, capsys):
+    assert main(["check", "--config", str(tmp_path / "config.yaml")]) == 1
+    assert capsys.readouterr().err == (f"quizbot: {tmp_path / 'config.yaml'}: no such config "
+                                       "file; start one from deploy/config.example.yaml "
+                                       "(every key is optional)\n")
+    (tmp_path / "latin1.yaml").write_bytes("log_level: INFO  # café\n".encode("latin-1"))
+    assert main(["run", "--config", str(tmp_path / "latin1.yaml")]) == 1
+    assert capsys.readouterr().err == (f"quizbot: {tmp_path / 'latin1.yaml'}: is not UTF-8 text "
+                                       "(byte 23); save it as UTF-8\n")
 
 
 def test_run_refuses_a_database_that_is_not_sqlite(tmp_path, monkeypatch, capsys):
