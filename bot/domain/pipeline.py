@@ -250,13 +250,20 @@ def _length(step: Step, split: bool, backward: int, weight: int) -> int:
     return full if step.full or not split else backward
 
 
+def pictured(spec: ScheduleSpec) -> Schedule:
+    """The schedule as its picture and a learner's timeline draw it: a whole backward twice
+    a forward, as Narayanan et al. draw it (split schedules: B and W one slot each)."""
+    return simulate(spec, backward=1 if spec.kind in SPLIT else 2)
+
+
 @cache  # pure, and asked for on every answer to a pictured question
-def timeline(spec: ScheduleSpec, *, idle: str = ".") -> str:
-    """The schedule as text, one row per GPU and one column per slot, bubble dotted:
+def timeline(spec: ScheduleSpec, *, idle: str = ".", as_pictured: bool = False) -> str:
+    """The schedule as text, one row per GPU and one column per slot, bubble dotted
+    (`as_pictured`: slot for slot the picture, whose explanation counts its slots):
 
     GPU1 F1 F2 F3 F4 .. .. .. .. .. .. B4 B3 B2 B1
     """
-    sched = simulate(spec)
+    sched = pictured(spec) if as_pictured else simulate(spec)
     marked = spec.chunks > 1 or spec.paths > 1
 
     def mark(kind: str, micro: int, chunk: int) -> str:
@@ -279,5 +286,5 @@ def timeline(spec: ScheduleSpec, *, idle: str = ".") -> str:
     head = len(f"GPU{spec.p}")
     return "\n".join(
         f"GPU{d + 1}".ljust(head) + " " + " ".join(
-            cell.ljust(width) if cell else idle * width for cell in row)
+            cell.ljust(width) if cell else idle * width for cell in row).rstrip()
         for d, row in enumerate(rows))

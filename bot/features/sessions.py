@@ -265,7 +265,8 @@ class Sessions:
             next=None if is_last else prompt(quiz, row, answer.position + 1, lang,
                                              score=shown_score),
             summary=summary, duplicate=duplicate, image=question.image,
-            timeline=timeline(question.schedule) if question.schedule else None, sure=sure,
+            timeline=(timeline(question.schedule, as_pictured=True) if question.schedule
+                      else None), sure=sure,
             schedule=question.schedule,
             takeaway=question.takeaway.get(lang) if question.takeaway else None,
             typed=None if answer.typed is None or unit is None else shown(answer.typed, unit))

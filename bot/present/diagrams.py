@@ -21,7 +21,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.domain.pipeline import SPLIT, Op, Schedule, ScheduleSpec, simulate
+from bot.domain.pipeline import SPLIT, Op, Schedule, ScheduleSpec, pictured
 
 # The pictures the quizzes use: small p and m, so each box can carry its micro-batch.
 SPECS = (
@@ -75,7 +75,7 @@ def font(size: int = FONT_SIZE * SCALE) -> ImageFont.FreeTypeFont:
 @lru_cache(maxsize=128)  # pure; every answer to a pictured question captions it
 def drawn(spec: ScheduleSpec) -> Schedule:
     """The schedule as pictured: a whole backward twice a forward (B and W one each)."""
-    return simulate(spec, backward=1 if spec.kind in SPLIT else 2)
+    return pictured(spec)
 
 
 def caption(sched: Schedule) -> str:

@@ -183,3 +183,25 @@ def test_worked_numbers_are_taught(parallelism: Quiz):
     pictured = {q.id: q.image.name for q in parallelism.questions if q.image}
     assert pictured == {"q3-pipeline-bubble": "naive-p4-m1.png",
                         "q4-micro-batches": "gpipe-p4-m4.png"}
+
+
+def test_the_terminal_timeline_has_the_slots_the_explanation_counts(quizzes: dict[str, Quiz]):
+    """q3 says 'each GPU computes in 3 of the 12 time slots (a forward in one, its backward,
+    twice as long, in two)': the terminal's timeline, the picture there, shows exactly that
+    (it used to give a backward one slot, 8 in all), and so does every pictured question's
+    timeline: as many slots as its picture."""
+    from bot.domain.pipeline import timeline
+    from bot.present.diagrams import drawn
+
+    q = quizzes["parallelism"].question("q3-pipeline-bubble")
+    assert q is not None and q.schedule is not None
+    assert "3 of the 12 time slots" in q.explanation.get("en")
+    assert "بارہ ٹائم سلاٹس میں سے صرف 3" in q.explanation.get("ur")
+    rows = [row.split()[1:] for row in timeline(q.schedule, as_pictured=True).splitlines()]
+    assert [len(r) for r in rows] == [12] * 4
+    assert [sum(c != ".." for c in r) for r in rows] == [3] * 4  # F1, B1 and its ~
+    for quiz in quizzes.values():
+        for q in quiz.questions:
+            if q.schedule is not None:
+                rows = timeline(q.schedule, as_pictured=True).splitlines()
+                assert {len(r.split()) - 1 for r in rows} == {drawn(q.schedule).makespan}, q.id

@@ -213,8 +213,10 @@ async def test_answer_result_carries_image_and_timeline(tmp_path: Path):
         result = await engine.answer(actor, prompt.session_id, 0, 0)
         assert isinstance(result, AnswerResult)
         assert result.image == quiz.questions[0].image
-        assert result.timeline == timeline(ScheduleSpec("gpipe", 4, 4))
+        # the picture's schedule, slot for slot: each backward two slots, as drawn
+        assert result.timeline == timeline(ScheduleSpec("gpipe", 4, 4), as_pictured=True)
         assert result.timeline.startswith("GPU1 F1 F2 F3 F4 ..")
+        assert result.timeline.splitlines()[0].endswith("B4 ~  B3 ~  B2 ~  B1 ~")
     finally:
         await store.close()
 
