@@ -54,8 +54,10 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     suffix = PurePath(name).suffix.lower()
     fmt = fmt or (YAML if suffix in (".yaml", ".yml") else guess_format(name, data))
     if fmt is None:
-        out.problems.append(f"{name}: cannot tell its format; give --format "
-                            f"{'|'.join(FORMATS)}")
+        # a chat upload and `quizbot quizzes add` have no --format: the name must say it
+        out.problems.append(f"{name}: cannot tell its format; name the file .yaml, .gift, "
+                            ".xml (Moodle XML) or .csv, or give an Aiken file its ANSWER: "
+                            f"lines (quizbot import also takes --format {'|'.join(FORMATS)})")
     if out.problems:
         return out
     try:

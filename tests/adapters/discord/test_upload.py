@@ -66,3 +66,19 @@ async def test_an_admin_uploads_and_removes_a_quiz(tmp_path: Path, fake: FakeDis
         text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
         assert text.startswith("Removed “GIFT examples”.")
         assert "spec" not in app.engine.library.quizzes
+
+
+async def test_a_file_of_no_known_format_is_told_how_to_name_it(tmp_path: Path,
+                                                                fake: FakeDiscord) -> None:
+    """Discord's /quiz upload has no --format option: the refusal says which file names
+    say the format (it used to answer only "give --format csv|aiken|gift|moodle-xml")."""
+    path = write_config(tmp_path, fake)
+    path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
+    async with running(path) as app:
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options={"upload": ("notes.txt", b"hi")}))
+        assert ix.original is not None and ix.original.ephemeral
+        problem = ix.original.content.splitlines()[-1]
+        assert problem.startswith("• notes.txt: cannot tell its format; name the file .yaml,")
+        assert ".gift" in problem and ".csv" in problem and "ANSWER:" in problem
+        assert "notes" not in app.engine.library.quizzes
