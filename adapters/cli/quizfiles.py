@@ -15,7 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adapters.cli import datadir
-from bot.app.config import load_config
 from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
 from bot.domain.quiz import Quiz, load_all, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
@@ -24,6 +23,7 @@ from bot.features.importing import Imported, convert
 from bot.features.installed import Installed
 from bot.present.i18n import Catalogue
 from bot.store.files import PlaceError, refuse_existing, write_new
+from bot.store.sqlite import path_from_url
 
 EXIT_OK, EXIT_ERROR = 0, 1
 _ID = re.compile(r"^id: *['\"]?([a-z0-9_-]+)", re.MULTILINE)
@@ -56,7 +56,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                                     "quiz's first)")
     exp.add_argument("--config", metavar="PATH", type=Path,
                      help="config file: its content folder and the quizzes installed in its "
-                          "database (default: the shipped quizzes)")
+                          "database (default: the shipped quizzes and those installed in "
+                          "your data folder, as for quizzes add)")
     quizzes = sub.add_parser("quizzes", help="the quizzes admins installed (in the database)")
     action = quizzes.add_subparsers(dest="quizzes_command", required=True)
     action.add_parser("list", help="every installed quiz")
@@ -139,10 +140,12 @@ def export_file(args: argparse.Namespace) -> int:
 
 
 async def _export(args: argparse.Namespace) -> int:
-    config = load_config(args.config)
+    # The database `quizzes add` installs into: the config's, else the data folder's.
+    config = datadir.load(args.config)
     quizzes, _ = load_all([config.content_dir])
-    if args.config is None or args.quiz_id in quizzes:
-        return _write_export(args, quizzes)
+    if args.quiz_id in quizzes or (args.config is None and not path_from_url(
+            config.storage_url).exists()):
+        return _write_export(args, quizzes)  # nothing installed without a database to open
     from bot.app.compose import open_installed
 
     async with open_installed(config, quizzes) as service:

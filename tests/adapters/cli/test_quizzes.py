@@ -38,3 +38,15 @@ def test_add_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["quizzes", "remove", "gifts", *args]) == 1
     assert main(["quizzes", "list", *args]) == 0
     assert "no installed quizzes" in capsys.readouterr().out
+
+
+def test_without_config_export_quiz_finds_what_quizzes_add_installed(
+        tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "back.gift"
+    assert main(["export-quiz", "gifts", "--format", "gift", "--output", str(out)]) == 1
+    assert "no quiz 'gifts'" in capsys.readouterr().err
+    assert not list(data_home.rglob("*.db"))  # looking created no database
+    # Both use the learner's data folder, as play and list do.
+    assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "gifts"]) == 0
+    assert main(["export-quiz", "gifts", "--format", "gift", "--output", str(out)]) == 0
+    assert out.read_text().count("::") >= 12
