@@ -202,3 +202,18 @@ def test_n02_and_n14_state_the_picture_and_the_fp32_default_rightly(
     fp32 = [o.why_not.get("en") for numbers, q, _ in drawn(quizzes, "n14-dp-gradient-allreduce")
             for o in q.options if numbers["side"] and o.why_not and "fp32" in o.why_not.get("en")]
     assert fp32 and all("Megatron-LM reduces by default" in w for w in fp32)
+
+
+def test_n02_claims_a_memory_saving_only_when_m_is_above_p(quizzes: dict[str, Quiz]) -> None:
+    """With m ≤ p 1F1B's first stage holds all m micro-batches, as GPipe does: the draw said
+    'at most p micro-batches (here 11) instead of all m = 11'."""
+    said = set()
+    for numbers, q, _ in drawn(quizzes, "n02-1f1b-idle-time"):
+        p, m = numbers["p"], numbers["m"]
+        en, ur = q.explanation.get("en"), q.explanation.get("ur")
+        assert f"here {min(p, m)} against {m}" in en and f"یہاں {min(p, m)} بمقابلہ {m}" in ur
+        assert ("no saving while m ≤ p" in en) == (m <= p), numbers
+        assert ("کوئی بچت نہیں" in ur) == (m <= p), numbers
+        assert "instead of all m" not in en
+        said.add(m <= p)
+    assert said == {True, False}
