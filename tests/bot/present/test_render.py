@@ -5,7 +5,15 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
-from bot.domain.results import AnswerResult, MissedQuestion, QuestionPrompt, SessionKind, Summary
+from bot.domain.results import (
+    AnswerResult,
+    CatalogueEntry,
+    MissedQuestion,
+    QuestionPrompt,
+    QuizInfo,
+    SessionKind,
+    Summary,
+)
 from bot.domain.stats_results import Progress, QuestionStat, UserStats
 from bot.present.i18n import LRI, Catalogue
 from bot.present.plan import Planner
@@ -14,6 +22,7 @@ from bot.present.render import (
     Markup,
     answered_header,
     answered_question_text,
+    catalogue_item,
     feedback_detail,
     feedback_head,
     feedback_text,
@@ -157,3 +166,13 @@ def test_stats_lists_each_question_once_and_explains_recall(catalogue: Catalogue
     assert card.body.count("Why?") == 1 and card.body.count("Accuracy per question") == 1
     assert "you would recall 99% of your 8 reviewed questions if asked now" in card.body
     assert "even for a miss, which comes back for review sooner" in card.body
+
+
+def test_a_one_question_quiz_is_one_question_in_the_catalogue(catalogue: Catalogue):
+    """An uploaded quiz may hold one question: "1 question", not "1 questions"."""
+    def item(count: int) -> str:
+        info = QuizInfo("q", "Quiz", "", "easy", count, ("en",), "introduction")
+        return catalogue_item(catalogue, "en", CatalogueEntry(info, None))
+
+    assert item(1) == "Quiz · 1 question · Introduction"
+    assert item(8) == "Quiz · 8 questions · Introduction"
