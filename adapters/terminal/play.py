@@ -113,7 +113,7 @@ class TerminalGame:
                 continue
             if len(raw) == 1 and raw.upper() in letters:
                 return letters.index(raw.upper())
-            if example:  # anything else is a number, read in the question's unit
+            if example and raw:  # anything else is a number, read in the question's unit
                 return raw
             if raw.isdigit() and 1 <= int(raw) <= len(letters):
                 return int(raw) - 1

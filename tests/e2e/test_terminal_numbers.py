@@ -106,3 +106,21 @@ async def test_the_prompt_takes_a_letter_or_a_number(tmp_path: Path,
     await player.send("q")
     assert await player.finish() == 0
     assert [pos for _, pos in db_answers()] == [0, 1]
+
+
+async def test_a_blank_line_or_a_word_at_a_computed_prompt_says_what_to_type(
+        tmp_path: Path) -> None:
+    """A terminal has nothing to tap: a word is refused with an example and 'choose an
+    option', an empty line (Enter by mistake) asks for a letter again, and neither counts."""
+    player = await Player.start(tmp_path, "--quiz", QUIZ)
+    await player.until_prompt()
+    await player.send("no idea")
+    screen = await player.until_prompt()
+    assert "or choose an option" in screen and "tap" not in screen.lower()
+    await player.send("")
+    screen = await player.until_prompt()
+    assert "I can't read that as a number" not in screen
+    assert "Please type one of A/B/C/D" in screen and "Question 1/14" not in screen
+    await player.send("q")
+    assert await player.finish() == 0
+    assert db_answers() == []
