@@ -280,6 +280,7 @@
     r.appendChild(list);
 
     var q = section(t("dashboard.misconceptions"));
+    if (!d.accuracy_charts.length) { q.appendChild(el("p", t("dashboard.no_answers"), "hint")); }
     d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
     var quiz = null;
     d.questions.filter(function (x) { return x.wrong; }).forEach(function (x) {

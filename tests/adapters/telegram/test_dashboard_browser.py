@@ -192,6 +192,23 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
         await shoot(page, tmp_path, "dashboard-group-admin")
 
 
+async def test_a_group_with_no_answers_yet_says_how_to_start(tmp_path: Path, api: FakeBotAPI,
+                                                             page: Any) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        cat = running.app.catalogue
+        api.group_chat(GROUP, title="Pipeline Club")
+        api.members[(GROUP, 1001)] = "member"
+        member = init_data(TOKEN, 1001, "Alice", auth_date=running.app.engine.clock())
+        await open_app(page, running, member, query=f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        # Under "What the group gets wrong": what to do, not an empty box.
+        wrong = page.locator("#view section").nth(1)
+        assert await wrong.locator("h2").text_content() == cat.raw("en", "dashboard.misconceptions")
+        assert await wrong.locator("p.hint").all_text_contents() == [
+            cat.raw("en", "dashboard.no_answers")]
+        await shoot(page, tmp_path, "dashboard-group-empty")
+
+
 async def finish_quiz_from(learner: Learner, key: AnswerKey, since: int, wrong: set[int]
                            ) -> None:
     """Answer a quiz whose first question was already sent after `since`."""
