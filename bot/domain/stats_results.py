@@ -43,6 +43,9 @@ class UserStats:
     total: int  # questions in the quiz
     questions: tuple[QuestionStat, ...] = field(default_factory=tuple)
     own: bool = True  # False when someone looks at another member's stats
+    # questions in the best and the last attempt (a round's may be fewer); None: `total`
+    best_total: int | None = None
+    last_total: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -309,6 +309,8 @@ class Sessions:
         who = member or actor
         attempts, best, last = await self.store.read(sessions_sql.attempts,
                                                      who.platform, who.user_id, quiz.id)
+        best_total, last_total = await self.store.read(sessions_sql.attempt_totals,
+                                                       who.platform, who.user_id, quiz.id)
         per_question = {r.question_id: (r.answered, r.correct) for r in await self.store.read(
             accuracy, Scope(platform=who.platform, user_id=who.user_id, quiz_id=quiz.id))}
         seeds = await last_seeds(self.store, who, (quiz,))  # computed questions: the last numbers
@@ -318,7 +320,8 @@ class Sessions:
             for q in quiz.questions)
         own = (who.platform, who.user_id) == (actor.platform, actor.user_id)
         return UserStats(lang, quiz.id, quiz.title.get(lang), who.display_name, attempts, best,
-                         last, len(quiz.questions), questions, own=own)
+                         last, len(quiz.questions), questions, own=own,
+                         best_total=best_total, last_total=last_total)
 
     async def catalogue(self, actor: Actor) -> QuizList:
         """Every quiz, easiest level first, with the learner's best full score on each."""

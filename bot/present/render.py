@@ -291,12 +291,13 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
                                     name=stats.display_name)))
     else:
         lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
-        lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=stats.total)))
-        if earns_badge(stats.best_score, stats.total):
+        best_of, last_of = stats.best_total or stats.total, stats.last_total or stats.total
+        lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=best_of)))
+        if best_of == stats.total and earns_badge(stats.best_score, stats.total):
             lines.append(m.escape(cat.t(lang, "stats.badge", badge=BADGE, title=stats.quiz_title,
                                         need=badge_score(stats.total),
                                         total=stats.total)))
-        lines.append(m.escape(cat.t(lang, "stats.last", last=stats.last_score, total=stats.total)))
+        lines.append(m.escape(cat.t(lang, "stats.last", last=stats.last_score, total=last_of)))
     answered = [q for q in stats.questions if q.answered]
     if answered:
         lines += ["", m.escape(cat.t(lang, "stats.per_question"))]

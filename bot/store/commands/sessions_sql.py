@@ -225,6 +225,19 @@ def attempts(platform: str, user_id: str, quiz_id: str
     return int(row["n"]), None if best is None else int(best), None if last is None else int(last)
 
 
+def attempt_totals(platform: str, user_id: str, quiz_id: str
+                   ) -> Command[tuple[int | None, int | None]]:
+    """Questions in the best and in the last finished full attempt: a round's may be fewer
+    than the quiz's (`/round start questions:3`), so its score is out of its own total."""
+    mine = ("FROM sessions WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 "
+            "AND kind = 'full' AND status = 'finished' ORDER BY ")
+    row = (yield q(f"SELECT (SELECT position {mine}score DESC, position ASC, id ASC LIMIT 1) "
+                   f"AS best, (SELECT position {mine}finished_at DESC, id DESC LIMIT 1) AS last",
+                   platform, user_id, quiz_id))[0]
+    best, last = row["best"], row["last"]
+    return None if best is None else int(best), None if last is None else int(last)
+
+
 def best(quiz_id: str, scope: str, limit: int) -> Command[list[BestRow]]:
     """Top best scores in a scope, ties broken by the earlier finish."""
     rows = yield q(
