@@ -219,8 +219,9 @@ class TerminalGame:
         if review:  # quizbot play --review: the due questions of every quiz
             try:
                 self.play_session(self.call(engine.review_due(self.actor)))
-            except NothingDue as exc:
-                print(self.screen(self.cat.t(self.call(engine.language(self.actor)), exc.key,
+            except NothingDue as exc:  # never played: the chats' text names /quiz
+                key = "terminal.nothing_due" if exc.key == NothingDue.key else exc.key
+                print(self.screen(self.cat.t(self.call(engine.language(self.actor)), key,
                                              **exc.params)))
             return
         prompt = self.call(engine.start(self.actor, quiz_id))

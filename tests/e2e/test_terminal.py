@@ -236,6 +236,8 @@ async def test_play_review_serves_the_due_questions(tmp_path: Path, quizzes: dic
     player = await Player.start(tmp_path, "--review")
     assert await player.finish() == 0
     assert "Nothing to review yet" in player.transcript
+    # what to do, in a terminal: the chats' /quiz is no command here
+    assert "(quizbot play)" in player.transcript and "/quiz" not in player.transcript
     player = await Player.start(tmp_path)
     screen = await player.until_prompt()
     await player.send(wrong_letter(quiz, screen, "en"))
