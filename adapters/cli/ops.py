@@ -67,6 +67,7 @@ def backup(config: Config, args: argparse.Namespace) -> int:
     """quizbot backup PATH [--force]."""
     try:
         if _postgres(config):
+            _read(config, summary)  # quizbot's database, as on SQLite, or StoreRefused
             archive = pg_ops.dump(config.storage_url, _password(config), args.path,
                                   force=args.force)
             print(f"backed up {_where(config)} to {args.path} (pg_dump custom format): schema "

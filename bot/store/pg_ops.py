@@ -6,7 +6,9 @@ by `pg_restore`, which can list an archive's contents before restoring any of it
 tools are found on PATH, else in the newest `/usr/lib/postgresql/*/bin`. The password goes
 to them in the environment (`PGPASSWORD`), never on a command line other users can read.
 
-A restore first lists the archive and accepts it only when every entry is one of quizbot's
+A backup is made of quizbot's database only, and a restore goes into an empty database or
+quizbot's own, never beside another application's tables. A restore first lists the archive
+and accepts it only when every entry is one of quizbot's
 tables, sequences, indexes and constraints: a crafted archive carrying a trigger, function,
 view or any other object is refused before anything is written. It then runs in one
 transaction (`--single-transaction --exit-on-error`), so the database is either the backup
@@ -26,9 +28,9 @@ from pathlib import Path
 from bot.domain.errors import OpsError
 from bot.store.commands.report_sql import last_activity
 from bot.store.files import PlaceError, new_file
-from bot.store.migrate import TABLES, migrations, newer
+from bot.store.migrate import TABLES, migrations, newer, postgres_version
 from bot.store.reader import connected, on_postgres
-from bot.store.urls import split_password
+from bot.store.urls import redact, split_password
 
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
 TIMEOUT = 3600.0
@@ -171,8 +173,11 @@ async def guard_restore(url: str, password: str, path: Path, *, force: bool) -> 
         if others:
             raise OpsError(f"{others} other connection(s) use the database (a quizbot "
                              "process?); stop the bot first")
-        has_sessions = await conn.fetchval("SELECT to_regclass('sessions') IS NOT NULL")
-        last = await on_postgres(conn).read(last_activity) if has_sessions else 0.0
+        reader = on_postgres(conn)
+        # Into an empty database or quizbot's own only: another application's tables are
+        # refused (StoreRefused, naming them) before pg_restore writes anything beside them.
+        version = await reader.read(postgres_version, redact(url), migrations("postgres")[-1][0])
+        last = await reader.read(last_activity) if version else 0.0
     newer = last > archive_activity(path)
     if newer and not force:
         raise OpsError("the database holds activity newer than the backup; restoring would "

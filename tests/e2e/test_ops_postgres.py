@@ -79,6 +79,30 @@ async def test_backup_and_restore_round_trip(deployment: Path, postgres_url: str
     assert await count(postgres_url, "SELECT COUNT(*) FROM answers") == 16 + 3 * 8
 
 
+async def test_backup_and_restore_refuse_another_applications_database(
+        deployment: Path, postgres_url: str, quizzes: dict[str, Quiz]) -> None:
+    await finish(postgres_url, quizzes, 1)
+    done = await asyncio.to_thread(quizbot, deployment, "backup", "good.dump", "--config",
+                                   "config.yaml")
+    assert done.returncode == 0, done.stderr
+    # storage.url now names another application's database (a typo'd database name, say)
+    bare, password = split_password(postgres_url)
+    conn = await asyncpg.connect(bare, password=password or None)
+    await conn.execute("DROP SCHEMA public CASCADE; CREATE SCHEMA public; "
+                       "CREATE TABLE invoices (id integer); INSERT INTO invoices VALUES (7)")
+    await conn.close()
+    for args in (("restore", "good.dump", "--force"), ("backup", "theirs.dump")):
+        refused = await asyncio.to_thread(quizbot, deployment, *args, "--config", "config.yaml")
+        assert refused.returncode == 1, refused.stdout
+        assert "it has tables (invoices) but no schema_migrations: it is not quizbot's" in \
+            refused.stderr and "Traceback" not in refused.stderr
+    assert not (deployment / "theirs.dump").exists()
+    # nothing of quizbot's was written beside their table
+    assert await count(postgres_url, "SELECT COUNT(*) FROM information_schema.tables "
+                                     "WHERE table_schema = 'public'") == 1
+    assert await count(postgres_url, "SELECT COUNT(*) FROM invoices") == 1
+
+
 async def test_restore_refuses_a_crafted_archive_and_a_busy_database(
         deployment: Path, postgres_url: str, quizzes: dict[str, Quiz]) -> None:
     await finish(postgres_url, quizzes, 1)
