@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from telegram import Bot
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, ChatMigrated, Forbidden
 from telegram.ext import ExtBot
 
 from adapters.telegram import views
@@ -68,8 +68,17 @@ class RoundPosts:
             message = await bot.send_message(chat, text, reply_markup=keyboard,
                                              rate_limit_args=ROUND_LANE)
             return str(message.message_id)
-        except Forbidden as exc:  # never sendable again: done
-            log.info("telegram: group %s removed the bot; round %s unseen (%s)", chat,
-                     event.round_id, exc.message)
+        except (Forbidden, ChatMigrated, BadRequest) as exc:
+            if isinstance(exc, BadRequest) and not chat_gone(exc):
+                raise
+            # never sendable again (removed, deleted, or now a supergroup with a new id):
+            # the round ends there instead of posting its questions into the void
+            log.info("telegram: group %s removed the bot or is gone; round %s ends (%s)",
+                     chat, event.round_id, exc.message)
             await self.engine.chat_gone(PLATFORM, event.chat_id)
         return None
+
+
+def chat_gone(exc: BadRequest) -> bool:
+    """Telegram no longer knows the chat (deleted, or the bot is out of it for good)."""
+    return "chat not found" in exc.message.lower()

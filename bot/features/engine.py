@@ -334,8 +334,10 @@ class Engine:
         return await self.dailies.switch_off(actor, chat_id, may_manage=may_manage)
 
     async def chat_gone(self, platform: str, chat_id: str) -> None:
-        """The platform says the bot can no longer post in the chat: its daily goes off."""
+        """The platform says the bot can no longer post in the chat: its daily goes off and
+        its running round ends."""
         await self.dailies.chat_gone(platform, chat_id)
+        await self.rounds.chat_gone(platform, chat_id)
 
     async def set_reward(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
                          score: int, *, admin: Manages) -> RewardSet:

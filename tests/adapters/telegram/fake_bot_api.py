@@ -133,11 +133,21 @@ class FakeBotAPI:
     # --- test controls --------------------------------------------------------------------
 
     def inject(self, method: str, status: int = 400, description: str = "Bad Request",
-               *, retry_after: int | None = None, drop: bool = False, times: int = 1) -> None:
-        """Make the next `times` calls of `method` fail this way."""
-        params = {"retry_after": retry_after} if retry_after is not None else None
+               *, retry_after: int | None = None, migrate_to: int | None = None,
+               drop: bool = False, times: int = 1) -> None:
+        """Make the next `times` calls of `method` fail this way (`migrate_to`: the group
+        became a supergroup with this id)."""
+        params: dict[str, Any] | None = None
+        if retry_after is not None:
+            params = {"retry_after": retry_after}
+        if migrate_to is not None:
+            params = {"migrate_to_chat_id": migrate_to}
         for _ in range(times):
             self._injected[method].append(Injected(status, description, params, drop))
+
+    def heal(self) -> None:
+        """Forget every injected fault that has not happened yet."""
+        self._injected.clear()
 
     def hold(self, method: str) -> None:
         """Calls of `method` from now on hang (recorded, unanswered) until `release`."""

@@ -1,0 +1,49 @@
+"""A study group's round at its edges, on the fake Bot API with the test's clock: the bot
+taken out of the group (or the group deleted, or upgraded to a supergroup) mid-round."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.present.i18n import strip_isolates
+from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
+from tests.adapters.telegram.support import AnswerKey, Running
+from tests.adapters.telegram.test_telegram_rounds import GROUP_ID, Room
+
+GONE = {
+    "kicked": dict(status=403, description="Forbidden: bot was kicked from the supergroup chat"),
+    "deleted": dict(status=400, description="Bad Request: chat not found"),
+    "upgraded": dict(status=400, description="Bad Request: group chat was upgraded to a "
+                     "supergroup chat", migrate_to=GROUP_ID - 10**12),
+}
+
+
+@pytest.mark.parametrize("how", list(GONE))
+async def test_a_group_the_bot_can_no_longer_post_in_ends_its_round(
+        bot: Running, api: FakeBotAPI, key: AnswerKey, how: str) -> None:
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    right = key.right(question["text"])
+    assert await room.press(room.hana, question, right) == f"🔒 Locked in: {right}"
+    for method in GROUP_POSTS:
+        api.inject(method, times=1000, **GONE[how])  # type: ignore[arg-type]
+    since = len(api.calls)
+    scheduler = bot.app.scheduler
+    for _ in range(24):  # ten minutes: long past all eight questions and every retry
+        room.advance(25)
+        await scheduler.run_until_idle()
+        await scheduler.idle()
+    tries = [c for c in api.calls[since:] if c.method in GROUP_POSTS
+             and c.params.get("chat_id") == GROUP_ID]
+    # the reveal finds the group gone, and the podium of the round it ended finds it gone
+    # too: not eight questions and reveals, each tried again for minutes (with an error
+    # logged each time, which the autouse fixture refuses)
+    assert len(tries) <= 2, [c.method for c in tries]
+    assert not await bot.app.engine.round_running("telegram", str(GROUP_ID))
+    api.heal()  # the bot is back in the group
+    since = room.hana.mark()
+    await room.hana.send("/leaderboard rounds")  # what was answered before still counts
+    board = strip_isolates((await room.hana.reply(since))["text"])
+    assert "Hana: 1/" in board
