@@ -31,7 +31,7 @@ from bot.domain.results import (
     TypedRefused,
 )
 from bot.present.plan import Card, Planner, Reply
-from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines
+from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines, content_text
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
@@ -127,6 +127,9 @@ class TerminalGame:
         if not isinstance(asked, ReportAsked):
             self.show(self.plan.pressed(asked, self.actor))
             return
+        # the next question is on the screen by now: say which one this is about
+        print(self.screen(self.cat.t(lang, "terminal.report_about", number=q.number,
+                                     text=content_text(lang, q.text))))
         print(self.screen(self.cat.t(lang, "report.ask")))
         letters = list(REPORT_REASONS)
         for n, name in enumerate(REPORT_REASONS.values(), 1):

@@ -291,6 +291,8 @@ async def test_report_a_problem_from_the_terminal(tmp_path: Path) -> None:
     for line in ("!", "1", "  B is also right  ", "q"):
         await player.send(line)
     await player.finish()
+    # asked at question 2's prompt, about question 1: which one is said
+    assert "About question 1: What core problem do model" in player.transcript
     assert "What is wrong with this question?" in player.transcript
     assert "Thanks! Your report is stored" in player.transcript
     db = sqlite3.connect(user_db())
