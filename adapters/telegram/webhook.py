@@ -27,7 +27,9 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from telegram import Bot, Update
+from telegram.error import BadRequest, Forbidden, InvalidToken, NetworkError
 
+from adapters.base.startup import until_up
 from bot.app.config import Config, WebhookConfig
 from bot.app.web_server import MAX_BODY, WebServer
 from bot.domain.errors import ConfigError
@@ -224,10 +226,16 @@ def _refuse(status: int, why: str) -> web.Response:
 
 
 async def register(bot: Bot, hook: WebhookConfig) -> None:
-    """setWebhook to the public URL with the secret; what `start_webhook` would send."""
-    await bot.set_webhook(url=hook.public_url, secret_token=hook.secret_token.reveal(),
-                          allowed_updates=list(ALLOWED_UPDATES), max_connections=MAX_CONNECTIONS,
-                          drop_pending_updates=False)
+    """setWebhook to the public URL with the secret; what `start_webhook` would send. A
+    refusal (a public_url Telegram cannot use) is a ConfigError saying which key to fix."""
+    try:
+        await bot.set_webhook(url=hook.public_url, secret_token=hook.secret_token.reveal(),
+                              allowed_updates=list(ALLOWED_UPDATES),
+                              max_connections=MAX_CONNECTIONS, drop_pending_updates=False)
+    except (BadRequest, Forbidden) as exc:
+        raise ConfigError(f"Telegram refused setWebhook for {hook.public_url} ({exc.message}); "
+                          "check telegram.webhook.public_url: a public https address that "
+                          "reaches this bot") from None
 
 
 def file_url(api_base_url: str) -> str:
@@ -247,8 +255,18 @@ async def set_webhook(config: Config) -> str:
         raise ConfigError("telegram.webhook.public_url and a secret token "
                           "(telegram.webhook.secret_token or TELEGRAM_WEBHOOK_SECRET) are "
                           "required to register a webhook")
-    base = config.telegram.api_base_url
-    bot = Bot(config.telegram_token.reveal(), base_url=base, base_file_url=file_url(base))
-    async with bot:
-        await register(bot, hook)
+    base, token = config.telegram.api_base_url, config.telegram_token.reveal()
+    bot = Bot(token, base_url=base, base_file_url=file_url(base))
+
+    async def attempt() -> None:
+        async with bot:  # getMe, then setWebhook; closed again after a failed try
+            await register(bot, hook)
+
+    try:  # a Bot API that cannot be reached is retried as `quizbot run` retries it
+        await until_up(f"the Telegram Bot API at {base}", attempt, transient=(NetworkError,),
+                       give_up_after=config.startup_timeout,
+                       scrub=lambda text: text.replace(token, "<TELEGRAM_BOT_TOKEN>"),
+                       hint="check telegram.api_base_url and the network")
+    except InvalidToken:  # PTB's own message quotes the token
+        raise ConfigError(f"TELEGRAM_BOT_TOKEN was rejected by the Bot API at {base}") from None
     return hook.public_url

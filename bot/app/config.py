@@ -15,6 +15,7 @@ file source, for about twenty keys, on top of pydantic and its compiled core.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,8 @@ TELEGRAM_API = "https://api.telegram.org/bot"
 DISCORD_API = "https://discord.com/api/v10"
 MAX_CONCURRENT_UPDATES = 1024  # PTB keeps one HTTP connection per update in flight
 MAX_SHARDS = 4096
+WEBHOOK_SECRET_CHARS = re.compile(r"[A-Za-z0-9_-]+")  # what Telegram's secret_token allows
+WEBHOOK_SECRET_MAX = 256
 
 
 @dataclass(frozen=True)
@@ -153,6 +156,18 @@ class Config:
         return self.token(DISCORD.name)
 
 
+def webhook_secret_problem(secret: str, source: str, *, from_env: bool) -> str | None:
+    """Why Telegram would refuse this webhook secret (its value never said), or None: it
+    takes 1-256 characters of A-Z a-z 0-9 _ - and answers anything else 400 at setWebhook."""
+    if not secret or (len(secret) <= WEBHOOK_SECRET_MAX and WEBHOOK_SECRET_CHARS.fullmatch(secret)):
+        return None
+    name = "TELEGRAM_WEBHOOK_SECRET" if from_env else "telegram.webhook.secret_token"
+    why = (f"has {len(secret)} characters" if len(secret) > WEBHOOK_SECRET_MAX
+           else "has a character outside those")
+    return (f"{source}: {name} must be 1-{WEBHOOK_SECRET_MAX} characters of A-Z a-z 0-9 _ - "
+            f"(Telegram refuses others), and it {why}; make one with `openssl rand -hex 32`")
+
+
 def web_secret(env: Mapping[str, str], source: str) -> Secret:
     """QUIZBOT_WEB_SECRET from the environment; a ConfigError when set but shorter than
     WEB_SECRET_MIN_BYTES (its length is said, never its value)."""
@@ -208,6 +223,10 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         register=hook.get("register", bool, True),
     )
     hook.done()
+    # Checked whenever set (`quizbot telegram set-webhook` sends it in any mode).
+    if problem := webhook_secret_problem(webhook.secret_token.reveal(), source,
+                                         from_env=not hook.data.get("secret_token")):
+        raise ConfigError(problem)
     telegram = TelegramConfig(
         enabled=tg.get("enabled", bool, True),
         api_base_url=tg.url("api_base_url", TELEGRAM_API, ("https", "http")),

@@ -8,17 +8,21 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
+import yaml
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 
-from adapters.telegram.webhook import Inbox
+from adapters.telegram.webhook import Inbox, set_webhook
+from bot.app.config import Config, load_config
+from bot.domain.errors import ConfigError, StartupFailed
 from bot.features.jobs import Scheduler
 from bot.store.commands import inbox_sql, sessions_sql
 from bot.store.rows import InboxRow
 from bot.store.sqlite import SQLiteStore
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, is_question
-from tests.adapters.telegram.support import WEBHOOK_SECRET, BotFactory, free_port
+from tests.adapters.telegram.support import TOKEN, WEBHOOK_SECRET, BotFactory, free_port
 from tests.clock import FakeClock
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -277,3 +281,46 @@ async def test_a_long_update_keeps_its_lease(tmp_path: Path) -> None:
     finally:
         release.set()
         await store.close()
+
+
+async def test_set_webhook_retries_an_unreachable_api_and_names_a_refused_url(
+        tmp_path: Path, api: FakeBotAPI) -> None:
+    def config(base: str, timeout: float = 30) -> Config:
+        path = tmp_path / "config.yaml"
+        path.write_text(yaml.safe_dump({"storage": {"url": f"sqlite:///{tmp_path / 'q.db'}"},
+                                        "startup_timeout": timeout, "telegram": {
+            "api_base_url": base, "mode": "webhook",
+            "webhook": {"public_url": "https://bot.example.test/tg", "register": False}}}))
+        return load_config(path, env={"TELEGRAM_BOT_TOKEN": TOKEN,
+                                      "TELEGRAM_WEBHOOK_SECRET": WEBHOOK_SECRET})
+
+    # Compose's one-off set-webhook may start before the network is up: retried, then
+    # one line (it was a NetworkError traceback at once).
+    with pytest.raises(StartupFailed, match=r"could not be reached in 1 s \([2-9] tries"):
+        await set_webhook(config(f"http://127.0.0.1:{free_port()}/bot", timeout=1))
+    api.inject("setWebhook", 400, "Bad Request: bad webhook: HTTPS url must be provided")
+    with pytest.raises(ConfigError, match=r"Telegram refused setWebhook for https://bot\.example"
+                                          r"\.test/tg \(Bad webhook: https url must be provided\); check "
+                                          r"telegram\.webhook\.public_url"):
+        await set_webhook(config(api.base_url))
+    assert await set_webhook(config(api.base_url)) == "https://bot.example.test/tg"
+    assert api.webhook_secret == WEBHOOK_SECRET
+
+
+def test_a_webhook_secret_telegram_would_refuse_is_refused_at_load(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.test/t\n")
+    for secret, why in (("my secret!", "has a character outside those"),
+                        ("a" * 257, "has 257 characters")):
+        with pytest.raises(ConfigError) as refused:
+            load_config(path, env={"TELEGRAM_WEBHOOK_SECRET": secret})
+        assert str(refused.value) == (
+            f"{path}: TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ - "
+            f"(Telegram refuses others), and it {why}; make one with `openssl rand -hex 32`")
+    path.write_text("telegram:\n  webhook:\n    secret_token: 'my secret!'\n")  # any mode
+    with pytest.raises(ConfigError, match=r"telegram\.webhook\.secret_token must be 1-256"):
+        load_config(path, env={})
+    path.write_text("telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.test/t\n")
+    secret = "a" * 256  # the longest Telegram takes
+    config = load_config(path, env={"TELEGRAM_WEBHOOK_SECRET": secret})
+    assert config.telegram.webhook.secret_token.reveal() == secret
