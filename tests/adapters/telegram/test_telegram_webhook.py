@@ -300,8 +300,8 @@ async def test_set_webhook_retries_an_unreachable_api_and_names_a_refused_url(
         await set_webhook(config(f"http://127.0.0.1:{free_port()}/bot", timeout=1))
     api.inject("setWebhook", 400, "Bad Request: bad webhook: HTTPS url must be provided")
     with pytest.raises(ConfigError, match=r"Telegram refused setWebhook for https://bot\.example"
-                                          r"\.test/tg \(Bad webhook: https url must be provided\); check "
-                                          r"telegram\.webhook\.public_url"):
+                                          r"\.test/tg \(Bad webhook: https url must be "
+                                          r"provided\); check telegram\.webhook\.public_url"):
         await set_webhook(config(api.base_url))
     assert await set_webhook(config(api.base_url)) == "https://bot.example.test/tg"
     assert api.webhook_secret == WEBHOOK_SECRET
