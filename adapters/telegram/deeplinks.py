@@ -18,6 +18,7 @@ from bot.app.compose import App
 from bot.domain.payloads import base36
 from bot.domain.results import Actor, Misplaced
 from bot.domain.round_results import PressRefused, WhoAnswered
+from bot.present.i18n import person
 from bot.present.plan import Button, Card, Reply
 
 # /start payload of a solo quiz opened from a group: g<-chat id, base36>_<quiz id>
@@ -67,7 +68,7 @@ class DeepLinks:
         if not username:
             return None
         url = f"https://t.me/{username}?start={data}"
-        text = self._text(lang, "round.private_quiz", name=actor.display_name or "")
+        text = self._text(lang, "round.private_quiz", name=person(lang, actor.display_name or ""))
         button = Button(self.cat.t(lang, "round.private_button"), "", "primary", url=url)
         return Reply(send=(Card(text, rows=((button,),)),))
 

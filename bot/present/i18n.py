@@ -142,6 +142,19 @@ def isolate_commands(text: str) -> str:
     return _COMMANDS.sub(lambda m: isolate(m.group(0)), text)
 
 
+_OVERRIDES = re.compile("[\u202a-\u202e\u2066-\u2069]")  # embeddings, overrides, isolates
+
+
+def person(lang: str, name: str) -> str:
+    """A person's name from the platform, for a sentence in `lang`: without direction
+    controls (an override in a name turns the rest of its line around) and isolated where
+    its direction may differ from the text's: always in a right-to-left text, and in a
+    left-to-right one when it holds right-to-left letters (else "Ayesha: 3/4" in Urdu
+    letters shows its score before the name)."""
+    name = _OVERRIDES.sub("", name)
+    return isolate(name) if is_rtl(lang) or re.search(f"[{_RTL}]", name) else name
+
+
 def strip_isolates(text: str) -> str:
     """Text without bidi isolates (for tests and length budgets)."""
     return text.replace(LRI, "").replace(PDI, "")

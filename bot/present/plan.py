@@ -57,7 +57,7 @@ from bot.present.cards import LABEL_LIMIT, Style
 from bot.present.cards import Button as Button
 from bot.present.cards import Card as Card
 from bot.present.cards import Reply as Reply
-from bot.present.i18n import Catalogue, is_rtl
+from bot.present.i18n import Catalogue, is_rtl, person
 from bot.present.limits import listing
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ class Planner:
             body = f"{self.t(prompt.lang, 'question.resumed')}\n\n{body}"
         lead = ""
         if self.shared_chats and actor.chat_id is not None and actor.display_name:
-            lead = self.t(prompt.lang, "question.for", name=actor.display_name)
+            lead = self.t(prompt.lang, "question.for", name=person(prompt.lang, actor.display_name))
         if prompt.confidence:  # one tap still: the top row is "sure", the bottom "a guess"
             body = f"{body}\n\n{self.t(prompt.lang, 'question.confidence_hint')}"
             rows = tuple(_row(prompt.lang, [

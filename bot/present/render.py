@@ -23,7 +23,7 @@ from bot.domain.results import (
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
 from bot.domain.stats_results import Leaderboard, Progress, TopicLine, UserStats
 from bot.present import diagrams
-from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin
+from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin, person
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -284,11 +284,12 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
     if stats.own:
         title = cat.t(lang, "stats.title", title=stats.quiz_title)
     else:
-        title = cat.t(lang, "stats.title_member", name=stats.display_name, title=stats.quiz_title)
+        title = cat.t(lang, "stats.title_member", name=person(lang, stats.display_name),
+                      title=stats.quiz_title)
     lines = [m.bold(m.escape(title))]
     if not stats.attempts:
         lines.append(m.escape(cat.t(lang, "stats.none" if stats.own else "stats.none_member",
-                                    name=stats.display_name)))
+                                    name=person(lang, stats.display_name))))
     else:
         lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
         best_of, last_of = stats.best_total or stats.total, stats.last_total or stats.total
@@ -322,9 +323,8 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
         lines.append(m.escape(cat.t(lang, "leaderboard.empty")))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     for row in board.rows:
-        name = isolate(row.display_name) if is_rtl(lang) else row.display_name
-        text = cat.t(lang, "leaderboard.row", rank=row.rank, name=name, score=row.score,
-                     total=row.total)
+        text = cat.t(lang, "leaderboard.row", rank=row.rank,
+                     name=person(lang, row.display_name), score=row.score, total=row.total)
         if earns_badge(row.score, row.total):
             text = f"{text} {BADGE}"
         lines.append(f"{medals.get(row.rank, '  ')} {m.escape(text)}")

@@ -26,7 +26,7 @@ from bot.domain.round_results import (
 )
 from bot.present import render
 from bot.present.cards import Button, Card, Reply
-from bot.present.i18n import Catalogue, is_rtl, isolate
+from bot.present.i18n import Catalogue, is_rtl, isolate, person
 from bot.present.outcomes import team_name
 
 BAR, BAR_WIDTH = "▇", 10
@@ -61,8 +61,7 @@ class RoundPlanner:
         return self.m.escape(self.cat.t(lang, key, **params))
 
     def _name(self, lang: str, name: str) -> str:
-        name = render.clip(name, NAME_SHOWN)
-        return isolate(name) if is_rtl(lang) else name
+        return person(lang, render.clip(name, NAME_SHOWN))
 
     def fits(self, card: Card) -> bool:
         """True when the card's texts, as sent, fit the platform's limit."""

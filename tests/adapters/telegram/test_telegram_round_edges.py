@@ -1,12 +1,14 @@
 """A study group's round at its edges, on the fake Bot API with the test's clock: the bot
-taken out of the group (or the group deleted, or upgraded to a supergroup) mid-round."""
+taken out of the group (or the group deleted, or upgraded to a supergroup) mid-round;
+members whose names are in Urdu letters or carry a right-to-left override."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.present.i18n import strip_isolates
+from bot.present.i18n import LRI, PDI, strip_isolates
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
+from tests.adapters.telegram.learners import Learner
 from tests.adapters.telegram.support import AnswerKey, Running
 from tests.adapters.telegram.test_telegram_rounds import GROUP_ID, Room
 
@@ -47,3 +49,29 @@ async def test_a_group_the_bot_can_no_longer_post_in_ends_its_round(
     await room.hana.send("/leaderboard rounds")  # what was answered before still counts
     board = strip_isolates((await room.hana.reply(since))["text"])
     assert "Hana: 1/" in board
+
+
+async def test_urdu_and_overriding_names_stay_in_their_place_in_an_english_group(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    room = Room(bot, api)
+    ayesha = Learner(api, api.user(4004, "عائشہ", "خان"), room.group)
+    spoof = Learner(api, api.user(5005, "\u202eevil"), room.group)  # RIGHT-TO-LEFT OVERRIDE
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    right = key.right(question["text"])
+    for member in (room.hana, ayesha, spoof):
+        assert await room.press(member, question, right) == f"🔒 Locked in: {right}"
+    since = room.hana.mark()
+    await room.hana.send("/round stop")  # the open question is revealed with the podium
+    reveal = (await room.hana.edited(
+        since, lambda m: m["message_id"] == question["message_id"]))["text"]
+    since = room.hana.mark()
+    await room.hana.send("/leaderboard rounds")
+    board = (await room.hana.reply(since))["text"]
+    for text in (reveal, board):
+        assert "\u202e" not in text  # the override is dropped: the line reads as written
+        # the Urdu name is isolated, so the score after it stays after it; Latin names, in
+        # an English text, are left as they are
+        assert f"{LRI}عائشہ خان{PDI}:" in text and "Hana:" in text and "evil:" in text
+    assert f"Got it right: Hana, {LRI}عائشہ خان{PDI}, evil" in reveal
