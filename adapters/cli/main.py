@@ -57,10 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
     play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
-    play.add_argument("--bidi", choices=("logical", "visual"), default="logical",
-                      help="visual: lay Urdu out here, for terminals without bidi (xterm, "
-                           "tmux, kitty, alacritty, Windows Terminal); logical (default) for "
-                           "GNOME Terminal, Konsole, mlterm")
+    bidi = {"choices": ("logical", "visual"), "default": "logical",
+            "help": "visual: lay Urdu out here, for terminals without bidi (xterm, tmux, "
+                    "kitty, alacritty, Windows Terminal); logical (default) for GNOME "
+                    "Terminal, Konsole, mlterm"}
+    play.add_argument("--bidi", **bidi)  # type: ignore[arg-type]
     play.add_argument("--review", action="store_true",
                       help="review the questions due for you now, across every quiz")
 
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     listing.add_argument("--user", metavar="NAME", help="whose best scores (default: you)")
     listing.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    listing.add_argument("--bidi", **bidi)  # type: ignore[arg-type]
 
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
     run.add_argument("--config", metavar="PATH", type=Path, required=True)
@@ -162,7 +164,8 @@ def terminal(args: argparse.Namespace, config: Config, argv: Sequence[str] | Non
 
     user, passes = args.user or getpass.getuser(), user_passes()
     if args.command == "list":
-        return list_quizzes(config, lang=args.lang, user=user, passes=passes)
+        return list_quizzes(config, lang=args.lang, user=user, bidi=args.bidi,
+                            passes=passes)
     again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
     return play(config, quiz_id=args.quiz, lang=args.lang, user=user, review=args.review,
                 again=again, bidi=args.bidi, passes=passes)

@@ -13,7 +13,7 @@ from collections.abc import Awaitable
 from dataclasses import replace
 from typing import TypeVar
 
-from adapters.terminal.wrap import bands, columns, visual, wrap
+from adapters.terminal.wrap import RLM, bands, columns, visual, wrap
 from bot.app.compose import App, open_app
 from bot.app.config import Config
 from bot.domain.errors import NoActiveSession, NothingDue, QuizError, SaveFailed
@@ -57,6 +57,22 @@ def card_text(card: Card) -> str:
     return text
 
 
+def screen(text: str, bidi: str = "logical", *, hang: int = 0) -> str:
+    """`text` as printed: wrapped to the screen, in display order with --bidi visual; `hang`
+    indents each line's continuation rows that many columns."""
+    width = columns()
+    if width is None or not hang:
+        shown = wrap(text, width)
+    else:
+        rows = []
+        for line in text.split("\n"):
+            first, *rest = wrap(line, width - hang).split("\n") or [""]
+            rows += [first, *(RLM + " " * hang + r[1:] if r.startswith(RLM) else " " * hang + r
+                              for r in rest)]
+        shown = "\n".join(rows)
+    return visual(shown, width) if bidi == "visual" else shown
+
+
 class EndOfInput(Exception):
     """The learner typed q, pressed Ctrl-D, or the piped input ran out."""
 
@@ -74,9 +90,7 @@ class TerminalGame:
 
     def screen(self, text: str) -> str:
         """`text` as printed: wrapped to the screen, in display order with --bidi visual."""
-        width = columns()
-        shown = wrap(text, width)
-        return visual(shown, width) if self.bidi == "visual" else shown
+        return screen(text, self.bidi)
 
     def call(self, coro: Awaitable[T]) -> T:
         """Run one engine call to completion on the game's event loop."""
@@ -245,9 +259,10 @@ def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:
         return app.engine.default_lang
 
 
-def list_quizzes(config: Config, *, lang: str | None, user: str,
+def list_quizzes(config: Config, *, lang: str | None, user: str, bidi: str = "logical",
                  passes: Passes | None = None) -> int:
-    """`quizbot list`: every quiz, one line each (id, title, questions, level, your best)."""
+    """`quizbot list`: every quiz, one line each (id, title, questions, level, your best);
+    on a screen narrower than a line, wrapped at words with its rest indented under it."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
 
     async def lines() -> list[str]:
@@ -258,7 +273,7 @@ def list_quizzes(config: Config, *, lang: str | None, user: str,
             return catalogue_lines(app.catalogue, quizzes)
 
     for line in asyncio.run(lines()):
-        print(line)
+        print(screen(line, bidi, hang=2))
     return 0
 
 

@@ -45,8 +45,10 @@ def wrap(text: str, width: int | None = None) -> str:
         pieces = [piece.replace(_GLUE, " ")
                   for piece in _fill(_glue_isolates(line), width, indent)]
         if _RTL.search(line):  # each row its own paragraph: a terminal (tmux) that drops
-            # an isolate at a row's start would otherwise lay the row out left to right
-            pieces = [pieces[0], *(RLM + piece for piece in pieces[1:])]
+            # an isolate at a row's start would otherwise lay the row out left to right; so
+            # would any terminal a first row with no Urdu letter (an id, a formula)
+            pieces = [pieces[0] if _RTL.search(pieces[0]) else RLM + pieces[0],
+                      *(RLM + piece for piece in pieces[1:])]
         out += pieces
     return "\n".join(out)
 

@@ -282,6 +282,33 @@ async def test_list_names_every_quiz_and_play_names_the_list(tmp_path: Path,
     assert await player.finish() == 0
 
 
+@pytest.mark.parametrize("args", [("--lang", "en"), ("--lang", "ur"),
+                                  ("--lang", "ur", "--bidi", "visual")], ids=" ".join)
+async def test_list_wraps_to_a_narrow_screen_one_quiz_a_block(tmp_path: Path,
+                                                              quizzes: dict[str, Quiz], args):
+    """At 40 columns each quiz's line is wrapped at words, its rest indented under it, and
+    every row fits (a terminal would cut the line anywhere, mid-word and mid-id)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "40"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "adapters.cli", "list", "--user", "tester", *args, cwd=tmp_path,
+        env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    async with asyncio.timeout(TIMEOUT):
+        out, err = await proc.communicate()
+    assert proc.returncode == 0, err.decode()
+    rows = [strip_isolates(row).replace("\u200f", "") for row in out.decode().splitlines()]
+    assert all(len(row) <= 40 for row in rows), rows
+    if "visual" in args:  # right-aligned: the id ends a quiz's first row, indents end the rest
+        firsts = [row.split()[-1] for row in rows if not row.endswith("  ")]
+    else:
+        firsts = [row.split()[0] for row in rows if not row.startswith("  ")]
+    assert sorted(firsts) == sorted(quizzes), rows
+    assert len(rows) > len(quizzes)  # wrapped, not cut
+    words = " ".join(rows).split()
+    if "visual" not in args:
+        assert words[:4] == (["parallelism", "Model", "and", "pipeline"] if "en" in args
+                             else ["parallelism", "ماڈل", "اور", "پائپ"])
+
+
 async def test_report_a_problem_from_the_terminal(tmp_path: Path) -> None:
     player = await Player.start(tmp_path)
     await player.until_prompt()

@@ -175,3 +175,15 @@ def test_visual_keeps_marks_after_their_letter():
     assert "▫\ufe0f" in visual("▫\ufe0f \u2066B\u2069) ٹریننگ کے لیے", 40)
     assert "\u0650\u0631" not in visual("بطورِ ڈیفالٹ", 40) and "\u0631\u0650" in visual(
         "بطورِ ڈیفالٹ", 40)
+
+
+def test_a_first_row_without_urdu_letters_is_still_right_to_left():
+    """An Urdu line that wraps right after its first run of Latin (a quiz id, a formula):
+    that row starts with a right-to-left mark too, so it is not laid out left to right, and
+    --bidi visual right-aligns it with the rest."""
+    lri, pdi = "\u2066", "\u2069"
+    line = f"{lri}expert-parallelism{pdi}  {lri}Mixture of experts{pdi} اور ایکسپرٹ متوازیت"
+    rows = wrap(line, 24).splitlines()
+    assert len(rows) > 1 and all(row.startswith(RLM) for row in rows), rows
+    shown = visual(wrap(line, 24), 24).splitlines()
+    assert shown[0] == "expert-parallelism".rjust(24)
