@@ -330,8 +330,10 @@ class Planner:
         lang = (t(view.lang, "group.lang", name=t(view.group_lang, "language.name"))
                 if view.group_lang else t(view.lang, "group.lang_default"))
         lines = [t(view.lang, "settings.saved")] if saved else []
-        lines += [t(view.lang, "group.title"), quiz, lang, t(view.lang, "group.how"),
-                  t(view.lang, "group.own")]
+        # a server (Discord, where chats are not shared): slash options and Manage Server
+        server = "" if self.shared_chats else "_server"
+        lines += [t(view.lang, f"group.title{server}"), quiz, lang,
+                  t(view.lang, f"group.how{server}"), t(view.lang, f"group.own{server}")]
         # a change is news for the group; a look is for the one who asked (Discord)
         return Reply(send=(Card(self.m.escape("\n".join(lines))),), public=saved)
 

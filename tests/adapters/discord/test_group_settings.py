@@ -22,6 +22,12 @@ async def test_server_admins_choose_quiz_and_language(bot: App, fake: FakeDiscor
     assert ix.original is not None and not ix.original.ephemeral  # news for the server
     text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
     assert "(long-context)" in text and "اردو" in text
+    # Discord's words: a server, slash options, Manage Server (not "/settings quiz ID" in a
+    # "group", nor "/settings in a private chat", which Telegram needs)
+    lines = text.splitlines()
+    assert lines[1] == "This server's settings"
+    assert lines[-2].startswith("Members with Manage Server change them: /settings quiz: and")
+    assert lines[-1].startswith("Your own settings (confidence, reminders): /settings with no")
 
     ix = await replied(fake, await fake.slash(BOB, "settings", guild=GUILD), followups=1)
     assert ix.original is not None  # their own settings, then the server's
