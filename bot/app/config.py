@@ -168,6 +168,28 @@ def webhook_secret_problem(secret: str, source: str, *, from_env: bool) -> str |
             f"(Telegram refuses others), and it {why}; make one with `openssl rand -hex 32`")
 
 
+WILDCARDS = frozenset({"0.0.0.0", "::", ""})  # every interface: no other address can share
+
+
+def _one_server_per_port(source: str, telegram: TelegramConfig, metrics: MetricsConfig,
+                         web: WebConfig) -> None:
+    """ConfigError when two HTTP servers would take one port from different listen addresses
+    and one of them is every interface: bind fails with a bare "address in use"."""
+    wanted = [("web", web.listen, web.port), ("metrics", metrics.listen, metrics.port)]
+    if telegram.enabled and telegram.mode == "webhook":
+        wanted.append(("telegram.webhook", telegram.webhook.listen, telegram.webhook.port))
+    taken: dict[int, tuple[str, str]] = {}
+    for key, listen, port in wanted:
+        if port is None:
+            continue
+        other, other_listen = taken.setdefault(port, (key, listen))
+        if other_listen != listen and WILDCARDS & {listen, other_listen}:
+            raise ConfigError(
+                f"{source}: {other}.port and {key}.port are both {port} on different "
+                f"addresses ({other}.listen {other_listen}, {key}.listen {listen}); one "
+                f"port is one server: give both the same listen to share it, or another port")
+
+
 def web_secret(env: Mapping[str, str], source: str) -> Secret:
     """QUIZBOT_WEB_SECRET from the environment; a ConfigError when set but shorter than
     WEB_SECRET_MIN_BYTES (its length is said, never its value)."""
@@ -320,6 +342,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
                     public_url=wb.url("public_url", "", ("https", "http")).rstrip("/"),
                     rate_limit=wb.integer("rate_limit", WebConfig.rate_limit, 1, 100_000))
     wb.done()
+    _one_server_per_port(source, telegram, metrics, web)
     sections = {}
     for other in chat_apps():
         name = other.config_section

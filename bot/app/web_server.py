@@ -14,6 +14,7 @@ never imports aiohttp: `bot.app.web.Web` imports it when a server is first asked
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import resource
 import time
@@ -196,8 +197,10 @@ class WebServer:
             await site.start()
         except OSError as exc:
             await runner.cleanup()
+            busy = ("; another program (or another quizbot) has that port: stop it or "
+                    f"choose another {self.key}") if exc.errno == errno.EADDRINUSE else ""
             raise ConfigError(f"{self.key}: cannot listen on {self.address}: "
-                              f"{exc.strerror or exc}") from None
+                              f"{exc.strerror or exc}{busy}") from None
         self._runner, self._site = runner, site
         log.info("web: listening on http://%s:%d (%s)", self.listen, self.bound_port,
                  ", ".join(sorted(self.paths())) or "no routes")

@@ -56,10 +56,31 @@ def test_defaults_without_a_file():
      "web.port is given twice (lines 2 and 4)"),
     ("content:\n  dir: no-such-folder\n", "content.dir 'no-such-folder' is not a folder"),
     ("web:\n  port: [8080\n", "config.yaml:3: is not valid YAML: expected ',' or ']'"),
+    ("web:\n  port: 8080\n  listen: 0.0.0.0\nmetrics:\n  port: 8080\n",
+     "web.port and metrics.port are both 8080 on different addresses (web.listen 0.0.0.0, "
+     "metrics.listen 127.0.0.1); one port is one server: give both the same listen"),
 ])
 def test_bad_values_name_the_key(tmp_path: Path, text: str, message: str):
     with pytest.raises(ConfigError, match=re.escape(message)):
         load_config(write(tmp_path, text), env={})
+
+
+def test_the_webhook_shares_web_port_only_on_the_same_address(tmp_path: Path):
+    # The docs' "same port: one server" with webhook.listen left at its 0.0.0.0 default
+    # failed at bind with a bare "address already in use".
+    hook = "telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.org/t\n" \
+           "    port: 8080\n"
+    env = {"TELEGRAM_WEBHOOK_SECRET": "s3cret"}
+    with pytest.raises(ConfigError, match=re.escape(
+            "web.port and telegram.webhook.port are both 8080 on different addresses (web.listen "
+            "127.0.0.1, telegram.webhook.listen 0.0.0.0)")):
+        load_config(write(tmp_path, "web:\n  port: 8080\n" + hook), env=env)
+    shared = load_config(write(tmp_path, "web:\n  port: 8080\n" + hook
+                               + "    listen: 127.0.0.1\n"), env=env)
+    assert (shared.web.port, shared.telegram.webhook.port) == (8080, 8080)
+    apart = load_config(write(tmp_path, "web:\n  port: 8080\n  listen: 10.0.0.1\n"
+                              "metrics:\n  port: 8080\n"), env={})  # two addresses: fine
+    assert apart.metrics.port == 8080
 
 
 def test_webhook_secret_from_environment(tmp_path: Path):

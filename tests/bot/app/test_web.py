@@ -72,7 +72,10 @@ async def test_a_busy_port_names_the_key() -> None:
     try:
         server = Web().server("127.0.0.1", busy.getsockname()[1], key="web.port")
         server.add_get("/app", hello)
-        with pytest.raises(ConfigError, match=r"^web\.port: cannot listen on 127\.0\.0\.1:"):
+        with pytest.raises(ConfigError, match=r"^web\.port: cannot listen on 127\.0\.0\.1:.*"
+                                              r"address already in use; another program \(or "
+                                              r"another quizbot\) has that port: stop it or "
+                                              r"choose another web\.port$"):
             await server.start()
         assert not server.running
     finally:
