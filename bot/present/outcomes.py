@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.payloads import REPORT_REASONS, ReportPayload, StartPayload
+from bot.domain.platforms import units
 from bot.domain.results import (
     Actor,
     AnswerResult,
@@ -41,6 +42,23 @@ if TYPE_CHECKING:
     from bot.present.plan import Planner
 
 ACK_LIMIT = 200  # characters of a Telegram callback answer
+
+
+def ack_text(text: str) -> str:
+    """A pop-up's text within ACK_LIMIT: whole lines, then "…" (a refusal that lists the
+    quizzes must not stop mid-word)."""
+    if units(text) <= ACK_LIMIT:
+        return text
+    kept = ""
+    for line in text.splitlines():
+        if units(kept) + units(line) + 2 > ACK_LIMIT:
+            break
+        kept += f"{line}\n"
+    if not kept:  # one long line: cut it
+        kept = text[:ACK_LIMIT - 1]
+        while units(kept) > ACK_LIMIT - 1:
+            kept = kept[:-1]
+    return f"{kept}…"
 
 
 def team_name(cat: Catalogue, lang: str, team: int) -> str:
@@ -150,8 +168,8 @@ def _report_done(plan: Planner, done: ReportDone, actor: Actor, where: Where | N
     """Stored (with how to add a line), or why not."""
     text = plan.cat.t(done.lang, f"report.{done.outcome}")
     if done.outcome == "stored":
-        return Reply(ack=text[:ACK_LIMIT], edit=Card(plan.m.escape(text)))
-    return Reply(ack=text[:ACK_LIMIT], alert=True)
+        return Reply(ack=ack_text(text), edit=Card(plan.m.escape(text)))
+    return Reply(ack=ack_text(text), alert=True)
 
 
 def _who(plan: Planner, who: WhoAnswered, actor: Actor, where: Where | None) -> Reply:

@@ -229,7 +229,7 @@ class Planner:
         except (KeyError, IndexError):
             text = self.cat.t(lang, "error.generic")
         if pressed:
-            return Reply(ack=text[:200], alert=True)
+            return Reply(ack=outcomes.ack_text(text), alert=True)
         return Reply(send=(Card(self.m.escape(text)),))
 
     def text(self, lang: str, key: str, **params: object) -> Reply:

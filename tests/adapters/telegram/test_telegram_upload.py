@@ -9,9 +9,10 @@ from pathlib import Path
 
 from bot.app.compose import build_engine
 from bot.domain.quiz import default_content_dir, load_quizzes
+from bot.present.i18n import strip_isolates
 from bot.store.sqlite import SQLiteStore
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.learners import Learner, is_question
+from tests.adapters.telegram.learners import Learner, button_data, is_question
 from tests.adapters.telegram.support import BotFactory
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
@@ -90,3 +91,32 @@ async def test_refusals_are_polite_and_install_nothing(start_bot: BotFactory,
             "parallelism is a built-in quiz and cannot be replaced or removed.")
         assert set(running.app.engine.library.quizzes) == set(
             load_quizzes([default_content_dir()]))
+
+
+async def test_a_removed_quizs_old_button_gets_whole_lines(start_bot: BotFactory,
+                                                           api: FakeBotAPI) -> None:
+    async with start_bot(admins=[ADMIN]):
+        admin = Learner(api, api.user(ADMIN, "Ada"))
+        since = admin.mark()
+        await _send_file(admin, "week3.xml", (FIXTURES / "moodle.xml").read_bytes())
+        await admin.reply(since)
+        for lang in ("en", "ur"):
+            learner = Learner(api, api.user(1001 if lang == "en" else 1002, "Lin",
+                                            language_code=lang))
+            since = learner.mark()
+            await learner.send("/quizzes")
+            catalogue = await learner.reply(since)
+            start = next(d for d in button_data(catalogue) if d.endswith(":week3"))
+            since = admin.mark()
+            await admin.send("/quiz remove week3")
+            await admin.reply(since)
+            toast = (await learner.toast(await learner.tap(catalogue, start))).params
+            text = toast["text"]  # the refusal lists every quiz: more than a pop-up holds
+            assert toast["show_alert"] is True and len(text.encode("utf-16-le")) <= 400
+            assert "week3" in text.splitlines()[0] and text.endswith("\n…")
+            lines = text.splitlines()[1:-1]
+            assert lines and all(line.startswith("• ") and line.endswith(")")
+                                 for line in strip_isolates("\n".join(lines)).splitlines())
+            since = admin.mark()
+            await _send_file(admin, "week3.xml", (FIXTURES / "moodle.xml").read_bytes())
+            await admin.reply(since)
