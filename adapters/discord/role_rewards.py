@@ -81,12 +81,19 @@ class DiscordRewards:
         """/reward set: tie `role` to reaching `score` on `quiz` in this server."""
         actor = actor_of(interaction)
         admin = self._admin(interaction)
-        if admin and (problem := await self._cannot_grant(interaction, role)) is not None:
-            await note(interaction, self.cat, await self.engine.language(actor), problem,
+
+        async def checked() -> RewardSet | str:
+            # the look at the bot's own member is a REST call: inside the 3 seconds too
+            if admin and (problem := await self._cannot_grant(interaction, role)) is not None:
+                return problem
+            return await self.engine.set_reward(actor, quiz, str(role.id), role.name, score,
+                                                admin=admin)
+
+        done = await timely(interaction, checked())
+        if isinstance(done, str):
+            await note(interaction, self.cat, await self.engine.language(actor), done,
                        role=role.name)
             return
-        done = await timely(interaction, self.engine.set_reward(
-            actor, quiz, str(role.id), role.name, score, admin=admin))
         await self._said(interaction, done)
 
     async def remove(self, interaction: discord.Interaction[Any], quiz: str) -> None:

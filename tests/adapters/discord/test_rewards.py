@@ -7,6 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from adapters.discord import replies
+from adapters.discord.role_rewards import DiscordRewards
+
 from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, running
 from .fake_discord import FakeDiscord
 from .payloads import ALL_PERMISSIONS
@@ -106,3 +111,28 @@ async def test_a_solo_quiz_in_the_server_earns_the_role(fake: FakeDiscord,
         assert note.ephemeral and note.content.startswith(
             "🏅 You reached 8 on Model and pipeline")
         assert fake.role_adds == [(GUILD, ALICE["id"], SCHOLAR)]
+
+
+async def test_the_role_check_is_inside_the_three_seconds(
+        fake: FakeDiscord, config_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/reward set first reads the bot's own member (a REST call, slow when Discord rate
+    limits it): a slow look gets the early ack, not a callback after Discord gave up."""
+    fake.roles[GUILD] = [role(BOT_ROLE, "quizbot", 5), role(SCHOLAR, "Scholar", 2)]
+    fake.member_roles[(GUILD, fake.bot["id"])] = {BOT_ROLE}
+    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
+    check = DiscordRewards._cannot_grant
+
+    async def slow_check(self: DiscordRewards, interaction: Any, role_: Any) -> str | None:
+        pending = list(fake.interactions.values())[-1]
+        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
+        return await check(self, interaction, role_)
+
+    monkeypatch.setattr(DiscordRewards, "_cannot_grant", slow_check)
+    async with running(config_path):
+        ix = await fake.slash(ALICE, "reward", guild=GUILD, subcommand="set",
+                              options={"quiz": "parallelism", "role": fake.roles[GUILD][1],
+                                       "score": 2})
+        done = await fake.wait_for(lambda: ix.original if ix.original and ix.original.content
+                                   else None, what="the thinking message to be filled")
+        assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first
+        assert done.ephemeral and done.content.startswith("🏅 Done: reaching 2/8 on Model")
