@@ -212,15 +212,18 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
 
 # --- stats and leaderboards ------------------------------------------------------------
 
+# A learner's finished full attempts at one quiz (solo sessions and rounds alike).
+_FINISHED = ("FROM sessions WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 "
+             "AND kind = 'full' AND status = 'finished'")
+_BEST, _LAST = " ORDER BY score DESC, position ASC, id ASC LIMIT 1", \
+    " ORDER BY finished_at DESC, id DESC LIMIT 1"
+
+
 def attempts(platform: str, user_id: str, quiz_id: str
              ) -> Command[tuple[int, int | None, int | None]]:
     """(finished full attempts, best score, last score)."""
-    row = (yield q(
-        "SELECT COUNT(*) AS n, MAX(score) AS best, (SELECT score FROM sessions "
-        "WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 AND kind = 'full' "
-        "AND status = 'finished' ORDER BY finished_at DESC, id DESC LIMIT 1) AS last "
-        "FROM sessions WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 "
-        "AND kind = 'full' AND status = 'finished'", platform, user_id, quiz_id))[0]
+    row = (yield q(f"SELECT COUNT(*) AS n, MAX(score) AS best, (SELECT score {_FINISHED}{_LAST}) "
+                   f"AS last {_FINISHED}", platform, user_id, quiz_id))[0]
     best, last = row["best"], row["last"]
     return int(row["n"]), None if best is None else int(best), None if last is None else int(last)
 
@@ -229,11 +232,8 @@ def attempt_totals(platform: str, user_id: str, quiz_id: str
                    ) -> Command[tuple[int | None, int | None]]:
     """Questions in the best and in the last finished full attempt: a round's may be fewer
     than the quiz's (`/round start questions:3`), so its score is out of its own total."""
-    mine = ("FROM sessions WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 "
-            "AND kind = 'full' AND status = 'finished' ORDER BY ")
-    row = (yield q(f"SELECT (SELECT position {mine}score DESC, position ASC, id ASC LIMIT 1) "
-                   f"AS best, (SELECT position {mine}finished_at DESC, id DESC LIMIT 1) AS last",
-                   platform, user_id, quiz_id))[0]
+    row = (yield q(f"SELECT (SELECT position {_FINISHED}{_BEST}) AS best, "
+                   f"(SELECT position {_FINISHED}{_LAST}) AS last", platform, user_id, quiz_id))[0]
     best, last = row["best"], row["last"]
     return None if best is None else int(best), None if last is None else int(last)
 
