@@ -72,7 +72,10 @@ def _fill(line: str, width: int, indent: str) -> list[str]:
     lead = line[:len(line) - len(line.lstrip(" "))]
     rows: list[str] = []
     row, used, space = lead, _width(lead), ""
-    for i, chunk in enumerate(re.split("( +)", line[len(lead):])):
+    chunks = re.split("( +)", line[len(lead):])
+    chunks = [piece for i, chunk in enumerate(chunks) for piece in (
+        [chunk] if i % 2 or _width(chunk) <= width else _cut_isolate(chunk, width))]
+    for i, chunk in enumerate(chunks):
         if i % 2:
             space = chunk
             continue
@@ -86,6 +89,31 @@ def _fill(line: str, width: int, indent: str) -> list[str]:
             row, used = row + space + chunk, used + len(space) + size
     rows.append(row)
     return rows
+
+
+_ONE_ISOLATE = re.compile(f"([^{_OPENERS}{_PDI}]*)([{_OPENERS}])([^{_OPENERS}{_PDI}]*)"
+                          f"{_PDI}([^{_OPENERS}{_PDI}]*)")
+
+
+def _cut_isolate(chunk: str, width: int) -> list[str]:
+    """A glued isolated run wider than a row ("micro-batch size × sequence length × hidden
+    size = ..."), cut at its inner spaces into runs that each fill a row and are isolated
+    again, joined by spaces: else the terminal would cut it anywhere, mid-word. Each piece
+    all but fills its row, so two never share one (their order would flip there)."""
+    match = _ONE_ISOLATE.fullmatch(chunk)
+    if match is None or _GLUE not in match.group(3):
+        return [chunk]  # one word, or nested isolates: left whole
+    head, opener, body, tail = match.groups()
+    room = width - 3 - len(head) - len(tail)
+    pieces: list[str] = []
+    for word in body.split(_GLUE):
+        if pieces and _width(pieces[-1] + _GLUE + word) <= room:
+            pieces[-1] += _GLUE + word
+        else:
+            pieces.append(word)
+    runs = [opener + piece + _PDI for piece in pieces]
+    runs[0], runs[-1] = head + runs[0], runs[-1] + tail
+    return [part for run in runs for part in (run, " ")][:-1]
 
 
 def _glue_isolates(line: str) -> str:
