@@ -320,7 +320,8 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
         title = f"{title} · {cat.t(lang, 'leaderboard.kind_' + board.kind)}"
     lines = [m.bold(m.escape(title))]
     if not board.rows:
-        lines.append(m.escape(cat.t(lang, "leaderboard.empty")))
+        empty = "leaderboard.empty_rounds" if board.kind == "rounds" else "leaderboard.empty"
+        lines.append(m.escape(cat.t(lang, empty)))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     for row in board.rows:
         text = cat.t(lang, "leaderboard.row", rank=row.rank,

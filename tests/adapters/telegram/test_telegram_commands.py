@@ -171,6 +171,16 @@ async def test_group_leaderboard_is_the_groups_private_is_global(
     board = await private.reply(since)
     assert board["text"].startswith("Global leaderboard:")
     assert "Alice" in board["text"] and "Bob" in board["text"]
+    since = private.mark()
+    await private.send("/leaderboard rounds")  # solo results only: no round played yet
+    board = await private.reply(since)
+    assert "Alice" not in board["text"] and board["text"].endswith(
+        "No round of this quiz has been played yet. Start one in a group with me: /round")
+    urdu = Learner(api, api.user(3003, "Sana", language_code="ur"))
+    since = urdu.mark()
+    await urdu.send("/leaderboard rounds")
+    assert (await urdu.reply(since))["text"].endswith(
+        "میرے ساتھ کسی گروپ میں شروع کریں: /round")
 
 
 async def test_stats_help_and_unknown_command(bot: Running, api: FakeBotAPI) -> None:
