@@ -154,12 +154,15 @@ class Flows:
                 actor, admin=admin, quiz=quiz, language=language))
             await self.deliver(interaction, self.plan.group_settings(chosen, saved=True))
             return
-        view = await self._do(interaction, self.engine.settings(actor))
-        reply = self.plan.settings(view, actor)
-        if actor.chat_id is not None:
-            group = self.plan.group_settings(await self.engine.group_settings(actor))
-            reply = replace(reply, send=reply.send + group.send)
-        await self.deliver(interaction, reply)
+
+        async def both() -> Reply:  # the learner's and the server's, inside the 3 seconds
+            reply = self.plan.settings(await self.engine.settings(actor), actor)
+            if actor.chat_id is not None:
+                group = self.plan.group_settings(await self.engine.group_settings(actor))
+                reply = replace(reply, send=reply.send + group.send)
+            return reply
+
+        await self.deliver(interaction, await self._do(interaction, both()))
 
     async def remind(self, interaction: discord.Interaction[Any], at: str,
                      offset: str | None) -> None:

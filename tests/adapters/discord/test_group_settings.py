@@ -3,6 +3,9 @@ used by /round start and /quiz there; members without the permission are refused
 
 from __future__ import annotations
 
+import pytest
+
+from adapters.discord import replies
 from bot.app.compose import App
 from bot.store.commands import rounds_sql
 
@@ -38,3 +41,23 @@ async def test_server_admins_choose_quiz_and_language(bot: App, fake: FakeDiscor
     await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="start"))
     row = await bot.store.read(rounds_sql.active_round, "discord", str(CHANNEL))
     assert row is not None and (row.quiz_id, row.lang) == ("long-context", "ur")
+
+
+async def test_settings_reads_both_inside_the_three_seconds(
+        bot: App, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/settings in a server reads the learner's settings and the server's: a slow second
+    read gets the early ack (it used to run after the timer, unacknowledged)."""
+    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
+    read = bot.engine.group_settings
+
+    async def slowly(*args: object, **kwargs: object) -> object:
+        pending = list(fake.interactions.values())[-1]
+        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
+        return await read(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bot.engine, "group_settings", slowly)
+    ix = await replied(fake, await fake.slash(BOB, "settings", guild=GUILD), followups=1)
+    assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first
+    assert ix.original is not None and ix.original.ephemeral
+    assert ix.original.content.startswith("Your learning settings")
+    assert ix.followups[0].content.splitlines()[0] == "This server's settings"
