@@ -242,6 +242,7 @@ def test_every_example_key_is_accepted_and_documented(tmp_path: Path) -> None:
                 "web.port", "web.public_url", "telegram.webhook.secret_token"):
         assert key in shown, key  # commented out in the file, switched on here
     data["discord"]["shards"] = 2  # shard_ids goes with a number ("auto" is shown too)
+    data["content"]["dir"] = str(tmp_path)  # the example's folder is on the server, not here
     path = tmp_path / "all.yaml"
     path.write_text(yaml.safe_dump(data))
     config = load_config(path, env={})  # an unknown key would be refused, naming it
