@@ -13,6 +13,7 @@ import argparse
 import asyncio
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.app.config import Config
@@ -82,8 +83,27 @@ def backup(config: Config, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _other_kind(path: Path, postgres: bool) -> str | None:
+    """Why `path` is a backup of the other kind of store (None when it is not): the two
+    tools' own errors ("not a valid archive", "not a SQLite database") do not say so."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(16)
+    except OSError:
+        return None  # the restore itself says what is wrong with the file
+    if postgres and head == b"SQLite format 3\0":
+        return (f"{path}: is a SQLite backup and storage.url is PostgreSQL: restore it with "
+                "a sqlite:/// storage.url, then move it with quizbot copy-db")
+    if not postgres and head.startswith(b"PGDMP"):
+        return (f"{path}: is a PostgreSQL backup (pg_dump) and storage.url is SQLite: restore "
+                "it with a postgresql:// storage.url, then move it with quizbot copy-db")
+    return None
+
+
 def restore(config: Config, args: argparse.Namespace) -> int:
     """quizbot restore PATH [--force]."""
+    if other := _other_kind(args.path, _postgres(config)):
+        return _fail(other)
     try:
         if _postgres(config):
             return _restore_postgres(config, args)
