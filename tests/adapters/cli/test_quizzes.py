@@ -41,7 +41,9 @@ def test_add_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_without_config_export_quiz_finds_what_quizzes_add_installed(
-        tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, data_home: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # no old ./data/quizbot.db to be used instead
     out = tmp_path / "back.gift"
     assert main(["export-quiz", "gifts", "--format", "gift", "--output", str(out)]) == 1
     assert "no quiz 'gifts'" in capsys.readouterr().err
