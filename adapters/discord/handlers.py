@@ -20,6 +20,7 @@ from discord import app_commands
 from adapters.discord import replies
 from adapters.discord.replies import (
     actor_of,
+    again,
     custom_id_of,
     in_server,
     note,
@@ -121,7 +122,8 @@ class Flows:
         actor = actor_of(interaction)
         _, reply = await self._prepared(
             interaction, self.engine.start(actor, quiz_id or None),
-            lambda prompt: self.plan.asked(prompt, actor, more=not quiz_id),
+            lambda prompt: self.plan.asked(again(interaction, prompt), actor,
+                                           more=not quiz_id),
             ephemeral=in_server(interaction))
         await self.deliver(interaction, reply)
 
@@ -141,7 +143,7 @@ class Flows:
         else:
             work = self.engine.review(actor) if what == "last" else self.engine.review_due(actor)
         prompt = await self._do(interaction, work)
-        await self.deliver(interaction, self.plan.asked(prompt, actor))
+        await self.deliver(interaction, self.plan.asked(again(interaction, prompt), actor))
 
     async def settings(self, interaction: discord.Interaction[Any], quiz: str | None = None,
                        language: str | None = None) -> None:

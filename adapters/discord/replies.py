@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar, cast
 
 import discord
@@ -19,7 +20,7 @@ from discord import app_commands
 
 from adapters.discord.views import MARKDOWN
 from bot.domain.errors import QuizError
-from bot.domain.results import Actor
+from bot.domain.results import Actor, QuestionPrompt
 from bot.present.i18n import Catalogue
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,16 @@ def custom_id_of(interaction: discord.Interaction[Any]) -> str:
 def in_server(interaction: discord.Interaction[Any]) -> bool:
     """True in a server channel, where a learner's quiz messages are ephemeral."""
     return interaction.guild_id is not None
+
+
+def again(interaction: discord.Interaction[Any], prompt: QuestionPrompt) -> QuestionPrompt:
+    """A command's question, shown even when the same attempt began seconds ago: in a
+    server it is private, so showing it twice floods nobody, and "it is just above" is
+    wrong when the first reply was lost or came in a direct message (a press on a button
+    still gets that note: its question is above it)."""
+    if in_server(interaction) and prompt.joined:
+        return replace(prompt, joined=False)
+    return prompt
 
 
 async def timely(interaction: discord.Interaction[Any], work: Awaitable[T], *,

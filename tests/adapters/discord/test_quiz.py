@@ -182,3 +182,22 @@ async def test_reload_is_for_configured_admins_only(tmp_path, fake: FakeDiscord)
             "en", "admin.reloaded", count=len(shipped), ids=", ".join(i.id for i in shipped))
         ix = await replied(fake, await fake.slash(BOB, "reload", guild=GUILD))
         assert ix.original.content == app.catalogue.t("en", "error.not_admin")
+
+
+async def test_quiz_again_in_a_server_shows_the_question_again(fake: FakeDiscord,
+                                                               bot: App) -> None:
+    """In a server a question is private: /quiz again seconds later (the first reply lost,
+    dismissed, or a retry) shows question 1 again instead of "it is just above", which
+    there may be nothing; in a DM, where both would stay in the chat, the note stays."""
+    first = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))).original
+    again = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))).original
+    assert first is not None and again is not None and again.ephemeral
+    assert again.embeds[0]["title"].startswith("Question 1/8")
+    assert again.buttons == first.buttons  # the same attempt
+    ix = await answer(fake, ALICE, again, right_id(again))
+    assert ix.followups[0].embeds[0]["title"].startswith("Question 2/8")
+
+    await replied(fake, await fake.slash(BOB, "quiz"))
+    ix = await replied(fake, await fake.slash(BOB, "quiz"))
+    assert ix.original is not None and ix.original.content == bot.catalogue.t(
+        "en", "question.joined", number=1)
