@@ -27,7 +27,9 @@ from bot.domain.results import (
     QuestionPrompt,
     ReportAsked,
     ReportDone,
+    SessionKind,
     StaleAnswer,
+    Summary,
     TypedRefused,
 )
 from bot.present.plan import Card, Planner, Reply
@@ -243,12 +245,34 @@ class TerminalGame:
             return
         prompt = self.call(engine.start(self.actor, quiz_id))
         last = self.play_session(prompt, more=quiz_id is None)
-        while last is not None and last.summary is not None and last.summary.missed:
-            missed = len(last.summary.missed)
-            answer = self.read(self.cat.t(last.lang, "terminal.offer_review", count=missed))
-            if answer.lower() not in {"y", "yes", "ہاں", "ha", "haan"}:
-                return
-            last = self.play_session(self.call(engine.review(self.actor, prompt.quiz_id)))
+        while last is not None and last.summary is not None:
+            last = self.after(last.summary)
+
+    def after(self, summary: Summary) -> AnswerResult | None:
+        """After a finished attempt, what the chats offer as buttons, asked one at a time:
+        review the missed questions, then the step the summary names (practise the weakest
+        topic, or the next quiz). None when the learner says no to both."""
+        engine, lang = self.app.engine, summary.lang
+        if summary.kind == SessionKind.DUE:  # spaced review: the schedule decides what's next
+            return None
+        if summary.missed and self.yes(self.cat.t(lang, "terminal.offer_review",
+                                                  count=len(summary.missed))):
+            return self.play_session(self.call(engine.review(self.actor, summary.quiz_id)))
+        step = summary.next_step
+        if step is None or not self.yes(self.cat.t(lang, f"terminal.offer_{step.kind}",
+                                                   name=step.name)):
+            return None
+        try:
+            opened = self.call(engine.review_topic(self.actor, step.id) if step.kind == "topic"
+                               else engine.start(self.actor, step.id))
+        except QuizError as exc:  # e.g. nothing left to practise: say so, and stop here
+            print(self.screen(self.cat.t(lang, exc.key, **exc.params)))
+            return None
+        return self.play_session(opened)
+
+    def yes(self, question: str) -> bool:
+        """Ask a [y/N] question; only a yes (in English or Urdu) is yes."""
+        return self.read(question).lower() in {"y", "yes", "ہاں", "ha", "haan"}
 
 
 def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:

@@ -137,6 +137,42 @@ async def test_review_offered_after_missing(tmp_path: Path, quizzes: dict[str, Q
     assert "Review finished: 1/1" in player.transcript
 
 
+async def test_the_summarys_next_step_is_offered_as_the_chats_button_is(
+        tmp_path: Path, quizzes: dict[str, Quiz]):
+    """The chats end a quiz with a button for its next step (practise the weakest topic, or
+    the next quiz); the terminal said 'Next: practise ...' and stopped, with no way to do
+    it. Now it asks, after the review offer, and a yes opens that step."""
+    quiz, deep = quizzes["parallelism"], quizzes["parallelism-deep"]
+    player = await Player.start(tmp_path)
+    for _ in range(8):
+        screen = await player.until_prompt()
+        await player.send(right_letter(quiz, screen, "en"))
+    end = await player.until_prompt()
+    name = deep.title.get("en")
+    assert f"Next on the path: {name}" in end and f"Start {name} now? [y/N]" in end
+    await player.send("y")
+    screen = await player.until_prompt()
+    assert "Question 1/22" in screen and any(q.text.get("en") in " ".join(screen.split())
+                                             for q in deep.questions)
+    await player.send("q")
+    assert await player.finish() == 0
+
+    player = await Player.start(tmp_path, "--user", "other", "--quiz", "parallelism")
+    for _ in range(8):
+        screen = await player.until_prompt()
+        await player.send(wrong_letter(quiz, screen, "en"))
+    assert "Review the 8 missed questions now?" in await player.until_prompt()
+    await player.send("n")
+    offer = await player.until_prompt()
+    said = " ".join(player.transcript.split())
+    step = re.search(r"Next: practise (.+), your weakest topic", said)
+    assert step is not None and f"Practise {step.group(1)} now? [y/N]" in " ".join(offer.split())
+    await player.send("y")
+    assert "Spaced review 1/" in await player.until_prompt()  # the topic's questions
+    await player.send("q")
+    assert await player.finish() == 0
+
+
 async def test_killed_after_three_answers_resumes_at_four(tmp_path: Path,
                                                          quizzes: dict[str, Quiz]):
     quiz = quizzes["parallelism"]
