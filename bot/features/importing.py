@@ -8,6 +8,7 @@ in the database (`bot.features.installed`).
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -97,10 +98,14 @@ def _check(converted: Converted, out: Imported) -> None:
             (Path(folder) / rel).parent.mkdir(parents=True, exist_ok=True)
             (Path(folder) / rel).write_bytes(data)
         checked = check_paths([path], ui_strings=False)
-    prefix = str(path)
-    out.problems.extend(converted.locate(p.replace(prefix, shown), shown, out.source)
+    prefix, inside = str(path), os.path.join(folder, "")
+
+    def shown_as(text: str) -> str:  # the private folder is ours, not the sender's
+        return text.replace(prefix, shown).replace(inside, "")
+
+    out.problems.extend(converted.locate(shown_as(p), shown, out.source)
                         for p in checked.problems)
-    out.warnings.extend(converted.locate(w.replace(prefix, shown), shown, out.source)
+    out.warnings.extend(converted.locate(shown_as(w), shown, out.source)
                         for w in checked.warnings)
     quiz = next(iter(checked.quizzes.values()), None)
     out.quiz = quiz if not out.problems else None

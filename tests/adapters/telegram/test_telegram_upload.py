@@ -5,6 +5,7 @@ serves it. Through the fake Bot API (getFile and the file download)."""
 from __future__ import annotations
 
 import random
+import tempfile
 from pathlib import Path
 
 from bot.app.compose import build_engine
@@ -120,3 +121,19 @@ async def test_a_removed_quizs_old_button_gets_whole_lines(start_bot: BotFactory
             since = admin.mark()
             await _send_file(admin, "week3.xml", (FIXTURES / "moodle.xml").read_bytes())
             await admin.reply(since)
+
+
+async def test_a_quiz_file_naming_pictures_it_cannot_bring_shows_no_server_path(
+        start_bot: BotFactory, api: FakeBotAPI) -> None:
+    # an organiser starts from a shipped quiz: two of its questions name pictures beside it
+    source = (default_content_dir() / "parallelism.yaml").read_text(encoding="utf-8")
+    data = source.replace("id: parallelism\n", "id: week9\n", 1).encode()
+    async with start_bot(admins=[ADMIN]):
+        admin = Learner(api, api.user(ADMIN, "Ada"))
+        since = admin.mark()
+        await _send_file(admin, "week9.yaml", data)
+        text = (await admin.reply(since))["text"]
+        assert text.startswith("Nothing was installed.")
+        assert "• week9.yaml:156: questions[2].image img/naive-p4-m1.png does not exist " \
+               "(looked for img/naive-p4-m1.png)" in text
+        assert tempfile.gettempdir() not in text and "quizbot-import" not in text
