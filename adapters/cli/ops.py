@@ -186,6 +186,21 @@ def _database_line(config: Config) -> str:
             f"sessions, {answers} answers")
 
 
+def _dashboard_line(config: Config) -> str | None:
+    """The dashboard needs web.port (a process serves the page) and web.public_url (the chats
+    link to it); with only one of them, say what the other changes."""
+    port, url = config.web.port, config.web.public_url
+    if port is None and not url:
+        return None
+    if port is not None and url:
+        return f"dashboard: {url}/app, served on http://{config.web.listen}:{port}"
+    if port is not None:
+        return (f"dashboard: served on http://{config.web.listen}:{port}, but /dashboard in "
+                "the chats answers that it is not set up until web.public_url is set")
+    return (f"dashboard: the chats link to {url}/app, but this process serves no page "
+            "(web.port is off): another process must, or set web.port")
+
+
 def check(config: Config, args: argparse.Namespace) -> int:
     """quizbot check: every line ok or FAIL; exit 1 when any fails."""
     results: list[tuple[bool, str]] = [(True, f"config: {args.config or '<defaults>'}")]
@@ -220,6 +235,8 @@ def check(config: Config, args: argparse.Namespace) -> int:
     if config.metrics.port is not None:
         results.append((True, f"metrics: http://{config.metrics.listen}:"
                         f"{config.metrics.port}/metrics and /healthz"))
+    if line := _dashboard_line(config):
+        results.append((True, line))
     for ok, line in results:
         print(f"{'ok  ' if ok else 'FAIL'} {line}")
     failed = sum(not ok for ok, _ in results)
