@@ -32,6 +32,7 @@ from bot.domain.results import (
     Summary,
     TypedRefused,
 )
+from bot.present.i18n import strip_isolates
 from bot.present.plan import Card, Planner, Reply
 from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines, content_text
 
@@ -270,6 +271,15 @@ class TerminalGame:
             return None
         return self.play_session(opened)
 
+    def saved(self, lang: str, command: str) -> str:
+        """"Progress saved. To continue, run: <command>", the command whole on a row of its
+        own when the line would break inside it (copied in two pieces, it runs as two)."""
+        shown = self.screen(self.cat.t(lang, "terminal.saved", command=command))
+        if columns() is None or any(command in strip_isolates(row).replace(RLM, "")
+                                    for row in shown.split("\n")):
+            return shown
+        return f"{self.screen(self.cat.t(lang, 'terminal.saved', command='').rstrip())}\n{command}"
+
     def yes(self, question: str) -> bool:
         """Ask a [y/N] question; only a yes (in English or Urdu) is yes."""
         return self.read(question).lower() in {"y", "yes", "ہاں", "ha", "haan"}
@@ -316,8 +326,7 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
             game.run(quiz_id, lang, review)
         except (EndOfInput, KeyboardInterrupt):
             print()
-            saved_lang = runner.run(app.engine.language(actor))
-            print(game.screen(app.catalogue.t(saved_lang, "terminal.saved", command=again)))
+            print(game.saved(runner.run(app.engine.language(actor)), again))
         except QuizError as exc:
             saved_lang = _language(runner, app, actor)
             print(game.screen(app.catalogue.t(saved_lang, exc.key, **exc.params)),

@@ -208,6 +208,20 @@ async def test_end_of_input_saves_and_exits_cleanly(tmp_path: Path, quizzes: dic
     assert len(db_answers()) == 1
 
 
+async def test_the_command_to_continue_is_never_broken_over_two_rows(tmp_path: Path,
+                                                                    monkeypatch):
+    """At 70 columns 'Progress saved. To continue, run: quizbot play --user tester --quiz
+    parallelism-numbers --lang en' broke inside the command ('... --lang' / 'en'): copied,
+    it ran as two commands. The command now gets a row of its own, whole."""
+    monkeypatch.setenv("COLUMNS", "70")
+    player = await Player.start(tmp_path, "--quiz", "parallelism-numbers", "--lang", "en")
+    await player.until_prompt()
+    assert await player.finish() == 0
+    rows = player.transcript.splitlines()
+    command = "quizbot play --user tester --quiz parallelism-numbers --lang en"
+    assert rows[-2:] == ["Progress saved. To continue, run:", command], rows[-3:]
+
+
 async def test_ctrl_c_saves_and_exits_cleanly(tmp_path: Path):
     player = await Player.start(tmp_path)
     await player.until_prompt()
