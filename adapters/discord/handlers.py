@@ -7,7 +7,6 @@ ephemeral there; in DMs they are ordinary messages. Failures go to `replies.repo
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -44,7 +43,7 @@ from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind,
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.discord_link import discord_link
 from bot.features.sessions import CHAT, GLOBAL
-from bot.present.chart import progress_png
+from bot.present.chart import progress_picture
 from bot.present.plan import Planner, Reply, draw_pictures
 from bot.present.round_plan import RoundPlanner
 
@@ -183,14 +182,10 @@ class Flows:
         if member is not None and member.id != interaction.user.id:
             other = Actor("discord", str(member.id), actor.chat_id, member.display_name)
 
-        async def gather() -> Reply:
-            # both reads and the chart inside the 3 seconds; the chart in a worker thread
-            # (0.6 s for a learner of every quiz, which would stall every other interaction)
+        async def gather() -> Reply:  # both reads and the chart inside the 3 seconds
             stats = await self.engine.stats(actor, member=other)
             progress = await self.engine.progress(actor, member=other)
-            picture = (await asyncio.to_thread(progress_png, progress)
-                       if progress.cards else None)
-            return self.plan.progress(stats, progress, picture)
+            return self.plan.progress(stats, progress, await progress_picture(progress))
 
         await self.deliver(interaction, await self._do(interaction, gather()))
 

@@ -35,7 +35,7 @@ from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.errors import QuizError
 from bot.domain.results import QuestionPrompt, SessionKind
-from bot.present.chart import progress_png
+from bot.present.chart import progress_picture
 from bot.present.plan import Planner, Reply
 
 log = logging.getLogger(__name__)
@@ -253,8 +253,7 @@ class Handlers:
         """/stats [id]: scores, spaced-review progress, and the same as a chart."""
         stats = await self.engine.stats(turn.actor, _first(args))
         progress = await self.engine.progress(turn.actor)
-        picture = progress_png(progress) if progress.cards else None
-        return self.plan.progress(stats, progress, picture)
+        return self.plan.progress(stats, progress, await progress_picture(progress))
 
     async def settings(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/settings: confidence marks (a button) and the reminder. In a group: the group's

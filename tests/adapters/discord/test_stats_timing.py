@@ -9,9 +9,9 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from adapters.discord import handlers, replies
+from adapters.discord import replies
 from bot.app.compose import App
-from bot.present.chart import progress_png
+from bot.present import chart
 
 from .conftest import ALICE, GUILD, answer, replied, right_id
 from .fake_discord import FakeDiscord
@@ -35,12 +35,14 @@ async def test_stats_is_acknowledged_while_it_reads_and_draws(
 
     drawn_on: list[threading.Thread] = []
 
-    def chart(progress: object) -> bytes:
+    draw = chart.progress_png
+
+    def drawing(progress: object) -> bytes:
         drawn_on.append(threading.current_thread())
-        return progress_png(progress)  # type: ignore[arg-type]
+        return draw(progress)  # type: ignore[arg-type]
 
     monkeypatch.setattr(bot.engine, "progress", slow(bot.engine.progress))
-    monkeypatch.setattr(handlers, "progress_png", chart)
+    monkeypatch.setattr(chart, "progress_png", drawing)
     ix = await fake.slash(ALICE, "stats", guild=GUILD)
     stats = await fake.wait_for(lambda: ix.original if ix.original and ix.original.embeds
                                 else None, what="the thinking message to be filled")

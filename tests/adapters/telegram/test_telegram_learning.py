@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import threading
 import time
+
+import pytest
 
 from bot.domain.learning import next_occurrence
 from bot.domain.results import Actor, AnswerResult
+from bot.domain.stats_results import Progress
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders
 from bot.features.review import reminder_kind
+from bot.present import chart
 from bot.store.commands import learning_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
@@ -109,12 +114,23 @@ async def test_reminder_goes_out_once_then_a_block_turns_it_off(bot: Running, ap
     assert await scheduler.run_until_idle() == 0
 
 
-async def test_stats_come_with_a_chart(bot: Running, api: FakeBotAPI):
+async def test_stats_come_with_a_chart(bot: Running, api: FakeBotAPI,
+                                       monkeypatch: pytest.MonkeyPatch):
     learner = alice(api)
     await answer_all(bot, wrong={0})
+    drawn_on: list[threading.Thread] = []
+    draw = chart.progress_png
+
+    def drawing(progress: Progress) -> bytes:
+        drawn_on.append(threading.current_thread())
+        return draw(progress)
+
+    monkeypatch.setattr(chart, "progress_png", drawing)
     since = learner.mark()
     await learner.send("/stats")
     await learner.barrier()
+    # drawn off the event loop's thread (a learner of every quiz takes ~0.6 s to draw)
+    assert len(drawn_on) == 1 and drawn_on[0] is not threading.main_thread()
     photos = [c for c in api.calls[since:] if c.method == "sendPhoto"]
     texts = [c for c in api.calls[since:] if c.method == "sendMessage"]
     assert len(photos) == 1
