@@ -83,8 +83,11 @@ async def test_an_idle_bot_makes_no_write_transaction(tmp_path: Path,
         await asyncio.wait_for(shown.get(), 10)
         assert isinstance(await asyncio.wait_for(shown.get(), 10), RoundReveal)
         assert commits
+        # The round's end (its last write follows the reveal) within a first idle minute;
+        # then it is over: idle again, and writing nothing again.
+        naps.reset()
+        await asyncio.wait_for(naps.done.wait(), 10)
         await scheduler.idle()
-        # The round is over: idle again, and writing nothing again.
         naps.reset()
         commits.clear()
         await asyncio.wait_for(naps.done.wait(), 10)
