@@ -117,6 +117,18 @@ class NotInstalled(QuizError):
     key = "error.not_installed"
 
 
+class NothingInstalled(NotInstalled):
+    """`/quiz remove` when no quiz has been uploaded at all."""
+
+    key = "error.nothing_installed"
+
+
+class RemoveWhich(NotInstalled):
+    """`/quiz remove` without an id (params: ids, the uploaded quizzes)."""
+
+    key = "error.remove_usage"
+
+
 class NotGroupAdmin(QuizError):
     """A group's settings changed by someone who is not one of its admins."""
 

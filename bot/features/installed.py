@@ -24,7 +24,9 @@ from pathlib import Path, PurePosixPath
 from bot.domain.errors import (
     ContentError,
     NotAdmin,
+    NothingInstalled,
     NotInstalled,
+    RemoveWhich,
     ShippedQuiz,
     UploadRefused,
     UploadTooBig,
@@ -157,9 +159,12 @@ class Installed:
         quiz = self.library.quizzes.get(quiz_id)
         title = quiz.title.get(lang) if quiz else quiz_id
         if not await self.store.write(remove_quiz, quiz_id, by, self.clock()):
-            rows = await self.store.read(installed_quizzes)
-            raise NotInstalled(quiz=quiz_id,
-                               ids=", ".join(r.quiz_id for r in rows) or "-")
+            ids = ", ".join(r.quiz_id for r in await self.store.read(installed_quizzes))
+            if not ids:
+                raise NothingInstalled()
+            if not quiz_id:
+                raise RemoveWhich(ids=ids)
+            raise NotInstalled(quiz=quiz_id, ids=ids)
         log.info("removed installed quiz %s, by %s", quiz_id, by)
         await self.refresh()
         return title

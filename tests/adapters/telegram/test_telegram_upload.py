@@ -30,10 +30,21 @@ async def test_an_admin_uploads_plays_and_removes_a_quiz(
     async with start_bot(admins=[ADMIN]):
         admin = Learner(api, api.user(ADMIN, "Ada"))
         since = admin.mark()
+        await admin.send("/quiz remove")
+        assert (await admin.reply(since))["text"] == (
+            "No quiz has been uploaded yet, so there is none to remove.")
+        since = admin.mark()
         await _send_file(admin, "week3.xml", (FIXTURES / "moodle.xml").read_bytes())
         reply = await admin.reply(since)
         assert reply["text"].startswith("Installed “Pipeline basics” (questions: 3). Everyone "
                                         "can start it with /quiz week3")
+        for command, said in (
+                ("/quiz remove", "Which quiz? Use /quiz remove ID. Uploaded quizzes: week3"),
+                ("/quiz remove week4", "No uploaded quiz has the id week4. Uploaded quizzes: "
+                                       "week3")):
+            since = admin.mark()
+            await admin.send(command)
+            assert (await admin.reply(since))["text"] == said
         assert "Warnings (installed anyway):" in reply["text"]
         assert len(api.calls_of("getFile")) == 1
 
