@@ -63,6 +63,11 @@ def move_identities() -> Command[None]:
 async def copy_db(source: str, target: str, *, source_password: Secret | None = None,
                   target_password: Secret | None = None) -> Copied:
     """Copy everything from `source` to the empty store `target` (URLs); verify counts."""
+    for flag, url in (("--from", source), ("--to", target)):
+        scheme = scheme_of(url)  # named, not shown: a URL may carry a password
+        if scheme not in ("sqlite", "postgresql"):  # not "storage.url must be ..."
+            raise CopyRefused(f"{flag} must be sqlite:///path/to.db or postgresql://user@host:"
+                              f"port/db, got {f'a {scheme}: URL' if scheme else 'no scheme'}")
     if _same(source, target):
         raise CopyRefused("--from and --to name the same database")
     if scheme_of(source) == "sqlite" and not path_from_url(source).is_file():

@@ -237,3 +237,17 @@ def test_a_source_file_that_is_not_there_is_refused_and_nothing_is_created(
     err = capsys.readouterr().err
     assert f"no database file {typo}" in err and "check --from" in err
     assert not typo.exists() and not target.exists()
+
+
+def test_a_url_copy_db_cannot_use_names_its_flag_never_its_password(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    good = f"sqlite:///{tmp_path / 'a.db'}"
+    for args, said in ((["--from", "mysql://ann:hunter2@db/quiz", "--to", good],
+                        "quizbot: --from must be sqlite:///path/to.db or "
+                        "postgresql://user@host:port/db, got a mysql: URL\n"),
+                       (["--from", good, "--to", str(tmp_path / "b.db")],  # sqlite:/// left out
+                        "quizbot: --to must be sqlite:///path/to.db or "
+                        "postgresql://user@host:port/db, got no scheme\n")):
+        assert main(["copy-db", *args]) == 1
+        assert capsys.readouterr().err == said  # was "storage.url must be ...": no such key here
+    assert list(tmp_path.iterdir()) == []
