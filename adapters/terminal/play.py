@@ -211,9 +211,11 @@ class TerminalGame:
                 print()
                 print(self.screen(self.cat.t(outcome.lang, "terminal.answered_elsewhere")))
                 print(self.screen(card_text(self.plan.answered(outcome))))
-            else:  # the report hint under the explanation it is about, above the next question
+            else:  # the report hint under the explanation it is about, above the next
+                # prompt: the next question's, or (the last question) an offer after it
                 hint = (self.cat.t(outcome.lang, "terminal.report_hint")
-                        if isinstance(outcome, AnswerResult) and outcome.summary is None
+                        if isinstance(outcome, AnswerResult) and (
+                            outcome.summary is None or _offers(outcome.summary))
                         else None)
                 self.show(self.plan.pressed(outcome, self.actor), note=hint)
             if isinstance(outcome, AnswerResult) and not outcome.duplicate:
@@ -247,21 +249,22 @@ class TerminalGame:
         prompt = self.call(engine.start(self.actor, quiz_id))
         last = self.play_session(prompt, more=quiz_id is None)
         while last is not None and last.summary is not None:
-            last = self.after(last.summary)
+            last = self.after(last, last.summary)
 
-    def after(self, summary: Summary) -> AnswerResult | None:
+    def after(self, last: AnswerResult, summary: Summary) -> AnswerResult | None:
         """After a finished attempt, what the chats offer as buttons, asked one at a time:
         review the missed questions, then the step the summary names (practise the weakest
-        topic, or the next quiz). None when the learner says no to both."""
+        topic, or the next quiz). None when the learner says no to both. `last`, the
+        question answered last, can be reported at these prompts as at a question's."""
         engine, lang = self.app.engine, summary.lang
-        if summary.kind == SessionKind.DUE:  # spaced review: the schedule decides what's next
+        if not _offers(summary):  # spaced review: the schedule decides what's next
             return None
         if summary.missed and self.yes(self.cat.t(lang, "terminal.offer_review",
-                                                  count=len(summary.missed))):
+                                                  count=len(summary.missed)), last):
             return self.play_session(self.call(engine.review(self.actor, summary.quiz_id)))
         step = summary.next_step
         if step is None or not self.yes(self.cat.t(lang, f"terminal.offer_{step.kind}",
-                                                   name=step.name)):
+                                                   name=step.name), last):
             return None
         try:
             opened = self.call(engine.review_topic(self.actor, step.id) if step.kind == "topic"
@@ -280,9 +283,17 @@ class TerminalGame:
             return shown
         return f"{self.screen(self.cat.t(lang, 'terminal.saved', command='').rstrip())}\n{command}"
 
-    def yes(self, question: str) -> bool:
-        """Ask a [y/N] question; only a yes (in English or Urdu) is yes."""
-        return self.read(question).lower() in {"y", "yes", "ہاں", "ha", "haan"}
+    def yes(self, question: str, last: AnswerResult) -> bool:
+        """Ask a [y/N] question; only a yes (in English or Urdu) is yes; `!` reports `last`
+        first, then asks again."""
+        while (answer := self.read(question)) == REPORT_KEY:
+            self.report(last)
+        return answer.lower() in {"y", "yes", "ہاں", "ha", "haan"}
+
+
+def _offers(summary: Summary) -> bool:
+    """Whether the terminal asks anything after this summary (what the chats' buttons do)."""
+    return summary.kind != SessionKind.DUE and bool(summary.missed or summary.next_step)
 
 
 def _language(runner: asyncio.Runner, app: App, actor: Actor) -> str:

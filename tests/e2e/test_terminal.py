@@ -379,3 +379,32 @@ async def test_report_a_problem_from_the_terminal(tmp_path: Path) -> None:
     finally:
         db.close()
     assert rows == [("terminal", "tester", "wrong", "B is also right", 0)]
+
+
+async def test_the_last_question_can_be_reported_too(tmp_path: Path,
+                                                     quizzes: dict[str, Quiz]) -> None:
+    """The last question had no 'Type ! ...' hint and no prompt that took '!': its summary
+    came next. Now the hint is under its explanation and the offer after it takes '!'."""
+    quiz = quizzes["parallelism"]
+    player = await Player.start(tmp_path, "--quiz", "parallelism")
+    for _ in range(8):
+        screen = await player.until_prompt()
+        await player.send(wrong_letter(quiz, screen, "en"))
+    end = await player.until_prompt()
+    last = quiz.questions[-1].text.get("en")
+    explained, summary = end.split("Finished Model and pipeline parallelism")
+    assert "Type ! at the next prompt to report it" in explained and "[y/N]" in summary
+    for line in ("!", "2", "the f and g operators need a picture"):
+        await player.send(line)
+    again = await player.until_prompt()
+    assert f"About question 8: {last}" in " ".join(player.transcript.split())
+    assert "Thanks! Your report is stored" in again and "Review the 8 missed" in again
+    await player.send("n")
+    await player.send("n")
+    assert await player.finish() == 0
+    db = sqlite3.connect(user_db())
+    try:
+        rows = db.execute("SELECT reason, note, question_id FROM problem_reports").fetchall()
+    finally:
+        db.close()
+    assert rows == [("unclear", "the f and g operators need a picture", quiz.questions[-1].id)]
