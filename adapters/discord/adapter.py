@@ -114,9 +114,10 @@ class DiscordAdapter:
             if client is None or not client.is_ready():
                 return Sent(Delivery.RETRY, 60.0)
             try:
-                user = client.get_user(int(note.user_id)) or await client.fetch_user(
-                    int(note.user_id))
-                await user.send(**message_of(plan.reminder(note)))
+                # open the DM (cached after the first) and send: no GET /users/{id} first,
+                # which cost a third call a reminder under Discord's global rate limit
+                dm = await client.create_dm(discord.Object(int(note.user_id)))
+                await dm.send(**message_of(plan.reminder(note)))
             except discord.Forbidden:  # 50007: DMs closed, or no server in common
                 return Sent(Delivery.BLOCKED)
             except discord.NotFound:

@@ -1,0 +1,75 @@
+"""Reminders on Discord: a direct message with "Review now", sent with as few calls as
+Discord allows (open the DM, send), once a day; a member whose DMs are closed is not
+asked again."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from adapters.discord import DiscordAdapter
+from bot.app.compose import open_app
+from bot.app.config import load_config
+from bot.domain.learning import next_occurrence
+from bot.domain.results import Actor, AnswerResult
+from bot.features.jobs import Scheduler
+from bot.features.reminders import Reminders
+from bot.features.review import reminder_kind
+from tests.clock import FakeClock
+from tests.helpers import right_option
+
+from .conftest import ALICE, GUILD, replied
+from .fake_discord import TOKEN, FakeDiscord
+
+
+async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeDiscord) -> None:
+    config = load_config(config_path, env={"DISCORD_BOT_TOKEN": TOKEN})
+    async with open_app(config) as app:
+        adapter = DiscordAdapter(app, ready_timeout=10.0)
+        await adapter.start()
+        try:
+            assert adapter.client is not None
+            await adapter.client.wait_until_ready()  # discord.py's READY, guilds and all
+            ix = await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
+                                                      options={"time": "19:30",
+                                                               "offset": "+05:00"}))
+            assert ix.original is not None and ix.original.ephemeral
+            alice = Actor("discord", ALICE["id"])
+            engine, quizzes = app.engine, {"parallelism": app.engine.quiz("parallelism")}
+            prompt = await engine.start(alice)
+            while True:
+                result = await engine.answer(alice, prompt.session_id, prompt.position,
+                                             right_option(quizzes, prompt))
+                assert isinstance(result, AnswerResult)
+                if result.next is None:
+                    break
+                prompt = result.next
+            clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
+            reminders = Reminders(engine, {"discord": adapter.reminder_sender()},
+                                  clock=clock, sleep=clock.sleep)
+            scheduler = Scheduler(app.store, {reminder_kind("discord"): reminders},
+                                  clock=clock)
+            before = len(fake.requests)
+            assert await scheduler.run_until_idle() == 1
+            dm = int(ALICE["id"]) + 1
+            note = await fake.wait_for(lambda: next(
+                (m for m in fake.channel_messages if m.channel_id == dm), None),
+                what="the reminder DM")
+            assert note.content == app.catalogue.t("en", "reminder.text", due=8)
+            assert [b["label"] for b in note.buttons] == [
+                app.catalogue.t("en", "button.review_now")]
+            # open the DM, send: no look-up of the user first
+            assert [m for m, _ in fake.requests[before:]] == ["POST", "POST"]
+            assert await scheduler.run_until_idle() == 0  # once
+            assert (await engine.settings(alice)).remind_at is not None
+
+            # Alice closes her DMs: Discord refuses with 50007, and she is not asked again
+            fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
+                      {"message": "Cannot send messages to this user", "code": 50007})
+            clock.advance(86400)
+            assert await scheduler.run_until_idle() == 1
+            assert (await engine.settings(alice)).remind_at is None
+            clock.advance(86400)
+            assert await scheduler.run_until_idle() == 0
+        finally:
+            await adapter.stop()
