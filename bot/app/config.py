@@ -27,7 +27,7 @@ from bot.domain.errors import ConfigError
 from bot.domain.platforms import DISCORD, PLATFORMS, TELEGRAM, chat_apps
 from bot.domain.quiz import default_content_dir
 from bot.domain.secret import Secret
-from bot.store.urls import split_password
+from bot.store.urls import scheme_of, split_password
 
 TELEGRAM_TOKEN_ENV = TELEGRAM.token_env
 DISCORD_TOKEN_ENV = DISCORD.token_env
@@ -168,6 +168,13 @@ def webhook_secret_problem(secret: str, source: str, *, from_env: bool) -> str |
             f"(Telegram refuses others), and it {why}; make one with `openssl rand -hex 32`")
 
 
+def _url_kind(url: str) -> str:
+    """What a URL is, for a message: never the URL itself (it may carry a password)."""
+    scheme = scheme_of(url)
+    return f"a {scheme}: URL" if scheme and scheme != "sqlite" else (
+        f"{url!r}" if scheme else "no scheme")
+
+
 WILDCARDS = frozenset({"0.0.0.0", "::", ""})  # every interface: no other address can share
 
 
@@ -219,6 +226,11 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     if not 1 <= pool_size <= 1000:
         raise ConfigError(f"{source}: storage.pool_size must be 1 to 1000, got {pool_size}")
     storage.done()
+    if not ((url.startswith("sqlite:///") and len(url) > len("sqlite:///"))
+            or scheme_of(url) == "postgresql"):
+        raise ConfigError(f"{source}: storage.url must be sqlite:///relative/path.db, "
+                          "sqlite:////absolute/path.db or postgresql://user@host:port/dbname, "
+                          f"got {_url_kind(url)}")
     url, storage_password = split_password(url)
     content = root.section("content")
     content_dir = content.get("dir", str, None)

@@ -56,6 +56,12 @@ def test_defaults_without_a_file():
      "web.port is given twice (lines 2 and 4)"),
     ("content:\n  dir: no-such-folder\n", "content.dir 'no-such-folder' is not a folder"),
     ("web:\n  port: [8080\n", "config.yaml:3: is not valid YAML: expected ',' or ']'"),
+    # `quizbot check` said only the SQLite forms, and a URL's password is never echoed.
+    ("storage:\n  url: mysql://ann:hunter2@db/quiz\n",
+     "storage.url must be sqlite:///relative/path.db, sqlite:////absolute/path.db or "
+     "postgresql://user@host:port/dbname, got a mysql: URL"),
+    ("storage:\n  url: sqlite://quiz.db\n", "storage.url must be sqlite:///relative/path.db, "
+     "sqlite:////absolute/path.db or postgresql://user@host:port/dbname, got 'sqlite://quiz.db'"),
     ("web:\n  port: 8080\n  listen: 0.0.0.0\nmetrics:\n  port: 8080\n",
      "web.port and metrics.port are both 8080 on different addresses (web.listen 0.0.0.0, "
      "metrics.listen 127.0.0.1); one port is one server: give both the same listen"),
