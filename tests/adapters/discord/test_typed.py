@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.app.compose import App
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
+from bot.present.i18n import Catalogue
 from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, GUILD, replied
@@ -38,6 +39,8 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     assert opened.callback is not None and opened.callback.type == 9  # MODAL
     assert opened.callback.data["custom_id"] == custom_id
     assert opened.callback.data["title"] == "Type the number"
+    (field,) = opened.callback.data["components"][0]["components"]
+    assert field["label"] == bot.catalogue.t("en", "typed.modal_label")  # whole, not cut
     assert kinds(opened) == ["callback 9"]  # the modal is the acknowledgement, and all
 
     typed = numeric.shown(values[1], q.computed.unit)  # a named mistake
@@ -84,3 +87,12 @@ async def test_type_it_in_a_server_where_the_quiz_is_ephemeral(fake: FakeDiscord
     assert kinds(done) == ["callback 7", "follow-up"]
     assert "Correct!" in question.text and f"You typed: {right}" in question.text
     assert done.followups[0].ephemeral  # the next question, still for the learner alone
+
+
+def test_the_modals_words_fit_in_discords_45_characters() -> None:
+    """Discord cuts nothing itself: a modal's title or a field's label over 45 characters
+    is refused, so the adapter cuts it, mid-word ("…with its unit if you l")."""
+    cat = Catalogue.load()
+    for lang in cat.languages:
+        for key in ("typed.modal_title", "typed.modal_label"):
+            assert len(cat.t(lang, key)) <= 45, (lang, key)
