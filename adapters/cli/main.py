@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser for every subcommand."""
     parser = argparse.ArgumentParser(
         prog="quizbot", description="Quizzes on model and pipeline parallelism, from first "
-                                    "steps to expert.")
+                                    "steps to expert.",
+        epilog="To take the quiz in this terminal: quizbot play (every quiz: quizbot list).")
     parser.add_argument("--version", action="version", version=f"quizbot {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -118,7 +119,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    if not (sys.argv[1:] if argv is None else argv):  # bare `quizbot`: what it can do
+        parser.print_help()
+        return 2
+    args = parser.parse_args(argv)
     try:
         if args.command == "validate":
             return validate(args.paths or [default_content_dir()])

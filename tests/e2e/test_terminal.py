@@ -408,3 +408,4 @@ async def test_the_last_question_can_be_reported_too(tmp_path: Path,
     finally:
         db.close()
     assert rows == [("unclear", "the f and g operators need a picture", quiz.questions[-1].id)]
+
