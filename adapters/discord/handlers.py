@@ -172,7 +172,7 @@ class Flows:
         work = (self.engine.remind_off(actor) if at.strip().lower() == "off"
                 else self.engine.remind(replace(actor, chat_id=None), at, offset))
         view = await self._do(interaction, work)
-        await self.deliver(interaction, self.plan.reminder_set(view))
+        await self.deliver(interaction, self.plan.reminder_set(view, by_dm=in_server(interaction)))
 
     async def stats(self, interaction: discord.Interaction[Any],
                     member: discord.User | discord.Member | None) -> None:

@@ -292,11 +292,14 @@ class Planner:
     def settings(self, view: SettingsView, actor: Actor) -> Reply:
         return Reply(send=(self.settings_card(view, actor),))
 
-    def reminder_set(self, view: SettingsView) -> Reply:
-        """/remind HH:MM or /remind off: what is set now."""
+    def reminder_set(self, view: SettingsView, *, by_dm: bool = False) -> Reply:
+        """/remind HH:MM or /remind off: what is set now (`by_dm`: asked in a server, it
+        comes as a direct message, which the member's privacy settings may refuse)."""
         if view.remind_at is None:
             return self.text(view.lang, "remind.off")
-        return self.text(view.lang, "remind.set", time=view.remind_at, offset=view.utc_offset)
+        text = self.t(view.lang, "remind.set", time=view.remind_at, offset=view.utc_offset)
+        dm = f"\n{self.t(view.lang, 'remind.by_dm')}" if by_dm else ""
+        return Reply(send=(Card(text + dm),))
 
     def reminder(self, note: ReminderNote) -> Card:
         """The daily reminder, with Review now (the learner's own button)."""

@@ -1,6 +1,6 @@
-"""Reminders on Discord: a direct message with "Review now", sent with as few calls as
-Discord allows (open the DM, send), once a day; a member whose DMs are closed is not
-asked again."""
+"""Reminders on Discord: a direct message with "Review now" (set in a server, /remind says
+so), sent with as few calls as Discord allows (open the DM, send), once a day; a member
+whose DMs are closed is not asked again."""
 
 from __future__ import annotations
 
@@ -34,6 +34,15 @@ async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeD
                                                       options={"time": "19:30",
                                                                "offset": "+05:00"}))
             assert ix.original is not None and ix.original.ephemeral
+            # asked in a server, it says where the reminder will come, and what stops it
+            assert ix.original.content.splitlines() == [
+                app.catalogue.t("en", "remind.set", time="19:30", offset="UTC+05:00"),
+                app.catalogue.t("en", "remind.by_dm")]
+            ix = await replied(fake, await fake.slash(ALICE, "remind",  # in the DM: plain
+                                                      options={"time": "19:30",
+                                                               "offset": "+05:00"}))
+            assert ix.original is not None and ix.original.content == app.catalogue.t(
+                "en", "remind.set", time="19:30", offset="UTC+05:00")
             alice = Actor("discord", ALICE["id"])
             engine, quizzes = app.engine, {"parallelism": app.engine.quiz("parallelism")}
             prompt = await engine.start(alice)
