@@ -43,3 +43,15 @@ ADAPTERS: dict[str, AdapterEntry] = {entry.platform.name: entry for entry in (
 def wanted(config: Config) -> list[str]:
     """Platforms that are enabled and have a token in the environment, in registry order."""
     return [name for name in ADAPTERS if config.enabled(name) and config.token(name)]
+
+
+def idle_tokens(config: Config) -> str | None:
+    """When a token is set for a platform the config disables: that, and what to do (with
+    `wanted` empty, "no bot token set" would send the maintainer looking for the wrong
+    thing)."""
+    idle = [entry.platform for name, entry in ADAPTERS.items()
+            if config.token(name) and not config.enabled(name)]
+    if not idle:
+        return None
+    return ("; ".join(f"{p.token_env} is set but {p.config_section}.enabled is false in the "
+                      "config" for p in idle) + ": set it to true (or remove the line) to run it")

@@ -262,6 +262,7 @@ async def _unless_stopped(work: Coroutine[object, object, None], stop: asyncio.E
 
 async def run(config: Config) -> int:
     """Start every enabled adapter with a token; stop them all on SIGINT/SIGTERM."""
+    from adapters.base import registry
     from bot.app import runtime
     from bot.app.compose import open_app, serve_jobs
     from bot.app.metrics import Health, mount
@@ -269,6 +270,9 @@ async def run(config: Config) -> int:
     from bot.store.commands import sessions_sql
 
     platforms = wanted_adapters(config)
+    if not platforms and (idle := registry.idle_tokens(config)):
+        print(f"quizbot: no platform to run: {idle}", file=sys.stderr)
+        return EXIT_NO_TOKEN
     if not platforms:
         print(
             f"quizbot: no bot token set. Set {token_envs()} "

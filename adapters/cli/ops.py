@@ -230,8 +230,12 @@ def check(config: Config, args: argparse.Namespace) -> int:
         else:
             results.append((True, f"{name}: {env} is not set (adapter will not start)"))
     if not tokens:
+        from adapters.base.registry import idle_tokens
+
         results.append((False, f"tokens: none set; quizbot run would exit 2 (set "
-                        f"{token_envs()})"))
+                        f"{token_envs()})" if (idle := idle_tokens(config)) is None else
+                        f"tokens: no enabled platform has one; quizbot run would exit 2 "
+                        f"({idle})"))
     if config.metrics.port is not None:
         results.append((True, f"metrics: http://{config.metrics.listen}:"
                         f"{config.metrics.port}/metrics and /healthz"))

@@ -105,6 +105,22 @@ def test_run_without_tokens_exits_2_naming_the_variables(tmp_path, monkeypatch, 
     assert "TELEGRAM_BOT_TOKEN" in err and "DISCORD_BOT_TOKEN" in err and "quizbot play" in err
 
 
+def test_a_token_for_a_disabled_platform_is_named_not_called_missing(tmp_path, monkeypatch,
+                                                                     capsys):
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    monkeypatch.delenv("DISCORD_BOT_TOKEN", raising=False)
+    path = write(tmp_path, f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n"
+                           "telegram:\n  enabled: false\n")
+    said = ("TELEGRAM_BOT_TOKEN is set but telegram.enabled is false in the config: set it to "
+            "true (or remove the line) to run it")
+    assert main(["run", "--config", str(path)]) == 2
+    assert capsys.readouterr().err == f"quizbot: no platform to run: {said}\n"
+    assert main(["check", "--config", str(path)]) == 1
+    assert (f"FAIL tokens: no enabled platform has one; quizbot run would exit 2 ({said})"
+            in capsys.readouterr().out.splitlines())
+    assert TOKEN not in said and not (tmp_path / "q.db").exists()
+
+
 def test_run_with_a_bad_config_exits_1(tmp_path, capsys):
     assert main(["run", "--config", str(write(tmp_path, "nonsense: 1\n"))]) == 1
     assert "nonsense is not a known key" in capsys.readouterr().err
