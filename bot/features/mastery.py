@@ -49,9 +49,12 @@ async def mastery(store: Store, topics_of: Mapping[tuple[str, str], tuple[str, .
                   memory: Memory, platform: str, user_id: str, now: float, *,
                   totals: Sequence[ReviewTotal] | None = None,
                   cards: Sequence[CardRow] | None = None) -> Mastery:
-    """The learner's mastery: a question's score is its smoothed accuracy, averaged with
-    the card's recall probability now when it has a card (every counted answer makes one).
-    `totals` and `cards`, when the caller has read them already, save two reads."""
+    """The learner's mastery: a question's score is its smoothed accuracy, or the card's
+    chance of recall now when that is lower (every counted answer makes a card): a question
+    is known as well as the weaker of the two says. Right after an answer recall is near 1,
+    so the score is the accuracy (a miss 33 %, not lifted by having just seen the answer);
+    as the card fades, the score fades with it. `totals` and `cards`, when the caller has
+    read them already, save two reads."""
     if totals is None:
         totals = await store.read(learning_sql.review_totals, platform, user_id)
     if cards is None:
@@ -66,7 +69,7 @@ async def mastery(store: Store, topics_of: Mapping[tuple[str, str], tuple[str, .
     questions: dict[tuple[str, str], float] = {}
     for key, (n, right) in answered.items():
         accuracy = (right + PRIOR_RIGHT) / (n + PRIOR_ANSWERED)
-        questions[key] = (accuracy + recall[key]) / 2 if key in recall else accuracy
+        questions[key] = min(accuracy, recall[key]) if key in recall else accuracy
     sums: dict[str, list[float]] = {}
     for key, tags in topics_of.items():  # in quiz order: the same sums every time
         score = questions.get(key)
