@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord import replies
+from adapters.discord.names import quiz_named, topic_named
 from adapters.discord.replies import (
     actor_of,
     again,
@@ -119,8 +120,9 @@ class Flows:
     async def quiz(self, interaction: discord.Interaction[Any], quiz_id: str | None) -> None:
         """/quiz [quiz]: start, or resume the unfinished session."""
         actor = actor_of(interaction)
+        quiz_id = quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id else None
         _, reply = await self._prepared(
-            interaction, self.engine.start(actor, quiz_id or None),
+            interaction, self.engine.start(actor, quiz_id),
             lambda prompt: self.plan.asked(again(interaction, prompt), actor,
                                            more=not quiz_id),
             ephemeral=in_server(interaction))
@@ -138,7 +140,8 @@ class Flows:
         /review topic:NAME: practise one topic."""
         actor = actor_of(interaction)
         if topic:
-            work = self.engine.review_topic(actor, topic)
+            work = self.engine.review_topic(actor, topic_named(self.engine, self.cat.languages,
+                                                               topic))
         else:
             work = self.engine.review(actor) if what == "last" else self.engine.review_due(actor)
         prompt = await self._do(interaction, work)

@@ -7,8 +7,9 @@ from bot.domain.platforms import DISCORD, units
 from bot.domain.results import Actor
 from tests.helpers import play_through
 
-from .conftest import ALICE, GUILD, replied
+from .conftest import ALICE, BOB, GUILD, replied
 from .fake_discord import FakeDiscord
+from .test_rounds import CAROL
 
 
 async def test_quizzes_in_a_server(fake: FakeDiscord, bot: App) -> None:
@@ -77,3 +78,30 @@ async def test_review_a_topic(fake: FakeDiscord, bot: App) -> None:
                                                      guild=GUILD))
     assert ix.callback is not None
     assert {"name": "Pipeline bubble", "value": "bubble"} in ix.callback.data["choices"]
+
+
+async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot: App) -> None:
+    """Discord sends what was typed when Enter comes before a suggestion is picked: the
+    title or name the suggestions (and the error's list) show means that quiz or topic;
+    it used to answer "There is no topic called pipeline bubble. The topics: • Pipeline
+    bubble (bubble) …"."""
+    for typed in ("Pipeline bubble", "ببل"):  # its English name; not a name: refused
+        ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
+                                                  options={"topic": typed}))
+        assert ix.original is not None
+        if typed == "ببل":
+            assert ix.original.content.startswith("There is no topic called")
+        else:
+            assert ix.original.embeds[0]["title"].startswith("Spaced review 1/")
+    ur_name = bot.engine.topic_name("bubble", "ur")
+    ix = await replied(fake, await fake.slash(BOB, "review", guild=GUILD,
+                                              options={"topic": f" {ur_name} "}))
+    assert ix.original is not None and ix.original.embeds[0]["title"].startswith(
+        "Spaced review 1/")
+    for typed in ("long sequences and sharded data parallelism",
+                  "Long sequences and sharded data parallelism (long-context)"):
+        ix = await replied(fake, await fake.slash(CAROL, "quiz", guild=GUILD,
+                                                  options={"quiz": typed}))
+        assert ix.original is not None
+        assert ix.original.embeds[0]["footer"]["text"] == \
+            "Long sequences and sharded data parallelism"

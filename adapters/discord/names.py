@@ -1,0 +1,35 @@
+"""What a member typed into an option that autocompletes: Discord sends the typed text when
+Enter is pressed before a suggestion is picked, so a quiz's title or a topic's name (as the
+suggestions and the error's list show them) means its id."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.features.engine import Engine
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def quiz_named(engine: Engine, langs: Iterable[str], text: str) -> str:
+    """The id of the quiz `text` names (its id or its title in any language), else `text`."""
+    wanted = _key(text)
+    for lang in langs:
+        for info in engine.quiz_infos(lang):
+            if wanted in (info.id, _key(info.title), _key(f"{info.title} ({info.id})")):
+                return info.id
+    return text
+
+
+def topic_named(engine: Engine, langs: Iterable[str], text: str) -> str:
+    """The id of the topic `text` names (its id or its name in any language), else `text`."""
+    wanted = _key(text)
+    for topic in engine.topics():
+        if wanted == topic or any(wanted == _key(engine.topic_name(topic, lang))
+                                  for lang in langs):
+            return topic
+    return text
