@@ -351,7 +351,7 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     if web_port is not None and not 1 <= web_port <= 65535:
         raise ConfigError(f"{source}: web.port must be between 1 and 65535, got {web_port}")
     web = WebConfig(port=web_port, listen=wb.get("listen", str, WebConfig.listen),
-                    public_url=wb.url("public_url", "", ("https", "http")).rstrip("/"),
+                    public_url=wb.site("public_url"),
                     rate_limit=wb.integer("rate_limit", WebConfig.rate_limit, 1, 100_000))
     wb.done()
     _one_server_per_port(source, telegram, metrics, web)

@@ -61,6 +61,16 @@ class Reader:
                                       f"{schemes[0]}://127.0.0.1:8080/..., got {value!r}")
         return value
 
+    def site(self, key: str) -> str:
+        """An http(s) URL with no path, query or fragment: a site's own address, for pages
+        served at its root ("" when not set)."""
+        value = str(self.url(key, "", ("https", "http"))).rstrip("/")
+        if any(c in value.partition("://")[2] for c in "/?#"):
+            raise self._fail(key, "must be the site's address alone, such as https://quiz."
+                                  f"example.org, got {value!r}: the dashboard is served at its "
+                                  "/app and /api/ (deploy/nginx.conf)")
+        return value
+
     def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
         value = self.get(key, str, default)
         if value not in choices:

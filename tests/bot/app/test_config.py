@@ -62,6 +62,10 @@ def test_defaults_without_a_file():
      "postgresql://user@host:port/dbname, got a mysql: URL"),
     ("storage:\n  url: sqlite://quiz.db\n", "storage.url must be sqlite:///relative/path.db, "
      "sqlite:////absolute/path.db or postgresql://user@host:port/dbname, got 'sqlite://quiz.db'"),
+    # The dashboard's address, not the site's: links went to .../app/app, a 404.
+    ("web:\n  port: 8080\n  public_url: https://quiz.example.org/app\n",
+     "web.public_url must be the site's address alone, such as https://quiz.example.org, got "
+     "'https://quiz.example.org/app': the dashboard is served at its /app and /api/"),
     ("web:\n  port: 8080\n  listen: 0.0.0.0\nmetrics:\n  port: 8080\n",
      "web.port and metrics.port are both 8080 on different addresses (web.listen 0.0.0.0, "
      "metrics.listen 127.0.0.1); one port is one server: give both the same listen"),
