@@ -154,6 +154,7 @@ class Flows:
         actor = actor_of(interaction)
         if actor.chat_id is not None and (quiz or language):
             admin = bool(interaction.permissions.manage_guild)
+            quiz = quiz_named(self.engine, self.cat.languages, quiz) if quiz else quiz
             chosen = await timely(interaction, self.engine.set_group(
                 actor, admin=admin, quiz=quiz, language=language))
             await self.deliver(interaction, self.plan.group_settings(chosen, saved=True))

@@ -17,6 +17,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.names import quiz_named
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.views import MARKDOWN
 from bot.app.compose import App
@@ -81,6 +82,7 @@ class DiscordRewards:
         """/reward set: tie `role` to reaching `score` on `quiz` in this server."""
         actor = actor_of(interaction)
         admin = self._admin(interaction)
+        quiz = quiz_named(self.engine, self.cat.languages, quiz)
 
         async def checked() -> RewardSet | str:
             # the look at the bot's own member is a REST call: inside the 3 seconds too
@@ -100,7 +102,8 @@ class DiscordRewards:
         """/reward remove: no more role for `quiz` here."""
         actor = actor_of(interaction)
         done = await timely(interaction, self.engine.remove_reward(
-            actor, quiz, admin=self._admin(interaction)))
+            actor, quiz_named(self.engine, self.cat.languages, quiz),
+            admin=self._admin(interaction)))
         await self._said(interaction, done)
 
     async def _said(self, interaction: discord.Interaction[Any], done: RewardSet) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import discord
 
+from adapters.discord.names import quiz_named
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.round_posts import RoundPosts
@@ -56,7 +57,8 @@ class DiscordRounds:
             await note(interaction, self.cat, await self.engine.language(actor),
                        "round.cannot_post")
             return
-        work = self.engine.start_round(actor, channel, quiz or None, seconds=seconds,
+        quiz = quiz_named(self.engine, self.cat.languages, quiz) if quiz else None
+        work = self.engine.start_round(actor, channel, quiz, seconds=seconds,
                                        questions=questions, scoring=scoring, teams=teams,
                                        untimed=untimed)
         started = await timely(interaction, work, ephemeral=False)
@@ -82,7 +84,8 @@ class DiscordRounds:
         if on and admin and channel is not None and not can_post(interaction):
             await note(interaction, self.cat, await engine.language(actor), "round.cannot_post")
             return
-        work = (engine.daily_on(actor, channel, time, offset or None, quiz or None,
+        quiz = quiz_named(engine, self.cat.languages, quiz) if quiz else None
+        work = (engine.daily_on(actor, channel, time, offset or None, quiz,
                                 may_manage=admin) if on
                 else engine.daily_off(actor, channel, may_manage=admin))
         done = await timely(interaction, work, ephemeral=False)

@@ -105,3 +105,24 @@ async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot:
         assert ix.original is not None
         assert ix.original.embeds[0]["footer"]["text"] == \
             "Long sequences and sharded data parallelism"
+    # the other commands that name a quiz take its title the same way
+    ix = await replied(fake, await fake.slash(ALICE, "settings", guild=GUILD,
+                                              options={"quiz": "Parallelism in depth: "
+                                                       "schedules, memory and communication"}))
+    assert ix.original is not None and "(parallelism-deep)" in ix.original.text
+    ix = await replied(fake, await fake.slash(ALICE, "reward", guild=GUILD, subcommand="remove",
+                                              options={"quiz": "model and pipeline "
+                                                       "parallelism"}))
+    assert ix.original is not None and ix.original.content.startswith(
+        "Model and pipeline parallelism had no reward here")
+    ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                              options={"quiz": "Mixture of experts and "
+                                                       "expert parallelism"}))
+    assert ix.original is not None and ix.original.content.startswith(
+        "Alice started a round of Mixture of experts and expert parallelism")
+    ix = await replied(fake, await fake.slash(ALICE, "daily", guild=GUILD, subcommand="on",
+                                              options={"time": "09:00",
+                                                       "quiz": "Long sequences and sharded "
+                                                       "data parallelism"}))
+    assert ix.original is not None and ix.original.content.startswith(
+        "📅 A question of the day from Long sequences and sharded data parallelism")
