@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from bot.domain.errors import ConfigError
+from bot.domain.quiz.yaml_lines import duplicate_keys
 
 SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
 
@@ -90,32 +91,6 @@ def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
 
 
-def _twice(node: yaml.Node, prefix: str, seen_nodes: set[int]) -> str | None:
-    """The first key given twice in one mapping below `node`, as `dotted.key is given twice
-    (lines a and b)`: YAML keeps the last silently, so a `web:` section added at the end of
-    a copied example would drop the first one's keys without a word."""
-    if id(node) in seen_nodes:  # an alias of a node already walked
-        return None
-    seen_nodes.add(id(node))
-    children: list[tuple[str, yaml.Node]] = []
-    if isinstance(node, yaml.MappingNode):
-        lines: dict[str, int] = {}
-        for key, value in node.value:
-            name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
-            line = key.start_mark.line + 1
-            if name in lines:
-                return (f"{prefix}{name} is given twice (lines {lines[name]} and {line}); "
-                        "YAML keeps only the last, so merge them")
-            lines[name] = line
-            children.append((f"{prefix}{name}.", value))
-    elif isinstance(node, yaml.SequenceNode):
-        children = [(prefix, item) for item in node.value]
-    for child_prefix, child in children:
-        if found := _twice(child, child_prefix, seen_nodes):
-            return found
-    return None
-
-
 def read_yaml(path: Path) -> Any:
     """The YAML document in the config file `path`; ConfigError in one line naming the file
     (and the line, for a YAML error) and what to do."""
@@ -131,9 +106,12 @@ def read_yaml(path: Path) -> Any:
                           "UTF-8") from None
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        twice = _twice(node, "", set()) if node is not None else None
-        if twice:
-            raise ConfigError(f"{path}: {twice}")
+        # YAML keeps the last: a `web:` section added at the end of a copied example would
+        # drop the first one's keys without a word
+        if twice := duplicate_keys(node) if node is not None else []:
+            key, first, again = twice[0]
+            raise ConfigError(f"{path}: {key} is given twice (lines {first} and {again}); "
+                              "YAML keeps only the last, so merge them")
         return yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark

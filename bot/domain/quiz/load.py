@@ -57,7 +57,8 @@ def load_file(path: Path, *, display: str | None = None, check: Check | None = N
     shared, topic_problems = read_topics_file(path.parent / TOPICS_FILE)
     checker = Checker(source, base=path.parent, shared_topics=shared)
     checker.problems += topic_problems
-    for key, first, again in loader.duplicates:
+    for dotted, first, again in loader.duplicates:
+        key = dotted.rpartition(".")[2]
         checker.problems.append(f"{source}:{again}: key {key!r} is given twice (also at "
                                 f"{source}:{first}); the last would silently win")
     quiz = checker.quiz(data)

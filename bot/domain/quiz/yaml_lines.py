@@ -52,7 +52,7 @@ class LineLoader(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         yaml.constructor.SafeConstructor.__init__(self)
         yaml.resolver.Resolver.__init__(self)
         yaml.composer.Composer.__init__(self)
-        # (key, first line, repeated line) for every key given twice in one mapping
+        # (dotted key, first line, repeated line) for every key given twice in one mapping
         self.duplicates: list[tuple[str, int, int]] = []
         self.depth = 0
 
@@ -71,13 +71,18 @@ class LineLoader(yaml.composer.Composer, yaml.constructor.SafeConstructor,
             self.depth -= 1
 
     def get_single_data(self) -> Any:
-        """The document; libyaml's own nesting limit (1,000) says what ours says."""
+        """The document (its keys given twice in `duplicates`); libyaml's own nesting limit
+        (1,000) says what ours says."""
         try:
-            return super().get_single_data()
+            node = self.get_single_node()
         except yaml.MarkedYAMLError as exc:
             if "nesting depth" not in str(exc.problem):
                 raise
             raise RefusedYAML(None, None, _TOO_DEEP, exc.problem_mark) from None
+        if node is None:
+            return None
+        self.duplicates = duplicate_keys(node)
+        return self.construct_document(node)
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> Any:
         """As SafeLoader's, but a number too long to read is one line, not a ValueError."""
@@ -88,14 +93,6 @@ class LineLoader(yaml.composer.Composer, yaml.constructor.SafeConstructor,
                               "long to be a quiz's number", node.start_mark) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> Any:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            line = key_node.start_mark.line + 1
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else id(key_node)
-            if key in seen:
-                self.duplicates.append((str(key), seen[key], line))
-            else:
-                seen[key] = line
         result = LineMap(cast(dict[str, Any], super().construct_mapping(node, deep=True)))
         result.line = node.start_mark.line + 1
         result.key_lines = {
@@ -108,6 +105,35 @@ class LineLoader(yaml.composer.Composer, yaml.constructor.SafeConstructor,
         result.line = node.start_mark.line + 1
         result.item_lines = [item.start_mark.line + 1 for item in node.value]
         return result
+
+
+def duplicate_keys(node: yaml.Node) -> list[tuple[str, int, int]]:
+    """(dotted key, first line, repeated line) for every key given twice in one mapping of
+    a composed document: YAML keeps the last silently (a section pasted twice in a config,
+    a `correct:` written twice in a quiz). Quiz files and the config file both ask this."""
+    found: list[tuple[str, int, int]] = []
+    walked: set[int] = set()  # a node an alias repeats is looked at once
+
+    def walk(n: yaml.Node, prefix: str) -> None:
+        if id(n) in walked:
+            return
+        walked.add(id(n))
+        if isinstance(n, yaml.MappingNode):
+            lines: dict[str, int] = {}
+            for key, value in n.value:
+                name = str(key.value) if isinstance(key, yaml.ScalarNode) else "?"
+                line = key.start_mark.line + 1
+                if name in lines:
+                    found.append((prefix + name, lines[name], line))
+                else:
+                    lines[name] = line
+                walk(value, f"{prefix}{name}.")
+        elif isinstance(n, yaml.SequenceNode):
+            for item in n.value:
+                walk(item, prefix)
+
+    walk(node, "")
+    return found
 
 
 def _mapping(loader: Any, node: Any) -> Any:
