@@ -181,6 +181,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
         await rounds_of(interaction).start(interaction, quiz, seconds, questions,
                                            teams=teams or 0, scoring=scoring, untimed=untimed)
 
+    @round_start.autocomplete("quiz")
+    async def round_quiz_autocomplete(interaction: discord.Interaction[Any], current: str,
+                                      ) -> list[app_commands.Choice[str]]:
+        return await flows_of(interaction).quiz_choices(interaction, current)
+
     @round_.command(name="stop", description=text("round.stopped"))
     async def round_stop(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).stop(interaction)
@@ -200,6 +205,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
                        offset: str | None = None, quiz: str | None = None) -> None:
         await rounds_of(interaction).daily(interaction, True, time, offset, quiz)
 
+    @daily_on.autocomplete("quiz")
+    async def daily_quiz_autocomplete(interaction: discord.Interaction[Any], current: str,
+                                      ) -> list[app_commands.Choice[str]]:
+        return await flows_of(interaction).quiz_choices(interaction, current)
+
     @daily.command(name="off", description=text("daily.off"))
     async def daily_off(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).daily(interaction, False)
@@ -214,6 +224,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def reward_set(interaction: discord.Interaction[Any], quiz: str, role: discord.Role,
                          score: app_commands.Range[int, MIN_QUESTIONS, MAX_QUESTIONS]) -> None:
         await rounds_of(interaction).rewards.set(interaction, quiz, role, score)
+
+    @reward_set.autocomplete("quiz")
+    async def reward_quiz_autocomplete(interaction: discord.Interaction[Any], current: str,
+                                       ) -> list[app_commands.Choice[str]]:
+        return await flows_of(interaction).quiz_choices(interaction, current)
 
     @reward.command(name="remove", description=text("command.reward_remove"))
     @app_commands.describe(quiz=text("command.param_quiz"))

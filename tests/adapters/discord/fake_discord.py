@@ -255,10 +255,15 @@ class FakeDiscord:
         return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def autocomplete(self, who: dict[str, Any], name: str, option: str, value: str, *,
-                           guild: int | None = None) -> Interaction:
-        """The user types `value` into `option` of /name."""
+                           guild: int | None = None, subcommand: str | None = None,
+                           ) -> Interaction:
+        """The user types `value` into `option` of /name [subcommand]."""
+        opts: list[dict[str, Any]] = [{"name": option, "type": 3, "value": value,
+                                       "focused": True}]
+        if subcommand is not None:
+            opts = [{"name": subcommand, "type": 1, "options": opts}]
         data = {"id": str(self._command_id(name, guild)), "name": name, "type": 1,
-                "options": [{"name": option, "type": 3, "value": value, "focused": True}]}
+                "options": opts}
         return await self._dispatch(4, who, guild, data, None, False)
 
     async def press(self, who: dict[str, Any], message: Message, custom_id: str, *,

@@ -126,3 +126,15 @@ async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot:
                                                        "data parallelism"}))
     assert ix.original is not None and ix.original.content.startswith(
         "📅 A question of the day from Long sequences and sharded data parallelism")
+
+
+async def test_every_quiz_option_suggests_quizzes(fake: FakeDiscord, bot: App) -> None:
+    """/round start, /daily on and /reward set name a quiz too: each suggests titles as
+    /quiz does (they offered nothing, so a member had to know the id)."""
+    for name, sub in (("round", "start"), ("daily", "on"), ("reward", "set")):
+        ix = await replied(fake, await fake.autocomplete(ALICE, name, "quiz", "long",
+                                                         guild=GUILD, subcommand=sub))
+        assert ix.callback is not None and ix.callback.type == 8, name
+        assert ix.callback.data["choices"] == [{
+            "name": "Long sequences and sharded data parallelism (long-context)",
+            "value": "long-context"}], name
