@@ -102,7 +102,7 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
 
         # exactly quizbot's, or OpsError
         path = path_from_url(url)
-        with (contextlib.closing(sqlite_ops.open_checked(path)) as conn,
+        with (sqlite_ops.open_checked(path) as conn,
               sqlite_ops.refusing_damage(path)):
             yield on_sqlite(conn)
         return

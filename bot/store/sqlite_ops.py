@@ -58,21 +58,48 @@ def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def open_checked(db: Path, *, quick: bool = False) -> sqlite3.Connection:
-    """A read-only connection to an exact quizbot database (`migrate.open_examined`);
-    OpsError for anything else (`quick`: its pages checked too). The reader
-    (`bot.store.reader`) runs its commands on a worker thread."""
+@contextlib.contextmanager
+def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to an exact quizbot database (`migrate.open_examined`), closed
+    on exit; OpsError for anything else (`quick`: its pages checked too). The reader
+    (`bot.store.reader`) runs its commands on a worker thread.
+
+    A read-only connection to a WAL database makes a -wal and a -shm file when none is
+    there and cannot delete them: made by root, they would stop the bot's own user from
+    opening the database. So when the look made them they go again (`_drop_side_files`)."""
     if not db.is_file():
         raise OpsError(f"{db}: no such database file")
+    had_side_files = any(side.exists() for side in _side_files(db))
     try:
-        conn, version = open_examined(db, immutable=False, quick=quick)
-    except (NotOurs, sqlite3.Error) as exc:
-        raise OpsError(f"{db}: refused: {exc}") from None
-    if not version:
-        conn.close()
-        raise OpsError(f"{db}: refused: it is a SQLite database, but not quizbot's (it has no "
-                       "tables)")
-    return conn
+        try:
+            conn, version = open_examined(db, immutable=False, quick=quick)
+        except (NotOurs, sqlite3.Error) as exc:
+            raise OpsError(f"{db}: refused: {exc}") from None
+        try:
+            if not version:
+                raise OpsError(f"{db}: refused: it is a SQLite database, but not quizbot's (it "
+                               "has no tables)")
+            yield conn
+        finally:
+            conn.close()
+    finally:
+        if not had_side_files:
+            _drop_side_files(db)
+
+
+def _side_files(db: Path) -> tuple[Path, Path]:
+    return Path(f"{db}-wal"), Path(f"{db}-shm")
+
+
+def _drop_side_files(db: Path) -> None:
+    """SQLite's own clean-up: the last connection to close on a WAL database folds the -wal
+    in and deletes both files. A read-only one may not, so a plain connection that writes
+    nothing closes last; while another process has the database open, it is not the last
+    and the files stay."""
+    if any(side.exists() for side in _side_files(db)):
+        with contextlib.suppress(sqlite3.Error), contextlib.closing(
+                sqlite3.connect(db, timeout=0)) as plain:
+            plain.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
 
 
 # What a maintainer does about a damaged file, by the role it plays in the command.
@@ -120,7 +147,7 @@ def backup(db: Path, target: Path, *, force: bool = False) -> BackupResult:
     no symlink is ever followed.
     """
     try:
-        with (contextlib.closing(open_checked(db)) as src, new_file(target, force=force) as tmp,
+        with (open_checked(db) as src, new_file(target, force=force) as tmp,
               refusing_damage(db)):
             version, answers = _copy_checked(src, tmp)
     except PlaceError as exc:
@@ -160,7 +187,7 @@ def restore(source: Path, db: Path, *, force: bool = False) -> RestoreResult:
     """
     if db.is_symlink():
         raise OpsError(f"{db}: is a symbolic link; point storage.url at the real file")
-    with contextlib.closing(open_checked(source)) as src:
+    with open_checked(source) as src:
         with refusing_damage(source, BACKUP_DAMAGED):
             verdict = _integrity(src)
         if verdict != ["ok"]:
@@ -190,7 +217,7 @@ def _refuse_newer(source: Path, src: sqlite3.Connection, db: Path, *, force: boo
         return False
     # A damaged database is refused, never replaced: it may still be recovered
     # (sqlite3's .recover), and a restore over it would make that impossible.
-    with (contextlib.closing(open_checked(db)) as current,
+    with (open_checked(db) as current,
           refusing_damage(db, "it is left as it is: move it aside, then run this restore "
                               "again")):
         now = run_sync(current, last_activity())
@@ -225,5 +252,5 @@ def inspect(db: Path) -> tuple[int, int, int, int] | None:
         if not os.access(parent, os.W_OK):
             raise OpsError(f"{db}: does not exist and {parent} is not writable")
         return None
-    with contextlib.closing(open_checked(db, quick=True)) as conn, refusing_damage(db):
+    with open_checked(db, quick=True) as conn, refusing_damage(db):
         return run_sync(conn, summary())

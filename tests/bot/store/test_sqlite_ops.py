@@ -183,6 +183,28 @@ def test_backup_refuses_bad_input(tmp_path: Path) -> None:
 
 
 
+async def test_the_operations_leave_the_database_folder_as_they_found_it(
+        tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
+    live = tmp_path / "live.db"
+    await finished_store(live, quizzes, users=1)  # the bot stopped: no -wal, no -shm
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    async with open_reader(f"sqlite:///{live}") as reader:  # stats, export
+        await reader.read(overview)
+    sqlite_ops.inspect(live)  # check
+    sqlite_ops.backup(live, tmp_path / "b.db")
+    # Read-only, they used to leave an empty -wal and a -shm (root's, under sudo: then the
+    # bot's own user could not open its database).
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "b.db"} == before
+    store = await SQLiteStore.open(live)  # while a bot runs its files stay, and it writes on
+    try:
+        async with open_reader(f"sqlite:///{live}") as reader:
+            await reader.read(overview)
+        assert Path(f"{live}-wal").exists() and Path(f"{live}-shm").exists()
+        await sessions_sql.touch_user(store, "telegram", "7", "Late", 1.0)
+    finally:
+        await store.close()
+    assert (await asyncio.to_thread(sqlite_ops.inspect, live) or (0, 0))[1] == 2  # users
+
 def damage_rows(path: Path) -> None:
     """Overwrite the root page of every table but schema_migrations: the schema still reads
     as quizbot's (the look on open passes), its rows do not (SQLITE_CORRUPT on a read)."""
