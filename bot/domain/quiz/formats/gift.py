@@ -124,8 +124,10 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
         draft.skip(where, "description", "no answers in {...}")
         return
     close = find(body, "}", open_ + 1)
-    if close < 0:
-        draft.problems.append(f"{where}: '{{' opens the answers but no '}}' closes them")
+    again = find(body, "{", open_ + 1)
+    if close < 0 or 0 <= again < close:  # an unclosed '{' swallowed the next question
+        draft.problems.append(f"{where}: '{{' opens the answers but no '}}' closes them; "
+                              "close them with '}' (a literal brace is written '\\{')")
         return
     before, answers, after = body[:open_], body[open_ + 1:close].strip(), body[close + 1:]
     # text after the answers: a missing-word question, the answers fill the blank

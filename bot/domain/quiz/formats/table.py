@@ -40,7 +40,7 @@ def read(text: str, source: str) -> Draft:
     draft = Draft(source)
     first = text.split("\n", 1)[0]
     delimiter = ";" if first.count(";") > first.count(",") else ","
-    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         header = [_column(h) for h in next(rows)]
     except StopIteration:
@@ -52,11 +52,15 @@ def read(text: str, source: str) -> Draft:
                               "(columns: question, option1..option10, correct, explanation, "
                               "why_not1..why_not10, id, category)")
         return draft
+    start = rows.line_num + 1  # a row's first line: a quoted cell may hold line breaks
     try:
         for row in rows:
-            _row(dict(zip(header, row, strict=False)), f"{source}:{rows.line_num}", draft)
+            _row(dict(zip(header, row, strict=False)), f"{source}:{start}", draft)
+            start = rows.line_num + 1
     except csv.Error as exc:
-        draft.problems.append(f"{source}:{rows.line_num}: is not valid CSV: {exc}")
+        why = ("a quoted cell that starts in this row is not closed; add the missing '\"'"
+               if "end of data" in str(exc) else f"is not valid CSV: {exc}")
+        draft.problems.append(f"{source}:{start}: {why}")
     return draft
 
 

@@ -1,0 +1,33 @@
+"""Files as teachers' tools leave them (Excel's BOM, CRLF, semicolons, Urdu, a brace or
+a quote left open): every problem names the file, the line where it starts and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.features.importing import convert
+
+FIXTURES = Path(__file__).parents[4] / "fixtures" / "import"
+
+
+def _problems(name: str) -> list[str]:
+    result = convert((FIXTURES / name).read_bytes(), name)
+    assert result.quiz is None
+    return result.problems
+
+
+def test_an_unclosed_gift_brace_is_named_not_read_as_two_right_answers() -> None:
+    # The blank line inside the open '{' used to glue the next question on, so the file
+    # was refused for "2 options are worth 100%", which is not what is wrong.
+    assert _problems("unclosed.gift") == [
+        "unclosed.gift:2: '{' opens the answers but no '}' closes them; close them with '}' "
+        "(a literal brace is written '\\{')"]
+
+
+def test_csv_rows_are_told_at_their_first_line_and_an_open_quote_is_named() -> None:
+    # Row 1 spans lines 2-3 (a cell with a line break); row 2 opens a quote it never closes.
+    assert _problems("unclosed-quote.csv") == [
+        "unclosed-quote.csv:2: correct is '4'; give the right option's number (1-10) or "
+        "letter (A-J) of a filled option",
+        "unclosed-quote.csv:4: a quoted cell that starts in this row is not closed; add the "
+        "missing '\"'"]
