@@ -38,8 +38,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                      help="the file's format (default: from its name and content)")
     imp.add_argument("--id", dest="quiz_id", metavar="ID",
                      help="the quiz's id (default: from the file name)")
-    imp.add_argument("--lang", default="en", metavar="LANG",
-                     help="the language the questions are in (default: en)")
+    imp.add_argument("--lang", metavar="LANG",
+                     help="the language the questions are in (default: ur when they are "
+                          "written in Urdu's script, else en)")
     imp.add_argument("--output", "-o", type=Path, metavar="FILE",
                      help="the quiz file to write, pictures beside it in img/ (default: "
                           "standard output)")

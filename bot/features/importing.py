@@ -16,7 +16,7 @@ from pathlib import Path, PurePath
 
 from bot.domain.quiz import Quiz, default_content_dir
 from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_draft
-from bot.domain.quiz.formats.draft import decode
+from bot.domain.quiz.formats.draft import decode, written_in
 from bot.domain.quiz.formats.to_yaml import Converted, quiz_id_for, to_yaml
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.quiz.validate import ID_RE, LANG_RE
@@ -44,13 +44,14 @@ class Imported:
 
 
 def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | None = None,
-            lang: str = "en", topics: Path | None = None) -> Imported:
-    """Read `data` (a file called `name`) and check the quiz it makes. Its questions may
-    name the shared topics of `topics` (a topics.yaml; default: the shipped one)."""
+            lang: str | None = None, topics: Path | None = None) -> Imported:
+    """Read `data` (a file called `name`) and check the quiz it makes, in `lang` (default:
+    the one its questions are written in, `written_in`). Its questions may name the shared
+    topics of `topics` (a topics.yaml; default: the shipped one)."""
     out = Imported(name, topics=topics or default_content_dir() / TOPICS_FILE)
     if quiz_id is not None and not ID_RE.fullmatch(quiz_id):
         out.problems.append(f"--id {quiz_id!r}: must be 1-40 of a-z, 0-9, '-', '_'")
-    if not LANG_RE.fullmatch(lang):
+    if lang is not None and not LANG_RE.fullmatch(lang):
         out.problems.append(f"--lang {lang!r}: must be a language code like en or ur")
     suffix = PurePath(name).suffix.lower()
     fmt = fmt or (YAML if suffix in (".yaml", ".yml") else guess_format(name, data))
@@ -71,11 +72,15 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     return out
 
 
-def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str,
+def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str | None,
                out: Imported) -> Converted | None:
     if fmt == YAML:
         return Converted(decode(data, name))
-    draft = read_draft(data, name, fmt, lang)
+    draft = read_draft(data, name, fmt, lang or "en")
+    if lang is None:
+        lang = written_in(draft)
+        if lang != "en":  # read again: true/false options are named in the language
+            draft = read_draft(data, name, fmt, lang)
     converted = to_yaml(draft, quiz_id or quiz_id_for(name), lang)
     out.warnings.extend(draft.skipped + draft.warnings)
     out.problems.extend(draft.problems)

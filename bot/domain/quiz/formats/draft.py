@@ -89,6 +89,17 @@ def key_index(question: DraftQuestion, draft: Draft) -> int | None:
     return keys[0]
 
 
+def written_in(draft: Draft) -> str:
+    """The language a file's questions are written in, for a file whose sender did not say
+    (a chat upload, `quizbot quizzes add`): "ur" when most of their letters are in the
+    Arabic script Urdu is written in (English terms such as GPU among them), else "en"."""
+    texts = [t for q in draft.questions for t in (q.text, *(o.text for o in q.options))]
+    letters = [c for c in "".join(texts) if c.isalpha()]
+    arabic = sum(1 for c in letters if "\u0600" <= c <= "\u06ff" or "\u0750" <= c <= "\u077f"
+                 or "\ufb50" <= c <= "\ufdff" or "\ufe70" <= c <= "\ufeff")
+    return "ur" if letters and arabic * 2 > len(letters) else "en"
+
+
 def category_name(raw: str) -> str:
     """A Moodle category path without its context prefix ("$course$/top/Week 1" ->
     "Week 1")."""

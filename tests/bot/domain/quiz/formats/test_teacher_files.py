@@ -31,3 +31,17 @@ def test_csv_rows_are_told_at_their_first_line_and_an_open_quote_is_named() -> N
         "letter (A-J) of a filled option",
         "unclosed-quote.csv:4: a quoted cell that starts in this row is not closed; add the "
         "missing '\"'"]
+
+
+def test_a_file_written_in_urdu_becomes_an_urdu_quiz_without_being_told() -> None:
+    # A chat upload and `quizbot quizzes add` have no --lang: an Urdu teacher's file was
+    # installed as an English quiz, its true/false options named True and False.
+    result = convert((FIXTURES / "urdu.gift").read_bytes(), "urdu.gift")
+    assert result.problems == [] and result.quiz is not None
+    assert result.quiz.languages == ("ur",)
+    true_false = result.quiz.questions[1]
+    assert [o.text.get("ur") for o in true_false.options] == ["درست", "غلط"]
+    english = convert((FIXTURES / "spec.gift").read_bytes(), "spec.gift")
+    assert english.quiz is not None and english.quiz.languages == ("en",)
+    told = convert((FIXTURES / "urdu.gift").read_bytes(), "urdu.gift", lang="en")
+    assert told.quiz is not None and told.quiz.languages == ("en",)  # --lang still wins
