@@ -13,7 +13,8 @@ import re
 from bot.domain.quiz.formats.draft import Draft, DraftOption, DraftQuestion, tidy
 
 _OPTION = re.compile(r"([A-Z])[.)]\s+(.*)")
-_ANSWER = re.compile(r"ANSWER\s*:\s*(\S*)\s*$", re.IGNORECASE)
+# "ANSWER: B", also "Answer: b", "ANSWER:B" and "ANSWER: B." or "ANSWER: B)" as typed
+_ANSWER = re.compile(r"ANSWER\s*:\s*(\S*?)[.)]?\s*$", re.IGNORECASE)
 
 
 def read(text: str, source: str) -> Draft:
@@ -54,6 +55,10 @@ def _question(lines: list[str], where: str, draft: Draft) -> None:
             stem.append(line)
     answer = _ANSWER.match(lines[-1])
     letter = answer.group(1).upper() if answer else ""
+    if not letters:
+        draft.problems.append(f"{where}: no options before 'ANSWER:'; write each on its own "
+                              "line starting with a capital letter and '.' or ')', as 'A. '")
+        return
     if letter not in letters:
         draft.problems.append(f"{where}: ANSWER is {letter or 'empty'!r}, which names no "
                               f"option (options: {', '.join(letters) or 'none'})")

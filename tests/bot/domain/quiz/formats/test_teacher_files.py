@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.domain.quiz.formats import read_draft
 from bot.features.importing import convert
 
 FIXTURES = Path(__file__).parents[4] / "fixtures" / "import"
@@ -45,3 +46,16 @@ def test_a_file_written_in_urdu_becomes_an_urdu_quiz_without_being_told() -> Non
     assert english.quiz is not None and english.quiz.languages == ("en",)
     told = convert((FIXTURES / "urdu.gift").read_bytes(), "urdu.gift", lang="en")
     assert told.quiz is not None and told.quiz.languages == ("en",)  # --lang still wins
+
+
+def test_aiken_from_windows_reads_answer_variants_and_says_how_options_are_written(
+        ) -> None:
+    # BOM, CRLF, "ANSWER: B." and "Answer: c)" as typed; the third question's options
+    # are lower case, which Aiken does not have: said so, not "options: none".
+    draft = read_draft((FIXTURES / "crlf.txt").read_bytes(), "crlf.txt", "aiken")
+    assert [[o.fraction for o in q.options] for q in draft.questions] == [
+        [0, 100, 0], [0, 0, 100]]
+    assert draft.questions[0].text == "Which parallelism splits layers across GPUs?"
+    assert draft.problems == [
+        "crlf.txt:13: no options before 'ANSWER:'; write each on its own line starting "
+        "with a capital letter and '.' or ')', as 'A. '"]
