@@ -18,6 +18,7 @@ from adapters.cli import datadir
 from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
 from bot.domain.quiz import Quiz, load_all, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
+from bot.domain.quiz.formats.export import left_out
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.features.importing import Imported, convert
 from bot.features.installed import Installed
@@ -165,7 +166,7 @@ def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
               f"{', '.join(quiz.languages)})", file=sys.stderr)
         return EXIT_ERROR
     data, notes = export_quiz(quiz, args.format, lang)
-    for note in notes:
+    for note in [*notes, *left_out(quiz, lang)]:
         print(f"note: {note}", file=sys.stderr)
     if args.output is None:
         sys.stdout.buffer.write(data)

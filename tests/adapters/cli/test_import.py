@@ -163,3 +163,16 @@ def test_export_quiz_writes_a_file_that_imports_back_and_names_unknown_ids(
     assert "no quiz 'nope' (quizzes: " in capsys.readouterr().err
     assert main(["export-quiz", "parallelism", "--format", "csv", "--lang", "ur"]) == 0
     assert capsys.readouterr().out.startswith("id,question,option1")
+
+
+def test_export_quiz_says_what_no_format_carries(capsys: pytest.CaptureFixture[str]) -> None:
+    # A teacher moving a quiz to Moodle was not told its takeaways, references, other
+    # topics and other language stay behind.
+    assert main(["export-quiz", "parallelism", "--format", "moodle-xml", "--lang", "ur"]) == 0
+    notes = [line for line in capsys.readouterr().err.splitlines() if line.startswith("note:")]
+    assert notes == [
+        "note: only the 'ur' text is written; --lang en writes the 'en' one",
+        "note: left out (no export format carries it): the takeaway of 8 questions",
+        "note: left out (no export format carries it): the references of 8 questions",
+        "note: left out (no export format carries it): every topic but the first (the "
+        "category) of 8 questions"]

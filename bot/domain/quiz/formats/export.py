@@ -60,6 +60,20 @@ def prepare(quiz: Quiz, lang: str, *, calculated: bool) -> Prepared:
     return out
 
 
+def left_out(quiz: Quiz, lang: str) -> list[str]:
+    """What no export format carries, said once for the whole quiz: the other languages,
+    takeaways, references and every topic but the first (the category)."""
+    out = [f"only the {lang!r} text is written; --lang {other} writes the {other!r} one"
+           for other in quiz.languages if other != lang]
+    counted = {"the takeaway": sum(q.takeaway is not None for q in quiz.questions),
+               "the references": sum(bool(q.references) for q in quiz.questions),
+               "every topic but the first (the category)":
+                   sum(len(q.topics) > 1 for q in quiz.questions)}
+    out += [f"left out (no export format carries it): {what} of {n} "
+            f"question{'s' if n > 1 else ''}" for what, n in counted.items() if n]
+    return out
+
+
 def _plain(q: Question, lang: str, category: str) -> Plain:
     return Plain(q.id, q.text.get(lang),
                  [(o.text.get(lang), o.why_not.get(lang) if o.why_not else "")
