@@ -52,3 +52,20 @@ def test_without_config_export_quiz_finds_what_quizzes_add_installed(
     assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "gifts"]) == 0
     assert main(["export-quiz", "gifts", "--format", "gift", "--output", str(out)]) == 0
     assert out.read_text().count("::") >= 12
+
+
+def test_two_files_named_in_urdu_install_as_two_quizzes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A name with no Latin letter gave every such file the id 'imported': the second
+    # upload silently replaced the first.
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    args = ["--config", str(config)]
+    for name in ("ہفتہ ۳.gift", "ہفتہ ۴.gift", "ہفتہ ۳.gift"):
+        (tmp_path / name).write_bytes((FIXTURES / "urdu.gift").read_bytes())
+        assert main(["quizzes", "add", str(tmp_path / name), *args]) == 0
+    capsys.readouterr()
+    assert main(["quizzes", "list", *args]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 2, listed  # the same name again replaces its own quiz only
+    assert all(line.startswith("quiz-") for line in listed)

@@ -59,8 +59,11 @@ def dump(value: Any) -> str:
 
 
 def quiz_id_for(name: str) -> str:
-    """The quiz id a file's name gives ("Week 3 Pipes.gift" -> "week-3-pipes")."""
-    return slug(PurePath(name).stem) or "imported"
+    """The quiz id a file's name gives ("Week 3 Pipes.gift" -> "week-3-pipes"); a name
+    without Latin letters or digits ("ہفتہ ۳.csv") gives one from its hash, so two such
+    files are two quizzes (one id for all of them made each upload replace the last)."""
+    stem = PurePath(name).stem
+    return slug(stem) or stable_id("", f"quiz {stem}", set()).replace("q-", "quiz-", 1)
 
 
 def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
