@@ -32,6 +32,8 @@ _MARKER = re.compile(r"\s*\[(html|markdown|plain|moodle)\]", re.IGNORECASE)
 _WEIGHT = re.compile(r"%(-?\d+(?:\.\d+)?)%")
 _TRUE = {"t": True, "true": True, "f": False, "false": False}
 BLANK = "_____"
+_MARKED_HTML = re.compile(r"\[(html|moodle)\]", re.IGNORECASE)
+_IMG = re.compile(r"<img\b", re.IGNORECASE)
 
 
 def find(text: str, chars: str, start: int = 0) -> int:
@@ -134,6 +136,9 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
     text = plain(f"{before.rstrip()} {BLANK} {after.lstrip()}".strip() if after.strip()
                  else before)
     q = DraftQuestion(where, name, text, category=category)
+    if _MARKED_HTML.search(body) and _IMG.search(body):
+        draft.warnings.append(f"{where}: a picture (<img>) is left out: GIFT files carry "
+                              "none; import the Moodle XML export, which does")
     general = find(answers, "#")
     while general >= 0 and not answers.startswith("####", general):
         general = find(answers, "#", general + 1)

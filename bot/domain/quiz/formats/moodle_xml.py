@@ -152,6 +152,10 @@ def read(data: bytes, source: str, lang: str = "en") -> Draft:
             draft.skip(where, "multiple-answer", "<single>false</single>")
         else:
             q.options = [_option(answer, q, draft, kind, lang) for answer in node.all("answer")]
+            hints = [h for h in node.all("hint") if tidy(h.value("text"))]
+            if hints:
+                draft.warnings.append(f"{where}: {len(hints)} hint(s) left out: a question "
+                                      "here has none; put what they say in the explanation")
             if kind in COMPUTED_TYPES:
                 calculated.read(node, q, draft)
             else:

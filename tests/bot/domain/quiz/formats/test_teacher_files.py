@@ -59,3 +59,19 @@ def test_aiken_from_windows_reads_answer_variants_and_says_how_options_are_writt
     assert draft.problems == [
         "crlf.txt:13: no options before 'ANSWER:'; write each on its own line starting "
         "with a capital letter and '.' or ')', as 'A. '"]
+
+
+def test_what_an_import_drops_is_said_hints_and_gift_pictures() -> None:
+    # A Moodle 4 export (hints, entities, <br>, a picture, penalties) and a GIFT [html]
+    # question with a picture: both used to be dropped without a word.
+    moodle = convert((FIXTURES / "moodle4.xml").read_bytes(), "moodle4.xml")
+    assert moodle.quiz is not None and len(moodle.quiz.questions) == 2
+    assert "moodle4.xml:15: 1 hint(s) left out: a question here has none; put what they " \
+           "say in the explanation" in moodle.warnings
+    assert moodle.quiz.questions[0].text.get("en") == (
+        "GPipe with p = 4 stages\nand m = 8 micro-batches.\n\nWhat fraction of time is idle?")
+    assert moodle.quiz.questions[1].image is not None
+    gift = convert((FIXTURES / "picture.gift").read_bytes(), "picture.gift")
+    assert gift.quiz is not None
+    assert "picture.gift:2: a picture (<img>) is left out: GIFT files carry none; import " \
+           "the Moodle XML export, which does" in gift.warnings
