@@ -112,6 +112,7 @@ class Summary:
     total: int
     missed: tuple[MissedQuestion, ...]
     best_score: int | None = None  # best full-attempt score, after this one
+    best_total: int | None = None  # the questions that best was out of (None: `total`)
     next_step: NextStep | None = None
     topics: tuple[TopicLine, ...] = ()  # the mastery of this quiz's topics, weakest first
 
@@ -288,6 +289,7 @@ class CatalogueEntry:
 
     info: QuizInfo
     best: int | None = None
+    best_total: int | None = None  # the questions the best was out of (a round's may be fewer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -297,7 +297,8 @@ class Sessions:
         return Summary(
             session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
             kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),
-            missed=tuple(missed), best_score=best, next_step=step, topics=topics)
+            missed=tuple(missed), best_score=best[0] if best else None,
+            best_total=best[1] if best else None, next_step=step, topics=topics)
 
     # --- stats, leaderboards, reset ------------------------------------------------------------
 
@@ -330,7 +331,8 @@ class Sessions:
         for quiz in self.library.ordered():
             best = await self.store.read(sessions_sql.best_score,
                                          quiz.id, actor.platform, actor.user_id)
-            entries.append(CatalogueEntry(self.library.quiz_info(lang, quiz.id), best))
+            entries.append(CatalogueEntry(self.library.quiz_info(lang, quiz.id),
+                                          *(best or (None, None))))
         return QuizList(lang, tuple(entries), self.library.default_id)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,

@@ -210,7 +210,7 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     tail: list[str] = []
     if summary.best_score is not None and summary.kind == "full":
         tail += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
-                                    total=summary.total))]
+                                    total=summary.best_total or summary.total))]
     if summary.topics:
         tail += ["", m.escape(cat.t(lang, "summary.topics"))]
         tail += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
@@ -248,7 +248,8 @@ def catalogue_item(cat: Catalogue, lang: str, entry: CatalogueEntry) -> str:
     text = cat.t(lang, "catalogue.item", title=info.title, count=info.questions,
                  level=level_name(cat, lang, info.level))
     if entry.best is not None:
-        text += cat.t(lang, "catalogue.best", best=entry.best, total=info.questions)
+        text += cat.t(lang, "catalogue.best", best=entry.best,
+                      total=entry.best_total or info.questions)
     return text
 
 
@@ -259,7 +260,8 @@ def catalogue_label(cat: Catalogue, lang: str, entry: CatalogueEntry, limit: int
     tail = cat.t(lang, "catalogue.button_tail", count=info.questions,
                  level=level_name(cat, lang, info.level))
     if entry.best is not None:
-        tail += cat.t(lang, "catalogue.button_best", best=entry.best, total=info.questions)
+        tail += cat.t(lang, "catalogue.button_best", best=entry.best,
+                      total=entry.best_total or info.questions)
     return clip(info.title, limit - len(tail)) + tail
 
 

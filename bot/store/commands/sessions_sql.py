@@ -248,11 +248,12 @@ def best(quiz_id: str, scope: str, limit: int) -> Command[list[BestRow]]:
     return [from_row(BestRow, r) for r in rows]
 
 
-def best_score(quiz_id: str, platform: str, user_id: str) -> Command[int | None]:
-    """The user's global best score on this quiz."""
-    row = one((yield q("SELECT score FROM best_scores WHERE quiz_id = ? AND scope = '' "
+def best_score(quiz_id: str, platform: str, user_id: str) -> Command[tuple[int, int] | None]:
+    """The user's global best score on this quiz and the questions it was out of (a round's
+    may be fewer than the quiz's)."""
+    row = one((yield q("SELECT score, total FROM best_scores WHERE quiz_id = ? AND scope = '' "
                        "AND platform = ? AND user_id = ?", quiz_id, platform, user_id)))
-    return None if row is None else int(row["score"])
+    return None if row is None else (int(row["score"]), int(row["total"]))
 
 
 def prune_abandoned(before: float) -> Command[int]:

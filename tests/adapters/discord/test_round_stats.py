@@ -36,3 +36,21 @@ async def test_stats_after_a_short_round(fake: FakeDiscord, bot: App) -> None:
     assert "Attempts: 2" in lines
     assert "Best score: 6/8" in lines
     assert "Last score: 2/2" in lines  # the round's, out of its 2 questions
+
+
+async def test_a_best_from_a_short_round_is_out_of_its_own_questions(fake: FakeDiscord,
+                                                                    bot: App) -> None:
+    room = Room(fake, bot)
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                         options={"seconds": 20, "questions": 2}))
+    for number in (1, 2):
+        message = await room.question(number)
+        await room.press(ALICE, message, letter_of(message, question_of(message).correct))
+        room.advance(20)
+        await room.reveal(message)
+        room.advance(5)
+
+    ix = await replied(fake, await fake.slash(ALICE, "quizzes", guild=GUILD))
+    assert ix.original is not None
+    listed = ix.original.text + " ".join(b.get("label", "") for b in ix.original.buttons)
+    assert "2/2" in listed and "2/8" not in listed  # the round's best, of its 2 questions

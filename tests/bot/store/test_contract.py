@@ -58,7 +58,7 @@ async def test_a_repeated_answer_counts_once_and_says_repeat(any_store: Store):
     assert [(b.user_id, b.score) for b in await store.read(sessions_sql.best,
                                                            "quiz", "", 10)] == [("1", 2)]
     assert [b.score for b in await store.read(sessions_sql.best, "quiz", "t:chat", 10)] == [2]
-    assert await store.read(sessions_sql.best_score, "quiz", "t", "1") == 2
+    assert await store.read(sessions_sql.best_score, "quiz", "t", "1") == (2, 3)  # of 3
     assert await store.read(sessions_sql.attempts, "t", "1", "quiz") == (1, 2, 2)
     assert [(r.question_id, r.answered, r.correct) for r in await store.read(
         accuracy, Scope(platform="t", user_id="1", quiz_id="quiz"))] == [
