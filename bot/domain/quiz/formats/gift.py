@@ -189,6 +189,11 @@ def _choices(answers: str, q: DraftQuestion, draft: Draft) -> None:
         fraction = float(weight.group(1)) if weight else (100.0 if sign == "=" else 0.0)
         body = body[weight.end():] if weight else body
         q.options.append(DraftOption(plain(body), plain("#".join(feedback)), fraction))
+    shares = [o.fraction for o in q.options if o.fraction > 0]
+    if len(shares) > 1 and max(shares) < 100:  # as Moodle reads it: several right answers
+        draft.skip(q.where, "multiple-answer", "the credit is shared by "
+                   f"{len(shares)} answers")
+        return
     draft.questions.append(q)
 
 

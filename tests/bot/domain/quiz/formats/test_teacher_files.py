@@ -75,3 +75,14 @@ def test_what_an_import_drops_is_said_hints_and_gift_pictures() -> None:
     assert gift.quiz is not None
     assert "picture.gift:2: a picture (<img>) is left out: GIFT files carry none; import " \
            "the Moodle XML export, which does" in gift.warnings
+
+
+def test_a_gift_multiple_answer_question_is_skipped_not_the_whole_file_refused() -> None:
+    # Moodle XML's multiple-answer questions were skipped, GIFT's refused the whole file
+    # ("no option is the right answer").
+    result = convert((FIXTURES / "multi-answer.gift").read_bytes(), "multi-answer.gift")
+    assert result.problems == [] and result.quiz is not None
+    assert [q.id for q in result.quiz.questions] == ["one"]
+    assert result.warnings[0] == (
+        "multi-answer.gift:2: skipped a multiple-answer question (the credit is shared by 2 "
+        "answers); only multiple choice, true/false and computed questions are imported")
