@@ -33,6 +33,12 @@ BAR, BAR_WIDTH = "▇", 10
 MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
+def medal(rank: int, score: float) -> str:
+    """A podium place's medal; nothing to win with nothing right (everyone tied at 0 would
+    otherwise share the gold)."""
+    return MEDALS.get(rank, "▫️") if score > 0 else "▫️"
+
+
 def bars(counts: tuple[int, ...], lang: str) -> list[str]:
     """`A ▇▇▇ 45% · 90` per option: the share of the answers and their number, the
     longest bar BAR_WIDTH wide."""
@@ -221,7 +227,7 @@ class RoundPlanner:
             lines += ["", self.t(lang, "daily.streaks", names=names)]
         if notes.week:
             lines += ["", self.m.bold(self.t(lang, "daily.week", days=notes.days))]
-            lines += [f"{MEDALS.get(w.rank, '▫️')} " + self.t(
+            lines += [f"{medal(w.rank, w.right)} " + self.t(
                 lang, "daily.week_row", rank=w.rank, name=self._name(lang, w.name),
                 right=w.right, answered=w.answered) for w in notes.week]
         return lines
@@ -248,7 +254,7 @@ class RoundPlanner:
                          members=t.members)
             if t.best:
                 row += self.t(lang, "round.team_best", best=self._name(lang, t.best))
-            lines.append(f"{MEDALS.get(t.rank, '▫️')} {row}")
+            lines.append(f"{medal(t.rank, t.score)} {row}")
         return [*lines, ""]
 
     def _standings(self, lang: str, standings: tuple[Standing, ...],
@@ -267,7 +273,7 @@ class RoundPlanner:
                 row = self.t(lang, "round.standing_points", rank=s.rank,
                              name=self._name(lang, s.display_name), points=f"{s.points:,}",
                              score=s.score)
-            lines.append(f"{MEDALS.get(s.rank, '▫️')} {row}")
+            lines.append(f"{medal(s.rank, s.score)} {row}")
         if len(standings) > shown:
             lines.append(self.t(lang, "round.more", count=len(standings) - shown))
         return lines

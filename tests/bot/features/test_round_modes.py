@@ -17,7 +17,7 @@ from bot.features.engine import Engine
 from bot.features.rounds import Rounds
 from bot.present import render
 from bot.present.i18n import Catalogue, strip_isolates
-from bot.present.round_plan import RoundPlanner
+from bot.present.round_plan import RoundPlanner, medal
 from bot.store.commands import round_teams_sql
 from bot.store.protocol import Store
 from tests.bot.features.test_rounds import (  # noqa: F401 - clock, rounds, store: fixtures
@@ -188,3 +188,9 @@ def test_team_standings_and_join_buttons_render(catalogue: Catalogue) -> None:
                                         30)).send
     assert [b.label for b in card.rows[0]] == ["🟦 نیلی", "🟥 سرخ"]  # right to left
 
+
+
+def test_nobody_wins_a_medal_with_nothing_right() -> None:
+    # everyone tied at 0 is everyone ranked 1: no gold for them (standings, teams, the week)
+    assert medal(1, 0) == medal(2, 0.0) == medal(1, 0) == "▫️"
+    assert (medal(1, 1), medal(2, 3), medal(3, 0.5), medal(4, 2)) == ("🥇", "🥈", "🥉", "▫️")
