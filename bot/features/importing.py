@@ -23,6 +23,15 @@ from bot.domain.quiz.validate import ID_RE, LANG_RE
 from bot.features.content_check import check_paths
 
 YAML = "yaml"
+# Files teachers have that hold questions in a form we do not read: what to send instead
+_SHEET = ("is a spreadsheet; save it as CSV (Excel: File > Save As > CSV UTF-8; Google "
+          "Sheets: File > Download > CSV) and use that file")
+_DOCUMENT = ("is a document; write the questions as Aiken or GIFT text (a .txt file) or "
+             "export them from Moodle as Moodle XML")
+_SAVE_AS = {".xlsx": _SHEET, ".xls": _SHEET, ".ods": _SHEET, ".docx": _DOCUMENT,
+            ".doc": _DOCUMENT, ".odt": _DOCUMENT, ".pdf": _DOCUMENT,
+            ".mbz": "is a Moodle course backup; export the question bank as Moodle XML "
+                    "(Question bank > Export) and use that file"}
 
 
 @dataclass(slots=True)
@@ -55,7 +64,9 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
         out.problems.append(f"--lang {lang!r}: must be a language code like en or ur")
     suffix = PurePath(name).suffix.lower()
     fmt = fmt or (YAML if suffix in (".yaml", ".yml") else guess_format(name, data))
-    if fmt is None:
+    if fmt is None and suffix in _SAVE_AS:
+        out.problems.append(f"{name}: {_SAVE_AS[suffix]}")
+    elif fmt is None:
         # a chat upload and `quizbot quizzes add` have no --format: the name must say it
         out.problems.append(f"{name}: cannot tell its format; name the file .yaml, .gift, "
                             ".xml (Moodle XML) or .csv, or give an Aiken file its ANSWER: "

@@ -3,6 +3,7 @@ a quote left open): every problem names the file, the line where it starts and w
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 from bot.domain.quiz.formats import read_draft
@@ -86,3 +87,16 @@ def test_a_gift_multiple_answer_question_is_skipped_not_the_whole_file_refused()
     assert result.warnings[0] == (
         "multi-answer.gift:2: skipped a multiple-answer question (the credit is shared by 2 "
         "answers); only multiple choice, true/false and computed questions are imported")
+
+
+def test_a_spreadsheet_or_document_is_told_what_to_save_it_as(tmp_path: Path) -> None:
+    # An .xlsx was told "name the file .csv", which then failed as "a zip archive".
+    sheet = tmp_path / "week3.xlsx"
+    with zipfile.ZipFile(sheet, "w") as z:
+        z.writestr("[Content_Types].xml", "<Types/>")
+        z.writestr("xl/workbook.xml", "<workbook/>")
+    assert convert(sheet.read_bytes(), "week3.xlsx").problems == [
+        "week3.xlsx: is a spreadsheet; save it as CSV (Excel: File > Save As > CSV UTF-8; "
+        "Google Sheets: File > Download > CSV) and use that file"]
+    assert convert(sheet.read_bytes(), "week3.docx").problems[0].startswith(
+        "week3.docx: is a document; write the questions as Aiken or GIFT text")
