@@ -246,7 +246,8 @@ class Planner:
 
     def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int) -> Reply:
         """/help: what the bot can do, Start and All quizzes."""
-        text = self.t(lang, "help", title=quiz.title, count=quiz.questions, quizzes=quizzes)
+        key = "help" if self.shared_chats else "help_server"  # Discord: slash options
+        text = self.t(lang, key, title=quiz.title, count=quiz.questions, quizzes=quizzes)
         return Reply(send=(Card(text, rows=(self._start_row(lang, quiz.id, actor),)),))
 
     def _start_row(self, lang: str, quiz_id: str, actor: Actor) -> tuple[Button, ...]:

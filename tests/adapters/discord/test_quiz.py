@@ -141,6 +141,9 @@ async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) ->
     help_message = ix.original
     assert help_message is not None and help_message.ephemeral
     assert "/quiz" in help_message.content and "8 questions" in help_message.content
+    # Discord's own syntax (slash options), not Telegram's "/round ... teams 4"
+    assert "/round start" in help_message.content and "teams 4" not in help_message.content
+    assert "/remind time:HH:MM" in help_message.content
     ix = await replied(fake, await fake.press(ALICE, help_message,
                                               help_message.button("▶ Start")["custom_id"]))
     assert ix.original is not None and ix.original.embeds[0]["title"].startswith("Question 1/")

@@ -235,6 +235,7 @@ async def test_in_a_group_solo_questions_open_in_a_private_chat(bot: Running,
     before = a.mark()
     await a.send("/help")
     help_message = await a.reply(before)
+    assert "teams 4" in help_message["text"] and "time:" not in help_message["text"]  # its own
     before = a.mark()
     await a.toast(await a.press(help_message, "▶ Start"))
     (button,) = [b for row in buttons(await a.reply(before)) for b in row]
