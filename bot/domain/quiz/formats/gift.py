@@ -177,7 +177,9 @@ def _choices(answers: str, q: DraftQuestion, draft: Draft) -> None:
         return
     parts = [(answers[i], answers[i + 1:j]) for i, j in zip(starts, [*starts[1:], None],
                                                             strict=True)]
-    if any(find(text, ">") > 0 and "->" in text for _, text in parts):
+    # as Moodle decides: a '~' makes it multiple choice ("F -> B" is then an option's
+    # text); only '=' answers with '->' are matching
+    if all(sign == "=" for sign, _ in parts) and any("->" in text for _, text in parts):
         draft.skip(q.where, "matching")
         return
     if all(sign == "=" for sign, _ in parts):

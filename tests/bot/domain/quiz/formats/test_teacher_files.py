@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
-from bot.domain.quiz.formats import read_draft
+from bot.domain.quiz.formats import export_quiz, read_draft
 from bot.features.importing import convert
 
 FIXTURES = Path(__file__).parents[4] / "fixtures" / "import"
@@ -100,3 +100,16 @@ def test_a_spreadsheet_or_document_is_told_what_to_save_it_as(tmp_path: Path) ->
         "Google Sheets: File > Download > CSV) and use that file"]
     assert convert(sheet.read_bytes(), "week3.docx").problems[0].startswith(
         "week3.docx: is a document; write the questions as Aiken or GIFT text")
+
+
+def test_an_arrow_in_a_multiple_choice_option_is_no_matching_question() -> None:
+    # 'F -> B' in an option made the question a skipped "matching" one, so GIFT files
+    # and our own GIFT exports of such a quiz lost it; Moodle reads '~' as multiple choice.
+    result = convert((FIXTURES / "arrow.gift").read_bytes(), "arrow.gift")
+    assert result.problems == [] and result.quiz is not None
+    options = [o.text.get("en") for o in result.quiz.questions[0].options]
+    assert options == ["F -> B -> F -> B, alternating", "all F -> then all B", "only B"]
+    data, _ = export_quiz(result.quiz, "gift", "en")
+    again = convert(data, "again.gift")
+    assert again.quiz is not None
+    assert [o.text.get("en") for o in again.quiz.questions[0].options] == options
