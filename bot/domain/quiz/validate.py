@@ -99,21 +99,23 @@ class Checker:
         if root is None:
             return None
         kl = root.key_lines
+        # a required key that is missing was reported as such (`mapping`): not again here
         quiz_id = root.get("id")
-        if not isinstance(quiz_id, str) or not ID_RE.fullmatch(quiz_id):
+        if "id" in root and (not isinstance(quiz_id, str) or not ID_RE.fullmatch(quiz_id)):
             self.error(kl.get("id", 1), "id", "must be 1-40 of a-z, 0-9, '-', '_' "
                        f"starting with a letter or digit, got {quiz_id!r}")
         langs = root.get("languages")
         if (not isinstance(langs, list) or not langs
                 or not all(isinstance(x, str) and LANG_RE.fullmatch(x) for x in langs)):
-            self.error(kl.get("languages", 1), "languages",
-                       f"must be a list of language codes like [en, ur], got {langs!r}")
+            if "languages" in root:
+                self.error(kl.get("languages", 1), "languages",
+                           f"must be a list of language codes like [en, ur], got {langs!r}")
             langs = []
         elif len(set(langs)) != len(langs):
             self.error(kl.get("languages", 1), "languages", "lists a language twice")
         self.languages = tuple(dict.fromkeys(langs))
         difficulty = root.get("difficulty")
-        if difficulty not in DIFFICULTIES:
+        if "difficulty" in root and difficulty not in DIFFICULTIES:
             self.error(kl.get("difficulty", 1), "difficulty",
                        f"must be one of {', '.join(DIFFICULTIES)}, got {difficulty!r}")
         shuffle = root.get("shuffle_questions", False)

@@ -231,3 +231,13 @@ def test_half_a_character_is_refused_naming_the_line(tmp_path: Path):
                     encoding="utf-8")
     assert problems_of(path) == [
         "cut.yaml:8: is not valid YAML: found invalid Unicode character escape code"]
+
+
+def test_a_missing_key_is_reported_once(tmp_path: Path):
+    # "difficulty is missing", not also "difficulty must be one of ..., got None"
+    path = tmp_path / "bare.yaml"
+    path.write_text("title: T\ndescription: D\nquestions: []\n", encoding="utf-8")
+    assert problems_of(path) == [
+        "bare.yaml:1: difficulty is missing", "bare.yaml:1: id is missing",
+        "bare.yaml:1: languages is missing",
+        "bare.yaml:3: questions must be a non-empty list of questions"]
