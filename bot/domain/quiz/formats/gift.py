@@ -55,11 +55,13 @@ def unescape(text: str) -> str:
                   flags=re.DOTALL)
 
 
-def plain(text: str) -> str:
-    """One GIFT text: its format marker read, escapes resolved, HTML made plain."""
+def plain(text: str, html: bool = False) -> str:
+    """One GIFT text: its format marker read (without one, `html` says: an answer or a
+    feedback is in its question's format, as Moodle reads and writes them), escapes
+    resolved, HTML made plain."""
     marker = _MARKER.match(text)
     body = text[marker.end():] if marker else text
-    if marker and marker.group(1).lower() in ("html", "moodle"):
+    if (marker.group(1).lower() in ("html", "moodle")) if marker else html:
         return html_text(unescape(body))[0]
     return tidy(unescape(body))
 
@@ -136,6 +138,8 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
     text = plain(f"{before.rstrip()} {BLANK} {after.lstrip()}".strip() if after.strip()
                  else before)
     q = DraftQuestion(where, name, text, category=category)
+    marker = _MARKER.match(before)
+    html = marker is not None and marker.group(1).lower() in ("html", "moodle")
     if _MARKED_HTML.search(body) and _IMG.search(body):
         draft.warnings.append(f"{where}: a picture (<img>) is left out: GIFT files carry "
                               "none; import the Moodle XML export, which does")
@@ -143,19 +147,19 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
     while general >= 0 and not answers.startswith("####", general):
         general = find(answers, "#", general + 1)
     if general >= 0:
-        q.general = plain(answers[general + 4:])
+        q.general = plain(answers[general + 4:], html)
         answers = answers[:general].strip()
     if not answers:
         draft.skip(where, "essay")
     elif answers.startswith("#"):
         draft.skip(where, "numerical")
-    elif _true_false(answers, q, lang):
+    elif _true_false(answers, q, lang, html):
         draft.questions.append(q)
     else:
-        _choices(answers, q, draft)
+        _choices(answers, q, draft, html)
 
 
-def _true_false(answers: str, q: DraftQuestion, lang: str) -> bool:
+def _true_false(answers: str, q: DraftQuestion, lang: str, html: bool) -> bool:
     word, *feedback = [unescape(part).strip() for part in _split(answers, "#")]
     if word.lower() not in _TRUE or len(feedback) > 2:
         return False
@@ -164,12 +168,12 @@ def _true_false(answers: str, q: DraftQuestion, lang: str) -> bool:
     yes, no = TRUE_FALSE.get(lang, TRUE_FALSE["en"])
     q.options = [DraftOption(yes, "", 100.0 if truth else 0.0),
                  DraftOption(no, "", 0.0 if truth else 100.0)]
-    q.options[0 if not truth else 1].feedback = plain(wrong_feedback)
-    q.options[0 if truth else 1].feedback = plain(right_feedback)
+    q.options[0 if not truth else 1].feedback = plain(wrong_feedback, html)
+    q.options[0 if truth else 1].feedback = plain(right_feedback, html)
     return True
 
 
-def _choices(answers: str, q: DraftQuestion, draft: Draft) -> None:
+def _choices(answers: str, q: DraftQuestion, draft: Draft, html: bool) -> None:
     starts = [i for i in range(len(answers)) if answers[i] in "=~" and _unescaped(answers, i)]
     if not starts or (starts[0] != 0 and answers[:starts[0]].strip()):
         draft.problems.append(f"{q.where}: the answers must start with '=' or '~', got "
@@ -190,7 +194,8 @@ def _choices(answers: str, q: DraftQuestion, draft: Draft) -> None:
         weight = _WEIGHT.match(body)
         fraction = float(weight.group(1)) if weight else (100.0 if sign == "=" else 0.0)
         body = body[weight.end():] if weight else body
-        q.options.append(DraftOption(plain(body), plain("#".join(feedback)), fraction))
+        q.options.append(DraftOption(plain(body, html), plain("#".join(feedback), html),
+                                     fraction))
     shares = [o.fraction for o in q.options if o.fraction > 0]
     if len(shares) > 1 and max(shares) < 100:  # as Moodle reads it: several right answers
         draft.skip(q.where, "multiple-answer", "the credit is shared by "

@@ -113,3 +113,17 @@ def test_an_arrow_in_a_multiple_choice_option_is_no_matching_question() -> None:
     again = convert(data, "again.gift")
     assert again.quiz is not None
     assert [o.text.get("en") for o in again.quiz.questions[0].options] == options
+
+
+def test_answers_of_an_html_question_are_html_as_moodle_exports_them() -> None:
+    # Moodle's GIFT export marks only the question [html]; its answers and feedback were
+    # kept with their tags ("<p>3/11</p>"), shown to learners as such.
+    quiz = convert((FIXTURES / "moodle-export.gift").read_bytes(), "moodle-export.gift").quiz
+    assert quiz is not None
+    bubble, true_false = quiz.questions
+    assert [(o.text.get("en"), o.why_not.get("en") if o.why_not else "")
+            for o in bubble.options] == [("3/11", ""), ("3/8", "That divides by m.")]
+    assert bubble.explanation.get("en") == "(p-1)/(m+p-1) = 3/11\n\nRight: idle over total."
+    assert true_false.explanation.get("en") == "Yes."
+    assert true_false.options[1].why_not is not None
+    assert true_false.options[1].why_not.get("en") == "No."
