@@ -119,10 +119,12 @@
     box.appendChild(el("p", t(key)));
     if (status === 403) { box.appendChild(el("p", t("dashboard.forbidden_help"))); }
     var ways = el("p", null, "ways");
-    var retry = el("button", t("dashboard.retry"));
-    retry.type = "button";
-    retry.addEventListener("click", function () { location.reload(); });
-    ways.appendChild(retry);
+    if (status !== 403) {  // not a member: trying again cannot help, going back can
+      var retry = el("button", t("dashboard.retry"));
+      retry.type = "button";
+      retry.addEventListener("click", function () { location.reload(); });
+      ways.appendChild(retry);
+    }
     if (query.get("group")) {
       var back = el("a", t("dashboard.back"), "button");
       back.href = location.pathname + location.hash;

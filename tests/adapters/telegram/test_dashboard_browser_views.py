@@ -167,6 +167,8 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, chromi
                                     locale="ur-PK" if lang == "ur" else "en-US")
                 assert await page.get_attribute("body", "data-state") == "error"
                 assert await page.locator("#error a, #error button").count() >= 1
+                # a group you are not in: back to your own page, no "Try again" that can't help
+                assert await page.locator("#error button").count() == (view != "403")
                 assert await page.get_attribute("html", "dir") == (
                     "rtl" if lang == "ur" else "ltr")
                 if view == "signin":
