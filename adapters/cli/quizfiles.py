@@ -172,6 +172,8 @@ def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return EXIT_OK
+    if args.format == "csv":  # Excel reads a CSV file as UTF-8 only with a BOM (Urdu)
+        data = "\ufeff".encode() + data
     try:
         write_new(args.output, data, force=args.force)
     except PlaceError as exc:

@@ -176,3 +176,17 @@ def test_export_quiz_says_what_no_format_carries(capsys: pytest.CaptureFixture[s
         "note: left out (no export format carries it): the references of 8 questions",
         "note: left out (no export format carries it): every topic but the first (the "
         "category) of 8 questions"]
+
+
+def test_a_csv_export_file_opens_in_excel_with_its_urdu_intact(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Without a BOM Excel reads a CSV file in the system's code page: every Urdu letter
+    # came out as mojibake for a teacher who opened the export to edit it.
+    target = tmp_path / "ur.csv"
+    assert main(["export-quiz", "parallelism", "--format", "csv", "--lang", "ur",
+                 "--output", str(target)]) == 0
+    data = target.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfid,question,option1")
+    assert main(["import", str(target), "--id", "back", "--output",
+                 str(tmp_path / "back.yaml")]) == 0
+    assert "languages: [ur]" in (tmp_path / "back.yaml").read_text(encoding="utf-8")
