@@ -279,12 +279,15 @@ def keep_since(now: float) -> float:
 def opened(quiz: Quiz, row: SessionRow, lang: str, new: NewSession | None = None, *,
            now: float) -> QuestionPrompt:
     """The prompt a start (/quiz, Try again, Review) answers with: the session's current
-    question, marked `joined` when another request started it under JOIN_SECONDS ago and
-    nothing is answered yet (`new`: what this request would have started), so question 1
-    is not posted twice."""
+    question, marked `joined` when another request in the same chat started it under
+    JOIN_SECONDS ago and nothing is answered yet (`new`: what this request would have
+    started), so question 1 is not posted twice; started in another chat (a server, then a
+    direct message), it is posted here too, as nothing is "just above"."""
     found = new is None or row.seed != new.seed
+    here = new is None or new.chat_id == row.chat_id
     return prompt(quiz, row, row.position, lang, resumed=found and row.position > 0,
-                  joined=found and row.position == 0 and row.started_at >= keep_since(now))
+                  joined=found and here and row.position == 0
+                  and row.started_at >= keep_since(now))
 
 
 def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,

@@ -7,8 +7,10 @@ from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
 from bot.store.commands import sessions_sql
 
-from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, wrong_id
+from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, user, wrong_id
 from .fake_discord import FakeDiscord
+
+CAROL = user(1_500_000_000_000_000_003, "carol")
 
 
 async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
@@ -204,3 +206,11 @@ async def test_quiz_again_in_a_server_shows_the_question_again(fake: FakeDiscord
     ix = await replied(fake, await fake.slash(BOB, "quiz"))
     assert ix.original is not None and ix.original.content == bot.catalogue.t(
         "en", "question.joined", number=1)
+
+    # begun in the server, asked again in a DM seconds later: nothing is "just above" in the
+    # DM, so the question comes there (the same attempt)
+    carol = (await replied(fake, await fake.slash(CAROL, "quiz", guild=GUILD))).original
+    ix = await replied(fake, await fake.slash(CAROL, "quiz"))
+    assert carol is not None and ix.original is not None and ix.original.embeds
+    assert ix.original.embeds[0]["title"].startswith("Question 1/8")
+    assert ix.original.buttons == carol.buttons
