@@ -171,6 +171,12 @@ def _option(answer: Node, q: DraftQuestion, draft: Draft, kind: str, lang: str,
         draft.problems.append(f"{draft.source}:{answer.line}: fraction "
                               f"{answer.attrs.get('fraction')!r} is not a number")
         fraction = 0.0
+    text, pictures = html_text(answer.value("text"))
+    if pictures and not text:  # an option that is only a picture: said, not "empty"
+        draft.problems.append(f"{draft.source}:{answer.line}: an option is only a picture "
+                              "and options here are text; describe it in words (a picture "
+                              "may go in the question text)")
+        return DraftOption("", "", fraction)
     text = rich(answer, q, draft)
     if kind == "truefalse" and text.lower() in ("true", "false"):
         yes, no = TRUE_FALSE.get(lang, TRUE_FALSE["en"])

@@ -127,3 +127,11 @@ def test_answers_of_an_html_question_are_html_as_moodle_exports_them() -> None:
     assert true_false.explanation.get("en") == "Yes."
     assert true_false.options[1].why_not is not None
     assert true_false.options[1].why_not.get("en") == "No."
+
+
+def test_an_option_that_is_only_a_picture_is_named_as_such() -> None:
+    # It was refused as "options[0].text.en is empty", with one picture "left out".
+    assert _problems("picture-options.xml") == [
+        f"picture-options.xml:{line}: an option is only a picture and options here are "
+        "text; describe it in words (a picture may go in the question text)"
+        for line in (9, 10)]
