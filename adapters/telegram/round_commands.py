@@ -96,7 +96,7 @@ class TelegramRounds:
         """/daily on HH:MM [+HH:MM] [quiz] | /daily off: the group's admins only."""
         lang = await self.engine.language(actor)
         if actor.chat_id is None:
-            return self.plan.text(lang, "round.groups_only")
+            return self.plan.text(lang, "daily.groups_only")
         manage: bool | Callable[[], Awaitable[bool]] = (
             True if group_admin else self._manager_check(actor))
         words = [a.lower() for a in args]

@@ -211,6 +211,11 @@ async def test_round_in_private_explains_groups(bot: Running, api: FakeBotAPI) -
     since = learner.mark()
     await learner.send("/round")
     assert (await learner.reply(since))["text"] == bot.cat.t("en", "round.groups_only")
+    since = learner.mark()
+    await learner.send("/daily on 08:00")  # the question of the day, not a round
+    assert (await learner.reply(since))["text"].startswith(
+        "The question of the day is for groups. Add me to a group and have one of its admins "
+        "send /daily on HH:MM there")
 
 
 async def test_solo_quiz_from_a_group_opens_in_private_and_counts_there(
