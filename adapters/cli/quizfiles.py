@@ -115,12 +115,24 @@ def _write(result: Imported, output: Path | None, *, force: bool) -> str:
     if not output.parent.is_dir():
         raise PlaceError(f"{output.parent}: no such folder")
     refuse_existing(output, force=replace)
+    _refuse_taken_id(output, result.yaml)
     for rel, data in result.images.items():  # pictures first: the file then finds them
         picture = output.parent / rel
         picture.parent.mkdir(exist_ok=True)
         write_new(picture, data, force=True)
     write_new(output, result.yaml.encode(), force=replace)
     return str(output)
+
+
+def _refuse_taken_id(output: Path, new_yaml: str) -> None:
+    """PlaceError when another quiz file beside `output` has the new quiz's id: the
+    folder would no longer load (validate and the bot refuse a quiz id used twice)."""
+    for other in sorted(output.parent.glob("*.y*ml")):
+        if other.name != output.name and _same_quiz(other, new_yaml):
+            quiz_id = _ID.search(new_yaml)
+            raise PlaceError(f"{other}: already holds the quiz "
+                             f"{quiz_id.group(1) if quiz_id else ''!r}; give --id another "
+                             f"id, or --output {other.name} to replace it")
 
 
 def _same_quiz(output: Path, new_yaml: str) -> bool:

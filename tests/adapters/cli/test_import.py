@@ -190,3 +190,20 @@ def test_a_csv_export_file_opens_in_excel_with_its_urdu_intact(
     assert main(["import", str(target), "--id", "back", "--output",
                  str(tmp_path / "back.yaml")]) == 0
     assert "languages: [ur]" in (tmp_path / "back.yaml").read_text(encoding="utf-8")
+
+
+def test_import_never_writes_a_second_quiz_with_an_id_the_folder_has(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # `--id week3 --output content/new.yaml` beside content/week3.yaml wrote the file, and
+    # then validate and the bot refused the whole folder ("id 'week3' is already used").
+    gift = str(FIXTURES / "spec.gift")
+    assert main(["import", gift, "--id", "week3", "--output", str(tmp_path / "week3.yaml")]) == 0
+    capsys.readouterr()
+    for force in ([], ["--force"]):
+        assert main(["import", gift, "--id", "week3", "--output", str(tmp_path / "new.yaml"),
+                     *force]) == 1
+        assert capsys.readouterr().err.endswith(
+            f"quizbot: {tmp_path / 'week3.yaml'}: already holds the quiz 'week3'; give --id "
+            "another id, or --output week3.yaml to replace it\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["week3.yaml"]
+    assert main(["validate", str(tmp_path)]) == 0
