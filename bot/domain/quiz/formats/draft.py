@@ -117,13 +117,14 @@ def slug(text: str, length: int = ID_LENGTH) -> str:
     return out[:length].rstrip("-")
 
 
-def stable_id(name: str, stem: str, taken: set[str]) -> str:
-    """A question id that survives a re-import: from its name, else a hash of its text;
-    made unique within the quiz by a suffix in file order."""
+def stable_id(name: str, stem: str, taken: set[str], kind: str = "q") -> str:
+    """A question id (or, with `kind`, a topic's) that survives a re-import: from its name,
+    else `kind` and a hash of its text; made unique within the quiz by a suffix in file
+    order."""
     base = slug(name, ID_LENGTH - 4)
     if not base:
         digest = hashlib.sha256(" ".join(stem.split()).encode()).hexdigest()[:10]
-        base = f"q-{digest}"
+        base = f"{kind}-{digest}"
     qid, n = base, 2
     while qid in taken:
         qid, n = f"{base}-{n}", n + 1

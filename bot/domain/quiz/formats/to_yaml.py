@@ -63,7 +63,7 @@ def quiz_id_for(name: str) -> str:
     without Latin letters or digits ("ہفتہ ۳.csv") gives one from its hash, so two such
     files are two quizzes (one id for all of them made each upload replace the last)."""
     stem = PurePath(name).stem
-    return slug(stem) or stable_id("", f"quiz {stem}", set()).replace("q-", "quiz-", 1)
+    return slug(stem) or stable_id("", f"quiz {stem}", set(), "quiz")
 
 
 def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
@@ -104,7 +104,9 @@ def _topics(draft: Draft) -> dict[str, str]:
     for q in draft.questions:
         label = _label(q.category)
         if label and label not in out:
-            out[label] = stable_id(label, label, set(out.values()))
+            # an Urdu category's id is "topic-<hash>": shown beside its name in /review's
+            # list of topics, "q-<hash>" read as a question's
+            out[label] = stable_id(label, label, set(out.values()), "topic")
     return out
 
 

@@ -135,3 +135,13 @@ def test_an_option_that_is_only_a_picture_is_named_as_such() -> None:
         f"picture-options.xml:{line}: an option is only a picture and options here are "
         "text; describe it in words (a picture may go in the question text)"
         for line in (9, 10)]
+
+
+def test_an_urdu_category_becomes_a_topic_id_that_reads_as_one() -> None:
+    # /review lists topics as "name (id)": an Urdu category's id was "q-<hash>", which
+    # reads as a question's.
+    quiz = convert((FIXTURES / "urdu.gift").read_bytes(), "urdu.gift").quiz
+    assert quiz is not None
+    (topic, name), = quiz.topics
+    assert topic.startswith("topic-") and name.get("ur") == "پائپ لائن"
+    assert all(q.topics == (topic,) for q in quiz.questions)
