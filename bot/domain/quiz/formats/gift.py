@@ -134,6 +134,10 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
                               "close them with '}' (a literal brace is written '\\{')")
         return
     before, answers, after = body[:open_], body[open_ + 1:close].strip(), body[close + 1:]
+    if find(after, "{") >= 0:  # not a missing word: the next question, glued on
+        draft.problems.append(f"{where}: another question follows its answers without a "
+                              "blank line; put a blank line between two questions")
+        return
     # text after the answers: a missing-word question, the answers fill the blank
     text = plain(f"{before.rstrip()} {BLANK} {after.lstrip()}".strip() if after.strip()
                  else before)

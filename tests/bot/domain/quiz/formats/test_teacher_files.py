@@ -145,3 +145,11 @@ def test_an_urdu_category_becomes_a_topic_id_that_reads_as_one() -> None:
     (topic, name), = quiz.topics
     assert topic.startswith("topic-") and name.get("ur") == "پائپ لائن"
     assert all(q.topics == (topic,) for q in quiz.questions)
+
+
+def test_two_gift_questions_without_a_blank_line_are_refused_not_merged() -> None:
+    # The second question was glued onto the first as a "missing word" text:
+    # "Which splits layers? _____ ::Q2::Which shards optimizer state?{=ZeRO ~Pipeline}".
+    assert _problems("no-blank-line.gift") == [
+        "no-blank-line.gift:2: another question follows its answers without a blank line; "
+        "put a blank line between two questions"]
