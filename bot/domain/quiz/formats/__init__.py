@@ -16,7 +16,7 @@ from bot.domain.quiz.formats.export import EXPORT_FORMATS, prepare
 from bot.domain.quiz.model import Quiz
 
 FORMATS = ("csv", "aiken", "gift", "moodle-xml")
-SUFFIXES = {".csv": "csv", ".txt": None, ".gift": "gift", ".xml": "moodle-xml"}
+SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": None, ".gift": "gift", ".xml": "moodle-xml"}
 
 __all__ = ["EXPORT_FORMATS", "FORMATS", "Draft", "ImportRefused", "export_quiz",
            "guess_format", "read_draft"]

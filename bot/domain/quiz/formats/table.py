@@ -12,7 +12,7 @@ The first row is the header; columns by name, in any order (case and spaces igno
 | `id` | no | the question's id (else from the text) |
 | `category` | no | a topic name |
 
-UTF-8 (Excel's BOM is fine), comma- or semicolon-separated (read from the header line),
+UTF-8 (Excel's BOM is fine), comma-, semicolon- or tab-separated (read from the header line),
 quoted as RFC 4180 says (https://www.rfc-editor.org/rfc/rfc4180). `quizbot export-quiz
 --format csv` writes the same columns (a cell starting with = + - @ gets a leading ' so no
 spreadsheet runs it as a formula; reading strips it).
@@ -39,7 +39,9 @@ def read(text: str, source: str) -> Draft:
     """Every question of a CSV file."""
     draft = Draft(source)
     first = text.split("\n", 1)[0]
-    delimiter = ";" if first.count(";") > first.count(",") else ","
+    # comma, or semicolon (Excel in most European locales), or tab (Google Sheets' .tsv,
+    # rows pasted from a spreadsheet): whichever the header uses most
+    delimiter = max(",;\t", key=first.count)
     rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     try:
         header = [_column(h) for h in next(rows)]

@@ -153,3 +153,14 @@ def test_two_gift_questions_without_a_blank_line_are_refused_not_merged() -> Non
     assert _problems("no-blank-line.gift") == [
         "no-blank-line.gift:2: another question follows its answers without a blank line; "
         "put a blank line between two questions"]
+
+
+def test_a_tab_separated_sheet_is_read() -> None:
+    # Google Sheets' "Download as .tsv", or rows pasted from a spreadsheet: the header was
+    # read as one column and refused for having no question, option1 ... columns.
+    quiz = convert((FIXTURES / "sheet.tsv").read_bytes(), "sheet.tsv").quiz
+    assert quiz is not None
+    (q,) = quiz.questions
+    assert [o.text.get("en") for o in q.options] == [
+        "Pipeline parallelism", "Data parallelism", "ZeRO, stage 1"]
+    assert q.correct == 0
