@@ -93,7 +93,9 @@ def written_in(draft: Draft) -> str:
     """The language a file's questions are written in, for a file whose sender did not say
     (a chat upload, `quizbot quizzes add`): "ur" when most of their letters are in the
     Arabic script Urdu is written in (English terms such as GPU among them), else "en"."""
-    texts = [t for q in draft.questions for t in (q.text, *(o.text for o in q.options))]
+    ours = set(TRUE_FALSE["en"])  # true/false options are named by us, not the teacher
+    texts = [t for q in draft.questions for t in (q.text, *(o.text for o in q.options))
+             if t not in ours]
     letters = [c for c in "".join(texts) if c.isalpha()]
     arabic = sum(1 for c in letters if "\u0600" <= c <= "\u06ff" or "\u0750" <= c <= "\u077f"
                  or "\ufb50" <= c <= "\ufdff" or "\ufe70" <= c <= "\ufeff")

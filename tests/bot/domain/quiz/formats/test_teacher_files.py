@@ -164,3 +164,11 @@ def test_a_tab_separated_sheet_is_read() -> None:
     assert [o.text.get("en") for o in q.options] == [
         "Pipeline parallelism", "Data parallelism", "ZeRO, stage 1"]
     assert q.correct == 0
+
+
+def test_short_urdu_true_false_questions_are_told_by_their_own_words() -> None:
+    # The options True/False that the reader names itself outweighed a short Urdu question
+    # with an English term ("GPU تیز ہے؟"), so the quiz was taken as English.
+    quiz = convert((FIXTURES / "urdu-true-false.gift").read_bytes(), "tf.gift").quiz
+    assert quiz is not None and quiz.languages == ("ur",)
+    assert [o.text.get("ur") for o in quiz.questions[0].options] == ["درست", "غلط"]
