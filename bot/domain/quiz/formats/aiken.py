@@ -14,7 +14,8 @@ from bot.domain.quiz.formats.draft import Draft, DraftOption, DraftQuestion, tid
 
 _OPTION = re.compile(r"([A-Z])[.)]\s+(.*)")
 # "ANSWER: B", also "Answer: b", "ANSWER:B" and "ANSWER: B." or "ANSWER: B)" as typed
-_ANSWER = re.compile(r"ANSWER\s*:\s*(\S*?)[.)]?\s*$", re.IGNORECASE)
+_ANSWER = re.compile(r"ANSWER\s*:\s*(.*?)[.)]?\s*$", re.IGNORECASE)
+_SEVERAL = re.compile(r"[A-Z](?:\s*[,;&/]?\s*(?:AND\s+)?[A-Z])+")  # "A, C", "A and C"
 
 
 def read(text: str, source: str) -> Draft:
@@ -58,6 +59,10 @@ def _question(lines: list[str], where: str, draft: Draft) -> None:
     if not letters:
         draft.problems.append(f"{where}: no options before 'ANSWER:'; write each on its own "
                               "line starting with a capital letter and '.' or ')', as 'A. '")
+        return
+    if letter not in letters and _SEVERAL.fullmatch(letter):
+        draft.problems.append(f"{where}: ANSWER names several options ({letter!r}); an "
+                              "Aiken question has one right answer: give one letter")
         return
     if letter not in letters:
         draft.problems.append(f"{where}: ANSWER is {letter or 'empty'!r}, which names no "

@@ -172,3 +172,10 @@ def test_short_urdu_true_false_questions_are_told_by_their_own_words() -> None:
     quiz = convert((FIXTURES / "urdu-true-false.gift").read_bytes(), "tf.gift").quiz
     assert quiz is not None and quiz.languages == ("ur",)
     assert [o.text.get("ur") for o in quiz.questions[0].options] == ["درست", "غلط"]
+
+
+def test_an_aiken_answer_naming_two_options_is_told_so() -> None:
+    # "ANSWER: A, B" was told "the question has no 'ANSWER: <letter>' line".
+    assert _problems("two-answers.txt") == [
+        "two-answers.txt:1: ANSWER names several options ('A, B'); an Aiken question has "
+        "one right answer: give one letter"]
