@@ -10,6 +10,19 @@ from .fake_discord import FakeDiscord
 from .test_rounds import Room, letter_of, question_of
 
 
+async def two_right_in_a_short_round(fake: FakeDiscord, bot: App) -> None:
+    """Alice plays a 2-question round (`/round start questions:2`) and gets both right."""
+    room = Room(fake, bot)
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                         options={"seconds": 20, "questions": 2}))
+    for number in (1, 2):
+        message = await room.question(number)
+        await room.press(ALICE, message, letter_of(message, question_of(message).correct))
+        room.advance(20)
+        await room.reveal(message)
+        room.advance(5)
+
+
 async def test_stats_after_a_short_round(fake: FakeDiscord, bot: App) -> None:
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     question = ix.original
@@ -20,15 +33,7 @@ async def test_stats_after_a_short_round(fake: FakeDiscord, bot: App) -> None:
         question = ix.followups[0]
     assert "6/8" in question.text
 
-    room = Room(fake, bot)
-    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
-                                         options={"seconds": 20, "questions": 2}))
-    for number in (1, 2):
-        message = await room.question(number)
-        await room.press(ALICE, message, letter_of(message, question_of(message).correct))
-        room.advance(20)
-        await room.reveal(message)
-        room.advance(5)
+    await two_right_in_a_short_round(fake, bot)
 
     ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD))
     assert ix.original is not None
@@ -40,15 +45,7 @@ async def test_stats_after_a_short_round(fake: FakeDiscord, bot: App) -> None:
 
 async def test_a_best_from_a_short_round_is_out_of_its_own_questions(fake: FakeDiscord,
                                                                     bot: App) -> None:
-    room = Room(fake, bot)
-    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
-                                         options={"seconds": 20, "questions": 2}))
-    for number in (1, 2):
-        message = await room.question(number)
-        await room.press(ALICE, message, letter_of(message, question_of(message).correct))
-        room.advance(20)
-        await room.reveal(message)
-        room.advance(5)
+    await two_right_in_a_short_round(fake, bot)
 
     ix = await replied(fake, await fake.slash(ALICE, "quizzes", guild=GUILD))
     assert ix.original is not None
