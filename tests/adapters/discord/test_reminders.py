@@ -11,12 +11,12 @@ from adapters.discord import DiscordAdapter
 from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.domain.learning import next_occurrence
-from bot.domain.results import Actor, AnswerResult
+from bot.domain.results import Actor
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders
 from bot.features.review import reminder_kind
 from tests.clock import FakeClock
-from tests.helpers import right_option
+from tests.helpers import play_through
 
 from .conftest import ALICE, GUILD, replied
 from .fake_discord import TOKEN, FakeDiscord
@@ -44,15 +44,8 @@ async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeD
             assert ix.original is not None and ix.original.content == app.catalogue.t(
                 "en", "remind.set", time="19:30", offset="UTC+05:00")
             alice = Actor("discord", ALICE["id"])
-            engine, quizzes = app.engine, {"parallelism": app.engine.quiz("parallelism")}
-            prompt = await engine.start(alice)
-            while True:
-                result = await engine.answer(alice, prompt.session_id, prompt.position,
-                                             right_option(quizzes, prompt))
-                assert isinstance(result, AnswerResult)
-                if result.next is None:
-                    break
-                prompt = result.next
+            engine = app.engine
+            await play_through(engine, alice, "parallelism")
             clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
             reminders = Reminders(engine, {"discord": adapter.reminder_sender()},
                                   clock=clock, sleep=clock.sleep)
