@@ -102,9 +102,14 @@ class Recorded:
     score: int  # the session's score right after the answer (APPLIED), else 0
 
 
+def chat_scope(platform: str, chat_id: str) -> str:
+    """A chat's leaderboard scope (`best_scores.scope`): its board and its members' bests."""
+    return f"{platform}:{chat_id}"
+
+
 def scopes_of(platform: str, chat_id: str | None) -> list[str]:
     """The leaderboard scopes a finished attempt counts in: global, and its chat if any."""
-    return [""] + ([f"{platform}:{chat_id}"] if chat_id else [])
+    return [""] + ([chat_scope(platform, chat_id)] if chat_id else [])
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,14 +128,18 @@ class Dashboard:
         for quiz_id, quiz in sorted(quizzes.items()):
             mine = [a for a in attempts if a.quiz_id == quiz_id]
             title = quiz.title.get(lang)
-            best = max((a.score for a in mine), default=None)
-            last = mine[-1].score if mine else None
+            # The best attempt by the board's rule (highest score, the earlier finish keeps
+            # a tie: `max` keeps the first of equals, oldest first), out of its own questions.
+            top = max(mine, key=lambda a: a.score, default=None)
+            best, best_total = (top.score, top.total) if top else (None, None)
+            last, last_total = (mine[-1].score, mine[-1].total) if mine else (None, None)
             total = len(quiz.questions)
             scores.append({
                 "id": quiz_id, "title": title, "total": total, "attempts": len(mine),
-                "best": best, "last": last, "badge": BADGE if earns_badge(best, total) else "",
-                "line": t("dashboard.quiz_row", title=title, best=best, last=last, total=total,
-                          attempts=len(mine)) if mine
+                "best": best, "best_total": best_total, "last": last, "last_total": last_total,
+                "badge": BADGE if best_total == total and earns_badge(best, total) else "",
+                "line": t("dashboard.quiz_row", title=title, best=best, best_total=best_total,
+                          last=last, last_total=last_total, attempts=len(mine)) if mine
                 else t("dashboard.quiz_none", title=title),
                 "chart": svg.score_line([(a.score, a.total) for a in mine], title,
                                         [day_text(int(a.finished_at // 86400))[5:] for a in mine])
@@ -161,7 +165,7 @@ class Dashboard:
                 "streak": streak, "due_today": due_today, "due_now": due_now,
                 "due_text": t("dashboard.due_today", today=due_today, now=due_now),
                 "best": [{"quiz": q["id"], "title": q["title"],
-                          "score": f'{q["best"]}/{q["total"]}',
+                          "score": f'{q["best"]}/{q["best_total"]}',
                           "badge": q["badge"]}
                          for q in played],
                 "next": suggest(quizzes, attempts, lang, t)},
@@ -315,10 +319,11 @@ class Dashboard:
             view["members"]["rows"] = [
                 {"user_id": m.user_id, "name": m.display_name or t("dashboard.unnamed"),
                  "quiz": m.quiz_id, "quiz_title": title_of(quizzes, m.quiz_id, lang),
-                 "attempts": m.attempts, "best": m.best, "total": totals.get(m.quiz_id),
-                 "score": f"{m.best}/{totals[m.quiz_id]}" if m.quiz_id in totals
-                 else str(m.best), "last": time_text(m.last_at)}
-                for m in members]
+                 "attempts": m.attempts, "best": m.best, "total": total,
+                 "score": str(m.best) if total is None else f"{m.best}/{total}",
+                 "last": time_text(m.last_at)}
+                for m in members
+                for total in (m.total if m.total is not None else totals.get(m.quiz_id),)]
             more = max(0, everyone - len(members))
             view["members"]["more"] = more
             view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.domain.product_limits import MEMBERS_LISTED, ROUNDS_LISTED
 from bot.store.command import Command, q
-from bot.store.rows import from_row
+from bot.store.rows import chat_scope, from_row
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,7 @@ class MemberRow:
     attempts: int
     best: int
     last_at: float
+    total: int | None = None  # the questions of the attempt the best came from
 
 
 def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:
@@ -107,15 +108,21 @@ def group_rounds(platform: str, chat_id: str, limit: int = ROUNDS_LISTED
 def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
                   ) -> Command[tuple[list[MemberRow], int]]:
     """(member rows per quiz, best first; how many rows there are in all) over the group's
-    finished full attempts."""
+    finished full attempts. A member's best is the group board's (`best_scores` in the
+    group's scope, kept by the rule `sessions_sql.best_score` reads), with the questions
+    of its own attempt: a short round's 2 of 2 is not 2 of the quiz's 8."""
     rows = yield q(
         "SELECT s.user_id, COALESCE(u.display_name, '') AS display_name, s.quiz_id, "
-        "COUNT(*) AS attempts, MAX(s.score) AS best, MAX(s.finished_at) AS last_at, "
-        "COUNT(*) OVER () AS everyone FROM sessions s LEFT JOIN users u "
-        "ON u.platform = s.platform AND u.user_id = s.user_id "
+        "COUNT(*) AS attempts, COALESCE(b.score, MAX(s.score)) AS best, b.total, "
+        "MAX(s.finished_at) AS last_at, COUNT(*) OVER () AS everyone FROM sessions s "
+        "LEFT JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
+        "LEFT JOIN best_scores b ON b.quiz_id = s.quiz_id AND b.scope = ? "
+        "AND b.platform = s.platform AND b.user_id = s.user_id "
         "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
-        "AND s.status = 'finished' GROUP BY s.user_id, u.display_name, s.quiz_id "
-        "ORDER BY best DESC, last_at, s.user_id LIMIT ?", platform, chat_id, limit)
+        "AND s.status = 'finished' "
+        "GROUP BY s.user_id, u.display_name, s.quiz_id, b.score, b.total "
+        "ORDER BY best DESC, last_at, s.user_id LIMIT ?",
+        chat_scope(platform, chat_id), platform, chat_id, limit)
     everyone = int(rows[0]["everyone"]) if rows else 0
     return [from_row(MemberRow, r) for r in rows], everyone
 

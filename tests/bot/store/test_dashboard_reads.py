@@ -105,3 +105,30 @@ async def test_group_export_runs_the_report_through_the_store(any_store: Store, 
     first = next(q for q in data["questions"]
                  if q["question_id"] == quizzes["parallelism"].questions[0].id)
     assert (first["answered"], first["correct"], first["wrong_count"]) == (1, 0, 1)
+
+
+async def test_a_members_best_is_out_of_its_own_attempts_questions(any_store: Store,
+                                                                  quizzes: dict[str, Quiz]
+                                                                  ) -> None:
+    """A best from a short round is 2 of 2, not 2 of the quiz's 8: each member row carries
+    the total of the attempt its best came from (the group's board keeps the same best)."""
+    engine = build_engine(any_store, quizzes, rng=random.Random(3))
+    assert await play(engine, quizzes, Actor("telegram", "2", GROUP, "Bob"),
+                      wrong=set(range(2, 8))) == 2  # 2/8 first: a tie keeps the earlier
+    new = NewRound("telegram", GROUP, GROUP, "1", "Cara", "parallelism", "en", ("q1", "q2"),
+                   ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
+    rnd = await any_store.write(rounds_sql.create_round, new, 1000.0)
+    assert rnd is not None
+    for qindex, at in ((0, 1000.0), (1, 1100.0)):
+        await any_store.write(rounds_sql.open_due_questions, "telegram", at)
+        for uid, name in (("1", "Cara"), ("2", "Bob")):
+            await any_store.write(rounds_sql.press_round,
+                                  NewPress(rnd.id, qindex, uid, name, 0, True, at + 1))
+        await any_store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+    members, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP)
+    assert [(m.display_name, m.best, m.total, m.attempts) for m in members] == [
+        ("Cara", 2, 2, 1), ("Bob", 2, 8, 2)]
+    assert everyone == 2
+    board = await any_store.read(sessions_sql.best, "parallelism", f"telegram:{GROUP}", 10)
+    assert [(b.display_name, b.score, b.total) for b in board] == [
+        (m.display_name, m.best, m.total) for m in members]

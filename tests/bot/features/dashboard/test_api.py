@@ -382,3 +382,32 @@ async def test_a_discord_round_is_listed_with_its_channel_by_name(
     assert status == 200 and isinstance(view, dict)
     assert view["group"]["title"] == "Parallel Club"
     assert [r["channel"] for r in view["rounds"]] == ["Parallel Club · #quiz-night"]
+
+
+async def test_a_best_from_a_short_round_is_out_of_its_own_questions(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """Cara's only attempt is a two-question round she got right: 2/2 in the group's member
+    table and on her own page (with no badge: that is for the whole quiz), never 2/8."""
+    from bot.store.commands import rounds_sql
+    from bot.store.round_rows import NewPress, NewRound
+
+    await play(served.engine, quizzes, Actor("telegram", "2", GROUP, "Bob"), wrong={0})
+    new = NewRound("telegram", GROUP, GROUP, "1", "Cara", "parallelism", "en", ("q1", "q2"),
+                   ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
+    rnd = await served.store.write(rounds_sql.create_round, new, served.clock())
+    assert rnd is not None
+    for qindex in (0, 1):
+        at = served.clock() + 100 * qindex
+        await served.store.write(rounds_sql.open_due_questions, "telegram", at)
+        await served.store.write(rounds_sql.press_round,
+                                 NewPress(rnd.id, qindex, "1", "Cara", 0, True, at + 1))
+        await served.store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+    served.members[(GROUP, "1")] = Role(True, admin=True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Cara"))
+    assert status == 200 and isinstance(view, dict)
+    assert [(r["name"], r["score"], r["total"]) for r in view["members"]["rows"]] == [
+        ("Bob", "7/8", 8), ("Cara", "2/2", 2)]
+    status, me = await served.get("/api/me", served.tma(1, "Cara"))
+    assert status == 200 and isinstance(me, dict)
+    assert [(b["score"], b["badge"]) for b in me["summary"]["best"]] == [("2/2", "")]
+    assert [(q["best"], q["best_total"]) for q in me["quizzes"] if q["attempts"]] == [(2, 2)]
