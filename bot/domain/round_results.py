@@ -183,6 +183,7 @@ class WhoRow:
     score: int
     time: float
     mark: str
+    points: int = 0  # the round's scoring mode's points (as in its standings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,8 @@ class WhoAnswered:
     rows: tuple[WhoRow, ...]
     takeaway: str = ""  # the question's point and its full explanation, shown privately
     explanation: str = ""
+    scoring: str = "accuracy"  # how the round scores: the rows read as its standings do
+    untimed: bool = False
 
 
 PressOutcome = LockedIn | PressRefused | WhoAnswered | Joined

@@ -268,10 +268,11 @@ class Rounds:
             round_id, qindex, row.chat_id, lang,
             quiz.title.get(lang) if quiz else row.quiz_id, qindex + 1, row.total, page, pages,
             len(standings), len(marks),
-            tuple(WhoRow(s.rank, s.display_name, s.score, s.time, marks.get(s.user_id, ""))
-                  for s in shown),
+            tuple(WhoRow(s.rank, s.display_name, s.score, s.time, marks.get(s.user_id, ""),
+                         s.points) for s in shown),
             takeaway=question.takeaway.get(lang) if question and question.takeaway else "",
-            explanation=question.explanation.get(lang) if question else "")
+            explanation=question.explanation.get(lang) if question else "",
+            scoring=row.scoring, untimed=row.untimed)
 
     # --- what is due -----------------------------------------------------------------------
 

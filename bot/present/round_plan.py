@@ -260,23 +260,26 @@ class RoundPlanner:
     def _standings(self, lang: str, standings: tuple[Standing, ...],
                    shown: int = STANDINGS_SHOWN, scoring: str = "accuracy", *,
                    timed: bool = True) -> list[str]:
-        lines = []
-        for s in standings[:shown]:
-            if scoring == "accuracy" and not timed:  # no time spent to show
-                row = self.t(lang, "round.standing_untimed", rank=s.rank,
-                             name=self._name(lang, s.display_name), score=s.score)
-            elif scoring == "accuracy":
-                row = self.t(lang, "round.standing_row", rank=s.rank,
-                             name=self._name(lang, s.display_name), score=s.score,
-                             seconds=f"{s.time:.1f}")
-            else:
-                row = self.t(lang, "round.standing_points", rank=s.rank,
-                             name=self._name(lang, s.display_name), points=f"{s.points:,}",
-                             score=s.score)
-            lines.append(f"{medal(s.rank, s.score)} {row}")
+        lines = [f"{medal(s.rank, s.score)} "
+                 + self._standing(lang, s.rank, s.display_name, s.score, s.time, s.points,
+                                  scoring, timed=timed)
+                 for s in standings[:shown]]
         if len(standings) > shown:
             lines.append(self.t(lang, "round.more", count=len(standings) - shown))
         return lines
+
+    def _standing(self, lang: str, rank: int, name: str, score: int, time: float,
+                  points: int, scoring: str, *, timed: bool) -> str:
+        """One member's place as the round scores: right answers and time, right answers
+        (untimed), or points: the standings and the private list read alike."""
+        name = self._name(lang, name)
+        if scoring == "accuracy" and not timed:  # no time spent to show
+            return self.t(lang, "round.standing_untimed", rank=rank, name=name, score=score)
+        if scoring == "accuracy":
+            return self.t(lang, "round.standing_row", rank=rank, name=name, score=score,
+                          seconds=f"{time:.1f}")
+        return self.t(lang, "round.standing_points", rank=rank, name=name,
+                      points=f"{points:,}", score=score)
 
     def _podium(self, r: RoundReveal, shown: int = STANDINGS_SHOWN) -> list[str]:
         lang = r.lang
@@ -303,9 +306,8 @@ class RoundPlanner:
         marks = {"right": "round.who_right", "wrong": "round.who_wrong"}
         for row in w.rows:
             mark = self.cat.t(lang, marks.get(row.mark, "round.who_silent"))
-            text = self.t(lang, "round.standing_row", rank=row.rank,
-                          name=self._name(lang, row.name), score=row.score,
-                          seconds=f"{row.time:.1f}")
+            text = self._standing(lang, row.rank, row.name, row.score, row.time, row.points,
+                                  w.scoring, timed=not w.untimed)
             lines.append(f"{mark} {text}")
         if w.pages > 1:
             lines += ["", self.t(lang, "round.who_page", page=w.page + 1, pages=w.pages)]

@@ -1,9 +1,12 @@
 """Team rounds on the fake Bot API, with the test's clock: 40 members in 4 teams join by
 button (a few pick a team, the rest "Any team"), are drafted into even teams, cannot switch,
 and the reveal and podium rank the teams by their members' mean; a team count or scoring
-word that does not parse gets the usage line."""
+word that does not parse gets the usage line; a speed round's private "Who answered?" list
+reads as its standings (points)."""
 
 from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
 
 from bot.present.i18n import strip_isolates
 from bot.store.commands import round_teams_sql, rounds_sql
@@ -90,3 +93,33 @@ async def test_bad_team_count_or_scoring_gets_the_usage_line(bot: Running,
     assert rounds is not None
     assert await rounds.store.read(rounds_sql.active_round,
                                    "telegram", str(room.group["id"])) is None
+
+
+async def test_the_private_list_of_a_speed_round_shows_points(bot: Running, api: FakeBotAPI,
+                                                              key: AnswerKey) -> None:
+    # The list behind "Who answered?" is ranked by the round's points; it showed right
+    # answers and seconds instead ("1 right · 1.0 s"), so a faster member with fewer right
+    # answers sat above a slower one with more, with nothing saying why.
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20 scoring speed")
+    question = await room.question(since)
+    room.advance(1)
+    await room.press(room.hana, question, key.right(question["text"]))
+    room.advance(9)
+    await room.press(room.bilal, question, key.right(question["text"]))
+    since = room.hana.mark()
+    room.advance(11)
+    await room.reveal(since, question)
+    query = await room.hana.press(api.messages[(room.group["id"], question["message_id"])],
+                                  "📖 Why? · Who answered")
+    start = parse_qs(urlparse((await room.hana.toast(query)).params["url"]).query)["start"][0]
+    private = Learner(api, room.hana.user)
+    since = private.mark()
+    await private.send(f"/start {start}")
+    page = strip_isolates((await private.reply(
+        since, lambda m: "Who answered" in m["text"]))["text"])
+    reveal = strip_isolates(api.messages[(room.group["id"], question["message_id"])]["text"])
+    for row in ("1. Hana: 975 pts (1 right)", "2. Bilal: 750 pts (1 right)"):
+        assert row in reveal and row in page, page
+    assert " s\n" not in page + "\n"  # no seconds: speed points already count the time
