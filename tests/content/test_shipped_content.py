@@ -59,7 +59,7 @@ def test_rendered_sizes_fit_the_platforms(path, lang, catalogue: Catalogue):
         assert answered_size(catalogue, worst_feedback(quiz, q, lang)) <= FEEDBACK_LIMIT
 
 
-# --- the parallelism quiz, as the seed gave it ------------------------------------------------
+# --- the parallelism quiz: the seed's questions and ideas, reworded so no cue gives it away ---
 
 SEED_ORDER = [
     "q1-why-model-parallelism", "q2-tensor-parallelism", "q3-pipeline-bubble",
@@ -68,8 +68,42 @@ SEED_ORDER = [
 ]
 # (question, right option in English) checked against GPipe, Megatron-LM and Narayanan 2021.
 ANSWERS = [
-    "single GPU", "inside a layer", "wait for each other", "micro-batches", "NVLink",
-    "Megatron-LM", "Activation tensors", "partial results",
+    "one GPU's memory", "inside each layer", "waits for another's", "micro-batches", "NVLink",
+    "Megatron-LM", "Only the activations", "partial results",
+]
+# The seed's options (000_3b6a571d7280d1e2), each keeping its claim in new words: the seed's
+# keys were the longest option in 8 of 8 questions, shared the stem's words alone and were
+# the only options without 'only' or 'cannot'; q5 and q8 both said 'partial results'.
+OPTIONS_EN = [
+    ["A model too large to fit in one GPU's memory",
+     "Training data loading far too slowly from disk",
+     "Gradients exploding during the model's training",
+     "Too few training examples for the model to learn from"],
+    ["It gives each GPU a different set of whole layers",
+     "It splits the matrix math inside each layer across GPUs",
+     "It keeps a full copy of every layer on every GPU",
+     "It computes every layer twice so that one result backs up the other"],
+    ["A memory leak that grows on every GPU with each training step",
+     "An extra copy of the optimizer state that each pipeline stage keeps",
+     "Idle time while a stage waits for another's activations or gradients",
+     "A steady rise in gradient values as they flow back through stages"],
+    ["By training every stage with a smaller learning rate",
+     "By removing some layers so that each stage has less to compute",
+     "By storing every stage's activations in CPU memory instead of on the GPU",
+     "By splitting each batch into micro-batches staggered across the stages"],
+    ["Because its all-reduces in every layer need fast links like a node's NVLink",
+     "Because it needs no communication between GPUs, inside a node or across nodes",
+     "Because GPUs in different nodes have no way to share data with each other",
+     "Because it supports just one GPU, which a single node easily holds"],
+    ["scikit-learn", "Megatron-LM", "OpenCV", "pandas"],
+    ["The entire training dataset, passed on again after each layer",
+     "Only the optimizer's learning rate, passed on from stage to stage",
+     "Only the activations one stage produces and the next consumes",
+     "No data at all, because the stages are fully independent models"],
+    ["It gives each GPU its own separate dataset and never synchronizes them",
+     "It communicates only once, when the model is first loaded onto the GPUs",
+     "It runs no cross-device operations at all in its forward or backward pass",
+     "Each GPU computes only part of a layer and must exchange partial results"],
 ]
 # Machine-translation errors from the seed that must not come back.
 SEED_MISTAKES = ["ہم آہنگی", "بولی", "سیکھنا", "پانڈا", "پھٹنے والے میلان", "تمام کمی",
@@ -82,14 +116,28 @@ def parallelism(quizzes: dict[str, Quiz]) -> Quiz:
 
 
 def test_parallelism_quiz_shape(parallelism: Quiz):
-    # The seed's options give the answer away (the right one is the longest): not "hard".
-    assert parallelism.difficulty == "medium"
+    # The seed calls itself hard; its wrong options (scikit-learn, a memory leak) make it an
+    # easy introduction, and the easiest quiz is where /quiz starts.
+    assert parallelism.difficulty == "easy" and parallelism.level == "introduction"
     assert [q.id for q in parallelism.questions] == SEED_ORDER
     assert all(len(q.options) == 4 for q in parallelism.questions)
     assert parallelism.questions[6].text.get("en") == (
         "What data must move between stages in pipeline parallelism during a forward pass?")
-    assert parallelism.questions[7].options[3].text.get("en") == (
-        "Devices exchange partial results or activations within layers during computation")
+    assert [[o.text.get("en") for o in q.options] for q in parallelism.questions] == OPTIONS_EN
+    assert [q.correct for q in parallelism.questions] == [0, 1, 2, 3, 0, 1, 2, 3]
+
+
+def test_the_seed_quiz_gives_no_cue_in_either_language(parallelism: Quiz):
+    from bot.domain.quiz import quality_warnings
+    from bot.domain.quiz.lint import lint_warnings
+
+    assert quality_warnings(parallelism) == []
+    assert lint_warnings(parallelism) == []
+    for lang in ("en", "ur"):
+        longest = [q.id for q in parallelism.questions
+                   if all(len(q.options[q.correct].text.get(lang)) > len(o.text.get(lang))
+                          for k, o in enumerate(q.options) if k != q.correct)]
+        assert len(longest) <= 1, (lang, longest)
 
 
 @pytest.mark.parametrize("index", range(8))
@@ -120,7 +168,7 @@ def test_urdu_is_reviewed_not_the_seed_machine_translation(parallelism: Quiz):
 # The six imprecise statements of issue 11, fixed in both languages: (question, language,
 # what must be said, what must not).
 FIXES = [
-    ("q3-pipeline-bubble", "en", ["upstream for gradients", "drain"], []),
+    ("q3-pipeline-bubble", "en", ["stage 1 waits for stage 2's gradients", "drain"], []),
     ("q3-pipeline-bubble", "ur", ["گریڈینٹس کا", "خالی ہونے"], []),
     ("q5-tensor-parallel-within-node", "en",
      ["row-parallel half", "300 GB/s each way", "600 GB/s total", "25 GB/s each way",
@@ -142,7 +190,8 @@ FIXES = [
     # Urdu (it read backwards), q5 compares bus bandwidths and blames t > 8, not GEMM width,
     # q7's Urdu has no non-word, q6's N-way is as the glossary says
     ("q3-pipeline-bubble", "ur",
-     ["اگلے (downstream) اسٹیجز ایکٹیویشنز کا، اور پچھلے (upstream) اسٹیجز گریڈینٹس کا"], []),
+     ["ایک اسٹیج دوسرے کی ایکٹیویشنز یا گریڈینٹس کا انتظار کرتا ہے",
+      "اسٹیج 1 کو اسٹیج 2 سے گریڈینٹس کا"], []),
     ("q5-tensor-parallel-within-node", "en",
      ["about 200 GB/s of bus bandwidth against about 300 GB/s on NVLink", "t > 8",
       "per unit of compute doubles", "one ring per NIC"],

@@ -293,7 +293,7 @@ async def test_reload_is_admin_only(store, quizzes):
 
 async def test_default_quiz_is_the_easiest_not_the_first_id(store, quizzes):
     # expert-parallelism sorts before parallelism but is hard: newcomers still start easy
-    assert min(quizzes) != "parallelism" and quizzes["parallelism"].difficulty == "medium"
+    assert min(quizzes) != "parallelism" and quizzes["parallelism"].difficulty == "easy"
     assert build_engine(store, quizzes).quiz().id == "parallelism"
     hard = {k: v for k, v in quizzes.items() if v.difficulty == "hard"}
     assert build_engine(store, hard).quiz().id == min(hard)

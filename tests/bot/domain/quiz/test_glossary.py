@@ -140,12 +140,11 @@ def test_ui_strings_follow_the_glossary(tmp_path: Path):
     assert strings_warnings(shipped, LOCALES_DIR / "ur.po") == []
 
 
-def test_shipped_quizzes_follow_the_glossary_outside_the_seed_quiz():
+def test_shipped_quizzes_follow_the_glossary():
     glossary = load_glossary(SHIPPED)
     for path in iter_quiz_files([default_content_dir()]):
         quiz = load_file(path)
-        if quiz.id != "parallelism":  # the seed's questions and options stay as given
-            assert glossary_warnings(glossary, quiz) == [], path
+        assert glossary_warnings(glossary, quiz) == [], path
 
 
 ALIGN_GLOSSARY = """\

@@ -52,10 +52,22 @@ def test_option_repeating_the_question_is_a_warning_at_its_line():
 
 
 def test_validate_prints_warnings_and_still_exits_0(capsys, tmp_path: Path):
-    assert main(["validate", str(default_content_dir() / "parallelism.yaml")]) == 0
+    cued = tmp_path / "cued.yaml"
+    questions = "".join(
+        f"  - id: q{n}\n    text: {{en: '{n} plus {n}?'}}\n    options:\n"
+        f"      - text: {{en: '{2 * n}, the sum of the two'}}\n"
+        f"      - text: {{en: '{n}'}}\n        why_not: {{en: Add.}}\n"
+        f"    correct: 0\n    explanation: {{en: Add.}}\n    takeaway: {{en: Add.}}\n"
+        for n in (1, 2, 3))
+    # The right answer is the longest option in 3 of 3 questions.
+    cued.write_text("id: cued\ntitle: {en: Cued}\ndescription: {en: Sums.}\n"
+                    "difficulty: easy\nlanguages: [en]\nquestions:\n" + questions,
+                    encoding="utf-8")
+    assert main(["validate", str(cued)]) == 0
     err = capsys.readouterr().err
-    # The seed's options are kept as the seed gave them, and the right one is the longest.
-    assert "warning: " in err and "parallelism.yaml:1: (en) the right option is the longest" in err
+    assert "warning: " in err and "cued.yaml:1: (en) the right option is the longest" in err
+    assert main(["validate", str(default_content_dir() / "parallelism.yaml")]) == 0
+    assert "warning" not in capsys.readouterr().err  # the seed quiz, reworded: no cue left
     assert main(["validate", str(FIXTURES / "content" / "minimal.yaml")]) == 0
     assert "warning" not in capsys.readouterr().err
 
@@ -118,13 +130,11 @@ def test_right_option_at_the_meeting_point_of_the_others_is_a_cue():
                 0, ask) == []
 
 
-def test_shipped_quizzes_have_no_cues_outside_the_seed_quiz():
+def test_shipped_quizzes_have_no_cues():
     from bot.domain.quiz import iter_quiz_files, load_file
 
     for path in iter_quiz_files([default_content_dir()]):
-        quiz_ = load_file(path)
-        if quiz_.id != "parallelism":  # the seed keeps its options as given
-            assert quality_warnings(quiz_) == [], path
+        assert quality_warnings(load_file(path)) == [], path
 
 
 def test_two_near_copies_holding_the_right_option_are_a_cue():
