@@ -97,15 +97,34 @@ def _open_of(run: str, start: int, at: int) -> int | None:
     return None
 
 
-def _isolate_runs(text: str) -> str:
-    def one(match: re.Match[str]) -> str:
-        run = match.group(0)
-        start, end = _trim(run)
-        if not any(ch.isalnum() for ch in run[start:end]):
-            return run
-        return f"{run[:start]}{isolate(run[start:end])}{run[end:]}"
+def _unmatched(run: str) -> int | None:
+    """Where `run` has its first bracket that is not closed (or opened) inside it."""
+    opened: list[int] = []
+    for i, ch in enumerate(run):
+        if ch in _OPEN:
+            opened.append(i)
+        elif ch in _CLOSE:
+            if not opened:
+                return i
+            opened.pop()
+    return opened[0] if opened else None
 
-    return _CANDIDATE.sub(one, text)
+
+def _isolate_run(run: str) -> str:
+    """`run` with its part worth isolating isolated; a bracket inside it that is closed or
+    opened outside it splits it ("FSDP) (sharding" is two runs, each keeping its own side)."""
+    start, end = _trim(run)
+    if not any(ch.isalnum() for ch in run[start:end]):
+        return run
+    cut = _unmatched(run[start:end])
+    if cut is not None:
+        cut += start
+        return f"{_isolate_run(run[:cut])}{run[cut]}{_isolate_run(run[cut + 1:])}"
+    return f"{run[:start]}{isolate(run[start:end])}{run[end:]}"
+
+
+def _isolate_runs(text: str) -> str:
+    return _CANDIDATE.sub(lambda match: _isolate_run(match.group(0)), text)
 
 
 def is_rtl(lang: str) -> bool:

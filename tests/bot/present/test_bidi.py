@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Iterator
+from itertools import pairwise
 
 import pytest
 from bidi import get_display
@@ -45,18 +46,23 @@ def visual(line: str) -> str:
     return CONTROLS.sub("", get_display(line, base_dir="R"))
 
 
-def balanced(piece: str) -> str:
-    """Drop edge brackets that are not closed inside the piece (they belong to the Urdu)."""
-    while piece:
-        if piece[0] in "([" and piece.count("(") + piece.count("[") > (
-                piece.count(")") + piece.count("]")):
-            piece = piece[1:].lstrip()
-        elif piece[-1] in ")]" and piece.count(")") + piece.count("]") > (
-                piece.count("(") + piece.count("[")):
-            piece = piece[:-1].rstrip()
-        else:
-            break
-    return piece
+def balanced(piece: str) -> list[str]:
+    """The piece split at brackets not closed (or opened) inside it: they belong to the
+    Urdu around it ("DeepSeek-V3 (671B" + Urdu + ")" reads as "DeepSeek-V3" and "671B")."""
+    cuts: list[int] = []
+    opened: list[int] = []
+    for i, ch in enumerate(piece):
+        if ch in "([{":
+            opened.append(i)
+        elif ch in ")]}":
+            if opened:
+                opened.pop()
+            else:
+                cuts.append(i)
+    cuts = sorted(cuts + opened)
+    bounds = [-1, *cuts, len(piece)]
+    return [part for a, b in pairwise(bounds)
+            if (part := piece[a + 1:b].strip(" :;,.=+−×·/≈"))]
 
 
 def broken_pieces(text: str) -> list[str]:
@@ -66,9 +72,9 @@ def broken_pieces(text: str) -> list[str]:
         shown = visual(line)
         plain = NUMBERING.sub("\\1\u0600", LABEL.sub("\u0600", strip_isolates(line)))
         for match in PIECE.finditer(plain):
-            piece = balanced(match.group(0).strip())
-            if piece and NUMBER_OR_FORMULA.search(piece) and piece not in shown:
-                broken.append(piece)
+            for piece in balanced(match.group(0).strip()):
+                if NUMBER_OR_FORMULA.search(piece) and piece not in shown:
+                    broken.append(piece)
     return broken
 
 

@@ -39,6 +39,11 @@ def test_urdu_strings_are_urdu(catalogue: Catalogue):
     ("دیکھیں https://arxiv.org/abs/2104.04473۔", f"دیکھیں {LRI}https://arxiv.org/abs/2104.04473{PDI}۔"),
     ("تاریخ 2021-04-09 کو", f"تاریخ {LRI}2021-04-09{PDI} کو"),
     ("بھیجیں /quiz ابھی", "بھیجیں /quiz ابھی"),  # commands stay tappable
+    # Brackets opened in Urdu and closed after Latin split the run: each side keeps its own.
+    ("بانٹنا (ZeRO، FSDP) (sharding)",
+     f"بانٹنا ({LRI}ZeRO{PDI}، {LRI}FSDP{PDI}) {LRI}(sharding){PDI}"),
+    ("(ZeRO، FSDP) (p−1)/(m+p−1) ہے",
+     f"({LRI}ZeRO{PDI}، {LRI}FSDP{PDI}) {LRI}(p−1)/(m+p−1){PDI} ہے"),
 ])
 def test_latin_runs_are_isolated_in_rtl(text: str, expected: str):
     assert isolate_latin(text) == expected
