@@ -139,6 +139,8 @@ async def report(interaction: discord.Interaction[Any], error: BaseException, *,
     except Exception:
         log.exception("could not look up the user's language")
         language = cat.default
+    if f"{key}_server" in cat.keys(language):  # Discord's own way to say it (/round start)
+        key = f"{key}_server"
     try:
         text = cat.t(language, key, **params)
     except (KeyError, IndexError):

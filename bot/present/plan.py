@@ -232,6 +232,12 @@ class Planner:
             return Reply(ack=outcomes.ack_text(text), alert=True)
         return Reply(send=(Card(self.m.escape(text)),))
 
+    def platform_key(self, lang: str, key: str) -> str:
+        """`key`, or its `_server` form where chats are not shared (Discord) and one exists:
+        what to type differs there (`/round start`, not `/round`)."""
+        server = f"{key}_server"
+        return server if not self.shared_chats and server in self.cat.keys(lang) else key
+
     def text(self, lang: str, key: str, **params: object) -> Reply:
         """One plain UI message."""
         return Reply(send=(Card(self.t(lang, key, **params)),))
@@ -310,7 +316,9 @@ class Planner:
         return Card(self.t(note.lang, "reminder.text", due=note.due), rows=((button,),))
 
     def leaderboard(self, board: Leaderboard) -> Reply:
-        return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m)),), public=True)
+        empty = self.platform_key(board.lang, "leaderboard.empty_rounds")
+        return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m,
+                                                        empty_rounds=empty)),), public=True)
 
     def reloaded(self, lang: str, infos: tuple[QuizInfo, ...]) -> Reply:
         return self.text(lang, "admin.reloaded", count=len(infos),

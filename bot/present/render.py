@@ -313,8 +313,10 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
     return "\n".join(lines)
 
 
-def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> str:
-    """Ranked best scores, ties broken by who got there first."""
+def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN, *,
+                     empty_rounds: str = "leaderboard.empty_rounds") -> str:
+    """Ranked best scores, ties broken by who got there first (`empty_rounds`: the key
+    saying no round was played, with the platform's way to start one)."""
     lang = board.lang
     key = "leaderboard.title_global" if board.scope == "global" else "leaderboard.title_chat"
     title = cat.t(lang, key, title=board.quiz_title)
@@ -322,7 +324,7 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN) -> s
         title = f"{title} · {cat.t(lang, 'leaderboard.kind_' + board.kind)}"
     lines = [m.bold(m.escape(title))]
     if not board.rows:
-        empty = "leaderboard.empty_rounds" if board.kind == "rounds" else "leaderboard.empty"
+        empty = empty_rounds if board.kind == "rounds" else "leaderboard.empty"
         lines.append(m.escape(cat.t(lang, empty)))
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     for row in board.rows:

@@ -139,4 +139,13 @@ async def test_stop_by_a_moderator_and_not_in_dms(fake: FakeDiscord, bot: App) -
     room.advance(60)
     ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="skip"))
     assert ix.original is not None
-    assert ix.original.content == bot.catalogue.t("en", "round.none")
+    # Discord's command is /round start: the way out names it, not Telegram's bare /round
+    assert ix.original.content == "No round is running here. Start one with /round start"
+    ix = await replied(fake, await fake.slash(ALICE, "round", subcommand="start"))  # a DM
+    assert ix.original is not None and "/round start in a channel of a server" in \
+        ix.original.content
+    ix = await replied(fake, await fake.slash(BOB, "leaderboard", guild=GUILD,
+                                              options={"quiz": "long-context",
+                                                       "kind": "rounds"}))
+    assert ix.original is not None and ix.original.text.endswith(
+        "Start one in a server channel: /round start")
