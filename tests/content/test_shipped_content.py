@@ -198,7 +198,7 @@ FIXES = [
      ["per node each way", "GEMMs half as wide"]),
     ("q5-tensor-parallel-within-node", "ur", ["t > 8", "دگنی", "bus bandwidth"],
      ["آدھے چوڑے GEMMs"]),
-    ("q7-stage-activations", "ur", ["اسٹیج کی سرحد کے پار"], ["سرسرحد"]),
+    ("q7-stage-activations", "ur", ["اسٹیج کی باؤنڈری کے پار"], ["سرحد"]),
     ("q6-megatron-lm", "ur", ["8-way ماڈل متوازیت"], ["8 طرفہ"]),
 ]
 

@@ -43,7 +43,7 @@ def test_an_isolated_run_is_never_split_across_lines():
     lri, rli, fsi, pdi = "\u2066", "\u2067", "\u2068", "\u2069"
     runs = [f"{lri}25 GB/s{pdi}", f"{fsi}skip connections{pdi}",
             f"{lri}(p−1)/(m+p−1) = 3/19 ≈ 16%{pdi}", f"{rli}اندر {lri}GPU 1{pdi} والا{pdi}"]
-    urdu = (f"ہر GPU کو {runs[0]} ملتے ہیں، اسٹیج کی سرحد پھلانگنے والے {runs[1]} اپنے "
+    urdu = (f"ہر GPU کو {runs[0]} ملتے ہیں، اسٹیج کی باؤنڈری پھلانگنے والے {runs[1]} اپنے "
             f"ٹینسرز شامل کرتے ہیں، ببل {runs[2]} ہے اور {runs[3]} حصہ")
 
     def bare(text: str) -> str:

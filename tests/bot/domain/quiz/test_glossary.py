@@ -79,6 +79,25 @@ def test_shipped_glossary_covers_the_terms_the_quizzes_test():
     assert len({table["peak"], table["boundary"], table["cap"]}) == 3
 
 
+def test_peak_and_boundary_are_said_as_engineers_say_them(tmp_path: Path):
+    """The review: عروج (zenith) for peak and سرحد (a national frontier) for a stage boundary
+    are calques no engineer writes; the glossary asks for پیک and باؤنڈری and names them."""
+    table = term_table(load_glossary(SHIPPED))
+    assert (table["peak"], table["boundary"]) == ("پیک", "باؤنڈری")
+
+    def said(ur: str) -> list[str]:
+        quiz = QUIZ.replace("ur: FSDP کیا اکٹھا کرتا ہے، اور ببل (bubble) کیا ہے؟", f"ur: {ur}")
+        quiz = quiz.replace("en: What does FSDP gather, and what is a bubble?",
+                            "en: What is the peak memory at a stage boundary?")
+        loaded = load_file(write(tmp_path, "g.yaml", quiz))
+        return [w.split(" renders ", 1)[1] for w in
+                glossary_warnings(load_glossary(SHIPPED), loaded) if "questions[0].text" in w]
+    assert said("اسٹیج کی باؤنڈری پر پیک میموری کتنی ہے؟") == []
+    assert said("اسٹیج کی سرحد پر عروج پر میموری کتنی ہے؟") == [
+        "'peak' as 'عروج'; the glossary's term is 'پیک'",
+        "'boundary' as 'سرحد'; the glossary's term is 'باؤنڈری'"]
+
+
 def test_wrong_rendering_warns_at_its_line_and_a_gloss_in_brackets_does_not(tmp_path: Path):
     glossary = load_glossary(write(tmp_path, "glossary.yaml", GLOSSARY))
     quiz = load_file(write(tmp_path, "g.yaml", QUIZ))
