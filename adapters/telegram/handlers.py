@@ -83,6 +83,7 @@ class Handlers:
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
         application.add_handler(MessageHandler(filters.StatusUpdate.NEW_CHAT_TITLE,
                                                self._renamed))
+        application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._upgraded))
         application.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE,
                                                self._guarded(self.unknown)))
         # a number typed in a private chat answers the computed question open there
@@ -132,6 +133,11 @@ class Handlers:
     async def _renamed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group's new title (`new_chat_title`)."""
         await self._note_title(update, context.bot)
+
+    async def _upgraded(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A group upgraded to a supergroup (a new chat id): everything of it moves there."""
+        if (moved := views.moved_chat(update)) is not None:
+            await self.engine.chat_moved(views.PLATFORM, *moved)
 
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, cast
 
 from telegram import Bot
@@ -43,8 +44,32 @@ class RoundPosts:
 
     async def show(self, event: RoundEvent) -> str | None:
         """Post a question (returning its message id) or edit it into its reveal; a reveal
-        whose question is gone becomes a new message. Raises what is worth another try
-        (a rate limit, a time-out, Telegram failing): the scheduler tries again."""
+        whose question is gone becomes a new message. A group upgraded to a supergroup
+        moves there (`Engine.chat_moved`) and the post is tried once more at its new id.
+        Raises what is worth another try (a rate limit, a time-out, Telegram failing): the
+        scheduler tries again."""
+        try:
+            try:
+                return await self._post(event)
+            except ChatMigrated as exc:
+                new_id = str(exc.new_chat_id)
+                await self.engine.chat_moved(PLATFORM, event.chat_id, new_id)
+                # the question's message stayed in the old chat: a reveal is a new message
+                event = (replace(event, chat_id=new_id) if isinstance(event, RoundQuestion)
+                         else replace(event, chat_id=new_id, message_ref=None))
+                return await self._post(event)
+        except (Forbidden, ChatMigrated, BadRequest) as exc:
+            if isinstance(exc, BadRequest) and not chat_gone(exc):
+                raise
+            # never sendable again (removed, deleted, or moved twice over): the round ends
+            # there instead of posting its questions into the void
+            log.info("telegram: group %s removed the bot or is gone; round %s ends (%s)",
+                     event.chat_id, event.round_id, exc.message)
+            await self.engine.chat_gone(PLATFORM, event.chat_id)
+        return None
+
+    async def _post(self, event: RoundEvent) -> str | None:
+        """Send or edit the event's message; raises what Telegram refused."""
         # the application's bot is an ExtBot: its calls take the limiter's arguments
         bot, chat = cast("ExtBot[Any]", self._bot()), int(event.chat_id)
         if isinstance(event, RoundQuestion):
@@ -52,31 +77,21 @@ class RoundPosts:
         else:
             card = self.plan.reveal(event)
         text, keyboard = views.text_of(card), views.keyboard_of(card)
-        try:
-            if not isinstance(event, RoundQuestion) and event.message_ref is not None:
-                try:
-                    await bot.edit_message_text(text, chat_id=chat,
-                                                message_id=int(event.message_ref),
-                                                reply_markup=keyboard,
-                                                rate_limit_args=ROUND_LANE)
+        if not isinstance(event, RoundQuestion) and event.message_ref is not None:
+            try:
+                await bot.edit_message_text(text, chat_id=chat,
+                                            message_id=int(event.message_ref),
+                                            reply_markup=keyboard,
+                                            rate_limit_args=ROUND_LANE)
+                return None
+            except BadRequest as exc:
+                if not_modified(exc):
                     return None
-                except BadRequest as exc:
-                    if not_modified(exc):
-                        return None
-                    if not message_gone(exc):
-                        raise
-            message = await bot.send_message(chat, text, reply_markup=keyboard,
-                                             rate_limit_args=ROUND_LANE)
-            return str(message.message_id)
-        except (Forbidden, ChatMigrated, BadRequest) as exc:
-            if isinstance(exc, BadRequest) and not chat_gone(exc):
-                raise
-            # never sendable again (removed, deleted, or now a supergroup with a new id):
-            # the round ends there instead of posting its questions into the void
-            log.info("telegram: group %s removed the bot or is gone; round %s ends (%s)",
-                     chat, event.round_id, exc.message)
-            await self.engine.chat_gone(PLATFORM, event.chat_id)
-        return None
+                if not message_gone(exc):
+                    raise
+        message = await bot.send_message(chat, text, reply_markup=keyboard,
+                                         rate_limit_args=ROUND_LANE)
+        return str(message.message_id)
 
 
 def chat_gone(exc: BadRequest) -> bool:

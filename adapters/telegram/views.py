@@ -45,6 +45,19 @@ def _link(title: str, url: str) -> str:
 HTML = render.Markup(escape=_escape, bold=_bold, link=_link)
 
 
+def moved_chat(update: Update) -> tuple[str, str] | None:
+    """(old chat id, new chat id) of a group upgraded to a supergroup: Telegram says so in
+    both chats (`migrate_to_chat_id` in the old one, `migrate_from_chat_id` in the new)."""
+    message = update.effective_message
+    if message is None:
+        return None
+    if message.migrate_to_chat_id:
+        return str(message.chat.id), str(message.migrate_to_chat_id)
+    if message.migrate_from_chat_id:
+        return str(message.migrate_from_chat_id), str(message.chat.id)
+    return None
+
+
 def actor_of(update: Update) -> Actor | None:
     """The engine's view of who sent this update; None for updates without a user.
 

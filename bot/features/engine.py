@@ -339,6 +339,14 @@ class Engine:
         await self.dailies.chat_gone(platform, chat_id)
         await self.rounds.chat_gone(platform, chat_id)
 
+    async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
+        """The platform gave the chat a new id (a Telegram group upgraded to a supergroup):
+        its boards, settings, daily and rounds move there, once (`Groups.moved`)."""
+        if not await self.groups.moved(platform, old_chat_id, new_chat_id):
+            return False
+        self.rounds.wake()  # a running round's open question is posted there again
+        return True
+
     async def set_reward(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
                          score: int, *, admin: Manages) -> RewardSet:
         """Grant a role to whoever reaches `score` right answers on the quiz here."""

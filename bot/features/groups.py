@@ -1,18 +1,23 @@
 """A group's own choice (Telegram group, Discord server): the quiz a round or `/quiz` there
 starts when none is named, and the language round posts use. Set by the group's admins
 with /settings in the group (the adapter says who is one: Telegram's getChatMember, Discord's
-Manage Server permission); read by rounds and /quiz there."""
+Manage Server permission); read by rounds and /quiz there. A group the platform gives a new
+id (a Telegram group upgraded to a supergroup) takes everything of its own there (`moved`)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 
 from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnsupportedLanguage
 from bot.domain.results import Actor, GroupView
 from bot.domain.rights import Manages, may_manage
 from bot.features.library import Library
+from bot.store.commands.chat_moves_sql import move_chat
 from bot.store.commands.groups_sql import group_choice, save_group_choice
 from bot.store.protocol import Store
+
+log = logging.getLogger(__name__)
 
 RESET = ("default", "off", "none")  # `/settings quiz default`: back to the bot's own choice
 
@@ -58,3 +63,13 @@ class Groups:
         await self.store.write(save_group_choice, actor.platform, actor.chat_id, quiz_id, lang,
                                f"{actor.platform}:{actor.user_id}", self.clock())
         return await self.view(actor)
+
+    async def moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
+        """Move everything kept under the chat's old id to its new one, in one transaction
+        (`chat_moves_sql.move_chat`); False when nothing was there (already moved)."""
+        moved = await self.store.write(move_chat, platform, old_chat_id, new_chat_id,
+                                       self.clock())
+        if moved:
+            log.info("groups: %s chat %s is now chat %s; moved its %s", platform, old_chat_id,
+                     new_chat_id, ", ".join(f"{t} ({n})" for t, n in sorted(moved.items())))
+        return bool(moved)

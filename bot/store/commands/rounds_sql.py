@@ -39,8 +39,26 @@ from bot.store.rows import BestRow, NewJob, first, from_row, scopes_of
 def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
     """The durable job that shows this post: written in the claim's own transaction, so a
     process that dies after the claim leaves the job, not a lost reveal."""
-    yield from schedule(NewJob(post_kind(rnd.platform), post_key(rnd.id, qindex, what), now,
-                               {"round": rnd.id, "qindex": qindex, "what": what}))
+    yield from post_job(rnd.platform, rnd.id, qindex, what, now)
+
+
+def post_job(platform: str, round_id: int, qindex: int, what: str, now: float
+             ) -> Command[None]:
+    """Schedule the job that shows one post of a round ("q", "r" or "s"), due `now`."""
+    yield from schedule(NewJob(post_kind(platform), post_key(round_id, qindex, what), now,
+                               {"round": round_id, "qindex": qindex, "what": what}))
+
+
+def unpost_open_questions(platform: str, chat_id: str) -> Command[list[tuple[int, int]]]:
+    """Forget the messages of the chat's open questions (the chat is moving to a new id,
+    where those messages are not): (round id, question index) of each, to post again."""
+    yield lock("SELECT id FROM rounds WHERE platform = ? AND chat_id = ? AND status = 'active' "
+               "ORDER BY id FOR UPDATE", platform, chat_id)  # round, then question
+    rows = yield q("UPDATE round_questions SET message_ref = NULL WHERE revealed_at IS NULL "
+                   "AND message_ref IS NOT NULL AND round_id IN (SELECT id FROM rounds "
+                   "WHERE platform = ? AND chat_id = ? AND status = 'active') "
+                   "RETURNING round_id, qindex", platform, chat_id)
+    return sorted((int(r["round_id"]), int(r["qindex"])) for r in rows)
 
 
 def _round(round_id: int) -> Command[RoundRow]:

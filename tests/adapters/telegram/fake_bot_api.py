@@ -73,6 +73,7 @@ class FakeBotAPI:
         self.html: dict[tuple[int, int], str] = {}  # the source text as the bot sent it
         self.chats: dict[int, dict[str, Any]] = {}
         self.blocked: set[int] = set()
+        self.upgraded: dict[int, int] = {}  # a group upgraded to a supergroup -> its new id
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.webhook_url = ""
         self.files: dict[str, bytes] = {}  # file_id -> content (documents users send)
@@ -227,6 +228,26 @@ class FakeBotAPI:
         self.chats[chat_id] = chat
         return chat
 
+    def upgrade(self, group: dict[str, Any], new_id: int, user: dict[str, Any]
+                ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The group becomes a supergroup with id `new_id` (its members and title go along;
+        every call to the old id now fails as Telegram's do, with `migrate_to_chat_id`). The
+        two service messages Telegram sends: `migrate_to_chat_id` in the old chat and
+        `migrate_from_chat_id` in the new one (for the test to deliver, or not)."""
+        old_id = int(group["id"])
+        new = self.group_chat(new_id, group.get("title", ""), kind="supergroup")
+        self.upgraded[old_id] = new_id
+        for (chat, member), status in list(self.members.items()):
+            if chat == old_id:
+                self.members[(new_id, member)] = status
+        said = []
+        for chat, field, value in ((group, "migrate_to_chat_id", new_id),
+                                   (new, "migrate_from_chat_id", old_id)):
+            said.append({"message": {"message_id": self._next_message_id(chat["id"]),
+                                     "date": int(time.time()), "chat": chat, "from": user,
+                                     field: value}})
+        return said[0], said[1]
+
     def message(self, user: dict[str, Any], text: str,
                 chat: dict[str, Any] | None = None) -> dict[str, Any]:
         """An Update carrying a text message the user sent (commands get their entity)."""
@@ -356,6 +377,9 @@ class FakeBotAPI:
         chat_id = params.get("chat_id")
         if chat_id in self.blocked:
             raise ApiError(403, "Forbidden: bot was blocked by the user")
+        if chat_id in self.upgraded:
+            raise ApiError(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                           {"migrate_to_chat_id": self.upgraded[chat_id]})
         if chat_id not in self.chats:
             raise ApiError(400, "Bad Request: chat not found")
         return self.chats[chat_id]

@@ -1,5 +1,5 @@
 """A study group's round at its edges, on the fake Bot API with the test's clock: the bot
-taken out of the group (or the group deleted, or upgraded to a supergroup) mid-round;
+taken out of the group (or the group deleted) mid-round;
 members whose names are in Urdu letters or carry a right-to-left override."""
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from tests.adapters.telegram.test_telegram_rounds import GROUP_ID, Room
 GONE = {
     "kicked": dict(status=403, description="Forbidden: bot was kicked from the supergroup chat"),
     "deleted": dict(status=400, description="Bad Request: chat not found"),
-    "upgraded": dict(status=400, description="Bad Request: group chat was upgraded to a "
-                     "supergroup chat", migrate_to=GROUP_ID - 10**12),
-}
+}  # a group upgraded to a supergroup moves there: test_telegram_upgrade.py
 
 
 @pytest.mark.parametrize("how", list(GONE))
