@@ -308,7 +308,10 @@
       table.appendChild(head);
       d.members.rows.forEach(function (x) {
         var tr = el("tr");
-        [x.name, x.quiz_title, x.attempts, x.score].forEach(function (v) { tr.appendChild(el("td", String(v))); });
+        tr.appendChild(el("td", x.name, "name"));
+        tr.appendChild(el("td", x.quiz_title));
+        tr.appendChild(el("td", String(x.attempts), "count"));
+        tr.appendChild(el("td", x.score, "count"));
         table.appendChild(tr);
       });
       a.appendChild(table);

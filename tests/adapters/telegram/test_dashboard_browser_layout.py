@@ -1,0 +1,111 @@
+"""The dashboard's layout measured in Chromium, as an organiser opens it on a phone: nothing
+wider than the screen (a member's name is whatever they typed).
+
+Screenshots kept in tests/artifacts/ (dashboard-layout-<view>-<lang>-<width>.png).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.domain.results import Actor
+from bot.features.dashboard.membership import Role
+from tests.adapters.telegram.browser import NEEDS_CHROMIUM, ON_SESSION_LOOP, session_loop_api
+from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
+from tests.adapters.telegram.fake_bot_api import FakeBotAPI
+from tests.adapters.telegram.support import TOKEN
+from tests.adapters.telegram.test_dashboard_browser_views import shoot
+from tests.dashboard_support import init_data, play, telegram_fragment
+
+GROUP = "-1001234567890"
+EMPTY = "-1009876543210"
+ADMIN, LONG_NAMED = 1002, 2001
+# A name with nowhere to break, and one that breaks only between words.
+UNBROKEN = "Supercalifragilisticexpialidocious_Engineer_2026_with_no_spaces_at_all"
+LONG = "Maximilian Alexander Fitzgerald-Worthington the Third of Somewhere Far Away"
+PHONES = {360: 800, 390: 844}
+
+pytestmark = [NEEDS_CHROMIUM, ON_SESSION_LOOP]
+api = session_loop_api()
+
+
+async def seeded(running: DashboardBot, lang: str) -> None:
+    """An organiser (the group's admin) and two members with long names in one group; a
+    second group with no answers yet, administered by the same organiser."""
+    app = running.app
+    engine, quizzes = app.engine, dict(app.engine.library.quizzes)
+    organiser = Actor("telegram", str(ADMIN), GROUP, "Grace")
+    await engine.set_language(organiser, lang)
+    await play(engine, quizzes, organiser, wrong={1})
+    await play(engine, quizzes, Actor("telegram", str(LONG_NAMED), GROUP, UNBROKEN),
+               wrong={2, 3})
+    await play(engine, quizzes, Actor("telegram", "2002", GROUP, LONG), wrong={3})
+    await play(engine, quizzes, Actor("telegram", "2002", GROUP, LONG),
+               quiz_id="parallelism-deep", wrong={0, 5})
+    assert app.chats is not None
+    await app.chats.note("telegram", GROUP, "Pipeline Club")
+    await app.chats.note("telegram", EMPTY, "Newcomers")
+
+    async def member(group: str, user: str) -> Role:
+        if user == str(ADMIN):
+            return Role(True, admin=True)
+        return Role(group == GROUP and user in {str(LONG_NAMED), "2002"})
+
+    app.memberships.provide("telegram", member)
+
+
+async def opened(browser: Any, running: DashboardBot, user: int | None, lang: str,
+                 width: int, query: str = "") -> Any:
+    context = await browser.new_context(viewport={"width": width, "height": PHONES[width]},
+                                        device_scale_factor=1,
+                                        locale="ur-PK" if lang == "ur" else "en-US")
+    await context.route(lambda url: not url.startswith("http://127.0.0.1"),
+                        lambda route: route.abort())
+    page = await context.new_page()
+    fragment = ""
+    if user is not None:
+        data = init_data(TOKEN, user, "Grace", auth_date=running.app.engine.clock(),
+                         language_code=lang)
+        fragment = "#" + telegram_fragment(data)
+    await page.goto(f"{running.url}/app{query}{fragment}")
+    await page.wait_for_selector("body[data-state]", timeout=15_000)
+    return page
+
+
+async def wider_than_screen(page: Any) -> list[str]:
+    """Every element reaching past the viewport's left or right edge (what would make the
+    page scroll sideways), with where it reaches and the start of its text."""
+    return list(await page.evaluate("""() => {
+        const width = document.documentElement.clientWidth, out = [];
+        for (const e of document.querySelectorAll('body *')) {
+            const r = e.getBoundingClientRect();
+            if (r.width && (r.right > width + 0.5 || r.left < -0.5)) {
+                out.push(`${e.tagName} ${Math.round(r.left)}..${Math.round(r.right)} ` +
+                         (e.textContent || '').slice(0, 30));
+            }
+        }
+        if (document.documentElement.scrollWidth > width) { out.push('scrollWidth'); }
+        return out;
+    }"""))
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_nothing_is_wider_than_a_phone(tmp_path: Path, api: FakeBotAPI, chromium: Any,
+                                             lang: str) -> None:
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        for width in PHONES:
+            for user, query, view in ((ADMIN, f"?group={GROUP}", "group-admin"),
+                                      (LONG_NAMED, f"?group={GROUP}", "group-member"),
+                                      (ADMIN, "", "learner")):
+                page = await opened(chromium, running, user, lang, width, query)
+                assert await page.get_attribute("body", "data-state") == "ready"
+                if view == "group-admin":  # the member table shows the names in full
+                    names = await page.locator("table td").all_text_contents()
+                    assert UNBROKEN in names and LONG in names
+                await shoot(page, f"dashboard-layout-{view}-{lang}-{width}")
+                assert await wider_than_screen(page) == [], view
+                await page.context.close()
