@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from telegram import Bot
 
-from adapters.telegram.members import is_member
-from adapters.telegram.views import HTML
+from adapters.telegram.members import is_member, member_where
+from adapters.telegram.views import HTML, PLATFORM
 from bot.app.compose import App
 from bot.domain.payloads import base36
 from bot.domain.results import Actor, Misplaced
@@ -78,9 +78,12 @@ class DeepLinks:
         parsed = parse_start(data)
         if parsed is None or actor.chat_id is not None:
             return None
-        chat_id, quiz_id = parsed
+        linked, quiz_id = parsed
         self.engine.quiz(quiz_id)  # UnknownQuiz for a forged one
-        if await is_member(self._bot(), chat_id, int(actor.user_id)):
+        chat_id, member = await member_where(self._bot(), linked, int(actor.user_id))
+        if chat_id != linked:  # the group is a supergroup now: the link counts there
+            await self.engine.chat_moved(PLATFORM, str(linked), str(chat_id))
+        if member:
             return Actor(actor.platform, actor.user_id, str(chat_id), actor.display_name,
                          actor.locale), None
         lang = await self.engine.language(actor)

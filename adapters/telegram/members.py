@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from telegram import Bot, ChatMember
-from telegram.error import TelegramError
+from telegram.error import ChatMigrated, TelegramError
 
 log = logging.getLogger(__name__)
 
@@ -20,6 +20,23 @@ async def is_member(bot: Bot, chat_id: int, user_id: int, *, manager: bool = Fal
     except TelegramError as exc:
         log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
         return False
+    return _counts(member, manager)
+
+
+async def member_where(bot: Bot, chat_id: int, user_id: int) -> tuple[int, bool]:
+    """(the group's id now, whether the user is in it): a group upgraded to a supergroup
+    since (an old deep link names its old id) is asked again at its new id."""
+    try:
+        return chat_id, _counts(await bot.get_chat_member(chat_id, user_id), False)
+    except ChatMigrated as exc:
+        moved = int(exc.new_chat_id)
+        return moved, await is_member(bot, moved, user_id)
+    except TelegramError as exc:
+        log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
+        return chat_id, False
+
+
+def _counts(member: ChatMember, manager: bool) -> bool:
     if member.status == ChatMember.RESTRICTED and not manager:
         return bool(getattr(member, "is_member", False))
     return member.status in (MANAGERS if manager else MEMBERS)

@@ -2,20 +2,22 @@
 test's clock: Telegram's two service messages move its board, settings, daily and the
 installed quiz it chose there, once, however often they arrive; a round running at the
 time goes on in the supergroup, whether the bot hears of the upgrade from the service
-message or from a post refused with `migrate_to_chat_id`."""
+message or from a post refused with `migrate_to_chat_id`; a solo quiz opened from a deep
+link the group handed out before counts on the supergroup's board."""
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
 from bot.present.i18n import strip_isolates
-from bot.store.commands import daily_sql, groups_sql, rounds_sql
+from bot.store.commands import daily_sql, groups_sql, rounds_sql, sessions_sql
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
-from tests.adapters.telegram.learners import Learner
+from tests.adapters.telegram.learners import Learner, buttons
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
 from tests.adapters.telegram.test_telegram_rounds import Room, is_round_question
 from tests.bot.store.test_chat_moves import at, everything
@@ -165,3 +167,21 @@ async def test_a_post_refused_as_upgraded_moves_the_round_and_is_sent_there(
         second["reply_markup"]["inline_keyboard"][0][0]["callback_data"].split(":")[1]), 1)
     assert [(a.user_id, a.qindex) for a in rows] == [("2002", 0), ("2002", 1)]
     assert len(moves_logged(caplog)) == 1
+
+
+async def test_a_deep_link_from_before_the_upgrade_counts_on_the_supergroups_board(
+        bot: Running, api: FakeBotAPI) -> None:
+    room = old_group(bot, api)
+    since = room.chen.mark()
+    await room.chen.send("/quiz")  # in the group: a button into the private chat
+    (button,) = [b for row in buttons(await room.chen.reply(since)) for b in row]
+    start = parse_qs(urlparse(button["url"]).query)["start"][0]
+    api.upgrade(room.group, NEW, room.hana.user)  # its service messages not (yet) heard
+
+    private = Learner(api, room.chen.user)
+    since = private.mark()
+    await private.send(f"/start {start}")  # the link names the old id
+    assert "Question 1/8" in (await private.reply(since))["text"]
+    session = await bot.app.store.read(sessions_sql.active_session,
+                                       "telegram", "3003", "parallelism")
+    assert session is not None and session.chat_id == str(NEW)
