@@ -126,8 +126,14 @@ def test_gpipe_against_1f1b_memory(quiz: Quiz):
     assert gpipe.bubble == one.bubble == Fraction(7, 71)
     assert gpipe.peak_in_flight(0) * 2 == 128 and one.peak_in_flight(0) * 2 == 16
     assert [one.peak_in_flight(d) for d in range(8)] == list(range(8, 0, -1))
-    assert right(question(quiz, "ps10-gpipe-or-1f1b-memory")) == (
-        "Bubble 7/71 with both; on the first GPU, 128 GB against a mere 16 GB in 1F1B")
+    q = question(quiz, "ps10-gpipe-or-1f1b-memory")
+    assert right(q) == (
+        "Both bubbles are 7/71; the first GPU holds 128 GB in GPipe and 16 GB in 1F1B")
+    # A full design: each claim the key makes is shared by exactly one wrong option, so no
+    # option is the majority in every part (the review read the key off 'with both' x 3).
+    texts = [o.text.get("en") for o in q.options]
+    assert sum("7/64" not in t for t in texts) == 2  # one bubble for both
+    assert sum("128 GB" in t and "16 GB" in t and "first GPU" in t for t in texts) == 2
 
 
 def test_warm_up_counts(quiz: Quiz):
@@ -162,7 +168,15 @@ def test_offload_fits_the_slot(quiz: Quiz):
     assert round(per_micro_batch / 1e9, 1) == 11.4
     each_way_ms = per_micro_batch / 50e9 * 1e3
     assert round(each_way_ms) == 228 < 400 < 2 * each_way_ms  # duplex fits, half duplex not
-    assert "228 ms" in right(question(quiz, "ps18-offload-pcie"))
+    q = question(quiz, "ps18-offload-pcie")
+    assert "228 ms" in right(q)
+    # The stem says 'each way': no wrong option may claim the link runs one way at a time.
+    assert not any("one direction at a time" in o.text.get("en") for o in q.options)
+    held = simulate(ScheduleSpec("1f1b", 8, 32))
+    first = [op for op in held.ops if op.stage == 0]
+    f5 = next(op.start for op in first if op.kind == "F" and op.micro == 5)
+    b5 = next(op.start for op in first if op.kind == "B" and op.micro == 5)
+    assert b5 - f5 > 3  # a stashed micro-batch waits several slots, not one
 
 
 def test_p2p_bytes_per_boundary(quiz: Quiz):
