@@ -89,15 +89,17 @@ def unqualify(qualified: str) -> tuple[str, str]:
     return quiz_id, question_id
 
 
-def due_quiz(quizzes: Mapping[str, Quiz], titles: Mapping[str, str]) -> Quiz:
-    """One virtual quiz holding every question of every quiz under a qualified id."""
+def due_quiz(quizzes: Mapping[str, Quiz], titles: Mapping[str, str],
+             topics: tuple[tuple[str, Text], ...] = ()) -> Quiz:
+    """One virtual quiz holding every question of every quiz under a qualified id, and the
+    names of `topics` (a practice session of one topic runs on it and is named by it)."""
     questions: list[Question] = [replace(q, id=qualify(quiz.id, q.id))
                                  for quiz in sorted(quizzes.values(), key=lambda z: z.id)
                                  for q in quiz.questions]
     languages = tuple(sorted({lang for quiz in quizzes.values() for lang in quiz.languages}))
     title = Text(tuple(sorted(titles.items())))
     return Quiz(id=DUE_QUIZ, title=title, description=title, difficulty="mixed",
-                languages=languages, questions=tuple(questions))
+                languages=languages, questions=tuple(questions), topics=topics)
 
 
 # --- time of day, offsets, days, streaks ----------------------------------------------------

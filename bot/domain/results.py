@@ -73,6 +73,7 @@ class QuestionPrompt:
     score: int = 0  # right answers before this question (the header's running score)
     # A computed question takes a typed number too: an example of one ("1.2 GB"), else None.
     typed_example: str | None = None
+    topic: str | None = None  # practice of one topic (/review topic:NAME): its name, shown
 
     @property
     def number(self) -> int:
@@ -115,6 +116,7 @@ class Summary:
     best_total: int | None = None  # the questions that best was out of (None: `total`)
     next_step: NextStep | None = None
     topics: tuple[TopicLine, ...] = ()  # the mastery of this quiz's topics, weakest first
+    topic: str | None = None  # practice of one topic: its name, shown
 
 
 @dataclass(frozen=True, slots=True)

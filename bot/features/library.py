@@ -140,7 +140,9 @@ class Library:
         """Every question of every quiz under a qualified id (rebuilt after a reload)."""
         memo = self._memo()
         if "due" not in memo:
-            memo["due"] = learning.due_quiz(self.quizzes, self._due_titles)
+            names = tuple((topic, name) for topic, quiz in sorted(self.topics().items())
+                          for tid, name in quiz.topics if tid == topic)
+            memo["due"] = learning.due_quiz(self.quizzes, self._due_titles, names)
         due: Quiz = memo["due"]
         return due
 
@@ -216,13 +218,15 @@ class Library:
 
 
 def new_session(actor: Actor, quiz: Quiz, kind: SessionKind, questions: list[Question],
-                rng: random.Random, *, now: float, shuffle: bool = False) -> NewSession:
-    """A session over `questions` (shuffled if asked), each with its options shuffled."""
+                rng: random.Random, *, now: float, shuffle: bool = False,
+                topic: str | None = None) -> NewSession:
+    """A session over `questions` (shuffled if asked), each with its options shuffled;
+    `topic`: the topic a practice session is for."""
     order, orders = deal(rng, questions, shuffle=shuffle)
     return NewSession(actor.platform, actor.user_id, actor.chat_id, quiz.id, kind,
                       tuple(q.id for q in order), orders,
                       seed=rng.getrandbits(62),  # this attempt's numbers (computed questions)
-                      started_at=now)
+                      started_at=now, topic=topic)
 
 
 def typing_private(row: SessionRow) -> bool:
@@ -305,7 +309,14 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         resumed=resumed, confidence=row.confidence,
         score=row.score if score is None else score, joined=joined,
         typed_example=None if not typing_private(row)
-        or (unit := typed_unit(quiz, row, position)) is None else numeric.example(unit))
+        or (unit := typed_unit(quiz, row, position)) is None else numeric.example(unit),
+        topic=topic_shown(quiz, row, lang))
+
+
+def topic_shown(quiz: Quiz, row: SessionRow, lang: str) -> str | None:
+    """The name a practice session of one topic is shown under (None: not one); `quiz` is
+    the spaced-review quiz it runs on, which carries every topic's name."""
+    return None if row.topic is None else quiz.topic_name(row.topic, lang)
 
 
 async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[str, int]:

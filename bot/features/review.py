@@ -162,7 +162,8 @@ class SpacedReview:
                        if topic in q.topics), key=rank)
         questions = [q for key in keys[:TOPIC_BATCH]
                      if (q := quiz.question(learning.qualify(*key))) is not None]
-        new = new_session(actor, quiz, SessionKind.DUE, questions, self._rng, now=now)
+        new = new_session(actor, quiz, SessionKind.DUE, questions, self._rng, now=now,
+                          topic=topic)
         row = await self.store.write(sessions_sql.start_session, new, replace=True,
                                      keep_since=keep_since(new.started_at))
         return opened(quiz, row, lang, new, now=new.started_at)

@@ -42,6 +42,7 @@ from bot.features.library import (
     opened,
     prompt,
     question_at,
+    topic_shown,
     typed_choice,
     typed_unit,
 )
@@ -298,7 +299,8 @@ class Sessions:
             session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
             kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),
             missed=tuple(missed), best_score=best[0] if best else None,
-            best_total=best[1] if best else None, next_step=step, topics=topics)
+            best_total=best[1] if best else None, next_step=step, topics=topics,
+            topic=topic_shown(quiz, row, lang))
 
     # --- stats, leaderboards, reset ------------------------------------------------------------
 

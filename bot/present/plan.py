@@ -121,7 +121,8 @@ class Planner:
         if prompt.typed_example and self.type_button:
             rows = (*rows, (Button(self.cat.t(prompt.lang, "button.type_it"),
                                    NumberPayload(prompt.session_id, prompt.position).pack()),))
-        return Card(body, title=_title(self.cat, prompt), lead=lead, footer=prompt.quiz_title,
+        footer = _session_title(self.cat, prompt.lang, prompt.quiz_title, prompt.topic)
+        return Card(body, title=_title(self.cat, prompt), lead=lead, footer=footer,
                     rows=rows, asks=((prompt.session_id, prompt.position)
                                      if prompt.typed_example else None))
 
@@ -142,8 +143,9 @@ class Planner:
                           style(i), disabled=True) for i in range(len(p.options))]
         rows = (_row(result.lang, buttons),) + (() if owner is None else (
             (self.report_button(result.lang, owner, p.session_id, p.position),),))
+        footer = _session_title(self.cat, p.lang, p.quiz_title, p.topic)
         return Card(body, title=render.answered_header(self.cat, result),
-                    tone="correct" if result.is_correct else "wrong", footer=p.quiz_title,
+                    tone="correct" if result.is_correct else "wrong", footer=footer,
                     rows=rows, image=result.image,
                     figure=(f"{result.timeline}\n{self.t(result.lang, 'picture.legend')}"
                             if result.timeline else ""),
@@ -375,6 +377,13 @@ def settings_text(cat: Catalogue, s: SettingsView) -> str:
         lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
     lines.append(cat.t(lang, "settings.help"))
     return "\n".join(lines)
+
+
+def _session_title(cat: Catalogue, lang: str, quiz_title: str, topic: str | None) -> str:
+    """What a session is called under its questions: its quiz's title, or "Practice:
+    <topic>" for practice of one topic (which runs on the spaced-review quiz)."""
+    return quiz_title if topic is None else cat.t(lang, "practice.title",
+                                                  topic=render.content_text(lang, topic))
 
 
 def _title(cat: Catalogue, prompt: QuestionPrompt) -> str:

@@ -74,9 +74,11 @@ def content_text(lang: str, text: str) -> str:
 def question_header(cat: Catalogue, prompt: QuestionPrompt, score: int | None = None) -> str:
     """"Question 4/8 · 3 right" (or "Review 1/2"): the running score once there is one;
     `score`: the score after answering this question (the answered card's header)."""
-    key = {"review": "question.review_header", "due": "question.due_header"}.get(
+    key = "question.topic_header" if prompt.topic is not None else {  # practice: its topic
+        "review": "question.review_header", "due": "question.due_header"}.get(
         prompt.kind, "question.header")
-    header = cat.t(prompt.lang, key, number=prompt.number, total=prompt.total)
+    header = cat.t(prompt.lang, key, number=prompt.number, total=prompt.total,
+                   topic=content_text(prompt.lang, prompt.topic or ""))
     if score is None and prompt.position == 0:
         return header
     right = prompt.score if score is None else score
@@ -202,11 +204,12 @@ def schedule_caption(cat: Catalogue, lang: str, spec: ScheduleSpec) -> str:
 def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     """Final score, missed questions with their right answers (as many as one card holds,
     then "…and N more"), best score, topics, the next step."""
-    lang = summary.lang
-    key = "summary.review_title" if summary.kind in ("review", "due") else "summary.title"
+    lang, topic = summary.lang, content_text(summary.lang, summary.topic or "")
+    key = "summary.topic_title" if summary.topic is not None else (
+        "summary.review_title" if summary.kind in ("review", "due") else "summary.title")
     lines = [m.bold(m.escape(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
-                                   total=summary.total)))]
-    lines.append(progress_bar(summary.score, summary.total))
+                                   total=summary.total, topic=topic))),
+             progress_bar(summary.score, summary.total)]
     tail: list[str] = []
     if summary.best_score is not None and summary.kind == "full":
         tail += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,

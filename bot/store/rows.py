@@ -43,6 +43,7 @@ class SessionRow:
     confidence: bool = False  # the owner asked to mark answers sure / guess
     utc_offset: int | None = None  # the owner's UTC offset in seconds (None: not read)
     seed: int | None = None  # the attempt's random seed for computed questions (None: none)
+    topic: str | None = None  # the topic a practice session (/review topic:NAME) was for
 
     @property
     def active(self) -> bool:
@@ -70,6 +71,7 @@ class NewSession:
     option_orders: tuple[tuple[int, ...], ...]
     seed: int | None = None  # per-attempt random seed for computed questions
     started_at: float = field(kw_only=True)  # the engine's clock: the store keeps none
+    topic: str | None = field(default=None, kw_only=True)  # a practice session's topic
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +226,7 @@ SESSION_COLUMNS = (
     "s.id, s.platform, s.user_id, s.chat_id, s.quiz_id, s.kind, s.status, s.question_ids, "
     "s.option_orders, s.position, s.score, s.started_at, s.finished_at, u.lang, "
     "COALESCE(ls.confidence, 0) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset, "
-    "s.seed")
+    "s.seed, s.topic")
 SESSION_FROM = (
     "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
     "LEFT JOIN learner_settings ls ON ls.platform = s.platform AND ls.user_id = s.user_id ")

@@ -168,7 +168,7 @@ async def test_the_summarys_next_step_is_offered_as_the_chats_button_is(
     step = re.search(r"Next: practise (.+), your weakest topic", said)
     assert step is not None and f"Practise {step.group(1)} now? [y/N]" in " ".join(offer.split())
     await player.send("y")
-    assert "Spaced review 1/" in await player.until_prompt()  # the topic's questions
+    assert f"Practice: {step.group(1)} 1/" in await player.until_prompt()  # its questions
     await player.send("q")
     assert await player.finish() == 0
 

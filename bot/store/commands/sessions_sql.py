@@ -129,18 +129,19 @@ def start_session(new: NewSession, *, replace: bool,
     if not replace or keep_since is not None:
         found = yield from active_session(n.platform, n.user_id, n.quiz_id)
         if found is not None and (not replace or (
-                found.kind == n.kind and found.position == 0 and keep_since is not None
+                found.kind == n.kind and found.topic == n.topic and found.position == 0
+                and keep_since is not None
                 and found.started_at >= keep_since)):
             return found
     yield q("UPDATE sessions SET status = 'abandoned' WHERE platform = ? AND user_id = ? "
             "AND quiz_id = ? AND status = 'active'", n.platform, n.user_id, n.quiz_id)
     rows = yield q(
         "INSERT INTO sessions (platform, user_id, chat_id, quiz_id, kind, status, "
-        "question_ids, option_orders, started_at, seed) "
-        "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?) RETURNING id",
+        "question_ids, option_orders, started_at, seed, topic) "
+        "VALUES (?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?) RETURNING id",
         n.platform, n.user_id, n.chat_id, n.quiz_id, str(n.kind),
         json.dumps(list(n.question_ids)), json.dumps([list(o) for o in n.option_orders]),
-        n.started_at, n.seed)
+        n.started_at, n.seed, n.topic)
     found = yield from get_session(int(rows[0]["id"]))
     assert found is not None
     return found

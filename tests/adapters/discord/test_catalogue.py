@@ -73,7 +73,7 @@ async def test_review_a_topic(fake: FakeDiscord, bot: App) -> None:
     ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
                                               options={"topic": "bubble"}))
     assert ix.original is not None and ix.original.ephemeral
-    assert ix.original.embeds[0]["title"].startswith("Spaced review 1/8")
+    assert ix.original.embeds[0]["title"].startswith("Practice: Pipeline bubble 1/8")
     ix = await replied(fake, await fake.autocomplete(ALICE, "review", "topic", "bub",
                                                      guild=GUILD))
     assert ix.callback is not None
@@ -92,12 +92,12 @@ async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot:
         if typed == "ببل":
             assert ix.original.content.startswith("There is no topic called")
         else:
-            assert ix.original.embeds[0]["title"].startswith("Spaced review 1/")
+            assert ix.original.embeds[0]["title"].startswith("Practice: Pipeline bubble 1/")
     ur_name = bot.engine.topic_name("bubble", "ur")
     ix = await replied(fake, await fake.slash(BOB, "review", guild=GUILD,
                                               options={"topic": f" {ur_name} "}))
     assert ix.original is not None and ix.original.embeds[0]["title"].startswith(
-        "Spaced review 1/")
+        "Practice: Pipeline bubble 1/")
     for typed in ("long sequences and sharded data parallelism",
                   "Long sequences and sharded data parallelism (long-context)"):
         ix = await replied(fake, await fake.slash(CAROL, "quiz", guild=GUILD,

@@ -67,7 +67,7 @@ async def test_review_a_topic_by_name(bot: Running, api: FakeBotAPI) -> None:
     since = learner.mark()
     await learner.send("/review bubble")
     question = await learner.reply(since, is_question)
-    assert question["text"].startswith("Spaced review 1/8")
+    assert question["text"].startswith("Practice: Pipeline bubble 1/8")
     since = learner.mark()
     await learner.send("/review nope")
     refusal = await learner.reply(since)
@@ -88,7 +88,7 @@ async def test_review_a_topic_in_a_group_opens_it_privately(bot: Running,
     since = private.mark()
     await private.send("/start topic-bubble")
     question = await private.reply(since, is_question)
-    assert question["text"].startswith("Spaced review 1/8")
+    assert question["text"].startswith("Practice: Pipeline bubble 1/8")
 
 
 async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> None:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from bot.app.compose import build_engine
 from bot.domain.errors import UnknownTopic
 from bot.domain.payloads import StartPayload, TopicPayload, decode
 from bot.domain.quiz import Quiz
-from bot.domain.results import Actor, SessionKind
+from bot.domain.results import Actor, AnswerResult, SessionKind
 from bot.features.engine import Engine
-from bot.present.i18n import Catalogue
+from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
 from bot.store.commands import sessions_sql
@@ -72,3 +75,50 @@ async def test_an_unknown_topic_is_answered_with_the_topics(engine: Engine,
     text = catalogue.t("en", caught.value.key, **caught.value.params)
     assert text.startswith("There is no topic called nope. The topics:\n• ")
     assert "• Pipeline bubble (bubble)" in text
+
+
+async def test_topic_practice_is_named_after_its_topic_not_spaced_review(
+        engine: Engine, catalogue: Catalogue):
+    """/review topic:NAME is "Practice: <topic name>" in its questions' heading and footer,
+    when it is picked up again (by /review, after a restart: the topic is stored with the
+    session) and in its summary, in English and in Urdu; never "Spaced review", never the
+    topic's id."""
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    for lang, actor, label in (("en", ALICE, "Practice"), ("ur", Actor("telegram", "1002"),
+                                                           "مشق")):
+        await engine.set_language(actor, lang)
+        name = engine.library.topic_name("bubble", lang)
+        assert name != "bubble"
+        prompt = await engine.review_topic(actor, "bubble")
+        card = plan.question(prompt, actor)
+        shown = [card.title, card.footer]
+        result = await engine.answer(actor, prompt.session_id, 0, 0)
+        assert isinstance(result, AnswerResult) and result.next is not None
+        restarted = build_engine(engine.store, dict(engine.library.quizzes),
+                                 rng=random.Random(1))
+        resumed = await restarted.review_due(actor)  # /review picks the practice up
+        assert resumed.session_id == prompt.session_id and resumed.resumed
+        card = plan.question(resumed, actor)
+        shown += [card.title, card.footer]
+        while result.summary is None:
+            assert result.next is not None
+            result = await restarted.answer(actor, result.next.session_id,
+                                            result.next.position, 0)
+            assert isinstance(result, AnswerResult)
+        summary = plan.summary(result.summary, actor).body
+        shown.append(summary.splitlines()[0])
+        for text in shown:
+            assert f"{label}: " in strip_isolates(text) and name in strip_isolates(text), text
+            assert catalogue.t(lang, "due.title") not in text
+            assert "bubble" not in strip_isolates(text).replace(name, "")  # no id
+
+
+async def test_practice_of_a_second_topic_seconds_later_is_that_topic(engine: Engine):
+    """Two practice buttons pressed within seconds: the second topic is practised, not the
+    first one joined (a second start of the same practice still joins it)."""
+    first = await engine.review_topic(ALICE, "bubble")
+    again = await engine.review_topic(ALICE, "bubble")
+    assert again.session_id == first.session_id and again.joined
+    other = await engine.review_topic(ALICE, "schedules")
+    assert other.session_id != first.session_id and not other.joined
+    assert other.topic == engine.library.topic_name("schedules", "en")
