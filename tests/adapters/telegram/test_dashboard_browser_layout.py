@@ -1,5 +1,5 @@
 """The dashboard's layout measured in Chromium, as an organiser opens it on a phone: nothing
-wider than the screen (a member's name is whatever they typed).
+wider than the screen (a member's name is whatever they typed), tap targets a thumb can hit.
 
 Screenshots kept in tests/artifacts/ (dashboard-layout-<view>-<lang>-<width>.png).
 """
@@ -27,6 +27,7 @@ ADMIN, LONG_NAMED = 1002, 2001
 UNBROKEN = "Supercalifragilisticexpialidocious_Engineer_2026_with_no_spaces_at_all"
 LONG = "Maximilian Alexander Fitzgerald-Worthington the Third of Somewhere Far Away"
 PHONES = {360: 800, 390: 844}
+THUMB = 44  # CSS px: Apple's 44 pt, a little under Material's 48 dp
 
 pytestmark = [NEEDS_CHROMIUM, ON_SESSION_LOOP]
 api = session_loop_api()
@@ -92,6 +93,21 @@ async def wider_than_screen(page: Any) -> list[str]:
     }"""))
 
 
+async def small_targets(page: Any) -> list[str]:
+    """Every visible link, button and fold lower than a thumb (THUMB px)."""
+    return list(await page.evaluate("""(thumb) => {
+        const out = [];
+        for (const e of document.querySelectorAll('a, button, summary')) {
+            const r = e.getBoundingClientRect();
+            if (r.width && r.height < thumb - 0.5) {
+                out.push(`${e.tagName} ${Math.round(r.height)} px ` +
+                         (e.textContent || '').slice(0, 30));
+            }
+        }
+        return out;
+    }""", THUMB))
+
+
 @pytest.mark.parametrize("lang", ["en", "ur"])
 async def test_nothing_is_wider_than_a_phone(tmp_path: Path, api: FakeBotAPI, chromium: Any,
                                              lang: str) -> None:
@@ -109,3 +125,18 @@ async def test_nothing_is_wider_than_a_phone(tmp_path: Path, api: FakeBotAPI, ch
                 await shoot(page, f"dashboard-layout-{view}-{lang}-{width}")
                 assert await wider_than_screen(page) == [], view
                 await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_every_link_and_button_is_a_thumb_high(tmp_path: Path, api: FakeBotAPI,
+                                                     chromium: Any, lang: str) -> None:
+    """The group page (back link, folds, downloads), the learner's (links to their groups),
+    signed out (try again) and a group one is not in (back to one's own page)."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        for user, query in ((ADMIN, f"?group={GROUP}"), (ADMIN, ""), (None, ""),
+                            (LONG_NAMED, f"?group={EMPTY}")):
+            page = await opened(chromium, running, user, lang, 390, query)
+            assert await page.locator("a, button, summary").count() >= 1
+            assert await small_targets(page) == [], (user, query)
+            await page.context.close()
