@@ -86,6 +86,17 @@ def test_waits_take_the_languages_plural_form(catalogue: Catalogue, lang: str, n
     assert strip_isolates(catalogue.t(lang, "error.nothing_due_days", amount=n)) == text
 
 
+@pytest.mark.parametrize(("n", "days", "hours"), [
+    (1, "اگلی دہرائی 1 دن میں", "اگلی دہرائی 1 گھنٹے میں"),
+    (3, "اگلی دہرائی 3 دنوں میں", "اگلی دہرائی 3 گھنٹوں میں"),
+])
+def test_next_review_takes_the_oblique_plural_in_urdu(catalogue: Catalogue, n: int, days: str,
+                                                      hours: str) -> None:
+    """The review: 'in 3 days' is دنوں میں (oblique plural); both forms read دن میں before."""
+    assert strip_isolates(catalogue.t("ur", "progress.next_days", amount=n)) == days
+    assert strip_isolates(catalogue.t("ur", "progress.next_hours", amount=n)) == hours
+
+
 @pytest.mark.parametrize(("lang", "n", "word"), [
     ("en", 1, "1 quiz file:"), ("en", 2, "2 quiz files:"), ("en", 5, "5 quiz files:"),
     ("ur", 1, "1 کوئز فائل دوبارہ لوڈ ہو گئی"), ("ur", 2, "2 کوئز فائلیں دوبارہ لوڈ ہو گئیں"),
