@@ -299,8 +299,10 @@
     var ul = el("ul");
     d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
     m.appendChild(ul);
-    if (d.items) { renderItems(d, auth); }
-    if (d.members.rows) {
+    // An admin's table and downloads only once someone finished a quiz here: before that
+    // they would be headings over nothing and files with nothing in them.
+    if (d.items && d.items.quizzes.length) { renderItems(d, auth); }
+    if (d.members.rows && d.members.rows.length) {
       var a = section(t("dashboard.member_table"));
       var table = el("table");
       var head = el("tr");

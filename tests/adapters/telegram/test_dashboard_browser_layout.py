@@ -1,5 +1,6 @@
 """The dashboard's layout measured in Chromium, as an organiser opens it on a phone: nothing
-wider than the screen (a member's name is whatever they typed), tap targets a thumb can hit.
+wider than the screen (a member's name is whatever they typed), tap targets a thumb can hit,
+and a group with no answers yet offers nothing to download.
 
 Screenshots kept in tests/artifacts/ (dashboard-layout-<view>-<lang>-<width>.png).
 """
@@ -11,8 +12,10 @@ from typing import Any
 
 import pytest
 
+from bot.app.dashboard_web import page_strings
 from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.browser import NEEDS_CHROMIUM, ON_SESSION_LOOP, session_loop_api
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
@@ -140,3 +143,22 @@ async def test_every_link_and_button_is_a_thumb_high(tmp_path: Path, api: FakeBo
             assert await page.locator("a, button, summary").count() >= 1
             assert await small_targets(page) == [], (user, query)
             await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_an_empty_group_offers_its_admin_nothing_to_download(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """No answers yet: what to do (send /quiz there), not a table of headings over nothing
+    and buttons that download empty files."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        cat = running.app.catalogue
+        page = await opened(chromium, running, ADMIN, lang, 390, f"?group={EMPTY}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        hints = [strip_isolates(h) for h in await page.locator("#view p.hint").all_text_contents()]
+        assert strip_isolates(page_strings(cat)[lang]["dashboard.no_answers"]) in hints
+        assert await page.locator("#view table").count() == 0
+        assert await page.locator("#view button").count() == 0
+        assert await page.locator("#items").count() == 0
+        await shoot(page, f"dashboard-layout-group-empty-{lang}-390")
+        await page.context.close()
