@@ -33,7 +33,7 @@ from adapters.telegram.round_commands import TelegramRounds
 from adapters.telegram.turn import MayReply, Turn
 from bot.app.compose import App
 from bot.domain import payloads as payload
-from bot.domain.errors import QuizError
+from bot.domain.errors import BadLink, QuizError, UnknownQuiz, UnknownTopic
 from bot.domain.results import QuestionPrompt, SessionKind
 from bot.present.chart import progress_picture
 from bot.present.plan import Planner, Reply
@@ -162,7 +162,14 @@ class Handlers:
     # --- commands: each is one engine call and one plan -------------------------------------
 
     async def start(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/start: welcome, language choice, Start; `/start <quiz-id>` opens that quiz."""
+        """/start: welcome, language choice, Start; `/start <payload>` opens a deep link
+        (BadLink when it names nothing there, its payload never echoed)."""
+        try:
+            return await self._start(turn, args)
+        except (UnknownQuiz, UnknownTopic):
+            raise BadLink() from None
+
+    async def _start(self, turn: Turn, args: Sequence[str]) -> Reply:
         if args and self.links is not None and (
                 linked := await self.links.group_start(turn.actor, args[0])) is not None:
             actor, note = linked  # a solo quiz opened from a group: it counts there

@@ -45,6 +45,14 @@ class UnknownTopic(QuizError):
     key = "error.unknown_topic"
 
 
+class BadLink(QuizError):
+    """A deep link (`/start <payload>`) that is malformed or names a quiz, topic or group
+    that is not there (any more). What it carried is never shown: the learner did not type
+    it, and a forged one could say anything."""
+
+    key = "error.bad_link"
+
+
 class UnsupportedLanguage(QuizError):
     key = "error.unsupported_language"
 

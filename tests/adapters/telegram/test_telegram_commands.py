@@ -35,19 +35,28 @@ async def test_start_welcomes_with_language_and_start_buttons(bot: Running,
     assert "Question 1/8" in question["text"]
 
 
-async def test_deep_link_opens_the_quiz_and_unknown_quiz_is_explained(
+async def test_deep_link_opens_the_quiz_and_a_bad_link_is_explained_not_echoed(
         bot: Running, api: FakeBotAPI) -> None:
+    """A link whose payload is malformed, or names a quiz, topic or group quiz that is not
+    there (any more), says so in the learner's language and what to do; what it carried is
+    never shown back (a link is not something the learner typed)."""
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()
     await learner.send("/start parallelism")
     question = await learner.reply(since, is_question)
     assert "Question 1/8" in question["text"]
-    since = learner.mark()
-    await learner.send("/start no-such-quiz")
-    error = await learner.reply(since)
-    assert error["text"].startswith("There is no quiz called no-such-quiz. The quizzes:\n")
-    assert "• Pipeline schedules past 1F1B: Zero Bubble, DualPipe and their costs " \
-        "(pipeline-schedules)" in error["text"]  # names, with the id to type
+    urdu = Learner(api, api.user(1002, "Bilal", language_code="ur"))
+    for payload_sent in ("no-such-quiz", "g-999_x", "g2s_no-such-quiz", "topic-nope",
+                         "<b>x</b>", "w1_99999"):
+        for who, said in ((learner, "This link is not valid or has expired"),
+                          (urdu, "یہ لنک درست نہیں")):
+            since = who.mark()
+            await who.send(f"/start {payload_sent}")
+            error = await who.reply(since)
+            assert strip_isolates(error["text"]).startswith(said), (payload_sent, error)
+            assert "/quizzes" in error["text"]
+            for part in ("no-such-quiz", "999", "nope", "x</b>", "99999"):
+                assert part not in error["text"], (payload_sent, error["text"])
 
 
 async def test_urdu_user_gets_urdu_and_right_to_left_buttons(bot: Running, api: FakeBotAPI,
