@@ -47,7 +47,13 @@ def test_interleaved_bubble_answer(deep: Quiz):
 def test_activations_in_flight_answer(deep: Quiz):
     gpipe = simulate(ScheduleSpec("gpipe", 4, 8)).peak_in_flight(0)
     one = simulate(ScheduleSpec("1f1b", 4, 8)).peak_in_flight(0)
-    assert right(question(deep, "d03-activations-in-flight")) == f"GPipe {gpipe}, 1F1B {one}"
+    q = question(deep, "d03-activations-in-flight")
+    assert right(q) == f"GPipe {gpipe}, 1F1B {one}"
+    # A full 2 x 2 design: each count of the key is in exactly one wrong option (the review
+    # read the key off 'GPipe 8' shared by two options).
+    texts = [o.text.get("en") for o in q.options]
+    assert sum(f"GPipe {gpipe}," in t for t in texts) == 2
+    assert sum(t.endswith(f"1F1B {one}") for t in texts) == 2
 
 
 def test_tensor_allreduce_bytes_answer(deep: Quiz):
@@ -65,7 +71,13 @@ def test_zero3_gpu_count_answer(deep: Quiz):
 def test_activation_memory_answer(deep: Quiz):
     s, b, h, a, t = 2048, 1, 12288, 96, 8
     per_gpu = s * b * h * (34 + 5 * a * s / h) / t
-    assert right(question(deep, "d16-activation-memory")) == f"About {per_gpu / 1e9:.2f} GB"
+    q = question(deep, "d16-activation-memory")
+    assert right(q) == f"About {per_gpu / 1e9:.2f} GB"
+    softmax_whole = s * b * h * (34 / t + 5 * a * s / h)
+    assert f"About {softmax_whole / 1e9:.1f} GB" in [o.text.get("en") for o in q.options]
+    # No option is twice another: 0.72 GB (two bytes counted twice) named 0.36 as the base.
+    values = [float(o.text.get("en").split()[1]) for o in q.options]
+    assert not any(abs(x - 2 * y) < 0.02 for x in values for y in values)
 
 
 def test_3d_layout_answer(deep: Quiz):
