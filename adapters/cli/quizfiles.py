@@ -227,8 +227,13 @@ async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> 
                                  quiz_id=args.quiz_id)
         for warning in done.warnings:
             print(f"warning: {warning}", file=sys.stderr)
-        print(f"installed {done.quiz_id}: {done.title}, {done.questions} questions "
-              f"(version {done.version}); every running bot serves it within a minute")
+        if done.unchanged:
+            print(f"unchanged {done.quiz_id}: {done.title}, {done.questions} questions, already "
+                  f"installed as version {done.version} from the same content; nothing was "
+                  "changed")
+        else:
+            print(f"installed {done.quiz_id}: {done.title}, {done.questions} questions "
+                  f"(version {done.version}); every running bot serves it within a minute")
         return EXIT_OK
     title = await service.take_out(args.quiz_id, by=by)
     print(f"removed {args.quiz_id}: {title}; learners' answers stay in their history")

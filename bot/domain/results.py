@@ -317,6 +317,7 @@ class InstallOutcome:
     questions: int
     version: int
     warnings: tuple[str, ...] = ()
+    unchanged: bool = False  # the very content installed already: its version stands
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,13 +136,14 @@ class Installed:
         quiz = result.quiz
         if self.library.is_shipped(quiz.id):
             raise ShippedQuiz(quiz=quiz.id)
-        version = await self.store.write(install_quiz, quiz.id, result.yaml,
-                                         _images_json(result), by, self.clock())
-        log.info("installed quiz %s (%d questions) as version %d, by %s", quiz.id,
-                 len(quiz.questions), version, by)
+        version, new = await self.store.write(install_quiz, quiz.id, result.yaml,
+                                              _images_json(result), by, self.clock())
+        log.info("%s quiz %s (%d questions) as version %d, by %s",
+                 "installed" if new else "unchanged:", quiz.id, len(quiz.questions), version, by)
         await self.refresh()
         return InstallOutcome(quiz.id, quiz.title.get(quiz.languages[0]),
-                              len(quiz.questions), version, tuple(result.warnings))
+                              len(quiz.questions), version, tuple(result.warnings),
+                              unchanged=not new)
 
     async def remove(self, actor: Actor, quiz_id: str) -> str:
         """Admin only: stop serving an installed quiz (learners' history stays); its title."""

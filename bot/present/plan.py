@@ -121,10 +121,9 @@ class Planner:
         if prompt.typed_example and self.type_button:
             rows = (*rows, (Button(self.cat.t(prompt.lang, "button.type_it"),
                                    NumberPayload(prompt.session_id, prompt.position).pack()),))
-        footer = _session_title(self.cat, prompt.lang, prompt.quiz_title, prompt.topic)
-        return Card(body, title=_title(self.cat, prompt), lead=lead, footer=footer,
-                    rows=rows, asks=((prompt.session_id, prompt.position)
-                                     if prompt.typed_example else None))
+        return Card(body, title=_title(self.cat, prompt), lead=lead,
+                    footer=_footer(self.cat, prompt), rows=rows,
+                    asks=(prompt.session_id, prompt.position) if prompt.typed_example else None)
 
     def answered(self, result: AnswerResult, owner: str | None = None) -> Card:
         """The question after the press: choice and right answer marked, the verdict and
@@ -143,9 +142,8 @@ class Planner:
                           style(i), disabled=True) for i in range(len(p.options))]
         rows = (_row(result.lang, buttons),) + (() if owner is None else (
             (self.report_button(result.lang, owner, p.session_id, p.position),),))
-        footer = _session_title(self.cat, p.lang, p.quiz_title, p.topic)
         return Card(body, title=render.answered_header(self.cat, result),
-                    tone="correct" if result.is_correct else "wrong", footer=footer,
+                    tone="correct" if result.is_correct else "wrong", footer=_footer(self.cat, p),
                     rows=rows, image=result.image,
                     figure=(f"{result.timeline}\n{self.t(result.lang, 'picture.legend')}"
                             if result.timeline else ""),
@@ -331,8 +329,9 @@ class Planner:
         warnings."""
         warnings = (self.cat.t(lang, "admin.install_warnings",
                                warnings=listing(list(done.warnings))) if done.warnings else "")
+        key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
         return Reply(send=(Card(self.m.escape(self.cat.t(
-            lang, "admin.installed", title=done.title, count=done.questions, id=done.quiz_id,
+            lang, key, title=done.title, count=done.questions, id=done.quiz_id,
             warnings=warnings))),))
 
     def group_settings(self, view: GroupView, *, saved: bool = False) -> Reply:
@@ -379,11 +378,10 @@ def settings_text(cat: Catalogue, s: SettingsView) -> str:
     return "\n".join(lines)
 
 
-def _session_title(cat: Catalogue, lang: str, quiz_title: str, topic: str | None) -> str:
-    """What a session is called under its questions: its quiz's title, or "Practice:
-    <topic>" for practice of one topic (which runs on the spaced-review quiz)."""
-    return quiz_title if topic is None else cat.t(lang, "practice.title",
-                                                  topic=render.content_text(lang, topic))
+def _footer(cat: Catalogue, p: QuestionPrompt) -> str:
+    """A question's footer: its quiz's title, or "Practice: <topic>" for one topic's."""
+    return p.quiz_title if p.topic is None else cat.t(p.lang, "practice.title",
+                                                      topic=render.content_text(p.lang, p.topic))
 
 
 def _title(cat: Catalogue, prompt: QuestionPrompt) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.store.command import Command, q
+from bot.store.command import Command, one, q
 from bot.store.rows import from_row
 
 
@@ -35,12 +35,19 @@ def installed_quizzes() -> Command[list[InstalledRow]]:
     return [from_row(InstalledRow, r) for r in rows]
 
 
-def install_quiz(quiz_id: str, yaml: str, images: str, by: str, now: float) -> Command[int]:
-    """Store a new version of the quiz; its version."""
+def install_quiz(quiz_id: str, yaml: str, images: str, by: str, now: float
+                 ) -> Command[tuple[int, bool]]:
+    """Store a new version of the quiz, unless the one served is this very content (the
+    same file added again): (its version, whether it is new)."""
+    newest = one((yield q("SELECT id, yaml, images, removed_at FROM installed_quizzes "
+                          "WHERE quiz_id = ? ORDER BY id DESC LIMIT 1", quiz_id)))
+    if newest is not None and newest["removed_at"] is None and (
+            newest["yaml"], newest["images"]) == (yaml, images):
+        return int(newest["id"]), False
     rows = yield q("INSERT INTO installed_quizzes (quiz_id, yaml, images, installed_by, "
                    "installed_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
                    quiz_id, yaml, images, by, now)
-    return int(rows[0]["id"])
+    return int(rows[0]["id"]), True
 
 
 def remove_quiz(quiz_id: str, by: str, now: float) -> Command[bool]:

@@ -69,3 +69,28 @@ def test_two_files_named_in_urdu_install_as_two_quizzes(
     listed = capsys.readouterr().out.splitlines()
     assert len(listed) == 2, listed  # the same name again replaces its own quiz only
     assert all(line.startswith("quiz-") for line in listed)
+
+
+def test_adding_the_installed_file_again_changes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same file again is told unchanged and keeps its version (it made version 2 of
+    the very same quiz); a changed file, or the same one after a removal, is a new one."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    args = ["--config", str(config)]
+    gift = tmp_path / "spec.gift"
+    gift.write_bytes((FIXTURES / "spec.gift").read_bytes())
+    assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
+    assert "(version 1)" in capsys.readouterr().out
+    assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
+    assert capsys.readouterr().out.startswith(
+        "unchanged gifts: GIFT examples, 6 questions, already installed as version 1 from the "
+        "same content; nothing was changed")
+    assert main(["quizzes", "list", *args]) == 0
+    assert "; version 1, by cli:" in capsys.readouterr().out
+    gift.write_bytes(gift.read_bytes().replace(b"Who's buried", b"Who is buried"))
+    assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
+    assert "installed gifts: GIFT examples, 6 questions (version 2)" in capsys.readouterr().out
+    assert main(["quizzes", "remove", "gifts", *args]) == 0
+    assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
+    assert "(version 4)" in capsys.readouterr().out  # back after its removal (version 3)

@@ -18,6 +18,9 @@ from bot.domain.results import Actor
 from bot.features.engine import Engine
 from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
 from bot.features.jobs import Scheduler
+from bot.present.i18n import Catalogue
+from bot.present.plan import Planner
+from bot.present.render import PLAIN
 from bot.store.commands import sessions_sql
 from bot.store.commands.quizzes_sql import installed_quizzes
 from tests.backends import Opener
@@ -131,6 +134,24 @@ async def test_a_reupload_replaces_the_quiz_and_keeps_question_ids(
     assert [q.id for q in quiz.questions] == ids
     assert quiz.questions[0].text.get("en").startswith("Who is buried")
     assert [r.version for r in await engine.store.read(installed_quizzes)] == [second.version]
+    engine.installed.close()
+
+
+async def test_the_same_file_again_is_unchanged_and_keeps_its_version(
+        open_store: Opener, quizzes: dict[str, Quiz], catalogue: Catalogue) -> None:
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    gift = (FIXTURES / "spec.gift").read_bytes()
+    first = await engine.install(ADMIN, gift, "spec.gift")
+    again = await engine.install(ADMIN, gift, "spec.gift")
+    assert (again.version, again.unchanged, first.unchanged) == (first.version, True, False)
+    assert [r.version for r in await engine.store.read(installed_quizzes)] == [first.version]
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    for lang in ("en", "ur"):
+        (card,) = plan.installed(lang, again).send
+        assert card.body.startswith(catalogue.t(lang, "admin.unchanged", title="GIFT examples",
+                                                count=6, id="spec", warnings="")[:20])
+    assert plan.installed("en", again).send[0].body.startswith(
+        "“GIFT examples” is already installed with exactly this content")
     engine.installed.close()
 
 
