@@ -15,6 +15,7 @@ DEFAULT_SECONDS = 30
 DEFAULT_REVEAL_SECONDS, MAX_REVEAL_SECONDS = 5.0, 60.0  # from a reveal to the next question
 UNTIMED_SECONDS = 30 * 60  # an untimed question stays open at most this long
 LOBBY_SECONDS = 30  # a team (or untimed) round's joining time before question 1
+LATE_POST = 3.0  # seconds: a question posted later than this after opening is timed from its post
 MIN_QUESTIONS, MAX_QUESTIONS = 1, 50  # questions a host may ask one round to take
 MIN_TEAMS, MAX_TEAMS = 2, 6
 

@@ -72,6 +72,7 @@ class RoundJobs:
             if isinstance(event, RoundReveal):
                 await sink(replace(event, message_ref=await rounds.message_of(event)))
             elif isinstance(event, RoundQuestion):
+                event = await rounds.on_time(event)
                 ref = await sink(event)
                 if ref is not None:
                     await rounds.posted(event, ref)

@@ -305,6 +305,22 @@ class Rounds:
                           next_open_at=post.revealed_at + row.reveal_pause)
         return self.events.reveal(replace(post, round=row))
 
+    async def on_time(self, question: RoundQuestion) -> RoundQuestion:
+        """The question as it is about to be posted: one held back (the platform failing, a
+        restart) is timed from now, so it stays open as long as its post says."""
+        now = self.clock()
+        if question.daily or now - (question.deadline - question.seconds) <= \
+                product_limits.LATE_POST:
+            return question
+        deadline = await self.store.write(rounds_sql.time_from_post, question.round_id,
+                                          question.qindex, now)
+        if deadline is None:
+            return question
+        self.wake()  # the reveal is due later than the scheduler thought
+        log.info("rounds: round %s question %d posted %.0f s late; timed from now",
+                 question.round_id, question.qindex, now - question.deadline + question.seconds)
+        return replace(question, deadline=deadline)
+
     async def posted(self, question: RoundQuestion, ref: str) -> None:
         """Remember where a question was posted, to edit it into its reveal."""
         await self.store.write(rounds_sql.set_round_message,

@@ -277,6 +277,19 @@ def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:
             ref, round_id, qindex)
 
 
+def time_from_post(round_id: int, qindex: int, now: float) -> Command[float | None]:
+    """A question about to be posted late (the platform failing, a restart) is timed from
+    `now`: open as long as its post says, speed counted from when members see it. Its new
+    deadline, or None when it is revealed or out already."""
+    row = one((yield q("UPDATE round_questions SET "
+                       "deadline = deadline + (CAST(? AS DOUBLE PRECISION) - opened_at), "
+                       "opened_at = CAST(? AS DOUBLE PRECISION) "
+                       "WHERE round_id = ? AND qindex = ? AND revealed_at IS NULL "
+                       "AND message_ref IS NULL RETURNING deadline",
+                       now, now, round_id, qindex)))
+    return None if row is None else float(row["deadline"])
+
+
 def round_message(round_id: int, qindex: int) -> Command[str | None]:
     """The stored id of a question message."""
     row = one((yield q("SELECT message_ref FROM round_questions WHERE round_id = ? "

@@ -73,3 +73,28 @@ async def test_urdu_and_overriding_names_stay_in_their_place_in_an_english_group
         # an English text, are left as they are
         assert f"{LRI}عائشہ خان{PDI}:" in text and "Hana:" in text and "evil:" in text
     assert f"Got it right: Hana, {LRI}عائشہ خان{PDI}, evil" in reveal
+
+
+async def test_a_question_posted_late_gets_its_full_time_from_the_post(
+        bot: Running, api: FakeBotAPI, key: AnswerKey, caplog: pytest.LogCaptureFixture) -> None:
+    # Telegram failing (or a restart) held the question's post back 15 s: it said "Closes in
+    # 20 s" but closed 5 s after it appeared, and a member pressing 12 s after seeing it was
+    # told it had closed. Its time now runs from the post.
+    room = Room(bot, api)
+    api.inject("sendMessage", 502, "Bad Gateway", times=4)  # the post fails four times
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    for n in range(1, 5):
+        await api.wait_for(lambda n=n: len(api.errors_of("sendMessage")) == n,
+                           what=f"failed post {n}")
+        room.advance(2 ** (n - 1))  # the scheduler's backoff: 1, 2, 4, 8 s
+    question = await room.question(since)
+    caplog.clear()  # the four failures, logged with their tracebacks
+    assert "Closes in 20 s" in question["text"]
+    room.advance(12)  # 27 s after the round opened it, 12 s after members could see it
+    assert await room.press(room.hana, question, key.right(question["text"])) == \
+        f"🔒 Locked in: {key.right(question['text'])}"
+    since = room.hana.mark()
+    room.advance(8)
+    reveal = await room.reveal(since, question)
+    assert "Got it right: Hana" in reveal and "Hana: 1 right · 12.0 s" in reveal

@@ -63,3 +63,20 @@ async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
     keys = [j.key for j in await store.write(jobs_sql.claim_due,
                                              1040.0, 10, "host:4", 60.0, ("round:t",))]
     assert keys == [f"round:{rnd.id}:0:s"]
+
+
+async def test_a_question_posted_late_is_timed_from_its_post(any_store: Store):
+    store = any_store
+    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
+                                            ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
+    assert rnd is not None
+    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    assert await store.write(rounds_sql.time_from_post, rnd.id, 0, 1012.0) == 1042.0
+    assert await store.read(rounds_sql.next_round_due, "t") == 1042.0
+    await store.write(rounds_sql.press_round, NewPress(rnd.id, 0, "2", "U2", 1, True, 1020.0))
+    assert [a.elapsed for a in await store.read(rounds_sql.round_answers, rnd.id, 0)] == [8.0]
+    await store.write(rounds_sql.set_round_message, rnd.id, 0, "m1")
+    assert await store.write(rounds_sql.time_from_post, rnd.id, 0, 1030.0) is None  # out
+    await store.write(rounds_sql.reveal_due_questions, "t", 1042.0)
+    post = await store.read(rounds_sql.round_post, rnd.id, 0)
+    assert post is not None and post.revealed_at == 1042.0
