@@ -37,6 +37,7 @@ from bot.features.dashboard.view_parts import (
     quiz_members,
     time_text,
     title_of,
+    weakest,
 )
 from bot.features.engine import Engine
 from bot.features.progress import standing
@@ -308,6 +309,7 @@ class Dashboard:
                                   best=r.best, total=r.total, players=r.players)}
                        for r in rounds],
             "questions": questions,
+            "weakest": weakest(t, questions),
             "accuracy_charts": charts(quizzes, questions, lang),
             "members": {
                 "count": count, "text": t("dashboard.members_summary", members=count),

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from bot.domain.product_limits import WEAKEST_LISTED
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import shown_text
 from bot.present import svg
@@ -24,6 +25,24 @@ def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: st
     return {"quiz": quiz_id, "title": title, "members": len(bests), "mean_best": mean,
             "total": total, "line": t("dashboard.mean_best", title=title, members=len(bests),
                                       mean=mean, total=total)}
+
+
+def weakest(t: Callable[..., str], questions: list[dict[str, Any]]) -> dict[str, Any]:
+    """The group's worst-answered questions that someone got wrong, weakest first (the
+    lowest share right; of equals, the one answered most), WEAKEST_LISTED of them, and how
+    many more there are: what an organiser goes over next, not every question in file order."""
+    wrong = sorted((q for q in questions if q["wrong"]),
+                   key=lambda q: (q["correct"] / q["answered"], -q["answered"], q["quiz"],
+                                  q["order"]))
+    shown = wrong[:WEAKEST_LISTED]
+    more = len(wrong) - len(shown)
+    return {"text": t("dashboard.weakest"),
+            "questions": [{**q, "line": t("dashboard.weak_row", quiz=q["quiz_title"],
+                                          label=q["label"], right=q["correct"],
+                                          answered=q["answered"],
+                                          percent=round(100 * q["correct"] / q["answered"]))}
+                          for q in shown],
+            "more": more, "more_text": t("dashboard.more", count=more) if more else ""}
 
 
 def accuracy_rows(quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
@@ -88,4 +107,4 @@ def time_text(at: float) -> str:
 
 
 __all__ = ["accuracy_rows", "charts", "day_text", "direction", "label", "quiz_members",
-           "time_text", "title_of"]
+           "time_text", "title_of", "weakest"]

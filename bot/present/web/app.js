@@ -284,15 +284,18 @@
     var q = section(t("dashboard.misconceptions"));
     if (!d.accuracy_charts.length) { q.appendChild(el("p", t("dashboard.no_answers"), "hint")); }
     d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
-    var quiz = null;
-    d.questions.filter(function (x) { return x.wrong; }).forEach(function (x) {
-      if (x.quiz !== quiz) { quiz = x.quiz; q.appendChild(el("h3", x.quiz_title)); }
+    // The worst-answered questions, weakest first (the charts show every question).
+    if (d.weakest.questions.length) { q.appendChild(el("p", d.weakest.text, "hint")); }
+    d.weakest.questions.forEach(function (x) {
       var box = el("div", null, "miss");
       box.dataset.quiz = x.quiz;
-      box.appendChild(el("p", x.label + ". " + x.text, "q"));
+      box.dataset.question = x.id;
+      box.appendChild(el("p", x.line, "hint"));
+      box.appendChild(el("p", x.text, "q"));
       box.appendChild(el("p", x.wrong.line, "bad"));
       q.appendChild(box);
     });
+    if (d.weakest.more) { q.appendChild(el("p", d.weakest.more_text, "hint")); }
 
     var m = section(t("dashboard.members"));
     m.appendChild(el("p", d.members.text));

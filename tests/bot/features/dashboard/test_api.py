@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bot.app.dashboard_web import CSP
+from bot.domain.product_limits import WEAKEST_LISTED
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.chats import ChatTitles, channel_title
@@ -86,6 +87,33 @@ async def test_urdu_learner_reads_urdu_right_to_left(served: Served,
     assert (me["sure"]["answered"], me["sure"]["correct"], me["sure"]["percent"]) == (8, 7, 88)
     assert "88" in me["sure"]["text"] and me["sure"]["text"] != me["sure"]["text"].encode(
         "ascii", "ignore").decode()  # Urdu
+
+
+async def test_a_groups_weakest_questions_come_first_and_the_rest_are_counted(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """What to go over next: the questions answered worst, weakest first (of equals, the one
+    more members answered), WEAKEST_LISTED of them and how many more, each naming its quiz;
+    not every missed question in file order (73 in a 40-member group, 30,000 px of phone)."""
+    # parallelism-deep: Q1-Q4 missed by all three, Q5-Q8 by two, Q9-Q12 by one;
+    # parallelism: Q1 missed by its only player. 13 questions with a wrong answer.
+    for uid, misses in (("1", 12), ("2", 8), ("3", 4)):
+        await play(served.engine, quizzes, Actor("telegram", uid, GROUP, f"M{uid}"),
+                   quiz_id="parallelism-deep", wrong=set(range(misses)))
+    await play(served.engine, quizzes, Actor("telegram", "1", GROUP, "M1"), wrong={0})
+    served.members[(GROUP, "1")] = Role(True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "M1"))
+    assert status == 200 and isinstance(view, dict)
+    weakest = view["weakest"]
+    assert [(q["quiz"], q["label"]) for q in weakest["questions"]] == [
+        *[("parallelism-deep", f"Q{n}") for n in range(1, 5)], ("parallelism", "Q1"),
+        *[("parallelism-deep", f"Q{n}") for n in range(5, 10)]]
+    assert len(weakest["questions"]) == WEAKEST_LISTED
+    assert (weakest["more"], weakest["more_text"]) == (3, "…and 3 more")
+    title = quizzes["parallelism-deep"].title.get("en")
+    assert weakest["questions"][0]["line"] == f"{title} · Q1: 0 of 3 right (0%)"
+    assert weakest["questions"][5]["line"] == f"{title} · Q5: 1 of 3 right (33%)"
+    assert all(q["wrong"]["count"] >= 1 for q in weakest["questions"])
+    assert weakest["text"] == served_cat().raw("en", "dashboard.weakest")
 
 
 async def test_group_view_is_for_members_and_admins_see_rows_and_export(
