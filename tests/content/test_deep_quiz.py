@@ -56,6 +56,14 @@ def test_activations_in_flight_answer(deep: Quiz):
     assert sum(t.endswith(f"1F1B {one}") for t in texts) == 2
 
 
+def test_tensor_allreduce_options_form_no_doubling_chain(deep: Quiz):
+    """101, 201 and 403 MB doubled twice and the key sat in the middle (the review)."""
+    q = question(deep, "d04-tensor-allreduce-bytes")
+    values = [float(o.text.get("en").split()[1]) for o in q.options]
+    assert not any(abs(b - 2 * a) < 2 and abs(c - 2 * b) < 3
+                   for a in values for b in values for c in values)
+
+
 def test_tensor_allreduce_bytes_answer(deep: Quiz):
     t, h, s, b, nbytes = 4, 8192, 4096, 1, 2
     per_allreduce = 2 * (t - 1) / t * b * s * h * nbytes

@@ -140,7 +140,22 @@ def test_warm_up_counts(quiz: Quiz):
     rank1 = [op for op in simulate(ScheduleSpec("1f1b", 4, 8)).ops if op.stage == 1]
     kinds = "".join(op.kind for op in rank1)
     assert kinds == "FF" + "FB" * 6 + "BB"
-    assert right(question(quiz, "ps11-warmup-counts")).startswith("2 and 2:")
+    q = question(quiz, "ps11-warmup-counts")
+    assert right(q).startswith("2 and 2:")
+    # Each half of the key's rule is in exactly one wrong option too (the review: 'p − rank − 1'
+    # in two options and nowhere else pointed at the key).
+    texts = [o.text.get("en") for o in q.options]
+    assert sum("p − rank − 1" in t for t in texts) == sum("p − rank forwards" in t for t in texts)
+    assert sum("same count" in t or "as many" in t for t in texts) == 2
+
+
+def test_no_wrong_option_contradicts_its_own_stem_or_itself(quiz: Quiz):
+    """The review read ps15's 'on one micro-batch' against the stem's 'different
+    micro-batches', and ps13's 'two weight versions ... not weights' against itself."""
+    ps15 = [o.text.get("en") for o in question(quiz, "ps15-dualpipe-overlap").options]
+    assert not any("one micro-batch" in t for t in ps15)
+    ps13 = [o.text.get("en") for o in question(quiz, "ps13-flush-or-2bw").options]
+    assert not any("weight versions" in t and "not weights" in t for t in ps13)
 
 
 def test_recomputation_keeps_the_share(quiz: Quiz):
