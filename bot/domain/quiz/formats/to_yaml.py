@@ -15,6 +15,14 @@ import yaml
 from bot.domain.quiz.formats.draft import Draft, DraftQuestion, key_index, slug, stable_id
 from bot.domain.quiz.images import SUFFIXES
 
+# The description an imported quiz gets, in the quiz's language: content written into its
+# file for the teacher to edit, as the reader names true/false options (draft.TRUE_FALSE);
+# a language without one here gets English. (one question, several questions)
+DESCRIPTIONS = {
+    "en": ("{count} question imported from {name}.", "{count} questions imported from {name}."),
+    "ur": ("{name} سے درآمد کیا گیا {count} سوال۔", "{name} سے درآمد کیے گئے {count} سوالات۔"),
+}
+
 
 @dataclass(slots=True)
 class Converted:
@@ -66,6 +74,12 @@ def quiz_id_for(name: str) -> str:
     return slug(stem) or stable_id("", f"quiz {stem}", set(), "quiz")
 
 
+def description(lang: str, count: int, name: str) -> str:
+    """An imported quiz's description in its language: "6 questions imported from x.gift"."""
+    one, several = DESCRIPTIONS.get(lang, DESCRIPTIONS["en"])
+    return (one if count == 1 else several).format(count=count, name=name)
+
+
 def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
     """The quiz as YAML text; problems (no key, two keys) are added to the draft."""
     out = Converted("")
@@ -73,7 +87,7 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
     title = draft.title or PurePath(name).stem.replace("_", " ").replace("-", " ").strip()
     head: dict[str, Any] = {
         "id": quiz_id, "title": title or quiz_id,
-        "description": f"{len(draft.questions)} questions imported from {name}.",
+        "description": description(lang, len(draft.questions), name),
         "difficulty": "medium", "languages": [lang]}
     topics = _topics(draft)
     if topics:  # categories become the quiz's own topics

@@ -179,3 +179,17 @@ def test_an_aiken_answer_naming_two_options_is_told_so() -> None:
     assert _problems("two-answers.txt") == [
         "two-answers.txt:1: ANSWER names several options ('A, B'); an Aiken question has "
         "one right answer: give one letter"]
+
+
+def test_an_imported_quizs_description_is_in_its_language() -> None:
+    # It was always "N questions imported from FILE." in English, even for an Urdu quiz,
+    # whose description learners read in Urdu.
+    for name, lang, said in (("urdu.gift", "ur", "سوالات"), ("spec.gift", "en", "6 questions"),
+                             ("spec.aiken", "en", "questions imported from spec.aiken")):
+        quiz = convert((FIXTURES / name).read_bytes(), name).quiz
+        assert quiz is not None and quiz.languages == (lang,)
+        description = quiz.description.get(lang)
+        assert said in description and name in description, description
+        if lang == "ur":
+            assert "questions" not in description and "imported" not in description
+            assert str(len(quiz.questions)) in description
