@@ -56,6 +56,14 @@ def test_activations_in_flight_answer(deep: Quiz):
     assert sum(t.endswith(f"1F1B {one}") for t in texts) == 2
 
 
+def test_fsdp_against_tensor_asks_what_each_sends(deep: Quiz):
+    """The stem asked what *differs* while two options began 'Both ...': a reader dropped
+    them unread (the review). It now asks what each sends, which 'both' can answer."""
+    q = question(deep, "d12-fsdp-vs-tensor")
+    assert "What does each of them communicate" in q.text.get("en")
+    assert "differs" not in q.text.get("en") and "فرق" not in q.text.get("ur")
+
+
 def test_tensor_allreduce_options_form_no_doubling_chain(deep: Quiz):
     """101, 201 and 403 MB doubled twice and the key sat in the middle (the review)."""
     q = question(deep, "d04-tensor-allreduce-bytes")
