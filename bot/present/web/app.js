@@ -273,18 +273,18 @@
     back.href = location.pathname + location.hash;
     document.getElementById("who").appendChild(back);
 
-    var r = section(t("dashboard.rounds"));
-    if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
-    var list = el("ul");
-    d.rounds.forEach(function (x) {
-      list.appendChild(el("li", x.started + " · " + (x.channel ? x.channel + " · " : "") + x.line));
-    });
-    r.appendChild(list);
+    // The point first: how the group is doing, then what it gets wrong (the weakest
+    // questions before the charts of every question), then its rounds.
+    var m = section(t("dashboard.members"));
+    m.id = "members";
+    m.appendChild(el("p", d.members.text));
+    var ul = el("ul");
+    d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
+    m.appendChild(ul);
 
     var q = section(t("dashboard.misconceptions"));
+    q.id = "wrong";
     if (!d.accuracy_charts.length) { q.appendChild(el("p", t("dashboard.no_answers"), "hint")); }
-    d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
-    // The worst-answered questions, weakest first (the charts show every question).
     if (d.weakest.questions.length) { q.appendChild(el("p", d.weakest.text, "hint")); }
     d.weakest.questions.forEach(function (x) {
       var box = el("div", null, "miss");
@@ -296,12 +296,16 @@
       q.appendChild(box);
     });
     if (d.weakest.more) { q.appendChild(el("p", d.weakest.more_text, "hint")); }
+    d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
 
-    var m = section(t("dashboard.members"));
-    m.appendChild(el("p", d.members.text));
-    var ul = el("ul");
-    d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
-    m.appendChild(ul);
+    var r = section(t("dashboard.rounds"));
+    r.id = "rounds";
+    if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
+    var list = el("ul");
+    d.rounds.forEach(function (x) {
+      list.appendChild(el("li", x.started + " · " + (x.channel ? x.channel + " · " : "") + x.line));
+    });
+    r.appendChild(list);
     // An admin's table and downloads only once someone finished a quiz here: before that
     // they would be headings over nothing and files with nothing in them.
     if (d.items && d.items.quizzes.length) { renderItems(d, auth); }

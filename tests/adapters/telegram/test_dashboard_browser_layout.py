@@ -162,3 +162,23 @@ async def test_an_empty_group_offers_its_admin_nothing_to_download(
         assert await page.locator("#items").count() == 0
         await shoot(page, f"dashboard-layout-group-empty-{lang}-390")
         await page.context.close()
+
+
+async def test_a_groups_page_leads_with_how_the_group_is_doing(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any) -> None:
+    """An organiser's first screen: the members' progress, then what the group gets wrong
+    with the weakest questions before the charts of every question; the rounds after."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, "en")
+        page = await opened(chromium, running, ADMIN, "en", 390, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        order = await page.evaluate("[...document.querySelectorAll('#view > section')]"
+                                    ".map(s => s.id)")
+        assert order[:3] == ["members", "wrong", "rounds"], order
+        members = await page.locator("#members").bounding_box()
+        assert members is not None and members["y"] + members["height"] <= PHONES[390]
+        weakest = await page.locator("#wrong .miss").first.bounding_box()
+        first_chart = await page.locator("#wrong svg.chart").first.bounding_box()
+        assert weakest is not None and first_chart is not None
+        assert weakest["y"] < first_chart["y"]
+        await page.context.close()
