@@ -209,11 +209,11 @@ def press_round(press: NewPress) -> Command[Pressed]:
                           "AND user_id = ?", p.round_id, p.qindex, p.user_id)))
     if stored is not None:
         return Pressed(PressWrite.REPEAT, int(stored["chosen"]))
-    where = one((yield q("SELECT r.position FROM rounds r JOIN round_questions q "
-                         "ON q.round_id = r.id AND q.qindex = ? WHERE r.id = ?",
-                         p.qindex, p.round_id)))
-    if where is None:
-        return Pressed(PressWrite.GONE, None)
+    where = one((yield q("SELECT r.position, r.status, r.kind FROM rounds r "
+                         "JOIN round_questions q ON q.round_id = r.id AND q.qindex = ? "
+                         "WHERE r.id = ?", p.qindex, p.round_id)))
+    if where is None or (where["status"] != "active" and where["kind"] == "round"):
+        return Pressed(PressWrite.GONE, None)  # ended: no next question to wait for
     if p.qindex < int(where["position"]):
         return Pressed(PressWrite.STALE, None)
     return Pressed(PressWrite.LATE, None)

@@ -8,7 +8,7 @@ import pytest
 
 from bot.present.i18n import LRI, PDI, strip_isolates
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
-from tests.adapters.telegram.learners import Learner
+from tests.adapters.telegram.learners import Learner, button_data
 from tests.adapters.telegram.support import AnswerKey, Running
 from tests.adapters.telegram.test_telegram_rounds import GROUP_ID, Room
 
@@ -98,3 +98,19 @@ async def test_a_question_posted_late_gets_its_full_time_from_the_post(
     room.advance(8)
     reveal = await room.reveal(since, question)
     assert "Got it right: Hana" in reveal and "Hana: 1 right · 12.0 s" in reveal
+
+
+async def test_a_press_after_the_round_ended_says_it_is_over(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    # A member tapping the open question just as the host stopped the round was told "This
+    # question has closed; wait for the next one." No next one was coming.
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    data = button_data(question)[0]
+    since = room.hana.mark()
+    await room.hana.send("/round stop")
+    await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
+    late = await room.bilal.tap(question, data)  # a client still showing the letters
+    assert (await room.bilal.toast(late)).params["text"] == "That round is over."
