@@ -114,6 +114,13 @@ async def test_a_groups_weakest_questions_come_first_and_the_rest_are_counted(
     assert weakest["questions"][5]["line"] == f"{title} · Q5: 1 of 3 right (33%)"
     assert all(q["wrong"]["count"] >= 1 for q in weakest["questions"])
     assert weakest["text"] == served_cat().raw("en", "dashboard.weakest")
+    # In Urdu the label stands alone: "Q1: 3" in one left-to-right piece read as a label
+    await served.engine.set_language(Actor("telegram", "1", None, "M1"), "ur")
+    served.members[(GROUP, "1")] = Role(True)
+    _, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "M1"))
+    assert isinstance(view, dict)
+    line = view["weakest"]["questions"][0]["line"]
+    assert "\u2066Q1\u2069" in line and "\u20663\u2069" in line, line
 
 
 async def test_group_view_is_for_members_and_admins_see_rows_and_export(
