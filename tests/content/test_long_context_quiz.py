@@ -73,8 +73,13 @@ def test_activation_memory(lc: Quiz):
 
 def test_fsdp2_accumulation(lc: Quiz):
     micro = 4
-    assert right(question(lc, "l10-fsdp2-accumulation")) == (
-        f"{2 * micro} all-gathers, 1 reduce-scatter")
+    q = question(lc, "l10-fsdp2-accumulation")
+    assert right(q) == f"{2 * micro} all-gathers, 1 reduce-scatter"
+    # A 2 x 2 design: the key's count of each collective is in one wrong option (the review's
+    # majority cue: '1 reduce-scatter' was in three options, '8 all-gathers' in two).
+    texts = [o.text.get("en") for o in q.options]
+    assert sum(t.startswith(f"{2 * micro} all-gathers") for t in texts) == 2
+    assert sum(t.endswith(" 1 reduce-scatter") for t in texts) == 2
 
 
 def test_hsdp_traffic(lc: Quiz):

@@ -110,7 +110,13 @@ def test_interleaved_memory_factor(quiz: Quiz):
         chunks = simulate(ScheduleSpec("interleaved", 8, 16, v)).peak_in_flight(0)
         assert Fraction(chunks, v) == 8 * (1 + Fraction(7, 8 * v)) == Fraction(worth)
     assert right(question(quiz, "ps07-interleaved-memory")).startswith("11.5:")
-    key = right(question(quiz, "ps08-interleaving-more-chunks"))
+    q = question(quiz, "ps08-interleaving-more-chunks")
+    # Each wrong option misses two of the three parts, so every part of the key is in exactly
+    # one wrong option: the key is not the majority in every part (the review's cue).
+    parts = [o.text.get("en").split("; ") for o in q.options]
+    for n in range(3):
+        assert sum(p[n] == parts[q.correct][n] for p in parts) == 2
+    key = right(q)
     assert "7/32 → 7/64" in key and "1 + 7/16 → 1 + 7/32" in key and "twice" in key
 
 
