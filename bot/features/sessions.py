@@ -312,8 +312,10 @@ class Sessions:
         who = member or actor
         attempts, best, last = await self.store.read(sessions_sql.attempts,
                                                      who.platform, who.user_id, quiz.id)
-        best_total, last_total = await self.store.read(sessions_sql.attempt_totals,
-                                                       who.platform, who.user_id, quiz.id)
+        last_total = await self.store.read(sessions_sql.last_total,
+                                           who.platform, who.user_id, quiz.id)
+        top = await self.store.read(sessions_sql.best_score, quiz.id, who.platform, who.user_id)
+        best, best_total = top if top is not None else (best, None)  # the boards' best
         per_question = {r.question_id: (r.answered, r.correct) for r in await self.store.read(
             accuracy, Scope(platform=who.platform, user_id=who.user_id, quiz_id=quiz.id))}
         seeds = await last_seeds(self.store, who, (quiz,))  # computed questions: the last numbers

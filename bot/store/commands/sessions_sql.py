@@ -216,8 +216,7 @@ def record_answer(answer: NewAnswer) -> Command[Recorded]:
 # A learner's finished full attempts at one quiz (solo sessions and rounds alike).
 _FINISHED = ("FROM sessions WHERE platform = ?1 AND user_id = ?2 AND quiz_id = ?3 "
              "AND kind = 'full' AND status = 'finished'")
-_BEST, _LAST = " ORDER BY score DESC, position ASC, id ASC LIMIT 1", \
-    " ORDER BY finished_at DESC, id DESC LIMIT 1"
+_LAST = " ORDER BY finished_at DESC, id DESC LIMIT 1"
 
 
 def attempts(platform: str, user_id: str, quiz_id: str
@@ -229,14 +228,12 @@ def attempts(platform: str, user_id: str, quiz_id: str
     return int(row["n"]), None if best is None else int(best), None if last is None else int(last)
 
 
-def attempt_totals(platform: str, user_id: str, quiz_id: str
-                   ) -> Command[tuple[int | None, int | None]]:
-    """Questions in the best and in the last finished full attempt: a round's may be fewer
-    than the quiz's (`/round start questions:3`), so its score is out of its own total."""
-    row = (yield q(f"SELECT (SELECT position {_FINISHED}{_BEST}) AS best, "
-                   f"(SELECT position {_FINISHED}{_LAST}) AS last", platform, user_id, quiz_id))[0]
-    best, last = row["best"], row["last"]
-    return None if best is None else int(best), None if last is None else int(last)
+def last_total(platform: str, user_id: str, quiz_id: str) -> Command[int | None]:
+    """Questions in the last finished full attempt: a round's may be fewer than the quiz's
+    (`/round start questions:3`), so its score is out of its own total. (The best's total
+    is `best_score`'s: one rule for which attempt is the best.)"""
+    rows = yield q(f"SELECT position {_FINISHED}{_LAST}", platform, user_id, quiz_id)
+    return int(rows[0]["position"]) if rows else None
 
 
 def best(quiz_id: str, scope: str, limit: int) -> Command[list[BestRow]]:
