@@ -291,9 +291,9 @@ class Dashboard:
                               "text": content_text(lang, shown_text(q, lang, None)),
                               "answered": r.answered, "correct": r.correct, "wrong": wrong})
         questions.sort(key=lambda q: (q["quiz"], q["order"]))
-        per_quiz: dict[str, list[int]] = {}
+        per_quiz: dict[str, list[tuple[int, int | None]]] = {}
         for m in members:
-            per_quiz.setdefault(m.quiz_id, []).append(m.best)
+            per_quiz.setdefault(m.quiz_id, []).append((m.best, m.total))
         count = len({m.user_id for m in members})
         view: dict[str, Any] = {
             "kind": "group", "lang": lang, "dir": direction(lang), "admin": role.admin,

@@ -17,11 +17,18 @@ from bot.store.commands.dashboard_sql import Answered
 
 
 def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: str,
-                 bests: list[int], lang: str) -> dict[str, Any]:
-    """A quiz's line in the group's members summary: how many played it, their mean best."""
+                 bests: list[tuple[int, int | None]], lang: str) -> dict[str, Any]:
+    """A quiz's line in the group's members summary: how many played it, their mean best.
+
+    `bests` are (score, questions of the attempt it came from): each counts as its share
+    of its own questions, the mean shown out of the quiz's, so a short round's 4 of 5 is
+    17.6 of 22, not 4 of 22 pulling the group's mean down."""
     title = title_of(quizzes, quiz_id, lang)
     total = len(quizzes[quiz_id].questions) if quiz_id in quizzes else None
-    mean = round(sum(bests) / len(bests), 1)
+    if total:
+        mean = round(total * sum(b / (n or total) for b, n in bests) / len(bests), 1)
+    else:  # the quiz is no longer loaded: its bests as they are
+        mean = round(sum(b for b, _ in bests) / len(bests), 1)
     return {"quiz": quiz_id, "title": title, "members": len(bests), "mean_best": mean,
             "total": total, "line": t("dashboard.mean_best", title=title, members=len(bests),
                                       mean=mean, total=total)}

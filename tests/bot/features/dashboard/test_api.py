@@ -472,6 +472,9 @@ async def test_a_best_from_a_short_round_is_out_of_its_own_questions(
     assert status == 200 and isinstance(view, dict)
     assert [(r["name"], r["score"], r["total"]) for r in view["members"]["rows"]] == [
         ("Bob", "7/8", 8), ("Cara", "2/2", 2)]
+    # The members' mean best counts each best as its share: (7/8 + 2/2) / 2 of 8, not 4.5/8
+    [summary] = view["members"]["quizzes"]
+    assert (summary["members"], summary["mean_best"], summary["total"]) == (2, 7.5, 8)
     status, me = await served.get("/api/me", served.tma(1, "Cara"))
     assert status == 200 and isinstance(me, dict)
     assert [(b["score"], b["badge"]) for b in me["summary"]["best"]] == [("2/2", "")]
