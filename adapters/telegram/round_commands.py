@@ -13,7 +13,7 @@ from telegram import Bot
 from adapters.telegram.members import is_member
 from adapters.telegram.round_posts import PLATFORM, RoundPosts
 from bot.app.compose import App
-from bot.domain.errors import BadDaily, BadRoundOptions
+from bot.domain.errors import BadDaily, BadRoundOptions, NoRound, RoundRunning
 from bot.domain.product_limits import MAX_TEAMS, MEMBER_QUIET, MIN_TEAMS
 from bot.domain.results import Actor
 from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
@@ -68,24 +68,36 @@ class TelegramRounds:
     async def command(self, actor: Actor, args: Sequence[str], *,
                       group_admin: bool = False) -> Reply:
         """/round [quiz] [seconds] | /round stop | /round skip. `group_admin`: Telegram
-        says the sender is an administrator (an anonymous admin posting as the group)."""
+        says the sender is an administrator (an anonymous admin posting as the group).
+        "A round is already running" (or "no round is running") is posted once per
+        MEMBER_QUIET seconds in a group: when a big group all types /round at once, one
+        refusal above the question says it, not a refusal each filling the group's posts."""
         lang = await self.engine.language(actor)
         if actor.chat_id is None:
             return self.plan.text(lang, "round.groups_only")
+        try:
+            return await self._command(actor, actor.chat_id, args, group_admin)
+        except (RoundRunning, NoRound) as refused:
+            if self._said_lately(actor.chat_id, f"{refused.key}:{lang}"):
+                return Reply()
+            raise
+
+    async def _command(self, actor: Actor, chat_id: str, args: Sequence[str],
+                       group_admin: bool) -> Reply:
         word = args[0].lower() if args else ""
         manage: bool | Callable[[], Awaitable[bool]] = (
             True if group_admin else self._manager_check(actor))
         if word == "stop":
-            await self.engine.stop_round(actor, actor.chat_id, may_manage=manage)
+            await self.engine.stop_round(actor, chat_id, may_manage=manage)
             return Reply()
         if word == "skip":
-            await self.engine.skip_round(actor, actor.chat_id, may_manage=manage)
+            await self.engine.skip_round(actor, chat_id, may_manage=manage)
             return Reply()
         options = parse_round(args)
         if options is None:
             raise BadRoundOptions()
         quiz_id, seconds, teams, scoring, untimed = options
-        started = await self.engine.start_round(actor, actor.chat_id, quiz_id, seconds=seconds,
+        started = await self.engine.start_round(actor, chat_id, quiz_id, seconds=seconds,
                                                 scoring=scoring, teams=teams, untimed=untimed)
         if started.lobby:  # members join by button before question 1
             return self.round_plan.started(started)
@@ -120,10 +132,15 @@ class TelegramRounds:
         are for the round; one member typing /leaderboard 40 times gets one answer)."""
         if actor.chat_id is None or not await self.engine.round_running(PLATFORM, actor.chat_id):
             return False
+        return self._said_lately(actor.chat_id, actor.user_id)
+
+    def _said_lately(self, chat_id: str, what: str) -> bool:
+        """True when `what` (a member's reply, a refusal) was said in the group in the last
+        MEMBER_QUIET seconds; else notes it as said now."""
         now = self.engine.clock()
         if len(self._replied) > 10_000:  # forget what no longer matters
             self._replied = {k: t for k, t in self._replied.items() if now - t < MEMBER_QUIET}
-        key = (actor.chat_id, actor.user_id)
+        key = (chat_id, what)
         if now - self._replied.get(key, -MEMBER_QUIET) < MEMBER_QUIET:
             return True
         self._replied[key] = now

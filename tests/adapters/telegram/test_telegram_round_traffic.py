@@ -57,3 +57,29 @@ async def test_a_flood_from_one_user_leaves_the_slots_to_everyone_else(
     processor = application.update_processor
     assert isinstance(processor, PerUserUpdateProcessor)
     assert processor.dropped > FLOOD // 2  # the flooder's updates beyond a few were dropped
+
+
+async def test_everyone_typing_round_at_once_gets_one_refusal(bot: Running,
+                                                              api: FakeBotAPI) -> None:
+    # Eight members of a big group typed /round as the host did: each got "A round is
+    # already running here", eight posts of the group's twenty a minute, queued in the
+    # replies' lane for a minute after the question.
+    room = Room(bot, api)
+    bot.app.engine.clock = room.clock  # the quiet minute on the test's clock too
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    members = [Learner(api, api.user(8000 + i, f"M{i}"), room.group) for i in range(8)]
+    for member in members:
+        await member.send("/round")
+    for member in members:
+        await member.barrier()  # its /round handled (one reply a member: this /help)
+    running = bot.cat.t("en", "round.already_running")
+    refusals = [c for c in api.calls_of("sendMessage", GROUP_ID) if c.result["text"] == running]
+    assert len(refusals) == 1
+    since = room.hana.mark()
+    room.advance(61)  # a minute later (question 1 revealed, 2 not yet open): said again
+    await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
+    since = room.hana.mark()
+    await members[0].send("/round")
+    assert (await members[0].reply(since))["text"] == running
