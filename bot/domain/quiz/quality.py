@@ -6,6 +6,7 @@ can see them."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator
 from fractions import Fraction
 from itertools import combinations, pairwise
@@ -112,6 +113,9 @@ def question_cues(q: Question, lang: str) -> Iterator[str]:
     if _converges(options, q.correct):
         yield ("the right option shares the most phrases and numbers with the others (each "
                "wrong option differs from it in one part); vary the wrong options more")
+    elif _majority_in_every_part(options, q.correct):
+        yield ("every part of the right option is the most common value of that part among "
+               "the options; let each wrong option miss more than one part (a 2 x 2 design)")
     swapped = _swapped_pair(options, q.correct, lang)
     if swapped is not None:
         yield (f"options[{swapped[0]}] and options[{swapped[1]}] swap the same claims between "
@@ -179,6 +183,23 @@ def _converges(options: list[str], correct: int) -> bool:
     score = [sum(len(g & h) for h in grams if h is not g) for g in grams]
     best = max(s for k, s in enumerate(score) if k != correct)
     return score[correct] >= CONVERGE_MIN and score[correct] >= best + CONVERGE_MARGIN
+
+
+def _majority_in_every_part(options: list[str], correct: int) -> bool:
+    """Options of parts ("GPipe 8, 1F1B 4"; "bubble 7/71; 128 GB") where, part by part, the
+    right option's value is the one most options give: a learner votes slot by slot."""
+    for sep in ("; ", ", ", "؛ ", "، "):
+        parts = [o.split(sep) for o in options]
+        size = len(parts[correct])
+        if size < 2 or any(len(p) != size for p in parts):
+            continue
+        counts = [Counter(p[n].strip().lower() for p in parts) for n in range(size)]
+        if all(c[parts[correct][n].strip().lower()] >= 2
+               and all(k == parts[correct][n].strip().lower()
+                       or v < c[parts[correct][n].strip().lower()] for k, v in c.items())
+               for n, c in enumerate(counts)):
+            return True
+    return False
 
 
 def _swapped_pair(options: list[str], correct: int, lang: str) -> tuple[int, int] | None:

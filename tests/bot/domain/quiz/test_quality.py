@@ -137,6 +137,20 @@ def test_shipped_quizzes_have_no_cues():
         assert quality_warnings(load_file(path)) == [], path
 
 
+def test_right_option_holding_the_majority_of_every_part_is_a_cue():
+    # pipeline-schedules ps08 as the review read it: each wrong option missed one part.
+    ask = "p = 8, m = 16, interleaved 1F1B goes from v = 2 to v = 4. What changes?"
+    voted = ["Bubble 7/32 → 7/64; activations 1 + 7/16 → 1 + 7/32; the same p2p messages",
+             "Bubble 7/32 → 7/64; activations 1 + 7/16 → 1 + 7/32; twice the p2p messages",
+             "Bubble 7/32 → 7/64; activations 1 + 7/16 → 1 + 7/8; twice the p2p messages",
+             "Bubble 7/16 → 7/32; activations 1 + 7/16 → 1 + 7/32; twice the p2p messages"]
+    assert cues(voted, 1, ask) == [
+        "every part of the right option is the most common value of that part among the "
+        "options; let each wrong option miss more than one part (a 2 x 2 design)"]
+    design = ["GPipe 8, 1F1B 3", "GPipe 1, 1F1B 3", "GPipe 8, 1F1B 4", "GPipe 1, 1F1B 4"]
+    assert cues(design, 2, "How many does GPU1 hold?") == []
+
+
 def test_two_near_copies_holding_the_right_option_are_a_cue():
     ask = "What keeps tied embeddings equal across stages?"
     options = ["An all-reduce of their gradients between the first and last stage",
