@@ -9,7 +9,6 @@ import contextlib
 import getpass
 import logging
 import os
-import shlex
 import signal
 import sys
 from collections.abc import Coroutine, Sequence
@@ -64,7 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "Terminal, Konsole, mlterm"}
     play.add_argument("--bidi", **bidi)  # type: ignore[arg-type]
     play.add_argument("--review", action="store_true",
-                      help="review the questions due for you now, across every quiz")
+                      help="review the questions due for you now, across every quiz; with "
+                           "--quiz ID, the ones you missed in your last attempt of it")
 
     listing = sub.add_parser("list", help="the quizzes, one line each (id, title, questions, "
                                           "level, your best score)")
@@ -171,7 +171,7 @@ def terminal(args: argparse.Namespace, config: Config, argv: Sequence[str] | Non
     if args.command == "list":
         return list_quizzes(config, lang=args.lang, user=user, bidi=args.bidi,
                             passes=passes)
-    again = shlex.join(["quizbot", *(sys.argv[1:] if argv is None else argv)])
+    again = ["quizbot", *(sys.argv[1:] if argv is None else argv)]
     return play(config, quiz_id=args.quiz, lang=args.lang, user=user, review=args.review,
                 again=again, bidi=args.bidi, passes=passes)
 

@@ -8,8 +8,9 @@ every answer is committed before its feedback is printed.
 from __future__ import annotations
 
 import asyncio
+import shlex
 import sys
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
@@ -90,6 +91,8 @@ class TerminalGame:
         self.bidi = bidi  # "visual": lay right-to-left rows out here (no bidi in the terminal)
         self.plan = Planner(app.catalogue, _markup(), shared_chats=False,
                             catalogue_command=LIST_COMMAND)
+        self.first: QuestionPrompt | None = None  # the session the command opened
+        self.playing: QuestionPrompt | None = None  # the question asked last
 
     def screen(self, text: str) -> str:
         """`text` as printed: wrapped to the screen, in display order with --bidi visual."""
@@ -189,7 +192,9 @@ class TerminalGame:
         prompt = replace(prompt, joined=False)
         self.show(self.plan.asked(prompt, self.actor, more=more))
         last: AnswerResult | None = None
+        self.first = self.first or prompt
         while True:
+            self.playing = prompt
             option = self.choose(prompt, last)
             try:
                 if isinstance(option, str):
@@ -238,6 +243,11 @@ class TerminalGame:
         engine = self.app.engine
         if lang:
             self.call(engine.set_language(self.actor, lang))
+        if review and quiz_id:  # quizbot play --quiz ID --review: that quiz's misses
+            last = self.play_session(self.call(engine.review(self.actor, quiz_id)))
+            while last is not None and last.summary is not None:
+                last = self.after(last, last.summary)
+            return
         if review:  # quizbot play --review: the due questions of every quiz
             try:
                 self.play_session(self.call(engine.review_due(self.actor)))
@@ -273,6 +283,26 @@ class TerminalGame:
             print(self.screen(self.cat.t(lang, exc.key, **exc.params)))
             return None
         return self.play_session(opened)
+
+    def resume_command(self, command: Sequence[str]) -> str:
+        """The command that comes back to the session in play: `command` as run when it is
+        the session that command opened, else the same with --quiz/--review naming the
+        session the summary's offers led to (another quiz, the misses, a topic)."""
+        at = self.playing
+        if at is None or self.first is None or at.session_id == self.first.session_id:
+            return shlex.join(command)
+        kept: list[str] = []
+        args = iter(command)
+        for arg in args:
+            if arg == "--quiz":
+                next(args, None)
+            elif arg != "--review" and not arg.startswith("--quiz="):
+                kept.append(arg)
+        if at.kind != SessionKind.DUE:
+            kept += ["--quiz", at.quiz_id]
+        if at.kind != SessionKind.FULL:
+            kept.append("--review")
+        return shlex.join(kept)
 
     def saved(self, lang: str, command: str) -> str:
         """"Progress saved. To continue, run: <command>", the command whole on a row of its
@@ -323,10 +353,10 @@ def list_quizzes(config: Config, *, lang: str | None, user: str, bidi: str = "lo
 
 
 def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
-         review: bool = False, again: str = "quizbot play", bidi: str = "logical",
-         passes: Passes | None = None) -> int:
+         review: bool = False, again: Sequence[str] = ("quizbot", "play"),
+         bidi: str = "logical", passes: Passes | None = None) -> int:
     """Play in the terminal until the quiz ends, the learner quits, or input runs out.
-    `again`: the command that was run, named by the "run it again" hint."""
+    `again`: the command that was run, which the "to continue, run" hint adapts."""
     actor = Actor(platform="terminal", user_id=user, chat_id=None, display_name=user)
     with asyncio.Runner() as runner:
         context = open_app(config, passes=passes)
@@ -337,7 +367,8 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
             game.run(quiz_id, lang, review)
         except (EndOfInput, KeyboardInterrupt):
             print()
-            print(game.saved(runner.run(app.engine.language(actor)), again))
+            print(game.saved(runner.run(app.engine.language(actor)),
+                             game.resume_command(again)))
         except QuizError as exc:
             saved_lang = _language(runner, app, actor)
             print(game.screen(app.catalogue.t(saved_lang, exc.key, **exc.params)),

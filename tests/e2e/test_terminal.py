@@ -156,6 +156,9 @@ async def test_the_summarys_next_step_is_offered_as_the_chats_button_is(
                                              for q in deep.questions)
     await player.send("q")
     assert await player.finish() == 0
+    # 'quizbot play' would open the first quiz again: the hint names the one in play
+    assert "To continue, run: quizbot play --user tester --quiz parallelism-deep" in " ".join(
+        player.transcript.split())
 
     player = await Player.start(tmp_path, "--user", "other", "--quiz", "parallelism")
     for _ in range(8):
@@ -171,6 +174,37 @@ async def test_the_summarys_next_step_is_offered_as_the_chats_button_is(
     assert f"Practice: {step.group(1)} 1/" in await player.until_prompt()  # its questions
     await player.send("q")
     assert await player.finish() == 0
+    said = " ".join(player.transcript.split())
+    assert "To continue, run: quizbot play --user tester --user other --review" in said
+    again = await Player.start(tmp_path, "--user", "other", "--review")
+    assert f"Practice: {step.group(1)} 1/" in await again.until_prompt()  # picked up
+    assert await again.finish() == 0
+
+
+async def test_quitting_a_review_of_misses_names_the_command_that_resumes_it(
+        tmp_path: Path, quizzes: dict[str, Quiz]):
+    """The hint after quitting the review of the misses said 'quizbot play', which threw
+    the review away and began the quiz again."""
+    quiz = quizzes["parallelism"]
+    player = await Player.start(tmp_path)
+    for position in range(8):
+        screen = await player.until_prompt()
+        await player.send((wrong_letter if position < 2 else right_letter)(quiz, screen, "en"))
+    assert "Review the 2 missed questions now?" in await player.until_prompt()
+    await player.send("y")
+    screen = await player.until_prompt()
+    assert "Review 1/2" in screen
+    await player.send(right_letter(quiz, screen, "en"))
+    assert "Review 2/2" in await player.until_prompt()
+    assert await player.finish() == 0
+    command = "quizbot play --user tester --quiz parallelism --review"
+    assert f"To continue, run: {command}" in " ".join(player.transcript.split())
+    again = await Player.start(tmp_path, "--quiz", "parallelism", "--review")
+    screen = await again.until_prompt()
+    assert "Review 2/2" in screen and "Picking up where you left off." in screen
+    await again.send(right_letter(quiz, screen, "en"))
+    assert await again.finish() == 0
+    assert "Review finished: 2/2" in again.transcript
 
 
 async def test_killed_after_three_answers_resumes_at_four(tmp_path: Path,
