@@ -1,6 +1,7 @@
 """The dashboard's layout measured in Chromium, as an organiser opens it on a phone: nothing
 wider than the screen (a member's name is whatever they typed), tap targets a thumb can hit,
-and a group with no answers yet offers nothing to download.
+text that keeps its contrast in light and dark, and a group with no answers yet offers
+nothing to download.
 
 Screenshots kept in tests/artifacts/ (dashboard-layout-<view>-<lang>-<width>.png).
 """
@@ -31,6 +32,11 @@ UNBROKEN = "Supercalifragilisticexpialidocious_Engineer_2026_with_no_spaces_at_a
 LONG = "Maximilian Alexander Fitzgerald-Worthington the Third of Somewhere Far Away"
 PHONES = {360: 800, 390: 844}
 THUMB = 44  # CSS px: Apple's 44 pt, a little under Material's 48 dp
+AA = 4.5  # WCAG's contrast for body text
+# Telegram Desktop's night theme, as Telegram passes it (tgWebAppThemeParams)
+NIGHT = {"bg_color": "#17212b", "text_color": "#f5f5f5", "hint_color": "#708499",
+         "link_color": "#6ab3f3", "button_color": "#5288c1", "button_text_color": "#ffffff",
+         "secondary_bg_color": "#232e3c"}
 
 pytestmark = [NEEDS_CHROMIUM, ON_SESSION_LOOP]
 api = session_loop_api()
@@ -62,9 +68,10 @@ async def seeded(running: DashboardBot, lang: str) -> None:
 
 
 async def opened(browser: Any, running: DashboardBot, user: int | None, lang: str,
-                 width: int, query: str = "") -> Any:
+                 width: int, query: str = "", *, scheme: str = "light",
+                 theme: dict[str, str] | None = None) -> Any:
     context = await browser.new_context(viewport={"width": width, "height": PHONES[width]},
-                                        device_scale_factor=1,
+                                        device_scale_factor=1, color_scheme=scheme,
                                         locale="ur-PK" if lang == "ur" else "en-US")
     await context.route(lambda url: not url.startswith("http://127.0.0.1"),
                         lambda route: route.abort())
@@ -73,7 +80,7 @@ async def opened(browser: Any, running: DashboardBot, user: int | None, lang: st
     if user is not None:
         data = init_data(TOKEN, user, "Grace", auth_date=running.app.engine.clock(),
                          language_code=lang)
-        fragment = "#" + telegram_fragment(data)
+        fragment = "#" + telegram_fragment(data, theme)
     await page.goto(f"{running.url}/app{query}{fragment}")
     await page.wait_for_selector("body[data-state]", timeout=15_000)
     return page
@@ -94,6 +101,35 @@ async def wider_than_screen(page: Any) -> list[str]:
         if (document.documentElement.scrollWidth > width) { out.push('scrollWidth'); }
         return out;
     }"""))
+
+
+async def low_contrast(page: Any, selector: str) -> dict[str, float]:
+    """The text elements matching `selector` (outside charts) whose colour has less than AA
+    contrast on the background they stand on: "TAG.class colour on background": ratio."""
+    return dict(await page.evaluate("""([selector, aa]) => {
+        const rgb = s => s.match(/[\\d.]+/g).map(Number);
+        const lum = c => c.slice(0, 3).map(v => v / 255)
+            .map(v => v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4))
+            .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        const under = e => {
+            for (; e; e = e.parentElement) {
+                const c = rgb(getComputedStyle(e).backgroundColor);
+                if (c.length < 4 || c[3] > 0) { return c; }
+            }
+            return [255, 255, 255];
+        };
+        const out = {};
+        for (const e of document.querySelectorAll(selector)) {
+            if (e.closest('svg') || !e.textContent.trim()) { continue; }
+            const fg = lum(rgb(getComputedStyle(e).color)), bg = lum(under(e));
+            const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+            if (ratio < aa) {
+                out[`${e.tagName}.${e.className} ${getComputedStyle(e).color} on ` +
+                    under(e).join(',')] = Math.round(ratio * 100) / 100;
+            }
+        }
+        return out;
+    }""", [selector, AA]))
 
 
 async def small_targets(page: Any) -> list[str]:
@@ -182,3 +218,24 @@ async def test_a_groups_page_leads_with_how_the_group_is_doing(
         assert weakest is not None and first_chart is not None
         assert weakest["y"] < first_chart["y"]
         await page.context.close()
+
+
+async def test_text_keeps_its_contrast_in_light_and_dark(tmp_path: Path, api: FakeBotAPI,
+                                                         chromium: Any) -> None:
+    """Hints, right answers (green) and wrong ones (red) on the page and on its cards, in the
+    light default, the system's dark, and Telegram's night theme (its own hint and button
+    colours are Telegram's to choose); the error box's white text too."""
+    ours = ".hint, .good, .bad, .good *, .bad *, tr.key td, #error, #error *"
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, "en")
+        for scheme, theme, selector in (("light", None, ours), ("dark", None, ours),
+                                        ("dark", NIGHT, ".good, .bad, tr.key td")):
+            for user, query in ((ADMIN, ""), (ADMIN, f"?group={GROUP}"),
+                                (LONG_NAMED, f"?group={EMPTY}")):
+                page = await opened(chromium, running, user, "en", 390, query, scheme=scheme,
+                                    theme=theme)
+                await page.evaluate("document.querySelectorAll('details')"
+                                    ".forEach(d => { d.open = true; })")
+                assert await page.locator(".bad").count() >= 1 or query.endswith(EMPTY)
+                assert await low_contrast(page, selector) == {}, (scheme, theme, query)
+                await page.context.close()
