@@ -85,7 +85,12 @@ def test_dualpipe_bubbles(quiz: Quiz):
     one = simulate(ScheduleSpec("1f1b", pp, 16), backward=2).idle(0)
     zb = simulate(ScheduleSpec("zbh1", pp, 16)).idle(0)
     dual = simulate(ScheduleSpec("dualpipe", pp, 16)).idle(0)
-    assert right(question(quiz, "ps04-dualpipe-bubble")).startswith(f"{one}, {zb} and {dual} ")
+    q = question(quiz, "ps04-dualpipe-bubble")
+    assert right(q).startswith(f"{one}, {zb} and {dual} ")
+    # ps01's explanation gives (p−1)(T_F+T_B−T_W): the 1F1B and ZB1P values it yields must not
+    # pick the key alone (the review's ps01 -> ps04 leak); DualPipe's value has to be known.
+    texts = [o.text.get("en") for o in q.options]
+    assert sum(t.startswith(f"{one}, {zb} and ") for t in texts) == 2
     peaks = [simulate(ScheduleSpec("dualpipe", 4, 8)).peak_in_flight(d) for d in range(4)]
     assert peaks == [4 + 1] * 4  # PP + 1 on every device, not only the first
 
