@@ -1,0 +1,80 @@
+"""The Urdu UI strings read as one careful translator wrote them: each concept the learner
+meets has one word everywhere, and renderings a reader stumbles on stay out."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.present.i18n import Catalogue, strip_isolates
+
+# The English word of a concept (outside /commands, {placeholders} and typed arguments) and
+# the one Urdu word every string that uses it says.
+CONCEPTS = {
+    r"\bstreaks?\b": "تسلسل",
+    r"\baccuracy\b": "درستی",
+    r"\bleaderboards?\b": "لیڈر بورڈ",
+    r"\brounds?\b": "راؤنڈ",
+    r"\bquiz(zes)?\b": "کوئز",
+    r"\btopics?\b": "موضوع",
+    r"\breview(s|ed)?\b": "دہر",
+    r"\bmembers?\b": "رکن|اراکین",
+    r"\bteams?\b": "ٹیم",
+    r"\bscores?d?\b": "اسکور",
+    r"\battempts?\b": "کوشش",
+    r"\badmins?\b": "منتظم",
+    r"\breminders?\b": "یاد دہانی",
+    r"\bright(?! (now|after))\b": "درست",
+    # Discord's own screens (Server Settings, Privacy Settings) keep their Latin labels
+    r"(?<!Server )(?<!Privacy )\bsettings\b(?! →)": "ترتیبات",
+}
+# "5 میں سے 1 نے": the Urdu names no noun where English counts members (test_i18n).
+NO_NOUN = {("round.who_summary", r"\bmembers?\b")}
+# What a learner types is not translated: /commands with their arguments, Discord's options.
+TYPED = re.compile(r"/[a-z_]+(?: (?:last|off|on|start|stop|skip|set|remove|quiz|language)\b)*"
+                   r"|\b(?:quiz|what|topic|teams|scoring|untimed|time|language):"
+                   r"|\{\w+\}|\[[^\]]*\]|\bteams \d|\bscoring \w+|\bor (?:streak|untimed)\b")
+
+# Renderings a reader stumbles on, and the word the strings use instead.
+REJECTED = {
+    "سلسلہ": "a streak is تسلسل (سلسلہ is a series)",
+    "ارکان": "members are اراکین everywhere",
+    "صحیح": "a right answer is درست, as ✅ درست! says",
+    "شناخت": "a quiz's id stays id, as the commands type it",
+    "سیٹنگ": "the bot's settings are ترتیبات; Discord's own screens keep their Latin names",
+    "ٹیلیگرام|ڈسکارڈ": "Telegram and Discord keep their Latin names",
+    "انضمام": "a Discord integration keeps its Latin name",
+    "غلط سوال|غلط ہونے والے سوال": "a missed question is a غلط جواب والا سوال, not a wrong one",
+}
+
+
+def _urdu(catalogue: Catalogue, key: str) -> str:
+    return strip_isolates(catalogue.raw("ur", key))
+
+
+def test_each_concept_has_one_urdu_word_in_every_string(catalogue: Catalogue) -> None:
+    keys = sorted(catalogue.keys("en"))
+    misses = {}
+    for key in keys:
+        english = TYPED.sub("", catalogue.raw("en", key))
+        urdu = _urdu(catalogue, key)
+        for word, term in CONCEPTS.items():
+            if (key, word) in NO_NOUN:
+                continue
+            if re.search(word, english, re.IGNORECASE) and not re.search(term, urdu):
+                misses[f"{key}: {word}"] = urdu
+    assert misses == {}
+
+
+@pytest.mark.parametrize("rendering", sorted(REJECTED))
+def test_no_urdu_string_uses_a_rejected_rendering(catalogue: Catalogue, rendering: str) -> None:
+    found = {key: text for key in sorted(catalogue.keys("ur"))
+             if re.search(rendering, text := _urdu(catalogue, key))}
+    assert found == {}, REJECTED[rendering]
+
+
+def test_the_streak_line_names_the_streak(catalogue: Catalogue) -> None:
+    for days in (1, 4):
+        line = strip_isolates(catalogue.t("ur", "progress.streak", days=days))
+        assert line == f"تسلسل: لگاتار {days} دن"
