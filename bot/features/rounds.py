@@ -278,7 +278,9 @@ class Rounds:
 
     async def claim(self, platform: str, now: float) -> None:
         """Claim what is due by `now` on `platform` (reveals, then questions to open); the
-        claims write the post jobs the scheduler shows."""
+        claims write the post jobs the scheduler shows. A question whose post is not out
+        yet is not revealed unseen: it is timed from its post."""
+        await self.store.write(rounds_sql.hold_unshown, platform, now)
         await self.store.write(rounds_sql.reveal_due_questions, platform, now)
         await self.store.write(rounds_sql.open_due_questions, platform, now)
 

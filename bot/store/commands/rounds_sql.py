@@ -219,6 +219,25 @@ def press_round(press: NewPress) -> Command[Pressed]:
     return Pressed(PressWrite.LATE, None)
 
 
+def hold_unshown(platform: str, now: float) -> Command[int]:
+    """Questions due for their reveal whose post is not out yet and still being tried (the
+    platform failing, a restart) are timed from `now` instead of revealed unseen; once
+    their post is given up they are revealed. How many were held."""
+    unshown = ("revealed_at IS NULL AND deadline <= ? AND message_ref IS NULL AND EXISTS ("
+               "SELECT 1 FROM jobs WHERE jobs.key = 'round:' || CAST(round_questions.round_id "
+               "AS TEXT) || ':' || CAST(round_questions.qindex AS TEXT) || ':q' "
+               "AND jobs.done_at IS NULL)")
+    yield lock("SELECT id FROM rounds WHERE platform = ? AND status = 'active' "  # as a reveal
+               f"AND id IN (SELECT round_id FROM round_questions WHERE {unshown}) "
+               "ORDER BY id FOR NO KEY UPDATE", platform, now)
+    held = yield q("UPDATE round_questions SET "
+                   "deadline = deadline + (CAST(? AS DOUBLE PRECISION) - opened_at), "
+                   f"opened_at = CAST(? AS DOUBLE PRECISION) WHERE {unshown} "
+                   "AND round_id IN (SELECT id FROM rounds WHERE platform = ? "
+                   "AND status = 'active') RETURNING round_id", now, now, now, platform)
+    return len(held)
+
+
 def reveal_due_questions(platform: str, now: float) -> Command[list[tuple[int, int]]]:
     """Claim every question past its deadline; one caller wins each (revealed_at IS NULL).
     Schedules the next question or finishes the round (recording each participant's

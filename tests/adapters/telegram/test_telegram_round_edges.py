@@ -9,8 +9,13 @@ import pytest
 from bot.present.i18n import LRI, PDI, strip_isolates
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data
-from tests.adapters.telegram.support import AnswerKey, Running
-from tests.adapters.telegram.test_telegram_rounds import GROUP_ID, Room
+from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
+from tests.adapters.telegram.test_telegram_rounds import (
+    GROUP_ID,
+    Clock,
+    Room,
+    is_round_question,
+)
 
 GONE = {
     "kicked": dict(status=403, description="Forbidden: bot was kicked from the supergroup chat"),
@@ -114,3 +119,38 @@ async def test_a_press_after_the_round_ended_says_it_is_over(
     await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
     late = await room.bilal.tap(question, data)  # a client still showing the letters
     assert (await room.bilal.toast(late)).params["text"] == "That round is over."
+
+
+async def test_a_question_not_out_before_a_restart_is_asked_after_it(
+        start_bot: BotFactory, api: FakeBotAPI, key: AnswerKey,
+        caplog: pytest.LogCaptureFixture) -> None:
+    # The bot went down just as /round opened question 1 (its post failed) and came back
+    # 40 s later, past the question's 20 s: the group got the reveal of a question it never
+    # saw ("Nobody answered this one in time") and never got to answer it.
+    clock = Clock()
+    api.clock = clock
+    group = api.group_chat(GROUP_ID)
+    hana = Learner(api, api.user(1001, "Hana"), group)
+    api.inject("sendMessage", 502, "Bad Gateway")
+    async with start_bot() as running:
+        assert running.app.engine.rounds is not None
+        running.app.engine.rounds.clock = running.app.scheduler.clock = clock
+        await hana.send("/round 20")
+        await api.wait_for(lambda: api.errors_of("sendMessage"), what="the failed post")
+    caplog.clear()  # the failure, logged with its traceback
+    clock.now += 40
+    async with start_bot() as running:
+        assert running.app.engine.rounds is not None
+        running.app.engine.rounds.clock = running.app.scheduler.clock = clock
+        since = hana.mark()
+        running.app.scheduler.wake()
+        question = await hana.reply(since, is_round_question)
+        assert "Closes in 20 s" in question["text"]
+        clock.now += 10
+        query = await hana.press(question, key.right(question["text"]))
+        assert (await hana.toast(query)).params["text"].startswith("🔒 Locked in")
+        since = hana.mark()
+        clock.now += 10
+        running.app.scheduler.wake()
+        reveal = await hana.edited(since, lambda m: m["message_id"] == question["message_id"])
+        assert "Got it right: Hana" in strip_isolates(reveal["text"])

@@ -80,3 +80,18 @@ async def test_a_question_posted_late_is_timed_from_its_post(any_store: Store):
     await store.write(rounds_sql.reveal_due_questions, "t", 1042.0)
     post = await store.read(rounds_sql.round_post, rnd.id, 0)
     assert post is not None and post.revealed_at == 1042.0
+
+
+async def test_a_question_whose_post_is_not_out_is_held_not_revealed(any_store: Store):
+    store = any_store
+    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
+                                            ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
+    assert rnd is not None
+    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    assert await store.write(rounds_sql.hold_unshown, "t", 1040.0) == 1  # post still tried
+    assert await store.read(rounds_sql.next_round_due, "t") == 1070.0
+    assert await store.write(rounds_sql.reveal_due_questions, "t", 1069.0) == []
+    [post] = await store.write(jobs_sql.claim_due, 1040.0, 10, "host:1", 60.0, ("round:t",))
+    assert await store.write(jobs_sql.finish_job, post, None)  # given up: no longer held
+    assert await store.write(rounds_sql.hold_unshown, "t", 1070.0) == 0
+    assert await store.write(rounds_sql.reveal_due_questions, "t", 1070.0) == [(rnd.id, 0)]
