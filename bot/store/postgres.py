@@ -24,7 +24,7 @@ from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async
 from bot.store.migrate import migrate_postgres
-from bot.store.urls import redact, split_password
+from bot.store.urls import redact, scrubbed
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class PostgresStore:
             pool = await create_pool(url, password=secret, size=pool_size)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise StoreRefused(f"Cannot use the database {shown}: "
-                               f"{_scrub(exc, url, secret)}") from None
+                               f"{scrubbed(exc, url, secret)}") from None
         log.info("storage: %s (pool of %d)", shown, pool_size)
         return cls(shown, pool)
 
@@ -125,11 +125,3 @@ async def _fetch(conn: Any, stmt: Stmt) -> Rows:
         await conn.executemany(postgres_sql(stmt.sql), stmt.params)
         return []
     return list(await conn.fetch(postgres_sql(stmt.sql), *stmt.params))
-
-
-def _scrub(exc: BaseException, url: str, password: str | None) -> str:
-    """The driver's message, with the URL redacted and the password gone, whatever it said."""
-    text = str(exc).replace(url, redact(url)) or type(exc).__name__
-    for secret in filter(None, (password, split_password(url)[1])):
-        text = text.replace(secret, "***")
-    return text

@@ -23,7 +23,7 @@ from bot.domain.errors import OpsError
 from bot.store import sqlite_ops
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
 from bot.store.migrate import migrations, postgres_version
-from bot.store.urls import redact, scheme_of, split_password
+from bot.store.urls import redact, scheme_of, scrubbed, split_password
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -124,9 +124,11 @@ async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
     bare, embedded = split_password(url)
     try:
         conn = await asyncpg.connect(bare, password=password or embedded or None, timeout=10)
-    except (OSError, asyncpg.PostgresError) as exc:
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        # InterfaceError: a URL asyncpg refuses before connecting (?sslmode=bogus), which
+        # `quizbot check|stats|export|backup` printed as a traceback
         raise OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
-                                  f"{exc})") from None
+                       f"{scrubbed(exc, url, password)})") from None
     try:
         yield conn
     finally:

@@ -48,3 +48,11 @@ def redact(url: str) -> str:
     parts = urlsplit(bare)
     user, host = parts.netloc.rsplit("@", 1) if "@" in parts.netloc else ("", parts.netloc)
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def scrubbed(exc: BaseException, url: str, password: str | None) -> str:
+    """The driver's message, with the URL redacted and the password gone, whatever it said."""
+    text = str(exc).replace(url, redact(url)) or type(exc).__name__
+    for secret in filter(None, (password, split_password(url)[1])):
+        text = text.replace(secret, "***")
+    return text

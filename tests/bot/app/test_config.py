@@ -125,6 +125,19 @@ def test_a_token_for_a_disabled_platform_is_named_not_called_missing(tmp_path, m
     assert TOKEN not in said and not (tmp_path / "q.db").exists()
 
 
+@pytest.mark.parametrize("command", [["check"], ["stats"], ["export", "--format", "csv"]])
+def test_a_database_url_the_driver_refuses_is_one_line_not_a_traceback(tmp_path, monkeypatch,
+                                                                       capsys, command):
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    url = "postgresql://quiz:Pa55-hunter2@127.0.0.1:1/quiz?sslmode=bogus"
+    path = write(tmp_path, f"storage:\n  url: {url}\n")
+    assert main([*command, "--config", str(path)]) == 1  # was an uncaught traceback
+    out = capsys.readouterr()
+    said = out.out + out.err
+    assert "postgresql://quiz@127.0.0.1:1/quiz?sslmode=bogus: cannot connect" in said
+    assert "sslmode" in said and "Pa55-hunter2" not in said and TOKEN not in said
+
+
 def test_run_with_a_bad_config_exits_1(tmp_path, capsys):
     assert main(["run", "--config", str(write(tmp_path, "nonsense: 1\n"))]) == 1
     assert "nonsense is not a known key" in capsys.readouterr().err
