@@ -21,7 +21,7 @@ from tests.adapters.telegram.browser import NEEDS_CHROMIUM, ON_SESSION_LOOP, ses
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.support import TOKEN
-from tests.adapters.telegram.test_dashboard_browser_views import shoot
+from tests.adapters.telegram.test_dashboard_browser_views import arabic_fonts_used, shoot
 from tests.dashboard_support import init_data, play, telegram_fragment
 
 GROUP = "-1001234567890"
@@ -239,3 +239,20 @@ async def test_text_keeps_its_contrast_in_light_and_dark(tmp_path: Path, api: Fa
                 assert await page.locator(".bad").count() >= 1 or query.endswith(EMPTY)
                 assert await low_contrast(page, selector) == {}, (scheme, theme, query)
                 await page.context.close()
+
+
+async def test_urdu_names_on_an_english_page_fit_their_lines(tmp_path: Path, api: FakeBotAPI,
+                                                            chromium: Any) -> None:
+    """A group titled in Urdu on an English page: its heading is set in Naskh, whose letters
+    fit an English line height; Nastaliq (the Urdu page's face, with lines 2.4 high to match)
+    drew the second line of a wrapped title over the first and over the link below."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, "en")
+        assert running.app.chats is not None
+        await running.app.chats.note("telegram", EMPTY, "گروپ جس میں ابھی کوئی نہیں")
+        page = await opened(chromium, running, ADMIN, "en", 360, f"?group={EMPTY}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        fonts = await arabic_fonts_used(page, "#title")
+        assert fonts.get("Noto Naskh Arabic", 0) > 0 and "Noto Nastaliq Urdu" not in fonts, fonts
+        await shoot(page, "dashboard-layout-urdu-title-en-360")
+        await page.context.close()
