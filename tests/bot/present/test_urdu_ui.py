@@ -78,3 +78,40 @@ def test_the_streak_line_names_the_streak(catalogue: Catalogue) -> None:
     for days in (1, 4):
         line = strip_isolates(catalogue.t("ur", "progress.streak", days=days))
         assert line == f"تسلسل: لگاتار {days} دن"
+
+
+# --- direction: arrows point the way an Urdu reader goes, quotes open on the right ---------
+
+MIRROR = str.maketrans("◀▶➡⬅→←", "▶◀⬅➡←→")
+# keys whose arrow says a direction (▶ Start and ▶ Open my quiz are a play sign, not one)
+DIRECTED = ("round.who_prev", "round.who_next", "button.next_quiz", "summary.missed_item")
+
+
+@pytest.mark.parametrize("key", DIRECTED)
+def test_urdu_arrows_are_the_english_ones_mirrored(catalogue: Catalogue, key: str) -> None:
+    arrows = [ch for ch in catalogue.raw("en", key) if ch in "◀▶➡⬅→←"]
+    assert arrows, key
+    urdu = [ch for ch in catalogue.raw("ur", key) if ch in "◀▶➡⬅→←"]
+    assert urdu == [a.translate(MIRROR) for a in arrows]
+
+
+def test_the_who_answered_pages_point_outward_in_urdu(catalogue: Catalogue) -> None:
+    # Urdu lays the row out right to left (Next on the left): each arrow points away from
+    # the other button, the way its page lies, as "◀ Back" and "Next ▶" do in English.
+    from bot.domain.round_results import WhoAnswered
+    from bot.present import render
+    from bot.present.round_plan import RoundPlanner
+
+    page = WhoAnswered(round_id=3, qindex=0, chat_id="-100", lang="ur", quiz_title="Q",
+                       number=1, total=8, page=1, pages=3, members=90, answered=40, rows=())
+    card = RoundPlanner(catalogue, render.PLAIN, lambda q: "").who(page, "7")
+    left, right = (strip_isolates(button.label) for button in card.rows[0])
+    assert left.endswith("◀") and right.startswith("▶")  # logical order: shown mirrored
+    assert "آگے" in left and "پیچھے" in right
+
+
+def test_urdu_quotes_open_on_the_right(catalogue: Catalogue) -> None:
+    # ”…“ as the lobby's ”کوئی بھی ٹیم“: typed “…” the quote marks face outward in Urdu
+    for key in sorted(catalogue.keys("ur")):
+        text = catalogue.raw("ur", key)
+        assert "“" not in text or text.index("”") < text.index("“"), key
