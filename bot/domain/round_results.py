@@ -140,6 +140,7 @@ class RoundReveal:
     daily: DailyNotes | None = None  # a question of the day's reveal
     takeaway: str = ""  # shown in the group instead of the explanation, when the quiz has it
     quiz_id: str = ""  # the round's quiz (rewards are per quiz)
+    joined: int = 0  # members who joined by button (team and untimed rounds), answered or not
 
 
 @dataclass(frozen=True, slots=True)

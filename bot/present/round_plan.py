@@ -174,9 +174,10 @@ class RoundPlanner:
                                            option=render.content_text(lang,
                                                                       q.options[r.correct]))))
             answered = sum(r.counts)
-            members = max(answered, len(r.standings))
+            members = max(answered, len(r.standings), r.joined)
             lines.append("")
-            if members:  # "180 of 200 answered": of everyone who has played this round
+            # "180 of 200 answered": of everyone who has played this round or joined it
+            if members:
                 lines.append(self.t(lang, "round.answered", answered=answered, count=members))
             lines += [*bars(r.counts, lang), ""]
             if r.right:

@@ -123,3 +123,22 @@ async def test_the_private_list_of_a_speed_round_shows_points(bot: Running, api:
     for row in ("1. Hana: 975 pts (1 right)", "2. Bilal: 750 pts (1 right)"):
         assert row in reveal and row in page, page
     assert " s\n" not in page + "\n"  # no seconds: speed points already count the time
+
+
+async def test_a_member_who_joined_and_did_not_answer_counts_as_not_answered(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    # Bilal joined a team and stayed silent, Chen answered without joining first: the reveal
+    # said "1 of 1 answered" while its team lines showed two members.
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20 teams 2")
+    lobby = await room.hana.reply(since, lambda m: "Any team" in str(m.get("reply_markup")))
+    await room.press(room.bilal, lobby, "🎲 Any team")
+    since = room.hana.mark()
+    room.advance(30)
+    question = await room.question(since)
+    await room.press(room.chen, question, key.right(question["text"]))
+    since = room.hana.mark()
+    room.advance(21)
+    edited = await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
+    assert "1 of 2 answered" in strip_isolates(edited["text"])
