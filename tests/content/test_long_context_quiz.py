@@ -47,7 +47,7 @@ def test_ring_and_all_gather_receive_the_same_bytes(lc: Quiz):
     assert ring == all_gather and round(ring / 1e6) == 63
     assert round(cp * chunk / 1e6) == 67  # what the all-gather holds at once
     assert right(question(lc, "l04-all-gather-or-ring-bytes")).startswith(
-        f"About {ring / 1e6:.0f} MB either way")
+        f"All-gather and ring alike, about {ring / 1e6:.0f} MB")
 
 
 def test_tp_with_sp_against_cp_bytes(lc: Quiz):

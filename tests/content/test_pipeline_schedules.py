@@ -139,7 +139,7 @@ def test_gpipe_against_1f1b_memory(quiz: Quiz):
     assert [one.peak_in_flight(d) for d in range(8)] == list(range(8, 0, -1))
     q = question(quiz, "ps10-gpipe-or-1f1b-memory")
     assert right(q) == (
-        "Both bubbles are 7/71; the first GPU holds 128 GB in GPipe and 16 GB in 1F1B")
+        "Bubble 7/71 for both; the first GPU keeps 128 GB in GPipe, a mere 16 GB in 1F1B")
     # A full design: each claim the key makes is shared by exactly one wrong option, so no
     # option is the majority in every part (the review read the key off 'with both' x 3).
     texts = [o.text.get("en") for o in q.options]

@@ -103,7 +103,7 @@ OPTIONS_EN = [
     ["It gives each GPU its own separate dataset and never synchronizes them",
      "It communicates only once, when the model is first loaded onto the GPUs",
      "It runs no cross-device operations at all in its forward or backward pass",
-     "Each GPU computes only part of a layer and must exchange partial results"],
+     "It leaves each GPU only part of a layer, so GPUs exchange partial results"],
 ]
 # Machine-translation errors from the seed that must not come back.
 SEED_MISTAKES = ["ہم آہنگی", "بولی", "سیکھنا", "پانڈا", "پھٹنے والے میلان", "تمام کمی",

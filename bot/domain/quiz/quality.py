@@ -116,6 +116,11 @@ def question_cues(q: Question, lang: str) -> Iterator[str]:
     elif _majority_in_every_part(options, q.correct):
         yield ("every part of the right option is the most common value of that part among "
                "the options; let each wrong option miss more than one part (a 2 x 2 design)")
+    firsts = [o.split()[0].lower() if o.split() else "" for o in options]
+    wrong_firsts = {f for k, f in enumerate(firsts) if k != q.correct}
+    if len(options) >= 4 and len(wrong_firsts) == 1 and firsts[q.correct] not in wrong_firsts:
+        yield (f"every wrong option starts with {wrong_firsts.pop()!r} and the right one does "
+               "not; start the options alike, or vary them")
     swapped = _swapped_pair(options, q.correct, lang)
     if swapped is not None:
         yield (f"options[{swapped[0]}] and options[{swapped[1]}] swap the same claims between "

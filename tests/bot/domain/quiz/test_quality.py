@@ -151,6 +151,20 @@ def test_right_option_holding_the_majority_of_every_part_is_a_cue():
     assert cues(design, 2, "How many does GPU1 hold?") == []
 
 
+def test_the_right_option_alone_starting_differently_is_a_cue():
+    # The seed quiz's q8 as first reworded: three "It ..." options and the key "Each GPU ...".
+    ask = "Why does tensor parallelism often require fast communication within its group?"
+    odd = ["It gives each GPU its own dataset and never synchronizes them",
+           "It communicates only once, when the model is first loaded",
+           "It runs no cross-device operations at all",
+           "Each GPU computes only part of a layer and must exchange partial results"]
+    assert cues(odd, 3, ask) == [
+        "every wrong option starts with 'it' and the right one does not; start the options "
+        "alike, or vary them"]
+    alike = [*odd[:3], "It leaves each GPU only part of a layer, so GPUs exchange partial results"]
+    assert cues(alike, 3, ask) == []
+
+
 def test_two_near_copies_holding_the_right_option_are_a_cue():
     ask = "What keeps tied embeddings equal across stages?"
     options = ["An all-reduce of their gradients between the first and last stage",
