@@ -14,6 +14,7 @@ import contextlib
 import csv
 import io
 import json
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +29,10 @@ Quizzes = Mapping[str, Quiz] | None
 # A cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): a display name such
 # as =HYPERLINK(...), +1+2 or @SUM(1,1) must arrive as text, so it is prefixed with '.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# C0 and C1 controls (ESC, BEL, CSI...): a group's title or a learner's /report note holding
+# "\x1b]0;...\x07" or "\x1b[2J" would retitle or clear the maintainer's terminal when
+# `quizbot stats` prints it. Shown as U+FFFD, so the line still says something was there.
+_CONTROLS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 CSV_COLUMNS = ("platform", "user_id", "display_name", "quiz_id", "sessions_started",
                "attempts_finished", "best_score", "last_score", "question_id", "answered",
                "correct", "last_option", "last_correct", "numbers", "chat_id", "chat_title")
@@ -168,7 +173,7 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
     questions = question_rows(view.questions, quizzes)
     if not questions:
         lines.append("no answers in full attempts yet")
-        return "\n".join(lines)
+        return _terminal_safe(lines)
     qw = max(len("quiz"), *(len(q["quiz_id"]) for q in questions))
     iw = max(len("question"), *(len(q["question_id"]) for q in questions))
     lines.append(f"{'quiz':<{qw}}  {'question':<{iw}}  {'answered':>8}  {'right':>5}  "
@@ -181,7 +186,11 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
             wrong = f"{q['wrong_option']} ({q['wrong_count']}x)" + (f" {text}" if text else "")
         lines.append(f"{q['quiz_id']:<{qw}}  {q['question_id']:<{iw}}  {q['answered']:>8}  "
                      f"{q['correct']:>5}  {accuracy:>8}  {wrong}")
-    return "\n".join(lines)
+    return _terminal_safe(lines)
+
+
+def _terminal_safe(lines: list[str]) -> str:
+    return _CONTROLS.sub("\ufffd", "\n".join(lines))
 
 
 __all__ = ["CSV_COLUMNS", "csv_cell", "export_csv", "export_json", "format_overview",
