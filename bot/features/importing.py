@@ -18,6 +18,7 @@ from bot.domain.quiz import Quiz, default_content_dir
 from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_draft
 from bot.domain.quiz.formats.draft import decode, written_in
 from bot.domain.quiz.formats.to_yaml import Converted, quiz_id_for, to_yaml
+from bot.domain.quiz.load import MAX_FILE_BYTES
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.quiz.validate import ID_RE, LANG_RE
 from bot.features.content_check import check_paths
@@ -106,6 +107,15 @@ def _check(converted: Converted, out: Imported) -> None:
     as `quizbot validate` would; problems are told at the source's positions."""
     shown = PurePath(out.source).with_suffix(".yaml").name
     out.yaml, out.images = converted.yaml, converted.images
+    size, count = len(converted.yaml.encode()), len(converted.starts)
+    if size > MAX_FILE_BYTES and count:
+        # told in the sender's terms: the quiz their file makes, not a size their file is not
+        # (a 349 kB GIFT was 'is 1398 kB; a quiz file may have 512 kB (split it)')
+        out.problems.append(
+            f"{out.source}: its {count} questions make a quiz of {size // 1024} kB; a quiz "
+            f"may have {MAX_FILE_BYTES // 1024} kB: split it into files of at most "
+            f"{count * MAX_FILE_BYTES // size} questions")
+        return
     with tempfile.TemporaryDirectory(prefix="quizbot-import-") as folder:
         path = Path(folder) / shown
         path.write_text(converted.yaml, encoding="utf-8")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from bot.domain.quiz.formats import export_quiz, read_draft
 from bot.features.importing import convert
 
@@ -193,3 +195,16 @@ def test_an_imported_quizs_description_is_in_its_language() -> None:
         if lang == "ur":
             assert "questions" not in description and "imported" not in description
             assert str(len(quiz.questions)) in description
+
+
+@pytest.mark.slow  # converts 3,600 questions (about 4 s)
+def test_a_file_that_makes_too_big_a_quiz_is_told_in_its_own_terms() -> None:
+    data = "".join(f"Is {i} even?{{T}}\n\n" for i in range(3600)).encode()
+    assert len(data) < 100 * 1024  # well under the upload limit: the quiz it makes is not
+    result = convert(data, "week3.gift")
+    [problem] = result.problems
+    # it said 'week3.gift: is 539 kB; a quiz file may have 512 kB (split it)' of a 65 kB file
+    assert problem.startswith("week3.gift: its 3600 questions make a quiz of ")
+    assert problem.endswith("; a quiz may have 512 kB: split it into files of at most "
+                            f"{problem.split()[-2]} questions")
+    assert 3000 < int(problem.split()[-2]) < 3600
