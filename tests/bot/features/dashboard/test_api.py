@@ -215,6 +215,8 @@ async def test_the_page_ships_its_own_files_and_strings(served: Served,
     async with served.http.get(served.url + "/app") as r:
         assert r.status == 200 and r.content_type == "text/html"
         assert r.headers["Content-Security-Policy"] == CSP
+        # framed by Telegram's web client only, never by any site at all
+        assert CSP.endswith("; frame-ancestors https://web.telegram.org")
         page = await r.text()
     assert '<script src="/app/app.js"' in page and "https://" not in page
     strings = json.loads(page.split('id="strings">')[1].split("</script>")[0])
