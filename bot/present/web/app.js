@@ -89,6 +89,11 @@
     return kept ? Promise.resolve("session " + kept) : Promise.reject(401);
   }
 
+  // A time ("2026-12-01 13:35 UTC") is one left-to-right piece, and a name or a channel
+  // keeps its own direction, inside a line of either direction (Unicode bidi isolates).
+  function ltr(text) { return "\u2066" + text + "\u2069"; }
+  function own(text) { return "\u2068" + text + "\u2069"; }
+
   function el(tag, text, cls) {
     var node = document.createElement(tag);
     if (text !== undefined && text !== null) { node.textContent = text; }
@@ -156,7 +161,7 @@
       item.appendChild(el("p", x.text));
       if (x.numbers) { item.appendChild(el("p", x.numbers, "hint")); }
       if (x.note) { item.appendChild(el("p", "“" + x.note + "”")); }
-      item.appendChild(el("p", x.by + " · " + x.at, "hint"));
+      item.appendChild(el("p", own(x.by) + " · " + ltr(x.at), "hint"));
       var b = el("button", t("dashboard.resolve"));
       b.type = "button";
       b.addEventListener("click", function () {
@@ -303,7 +308,8 @@
     if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
     var list = el("ul");
     d.rounds.forEach(function (x) {
-      list.appendChild(el("li", x.started + " · " + (x.channel ? x.channel + " · " : "") + x.line));
+      list.appendChild(el("li", ltr(x.started) + " · " + (x.channel ? own(x.channel) + " · " : "") +
+        x.line));
     });
     r.appendChild(list);
     // An admin's table and downloads only once someone finished a quiz here: before that

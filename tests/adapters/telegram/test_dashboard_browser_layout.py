@@ -256,3 +256,45 @@ async def test_urdu_names_on_an_english_page_fit_their_lines(tmp_path: Path, api
         assert fonts.get("Noto Naskh Arabic", 0) > 0 and "Noto Nastaliq Urdu" not in fonts, fonts
         await shoot(page, "dashboard-layout-urdu-title-en-360")
         await page.context.close()
+
+
+async def a_short_round(running: DashboardBot) -> None:
+    """A two-question round in GROUP, hosted and answered by the organiser."""
+    from bot.store.commands import rounds_sql
+    from bot.store.round_rows import NewPress, NewRound
+
+    store, now = running.app.store, running.app.engine.clock()
+    new = NewRound("telegram", GROUP, GROUP, str(ADMIN), "Grace", "parallelism", "en",
+                   ("q1", "q2"), ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
+    rnd = await store.write(rounds_sql.create_round, new, now - 600)
+    assert rnd is not None
+    for qindex in (0, 1):
+        at = now - 600 + 100 * qindex
+        await store.write(rounds_sql.open_due_questions, "telegram", at)
+        await store.write(rounds_sql.press_round,
+                          NewPress(rnd.id, qindex, str(ADMIN), "Grace", 0, True, at + 1))
+        await store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+
+
+async def test_a_rounds_time_reads_as_one_piece_in_urdu(tmp_path: Path, api: FakeBotAPI,
+                                                        chromium: Any) -> None:
+    """'2026-12-01 13:35 UTC' in a right-to-left line is one left-to-right piece; left to the
+    line's direction, its date, time and 'UTC' came out as 'UTC 13:35 2026-12-01'."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, "ur")
+        await a_short_round(running)
+        page = await opened(chromium, running, ADMIN, "ur", 390, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        [line] = await page.locator("#rounds li").all_text_contents()
+        started = line.split(" · ")[0]
+        assert started.startswith("\u2066") and started.endswith("\u2069"), repr(line)
+        assert started.strip("\u2066\u2069").endswith(" UTC")
+        order = await page.evaluate("""() => {
+            const t = document.querySelector('#rounds li').firstChild, s = t.textContent;
+            const at = i => { const r = document.createRange(); r.setStart(t, i);
+                              r.setEnd(t, i + 1); return r.getBoundingClientRect().left; };
+            return [at(s.indexOf('20')), at(s.indexOf('UTC'))];
+        }""")
+        assert order[0] < order[1], order  # the date left of "UTC", as it is written
+        await shoot(page, "dashboard-layout-rounds-ur-390")
+        await page.context.close()
