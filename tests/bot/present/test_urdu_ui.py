@@ -115,3 +115,30 @@ def test_urdu_quotes_open_on_the_right(catalogue: Catalogue) -> None:
     for key in sorted(catalogue.keys("ur")):
         text = catalogue.raw("ur", key)
         assert "“" not in text or text.index("”") < text.index("“"), key
+
+
+# --- the learner is addressed without guessing their gender; sentences end in Urdu --------
+
+# A verb that agrees with آپ takes a gender ("دے چکے ہیں" a man, "دے چکی ہیں" a woman); the
+# bot does not know it, so a sentence about the learner is built around something else
+# ("آپ کا جواب ... محفوظ ہے", "آپ کو ... مل گیا").
+GENDERED = re.compile(r"\bآپ (?!کا|کی|کے|کو|نے)[^۔؛،:()]*?(?:چکے|چکی|ئیں گے|یں گے|یں گی|پہنچے"
+                      r"|پہنچیں|جائیں گے)")
+
+
+def test_no_urdu_string_guesses_the_learners_gender(catalogue: Catalogue) -> None:
+    found = {key: text for key in sorted(catalogue.keys("ur"))
+             if GENDERED.search(text := _urdu(catalogue, key))}
+    assert found == {}
+
+
+def test_urdu_sentences_end_with_urdu_punctuation(catalogue: Catalogue) -> None:
+    for key in sorted(catalogue.keys("en")):
+        english, urdu = catalogue.raw("en", key).rstrip(), _urdu(catalogue, key).rstrip()
+        if english.endswith((".", "?", "!")):
+            assert urdu.endswith(("۔", "؟", "!")), key
+
+
+def test_a_stale_press_tells_the_old_question_from_the_current_one(catalogue: Catalogue) -> None:
+    # "That question is no longer active; here is where you are": یہ ... یہ named both
+    assert _urdu(catalogue, "answer.stale").startswith("وہ سوال")
