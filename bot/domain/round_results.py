@@ -151,6 +151,7 @@ class LockedIn:
     lang: str
     letter: int  # shown index
     repeat: bool = False  # True: they had locked in before; this press changed nothing
+    team: int | None = None  # the team this first answer put them on (joined late)
 
 
 @dataclass(frozen=True, slots=True)

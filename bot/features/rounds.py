@@ -228,7 +228,7 @@ class Rounds:
             if pressed.early:
                 self.wake()
             return LockedIn(round_id, lang, order.index(pressed.chosen),
-                            repeat=pressed.outcome == PressWrite.REPEAT)
+                            repeat=pressed.outcome == PressWrite.REPEAT, team=pressed.team)
         return PressRefused(round_id, lang, str(pressed.outcome))
 
     async def _on_its_message(self, row: RoundRow, qindex: int, where: Where) -> bool:

@@ -82,8 +82,12 @@ def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
     if isinstance(outcome, Joined):
         return _joined(cat, outcome)
     if isinstance(outcome, LockedIn):
+        letter = render.letter(outcome.letter)
+        if outcome.team is not None:  # a late joiner learns their team with the lock-in
+            return cat.t(outcome.lang, "round.locked_team", letter=letter,
+                         team=team_name(cat, outcome.lang, outcome.team))
         key = "round.already_locked" if outcome.repeat else "round.locked"
-        return cat.t(outcome.lang, key, letter=render.letter(outcome.letter))
+        return cat.t(outcome.lang, key, letter=letter)
     return cat.t(outcome.lang, f"round.{outcome.reason}")
 
 

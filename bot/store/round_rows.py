@@ -137,6 +137,7 @@ class Pressed:
     outcome: PressWrite
     chosen: int | None  # the stored answer (LOCKED and REPEAT), a file index
     early: bool = False  # every member has answered: the deadline was moved to now
+    team: int | None = None  # the team this answer put its member on (a late joiner's)
 
 
 @dataclass(frozen=True, slots=True)

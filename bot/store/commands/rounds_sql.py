@@ -194,9 +194,10 @@ def press_round(press: NewPress) -> Command[Pressed]:
         p.user_id, p.display_name, p.chosen, int(p.correct), p.now, p.now, p.round_id,
         p.qindex, p.now)
     if locked:
+        placed = None
         if p.teams or p.untimed:
-            yield from round_teams_sql.place_on_press(p.round_id, p.user_id, p.display_name,
-                                                  p.teams, p.now)
+            placed = yield from round_teams_sql.place_on_press(p.round_id, p.user_id,
+                                                               p.display_name, p.teams, p.now)
         # Everyone who has joined has answered: reveal now, except on the first question of
         # a timed round, which runs its full time so that people can join (an untimed
         # round's members joined before it).
@@ -204,7 +205,8 @@ def press_round(press: NewPress) -> Command[Pressed]:
                         p.qindex, p.now, p.round_id, p.round_id, p.qindex)
         if p.review is not None:  # the member's card moves with the lock-in, or not at all
             yield from apply_review_alone(p.review)
-        return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early))
+        return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early),
+                       team=placed)
     stored = one((yield q("SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
                           "AND user_id = ?", p.round_id, p.qindex, p.user_id)))
     if stored is not None:

@@ -127,8 +127,8 @@ async def test_the_private_list_of_a_speed_round_shows_points(bot: Running, api:
 
 async def test_a_member_who_joined_and_did_not_answer_counts_as_not_answered(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
-    # Bilal joined a team and stayed silent, Chen answered without joining first: the reveal
-    # said "1 of 1 answered" while its team lines showed two members.
+    # Bilal joined a team (drafted onto Red) and stayed silent, Chen answered without joining
+    # first: the reveal said "1 of 1 answered" while its team lines showed two members.
     room = Room(bot, api)
     since = room.hana.mark()
     await room.hana.send("/round 20 teams 2")
@@ -137,7 +137,13 @@ async def test_a_member_who_joined_and_did_not_answer_counts_as_not_answered(
     since = room.hana.mark()
     room.advance(30)
     question = await room.question(since)
-    await room.press(room.chen, question, key.right(question["text"]))
+    # Chen's first answer puts him on the smallest team: his toast says which (it said only
+    # "Locked in", and nothing anywhere told him his team)
+    right = key.right(question["text"])
+    assert await room.press(room.chen, question, right) == \
+        f"🔒 Locked in: {right}. You are on 🟦 Blue."
+    assert await room.press(room.chen, question, right) == \
+        f"Already locked in: {right}. It cannot be changed."
     since = room.hana.mark()
     room.advance(21)
     edited = await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
