@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -57,7 +58,7 @@ class Reader:
         value = self.get(key, str, default)
         if value is not None and value != default:
             scheme, _, rest = value.partition("://")
-            if scheme not in schemes or not rest.split("/")[0]:
+            if scheme not in schemes or not rest.split("/")[0] or not _connectable(value):
                 raise self._fail(key, f"must be a {' or '.join(schemes)} URL such as "
                                       f"{schemes[0]}://127.0.0.1:8080/..., got {value!r}")
         return value
@@ -120,3 +121,14 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(f"{where}: is not valid YAML: {exc.problem}{context}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: is not valid YAML: {exc}") from None
+
+
+def _connectable(url: str) -> bool:
+    """A host, and a port from 1 to 65535 when one is given: http://127.0.0.1:99999/bot or
+    http://[bad/bot passed and then failed every start-up retry as 'unreachable'."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a port out of range or not a number, an unclosed [
+        return False
+    return bool(parts.hostname) and port != 0 and not any(c.isspace() for c in parts.netloc)
