@@ -174,9 +174,20 @@ def person(lang: str, name: str) -> str:
     return isolate(name) if is_rtl(lang) or re.search(f"[{_RTL}]", name) else name
 
 
+def titled(lang: str, title: str) -> str:
+    """A group's or a channel's title for a sentence in `lang`, in its own direction (first
+    strong isolate) where that may differ from the text's: always in a right-to-left text,
+    and in a left-to-right one when it holds right-to-left letters. Else an emoji or a stop
+    at its end lands on the wrong side ("🌍 Berlin Club" for "Berlin Club 🌍" in Urdu)."""
+    title = _OVERRIDES.sub("", title)
+    if is_rtl(lang) or re.search(f"[{_RTL}]", title):
+        return f"\u2068{title}{PDI}"
+    return title
+
+
 def strip_isolates(text: str) -> str:
     """Text without bidi isolates (for tests and length budgets)."""
-    return text.replace(LRI, "").replace(PDI, "")
+    return text.replace(LRI, "").replace("\u2068", "").replace(PDI, "")
 
 
 @dataclass(frozen=True, slots=True)

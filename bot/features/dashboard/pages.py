@@ -43,7 +43,7 @@ from bot.features.engine import Engine
 from bot.features.progress import standing
 from bot.features.topic_map import confident_misses
 from bot.present import svg
-from bot.present.i18n import Catalogue
+from bot.present.i18n import Catalogue, titled
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
 from bot.store.commands import learning_sql, sessions_sql
@@ -298,7 +298,8 @@ class Dashboard:
         view: dict[str, Any] = {
             "kind": "group", "lang": lang, "dir": direction(lang), "admin": role.admin,
             "group": {"id": group_id, "platform": p, "title": titles.get(group_id),
-                      "heading": t("dashboard.group_title", group=titles[group_id])
+                      "heading": t("dashboard.group_title",
+                                   group=titled(lang, titles[group_id]))
                       if group_id in titles else t("dashboard.group_untitled")},
             "rounds": [{"id": r.id, "quiz": r.quiz_id, "status": r.status,
                         "channel": places.get(r.id),

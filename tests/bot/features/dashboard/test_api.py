@@ -260,6 +260,29 @@ async def test_pages_show_names_and_scores_out_of_the_total_never_ids(
     assert isinstance(view, dict) and view["group"]["title"] == "Pipeline Club 2"
 
 
+async def test_a_groups_title_keeps_its_own_direction_in_the_heading(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """A title is whatever the group chose: in an Urdu heading (and in an English one when
+    it is in Urdu) it keeps its own direction, so its emoji or its stop stays at its end."""
+    from bot.features.chats import ChatTitles
+
+    ada = Actor("telegram", "1", GROUP, "Ada")
+    await play(served.engine, quizzes, ada)
+    chats = ChatTitles(served.store, served.clock)
+    await chats.note("telegram", GROUP, "Pipeline Club 🌍")
+    served.members[(GROUP, "1")] = Role(True)
+    await served.engine.set_language(ada, "ur")
+    _, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
+    assert isinstance(view, dict)
+    assert view["group"]["heading"] == "مطالعاتی گروپ · \u2068Pipeline Club 🌍\u2069"
+    await served.engine.set_language(ada, "en")
+    await chats.note("telegram", GROUP, "مطالعہ گروپ!")
+    served.clock.advance(60)
+    _, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
+    assert isinstance(view, dict)
+    assert view["group"]["heading"] == "Study group · \u2068مطالعہ گروپ!\u2069"
+
+
 async def test_admins_get_item_statistics_past_the_minimum_and_as_csv(
         served: Served, quizzes: dict[str, Quiz]) -> None:
     # Top three (7/8) all pick the same distractor on Q1; the bottom three (4/8) miss Q2-Q5.
