@@ -70,7 +70,10 @@ def broken_pieces(text: str) -> list[str]:
     broken = []
     for line in text.splitlines():
         shown = visual(line)
-        plain = NUMBERING.sub("\\1\u0600", LABEL.sub("\u0600", strip_isolates(line)))
+        # Two isolates set side by side on purpose ("33%" then "micro-batch شیڈول": a share, then a
+        # name) are two pieces: the share stays by its bar, not glued to the name's first word.
+        apart = line.replace(f"{PDI} {LRI}", f"{PDI} \u0600{LRI}")
+        plain = NUMBERING.sub("\\1\u0600", LABEL.sub("\u0600", strip_isolates(apart)))
         for match in PIECE.finditer(plain):
             for piece in balanced(match.group(0).strip()):
                 if NUMBER_OR_FORMULA.search(piece) and piece not in shown:

@@ -142,3 +142,19 @@ def test_urdu_sentences_end_with_urdu_punctuation(catalogue: Catalogue) -> None:
 def test_a_stale_press_tells_the_old_question_from_the_current_one(catalogue: Catalogue) -> None:
     # "That question is no longer active; here is where you are": یہ ... یہ named both
     assert _urdu(catalogue, "answer.stale").startswith("وہ سوال")
+
+
+# --- a number beside a name keeps to itself ------------------------------------------------
+
+def test_a_topics_share_stays_apart_from_a_name_that_starts_in_latin(
+        catalogue: Catalogue) -> None:
+    # "▰▰▱▱▱ 33% micro-batch شیڈول" was one left-to-right piece, "33% micro-batch", which
+    # glued the share to the topic's first word
+    from bot.present.i18n import LRI, PDI
+
+    line = catalogue.t("ur", "progress.topic", bar="▰▰▱▱▱", percent=33,
+                       name="micro-batch شیڈول")
+    assert f"{LRI}33%{PDI} {LRI}micro-batch{PDI} شیڈول" in line
+    row = catalogue.t("ur", "stats.question", number=f"{LRI}4{PDI}", accuracy=62, correct=5,
+                      answered=8, text="GPipe میں ببل کتنا ہے؟")
+    assert f"{LRI}62% (5/8){PDI} {LRI}GPipe{PDI} میں" in row
