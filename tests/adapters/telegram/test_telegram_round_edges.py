@@ -154,3 +154,13 @@ async def test_a_question_not_out_before_a_restart_is_asked_after_it(
         running.app.scheduler.wake()
         reveal = await hana.edited(since, lambda m: m["message_id"] == question["message_id"])
         assert "Got it right: Hana" in strip_isolates(reveal["text"])
+
+
+async def test_a_round_too_short_is_told_how_on_telegram(bot: Running, api: FakeBotAPI) -> None:
+    # "/round 5" was told to choose "10–300 seconds per question and 1–8 questions": Telegram's
+    # /round takes no number of questions, so half of that could not be done.
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 5")
+    reply = strip_isolates((await room.hana.reply(since))["text"])
+    assert reply == "Choose 10–300 seconds per question, for example /round 30"
