@@ -265,7 +265,7 @@
     if (d.groups.length) {
       var g = section(t("dashboard.groups"));
       d.groups.forEach(function (x) {
-        var link = el("a", t("dashboard.group_link", { group: x.title }));
+        var link = el("a", t("dashboard.group_link", { group: own(x.title) }));
         link.href = "?group=" + encodeURIComponent(x.id) + location.hash;
         g.appendChild(el("p")).appendChild(link);
       });

@@ -298,3 +298,25 @@ async def test_a_rounds_time_reads_as_one_piece_in_urdu(tmp_path: Path, api: Fak
         assert order[0] < order[1], order  # the date left of "UTC", as it is written
         await shoot(page, "dashboard-layout-rounds-ur-390")
         await page.context.close()
+
+
+async def test_a_link_to_a_group_keeps_its_titles_direction(tmp_path: Path, api: FakeBotAPI,
+                                                            chromium: Any) -> None:
+    """On an Urdu page the link to a group titled 'مطالعہ گروپ!' ends with its '!' (at
+    the left); the page's template set the title left to right, '!' first."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, "ur")
+        assert running.app.chats is not None
+        await running.app.chats.note("telegram", GROUP, "مطالعہ گروپ!")
+        page = await opened(chromium, running, ADMIN, "ur", 390)
+        assert await page.get_attribute("body", "data-state") == "ready"
+        where = await page.evaluate("""() => {
+            const a = [...document.querySelectorAll('#view p > a')]
+                .find(a => a.textContent.includes('!'));
+            const t = a.firstChild, s = t.textContent;
+            const at = i => { const r = document.createRange(); r.setStart(t, i);
+                              r.setEnd(t, i + 1); return r.getBoundingClientRect().left; };
+            return [at(s.indexOf('!')), at(s.indexOf('م'))];
+        }""")
+        assert where[0] < where[1], where  # "!" after the title: left of its first letter
+        await page.context.close()
