@@ -183,7 +183,8 @@ class RoundPlanner:
             if r.right:
                 shown = r.right[:right_shown]
                 if shown:
-                    names = ", ".join(self._name(lang, n) for n in shown)
+                    sep = self.cat.raw(lang, "list.separator")
+                    names = sep.join(self._name(lang, n) for n in shown)
                     lines.append(self.t(lang, "round.right", names=names))
                 if len(r.right) > len(shown):
                     cut = True
@@ -224,7 +225,8 @@ class RoundPlanner:
         """A question of the day's streaks and, on Sundays, the week (bounded lists)."""
         lines: list[str] = []
         if notes.streaks:
-            names = ", ".join(f"{self._name(lang, name)} {days}" for name, days in notes.streaks)
+            sep = self.cat.raw(lang, "list.separator")
+            names = sep.join(f"{self._name(lang, name)} {days}" for name, days in notes.streaks)
             lines += ["", self.t(lang, "daily.streaks", names=names)]
         if notes.week:
             lines += ["", self.m.bold(self.t(lang, "daily.week", days=notes.days))]

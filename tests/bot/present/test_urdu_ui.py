@@ -158,3 +158,19 @@ def test_a_topics_share_stays_apart_from_a_name_that_starts_in_latin(
     row = catalogue.t("ur", "stats.question", number=f"{LRI}4{PDI}", accuracy=62, correct=5,
                       answered=8, text="GPipe میں ببل کتنا ہے؟")
     assert f"{LRI}62% (5/8){PDI} {LRI}GPipe{PDI} میں" in row
+
+
+@pytest.mark.parametrize(("lang", "names"), [("en", "Hana, Chen"), ("ur", "Hana، Chen")])
+def test_who_got_it_right_is_listed_with_the_languages_comma(catalogue: Catalogue, lang: str,
+                                                             names: str) -> None:
+    from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
+    from bot.present import render
+    from bot.present.round_plan import RoundPlanner
+
+    q = RoundQuestion(1, "telegram", "-100", lang, "Q", "Host", 0, 8, "?", ("a", "b"), 30, 0.0)
+    standings = (Standing(1, "1", "Hana", 1, 3.0), Standing(1, "3", "Chen", 1, 3.0))
+    reveal = RoundReveal(1, "telegram", "-100", lang, "Q", q, 0, (2, 1), ("Hana", "Chen"),
+                         "", standings, "7", final=False, stopped=False, next_at=5.0)
+    card = RoundPlanner(catalogue, render.PLAIN, lambda q: "").reveal(reveal)
+    said = catalogue.raw(lang, "round.right").split("{")[0]
+    assert f"{said}{names}" in strip_isolates(card.body)
