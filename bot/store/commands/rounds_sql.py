@@ -207,17 +207,17 @@ def press_round(press: NewPress) -> Command[Pressed]:
             yield from apply_review_alone(p.review)
         return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early),
                        team=placed)
-    stored = one((yield q("SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
-                          "AND user_id = ?", p.round_id, p.qindex, p.user_id)))
-    if stored is not None:
-        return Pressed(PressWrite.REPEAT, int(stored["chosen"]))
     where = one((yield q("SELECT r.position, r.status, r.kind FROM rounds r "
                          "JOIN round_questions q ON q.round_id = r.id AND q.qindex = ? "
                          "WHERE r.id = ?", p.qindex, p.round_id)))
     if where is None or (where["status"] != "active" and where["kind"] == "round"):
         return Pressed(PressWrite.GONE, None)  # ended: no next question to wait for
-    if p.qindex < int(where["position"]):
+    if p.qindex < int(where["position"]):  # answered or not: point to the open one
         return Pressed(PressWrite.STALE, None)
+    stored = one((yield q("SELECT chosen FROM round_answers WHERE round_id = ? AND qindex = ? "
+                          "AND user_id = ?", p.round_id, p.qindex, p.user_id)))
+    if stored is not None:
+        return Pressed(PressWrite.REPEAT, int(stored["chosen"]))
     return Pressed(PressWrite.LATE, None)
 
 

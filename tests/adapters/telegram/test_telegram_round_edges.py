@@ -164,3 +164,26 @@ async def test_a_round_too_short_is_told_how_on_telegram(bot: Running, api: Fake
     await room.hana.send("/round 5")
     reply = strip_isolates((await room.hana.reply(since))["text"])
     assert reply == "Choose 10–300 seconds per question, for example /round 30"
+
+
+async def test_a_press_on_an_earlier_question_points_to_the_open_one(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    # Bilal answered question 1; with question 2 open he tapped question 1's letters (his
+    # client still showed them, higher up) and was told "Already locked in: B. It cannot be
+    # changed.", which reads as if question 2 were answered: he left it unanswered.
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    first = await room.question(since)
+    data = button_data(first)
+    await room.press(room.bilal, first, key.right(first["text"]))
+    since = room.hana.mark()
+    room.advance(20)
+    await room.reveal(since, first)
+    since = room.hana.mark()
+    room.advance(5)
+    await room.question(since)
+    for pressed in (data[0], data[1]):
+        tap = await room.bilal.tap(first, pressed)
+        assert (await room.bilal.toast(tap)).params["text"] == \
+            "That question is over; answer the one that is open now."
