@@ -174,3 +174,12 @@ def test_who_got_it_right_is_listed_with_the_languages_comma(catalogue: Catalogu
     card = RoundPlanner(catalogue, render.PLAIN, lambda q: "").reveal(reveal)
     said = catalogue.raw(lang, "round.right").split("{")[0]
     assert f"{said}{names}" in strip_isolates(card.body)
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+@pytest.mark.parametrize(("m", "said"), [(1, "m = 1 micro-batch "), (8, "m = 8 micro-batches ")])
+def test_a_schedules_caption_counts_its_micro_batches(catalogue: Catalogue, lang: str, m: int,
+                                                      said: str) -> None:
+    # the naive schedule's picture said "m = 1 micro-batches"
+    caption = catalogue.t(lang, "picture.caption", name="Naive", p=4, m=m, v="", bubble=75)
+    assert said in strip_isolates(caption)
