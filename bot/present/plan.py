@@ -316,7 +316,9 @@ class Planner:
         return Card(self.t(note.lang, "reminder.text", due=note.due), rows=((button,),))
 
     def leaderboard(self, board: Leaderboard) -> Reply:
-        empty = self.platform_key(board.lang, "leaderboard.empty_rounds")
+        # in the group (server) itself: "here", with the platform's way to start one
+        here = "_here" if board.scope == "chat" else ""
+        empty = self.platform_key(board.lang, f"leaderboard.empty_rounds{here}")
         return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m,
                                                         empty_rounds=empty)),), public=True)
 

@@ -148,4 +148,4 @@ async def test_stop_by_a_moderator_and_not_in_dms(fake: FakeDiscord, bot: App) -
                                               options={"quiz": "long-context",
                                                        "kind": "rounds"}))
     assert ix.original is not None and ix.original.text.endswith(
-        "Start one in a server channel: /round start")
+        "No round of this quiz has been played here yet. Start one: /round start")

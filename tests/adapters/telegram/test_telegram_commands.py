@@ -174,6 +174,12 @@ async def test_group_leaderboard_is_the_groups_private_is_global(
     board = await a.reply(since)
     assert board["text"].startswith("Leaderboard here:")
     assert "Alice" in board["text"] and "Bob" not in board["text"]
+    # in the group itself: no round played "here", and how to start one here (it said
+    # "Start one in a group with me" to a group)
+    since = a.mark()
+    await a.send("/leaderboard rounds")
+    assert (await a.reply(since))["text"].endswith(
+        "No round of this quiz has been played here yet. Start one: /round")
     private = Learner(api, api.user(2002, "Bob"))
     since = private.mark()
     await private.send("/leaderboard")
