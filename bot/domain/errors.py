@@ -2,18 +2,25 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bot.domain.product_limits import MAX_TEAMS, MIN_TEAMS
 
 ECHO_LIMIT = 64  # characters of a user's own text an error message repeats back
+# Bidi embeddings, overrides and isolates: in someone's text that a message repeats (a name,
+# a /quiz argument) an override turns the rest of the message's line around
+DIRECTION_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
 
 
 def clip_echo(value: Any) -> Any:
-    """A user-supplied string cut to ECHO_LIMIT characters with "…" (a 5,000-character
-    `/quiz` argument must not make the refusal itself too long to send)."""
-    if isinstance(value, str) and len(value) > ECHO_LIMIT:
-        return value[: ECHO_LIMIT - 1] + "…"
+    """A user-supplied string without direction controls, cut to ECHO_LIMIT characters
+    with "…" (a 5,000-character `/quiz` argument must not make the refusal itself too long
+    to send; '/quiz \u202eabc' in a group must not reverse what the bot says after it)."""
+    if isinstance(value, str):
+        value = DIRECTION_CONTROLS.sub("", value)
+        if len(value) > ECHO_LIMIT:
+            return value[: ECHO_LIMIT - 1] + "…"
     return value
 
 

@@ -22,6 +22,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
 
+from bot.domain.errors import DIRECTION_CONTROLS
 from bot.domain.quiz.model import Text
 
 LOCALES_DIR = Path(__file__).parent / "locales"
@@ -161,16 +162,13 @@ def isolate_commands(text: str) -> str:
     return _COMMANDS.sub(lambda m: isolate(m.group(0)), text)
 
 
-_OVERRIDES = re.compile("[\u202a-\u202e\u2066-\u2069]")  # embeddings, overrides, isolates
-
-
 def person(lang: str, name: str) -> str:
     """A person's name from the platform, for a sentence in `lang`: without direction
     controls (an override in a name turns the rest of its line around) and isolated where
     its direction may differ from the text's: always in a right-to-left text, and in a
     left-to-right one when it holds right-to-left letters (else "Ayesha: 3/4" in Urdu
     letters shows its score before the name)."""
-    name = _OVERRIDES.sub("", name)
+    name = DIRECTION_CONTROLS.sub("", name)
     return isolate(name) if is_rtl(lang) or re.search(f"[{_RTL}]", name) else name
 
 
@@ -179,7 +177,7 @@ def titled(lang: str, title: str) -> str:
     strong isolate) where that may differ from the text's: always in a right-to-left text,
     and in a left-to-right one when it holds right-to-left letters. Else an emoji or a stop
     at its end lands on the wrong side ("🌍 Berlin Club" for "Berlin Club 🌍" in Urdu)."""
-    title = _OVERRIDES.sub("", title)
+    title = DIRECTION_CONTROLS.sub("", title)
     if is_rtl(lang) or re.search(f"[{_RTL}]", title):
         return f"\u2068{title}{PDI}"
     return title

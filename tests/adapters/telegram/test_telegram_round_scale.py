@@ -204,6 +204,21 @@ async def test_a_huge_quiz_argument_is_clipped_in_the_reply(bot: Running,
     assert "Something went wrong" not in reply  # the refusal itself, not the apology
 
 
+async def test_a_quiz_argument_cannot_turn_the_groups_reply_around(bot: Running,
+                                                                    api: FakeBotAPI) -> None:
+    """An override typed after /quiz in a group ('\u202e' reverses what follows) is not
+    repeated: the bot's refusal read 'There is no quiz called \u202ex. ...' with the rest
+    of its line, the list of quizzes, shown right to left to the whole group."""
+    for lang in ("en", "ur"):
+        member = Learner(api, api.user(4005, "Dana", language_code=lang),
+                         api.group_chat(-100999, "Readers"))
+        since = member.mark()
+        await member.send("/quiz \u202ex\u2066y\u202dz")
+        reply = (await member.reply(since))["text"]
+        assert not any(c in reply for c in "\u202a\u202b\u202c\u202d\u202e")
+        assert "xyz" in strip_isolates(reply)
+
+
 async def test_a_reveal_whose_question_was_deleted_is_posted_anew(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     room = Room(bot, api)
