@@ -23,6 +23,8 @@ from bot.domain.results import (
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
 from bot.domain.stats_results import Leaderboard, Progress, TopicLine, UserStats
 from bot.present import diagrams
+from bot.present.clipping import clip as clip
+from bot.present.clipping import clip_isolated
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin, person
 
 LETTERS = "ABCDEFGHIJ"
@@ -265,7 +267,7 @@ def catalogue_label(cat: Catalogue, lang: str, entry: CatalogueEntry, limit: int
     if entry.best is not None:
         tail += cat.t(lang, "catalogue.button_best", best=entry.best,
                       total=entry.best_total or info.questions)
-    return clip(info.title, limit - len(tail)) + tail
+    return clip_isolated(info.title, limit - len(tail), is_rtl(lang)) + tail
 
 
 def catalogue_text(cat: Catalogue, quizzes: QuizList, m: Markup = PLAIN) -> str:
@@ -337,13 +339,6 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN, *,
             text = f"{text} {BADGE}"
         lines.append(f"{medals.get(row.rank, '  ')} {m.escape(text)}")
     return "\n".join(lines)
-
-
-def clip(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` characters, with "…" where it was cut."""
-    if len(text) <= limit:
-        return text
-    return text[: max(0, limit - 1)].rstrip() + "…" if limit > 0 else ""
 
 
 def _short(text: str, limit: int = 60) -> str:

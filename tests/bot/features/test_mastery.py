@@ -28,7 +28,7 @@ async def test_a_perfect_run_points_to_the_next_quiz(engine: Engine, catalogue: 
     assert (summary.next_step.kind, summary.next_step.id) == ("quiz", "parallelism-deep")
     card = Planner(catalogue, PLAIN, shared_chats=False).summary(summary, ALICE)
     first = card.rows[0][0]
-    assert first.label == "➡ Next: Parallelism in depth: schedules, memory and communi…"
+    assert first.label == "➡ Next: Parallelism in depth: schedules, memory and…"  # a whole word
     assert len(first.label) <= 64
     assert decode(first.payload) == StartPayload.of("1001", "parallelism-deep")
     assert "Next on the path: Parallelism in depth" in card.body

@@ -183,3 +183,30 @@ def test_a_schedules_caption_counts_its_micro_batches(catalogue: Catalogue, lang
     # the naive schedule's picture said "m = 1 micro-batches"
     caption = catalogue.t(lang, "picture.caption", name="Naive", p=4, m=m, v="", bubble=75)
     assert said in strip_isolates(caption)
+
+
+# --- buttons: cut after a whole word, Latin titles isolated ---------------------------------
+
+def test_a_long_title_is_cut_after_a_whole_word() -> None:
+    from bot.present.render import clip
+
+    title = "متوازیت کی گہرائی میں: شیڈولز، میموری اور کمیونیکیشن"
+    assert clip(title, 44) == "متوازیت کی گہرائی میں: شیڈولز، میموری اور…"  # was "…اور ک…"
+    assert clip("Pipelinescheduleswithoutanyspaces", 10) == "Pipelines…"  # no word: cut anyway
+    assert clip(title, 0) == "" and clip("short", 10) == "short"
+
+
+def test_an_urdu_catalogue_button_isolates_a_latin_title_within_the_limit(
+        catalogue: Catalogue) -> None:
+    from bot.domain.results import CatalogueEntry, QuizInfo
+    from bot.present.i18n import LRI, PDI
+    from bot.present.render import catalogue_label
+
+    info = QuizInfo("expert-parallelism", "Mixture of experts اور ایکسپرٹ متوازیت", "", "", 21,
+                    ("en", "ur"), level="advanced")
+    label = catalogue_label(catalogue, "ur", CatalogueEntry(info), 64)
+    # "Mixture of experts" first would make the whole label read left to right
+    assert label.startswith(f"{LRI}Mixture of experts{PDI} اور")
+    for limit in range(20, 70):
+        label = catalogue_label(catalogue, "ur", CatalogueEntry(info), limit)
+        assert len(label) <= limit and label.count(LRI) == label.count(PDI)
