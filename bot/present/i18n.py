@@ -23,6 +23,7 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 
 from bot.domain.errors import DIRECTION_CONTROLS
+from bot.domain.product_limits import NAME_SHOWN
 from bot.domain.quiz.model import Text
 
 LOCALES_DIR = Path(__file__).parent / "locales"
@@ -167,8 +168,10 @@ def person(lang: str, name: str) -> str:
     controls (an override in a name turns the rest of its line around) and isolated where
     its direction may differ from the text's: always in a right-to-left text, and in a
     left-to-right one when it holds right-to-left letters (else "Ayesha: 3/4" in Urdu
-    letters shows its score before the name)."""
+    letters shows its score before the name); at most NAME_SHOWN characters."""
     name = DIRECTION_CONTROLS.sub("", name)
+    if len(name) > NAME_SHOWN:  # ten 1,000-character names made /leaderboard unsendable
+        name = name[: NAME_SHOWN - 1].rstrip() + "…"
     return isolate(name) if is_rtl(lang) or re.search(f"[{_RTL}]", name) else name
 
 

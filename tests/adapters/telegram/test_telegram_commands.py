@@ -257,3 +257,26 @@ async def test_in_a_group_solo_questions_open_in_a_private_chat(bot: Running,
     assert button["url"] == group_link
     await a.barrier()
     assert not any(is_question(c.result) for c in a.sent(since, methods=("sendMessage",)))
+
+
+async def test_the_global_leaderboard_fits_however_long_the_names(bot: Running,
+                                                                 api: FakeBotAPI) -> None:
+    """Terminal learners on the same database (quizbot play --config --user NAME) share the
+    global board, and a --user name can run to any length: ten of 1,000 characters made
+    /leaderboard too long to send ('Something went wrong', and an ERROR logged)."""
+    engine = bot.app.engine
+    for n in range(10):
+        name = f"{n}" + "N" * 999
+        actor = Actor("terminal", name, None, name)
+        await engine.start(actor, "parallelism")
+        for _ in range(8):
+            current = await engine.current(actor)
+            await engine.answer(actor, current.session_id, current.position, 0)
+    learner = Learner(api, api.user(1001, "Ada"))
+    since = learner.mark()
+    await learner.send("/leaderboard")
+    board = strip_isolates((await learner.reply(since))["text"])
+    assert board.startswith("Global leaderboard: Model and pipeline parallelism")
+    rows = board.splitlines()[1:]
+    assert len(rows) == 10 and all("N" * 62 + "…:" in row for row in rows)
+    assert "N" * 64 not in board
