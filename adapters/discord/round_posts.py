@@ -6,6 +6,7 @@ Channel messages (bot token) have no 15-minute interaction-token lifetime to out
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 import discord
 
@@ -14,6 +15,7 @@ from adapters.discord.views import MARKDOWN, embed_of, view_of
 from bot.app.compose import App
 from bot.domain.platforms import DISCORD
 from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
+from bot.present.i18n import Catalogue, is_rtl, isolate
 from bot.present.round_plan import RoundPlanner
 
 log = logging.getLogger(__name__)
@@ -21,9 +23,14 @@ log = logging.getLogger(__name__)
 PLATFORM = "discord"
 
 
-def closes_at(q: RoundQuestion) -> str:
-    """Discord renders `<t:…:R>` live in each reader's clock ("in 25 seconds")."""
-    return f"⏳ <t:{int(q.deadline)}:R>"
+def closes_at(cat: Catalogue) -> Callable[[RoundQuestion], str]:
+    """"⏳ Closes in 25 seconds. Answers stay private until the reveal.", in the round's
+    language: Discord renders `<t:…:R>` live in each reader's clock; in a right-to-left
+    line it is isolated whole, so its markup is not split."""
+    def line(q: RoundQuestion) -> str:
+        when = f"<t:{int(q.deadline)}:R>"
+        return cat.t(q.lang, "round.closes_at", when=isolate(when) if is_rtl(q.lang) else when)
+    return line
 
 
 class RoundPosts:
@@ -32,7 +39,8 @@ class RoundPosts:
     def __init__(self, app: App, client: discord.Client, rewards: DiscordRewards) -> None:
         self.client, self.rewards = client, rewards
         self.engine = app.engine
-        self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at, limit=DISCORD.card_limit)
+        self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at(app.catalogue),
+                                 limit=DISCORD.card_limit)
 
     async def _rewards(self, event: RoundEvent) -> None:
         """After a round's podium is out: the members who earned the quiz's reward, in a

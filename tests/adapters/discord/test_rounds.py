@@ -85,7 +85,9 @@ async def test_round_in_a_channel(fake: FakeDiscord, bot: App) -> None:
     assert ix.original.content.startswith("Alice started a round of Model and pipeline")
     first = await room.question(1)
     assert not first.ephemeral and first.interaction_metadata is None  # a channel message
-    assert f"<t:{int(room.clock.now) + 20}:R>" in first.embeds[0]["description"]
+    # the closing time in a sentence, with what a member needs to know: answers stay private
+    assert (f"⏳ Closes <t:{int(room.clock.now) + 20}:R>. Answers stay private until the "
+            "reveal.") in first.embeds[0]["description"]
     assert [b["label"] for b in first.buttons] == ["A", "B", "C", "D"]
 
     question = question_of(first)
@@ -149,3 +151,16 @@ async def test_stop_by_a_moderator_and_not_in_dms(fake: FakeDiscord, bot: App) -
                                                        "kind": "rounds"}))
     assert ix.original is not None and ix.original.text.endswith(
         "No round of this quiz has been played here yet. Start one: /round start")
+
+
+def test_an_urdu_rounds_closing_time_keeps_discords_timestamp_whole(bot: App) -> None:
+    from adapters.discord.round_posts import closes_at
+    from bot.domain.round_results import RoundQuestion
+    from bot.present.i18n import LRI, PDI
+
+    q = RoundQuestion(1, "discord", "5", "ur", "Q", "Host", 0, 8, "?", ("a", "b"), 20,
+                      1_800_000_020.0)
+    line = closes_at(bot.catalogue)(q)
+    # isolated whole: an isolate inside "<t:…:R>" would break Discord's markup
+    assert f"{LRI}<t:1800000020:R>{PDI}" in line
+    assert line.startswith("⏳ بند ہونے کا وقت:") and "پوشیدہ" in line
