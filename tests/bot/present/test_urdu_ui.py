@@ -210,3 +210,14 @@ def test_an_urdu_catalogue_button_isolates_a_latin_title_within_the_limit(
     for limit in range(20, 70):
         label = catalogue_label(catalogue, "ur", CatalogueEntry(info), limit)
         assert len(label) <= limit and label.count(LRI) == label.count(PDI)
+
+
+@pytest.mark.parametrize(("lang", "one", "many"), [
+    ("en", "your 1 reviewed question with a 90% chance", "90% of your 5 reviewed questions"),
+    ("ur", "اپنا 1 دہرایا گیا سوال یاد ہو", "آپ کے 5 دہرائے گئے سوالات میں سے 90% یاد ہوں گے"),
+])
+def test_the_memory_line_counts_one_reviewed_question(catalogue: Catalogue, lang: str,
+                                                      one: str, many: str) -> None:
+    # after a first answer it said "your 1 reviewed questions", "1 دہرائے گئے سوالات"
+    assert one in strip_isolates(catalogue.t(lang, "progress.retention", percent=90, cards=1))
+    assert many in strip_isolates(catalogue.t(lang, "progress.retention", percent=90, cards=5))
