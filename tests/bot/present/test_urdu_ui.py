@@ -221,3 +221,11 @@ def test_the_memory_line_counts_one_reviewed_question(catalogue: Catalogue, lang
     # after a first answer it said "your 1 reviewed questions", "1 دہرائے گئے سوالات"
     assert one in strip_isolates(catalogue.t(lang, "progress.retention", percent=90, cards=1))
     assert many in strip_isolates(catalogue.t(lang, "progress.retention", percent=90, cards=5))
+
+
+@pytest.mark.parametrize("key", ["daily.on", "daily.closes"])
+def test_the_question_of_the_day_stays_open_for_its_hours(catalogue: Catalogue,
+                                                          key: str) -> None:
+    # "Open for 24 h": کھلا رہے گا (stays open); "24 گھنٹے کھلا ہے" read like opening hours
+    text = strip_isolates(catalogue.t("ur", key, title="T", time="09:00", offset="UTC", hours=24))
+    assert "24 گھنٹے کھلا رہے گا۔" in text
