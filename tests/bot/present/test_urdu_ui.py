@@ -229,3 +229,14 @@ def test_the_question_of_the_day_stays_open_for_its_hours(catalogue: Catalogue,
     # "Open for 24 h": کھلا رہے گا (stays open); "24 گھنٹے کھلا ہے" read like opening hours
     text = strip_isolates(catalogue.t("ur", key, title="T", time="09:00", offset="UTC", hours=24))
     assert "24 گھنٹے کھلا رہے گا۔" in text
+
+
+@pytest.mark.parametrize(("lang", "due", "last"), [
+    ("en", "due", "last misses"), ("ur", "دہرائی کے منتظر سوال", "پچھلی بار کے غلط جواب والے"),
+])
+def test_the_review_commands_menu_entry_says_what_it_does(catalogue: Catalogue, lang: str,
+                                                          due: str, last: str) -> None:
+    # /review with no option reviews what is due (as /help says); the Telegram menu and
+    # Discord's description said only "Retake the questions you missed"
+    text = catalogue.t(lang, "command.review")
+    assert due in text and last in text and len(text) <= 100  # Discord's limit
