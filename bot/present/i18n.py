@@ -46,6 +46,12 @@ _CANDIDATE = re.compile(rf"[^{_RTL}\u2066-\u2069\u200e\u200f\n]+")
 _COMMAND = r"(?<![^\s(])/[A-Za-z_]\w*"
 _KEEP = re.compile(rf"[\u2066-\u2068][^\u2069]*\u2069|{_COMMAND}")
 _COMMANDS = re.compile(_COMMAND)
+# A line of a right-to-left text that opens with a /command ("/quiz: کوئز شروع کریں") would
+# take its direction from the command's first letter, left to right, and sit apart from the
+# Urdu lines around it; a RIGHT-TO-LEFT MARK in front keeps it right to left, and the command
+# tappable (Telegram finds a command after any character that is not a letter or digit).
+RLM = "\u200f"
+_LINE_COMMAND = re.compile(r"^(?=/[A-Za-z_])", re.MULTILINE)
 _OPEN, _CLOSE = "([{", ")]}"
 _START_OK = set("([{\"'−-+±~√$€£#")
 _END_OK = set(")]}\"'%°²³′″+*")
@@ -296,7 +302,7 @@ class Catalogue:
         if params:  # a localized parameter (a quiz's names) is read in this language
             params = {k: v.get(lang) if isinstance(v, Text) else v for k, v in params.items()}
         text = template.format(**params) if params else template
-        return isolate_latin(text) if is_rtl(lang) else text
+        return _LINE_COMMAND.sub(RLM, isolate_latin(text)) if is_rtl(lang) else text
 
 
 def placeholders(template: str) -> frozenset[str]:

@@ -240,3 +240,25 @@ def test_the_review_commands_menu_entry_says_what_it_does(catalogue: Catalogue, 
     # Discord's description said only "Retake the questions you missed"
     text = catalogue.t(lang, "command.review")
     assert due in text and last in text and len(text) <= 100  # Discord's limit
+
+
+def test_every_urdu_line_reads_right_to_left_even_when_it_opens_with_a_command(
+        catalogue: Catalogue) -> None:
+    # A phone sets each line's direction by its first strong letter (isolates skipped):
+    # "/quiz: کوئز شروع کریں" stood left to right between right-to-left lines of /help.
+    import unicodedata
+
+    from tests.bot.present.test_bidi import sample_params
+
+    skipped = re.compile("[\u2066-\u2068][^\u2069]*\u2069")
+
+    def first_strong(line: str) -> str | None:
+        return next((kind for ch in skipped.sub("", line)
+                     if (kind := unicodedata.bidirectional(ch)) in ("L", "R", "AL")), None)
+
+    lines = {f"{key}: {line}" for key in sorted(catalogue.keys("ur"))
+             for line in catalogue.t("ur", key, **sample_params(catalogue.raw("ur", key)))
+             .splitlines() if first_strong(line) == "L"}
+    assert lines == set()
+    help_text = catalogue.t("ur", "help", quizzes=6, title="T", count=8)
+    assert "\u200f/quiz: " in help_text  # the mark, not an isolate: the command stays tappable
