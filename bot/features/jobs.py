@@ -192,9 +192,11 @@ class Scheduler:
         if previous is not None:  # its lane's earlier job first
             await asyncio.wait({previous})
         handler = self.handlers.get(job.kind)
+        if handler is None:  # withdrawn while it waited for its lane: unclaimed, on time,
+            with contextlib.suppress(Exception):  # for whichever process serves it next
+                await self.store.write(jobs_sql.retry_job, job, job.due_at)
+            return
         try:
-            if handler is None:
-                raise LookupError(f"no handler for job kind {job.kind!r}")
             next_due = await handler(job)
         except asyncio.CancelledError:
             raise

@@ -164,6 +164,37 @@ async def test_migration_6_keeps_sessions_and_answers_of_an_older_database(tmp_p
         await store.close()
 
 
+async def test_a_job_waiting_in_its_lane_when_its_kind_is_withdrawn_is_handed_back(
+        store: Store, caplog: pytest.LogCaptureFixture):
+    """A round's next post, claimed while the one before it ran, used to fail as 'no handler
+    for job kind' (an ERROR, and a retry a second later) when the platform stopped."""
+    clock = FakeClock(1000.0)
+    started, release = asyncio.Event(), asyncio.Event()
+    runs: list[str] = []
+
+    async def handler(job: JobRow) -> float | None:
+        runs.append(job.key)
+        started.set()
+        await release.wait()
+        return None
+
+    for key in ("first", "second"):
+        await store.write(jobs_sql.schedule, NewJob("t", key, 900.0 + len(runs)))
+    scheduler = Scheduler(store, clock=clock, batch=2)
+    scheduler.register("t", handler, lane=lambda job: "one lane")
+    ticked = asyncio.create_task(scheduler.tick())  # both claimed; the second waits
+    await asyncio.wait_for(started.wait(), 5)
+    withdrawn = asyncio.create_task(scheduler.withdraw(("t",)))
+    await asyncio.sleep(0)
+    release.set()
+    assert await asyncio.wait_for(ticked, 5) == 2
+    await asyncio.wait_for(withdrawn, 5)
+    assert runs == ["first"]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    [job] = await store.write(jobs_sql.claim_due, clock(), 10, "B", 60.0, ("t",))
+    assert job.key == "second"  # unclaimed at once, for another process to run
+
+
 async def test_a_process_claims_only_the_kinds_it_runs(store: Store):
     await store.write(jobs_sql.schedule, NewJob("remind:discord", "d", 10.0))
     await store.write(jobs_sql.schedule, NewJob("remind:telegram", "t", 20.0))
