@@ -22,13 +22,11 @@ from typing import Any
 from bot.domain.product_limits import OVERVIEW_GROUPS
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, drawn_text, named_option, shown_text
+from bot.domain.quiz.formats.table import csv_cell
 from bot.domain.report_rows import ExportRows, LearnerRecord, Overview, QuestionAccuracy
 
 LETTERS = "ABCDEFGHIJ"
 Quizzes = Mapping[str, Quiz] | None
-# A cell a spreadsheet would read as a formula (OWASP, "CSV Injection"): a display name such
-# as =HYPERLINK(...), +1+2 or @SUM(1,1) must arrive as text, so it is prefixed with '.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # C0 and C1 controls (ESC, BEL, CSI...): a group's title or a learner's /report note holding
 # "\x1b]0;...\x07" or "\x1b[2J" would retitle or clear the maintainer's terminal when
 # `quizbot stats` prints it. Shown as U+FFFD, so the line still says something was there.
@@ -43,13 +41,6 @@ def letter(index: int | None) -> str:
     if index is None:
         return ""
     return LETTERS[index] if 0 <= index < len(LETTERS) else str(index)
-
-
-def csv_cell(value: object) -> object:
-    """`value` as a CSV cell no spreadsheet runs as a formula (numbers pass unchanged)."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
-        return "'" + value
-    return value
 
 
 def _order(quizzes: Quizzes, quiz_id: str) -> dict[str, int]:
@@ -193,5 +184,5 @@ def _terminal_safe(lines: list[str]) -> str:
     return _CONTROLS.sub("\ufffd", "\n".join(lines))
 
 
-__all__ = ["CSV_COLUMNS", "csv_cell", "export_csv", "export_json", "format_overview",
+__all__ = ["CSV_COLUMNS", "export_csv", "export_json", "format_overview",
            "learners", "letter", "question_rows"]

@@ -28,7 +28,8 @@ from typing import Any
 from bot.domain.product_limits import ITEM_MIN_LEARNERS
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import named_option, shown_text
-from bot.present.reporting import csv_cell, letter
+from bot.domain.quiz.formats.table import csv_cell
+from bot.present.reporting import letter
 from bot.store.commands.dashboard_sql import AttemptAnswer
 
 GROUP_SHARE = 0.27  # the upper and lower groups (Kelley's 27 %)

@@ -69,7 +69,7 @@ def read(text: str, source: str) -> Draft:
 def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
     if not any(v.strip() for v in cells.values()):
         return
-    cells = {k: v[1:] if v.startswith("'") and v[1:].startswith(_FORMULA_START) else v
+    cells = {k: v[1:] if v.startswith("'") and v[1:].startswith(FORMULA_STARTS) else v
              for k, v in cells.items()}
     options = []
     numbers = []
@@ -94,13 +94,17 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
 
 # --- writing -----------------------------------------------------------------------------
 
-# A cell a spreadsheet would run as a formula (=HYPERLINK(...)) is written with a leading
-# apostrophe, as OWASP's CSV-injection advice says; reading strips it again.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A cell a spreadsheet would run as a formula (OWASP, "CSV Injection": a display name such as
+# =HYPERLINK(...), +1+2 or @SUM(1,1)) is written with a leading apostrophe; reading strips it
+# again. Every CSV quizbot writes (quiz files, exports, the dashboard's) goes through csv_cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _cell(text: str) -> str:
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
+def csv_cell(value: object) -> object:
+    """`value` as a CSV cell no spreadsheet runs as a formula (numbers pass unchanged)."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 def write(prepared: Prepared) -> str:
@@ -117,7 +121,7 @@ def write(prepared: Prepared) -> str:
         if q.image is not None:
             prepared.notes.append(f"{q.id}: its picture is left out (CSV carries none)")
         pad = [""] * (width - len(q.options))
-        writer.writerow([_cell(x) for x in (
+        writer.writerow([csv_cell(x) for x in (
             q.id, q.text, *(t for t, _ in q.options), *pad, str(q.correct + 1), q.explanation,
             *(w for _, w in q.options), *pad, q.category)])
     return out.getvalue()
