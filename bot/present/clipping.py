@@ -17,7 +17,7 @@ def clip(text: str, limit: int) -> str:
     space = cut.rfind(" ")
     if not text[limit - 1].isspace() and space >= (limit - 1) * 2 // 3:
         cut = cut[:space]
-    return cut.rstrip() + "…"
+    return cut.rstrip().rstrip(",;:،؛-–—") + "…"  # "Zero Bubble…", not "Zero Bubble,…"
 
 
 def clip_isolated(text: str, limit: int, rtl: bool) -> str:

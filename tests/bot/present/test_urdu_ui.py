@@ -194,6 +194,10 @@ def test_a_long_title_is_cut_after_a_whole_word() -> None:
     assert clip(title, 44) == "متوازیت کی گہرائی میں: شیڈولز، میموری اور…"  # was "…اور ک…"
     assert clip("Pipelinescheduleswithoutanyspaces", 10) == "Pipelines…"  # no word: cut anyway
     assert clip(title, 0) == "" and clip("short", 10) == "short"
+    # the punctuation before a cut goes with it: "Zero Bubble…", not "Zero Bubble,…"
+    assert clip("Pipeline schedules past 1F1B: Zero Bubble, DualPipe", 46) == \
+        "Pipeline schedules past 1F1B: Zero Bubble…"
+    assert clip(title, 32) == "متوازیت کی گہرائی میں: شیڈولز…"  # not "شیڈولز،…"
 
 
 def test_an_urdu_catalogue_button_isolates_a_latin_title_within_the_limit(
