@@ -444,19 +444,14 @@ async def test_a_discord_round_is_listed_with_its_channel_by_name(
     assert [r["channel"] for r in view["rounds"]] == ["Parallel Club · #quiz-night"]
 
 
-async def test_a_tied_best_is_the_same_attempt_in_stats_the_catalogue_and_the_page(
-        served: Served, quizzes: dict[str, Quiz]) -> None:
-    """2 of 8 alone, then 2 of 2 in a round: one rule picks the best (the board's: the
-    earlier finish keeps a tie), so /stats, /quizzes and the page all say 2/8; /stats took
-    the shorter attempt (2/2) and so disagreed with the other two."""
+async def cara_wins_a_two_question_round(served: Served) -> None:
+    """Cara (user 1) hosts a two-question round of the seed quiz in GROUP and gets both
+    right: a finished attempt of 2 questions, on the group's board."""
     from bot.store.commands import rounds_sql
     from bot.store.round_rows import NewPress, NewRound
 
-    cara = Actor("telegram", "1", GROUP, "Cara")
-    assert await play(served.engine, quizzes, cara, wrong=set(range(2, 8))) == 2
     new = NewRound("telegram", GROUP, GROUP, "1", "Cara", "parallelism", "en", ("q1", "q2"),
                    ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
-    served.clock.advance(60)
     rnd = await served.store.write(rounds_sql.create_round, new, served.clock())
     assert rnd is not None
     for qindex in (0, 1):
@@ -465,6 +460,17 @@ async def test_a_tied_best_is_the_same_attempt_in_stats_the_catalogue_and_the_pa
         await served.store.write(rounds_sql.press_round,
                                  NewPress(rnd.id, qindex, "1", "Cara", 0, True, at + 1))
         await served.store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+
+
+async def test_a_tied_best_is_the_same_attempt_in_stats_the_catalogue_and_the_page(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """2 of 8 alone, then 2 of 2 in a round: one rule picks the best (the board's: the
+    earlier finish keeps a tie), so /stats, /quizzes and the page all say 2/8; /stats took
+    the shorter attempt (2/2) and so disagreed with the other two."""
+    cara = Actor("telegram", "1", GROUP, "Cara")
+    assert await play(served.engine, quizzes, cara, wrong=set(range(2, 8))) == 2
+    served.clock.advance(60)
+    await cara_wins_a_two_question_round(served)
     stats = await served.engine.stats(cara, "parallelism")
     (entry,) = [e for e in (await served.engine.catalogue(cara)).entries
                 if e.info.id == "parallelism"]
@@ -478,20 +484,9 @@ async def test_a_best_from_a_short_round_is_out_of_its_own_questions(
         served: Served, quizzes: dict[str, Quiz]) -> None:
     """Cara's only attempt is a two-question round she got right: 2/2 in the group's member
     table and on her own page (with no badge: that is for the whole quiz), never 2/8."""
-    from bot.store.commands import rounds_sql
-    from bot.store.round_rows import NewPress, NewRound
 
     await play(served.engine, quizzes, Actor("telegram", "2", GROUP, "Bob"), wrong={0})
-    new = NewRound("telegram", GROUP, GROUP, "1", "Cara", "parallelism", "en", ("q1", "q2"),
-                   ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
-    rnd = await served.store.write(rounds_sql.create_round, new, served.clock())
-    assert rnd is not None
-    for qindex in (0, 1):
-        at = served.clock() + 100 * qindex
-        await served.store.write(rounds_sql.open_due_questions, "telegram", at)
-        await served.store.write(rounds_sql.press_round,
-                                 NewPress(rnd.id, qindex, "1", "Cara", 0, True, at + 1))
-        await served.store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+    await cara_wins_a_two_question_round(served)
     served.members[(GROUP, "1")] = Role(True, admin=True)
     status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Cara"))
     assert status == 200 and isinstance(view, dict)
