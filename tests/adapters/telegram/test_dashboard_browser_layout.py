@@ -17,12 +17,12 @@ from bot.app.dashboard_web import page_strings
 from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
 from bot.present.i18n import strip_isolates
+from tests.adapters.telegram import test_dashboard_browser_views as views
 from tests.adapters.telegram.browser import NEEDS_CHROMIUM, ON_SESSION_LOOP, session_loop_api
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.support import TOKEN
 from tests.adapters.telegram.test_dashboard_browser_views import arabic_fonts_used, shoot
-from tests.dashboard_support import init_data, play, telegram_fragment
+from tests.dashboard_support import play
 
 GROUP = "-1001234567890"
 EMPTY = "-1009876543210"
@@ -30,7 +30,7 @@ ADMIN, LONG_NAMED = 1002, 2001
 # A name with nowhere to break, and one that breaks only between words.
 UNBROKEN = "Supercalifragilisticexpialidocious_Engineer_2026_with_no_spaces_at_all"
 LONG = "Maximilian Alexander Fitzgerald-Worthington the Third of Somewhere Far Away"
-PHONES = {360: 800, 390: 844}
+PHONES = {width: views.HEIGHTS[width] for width in (360, 390)}
 THUMB = 44  # CSS px: Apple's 44 pt, a little under Material's 48 dp
 AA = 4.5  # WCAG's contrast for body text
 # Telegram Desktop's night theme, as Telegram passes it (tgWebAppThemeParams)
@@ -68,22 +68,10 @@ async def seeded(running: DashboardBot, lang: str) -> None:
 
 
 async def opened(browser: Any, running: DashboardBot, user: int | None, lang: str,
-                 width: int, query: str = "", *, scheme: str = "light",
-                 theme: dict[str, str] | None = None) -> Any:
-    context = await browser.new_context(viewport={"width": width, "height": PHONES[width]},
-                                        device_scale_factor=1, color_scheme=scheme,
-                                        locale="ur-PK" if lang == "ur" else "en-US")
-    await context.route(lambda url: not url.startswith("http://127.0.0.1"),
-                        lambda route: route.abort())
-    page = await context.new_page()
-    fragment = ""
-    if user is not None:
-        data = init_data(TOKEN, user, "Grace", auth_date=running.app.engine.clock(),
-                         language_code=lang)
-        fragment = "#" + telegram_fragment(data, theme)
-    await page.goto(f"{running.url}/app{query}{fragment}")
-    await page.wait_for_selector("body[data-state]", timeout=15_000)
-    return page
+                 width: int, query: str = "", **options: Any) -> Any:
+    """`views.opened` as Grace, in the browser's language matching `lang`."""
+    return await views.opened(browser, running, user, lang, width, query,
+                              "ur-PK" if lang == "ur" else "en-US", name="Grace", **options)
 
 
 async def wider_than_screen(page: Any) -> list[str]:

@@ -31,7 +31,8 @@ from tests.adapters.telegram.support import TOKEN
 from tests.dashboard_support import init_data, play, telegram_fragment
 
 GROUP = "-1001234567890"
-WIDTHS = {390: 844, 1280: 900}
+HEIGHTS = {360: 800, 390: 844, 1280: 900}  # a phone's screen for its width; a laptop's
+WIDTHS = {width: HEIGHTS[width] for width in (390, 1280)}
 ARABIC_FONTS = ("Noto Nastaliq Urdu", "Noto Naskh Arabic", "Noto Sans Arabic")
 DAY = 86400.0
 
@@ -68,17 +69,21 @@ async def seeded(running: DashboardBot, lang: str) -> None:
 
 
 async def opened(browser: Any, running: DashboardBot, user: int | None, lang: str,
-                 width: int, query: str = "", locale: str = "en-US") -> Any:
-    context = await browser.new_context(viewport={"width": width, "height": WIDTHS[width]},
-                                        device_scale_factor=1, locale=locale)
+                 width: int, query: str = "", locale: str = "en-US", *, name: str = "Ada",
+                 scheme: str = "light", theme: dict[str, str] | None = None) -> Any:
+    """The Mini App page at `width`, signed in as Telegram user `user` (None: signed out),
+    once it has settled (ready or an error); only 127.0.0.1 is reachable."""
+    context = await browser.new_context(viewport={"width": width, "height": HEIGHTS[width]},
+                                        device_scale_factor=1, color_scheme=scheme,
+                                        locale=locale)
     await context.route(lambda url: not url.startswith("http://127.0.0.1"),
                         lambda route: route.abort())
     page = await context.new_page()
     fragment = ""
     if user is not None:
-        data = init_data(TOKEN, user, "Ada", auth_date=running.app.engine.clock(),
+        data = init_data(TOKEN, user, name, auth_date=running.app.engine.clock(),
                          language_code=lang)
-        fragment = "#" + telegram_fragment(data)
+        fragment = "#" + telegram_fragment(data, theme)
     await page.goto(f"{running.url}/app{query}{fragment}")
     await page.wait_for_selector("body[data-state]", timeout=15_000)
     return page

@@ -44,6 +44,17 @@ def moves_logged(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [r for r in caplog.records if "is now chat" in r.getMessage()]
 
 
+async def round_answered(room: Room, member: Learner, key: AnswerKey) -> dict[str, Any]:
+    """Hana starts a 20-second round in the old group and `member` locks in question 1's
+    right answer; that question's message."""
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    first = await room.question(since)
+    right = key.right(first["text"])
+    assert await room.press(member, first, right) == f"🔒 Locked in: {right}"
+    return first
+
+
 async def test_an_upgraded_group_keeps_its_board_settings_daily_and_quiz(
         start_bot: BotFactory, api: FakeBotAPI, key: AnswerKey,
         caplog: pytest.LogCaptureFixture) -> None:
@@ -105,11 +116,7 @@ async def test_an_upgraded_group_keeps_its_board_settings_daily_and_quiz(
 async def test_a_round_running_at_the_upgrade_goes_on_in_the_supergroup(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     room = old_group(bot, api)
-    since = room.hana.mark()
-    await room.hana.send("/round 20")
-    first = await room.question(since)
-    assert await room.press(room.hana, first, key.right(first["text"])) == \
-        f"🔒 Locked in: {key.right(first['text'])}"
+    first = await round_answered(room, room.hana, key)
 
     since = room.hana.mark()
     for update in api.upgrade(room.group, NEW, room.hana.user):
@@ -138,11 +145,7 @@ async def test_a_post_refused_as_upgraded_moves_the_round_and_is_sent_there(
         bot: Running, api: FakeBotAPI, key: AnswerKey,
         caplog: pytest.LogCaptureFixture) -> None:
     room = old_group(bot, api)
-    since = room.hana.mark()
-    await room.hana.send("/round 20")
-    first = await room.question(since)
-    assert await room.press(room.bilal, first, key.right(first["text"])) == \
-        f"🔒 Locked in: {key.right(first['text'])}"
+    first = await round_answered(room, room.bilal, key)
     since = room.hana.mark()
     room.advance(20)
     await room.reveal(since, first)

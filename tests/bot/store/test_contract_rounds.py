@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.protocol import Store
-from bot.store.round_rows import NewPress, NewRound
+from bot.store.round_rows import NewPress, NewRound, RoundRow
 
 
-async def test_round_answers_list_every_member_by_question_then_speed(any_store: Store):
-    store = any_store
+async def opened_round(store: Store) -> RoundRow:
+    """A two-question round in group "g", its first question opened at t = 1000 s (30 s each)."""
     rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
                                             ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
     assert rnd is not None
     await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    return rnd
+
+
+async def test_round_answers_list_every_member_by_question_then_speed(any_store: Store):
+    store = any_store
+    rnd = await opened_round(store)
     for user, at in (("3", 1009.0), ("2", 1002.0), ("4", 1005.0)):
         await store.write(rounds_sql.press_round,
                           NewPress(rnd.id, 0, user, f"U{user}", 0, user != "4", at))
@@ -29,10 +35,7 @@ async def test_round_answers_list_every_member_by_question_then_speed(any_store:
 
 async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
     store = any_store
-    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
-                                            ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
-    assert rnd is not None
-    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    rnd = await opened_round(store)
     await store.write(rounds_sql.press_round, NewPress(rnd.id, 0, "2", "U2", 1, True, 1004.0))
     await store.write(rounds_sql.reveal_due_questions, "t", 1031.0)
     [question, reveal] = await store.write(jobs_sql.claim_due,
@@ -67,10 +70,7 @@ async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
 
 async def test_a_question_posted_late_is_timed_from_its_post(any_store: Store):
     store = any_store
-    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
-                                            ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
-    assert rnd is not None
-    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    rnd = await opened_round(store)
     assert await store.write(rounds_sql.time_from_post, rnd.id, 0, 1012.0) == 1042.0
     assert await store.read(rounds_sql.next_round_due, "t") == 1042.0
     await store.write(rounds_sql.press_round, NewPress(rnd.id, 0, "2", "U2", 1, True, 1020.0))
@@ -84,10 +84,7 @@ async def test_a_question_posted_late_is_timed_from_its_post(any_store: Store):
 
 async def test_a_question_whose_post_is_not_out_is_held_not_revealed(any_store: Store):
     store = any_store
-    rnd = await store.write(rounds_sql.create_round, NewRound("t", "g", "g", "1", "H", "quiz", "en",
-                                            ("a", "b"), ((0, 1), (1, 0)), 30, 1.0), 1000.0)
-    assert rnd is not None
-    await store.write(rounds_sql.open_due_questions, "t", 1000.0)
+    rnd = await opened_round(store)
     assert await store.write(rounds_sql.hold_unshown, "t", 1040.0) == 1  # post still tried
     assert await store.read(rounds_sql.next_round_due, "t") == 1070.0
     assert await store.write(rounds_sql.reveal_due_questions, "t", 1069.0) == []
