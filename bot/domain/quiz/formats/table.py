@@ -29,6 +29,7 @@ from bot.domain.quiz.formats.export import Plain, Prepared
 
 MAX_OPTIONS = 10
 _LETTERS = "ABCDEFGHIJ"
+_OPTION = re.compile(r"option(\d+)")
 
 
 def _column(name: str) -> str:
@@ -71,6 +72,13 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
         return
     cells = {k: v[1:] if v.startswith("'") and v[1:].startswith(FORMULA_STARTS) else v
              for k, v in cells.items()}
+    beyond = [k for k, v in cells.items() if v.strip() and (m := _OPTION.fullmatch(k))
+              and int(m.group(1)) > MAX_OPTIONS]
+    if beyond:  # read as if absent, an 11th option (maybe the key) was silently lost
+        filled = sum(1 for k, v in cells.items() if v.strip() and _OPTION.fullmatch(k))
+        draft.problems.append(f"{where}: has {filled} options ({', '.join(beyond)} filled); a "
+                              f"question has 2 to {MAX_OPTIONS}: leave out the weakest")
+        return
     options = []
     numbers = []
     for n in range(1, MAX_OPTIONS + 1):

@@ -208,3 +208,15 @@ def test_a_file_that_makes_too_big_a_quiz_is_told_in_its_own_terms() -> None:
     assert problem.endswith("; a quiz may have 512 kB: split it into files of at most "
                             f"{problem.split()[-2]} questions")
     assert 3000 < int(problem.split()[-2]) < 3600
+
+
+def test_a_csv_row_with_more_than_ten_options_is_refused_not_cut() -> None:
+    # Option 11 and 12 were read as if the columns were not there: the question was
+    # installed with 10 options, silently short of the two the teacher wrote.
+    header = ",".join(["Question", *(f"Option {n}" for n in range(1, 13)), "Correct"])
+    row = ",".join(["Pick one", *(f"o{n}" for n in range(1, 13)), "3"])
+    blank = ",".join(["Two more", "a", "b", *[""] * 10, "A"])  # option11/12 empty: fine
+    result = convert(f"{header}\r\n{row}\r\n{blank}\r\n".encode(), "twelve.csv")
+    assert result.problems == [
+        "twelve.csv:2: has 12 options (option11, option12 filled); a question has 2 to 10: "
+        "leave out the weakest"]
