@@ -21,6 +21,8 @@ from adapters.discord.names import quiz_named
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.views import MARKDOWN
 from bot.app.compose import App
+from bot.domain.errors import QuizError
+from bot.domain.results import Actor
 from bot.domain.round_results import RewardSet, RoundReveal
 from bot.domain.tasks import spawn
 from bot.store.round_rows import RewardRow
@@ -143,12 +145,23 @@ class DiscordRewards:
             if granted is None:
                 continue
             reward, member = granted
-            text = self.cat.t(reveal.lang, "reward.granted", role=reward.role_name,
-                              title=reveal.quiz_title, score=s.score, server=guild.name)
+            # a direct message to one member: in their language, not the round's
+            lang = await self.engine.language(Actor(PLATFORM, s.user_id))
+            title = reveal.quiz_title if lang == reveal.lang else self._title(quiz_id, lang,
+                                                                            reveal.quiz_title)
+            text = self.cat.t(lang, "reward.granted", role=reward.role_name,
+                              title=title, score=s.score, server=guild.name)
             try:
                 await member.send(MARKDOWN.escape(text))
             except discord.HTTPException as exc:  # DMs closed: the role is still theirs
                 log.info("reward: could not tell member %s (HTTP %s)", s.user_id, exc.status)
+
+    def _title(self, quiz_id: str, lang: str, fallback: str) -> str:
+        """The quiz's title in `lang` (`fallback` once the quiz is gone)."""
+        try:
+            return self.engine.quiz_info(lang, quiz_id).title
+        except QuizError:
+            return fallback
 
     async def _grant(self, guild: discord.Guild, user_id: str, quiz_id: str,
                      score: int) -> tuple[RewardRow, discord.Member] | None:

@@ -11,6 +11,7 @@ import pytest
 
 from adapters.discord import replies
 from adapters.discord.role_rewards import DiscordRewards
+from adapters.discord.views import MARKDOWN
 
 from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, running
 from .fake_discord import FakeDiscord
@@ -136,3 +137,30 @@ async def test_the_role_check_is_inside_the_three_seconds(
                                    else None, what="the thinking message to be filled")
         assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first
         assert done.ephemeral and done.content.startswith("🏅 Done: reaching 2/8 on Model")
+
+
+async def test_a_rounds_reward_dm_is_in_the_members_language(fake: FakeDiscord,
+                                                             config_path: Path) -> None:
+    """Alice hosts in English, so the round's posts are in English; Bob reads Urdu, and the
+    direct message telling him he earned the role is his alone: in Urdu, quiz title and all
+    (it was in the round's English)."""
+    fake.roles[GUILD] = [role(BOT_ROLE, "quizbot", 5), role(SCHOLAR, "Scholar", 2)]
+    fake.member_roles[(GUILD, fake.bot["id"])] = {BOT_ROLE}
+    async with running(config_path) as app:
+        await reward_set(fake, ALICE, fake.roles[GUILD][1], score=1)
+        await replied(fake, await fake.slash(BOB, "language", guild=GUILD,
+                                             options={"language": "ur"}))
+        room = Room(fake, app)
+        await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                             options={"seconds": 20, "questions": 1}))
+        message = await room.question(1)
+        await room.press(BOB, message, letter_of(message, question_of(message).correct))
+        room.advance(20)
+        dm = await fake.wait_for(lambda: next(
+            (m for m in fake.channel_messages if m.channel_id == fake.dm_channel(BOB)),
+            None), what="the DM")
+        title = app.engine.quiz_info("ur", "parallelism").title
+        assert dm.content == MARKDOWN.escape(app.catalogue.t(
+            "ur", "reward.granted", role="Scholar", title=title, score=1,
+            server=f"guild {GUILD}"))
+        assert "ماڈل اور پائپ لائن متوازیت" in dm.content and "Model" not in dm.content
