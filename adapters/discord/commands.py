@@ -186,11 +186,11 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
                                       ) -> list[app_commands.Choice[str]]:
         return await flows_of(interaction).quiz_choices(interaction, current)
 
-    @round_.command(name="stop", description=text("round.stopped"))
+    @round_.command(name="stop", description=text("command.round_stop"))
     async def round_stop(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).stop(interaction)
 
-    @round_.command(name="skip", description=text("round.skipped"))
+    @round_.command(name="skip", description=text("command.round_skip"))
     async def round_skip(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).skip(interaction)
 
@@ -210,7 +210,7 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
                                       ) -> list[app_commands.Choice[str]]:
         return await flows_of(interaction).quiz_choices(interaction, current)
 
-    @daily.command(name="off", description=text("daily.off"))
+    @daily.command(name="off", description=text("command.daily_off"))
     async def daily_off(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).daily(interaction, False)
 

@@ -22,3 +22,24 @@ def test_round_start_ranges_are_the_product_limits() -> None:
     assert f"{limits.MIN_SECONDS}–{limits.MAX_SECONDS}" in described["seconds"]
     assert f"{limits.MIN_TEAMS}–{limits.MAX_TEAMS}" in described["teams"]
     assert f"{limits.UNTIMED_SECONDS // 60} min" in described["untimed"]
+
+
+def test_every_command_is_described_by_what_it_does() -> None:
+    """Discord shows a command's description under its name as the member types it: it says
+    what the command does, within Discord's 100 characters. /round stop read 'The round was
+    stopped.', /round skip 'Skipped: the answer is revealed now.' and /daily off 'The
+    question of the day is off…': the bot's replies, borrowed, read as if it had already
+    happened."""
+    cat = Catalogue.load()
+    replies = {raw for key in cat.keys("en") if not key.startswith("command.")
+               and (raw := cat.raw("en", key)).endswith(".") and "{" not in raw}
+    described: dict[str, str] = {}
+    for command in build_commands(cat):
+        described[command.name] = command.description
+        if isinstance(command, app_commands.Group):
+            for sub in command.walk_commands():
+                described[f"{command.name} {sub.name}"] = sub.description
+    assert {name: text for name, text in described.items() if text in replies} == {}
+    assert {name: text for name, text in described.items() if len(text) > 100} == {}
+    assert described["round stop"] == "Stop this channel's round (whoever started it, or a " \
+        "moderator)"
