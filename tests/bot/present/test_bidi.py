@@ -144,6 +144,29 @@ def test_every_urdu_ui_string_reads_right(catalogue: Catalogue):
     assert problems == {}
 
 
+def unbalanced_isolates(text: str) -> list[str]:
+    """Left-to-right isolates holding a bracket without its partner: the bracket then stands
+    unmirrored inside the isolate while its partner mirrors outside, so a right-to-left
+    line shows two brackets facing the same way ("(بند سے (time:off")."""
+    bad = []
+    for run in re.findall(f"{LRI}([^{PDI}]*){PDI}", text):
+        depth = 0
+        for ch in run:
+            depth += (ch in "([{") - (ch in ")]}")
+            if depth < 0:
+                break
+        if depth:
+            bad.append(run)
+    return bad
+
+
+def test_no_urdu_ui_string_isolates_half_a_bracket_pair(catalogue: Catalogue):
+    assert unbalanced_isolates(f"میں {LRI}(time:off{PDI} سے بند)") == ["(time:off"]
+    problems = {key: bad for key, text in ui_strings(catalogue)
+                if (bad := unbalanced_isolates(text))}
+    assert problems == {}
+
+
 @pytest.mark.parametrize("quiz_id", sorted(load_quizzes([default_content_dir()])))
 def test_every_urdu_content_string_reads_right(catalogue: Catalogue,
                                                quizzes: dict[str, Quiz], quiz_id: str):
