@@ -292,3 +292,17 @@ def test_shipped_glossary_has_one_urdu_term_for_each_term_the_review_found_drift
                   "PP، 2 کی قوت ہو", "میٹرکس ضرب", "ضرب دیتا ہے", "ویٹس اپ ڈیٹ ہوتے ہیں",
                   "اپ ڈیٹس درست رہتی ہیں", "جاری micro-batches", "Ring Attention"]:
         assert not list(glossary.misrenderings(right)), right
+
+
+def test_an_operator_between_two_quantities_is_a_sign_not_a_bare_word():
+    """'FLOP/s تقسیم bytes/s', 'c_z ضرب (log …)²': a bare تقسیم or ضرب between two operands
+    reads as telegraphese (d01, d10, d11, e18 said so); the sign or a clause is what a reader
+    expects, and ضرب as the operation in a clause stays fine."""
+    glossary = load_glossary(SHIPPED)
+    for bare in ["FLOP/s تقسیم bytes/s", "L/p لیئرز ضرب p micro-batches",
+                 "c_z ضرب (log Σ_j exp x_j)²", "یعنی ببل تقسیم مثالی حساب کا وقت"]:
+        assert list(glossary.misrenderings(bare)), bare
+    for fine in ["FLOP/s ÷ bytes/s", "L/p لیئرز × p micro-batches", "Q·Kᵀ کا حاصلِ ضرب گنا گیا",
+                 "V سے ضرب دینے میں", "میٹرکس ضرب کا حساب GPUs میں تقسیم کرتی ہے",
+                 "زیادہ micro-batches میں تقسیم (چھوٹے", "ببل کو مثالی وقت سے تقسیم کیا گیا"]:
+        assert not list(glossary.misrenderings(fine)), fine

@@ -1,0 +1,28 @@
+"""Urdu options that said less than, or the reverse of, their English (a review pass over the
+shipped quizzes): each is pinned here as it now reads."""
+
+from __future__ import annotations
+
+from bot.domain.quiz import Quiz
+from tests.content.quizzes import question
+
+
+def option(quizzes: dict[str, Quiz], quiz: str, qid: str, index: int) -> str:
+    return question(quizzes[quiz], qid).options[index].text.get("ur")
+
+
+def test_urdu_options_say_what_the_english_says(quizzes: dict[str, Quiz]) -> None:
+    # ps11's key said "on both sides p − rank − 1, i.e. start and end equal": no forwards or
+    # backwards in it, unlike the English and every wrong option
+    warmup = question(quizzes["pipeline-schedules"], "ps11-warmup-counts")
+    key = warmup.options[warmup.correct].text.get("ur")
+    assert "فارورڈ" in key and "بیک ورڈ" in key
+    # ps12's first option stopped at "so the share 7/52", with no verb
+    assert option(quizzes, "pipeline-schedules", "ps12-recomputation-bubble", 0).endswith(
+        "گھٹ کر 7/52 رہ جاتا ہے")
+    # d15: "tensor parallelism does not split them, otherwise (ورنہ) every GPU would keep a
+    # copy" said the opposite of the English ("so every GPU would store a full copy")
+    assert "ورنہ" not in option(quizzes, "parallelism-deep", "d15-selective-recomputation", 2)
+    # e12: "FP8's GEMMs, are counted half the FLOPs" lacked its postposition
+    assert "FP8 کے GEMMs میں" in option(quizzes, "expert-parallelism",
+                                         "e12-training-utilisation", 2)
