@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 TYPED_OTHER = -1  # the `chosen` stored for a typed number that matches no option
@@ -36,7 +37,12 @@ QUESTION_UNITS: dict[str, tuple[str, float]] = {
     "%": ("percent", 1.0),  # the answer is a fraction (0.12) shown as 12%
     "percent": ("percent", 0.01),  # the answer is in percentage points (12 means 12%)
 }
-EXAMPLES = {"bytes": "1.2 GB", "time": "12.5 ms", "count": "24", "percent": "12.5%"}
+# what a typed answer could look like, per family, in order of preference: the first that is
+# no option of the question is shown ("Or type the number, e.g. 12.5%" beside an option
+# 12.5% reads as a hint); bytes and time carry the question's own unit
+EXAMPLES = {"bytes": ("1.2", "3.7", "45"), "time": ("1.2", "3.7", "45"),
+            "count": ("24", "37", "450"), "percent": ("12.5%", "37.5%", "4.5%")}
+LOOKALIKE = 0.1  # relative: an example this close to an option's value reads as that option
 
 # direction marks and zero-width characters an Urdu keyboard or a copy from an RTL line
 # leaves around digits: not part of the number
@@ -91,14 +97,22 @@ def known_unit(unit: str) -> bool:
     return unit.lower() in QUESTION_UNITS or unit in QUESTION_UNITS
 
 
-def example(unit: str) -> str:
-    """A typed answer the learner could send for a question in `unit` ("1.2 GB")."""
-    family, _ = QUESTION_UNITS[_key(unit)]
-    return EXAMPLES[family] if family != "bytes" and family != "time" else f"1.2 {unit}"
+def example(unit: str, avoid: Iterable[float] = ()) -> str:
+    """A typed answer the learner could send for a question in `unit` ("1.2 GB"), none of
+    the values in `avoid` (the question's options, in its unit) nor close to one."""
+    family, size = QUESTION_UNITS[_key(unit)]
+    shown = [f"{c} {unit}" if family in ("bytes", "time") else c for c in EXAMPLES[family]]
+    taken = [float(v) for v in avoid]
+    for text in shown:
+        value = float(text.rstrip("%").split()[0]) / (100 * size if family == "percent" else 1)
+        if not any(close(value, v, LOOKALIKE) for v in taken):
+            return text
+    return shown[0]  # an option near each of them: the likeliest answers are far apart
 
 
-def parse(text: str, unit: str) -> Reading:
-    """`text` read as a number in `unit`; TypedError (too_long, not_number, wrong_unit)."""
+def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
+    """`text` read as a number in `unit`; TypedError (too_long, not_number, wrong_unit), whose
+    example is none of the values in `avoid` (see `example`)."""
     family, size = QUESTION_UNITS[_key(unit)]
     raw = text.strip()
     if len(raw) > MAX_TYPED:
@@ -107,15 +121,15 @@ def parse(text: str, unit: str) -> Reading:
     clean = unicodedata.normalize("NFKC", clean.translate(_DIGITS))
     m = _NUMBER.fullmatch(clean.strip())
     if m is None or not any(ch.isdigit() for ch in m.group("num")):
-        raise TypedError("typed.not_number", example=example(unit))
+        raise TypedError("typed.not_number", example=example(unit, avoid))
     read = _number(m.group("num"))
     if read is None:
-        raise TypedError("typed.not_number", example=example(unit))
+        raise TypedError("typed.not_number", example=example(unit, avoid))
     number, decimal = read
     exp = m.group("exp") or m.group("exp2")
     value = float(f"{number}e{int(exp)}" if exp else number)
     if not math.isfinite(value):  # "1e999": no answer is that big
-        raise TypedError("typed.not_number", example=example(unit))
+        raise TypedError("typed.not_number", example=example(unit, avoid))
     if m.group("sign") == "-":
         value = -value
     typed_unit = m.group("unit").lower()
@@ -127,9 +141,9 @@ def parse(text: str, unit: str) -> Reading:
     elif typed_unit == "":
         base = [value * size]
     elif any(typed_unit in units for units in FAMILIES.values()):
-        raise TypedError("typed.wrong_unit", got=m.group("unit"), example=example(unit))
+        raise TypedError("typed.wrong_unit", got=m.group("unit"), example=example(unit, avoid))
     else:
-        raise TypedError("typed.not_number", example=example(unit))
+        raise TypedError("typed.not_number", example=example(unit, avoid))
     shown = " ".join(clean.split())
     return Reading(tuple(v / size for v in base), shown)
 

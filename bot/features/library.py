@@ -243,6 +243,16 @@ def typed_unit(quiz: Quiz, row: SessionRow, position: int) -> str | None:
     return None if question is None or question.computed is None else question.computed.unit
 
 
+def typed_example(quiz: Quiz, row: SessionRow, position: int) -> str | None:
+    """What a typed answer to question `position` could look like ("1.2 GB"), none of its
+    options; None when the question takes taps only."""
+    question = quiz.question(row.question_ids[position])
+    if question is None or question.computed is None:
+        return None
+    _env, values = drawn_values(question, seed_of(row.seed, row.id))
+    return numeric.example(question.computed.unit, [float(v) for v in values])
+
+
 def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
                  ) -> tuple[int, float] | TypedError | None:
     """What a typed answer to question `position` stands for: (the option it matches within
@@ -252,11 +262,11 @@ def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
     if question is None or question.computed is None:
         return None
     c = question.computed
+    _env, values = drawn_values(question, seed_of(row.seed, row.id))
     try:
-        reading = numeric.parse(text, c.unit)
+        reading = numeric.parse(text, c.unit, [float(v) for v in values])
     except TypedError as exc:
         return exc
-    _env, values = drawn_values(question, seed_of(row.seed, row.id))
     k = numeric.match(reading, [float(v) for v in values], c.tolerance)
     if k is None:
         return numeric.TYPED_OTHER, reading.values[0]
@@ -308,8 +318,7 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         options=tuple([options[i].text.get(lang) for i in row.option_orders[position]]),
         resumed=resumed, confidence=row.confidence,
         score=row.score if score is None else score, joined=joined,
-        typed_example=None if not typing_private(row)
-        or (unit := typed_unit(quiz, row, position)) is None else numeric.example(unit),
+        typed_example=typed_example(quiz, row, position) if typing_private(row) else None,
         topic=topic_shown(quiz, row, lang))
 
 

@@ -96,7 +96,8 @@ async def test_the_prompt_takes_a_letter_or_a_number(tmp_path: Path,
     unit = question.computed.unit
     await player.send("no idea")  # not a number: asked again with an example
     screen = await player.until_prompt()
-    assert f"Type one like {numeric.example(unit)}" in screen
+    values = [float(v) for v in drawn_values(question, seed)[1]]
+    assert f"Type one like {numeric.example(unit, values)}" in screen
     right = float(drawn_values(question, seed)[1][0])
     await player.send(numeric.shown(right, unit))
     screen = await player.until_prompt()

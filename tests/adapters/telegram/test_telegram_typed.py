@@ -36,11 +36,11 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     since = learner.mark()
     await learner.send("no idea")  # not a number: asked again, with an example
     again = await learner.reply(since)
-    assert numeric.example(unit) in strip_isolates(again["text"])
+    assert numeric.example(unit, vals) in strip_isolates(again["text"])
     since = learner.mark()
     await learner.send("still no idea")  # a second in a row: a short hint, no example
     hint = strip_isolates((await learner.reply(since))["text"])
-    assert "Tap a letter" in hint and numeric.example(unit) not in hint
+    assert "Tap a letter" in hint and numeric.example(unit, vals) not in hint
     await learner.send("chatting on")  # a third: not an answer attempt, no reply
     barrier = await learner.barrier()
     assert not [c for c in learner.sent(since, barrier) if "Tap a letter" not in

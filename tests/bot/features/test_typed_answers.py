@@ -4,18 +4,21 @@ success for the review schedule, and text that is no number refused with an exam
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from fsrs import Rating
 
+from bot.app.compose import build_engine
 from bot.domain import learning, numeric
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import draw, drawn_values, seed_of
-from bot.domain.results import Actor, AnswerResult, NotYours, StaleAnswer, TypedRefused
+from bot.domain.results import Actor, AnswerResult, NotYours, SessionKind, StaleAnswer, TypedRefused
 from bot.features.engine import Engine
-from bot.features.library import typed_choice
+from bot.features.library import new_session, typed_choice
 from bot.present.i18n import Catalogue
 from bot.present.plan import Planner
-from bot.present.render import PLAIN
+from bot.present.render import PLAIN, question_text
 from bot.store.commands import learning_sql, sessions_sql
 from bot.store.sqlite import SQLiteStore
 
@@ -85,7 +88,7 @@ async def test_a_typed_answer_goes_the_tap_path(engine: Engine, store: SQLiteSto
     unit = question.computed.unit
     refused = await engine.answer_typed(ALICE, first.session_id, 1, "no idea")
     assert isinstance(refused, TypedRefused) and refused.key == "typed.not_number"
-    assert dict(refused.fields)["example"] == numeric.example(unit)
+    assert dict(refused.fields)["example"] == numeric.example(unit, values)
     assert (await store.read(sessions_sql.get_session,
                              first.session_id)).position == 1  # type: ignore[union-attr]
     # within the tolerance of the answer: right
@@ -145,3 +148,31 @@ async def test_groups_keep_buttons_and_the_refusal_reads_in_both_languages(
             reply = plan.typed(TypedRefused(1, lang, key, tuple(fields.items())), group)
             [card] = reply.send
             assert all(v in card.body for v in fields.values()) and len(card.body) < 300
+
+
+async def test_the_typed_example_is_none_of_the_options(store: SQLiteStore, quizzes) -> None:
+    """'Or type the number (12.5%)' beside an option 12.5% read as a hint: about one draw in
+    five of the interleaved-bubble question shows 12.5% among its options."""
+    quiz = quizzes[NUMBERS]
+    position = next(i for i, q in enumerate(quiz.questions) if q.id == "n03-interleaved-bubble")
+
+    def shown_options(s: int) -> list[str]:
+        new = new_session(ALICE, quiz, SessionKind.FULL, list(quiz.questions), random.Random(s),
+                          now=0.0)
+        drawn = draw(quiz.questions[position], seed_of(new.seed, 0))
+        return [o.text.get("en") for o in drawn.options]
+
+    s = next(s for s in range(500) if "12.5%" in shown_options(s))
+    engine = build_engine(store, quizzes, rng=random.Random(s))
+    prompt = await engine.start(ALICE, NUMBERS)
+    for k in range(position):
+        result = await engine.answer(ALICE, prompt.session_id, k, 0)
+        assert isinstance(result, AnswerResult) and result.next is not None
+        prompt = result.next
+    assert "12.5%" in prompt.options  # the draw this test is about
+    assert prompt.typed_example is not None and prompt.typed_example not in prompt.options
+    text = question_text(Catalogue.load(), prompt)
+    assert f"Or type the number, e.g. {prompt.typed_example}." in text
+    refused = await engine.answer_typed(ALICE, prompt.session_id, position, "no idea")
+    assert isinstance(refused, TypedRefused)
+    assert dict(refused.fields)["example"] == prompt.typed_example
