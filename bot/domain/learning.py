@@ -22,6 +22,7 @@ DUE_QUIZ = "*"  # quiz id of a spaced-review session: its questions come from ev
 SEP = "/"  # a due session's question ids are "<quiz id>/<question id>"
 DAY = 86400.0
 MAX_OFFSET = 14 * 60  # UTC-12:00 .. UTC+14:00 are the offsets in use
+MIN_OFFSET = -12 * 60
 
 _HHMM = re.compile(r"(?P<h>[01]?\d|2[0-3]):(?P<m>[0-5]\d)")
 _OFFSET = re.compile(r"(?:UTC|GMT)?(?P<sign>[+-])(?P<h>\d{1,2})(?::?(?P<m>[0-5]\d))?",
@@ -118,10 +119,8 @@ def parse_offset(text: str) -> int | None:
     m = _OFFSET.fullmatch(raw)
     if not m:
         return None
-    minutes = int(m["h"]) * 60 + int(m["m"] or 0)
-    if minutes > MAX_OFFSET:
-        return None
-    return -minutes if m["sign"] == "-" else minutes
+    minutes = (int(m["h"]) * 60 + int(m["m"] or 0)) * (-1 if m["sign"] == "-" else 1)
+    return minutes if MIN_OFFSET <= minutes <= MAX_OFFSET else None
 
 
 def format_time(minutes: int) -> str:

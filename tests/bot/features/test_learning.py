@@ -228,6 +228,10 @@ def test_local_days_and_reminder_times_follow_the_offset():
     assert nxt - at == DAY
     assert learning.parse_offset("+05:00") == 300 and learning.parse_offset("-0330") == -210
     assert learning.parse_offset("UTC+5") == 300 and learning.parse_offset("+15:00") is None
+    # Offsets in use run from UTC-12:00 (Baker Island) to UTC+14:00 (Kiribati).
+    assert learning.parse_offset("+14:00") == 840 and learning.parse_offset("+14:01") is None
+    assert learning.parse_offset("-12:00") == -720 and learning.parse_offset("-12:01") is None
+    assert learning.parse_offset("-14:00") is None
     assert learning.parse_time("7:05") == 425 and learning.parse_time("24:00") is None
 
 
