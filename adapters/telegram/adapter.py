@@ -29,6 +29,7 @@ from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.deeplinks import DeepLinks
 from adapters.telegram.handlers import Handlers, PTBApplication
 from adapters.telegram.outbox import Outbox
+from adapters.telegram.polling import PollWatch
 from adapters.telegram.processor import PerUserUpdateProcessor
 from adapters.telegram.ratelimit import GroupPostRateLimiter
 from adapters.telegram.request import AiohttpRequest, whole_json
@@ -83,6 +84,7 @@ class TelegramAdapter:
                                              self.config.webhook.secret_token.reveal()])
         self._log_targets: list[logging.Filterer] = []
         self._stopped = asyncio.Event()
+        self.polling = PollWatch(app.engine.clock)
         self.application: PTBApplication | None = None
         self.outbox = Outbox()
         self.rounds: TelegramRounds | None = None
@@ -151,7 +153,7 @@ class TelegramAdapter:
                 assert updater is not None
                 await updater.start_polling(
                     timeout=POLL_TIMEOUT, drop_pending_updates=False, bootstrap_retries=3,
-                    allowed_updates=list(ALLOWED_UPDATES))
+                    allowed_updates=list(ALLOWED_UPDATES), error_callback=self.polling)
         except BaseException:
             if self.inbox is not None:
                 await self.inbox.stop()
@@ -194,13 +196,15 @@ class TelegramAdapter:
                  "telegram.webhook.register is false)")
 
     def connected(self) -> bool:
-        """True while PTB's application runs and its updates come in (polling or webhook)."""
+        """True while PTB's application runs and its updates come in (polling, and no other
+        process polls the token; or webhook)."""
         application = self.application
         if application is None or not application.running or self._stopped.is_set():
             return False
         if self._server is not None:
             return self._server.running
-        return application.updater is not None and application.updater.running
+        return (application.updater is not None and application.updater.running
+                and not self.polling.conflicting())
 
     def reminder_sender(self) -> Sender:
         """How reminders reach Telegram users: one message with Review now."""

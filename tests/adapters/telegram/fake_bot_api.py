@@ -131,6 +131,11 @@ class FakeBotAPI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/bot"
 
+    @property
+    def polls(self) -> int:
+        """getUpdates calls that reached their wait (the newest one is the one waiting)."""
+        return self._polls
+
     # --- test controls --------------------------------------------------------------------
 
     def inject(self, method: str, status: int = 400, description: str = "Bad Request",

@@ -8,6 +8,7 @@ import logging
 import traceback
 from pathlib import Path
 
+import aiohttp
 import pytest
 
 from adapters.telegram import TelegramAdapter
@@ -17,7 +18,7 @@ from bot.domain.errors import ConfigError
 from bot.domain.results import Actor
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons, is_question
-from tests.adapters.telegram.support import AnswerKey, Running, write_config
+from tests.adapters.telegram.support import TOKEN, AnswerKey, Running, write_config
 
 ME = Actor("telegram", "1001")
 
@@ -196,3 +197,40 @@ async def test_revoked_token_stops_the_adapter(bot: Running, api: FakeBotAPI,
     await api.revoke()
     await asyncio.wait_for(waiter, 10)  # PTB's poll loop gave up; `quizbot run` will exit
     caplog.clear()  # PTB logs the rejected token at ERROR ("Invalid token. Aborting")
+
+
+async def test_a_second_process_polling_the_token_is_one_line_and_unhealthy(
+        tmp_path: Path, api: FakeBotAPI, caplog: pytest.LogCaptureFixture) -> None:
+    """Two `quizbot run` on one token: Telegram ends each one's getUpdates with 409 when the
+    other polls. One WARNING saying what to do (not PTB's traceback every retry), and the
+    adapter counts as not connected (/healthz 503) until the conflicts stop."""
+    now = [1_000_000.0]
+    config = load_config(write_config(tmp_path, api), env={"TELEGRAM_BOT_TOKEN": TOKEN})
+
+    async def other_process_polls() -> None:
+        async with aiohttp.ClientSession() as http, http.post(
+                f"{api.base_url}{TOKEN}/getUpdates", json={"timeout": 0}) as response:
+            assert response.status == 200
+
+    async with open_app(config, clock=lambda: now[0]) as app:
+        adapter = TelegramAdapter(app)
+        await adapter.start()
+        try:
+            await api.wait_for(lambda: api.polls >= 1, what="the adapter's poll")
+            assert adapter.connected()
+            for _ in range(2):  # two conflicts in one episode: told once
+                polls = api.polls  # the adapter's poll is waiting
+                await other_process_polls()  # ends it with 409
+                # PTB called back, waited its back-off, and the adapter polls again
+                await api.wait_for(lambda p=polls: api.polls >= p + 2,
+                                   what="the adapter polling again after its 409")
+                assert not adapter.connected()
+            now[0] += 61  # no 409 for a minute: the other process is gone
+            assert adapter.connected()
+        finally:
+            await adapter.stop()
+    told = [r for r in caplog.records if r.name.startswith("adapters.telegram")
+            and "another process" in r.getMessage()]
+    assert len(told) == 1 and told[0].levelno == logging.WARNING
+    assert "stop the other quizbot run" in told[0].getMessage()
+    assert not [r for r in caplog.records if r.exc_info and r.name.startswith("telegram")]
