@@ -119,7 +119,9 @@
     var key = status === 403 ? "dashboard.forbidden"
       : status === 503 ? "dashboard.unavailable"
       : status === 429 ? "dashboard.busy"
-      : status === 401 ? "dashboard.signin" : "error.generic";
+      : status === 401 ? "dashboard.signin"
+      : status === 0 ? "dashboard.offline"  // the request never reached the server
+      : "error.generic";
     box.textContent = "";
     box.appendChild(el("p", t(key)));
     if (status === 403) { box.appendChild(el("p", t("dashboard.forbidden_help"))); }

@@ -222,3 +222,28 @@ async def finish_quiz_from(learner: Learner, key: AnswerKey, since: int, wrong: 
         if n < len(key.quiz.questions) - 1:
             question = await learner.reply(since, is_question)
     await learner.reply(since, lambda m: "Finished" in m["text"])
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_a_lost_connection_says_to_check_it_not_that_the_server_failed(
+        tmp_path: Path, api: FakeBotAPI, page: Any, lang: str) -> None:
+    """The page loaded, then its request for the figures never reached the server (the
+    phone went offline, a tunnel): what to check and "Try again", not "Something went wrong
+    on our side" (the server never heard of it)."""
+    async with dashboard_bot(tmp_path, api) as running:
+        cat = running.app.catalogue
+        data = init_data(TOKEN, 1001, "Alice", auth_date=running.app.engine.clock(),
+                         language_code=lang)
+        await page.route("**/api/**", lambda route: route.abort("internetdisconnected"))
+        try:
+            await open_app(page, running, data)
+        finally:
+            await page.unroute("**/api/**")
+        assert await page.get_attribute("body", "data-state") == "error"
+        error = page.locator("#error")
+        assert await error.get_attribute("data-status") == "0"
+        said = strip_isolates(await error.locator("p").first.text_content() or "")
+        assert said == strip_isolates(cat.raw(lang, "dashboard.offline"))
+        assert said != strip_isolates(cat.raw(lang, "error.generic"))
+        assert await error.locator("button").count() == 1  # try again
+        await shoot(page, tmp_path, f"dashboard-offline-{lang}")
