@@ -327,6 +327,7 @@ class Dashboard:
                  "last": time_text(m.last_at)}
                 for m in members
                 for total in (m.total if m.total is not None else totals.get(m.quiz_id),)]
+            view["members"]["order_text"] = t("dashboard.members_order")
             more = max(0, everyone - len(members))
             view["members"]["more"] = more
             view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""

@@ -319,6 +319,7 @@
     if (d.items && d.items.quizzes.length) { renderItems(d, auth); }
     if (d.members.rows && d.members.rows.length) {
       var a = section(t("dashboard.member_table"));
+      a.appendChild(el("p", d.members.order_text, "hint"));
       var table = el("table");
       var head = el("tr");
       ["dashboard.col_name", "dashboard.col_quiz", "dashboard.col_attempts", "dashboard.col_best"].forEach(function (k) { head.appendChild(el("th", t(k))); });

@@ -107,10 +107,14 @@ def group_rounds(platform: str, chat_id: str, limit: int = ROUNDS_LISTED
 
 def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
                   ) -> Command[tuple[list[MemberRow], int]]:
-    """(member rows per quiz, best first; how many rows there are in all) over the group's
-    finished full attempts. A member's best is the group board's (`best_scores` in the
-    group's scope, kept by the rule `sessions_sql.best_score` reads), with the questions
-    of its own attempt: a short round's 2 of 2 is not 2 of the quiz's 8."""
+    """(member rows per quiz, weakest first; how many rows there are in all) over the
+    group's finished full attempts. A member's best is the group board's (`best_scores` in
+    the group's scope, kept by the rule `sessions_sql.best_score` reads), with the questions
+    of its own attempt: a short round's 2 of 2 is not 2 of the quiz's 8.
+
+    Weakest first: the lowest share of its own attempt's questions right (of equals, the
+    one who played longest ago), so the members who may need help lead the teacher's table,
+    and a group past `limit` rows loses its strongest rows, not them."""
     rows = yield q(
         "SELECT s.user_id, COALESCE(u.display_name, '') AS display_name, s.quiz_id, "
         "COUNT(*) AS attempts, COALESCE(b.score, MAX(s.score)) AS best, b.total, "
@@ -121,7 +125,9 @@ def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
         "WHERE s.platform = ? AND s.chat_id = ? AND s.kind = 'full' "
         "AND s.status = 'finished' "
         "GROUP BY s.user_id, u.display_name, s.quiz_id, b.score, b.total "
-        "ORDER BY best DESC, last_at, s.user_id LIMIT ?",
+        "ORDER BY COALESCE(b.score, MAX(s.score)) * 1.0 "
+        "/ COALESCE(NULLIF(b.total, 0), NULLIF(MAX(s.position), 0), 1), "
+        "MAX(s.finished_at), s.user_id LIMIT ?",
         chat_scope(platform, chat_id), platform, chat_id, limit)
     everyone = int(rows[0]["everyone"]) if rows else 0
     return [from_row(MemberRow, r) for r in rows], everyone

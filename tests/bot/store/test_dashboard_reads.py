@@ -57,12 +57,12 @@ async def test_learner_and_group_reads(any_store: Store, quizzes: dict[str, Quiz
     assert await any_store.read(accuracy, Scope(GROUP, "discord")) == []
 
     members, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP)
-    assert [(m.display_name, m.best, m.attempts) for m in members] == [("Bob", 7, 1),
-                                                                       ("Ada", 6, 1)]
+    assert [(m.display_name, m.best, m.attempts) for m in members] == [("Ada", 6, 1),
+                                                                       ("Bob", 7, 1)]
     assert everyone == 2
     page, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP,
                                           limit=1)
-    assert len(page) == 1 and everyone == 2
+    assert [m.display_name for m in page] == ["Ada"] and everyone == 2
     assert await any_store.read(dashboard_sql.group_rounds, "telegram", GROUP) == []
 
     # A round of two questions: Ada gets both, Bob one; then one stopped before anyone played.
@@ -127,8 +127,40 @@ async def test_a_members_best_is_out_of_its_own_attempts_questions(any_store: St
         await any_store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
     members, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP)
     assert [(m.display_name, m.best, m.total, m.attempts) for m in members] == [
-        ("Cara", 2, 2, 1), ("Bob", 2, 8, 2)]
+        ("Bob", 2, 8, 2), ("Cara", 2, 2, 1)]  # weakest first: 2 of 8 before 2 of 2
     assert everyone == 2
     board = await any_store.read(sessions_sql.best, "parallelism", f"telegram:{GROUP}", 10)
-    assert [(b.display_name, b.score, b.total) for b in board] == [
-        (m.display_name, m.best, m.total) for m in members]
+    assert sorted((b.display_name, b.score, b.total) for b in board) == sorted(
+        (m.display_name, m.best, m.total) for m in members)
+
+
+async def test_the_member_table_leads_with_who_needs_help_and_keeps_them_when_cut(
+        any_store: Store, quizzes: dict[str, Quiz]) -> None:
+    """A teacher's table of members: the lowest share right first, each best out of its own
+    attempt's questions (a round's 2 of 2 is a full mark, a quiz's 7 of 8 is not; a deep
+    quiz's 11 of 22 is weaker than 5 of 8), of equals the one who played longest ago first;
+    cut to fewer rows, the table keeps the weakest, not the best."""
+    engine = build_engine(any_store, quizzes, rng=random.Random(3))
+    deep = len(quizzes["parallelism-deep"].questions)
+    for uid, name, wrong in (("1", "Ada", {0}), ("2", "Bob", {0, 1, 2, 3, 4, 5}),
+                             ("3", "Cy", {0, 1, 2}), ("4", "Dee", {0, 1, 2})):
+        await play(engine, quizzes, Actor("telegram", uid, GROUP, name), wrong=wrong)
+    await play(engine, quizzes, Actor("telegram", "5", GROUP, "Eve"), quiz_id="parallelism-deep",
+               wrong=set(range(deep // 2)))
+    new = NewRound("telegram", GROUP, GROUP, "6", "Fay", "parallelism", "en", ("q1", "q2"),
+                   ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
+    rnd = await any_store.write(rounds_sql.create_round, new, 1000.0)
+    assert rnd is not None
+    for qindex, at in ((0, 1000.0), (1, 1100.0)):
+        await any_store.write(rounds_sql.open_due_questions, "telegram", at)
+        await any_store.write(rounds_sql.press_round,
+                              NewPress(rnd.id, qindex, "6", "Fay", 0, True, at + 1))
+        await any_store.write(rounds_sql.reveal_due_questions, "telegram", at + 31)
+    members, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP)
+    assert [(m.display_name, m.best, m.total or 8) for m in members] == [
+        ("Bob", 2, 8), ("Eve", deep - deep // 2, deep), ("Cy", 5, 8), ("Dee", 5, 8),
+        ("Ada", 7, 8), ("Fay", 2, 2)]
+    assert everyone == 6
+    page, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP,
+                                          limit=2)
+    assert [m.display_name for m in page] == ["Bob", "Eve"] and everyone == 6

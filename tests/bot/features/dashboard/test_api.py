@@ -142,14 +142,16 @@ async def test_group_view_is_for_members_and_admins_see_rows_and_export(
     assert row["wrong"] == {"option": wrong, "count": 2,
                             "line": f"Most chosen wrong answer: {wrong} (2×)"}
     assert view["members"]["count"] == 2 and "rows" not in view["members"]
+    assert "order_text" not in view["members"]
     assert "export" not in view
     assert (await served.get(f"/api/groups/{GROUP}/export.csv", served.tma(1, "Ada")))[0] == 403
 
     served.members[(GROUP, "2")] = Role(True, admin=True)
     status, view = await served.get(f"/api/groups/{GROUP}", served.tma(2, "Bob"))
     assert status == 200 and isinstance(view, dict) and view["admin"] is True
-    assert [(r["name"], r["best"]) for r in view["members"]["rows"]] == [("Ada", 7),
-                                                                          ("Bob", 6)]
+    assert [(r["name"], r["best"]) for r in view["members"]["rows"]] == [("Bob", 6),
+                                                                          ("Ada", 7)]
+    assert view["members"]["order_text"] == "Weakest first: who may need help."
     assert view["export"]["csv"] == f"/api/groups/{GROUP}/export.csv"
     async with served.http.get(served.url + view["export"]["csv"],
                                headers=served.tma(2, "Bob")) as r:
@@ -248,7 +250,7 @@ async def test_pages_show_names_and_scores_out_of_the_total_never_ids(
     title = quizzes["parallelism"].title.get("en")
     assert {q["quiz_title"] for q in view["questions"]} == {title}
     rows = [(r["name"], r["quiz_title"], r["score"]) for r in view["members"]["rows"]]
-    assert rows == [("Ada", title, "7/8"), ("(no name)", title, "6/8")]
+    assert rows == [("(no name)", title, "6/8"), ("Ada", title, "7/8")]  # weakest first
     body = json.dumps(view)
     assert f'"{GROUP}"' in body  # only as the id the page links with, never shown as text
     assert GROUP not in view["group"]["heading"] and all(GROUP not in r["name"]
