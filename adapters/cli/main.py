@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("quizbot")
 
 EXIT_OK, EXIT_ERROR, EXIT_NO_TOKEN = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, what a shell reports for Ctrl-C
 # After SIGTERM each adapter gets this long to stop taking updates and finish the ones in
 # flight; then the store flushes and closes. Under Docker's default 10 s stop grace period.
 STOP_BOUND = 8.0
@@ -150,6 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ConfigError, ContentError, StoreRefused, StoreUnavailable, StartupFailed) as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:
+        # Ctrl-C before a command had anything to save (`quizbot play` still opening the
+        # store, `quizbot list`): stop as other tools do, the shell's 130, no traceback.
+        print(file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`quizbot play | head`): stop quietly, as other tools do. Point
         # stdout at /dev/null so the interpreter's final flush does not raise again.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import contextlib
 import os
 import re
 import signal
@@ -262,6 +263,38 @@ async def test_ctrl_c_saves_and_exits_cleanly(tmp_path: Path):
     player.proc.send_signal(signal.SIGINT)
     assert await player.finish() == 0
     assert "Progress saved." in player.transcript and "Traceback" not in player.transcript
+
+
+def open_files(pid: int) -> set[str]:
+    """The paths a running process has open (Linux's /proc), as far as they can be read."""
+    out = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):  # closed meanwhile
+            out.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+    return out
+
+
+async def test_ctrl_c_while_it_starts_stops_without_a_traceback(tmp_path: Path):
+    """Ctrl-C before the first question (the store still opening: here it waits on another
+    program's lock, as it may behind a second terminal or on a slow disk) stops at once with
+    the shell's usual 130 and no screenful of Python traceback."""
+    first = await Player.start(tmp_path)
+    await first.until_prompt()
+    assert await first.finish() == 0
+    holder = sqlite3.connect(user_db(), isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")
+        player = await Player.start(tmp_path)
+        async with asyncio.timeout(TIMEOUT):  # until it has the database open (and waits)
+            # another process's open files send no event: look until the file is there
+            while str(user_db()) not in open_files(player.proc.pid):  # noqa: ASYNC110
+                await asyncio.sleep(0.02)
+        player.proc.send_signal(signal.SIGINT)
+        code = await player.finish()
+    finally:
+        holder.close()
+    assert "Traceback" not in player.transcript and "KeyboardInterrupt" not in player.transcript
+    assert code == 130, player.transcript
 
 
 async def test_a_user_name_that_is_not_utf8_plays_and_saves(tmp_path: Path,
