@@ -167,8 +167,13 @@ def test_micro_batch_size_trade_off(deep: Quiz):
 def test_distributed_optimizer_memory(deep: Quiz):
     psi, d = 5e9, 8
     per_param = 2 + 4 + 12 / d  # bf16 weights and fp32 main_grad whole, fp32 state sharded
-    assert right(question(deep, "d20-distributed-optimizer-memory")).startswith(
-        f"About {psi * per_param / 1e9:.1f} GB")
+    q = question(deep, "d20-distributed-optimizer-memory")
+    assert right(q).startswith(f"About {psi * per_param / 1e9:.1f} GB")
+    # the distributed optimizer reduce-scatters its whole fp32 gradient buffer (Megatron
+    # Core's docs); the explanation said it all-reduced them, as plain data parallelism does
+    for lang, said in (("en", "reduce-scatters them"), ("ur", "reduce-scatter کرتا ہے")):
+        text = q.explanation.get(lang)
+        assert said in text and "all-reduce" not in text, lang
 
 
 def test_tensor_parallelism_across_nodes_numbers(deep: Quiz):

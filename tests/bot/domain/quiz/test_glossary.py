@@ -306,3 +306,13 @@ def test_an_operator_between_two_quantities_is_a_sign_not_a_bare_word():
                  "V سے ضرب دینے میں", "میٹرکس ضرب کا حساب GPUs میں تقسیم کرتی ہے",
                  "زیادہ micro-batches میں تقسیم (چھوٹے", "ببل کو مثالی وقت سے تقسیم کیا گیا"]:
         assert not list(glossary.misrenderings(fine)), fine
+
+
+def test_model_states_are_feminine_as_the_quizzes_say_them():
+    """n11 asked how much memory 'ماڈل اسٹیٹس ... لیتے ہیں' while every other quiz says
+    اسٹیٹس لیتی ہیں; a postposition after اسٹیٹس hands the verb to another subject."""
+    glossary = load_glossary(SHIPPED)
+    assert list(glossary.misrenderings("ماڈل اسٹیٹس فی GPU کتنی میموری لیتے ہیں"))
+    for fine in ["ماڈل اسٹیٹس فی GPU کتنی میموری لیتی ہیں", "GPUs ماڈل اسٹیٹس سے بھر جاتے ہیں",
+                 "ویٹس، گریڈینٹس اور آپٹیمائزر اسٹیٹ کتنی میموری لیتے ہیں"]:
+        assert not list(glossary.misrenderings(fine)), fine
