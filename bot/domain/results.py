@@ -157,6 +157,10 @@ class StaleAnswer:
     session_id: int
     lang: str
     current: QuestionPrompt | None  # where the session really is, if still active
+    # the quiz (id, title) changed under this unfinished attempt (a question gone, its
+    # options changed): it cannot go on, the new version starts afresh
+    changed: tuple[str, str] | None = None
+    removed: bool = False  # the quiz of this unfinished attempt is no longer offered
 
 
 @dataclass(frozen=True, slots=True)

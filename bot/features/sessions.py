@@ -192,8 +192,12 @@ class Sessions:
             return NotYours(session_id, await self.library.language(actor))
         lang = self.library.resolve_language(row.lang, actor.locale)
         quiz = self.library.session_quiz(row.quiz_id)
-        if quiz is None or not quiz.fits(row.question_ids, row.option_orders):
-            return StaleAnswer(session_id, lang, None)
+        if quiz is None:  # taken out (an installed quiz removed)
+            return StaleAnswer(session_id, lang, None, removed=row.active)
+        if not quiz.fits(row.question_ids, row.option_orders):  # replaced under the attempt
+            changed = ((quiz.id, quiz.title.get(lang))
+                       if row.active and row.kind == SessionKind.FULL else None)
+            return StaleAnswer(session_id, lang, None, changed=changed)
         if previous is not None:
             return await self._result(quiz, row, previous, lang)
         if not row.active or position != row.position:

@@ -112,6 +112,15 @@ def _not_yours(plan: Planner, outcome: NotYours, actor: Actor, where: Where | No
 
 
 def _stale(plan: Planner, outcome: StaleAnswer, actor: Actor, where: Where | None) -> Reply:
+    if outcome.changed is not None:  # said where it stays (a toast goes), with the way on
+        quiz_id, title = outcome.changed
+        said = plan.cat.t(outcome.lang, "answer.quiz_changed", title=title)
+        start = Button(plan.cat.t(outcome.lang, "button.start"),
+                       StartPayload.of(actor.user_id, quiz_id).pack(), "primary")
+        return Reply(ack=said, clear_buttons=True,
+                     send=(Card(plan.m.escape(said), rows=((start,),)),))
+    if outcome.removed:
+        return Reply(ack=plan.cat.t(outcome.lang, "answer.quiz_removed"), clear_buttons=True)
     key = "answer.stale" if outcome.current is not None else "answer.stale_finished"
     send = (plan.question(outcome.current, actor),) if outcome.current else ()
     return Reply(ack=plan.cat.t(outcome.lang, key), clear_buttons=True, send=send)

@@ -13,8 +13,9 @@ import pytest
 
 from bot.app.compose import build_engine
 from bot.domain.errors import NotAdmin, NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
+from bot.domain.payloads import decode
 from bot.domain.quiz import Quiz
-from bot.domain.results import Actor
+from bot.domain.results import Actor, QuestionPrompt, StaleAnswer
 from bot.features.engine import Engine
 from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
 from bot.features.jobs import Scheduler
@@ -248,3 +249,40 @@ async def test_start_takes_an_installed_default_and_warns_of_a_missing_one(
             assert app.engine.quiz().id == "week3"
     assert not caplog.records
 
+
+
+# A teacher's sheet without an id column: a question's id comes from its text
+WEEK3 = b"question,option1,option2,option3,correct,explanation\n" + b"".join(
+    f"Question number {i}?,a{i},b{i},c{i},A,Because {i}.\n".encode() for i in range(1, 6))
+
+
+async def test_a_learner_mid_attempt_is_told_the_quiz_changed_and_offered_the_new_one(
+        open_store: Opener, quizzes: dict[str, Quiz], catalogue: Catalogue) -> None:
+    # The teacher fixed a typo in question 5 while Lin was on question 3: Lin's next tap
+    # said 'That quiz is over. Send /quiz to take it again.' (it was not over, and /quiz
+    # starts the default quiz), and the buttons went with nothing to press.
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    await engine.install(ADMIN, WEEK3, "week3.csv")
+    for lang in ("en", "ur"):
+        await engine.set_language(LEARNER, lang)
+        started = await engine.restart(LEARNER, "week3")
+        for position in (0, 1):
+            await engine.answer(LEARNER, started.session_id, position, 0)
+        await engine.install(ADMIN, WEEK3.replace(b"number 5?", f"number 5 ({lang})?".encode()),
+                             "week3.csv")
+        tap = await engine.answer(LEARNER, started.session_id, 2, 0)
+        assert isinstance(tap, StaleAnswer) and tap.changed == ("week3", "week3")
+        reply = plan.pressed(tap, LEARNER)
+        said = catalogue.t(lang, "answer.quiz_changed", title="week3")
+        assert reply.ack == said and reply.clear_buttons
+        (card,) = reply.send
+        ((start,),) = card.rows
+        fresh = await engine.press(LEARNER, decode(start.payload))
+        assert isinstance(fresh, QuestionPrompt) and (fresh.number, fresh.total) == (1, 5)
+        assert fresh.session_id != started.session_id
+    await engine.remove_quiz(ADMIN, "week3")
+    gone = await engine.answer(LEARNER, fresh.session_id, 0, 0)
+    assert isinstance(gone, StaleAnswer) and gone.removed
+    assert plan.pressed(gone, LEARNER).ack == catalogue.t("ur", "answer.quiz_removed")
+    engine.installed.close()
