@@ -9,6 +9,7 @@ in the database (`bot.features.installed`).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -81,7 +82,14 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
         return out
     if converted is not None:
         _check(converted, out)
+        out.problems.sort(key=_line)  # the reader's and the checks' problems, in file order
     return out
+
+
+def _line(problem: str) -> int:
+    """The source line a problem is told at ("week3.gift:12: ..."), 0 for the whole file."""
+    found = re.match(r"[^\n]*?:(\d+): ", problem)
+    return int(found.group(1)) if found else 0
 
 
 def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str | None,
@@ -93,13 +101,23 @@ def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str 
         lang = written_in(draft)
         if lang != "en":  # read again: true/false options are named in the language
             draft = read_draft(data, name, fmt, lang)
+    # a question the reader already refused is not checked again (its empty option would
+    # be told twice); the others are, below
+    told = {_line(problem) for problem in draft.problems} - {0}
+    starts = [_line(f"{q.where}: ") for q in draft.questions]
+    ends = [*starts[1:], float("inf")]
+    draft.questions = [q for q, start, end in zip(draft.questions, starts, ends, strict=False)
+                       if not any(start <= line < end for line in told)]
     converted = to_yaml(draft, quiz_id or quiz_id_for(name), lang)
     out.warnings.extend(draft.skipped + draft.warnings)
     out.problems.extend(draft.problems)
     if not draft.questions and not draft.problems:
         out.problems.append(f"{name}: no question could be imported"
                             + (" (every one was skipped)" if draft.skipped else ""))
-    return None if out.problems else converted
+    # the questions that did convert are checked too: every problem is told in one pass
+    # (not one question without a key now, another's long explanation next time), and
+    # --force has them to write
+    return converted if converted.starts else None
 
 
 def _check(converted: Converted, out: Imported) -> None:

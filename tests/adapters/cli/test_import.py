@@ -103,11 +103,11 @@ BAD = {
     "picture bomb": ("q.xml", _xml(MC.format(name="bomb", file=(
         "<file name=\"b.png\" encoding=\"base64\">"
         f"{base64.b64encode(_png_claiming(100_000, 100_000)).decode()}</file>"))),
-        "q.xml:3: questions[0].image img/quiz-bomb.png claims more than 89 million pixels"),
+        "q.xml:3: image img/quiz-bomb.png claims more than 89 million pixels"),
     "large picture": ("q.xml", _xml(MC.format(name="wide", file=(
         "<file name=\"b.png\" encoding=\"base64\">"
         f"{base64.b64encode(_png_claiming(9_000, 5_000)).decode()}</file>"))),
-        "q.xml:3: questions[0].image img/quiz-wide.png claims 9000x5000 pixels"),
+        "q.xml:3: image img/quiz-wide.png claims 9000x5000 pixels"),
     "huge picture": ("q.xml", _xml(MC.format(name="big", file=(
         "<file name=\"b.png\" encoding=\"base64\">"
         f"{'A' * 7_000_100}</file>"))), "q.xml:3: picture 'b.png' is over 5 MB"),
@@ -144,8 +144,28 @@ def test_force_writes_despite_problems_and_lists_them(
     long = b"::a::" + b"x" * 1600 + b"?{=a ~b}\n\n::b::Fine?{=a ~b}\n"
     code, out = _run(tmp_path, "q.gift", long, "--force")
     err = capsys.readouterr().err.replace(f"{tmp_path}/", "")
-    assert code == 0 and "q.gift:1: questions[0].text.en is 1601 characters" in err
+    assert code == 0 and "q.gift:1: text.en is 1601 characters" in err
     assert "despite 1 problem(s)" in err and (out / "quiz.yaml").exists()
+
+
+def test_every_problem_is_told_in_one_pass_and_force_writes_what_converted(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A question without a key hid every other problem until it was fixed (the teacher
+    # learned of the 12 options on the second try), and --force wrote nothing at all,
+    # though it is said to write what could be converted.
+    gift = (b"::a:: Fine?{=a ~b}\n\n::b:: No key?{~a ~b}\n\n"
+            b"::c:: Twelve?{=a ~b ~c ~d ~e ~f ~g ~h ~i ~j ~k ~l}\n")
+    code, out = _run(tmp_path, "q.gift", gift)
+    err = capsys.readouterr().err.replace(f"{tmp_path}/", "")
+    assert code == 1 and [line for line in err.splitlines() if line.startswith("q.gift")] == [
+        "q.gift:3: no option is the right answer (worth 100%); mark exactly one",
+        "q.gift:5: options has 12 options; a question needs 2 to 10"]
+    assert not (out / "quiz.yaml").exists()
+    code, out = _run(tmp_path, "q.gift", gift, "--force")
+    err = capsys.readouterr().err
+    assert code == 0 and "wrote" in err and "despite 2 problem(s)" in err
+    written = (out / "quiz.yaml").read_text()
+    assert "id: a\n" in written and "id: c\n" in written and "id: b\n" not in written
 
 
 def test_export_quiz_writes_a_file_that_imports_back_and_names_unknown_ids(

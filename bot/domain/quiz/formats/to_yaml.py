@@ -38,7 +38,11 @@ class Converted:
             return problem.replace(shown, source, 1)
         line = int(match.group(1) or 0)
         where = next((w for start, w in reversed(self.starts) if start <= line), source)
-        return f"{where}: {match.group(2)}"
+        # the source's line names the question; our YAML's index of it would not (questions
+        # the reader refused are not in the YAML): "questions[2].options has" -> "options has"
+        said = re.sub(r"^questions\[\d+\](\.?)", lambda m: "" if m.group(1) else "the question",
+                      match.group(2))
+        return f"{where}: {said}"
 
 
 class _Dumper(yaml.SafeDumper):
