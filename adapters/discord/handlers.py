@@ -122,7 +122,7 @@ class Flows:
         actor = actor_of(interaction)
         quiz_id = quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id else None
         _, reply = await self._prepared(
-            interaction, self.engine.start(actor, quiz_id),
+            interaction, self.engine.start(actor, quiz_id, unfinished=not quiz_id),
             lambda prompt: self.plan.asked(again(interaction, prompt), actor,
                                            more=not quiz_id),
             ephemeral=in_server(interaction))

@@ -201,8 +201,9 @@ class Handlers:
             title = await self.engine.remove_quiz(turn.actor, _first(args[1:]) or "")
             return self.plan.removed(await self.engine.language(turn.actor), title)
         quiz_id = _first(args) or (await self.engine.group_choice(turn.actor))[0]
-        return await self._solo(turn, lambda: self.engine.start(turn.actor, quiz_id),
-                                quiz_id, more=not args)
+        return await self._solo(
+            turn, lambda: self.engine.start(turn.actor, quiz_id, unfinished=not args),
+            quiz_id, more=not args)
 
     async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """A file sent in a private chat (admins): checked and installed as a quiz, or the

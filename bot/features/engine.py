@@ -209,10 +209,13 @@ class Engine:
 
     # --- solo sessions: `Sessions` --------------------------------------------------------
 
-    async def start(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
+    async def start(self, actor: Actor, quiz_id: str | None = None, *,
+                    unfinished: bool = False) -> QuestionPrompt:
         """Resume the user's unfinished session of the quiz (in a group or server without
-        an id: the one its admins chose), or start a new one."""
-        return await self.solo.start(actor, quiz_id or (await self.groups.choice(actor))[0])
+        an id: the one its admins chose; `unfinished`, in a private chat: the quiz left
+        unfinished last), or start a new one."""
+        return await self.solo.start(actor, quiz_id or (await self.groups.choice(actor))[0],
+                                     unfinished=unfinished)
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session and start the quiz afresh."""

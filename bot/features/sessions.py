@@ -74,8 +74,14 @@ class Sessions:
 
     # --- sessions --------------------------------------------------------------------------
 
-    async def start(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
-        """Resume the user's unfinished session of the quiz, or start a new one."""
+    async def start(self, actor: Actor, quiz_id: str | None = None, *,
+                    unfinished: bool = False) -> QuestionPrompt:
+        """Resume the user's unfinished session of the quiz, or start a new one. With
+        `unfinished` and no quiz named, in a private chat: the quiz of the latest unfinished
+        attempt there, else the default (a chat's /quiz "continues where you left off",
+        whichever quiz that was)."""
+        if quiz_id is None and unfinished and actor.chat_id is None:
+            quiz_id = await self._unfinished_quiz(actor)
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         new = self._new_session(actor, quiz, SessionKind.FULL, quiz.questions)
@@ -85,6 +91,13 @@ class Sessions:
         if row.seed == new.seed:
             self._started(actor)
         return opened(quiz, row, lang, new, now=new.started_at)
+
+    async def _unfinished_quiz(self, actor: Actor) -> str | None:
+        """The quiz of the user's latest unfinished full attempt in a private chat, if it
+        is still served."""
+        row = await self.store.read(sessions_sql.open_session, actor.platform, actor.user_id,
+                                    SessionKind.FULL.value)
+        return row.quiz_id if row is not None and row.quiz_id in self.library.quizzes else None
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
         """Abandon any unfinished session (kept in history) and start the quiz afresh."""

@@ -99,12 +99,15 @@ def active_session(platform: str, user_id: str, quiz_id: str) -> Command[Session
         "AND s.status = 'active'", platform, user_id, quiz_id)))
 
 
-def open_session(platform: str, user_id: str) -> Command[SessionRow | None]:
-    """The user's most recently started unfinished session in a private chat (any quiz)."""
+def open_session(platform: str, user_id: str,
+                 kind: str | None = None) -> Command[SessionRow | None]:
+    """The user's most recently started unfinished session in a private chat (any quiz; of
+    this kind only, when given)."""
+    of_kind, kinds = ("AND s.kind = ? ", (kind,)) if kind is not None else ("", ())
     return first(SessionRow, (yield q(
         SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.chat_id IS NULL "
-        "AND s.status = 'active' ORDER BY s.started_at DESC, s.id DESC LIMIT 1",
-        platform, user_id)))
+        "AND s.status = 'active' " + of_kind + "ORDER BY s.started_at DESC, s.id DESC LIMIT 1",
+        platform, user_id, *kinds)))
 
 
 def last_finished(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:

@@ -140,3 +140,27 @@ async def test_a_name_with_half_an_emoji_plays_and_is_kept_whole(bot: Running,
     assert is_question(await learner.reply(since, is_question))
     name = await bot.app.store.read(sessions_sql.user, "telegram", "1002")
     assert name is not None and name[0] == "Ali\ufffd"
+
+
+async def test_quiz_without_a_name_continues_the_quiz_left_unfinished(
+        bot: Running, api: FakeBotAPI) -> None:
+    """/help says '/quiz: start, or continue where you left off': a learner who left the
+    numbers quiz at question 2 and comes back with /quiz gets question 2 of it, not
+    question 1 of the default quiz."""
+    learner, cat = alice(api, "ur"), bot.cat
+    since = learner.mark()
+    await learner.send("/quiz parallelism-numbers")
+    question = await learner.reply(since, is_question)
+    since = learner.mark()
+    await learner.press(question, "A")
+    await learner.reply(since, is_question)  # question 2 is open
+    since = learner.mark()
+    await learner.send("/quiz")
+    resumed = await learner.reply(since, is_question)
+    assert cat.t("ur", "question.header", number=2, total=14) in resumed["text"]
+    assert cat.t("ur", "question.resumed") in resumed["text"]
+    row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1001",
+                                   "parallelism-numbers")
+    assert row is not None and row.position == 1  # the same attempt, not a new one
+    assert await bot.app.store.read(sessions_sql.active_session, "telegram", "1001",
+                                    "parallelism") is None

@@ -242,3 +242,25 @@ async def test_an_attempts_seed_is_kept_and_a_rounds_seed_reaches_its_members(
     assert done is not None and done.status == "finished" and done.seed == -5
     member = await store.read(sessions_sql.last_finished, "t", "2", "quiz")
     assert member is not None and member.seed == -5
+
+
+async def test_the_latest_unfinished_attempt_of_a_kind(any_store: Store):
+    """/quiz with no quiz named continues the latest unfinished full attempt in a private
+    chat: a spaced review opened after it, or an attempt in a group, is not it."""
+    store, now = any_store, time.time()
+    await sessions_sql.touch_user(store, "t", "1", "T", now)
+
+    def private(quiz: str, kind: SessionKind, at: float) -> NewSession:
+        return replace(new_session(quiz=quiz), chat_id=None, kind=kind, started_at=at)
+
+    await store.write(sessions_sql.start_session, private("older", SessionKind.FULL, now - 9),
+                      replace=False)
+    full = await store.write(sessions_sql.start_session,
+                             private("numbers", SessionKind.FULL, now - 5), replace=False)
+    due = await store.write(sessions_sql.start_session, private("due", SessionKind.DUE, now - 1),
+                            replace=False)
+    await store.write(sessions_sql.start_session, new_session(quiz="group"), replace=False)
+    latest = await store.read(sessions_sql.open_session, "t", "1", SessionKind.FULL.value)
+    assert latest is not None and latest.id == full.id
+    anything = await store.read(sessions_sql.open_session, "t", "1")
+    assert anything is not None and anything.id == due.id
