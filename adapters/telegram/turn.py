@@ -43,6 +43,17 @@ def message_gone(exc: BadRequest) -> bool:
     return "message to edit not found" in text or "message can't be edited" in text
 
 
+NOT_ALLOWED_TO_POST = ("not enough rights to send", "have no rights to send",
+                      "chat_write_forbidden", "need administrator rights")
+
+
+def may_not_post(exc: BadRequest) -> bool:
+    """The chat does not let the bot post (an admin muted it, or took away the right to post
+    it had as an admin): nothing sent there arrives until someone gives the right back."""
+    text = exc.message.lower()
+    return any(words in text for words in NOT_ALLOWED_TO_POST)
+
+
 class Turn:
     """The context of one update; handlers reply through it, never through the bot."""
 
@@ -61,6 +72,7 @@ class Turn:
         # a typed answer's question message, edited as a tap edits the message tapped
         self.answering: int | None = None
         self.asked: Asked | None = None  # notes a sent question a number may answer
+        self._apologised = False  # a failed send was apologised for (once: it may fail too)
 
     @property
     def pressed(self) -> bool:
@@ -134,9 +146,14 @@ class Turn:
             if isinstance(exc, Forbidden):
                 log.info("telegram: chat %s blocked the bot or removed it; reply dropped (%s)",
                          self.chat_id, exc.message)
+            elif isinstance(exc, BadRequest) and may_not_post(exc):  # an apology fails alike
+                log.info("telegram: chat %s does not let the bot post; reply dropped (%s)",
+                         self.chat_id, exc.message)
             elif isinstance(exc, BadRequest):  # our fault: say so rather than stay silent
                 log.error("telegram: Telegram refused a reply to chat %s: %s", self.chat_id, exc)
-                await self.report(None)
+                if not self._apologised:  # once: an apology refused too is not apologised for
+                    self._apologised = True
+                    await self.report(None)
             elif isinstance(exc, RetryAfter | TimedOut | NetworkError):
                 log.warning("telegram: reply to chat %s failed: %s", self.chat_id, exc)
             else:

@@ -234,3 +234,47 @@ async def test_a_second_process_polling_the_token_is_one_line_and_unhealthy(
     assert len(told) == 1 and told[0].levelno == logging.WARNING
     assert "stop the other quizbot run" in told[0].getMessage()
     assert not [r for r in caplog.records if r.exc_info and r.name.startswith("telegram")]
+
+MUTED = "Bad Request: not enough rights to send text messages to the chat"
+
+
+async def tried_in_a_group(api: FakeBotAPI, description: str, refusals: int) -> list[str]:
+    """A member types /help in a group whose posts Telegram refuses with `description` until
+    `refusals` sends were refused; then the group lets the bot post again and the member
+    sends /help once more. Returns every text the bot tried to send there."""
+    group = api.group_chat(-1007770001, "Muted readers")
+    member = Learner(api, api.user(1001, "Alice"), group)
+    api.inject("sendMessage", 400, description, times=1000)
+    since = member.mark()
+    await member.send("/help")
+    await api.wait_for(lambda: len(api.errors_of("sendMessage")) >= refusals)
+    api.heal()
+    await member.barrier()
+    return [str(c.params.get("text")) for c in api.calls[since:]
+                    if c.method == "sendMessage" and c.params.get("chat_id") == group["id"]]
+
+
+async def test_a_group_that_muted_the_bot_gets_no_apology_loop(
+        bot: Running, api: FakeBotAPI, caplog: pytest.LogCaptureFixture) -> None:
+    """An admin took the bot's right to post: the reply is dropped with an INFO line. It was
+    logged as our bug and apologised for, and the apology, refused alike, was apologised for
+    again, without end (an ERROR and a send every few seconds until the right came back,
+    then 'Something went wrong' in the group)."""
+    tried = await tried_in_a_group(api, MUTED, refusals=1)
+    generic = bot.cat.t("en", "error.generic")
+    assert len(tried) == 2 and generic not in tried  # the refused /help, the answered one
+    assert len(api.errors_of("sendMessage")) == 1
+    assert any("does not let the bot post" in r.getMessage() for r in caplog.records
+               if r.levelno == logging.INFO)
+
+
+async def test_a_refused_apology_is_not_apologised_for(
+        bot: Running, api: FakeBotAPI, caplog: pytest.LogCaptureFixture) -> None:
+    """Telegram refuses a reply as our bug would (bad entities): one apology is tried, and
+    when it is refused too, that is logged, not apologised for in a loop."""
+    tried = await tried_in_a_group(api, "Bad Request: can't parse entities: boom", 2)
+    generic = bot.cat.t("en", "error.generic")
+    assert tried[1] == generic and generic not in tried[2:]
+    assert len(api.errors_of("sendMessage")) == 2
+    assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 2
+    caplog.clear()
