@@ -16,7 +16,7 @@ from telegram.ext import ExtBot
 
 from adapters.telegram import views
 from adapters.telegram.ratelimit import ROUND_LANE
-from adapters.telegram.turn import message_gone, not_modified
+from adapters.telegram.turn import may_not_post, message_gone, not_modified
 from bot.app.compose import App
 from bot.domain.platforms import TELEGRAM
 from bot.domain.round_results import RoundEvent, RoundQuestion
@@ -59,13 +59,16 @@ class RoundPosts:
                          else replace(event, chat_id=new_id, message_ref=None))
                 return await self._post(event)
         except (Forbidden, ChatMigrated, BadRequest) as exc:
-            if isinstance(exc, BadRequest) and not chat_gone(exc):
+            muted = isinstance(exc, BadRequest) and may_not_post(exc)
+            if isinstance(exc, BadRequest) and not (muted or chat_gone(exc)):
                 raise
-            # never sendable again (removed, deleted, or moved twice over): the round ends
-            # there instead of posting its questions into the void
-            log.info("telegram: group %s removed the bot or is gone; round %s ends (%s)",
-                     event.chat_id, event.round_id, exc.message)
-            await self.engine.chat_gone(PLATFORM, event.chat_id)
+            # not sendable (removed, deleted, moved twice over, or muted by an admin): the
+            # round ends there instead of posting its questions into the void; the daily
+            # stays on for a muted bot, whose right to post may come back
+            log.info("telegram: group %s %s; round %s ends (%s)", event.chat_id,
+                     "does not let the bot post" if muted else "removed the bot or is gone",
+                     event.round_id, exc.message)
+            await self.engine.chat_gone(PLATFORM, event.chat_id, for_good=not muted)
         return None
 
     async def _post(self, event: RoundEvent) -> str | None:

@@ -336,10 +336,11 @@ class Engine:
         """No more questions of the day in the chat."""
         return await self.dailies.switch_off(actor, chat_id, may_manage=may_manage)
 
-    async def chat_gone(self, platform: str, chat_id: str) -> None:
-        """The platform says the bot can no longer post in the chat: its daily goes off and
-        its running round ends."""
-        await self.dailies.chat_gone(platform, chat_id)
+    async def chat_gone(self, platform: str, chat_id: str, *, for_good: bool = True) -> None:
+        """The platform says the bot can no longer post in the chat: its running round ends
+        and, when that is for good (removed, not muted), its daily goes off."""
+        if for_good:
+            await self.dailies.chat_gone(platform, chat_id)
         await self.rounds.chat_gone(platform, chat_id)
 
     async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:

@@ -1,5 +1,5 @@
 """A study group's round at its edges, on the fake Bot API with the test's clock: the bot
-taken out of the group (or the group deleted) mid-round;
+taken out of the group, muted there (or the group deleted) mid-round;
 members whose names are in Urdu letters or carry a right-to-left override."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.present.i18n import LRI, PDI, strip_isolates
+from bot.store.commands import daily_sql
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
@@ -20,6 +21,9 @@ from tests.adapters.telegram.test_telegram_rounds import (
 GONE = {
     "kicked": dict(status=403, description="Forbidden: bot was kicked from the supergroup chat"),
     "deleted": dict(status=400, description="Bad Request: chat not found"),
+    # an admin took away the bot's right to post (it may give it back: the daily stays on)
+    "muted": dict(status=400,
+                  description="Bad Request: not enough rights to send text messages to the chat"),
 }  # a group upgraded to a supergroup moves there: test_telegram_upgrade.py
 
 
@@ -27,6 +31,10 @@ GONE = {
 async def test_a_group_the_bot_can_no_longer_post_in_ends_its_round(
         bot: Running, api: FakeBotAPI, key: AnswerKey, how: str) -> None:
     room = Room(bot, api)
+    api.members[(GROUP_ID, 1001)] = "administrator"
+    since = room.hana.mark()
+    await room.hana.send("/daily on 08:00")
+    assert (await room.hana.reply(since))["text"].startswith("📅")
     since = room.hana.mark()
     await room.hana.send("/round 20")
     question = await room.question(since)
@@ -47,6 +55,8 @@ async def test_a_group_the_bot_can_no_longer_post_in_ends_its_round(
     # logged each time, which the autouse fixture refuses)
     assert len(tries) <= 2, [c.method for c in tries]
     assert not await bot.app.engine.round_running("telegram", str(GROUP_ID))
+    daily = await bot.app.store.read(daily_sql.get_daily, "telegram", str(GROUP_ID))
+    assert (daily is not None) == (how == "muted")
     api.heal()  # the bot is back in the group
     since = room.hana.mark()
     await room.hana.send("/leaderboard rounds")  # what was answered before still counts
