@@ -316,3 +316,12 @@ def test_model_states_are_feminine_as_the_quizzes_say_them():
     for fine in ["ماڈل اسٹیٹس فی GPU کتنی میموری لیتی ہیں", "GPUs ماڈل اسٹیٹس سے بھر جاتے ہیں",
                  "ویٹس، گریڈینٹس اور آپٹیمائزر اسٹیٹ کتنی میموری لیتے ہیں"]:
         assert not list(glossary.misrenderings(fine)), fine
+
+
+def test_an_hsdp_shard_group_is_the_group_that_shares_out_the_model():
+    """l21 and long-context's description called HSDP's shard group ٹکڑا گروپ, a group of
+    pieces; the glossary says بانٹنے والا گروپ."""
+    glossary = load_glossary(SHIPPED)
+    assert list(glossary.misrenderings("سب سے چھوٹا ٹکڑا گروپ کون سا ہے"))
+    assert not list(glossary.misrenderings("HSDP کا چھوٹا بانٹنے والا گروپ"))
+    assert not list(glossary.misrenderings("ہر GPU اپنا ٹکڑا رکھتا ہے"))
