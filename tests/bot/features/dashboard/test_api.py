@@ -151,7 +151,6 @@ async def test_group_view_is_for_members_and_admins_see_rows_and_export(
     assert status == 200 and isinstance(view, dict) and view["admin"] is True
     assert [(r["name"], r["best"]) for r in view["members"]["rows"]] == [("Bob", 6),
                                                                           ("Ada", 7)]
-    assert view["members"]["order_text"] == "Weakest first: who may need help."
     assert view["export"]["csv"] == f"/api/groups/{GROUP}/export.csv"
     async with served.http.get(served.url + view["export"]["csv"],
                                headers=served.tma(2, "Bob")) as r:
@@ -501,3 +500,28 @@ async def test_a_best_from_a_short_round_is_out_of_its_own_questions(
     assert status == 200 and isinstance(me, dict)
     assert [(b["score"], b["badge"]) for b in me["summary"]["best"]] == [("2/2", "")]
     assert [(q["best"], q["best_total"]) for q in me["quizzes"] if q["attempts"]] == [(2, 2)]
+
+
+async def test_a_members_row_says_it_counts_this_group_where_stats_counts_every_chat(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """Ada played once in the group and twice on her own: the admin's table says 1 attempt,
+    best 6/8, her /stats 3 attempts, best 8/8. Both are right; the table says which it counts,
+    so a teacher comparing the two is not left thinking one of them is wrong."""
+    ada = Actor("telegram", "1", GROUP, "Ada")
+    await play(served.engine, quizzes, ada, wrong={0, 1})
+    for wrong in ({0}, set()):
+        await play(served.engine, quizzes, Actor("telegram", "1", None, "Ada"), wrong=wrong)
+    stats = await served.engine.stats(ada, "parallelism")
+    assert (stats.attempts, stats.best_score) == (3, 8)
+    served.members[(GROUP, "2")] = Role(True, admin=True)
+    for lang in ("en", "ur"):
+        await served.engine.set_language(Actor("telegram", "2", None, "Grace"), lang)
+        served.clock.advance(60)
+        status, view = await served.get(f"/api/groups/{GROUP}", served.tma(2, "Grace"))
+        assert status == 200 and isinstance(view, dict)
+        assert [(r["name"], r["attempts"], r["score"]) for r in view["members"]["rows"]] == [
+            ("Ada", 1, "6/8")]
+        said = strip_isolates(view["members"]["order_text"])
+        assert said == strip_isolates(served.web.cat.t(lang, "dashboard.members_order"))
+        assert "/stats" in said and ("this group only" in said if lang == "en"
+                                     else "صرف اس گروپ" in said)
