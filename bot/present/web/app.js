@@ -289,9 +289,11 @@
     d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
     m.appendChild(ul);
 
+    // A Discord server's page says "server" and /round start, as its commands do there.
+    var where = d.group.platform === "discord" ? "_server" : "";
     var q = section(t("dashboard.misconceptions"));
     q.id = "wrong";
-    if (!d.accuracy_charts.length) { q.appendChild(el("p", t("dashboard.no_answers"), "hint")); }
+    if (!d.accuracy_charts.length) { q.appendChild(el("p", t("dashboard.no_answers" + where), "hint")); }
     if (d.weakest.questions.length) { q.appendChild(el("p", d.weakest.text, "hint")); }
     d.weakest.questions.forEach(function (x) {
       var box = el("div", null, "miss");
@@ -307,7 +309,7 @@
 
     var r = section(t("dashboard.rounds"));
     r.id = "rounds";
-    if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds"), "hint")); }
+    if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds" + where), "hint")); }
     var list = el("ul");
     d.rounds.forEach(function (x) {
       list.appendChild(el("li", ltr(x.started) + " · " + (x.channel ? own(x.channel) + " · " : "") +

@@ -41,8 +41,10 @@ def free_port() -> int:
 
 @asynccontextmanager
 async def dashboard_bot(tmp_path: Path, api: FakeBotAPI, *, public_url: str = PUBLIC_URL,
-                        admins: list[int] | None = None) -> AsyncIterator[DashboardBot]:
-    """The adapter and the web server running in-process; both stopped on exit."""
+                        admins: list[int] | None = None, web_secret: str = ""
+                        ) -> AsyncIterator[DashboardBot]:
+    """The adapter and the web server running in-process; both stopped on exit. With
+    `web_secret` (QUIZBOT_WEB_SECRET) the app signs and takes Discord's dashboard links too."""
     port = free_port()
     data: dict[str, Any] = {
         "storage": {"url": f"sqlite:///{tmp_path / 'quiz.db'}"},
@@ -54,7 +56,9 @@ async def dashboard_bot(tmp_path: Path, api: FakeBotAPI, *, public_url: str = PU
         data["admins"] = {"telegram": admins}
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    config = load_config(path, env={"TELEGRAM_BOT_TOKEN": TOKEN})
+    env = {"TELEGRAM_BOT_TOKEN": TOKEN, **({"QUIZBOT_WEB_SECRET": web_secret} if web_secret
+                                            else {})}
+    config = load_config(path, env=env)
     async with open_app(config) as app:
         adapter = TelegramAdapter(app)
         await app.web.start()

@@ -15,6 +15,9 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from bot.app.dashboard_web import page_strings
+from bot.domain.results import Actor
+from bot.features.dashboard.auth import Identity
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.browser import (
     ARTIFACTS,
@@ -247,3 +250,24 @@ async def test_a_lost_connection_says_to_check_it_not_that_the_server_failed(
         assert said != strip_isolates(cat.raw(lang, "error.generic"))
         assert await error.locator("button").count() == 1  # try again
         await shoot(page, tmp_path, f"dashboard-offline-{lang}")
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_an_empty_discord_servers_page_says_server_and_round_start(
+        tmp_path: Path, api: FakeBotAPI, page: Any, lang: str) -> None:
+    """Opened from Discord's /dashboard in a server nobody has played in yet: what to do
+    there ('/round start' in one of its channels), not Telegram's 'Send /round in the
+    group', a command Discord does not have."""
+    async with dashboard_bot(tmp_path, api, web_secret="s" * 64) as running:
+        cat = running.app.catalogue
+        await running.app.engine.set_language(Actor("discord", "42", None, "Grace"), lang)
+        link = running.app.signer.link(Identity("discord", "42", "Grace", None, "9001", False))
+        await page.goto("about:blank")
+        await page.goto(f"{running.url}/app?group=9001#link={link}")
+        await page.wait_for_selector("body[data-state]", timeout=15_000)
+        assert await page.get_attribute("body", "data-state") == "ready"
+        hints = [strip_isolates(h) for h in await page.locator("#view p.hint").all_text_contents()]
+        assert hints == [strip_isolates(page_strings(cat)[lang][f"dashboard.{key}_server"])
+                         for key in ("no_answers", "no_rounds")]
+        assert all("/round start" in h for h in hints[1:])
+        await shoot(page, tmp_path, f"dashboard-discord-server-empty-{lang}")
