@@ -165,8 +165,10 @@ def isolate_latin(text: str) -> str:
 def isolate_commands(text: str) -> str:
     """Wrap each /command in bidi isolates, for a page where it is read, not tapped (in a
     chat, an isolate would stop the app making it tappable): in a right-to-left line the
-    slash then stays in front ("/dashboard", not "dashboard/")."""
-    return _COMMANDS.sub(lambda m: isolate(m.group(0)), text)
+    slash then stays in front ("/dashboard", not "dashboard/"). A command already isolated
+    with its words ("\u2066/round start\u2069") is kept whole, not isolated again inside."""
+    return _KEEP.sub(lambda m: m.group(0) if m.group(0)[0] in _ISOLATES
+                     else isolate(m.group(0)), text)
 
 
 def person(lang: str, name: str) -> str:

@@ -94,9 +94,26 @@
   function ltr(text) { return "\u2066" + text + "\u2069"; }
   function own(text) { return "\u2068" + text + "\u2069"; }
 
+  // A /command with its option ("/round start"; isolated whole in a right-to-left text)
+  // keeps together: at a line's end the browser would break it after its slash.
+  var COMMAND = new RegExp("\u2066/[^\u2069]*\u2069|(?<![^\\s(])/[A-Za-z_]\\w*" +
+    "(?: (?:start|stop|skip|last|on|off|set|remove|upload|solo|rounds)\\b)?", "g");
+
   function el(tag, text, cls) {
     var node = document.createElement(tag);
-    if (text !== undefined && text !== null) { node.textContent = text; }
+    if (text !== undefined && text !== null) {
+      var s = String(text), at = 0;
+      s.replace(COMMAND, function (m, i) {
+        if (i > at) { node.appendChild(document.createTextNode(s.slice(at, i))); }
+        var cmd = document.createElement("span");
+        cmd.className = "cmd";
+        cmd.textContent = m;
+        node.appendChild(cmd);
+        at = i + m.length;
+        return m;
+      });
+      if (at < s.length || !s) { node.appendChild(document.createTextNode(s.slice(at))); }
+    }
     if (cls) { node.className = cls; }
     return node;
   }

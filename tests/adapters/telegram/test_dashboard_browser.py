@@ -271,3 +271,54 @@ async def test_an_empty_discord_servers_page_says_server_and_round_start(
                          for key in ("no_answers", "no_rounds")]
         assert all("/round start" in h for h in hints[1:])
         await shoot(page, tmp_path, f"dashboard-discord-server-empty-{lang}")
+
+
+async def command_glyphs(page: Any, selector: str, command: str) -> list[tuple[float, float]]:
+    """Where each character of `command` is drawn in the first `selector` (x, y)."""
+    return [tuple(p) for p in await page.evaluate("""([selector, command]) => {
+        const node = document.querySelector(selector), range = document.createRange();
+        const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+        const texts = []; let all = "";
+        for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+            texts.push([t, all.length]);
+            all += t.data;
+        }
+        const start = all.indexOf(command), out = [];
+        for (let i = start; i < start + command.length; i++) {
+            const [t, from] = texts.filter(([t, f]) => f <= i).pop();
+            range.setStart(t, i - from); range.setEnd(t, i - from + 1);
+            const box = range.getBoundingClientRect();
+            out.push([Math.round(box.x), Math.round(box.y)]);
+        }
+        return out; }""", [selector, command])]
+
+
+@pytest.mark.parametrize(("lang", "platform"), [("ur", "discord"), ("ur", "telegram"),
+                                                ("en", "discord")])
+async def test_a_command_on_the_page_stays_whole_on_one_line(
+        tmp_path: Path, api: FakeBotAPI, page: Any, lang: str, platform: str) -> None:
+    """At a phone's width a line may end at a command: the browser broke it after its slash
+    ('... میں /' then 'round start' on the next line), which reads as no command at all. A
+    command on the page keeps together, left to right, in an Urdu line too."""
+    async with dashboard_bot(tmp_path, api, web_secret="s" * 64) as running:
+        if platform == "discord":
+            await running.app.engine.set_language(Actor("discord", "42", None, "Grace"), lang)
+            link = running.app.signer.link(Identity("discord", "42", "Grace", None, "9001",
+                                                    False))
+            fragment, command = f"link={link}", "/round start"
+        else:
+            api.group_chat(GROUP, title="Pipeline Club")
+            api.members[(GROUP, 1001)] = "member"
+            fragment = telegram_fragment(init_data(
+                TOKEN, 1001, "Alice", auth_date=running.app.engine.clock(), language_code=lang))
+            command = "/round"
+        group = "9001" if platform == "discord" else str(GROUP)
+        await page.goto("about:blank")
+        await page.goto(f"{running.url}/app?group={group}#{fragment}")
+        await page.wait_for_selector("body[data-state]", timeout=15_000)
+        assert await page.get_attribute("body", "data-state") == "ready"
+        glyphs = await command_glyphs(page, "#rounds p.hint", command)
+        assert len({y for _, y in glyphs}) == 1, glyphs  # one line
+        xs = [x for x, _ in glyphs]
+        assert xs == sorted(xs), glyphs  # left to right: "/round start", not "start /round"
+        await shoot(page, tmp_path, f"dashboard-command-whole-{platform}-{lang}")
