@@ -335,6 +335,12 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         if platform not in PLATFORMS or not isinstance(ids, list):
             raise ConfigError(f"{source}: admins.{platform} must be a list of ids under "
                               + " or ".join(p.name for p in chat_apps()))
+        bad = [i for i in ids if PLATFORMS[platform].ids == "numeric" and (
+            isinstance(i, bool) or not re.fullmatch(r"[1-9][0-9]*", str(i)))]
+        if bad:  # a name or @username would never match anyone, silently
+            raise ConfigError(f"{source}: admins.{platform} holds {bad[0]!r}, not a user id: "
+                              "write the number (such as 123456789), not a name or @username "
+                              "(docs/configuration.md says how to find it)")
         admins[platform] = frozenset(str(i) for i in ids)
     log_level = root.choice("log_level", ("DEBUG", "INFO", "WARNING", "ERROR"), "INFO")
     startup_timeout = root.seconds("startup_timeout", Config.startup_timeout, 1, 3600)

@@ -48,6 +48,12 @@ def test_defaults_without_a_file():
     ("telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.org/t\n",
      "telegram.webhook.secret_token is required in webhook mode"),
     ("admins:\n  slack: [1]\n", "admins.slack must be a list of ids"),
+    # A username (or a group's negative id) never matched anyone: /reload said "only the
+    # bot's admins" to the admin, with nothing in the config pointing at why.
+    ("admins:\n  telegram: ['@alice']\n", "admins.telegram holds '@alice', not a user id: "
+     "write the number (such as 123456789), not a name or @username"),
+    ("admins:\n  discord: [123, alice#1234]\n", "admins.discord holds 'alice#1234', not"),
+    ("admins:\n  telegram: [-100123]\n", "admins.telegram holds -100123, not a user id"),
     ("- just\n- a list\n", "must be a mapping of settings"),
     # A section added at the end of a copied example would silently replace the first.
     ("storage:\n  url: sqlite:///x.db\nweb:\n  port: 8080\nstorage:\n  synchronous: normal\n",
