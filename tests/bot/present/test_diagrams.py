@@ -176,3 +176,17 @@ def test_the_stats_chart_stays_legible_at_fifty_questions():
     with Image.open(io.BytesIO(progress_png(progress))) as chart:
         width, height = chart.size
     assert STEP >= 15 and height >= 50 * STEP and height <= 3 * width
+
+
+def test_the_stats_charts_heading_is_figures_in_every_language():
+    """The chart is one picture for every language, its words in the message beside it:
+    its heading read 'Accuracy per question: 5/8 right, 8 questions, 1 quizzes' (and '1 d'
+    for the streak) over an Urdu learner's chart too."""
+    from bot.domain.learning import qualify
+    from bot.domain.stats_results import Progress, QuestionStat
+    from bot.present.chart import title
+
+    questions = tuple(QuestionStat(qualify("parallelism", f"q{i}"), "?", 1, int(i % 3 > 0))
+                      for i in range(8))
+    heading = title(Progress("ur", "A", 8, 0, None, 1, 0.9, 0, 0, 0, 0, questions, ()))
+    assert heading == "5/8 · 62%"
