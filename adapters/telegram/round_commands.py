@@ -20,13 +20,16 @@ from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
 
-RoundOptions = tuple[str | None, int | None, int, str, bool]
+RoundOptions = tuple[str | None, int | None, int | None, int, str, bool]
 
 
 def parse_round(args: Sequence[str]) -> RoundOptions | None:
-    """`[quiz] [seconds] [teams N] [scoring MODE] [untimed]` in any order: (quiz, seconds,
-    teams, scoring, untimed), or None when a word does not parse (the usage line)."""
-    quiz_id, seconds, teams, scoring, untimed = None, None, 0, DEFAULT_SCORING, False
+    """`[quiz] [seconds] [questions] [teams N] [scoring MODE] [untimed]` in any order, the
+    first bare number the seconds and the second the number of questions (Discord's order):
+    (quiz, seconds, questions, teams, scoring, untimed), or None when a word does not parse
+    (the usage line)."""
+    quiz_id, seconds, questions, teams, scoring, untimed = (None, None, None, 0,
+                                                            DEFAULT_SCORING, False)
     words = iter(a.lower() for a in args)
     for word in words:
         if word == "teams":
@@ -40,13 +43,17 @@ def parse_round(args: Sequence[str]) -> RoundOptions | None:
                 return None
         elif word == "untimed":
             untimed = True
-        elif word.isdigit():
+        elif word.isdigit() and seconds is None:
             seconds = int(word)
+        elif word.isdigit() and questions is None:
+            questions = int(word)
+        elif word.isdigit():  # a third number: what would it be?
+            return None
         elif quiz_id is None:
             quiz_id = word
         else:
             return None
-    return quiz_id, seconds, teams, scoring, untimed
+    return quiz_id, seconds, questions, teams, scoring, untimed
 
 
 class TelegramRounds:
@@ -67,7 +74,7 @@ class TelegramRounds:
 
     async def command(self, actor: Actor, args: Sequence[str], *,
                       group_admin: bool = False) -> Reply:
-        """/round [quiz] [seconds] | /round stop | /round skip. `group_admin`: Telegram
+        """/round [quiz] [seconds] [questions] | /round stop | /round skip. `group_admin`: Telegram
         says the sender is an administrator (an anonymous admin posting as the group).
         "A round is already running" (or "no round is running") is posted once per
         MEMBER_QUIET seconds in a group: when a big group all types /round at once, one
@@ -96,9 +103,10 @@ class TelegramRounds:
         options = parse_round(args)
         if options is None:
             raise BadRoundOptions()
-        quiz_id, seconds, teams, scoring, untimed = options
+        quiz_id, seconds, questions, teams, scoring, untimed = options
         started = await self.engine.start_round(actor, chat_id, quiz_id, seconds=seconds,
-                                                scoring=scoring, teams=teams, untimed=untimed)
+                                                questions=questions, scoring=scoring,
+                                                teams=teams, untimed=untimed)
         if started.lobby:  # members join by button before question 1
             return self.round_plan.started(started)
         return Reply()  # the first question, posted by the scheduler at once, is the answer

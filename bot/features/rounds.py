@@ -107,8 +107,9 @@ class Rounds:
         total = len(quiz.questions) if questions is None else questions
         if not (product_limits.round_seconds_ok(seconds)
                 and product_limits.round_questions_ok(questions, len(quiz.questions))):
+            most = min(product_limits.MAX_QUESTIONS, len(quiz.questions))
             raise BadRoundLength(low=product_limits.MIN_SECONDS, high=product_limits.MAX_SECONDS,
-                                 count=len(quiz.questions))
+                                 count=most, some=min(5, most))
         if untimed:
             seconds = product_limits.UNTIMED_SECONDS
         lobby = product_limits.LOBBY_SECONDS if teams or untimed else 0

@@ -166,14 +166,46 @@ async def test_a_question_not_out_before_a_restart_is_asked_after_it(
         assert "Got it right: Hana" in strip_isolates(reveal["text"])
 
 
-async def test_a_round_too_short_is_told_how_on_telegram(bot: Running, api: FakeBotAPI) -> None:
-    # "/round 5" was told to choose "10–300 seconds per question and 1–8 questions": Telegram's
-    # /round takes no number of questions, so half of that could not be done.
+async def test_a_round_too_short_or_too_long_is_told_how_on_telegram(
+        bot: Running, api: FakeBotAPI) -> None:
+    room = Room(bot, api)
+    ayesha = Learner(api, api.user(4004, "عائشہ", language_code="ur"), room.group)
+    for who, command, lang in ((room.hana, "/round 5", "en"), (room.hana, "/round 20 9", "en"),
+                               (ayesha, "/round 20 0", "ur")):
+        since = who.mark()
+        await who.send(command)
+        reply = strip_isolates((await who.reply(since))["text"])
+        assert reply == strip_isolates(bot.cat.t(lang, "round.bad_length", low=10, high=300,
+                                                 count=8, some=5)), command
+    assert reply == ("ہر سوال کے لیے 10 سے 300 سیکنڈ اور 1 سے 8 سوال چنیں، مثلاً /round 30 5 سے "
+                     "5 سوال، ہر ایک 30 سیکنڈ کا۔")
+    assert bot.cat.t("en", "round.bad_length", low=10, high=300, count=8, some=5) == (
+        "Choose 10–300 seconds per question and 1–8 questions, for example /round 30 5 for 5 "
+        "questions of 30 s")
+
+
+async def test_a_telegram_round_of_fewer_questions(bot: Running, api: FakeBotAPI,
+                                                   key: AnswerKey) -> None:
+    """`/round [quiz] [seconds] [questions]`, Discord's order: the second number is how many
+    questions. It used to replace the seconds ('/round parallelism 20 3' asked for 3 s a
+    question and was refused), so a Telegram host could not shorten a round."""
     room = Room(bot, api)
     since = room.hana.mark()
-    await room.hana.send("/round 5")
-    reply = strip_isolates((await room.hana.reply(since))["text"])
-    assert reply == "Choose 10–300 seconds per question, for example /round 30"
+    await room.hana.send("/round parallelism 20 3")
+    question = await room.question(since)
+    assert question["text"].startswith("Round · Question 1/3")
+    assert "Closes in 20 s" in question["text"]
+    for n in range(3):
+        assert await room.press(room.hana, question, key.right(question["text"]))
+        since = room.hana.mark()
+        room.advance(20)
+        reveal = await room.reveal(since, question)
+        if n < 2:
+            since = room.hana.mark()
+            room.advance(5)
+            question = await room.question(since)
+            assert question["text"].startswith(f"Round · Question {n + 2}/3")
+    assert "🏁 Final podium" in reveal and "🥇 1. Hana: 3 right" in reveal
 
 
 async def test_a_press_on_an_earlier_question_points_to_the_open_one(

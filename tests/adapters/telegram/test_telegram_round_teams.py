@@ -84,11 +84,13 @@ async def test_bad_team_count_or_scoring_gets_the_usage_line(bot: Running,
                                                              api: FakeBotAPI) -> None:
     room = Room(bot, api)
     for command in ("/round teams 9", "/round teams", "/round teams two",
-                    "/round scoring fastest", "/round 20 untimed scoring speed"):
+                    "/round scoring fastest", "/round 20 untimed scoring speed",
+                    "/round 20 5 8"):  # seconds and questions, then a third number
         since = room.hana.mark()
         await room.hana.send(command)
         reply = await room.hana.reply(since)
-        assert reply["text"].startswith("Use: /round [quiz] [seconds] [teams 2–6]"), command
+        assert reply["text"].startswith("Use: /round [quiz] [seconds] [questions] [teams 2–6]"), \
+            command
     rounds = bot.app.engine.rounds
     assert rounds is not None
     assert await rounds.store.read(rounds_sql.active_round,
