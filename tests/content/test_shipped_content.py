@@ -98,7 +98,7 @@ OPTIONS_EN = [
     ["scikit-learn", "Megatron-LM", "OpenCV", "pandas"],
     ["The entire training dataset, passed on again after each layer",
      "Only the optimizer's learning rate, passed on from stage to stage",
-     "Only the activations one stage produces and the next consumes",
+     "Only the activations one stage produces, for the next to use",
      "No data at all, because the stages are fully independent models"],
     ["It gives each GPU its own separate dataset and never synchronizes them",
      "It communicates only once, when the model is first loaded onto the GPUs",

@@ -26,3 +26,17 @@ def test_urdu_options_say_what_the_english_says(quizzes: dict[str, Quiz]) -> Non
     # e12: "FP8's GEMMs, are counted half the FLOPs" lacked its postposition
     assert "FP8 کے GEMMs میں" in option(quizzes, "expert-parallelism",
                                          "e12-training-utilisation", 2)
+
+
+def test_no_urdu_key_alone_ends_without_a_verb_where_its_english_has_one(
+        quizzes: dict[str, Quiz]) -> None:
+    """Five Urdu keys stopped short of a verb ('... differentiable نہیں', '... بائٹس اتنے
+    ہی', '... 23 chunks', '... duplex لنک پر ایک ساتھ') or alone ended with a finite clause
+    among '... کر کے' options (q4), a shape the wrong options did not share."""
+    assert option(quizzes, "expert-parallelism", "e05-switch-balance-loss", 0).endswith(
+        "differentiable نہیں ہے")
+    assert option(quizzes, "parallelism-deep", "d09-sequence-parallelism", 3).endswith(
+        "اتنے ہی رہتے ہیں")
+    assert "ایک ساتھ رکھے" in option(quizzes, "pipeline-schedules", "ps07-interleaved-memory", 2)
+    assert option(quizzes, "pipeline-schedules", "ps18-offload-pcie", 0).endswith("چلاتا ہے")
+    assert option(quizzes, "parallelism", "q4-micro-batches", 3).endswith("گزار کر")

@@ -21,6 +21,9 @@ MIRROR = 0.7  # two options sharing this share of their content words are near c
 _WORD = re.compile(r"\w+(?:[-'’.]\w+)*")
 _CLAUSE = re.compile(r"[;:؛]|, (?:and|while|but) ")
 _TOKEN = re.compile(r"\w+")
+# Punctuation a reader sees at a glance; a comma between digits is part of a number (3,100).
+_MARKS = (("semicolon", re.compile(r"[;؛]")), ("colon", re.compile(r":")),
+          ("comma", re.compile(r"[,،](?!\d)")))
 _PLAIN = re.compile(r"[^\W\d_]+")
 # A number not glued to Latin letters ("1F1B" and "3D" are names, "12Ψ" is a number).
 _NUMBER = re.compile(
@@ -121,6 +124,10 @@ def question_cues(q: Question, lang: str) -> Iterator[str]:
     if len(options) >= 4 and len(wrong_firsts) == 1 and firsts[q.correct] not in wrong_firsts:
         yield (f"every wrong option starts with {wrong_firsts.pop()!r} and the right one does "
                "not; start the options alike, or vary them")
+    apart = _punctuated_apart(options, q.correct)
+    if apart:
+        yield (f"only the right option {apart} and every wrong option agrees; punctuate the "
+               "options alike, or vary them")
     swapped = _swapped_pair(options, q.correct, lang)
     if swapped is not None:
         yield (f"options[{swapped[0]}] and options[{swapped[1]}] swap the same claims between "
@@ -217,6 +224,19 @@ def _swapped_pair(options: list[str], correct: int, lang: str) -> tuple[int, int
         # Words that changed clause: in A's first and B's second (or the reverse) only.
         if len((a0 & b1) - a1 - b0) >= 2 or len((a1 & b0) - a0 - b1) >= 2:
             return a, b
+    return None
+
+
+def _punctuated_apart(options: list[str], correct: int) -> str | None:
+    """How punctuation sets the right option apart ('has a semicolon', 'lacks a comma'): it
+    alone has, or alone lacks, the mark, while every wrong option agrees."""
+    if len(options) < 4:
+        return None
+    for name, mark in _MARKS:
+        has = [bool(mark.search(o)) for o in options]
+        wrong = {h for k, h in enumerate(has) if k != correct}
+        if len(wrong) == 1 and has[correct] not in wrong:
+            return f"{'has' if has[correct] else 'lacks'} a {name}"
     return None
 
 

@@ -165,6 +165,23 @@ def test_the_right_option_alone_starting_differently_is_a_cue():
     assert cues(alike, 3, ask) == []
 
 
+def test_the_right_option_alone_punctuated_differently_is_a_cue():
+    # parallelism-deep d14 as shipped: the key alone had a semicolon, the others colons.
+    ask = "How long after the first stage's last backward does the step end?"
+    odd = ["About 120 ms, and the last stage's sync shows too: it waits for every backward",
+           "About 20 ms: the drain keeps the last stage's sync hidden, and most of the first's",
+           "About 260 ms: the last stage starts its sync once its gradient reaches stage 1",
+           "About 120 ms, all of it the first stage's; the last stage's sync ends earlier"]
+    assert cues(odd, 3, ask) == [
+        "only the right option has a semicolon and every wrong option agrees; punctuate the "
+        "options alike, or vary them"]
+    alike = [*odd[:3], "About 120 ms, all of it the first stage's: the last stage's ends earlier"]
+    assert cues(alike, 3, ask) == []
+    # a comma inside a number is not punctuation: "3,100 tokens" among plain options
+    numbers = ["About 3,100 tokens", "About 6,200 tokens", "About 620 tokens", "About 62 tokens"]
+    assert cues(numbers, 1, "How many tokens?") == []
+
+
 def test_two_near_copies_holding_the_right_option_are_a_cue():
     ask = "What keeps tied embeddings equal across stages?"
     options = ["An all-reduce of their gradients between the first and last stage",
