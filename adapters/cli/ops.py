@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.app.config import Config
-from bot.domain.errors import ConfigError, StoreRefused
+from bot.domain.errors import ConfigError, EmptyDatabase, StoreRefused
 from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
 from bot.present import reporting
@@ -175,8 +175,14 @@ def export(config: Config, args: argparse.Namespace) -> int:
 
 def _database_line(config: Config) -> str:
     where, postgres = _where(config), _postgres(config)
-    found = _read(config, summary) if postgres else sqlite_ops.inspect(path_from_url(
-        config.storage_url))
+    found: tuple[int, int, int, int] | None
+    if postgres:
+        try:
+            found = _read(config, summary)
+        except EmptyDatabase:  # as `createdb` left it: `run` creates the tables
+            return f"{where}: empty (quizbot creates its tables on first start)"
+    else:
+        found = sqlite_ops.inspect(path_from_url(config.storage_url))
     if found is None:
         return f"{where}: not created yet (it will be on first start)"
     (version, users, sessions, answers) = found

@@ -177,6 +177,11 @@ class OpsError(StoreRefused):
     line for the maintainer, naming the database and why (the CLI prints it, exit 1)."""
 
 
+class EmptyDatabase(OpsError):
+    """A PostgreSQL database with no tables yet: nothing to read, but `quizbot run` creates
+    quizbot's tables there (`check` says so; `stats` and the rest refuse)."""
+
+
 class SaveFailed(QuizError):
     """The database could not store a write (disk full, I/O error); nothing was acknowledged.
 

@@ -19,7 +19,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-from bot.domain.errors import OpsError
+from bot.domain.errors import EmptyDatabase, OpsError
 from bot.store import sqlite_ops
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
 from bot.store.migrate import migrations, postgres_version
@@ -111,7 +111,7 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
         async with reader.snapshot():
             latest = migrations("postgres")[-1][0]
             if not await reader.read(postgres_version, redact(url), latest):
-                raise OpsError(f"{redact(url)}: is not a quizbot database (it is empty)")
+                raise EmptyDatabase(f"{redact(url)}: is not a quizbot database (it is empty)")
             yield reader
 
 
