@@ -39,6 +39,7 @@ MISSES_LISTED = 50  # misses on a learner's dashboard page
 MEMBERS_LISTED = 1000  # rows of a group's member table; the count says how many more
 ROUNDS_LISTED = 30  # rounds on a group's dashboard page
 WEAKEST_LISTED = 10  # a group's worst-answered questions its page spells out; the rest counted
+HELP_NAMED = 3  # members a group admin's first screen names as the weakest so far
 REPORTS_LISTED = 100  # open problem reports an admin's list shows
 OVERVIEW_GROUPS = 20  # groups `quizbot stats` lists (those with most learners)
 OVERVIEW_REPORTS = 50  # open problem reports `quizbot stats` lists

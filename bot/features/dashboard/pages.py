@@ -34,6 +34,7 @@ from bot.features.dashboard.view_parts import (
     day_text,
     direction,
     label,
+    needs_help,
     quiz_members,
     time_text,
     title_of,
@@ -328,6 +329,8 @@ class Dashboard:
                 for m in members
                 for total in (m.total if m.total is not None else totals.get(m.quiz_id),)]
             view["members"]["order_text"] = t("dashboard.members_order")
+            view["members"]["needs_help"] = needs_help(t, view["members"]["rows"], lang,
+                                                       self.cat.raw(lang, "list.separator"))
             more = max(0, everyone - len(members))
             view["members"]["more"] = more
             view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""

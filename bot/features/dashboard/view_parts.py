@@ -7,11 +7,11 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.domain.product_limits import WEAKEST_LISTED
+from bot.domain.product_limits import HELP_NAMED, WEAKEST_LISTED
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import shown_text
 from bot.present import svg
-from bot.present.i18n import is_rtl
+from bot.present.i18n import is_rtl, person, strip_isolates
 from bot.present.render import content_text
 from bot.store.commands.dashboard_sql import Answered
 
@@ -50,6 +50,24 @@ def weakest(t: Callable[..., str], questions: list[dict[str, Any]]) -> dict[str,
                                           percent=round(100 * q["correct"] / q["answered"]))}
                           for q in shown],
             "more": more, "more_text": t("dashboard.more", count=more) if more else ""}
+
+
+def needs_help(t: Callable[..., str], rows: list[dict[str, Any]], lang: str,
+               separator: str) -> str:
+    """A group admin's first-screen line: the HELP_NAMED members with the lowest share
+    right (the member table's first rows, weakest first; each member once, full marks left
+    out), so who may need help is read before the charts; "" when nobody is below full."""
+    named: dict[str, str] = {}
+    for r in rows:
+        if r["total"] and r["best"] < r["total"] and r["user_id"] not in named:
+            if is_rtl(lang):  # name and score one piece, in the name's own direction
+                named[r["user_id"]] = f'\u2068{strip_isolates(person(lang, r["name"]))} ' \
+                                      f'{r["score"]}\u2069'
+            else:
+                named[r["user_id"]] = f'{person(lang, r["name"])} {r["score"]}'
+    if not named:
+        return ""
+    return t("dashboard.needs_help", members=separator.join(list(named.values())[:HELP_NAMED]))
 
 
 def accuracy_rows(quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
@@ -113,5 +131,6 @@ def time_text(at: float) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-__all__ = ["accuracy_rows", "charts", "day_text", "direction", "label", "quiz_members",
+__all__ = ["accuracy_rows", "charts", "day_text", "direction", "label", "needs_help",
+           "quiz_members",
            "time_text", "title_of", "weakest"]

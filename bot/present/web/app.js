@@ -305,6 +305,16 @@
     var ul = el("ul");
     d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
     m.appendChild(ul);
+    if (d.members.needs_help) {  // admins: who may need help, on the first screen
+      m.appendChild(el("p", d.members.needs_help, "needs-help"));
+      var jump = el("a", t("dashboard.to_table"));
+      jump.href = "#member-table";
+      jump.addEventListener("click", function (e) {  // the URL's #tgWebAppData stays as it is
+        e.preventDefault();
+        document.getElementById("member-table").scrollIntoView();
+      });
+      m.appendChild(el("p")).appendChild(jump);
+    }
 
     // A Discord server's page says "server" and /round start, as its commands do there.
     var where = d.group.platform === "discord" ? "_server" : "";
@@ -338,6 +348,7 @@
     if (d.items && d.items.quizzes.length) { renderItems(d, auth); }
     if (d.members.rows && d.members.rows.length) {
       var a = section(t("dashboard.member_table"));
+      a.id = "member-table";
       a.appendChild(el("p", d.members.order_text, "hint"));
       var table = el("table");
       var head = el("tr");

@@ -308,3 +308,30 @@ async def test_a_link_to_a_group_keeps_its_titles_direction(tmp_path: Path, api:
         }""")
         assert where[0] < where[1], where  # "!" after the title: left of its first letter
         await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_an_organiser_reads_who_may_need_help_on_the_first_screen(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """The member table comes after every chart; the first screen names the lowest scores
+    and a link there jumps to the table, keeping the sign-in in the URL (a reload after it
+    still signs in)."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        page = await views.opened(chromium, running, ADMIN, lang, 360, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        line = page.locator("#members .needs-help")
+        box = await line.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= PHONES[360]
+        said = strip_isolates(await line.text_content() or "")
+        named = said.split(":", 1)[1].strip()
+        assert named.startswith(UNBROKEN[:20]) and "6/8" in named  # the weakest first
+        assert named.index("Grace") < named.index(LONG[:20])  # 7/8 each: Grace played first
+        url = page.url
+        await page.locator("#members a").click()
+        table = await page.locator("#member-table").bounding_box()
+        assert table is not None and -1 <= table["y"] < PHONES[360] / 2  # scrolled to it
+        assert page.url == url
+        await page.reload()
+        await page.wait_for_selector("body[data-state=ready]", timeout=15_000)
+        await page.context.close()
