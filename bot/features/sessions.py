@@ -323,7 +323,10 @@ class Sessions:
 
     async def stats(self, actor: Actor, quiz_id: str | None = None, *,
                     member: Actor | None = None) -> UserStats:
-        """Attempts, best and last score, accuracy per question, for the user or `member`."""
+        """Attempts, best and last score, accuracy per question, for the user or `member`;
+        no quiz named, in a private chat: the one /quiz continues there."""
+        if quiz_id is None and member is None and actor.chat_id is None:
+            quiz_id = await self._unfinished_quiz(actor)
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         who = member or actor

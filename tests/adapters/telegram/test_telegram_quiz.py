@@ -164,3 +164,23 @@ async def test_quiz_without_a_name_continues_the_quiz_left_unfinished(
     assert row is not None and row.position == 1  # the same attempt, not a new one
     assert await bot.app.store.read(sessions_sql.active_session, "telegram", "1001",
                                     "parallelism") is None
+
+
+async def test_stats_without_a_name_are_the_quiz_quiz_continues(bot: Running,
+                                                                 api: FakeBotAPI) -> None:
+    """/stats showed the default quiz ('not finished yet, send /quiz to start') to a learner
+    in the middle of another, and /quiz then continued that other one: both now name the
+    quiz /quiz continues."""
+    learner, cat = alice(api, "ur"), bot.cat
+    numbers = bot.app.engine.quiz("parallelism-numbers").title.get("ur")
+    since = learner.mark()
+    await learner.send("/quiz parallelism-numbers")
+    await learner.reply(since, is_question)
+    since = learner.mark()
+    await learner.send("/stats")
+
+    def stats_text(m: dict[str, object]) -> bool:
+        return cat.t("ur", "stats.none") in str(m.get("text") or m.get("caption") or "")
+    stats = await learner.reply(since, stats_text)
+    first_line = str(stats.get("text") or stats.get("caption")).splitlines()[0]
+    assert first_line == cat.t("ur", "stats.title", title=numbers)

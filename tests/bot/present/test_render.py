@@ -104,7 +104,7 @@ def test_stats_title_says_whose(catalogue: Catalogue):
     mine = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8)
     theirs = UserStats("en", "q", "Quiz", "Ali", 0, None, None, 8, own=False)
     assert stats_text(catalogue, mine).splitlines() == [
-        "Your stats: Quiz", "You have not finished this quiz yet. Send /quiz to start."]
+        "Your stats: Quiz", "You have not finished this quiz yet. Send /quiz to play it."]
     assert stats_text(catalogue, theirs).splitlines() == [
         "Stats of Ali: Quiz", "Ali has not finished this quiz yet."]
 
