@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -87,9 +88,11 @@ LIST_CHARS = (min(p.content_limit for p in PLATFORMS.values() if p.chat_app) - 2
 
 
 def listing(lines: list[str]) -> str:
-    """`lines` as one message's list: at most SHOWN_LINES, then "… and N more"."""
+    """`lines` as one message's list: the same thing said of several lines once (`grouped`),
+    at most SHOWN_LINES, then "… +N"."""
     out: list[str] = []
     used = 0
+    lines = grouped(lines)
     for line in lines[:SHOWN_LINES]:
         line = line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 1] + "…"
         if used + len(line) + 3 > LIST_CHARS:
@@ -98,3 +101,34 @@ def listing(lines: list[str]) -> str:
         used += len(line) + 3
     rest = len(lines) - len(out)
     return "\n".join(out + ([f"… +{rest}"] if rest else []))
+
+
+_AT = re.compile(r"(.+?):(\d+): (.*)", re.DOTALL)  # "week3.csv:12: what is wrong"
+GROUP_SHOWN = 3  # line numbers named when one thing is said of several lines
+
+
+def grouped(lines: list[str]) -> list[str]:
+    """`lines` with the same message about several lines of one file said once, where the
+    first of them stood ("week3.csv:2, 3, 4 and 27 more: no general feedback ..."): thirty
+    alike warnings filled a reply and hid the one that differed."""
+    lines_of: dict[tuple[str, str], list[str]] = {}
+    order: list[tuple[str, str] | str] = []
+    for line in lines:
+        found = _AT.fullmatch(line)
+        if found is None:
+            order.append(line)
+            continue
+        key = (found.group(1), found.group(3))
+        if key not in lines_of:
+            lines_of[key] = []
+            order.append(key)
+        lines_of[key].append(found.group(2))
+    out = []
+    for item in order:
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        numbers, more = lines_of[item], len(lines_of[item]) - GROUP_SHOWN
+        out.append(f"{item[0]}:{', '.join(numbers[:GROUP_SHOWN])}"
+                   f"{f' and {more} more' if more > 0 else ''}: {item[1]}")
+    return out

@@ -36,12 +36,14 @@ async def test_an_admin_uploads_and_removes_a_quiz(tmp_path: Path, fake: FakeDis
                                                   options={"upload": ("bad.gift", bad)}))
         assert ix.original is not None and ix.original.content.endswith(
             "• bad.gift:1: no option is the right answer (worth 100%); mark exactly one")
-        many = b"".join(b"::q_%d::Which__one_*_?{~a_ ~b_}\n\n" % i for i in range(60))
-        name = "a_b_c_d_e_f_g_h_i_j_k.gift"  # each underscore escaped: the text grows
+        # 60 different problems (alike ones are said once, with their lines)
+        many = b"question,option1,option2,correct\n" + b"".join(
+            b"Which__one_*_?,a_,b_,Z%d\n" % i for i in range(60))
+        name = "a_b_c_d_e_f_g_h_i_j_k.csv"  # each underscore escaped: the text grows
         ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
                                                   options={"upload": (name, many)}))
         assert ix.original is not None  # the fake refuses a message over Discord's 2,000
-        assert "• a\\_b\\_c\\_d\\_e\\_f\\_g\\_h\\_i\\_j\\_k.gift:1: no option" in (
+        assert "• a\\_b\\_c\\_d\\_e\\_f\\_g\\_h\\_i\\_j\\_k.csv:2: correct is 'Z0'" in (
             ix.original.content)
         assert ix.original.content.splitlines()[-1].startswith("… +")
 

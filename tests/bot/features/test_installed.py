@@ -286,3 +286,22 @@ async def test_a_learner_mid_attempt_is_told_the_quiz_changed_and_offered_the_ne
     assert isinstance(gone, StaleAnswer) and gone.removed
     assert plan.pressed(gone, LEARNER).ack == catalogue.t("ur", "answer.quiz_removed")
     engine.installed.close()
+
+
+async def test_an_uploads_alike_warnings_are_said_once_each(
+        open_store: Opener, quizzes: dict[str, Quiz], catalogue: Catalogue) -> None:
+    # A class's sheet of 30 questions without explanations: the reply listed 8 of its 60
+    # warnings, all 'no general feedback', then '… +52', hiding whatever else was said.
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    sheet = b"question,option1,option2,correct\n" + b"".join(
+        b"Which of set %d is an alkene?,ethene %d,ethane %d,A\n" % (i, i, i) for i in range(30))
+    done = await engine.install(ADMIN, sheet, "week3.csv")
+    body = Planner(catalogue, PLAIN, shared_chats=False).installed("en", done).send[0].body
+    listed = [line for line in body.splitlines() if line.startswith("• ")]
+    assert listed[:2] == [
+        "• week3.csv:2, 3, 4 and 27 more: no general feedback; the explanation is the right "
+        "answer's text (write a better one)",
+        "• week3.csv:2, 3, 4 and 27 more: the question has no takeaway (the one line shown "
+        "before the explanation)"]
+    assert "… +" not in body
+    engine.installed.close()
