@@ -235,8 +235,10 @@ class Flows:
     async def help(self, interaction: discord.Interaction[Any]) -> None:
         """/help: what the bot does, with a Start button."""
         lang = await timely(interaction, self.lang(interaction))
-        reply = self.plan.help(lang, self.engine.quiz_info(lang), actor_of(interaction),
-                               quizzes=len(self.engine.quiz_infos(lang)))
+        actor = actor_of(interaction)
+        reply = self.plan.help(lang, self.engine.quiz_info(lang), actor,
+                               quizzes=len(self.engine.quiz_infos(lang)),
+                               admin=self.engine.is_admin(actor))
         await self.deliver(interaction, reply)
 
     async def report_note(self, interaction: discord.Interaction[Any], note: str) -> None:

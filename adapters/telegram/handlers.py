@@ -323,7 +323,8 @@ class Handlers:
         """/help: what the bot can do."""
         lang = await self.engine.language(turn.actor)
         return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor,
-                              quizzes=len(self.engine.quiz_infos(lang)))
+                              quizzes=len(self.engine.quiz_infos(lang)),
+                              admin=self.engine.is_admin(turn.actor))
 
     async def report(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/report <words>: a line added to the learner's latest problem report."""

@@ -250,10 +250,14 @@ class Planner:
         rows = (*self._language_rows(actor), self._start_row(lang, quiz.id, actor))
         return Reply(send=(Card(text, rows=rows),))
 
-    def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int) -> Reply:
-        """/help: what the bot can do, Start and All quizzes."""
+    def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int,
+             admin: bool = False) -> Reply:
+        """/help: what the bot can do, Start and All quizzes; an admin also reads how to
+        install a quiz of their own (nothing else tells them)."""
         key = "help" if self.shared_chats else "help_server"  # Discord: slash options
         text = self.t(lang, key, title=quiz.title, count=quiz.questions, quizzes=quizzes)
+        if admin:
+            text += "\n\n" + self.t(lang, f"{key}_admin")
         return Reply(send=(Card(text, rows=(self._start_row(lang, quiz.id, actor),)),))
 
     def _start_row(self, lang: str, quiz_id: str, actor: Actor) -> tuple[Button, ...]:

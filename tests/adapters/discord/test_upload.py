@@ -84,3 +84,18 @@ async def test_a_file_of_no_known_format_is_told_how_to_name_it(tmp_path: Path,
         assert problem.startswith("• notes.txt: cannot tell its format; name the file .yaml,")
         assert ".gift" in problem and ".csv" in problem and "ANSWER:" in problem
         assert "notes" not in app.engine.library.quizzes
+
+
+async def test_help_tells_an_admin_how_to_upload_and_nobody_else(tmp_path: Path,
+                                                                fake: FakeDiscord) -> None:
+    # Nothing in the chat said a quiz file could be uploaded: an admin had to find
+    # docs/import.md.
+    path = write_config(tmp_path, fake)
+    path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
+    async with running(path) as app:
+        said = app.catalogue.t("en", "help_server_admin")
+        ix = await replied(fake, await fake.slash(ALICE, "help", guild=GUILD))
+        assert ix.original is not None and ix.original.content.endswith(said)
+        assert "/quiz upload:" in said
+        ix = await replied(fake, await fake.slash(BOB, "help", guild=GUILD))
+        assert ix.original is not None and "/quiz upload" not in ix.original.content

@@ -73,6 +73,21 @@ async def test_an_admin_uploads_plays_and_removes_a_quiz(
         assert (await learner.reply(since))["text"].startswith("There is no quiz called week3")
 
 
+async def test_help_tells_an_admin_how_to_upload_and_nobody_else(
+        start_bot: BotFactory, api: FakeBotAPI) -> None:
+    # Nothing in the chat said a quiz file could be sent: an admin had to find docs/import.md.
+    async with start_bot(admins=[ADMIN, ADMIN + 1]) as running:
+        for user, lang, admin in ((ADMIN, "en", True), (ADMIN + 1, "ur", True),
+                                  (1001, "en", False)):
+            learner = Learner(api, api.user(user, "Ada", language_code=lang))
+            since = learner.mark()
+            await learner.send("/help")
+            text = (await learner.reply(since))["text"]
+            said = running.app.catalogue.t(lang, "help_admin")
+            assert text.endswith(said) is admin, text
+            assert ("/quiz remove ID" in text) is admin
+
+
 async def test_refusals_are_polite_and_install_nothing(start_bot: BotFactory,
                                                        api: FakeBotAPI) -> None:
     async with start_bot(admins=[ADMIN]) as running:
