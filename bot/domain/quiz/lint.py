@@ -1,6 +1,7 @@
 """Warnings about what a quiz says, beside the cue checks of `bot.domain.quiz.quality`:
 computed questions whose key sits at the same rank in most draws or whose options crowd
-together, answers one question gives away in another, and explanations too long to read.
+together, answers one question gives away in another, explanations too long to read, and a
+question or option given twice.
 `quizbot validate` prints them with file:line; none stops a quiz from loading."""
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ _NUMBER = re.compile(r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?(?:/\d+)?)(?![\w])")
 def lint_warnings(quiz: Quiz) -> list[str]:
     """Every warning of this module for one quiz."""
     return (computed_warnings(quiz) + claim_warnings(quiz) + leak_warnings(quiz)
-            + explanation_warnings(quiz))
+            + explanation_warnings(quiz) + repeat_warnings(quiz))
 
 
 # --- computed questions: the key's rank and the gap between options -----------------------
@@ -219,3 +220,39 @@ def _longest_explanation(q: Question, lang: str) -> int:
         except DrawFailed:
             continue
     return max(sizes, default=0)
+
+
+# --- the same question or option twice ------------------------------------------------------
+
+def repeat_warnings(quiz: Quiz) -> list[str]:
+    """A question asked twice, word for word with the same options (two sheets merged, a row
+    pasted twice: learners answer it twice), and an option given twice in one question (a
+    learner who picks the copy of the key is marked wrong)."""
+    out = []
+    seen: dict[tuple[str, ...], Question] = {}
+    for i, q in enumerate(quiz.questions):
+        if q.computed is not None:  # drawn afresh: its text is a template
+            continue
+        asked = tuple(_said(t.get(lang)) for lang in quiz.languages
+                      for t in (q.text, *(o.text for o in q.options)))
+        first = seen.setdefault(asked, q)
+        if first is not q:
+            out.append(f"{quiz.source}:{q.line}: questions[{i}] ({q.id}) repeats the question "
+                       f"at line {first.line}, options and all: learners would answer it "
+                       "twice; remove one")
+        for lang in quiz.languages:
+            given: dict[str, int] = {}
+            for j, option in enumerate(q.options):
+                k = given.setdefault(_said(option.text.get(lang)), j)
+                if k != j:
+                    key = (" and one of them is the right answer: a learner who picks the "
+                           "other is marked wrong" if q.correct in (j, k) else "")
+                    out.append(f"{quiz.source}:{option.line}: questions[{i}].options[{j}] "
+                               f"({lang}) is the same as options[{k}]{key}; remove one or "
+                               "reword it")
+    return out
+
+
+def _said(text: str) -> str:
+    """A text as compared for repeats: spacing aside (case is meaning: CO is not Co)."""
+    return " ".join(text.split())

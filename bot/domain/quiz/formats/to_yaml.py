@@ -36,13 +36,18 @@ class Converted:
         match = re.match(rf"{re.escape(shown)}(?::(\d+))?: (.*)", problem, re.DOTALL)
         if not match or not self.starts:  # our own YAML: its lines are the source's
             return problem.replace(shown, source, 1)
-        line = int(match.group(1) or 0)
-        where = next((w for start, w in reversed(self.starts) if start <= line), source)
+        where = self._where(int(match.group(1) or 0), source)
         # the source's line names the question; our YAML's index of it would not (questions
         # the reader refused are not in the YAML): "questions[2].options has" -> "options has"
         said = re.sub(r"^questions\[\d+\](\.?)", lambda m: "" if m.group(1) else "the question",
                       match.group(2))
+        # another question named by its line in our YAML ("repeats the question at line 9")
+        said = re.sub(r"\bline (\d+)\b", lambda m: self._where(int(m.group(1)), source), said)
         return f"{where}: {said}"
+
+    def _where(self, line: int, source: str) -> str:
+        """The source's position of the question our YAML's `line` is in."""
+        return next((w for start, w in reversed(self.starts) if start <= line), source)
 
 
 class _Dumper(yaml.SafeDumper):

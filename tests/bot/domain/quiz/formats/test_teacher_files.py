@@ -220,3 +220,20 @@ def test_a_csv_row_with_more_than_ten_options_is_refused_not_cut() -> None:
     assert result.problems == [
         "twelve.csv:2: has 12 options (option11, option12 filled); a question has 2 to 10: "
         "leave out the weakest"]
+
+
+def test_a_question_or_option_given_twice_is_said_with_both_places() -> None:
+    # Two sheets merged (a row pasted twice) was installed as two questions, learners
+    # answering it twice; an option given twice, one of them the key, marked a learner
+    # who picked the copy wrong. Neither was said. Case is meaning (CO is not Co).
+    sheet = ("question,option1,option2,option3,correct,explanation\r\n"
+             "Which is carbon monoxide?,CO,Co,C2O,A,One C and one O.\r\n"
+             "Which is an alkene?,ethene,ethane,ethene,A,A C=C bond.\r\n"
+             "Which is carbon monoxide?,CO,Co,C2O,A,One C and one O.\r\n")
+    result = convert(sheet.encode(), "merged.csv")
+    assert result.quiz is not None
+    assert [w for w in result.warnings if "twice" in w or "the same as" in w] == [
+        "merged.csv:3: options[2] (en) is the same as options[0] and one of them is the right "
+        "answer: a learner who picks the other is marked wrong; remove one or reword it",
+        "merged.csv:4: the question (q-b8cf572525-2) repeats the question at merged.csv:2, "
+        "options and all: learners would answer it twice; remove one"]
