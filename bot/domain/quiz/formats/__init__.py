@@ -8,6 +8,7 @@ from pathlib import PurePath
 from bot.domain.quiz.formats import aiken, gift, moodle_xml, table
 from bot.domain.quiz.formats.draft import (
     MAX_SOURCE_BYTES,
+    UTF16_BOMS,
     Draft,
     ImportRefused,
     decode,
@@ -28,7 +29,10 @@ def guess_format(name: str, data: bytes) -> str | None:
     by_name = SUFFIXES.get(PurePath(name).suffix.lower())
     if by_name:
         return by_name
-    head = data[:4096].decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    head = (data[:4096].decode("utf-16", "replace") if data.startswith(UTF16_BOMS)
+            else data[:4096].decode("utf-8", "replace")).lstrip("\ufeff \t\r\n")
+    if table.is_header(head.split("\n", 1)[0]):  # a sheet saved as text (.txt)
+        return "csv"
     if head.startswith("<"):
         return "moodle-xml"
     if any(line.strip().upper().startswith("ANSWER:") for line in head.splitlines()):

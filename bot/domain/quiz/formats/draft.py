@@ -175,11 +175,21 @@ def tidy(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def decode(data: bytes, source: str) -> str:
-    """UTF-8 text (a BOM allowed); anything else is refused in one line."""
+    """UTF-8 text (a BOM allowed), or UTF-16 that starts with its BOM (Excel's "Unicode
+    Text", how Excel long saved a sheet in Urdu); anything else is refused in one line."""
     if data.startswith(b"PK\x03\x04"):
         raise ImportRefused([f"{source}: is a zip archive; export the questions as one GIFT, "
                              "Moodle XML, Aiken or CSV file"])
+    if data.startswith(UTF16_BOMS):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise ImportRefused([f"{source}: is not valid UTF-16 (byte {exc.start + 1}); "
+                                 "save the file as CSV UTF-8 and import it again"]) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -12,7 +12,8 @@ The first row is the header; columns by name, in any order (case and spaces igno
 | `id` | no | the question's id (else from the text) |
 | `category` | no | a topic name |
 
-UTF-8 (Excel's BOM is fine), comma-, semicolon- or tab-separated (read from the header line),
+UTF-8 (Excel's BOM is fine) or UTF-16 with its BOM (Excel's "Unicode Text"), comma-,
+semicolon- or tab-separated (read from the header line, or a first line `sep=;`),
 quoted as RFC 4180 says (https://www.rfc-editor.org/rfc/rfc4180). `quizbot export-quiz
 --format csv` writes the same columns (a cell starting with = + - @ gets a leading ' so no
 spreadsheet runs it as a formula; reading strips it).
@@ -36,30 +37,44 @@ def _column(name: str) -> str:
     return re.sub(r"[\s_]+", "", name.strip().lower()).replace("whynot", "why_not")
 
 
+def _delimiter(first: str) -> str:
+    # comma, or semicolon (Excel in most European locales), or tab (Google Sheets' .tsv,
+    # Excel's "Unicode Text", rows pasted from a spreadsheet): whichever the header uses most
+    return max(",;\t", key=first.count)
+
+
+def is_header(line: str) -> bool:
+    """Whether `line` is a header `read` takes (a sheet saved under another name, .txt)."""
+    names = {_column(c.strip('"')) for c in line.rstrip("\r").split(_delimiter(line))}
+    return {"question", "option1", "option2", "correct"} <= names
+
+
 def read(text: str, source: str) -> Draft:
     """Every question of a CSV file."""
     draft = Draft(source)
-    first = text.split("\n", 1)[0]
-    # comma, or semicolon (Excel in most European locales), or tab (Google Sheets' .tsv,
-    # rows pasted from a spreadsheet): whichever the header uses most
-    delimiter = max(",;\t", key=first.count)
+    first, _, rest = text.partition("\n")
+    # "sep=;" on the first line: the hint some tools write so that Excel splits the columns
+    hint = re.fullmatch(r"\s*sep=(.)\s*", first)
+    text, skipped = (rest, 1) if hint else (text, 0)
+    delimiter = hint.group(1) if hint else _delimiter(first)
     rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    at = f"{source}:{1 + skipped}"  # the header's line
     try:
         header = [_column(h) for h in next(rows)]
     except StopIteration:
-        draft.problems.append(f"{source}:1: is empty; the first row names the columns")
+        draft.problems.append(f"{at}: is empty; the first row names the columns")
         return draft
     missing = [c for c in ("question", "option1", "option2", "correct") if c not in header]
     if missing:
-        draft.problems.append(f"{source}:1: the header has no {', '.join(missing)} column "
+        draft.problems.append(f"{at}: the header has no {', '.join(missing)} column "
                               "(columns: question, option1..option10, correct, explanation, "
                               "why_not1..why_not10, id, category)")
         return draft
-    start = rows.line_num + 1  # a row's first line: a quoted cell may hold line breaks
+    start = rows.line_num + 1 + skipped  # a row's first line: a cell may hold line breaks
     try:
         for row in rows:
             _row(dict(zip(header, row, strict=False)), f"{source}:{start}", draft)
-            start = rows.line_num + 1
+            start = rows.line_num + 1 + skipped
     except csv.Error as exc:
         why = ("a quoted cell that starts in this row is not closed; add the missing '\"'"
                if "end of data" in str(exc) else f"is not valid CSV: {exc}")

@@ -237,3 +237,30 @@ def test_a_question_or_option_given_twice_is_said_with_both_places() -> None:
         "answer: a learner who picks the other is marked wrong; remove one or reword it",
         "merged.csv:4: the question (q-b8cf572525-2) repeats the question at merged.csv:2, "
         "options and all: learners would answer it twice; remove one"]
+
+
+def test_excels_unicode_text_and_a_sep_line_are_read() -> None:
+    # Excel's "Unicode Text" (UTF-16 with its BOM, tab-separated, .txt), how Excel long saved
+    # a sheet in Urdu, was 'cannot tell its format' (.txt) or 'is not UTF-8 (byte 1)' (.csv);
+    # a first line 'sep=;' (written so that Excel splits the columns) was read as the header.
+    rows = ["question\toption1\toption2\tcorrect",
+            "غالب کا پورا نام کیا تھا؟\tمرزا اسد اللہ خان\tمیر تقی میر\t1"]
+    unicode_text = "\r\n".join(rows).encode("utf-16")
+    assert unicode_text.startswith(b"\xff\xfe")
+    for name in ("urdu.txt", "urdu.csv"):
+        quiz = convert(unicode_text, name).quiz
+        assert quiz is not None and quiz.languages == ("ur",)
+        assert quiz.questions[0].options[0].text.get("ur") == "مرزا اسد اللہ خان"
+    sep = b"sep=;\r\nquestion;option1;option2;correct\r\nWhich is aromatic?;benzene;hexane;\r\n"
+    assert _problems_of(sep, "sep.csv") == [
+        "sep.csv:3: correct is 'empty'; give the right option's number (1-10) or letter (A-J) "
+        "of a filled option"]
+    quiz = convert(sep.replace(b"hexane;", b"hexane;A"), "sep.csv").quiz
+    assert quiz is not None and [o.text.get("en") for o in quiz.questions[0].options] == [
+        "benzene", "hexane"]
+
+
+def _problems_of(data: bytes, name: str) -> list[str]:
+    result = convert(data, name)
+    assert result.quiz is None
+    return result.problems
