@@ -200,6 +200,16 @@ def _choices(answers: str, q: DraftQuestion, draft: Draft, html: bool) -> None:
         body = body[weight.end():] if weight else body
         q.options.append(DraftOption(plain(body, html), plain("#".join(feedback), html),
                                      fraction))
+    glued = [answers[i - 1:].split(None, 1)[0] for i in starts
+             if i > 0 and answers[i] == "=" and not answers[i - 1].isspace()]
+    if glued and sum(o.fraction == 100 for o in q.options) > 1:
+        # "{=C=C double bond ~C-C}": as Moodle reads it, two right answers 'C' and 'C double
+        # bond'; the teacher wrote one
+        word = glued[0]
+        draft.problems.append(f"{q.where}: '=' inside an answer's text ('{word}') starts "
+                              "another right answer; write a literal '=' as '\\=' ('"
+                              + word.replace("=", "\\=") + "')")
+        return
     shares = [o.fraction for o in q.options if o.fraction > 0]
     if len(shares) > 1 and max(shares) < 100:  # as Moodle reads it: several right answers
         draft.skip(q.where, "multiple-answer", "the credit is shared by "

@@ -264,3 +264,18 @@ def _problems_of(data: bytes, name: str) -> list[str]:
     result = convert(data, name)
     assert result.quiz is None
     return result.problems
+
+
+def test_an_equals_sign_inside_a_gift_answer_is_named() -> None:
+    # "=C=C double bond" is, as Moodle reads GIFT, two right answers 'C' and 'C double bond';
+    # the teacher, who wrote one '=', was told '2 options are worth 100%'.
+    gift = (b"::alkene:: Which bond makes ethene an alkene? "
+            b"{=C=C double bond ~C-C single bond}\n\n::compact:: Benzene is aromatic? {=yes~no}\n")
+    assert _problems_of(gift, "bonds.gift") == [
+        "bonds.gift:1: '=' inside an answer's text ('C=C') starts another right answer; write "
+        "a literal '=' as '\\=' ('C\\=C')"]
+    fixed = convert(gift.replace(b"=C=C", b"=C\\=C"), "bonds.gift").quiz
+    assert fixed is not None
+    assert [o.text.get("en") for o in fixed.questions[0].options] == [
+        "C=C double bond", "C-C single bond"]
+    assert [o.text.get("en") for o in fixed.questions[1].options] == ["yes", "no"]
