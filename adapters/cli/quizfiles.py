@@ -100,7 +100,7 @@ def import_file(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     count = len(result.quiz.questions) if result.quiz else result.yaml.count("\n  - id: ")
     note = f" despite {len(result.problems)} problem(s) (--force)" if result.problems else ""
-    print(f"wrote {where}: {count} questions{note}", file=sys.stderr)
+    print(f"wrote {where}: {_questions(count)}{note}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -191,7 +191,7 @@ def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
     except PlaceError as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"wrote {args.output}: {len(quiz.questions)} questions ({args.format}, {lang})",
+    print(f"wrote {args.output}: {_questions(len(quiz.questions))} ({args.format}, {lang})",
           file=sys.stderr)
     return EXIT_OK
 
@@ -209,8 +209,11 @@ async def _installed(args: argparse.Namespace) -> int:
         try:
             return await _quizzes(args, service, by=f"cli:{getpass.getuser()}")
         except UploadRefused as exc:
-            print(exc.params["problems"].replace("• ", ""), file=sys.stderr)
-            print("nothing installed.", file=sys.stderr)
+            # every problem, one a line, as validate and import list them (a chat reply
+            # shows the first 20)
+            for problem in exc.every:
+                print(problem, file=sys.stderr)
+            print(f"{len(exc.every)} problem(s) found; nothing installed.", file=sys.stderr)
         except (UploadTooBig, ShippedQuiz, NotInstalled) as exc:
             print(f"quizbot: {Catalogue.load().t('en', exc.key, **exc.params)}",
                   file=sys.stderr)
@@ -228,11 +231,11 @@ async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> 
         for warning in done.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if done.unchanged:
-            print(f"unchanged {done.quiz_id}: {done.title}, {done.questions} questions, already "
+            print(f"unchanged {done.quiz_id}: {done.title}, {_questions(done.questions)}, already "
                   f"installed as version {done.version} from the same content; nothing was "
                   "changed")
         else:
-            print(f"installed {done.quiz_id}: {done.title}, {done.questions} questions "
+            print(f"installed {done.quiz_id}: {done.title}, {_questions(done.questions)} "
                   f"(version {done.version}); every running bot serves it within a minute")
         return EXIT_OK
     title = await service.take_out(args.quiz_id, by=by)
@@ -240,12 +243,16 @@ async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> 
     return EXIT_OK
 
 
+def _questions(count: int) -> str:
+    return f"{count} question{'' if count == 1 else 's'}"
+
+
 async def _list(service: Installed) -> int:
     listed = await service.listed()
     if not listed:
         print("no installed quizzes; add one with: quizbot quizzes add PATH")
     for row, quiz in listed:
-        what = (f"{quiz.title.get(quiz.languages[0])}, {len(quiz.questions)} questions"
+        what = (f"{quiz.title.get(quiz.languages[0])}, {_questions(len(quiz.questions))}"
                 if quiz else "does not load any more (see the bot's log)")
         when = datetime.fromtimestamp(row.installed_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
         print(f"{row.quiz_id}: {what}; version {row.version}, by {row.installed_by}, {when}")

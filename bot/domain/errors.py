@@ -111,13 +111,15 @@ class UploadTooBig(QuizError):
 
 class UploadRefused(QuizError):
     """An uploaded quiz file that does not validate; nothing was installed. `problems` is
-    the list, already cut to what one message can show (so not clipped again)."""
+    the list, already cut to what one message can show (so not clipped again); `every`
+    each problem in full, for the command line (`quizbot quizzes add`)."""
 
     key = "error.upload_refused"
 
-    def __init__(self, problems: str) -> None:
+    def __init__(self, problems: str, every: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.params = {"problems": problems}
+        self.every = every
 
 
 class ShippedQuiz(QuizError):

@@ -132,7 +132,8 @@ class Installed:
         result = await asyncio.to_thread(convert, data, PurePosixPath(name).name,
                                          quiz_id=quiz_id)
         if not result.ok or result.quiz is None:
-            raise UploadRefused(problems=listing(result.problems))
+            raise UploadRefused(problems=listing(result.problems),
+                                every=tuple(result.problems))
         quiz = result.quiz
         if self.library.is_shipped(quiz.id):
             raise ShippedQuiz(quiz=quiz.id)

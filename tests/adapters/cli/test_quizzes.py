@@ -94,3 +94,24 @@ def test_adding_the_installed_file_again_changes_nothing(
     assert main(["quizzes", "remove", "gifts", *args]) == 0
     assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
     assert "(version 4)" in capsys.readouterr().out  # back after its removal (version 3)
+
+
+def test_add_lists_every_problem_in_full_and_counts_one_question(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # It printed the chat reply's list: the first 20 problems, each cut to 300 characters,
+    # '… +5', and no count; and '1 questions' for a one-question quiz.
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("question,option1,option2,correct\n"
+                   + "".join(f"Q{i}?,a,b,Z{i}\n" for i in range(25)))
+    assert main(["quizzes", "add", str(bad), "--config", str(config)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"bad.csv:{i + 2}: correct is 'Z{i}'; give the right option's number (1-10) "
+                   "or letter (A-J) of a filled option" for i in range(25)] + [
+        "25 problem(s) found; nothing installed."]
+    bad.write_text("question,option1,option2,correct,explanation\nQ?,a,b,A,Because.\n")
+    assert main(["quizzes", "add", str(bad), "--config", str(config)]) == 0
+    assert "installed bad: bad, 1 question (version 1)" in capsys.readouterr().out
+    assert main(["import", str(bad)]) == 0
+    assert capsys.readouterr().err.endswith("wrote standard output: 1 question\n")
