@@ -78,12 +78,11 @@ class Planner:
                  catalogue_command: str = "/quizzes", type_button: bool = False,
                  rounds: RoundPlanner | None = None,
                  private_url: Callable[[WhoAnswered], str | None] | None = None) -> None:
-        self.cat = cat
+        self.cat, self.m = cat, markup
         self.rounds = rounds  # a round's "Who answered?" pages (None: rounds are off)
         # where a round's chat keeps nothing private to one member (Telegram): the deep
         # link that opens a "Who answered?" list in the presser's private chat instead
         self.private_url = private_url
-        self.m = markup
         self.catalogue_command = catalogue_command  # how this platform opens the catalogue
         # True where a learner's quiz messages in a group are seen by everyone (Telegram):
         # each question then names whose it is.
@@ -252,13 +251,11 @@ class Planner:
 
     def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int,
              admin: bool = False) -> Reply:
-        """/help: what the bot can do, Start and All quizzes; an admin also reads how to
-        install a quiz of their own (nothing else tells them)."""
+        """/help: what the bot can do (an admin: how to install a quiz), Start, All quizzes."""
         key = "help" if self.shared_chats else "help_server"  # Discord: slash options
         text = self.t(lang, key, title=quiz.title, count=quiz.questions, quizzes=quizzes)
-        if admin:
-            text += "\n\n" + self.t(lang, f"{key}_admin")
-        return Reply(send=(Card(text, rows=(self._start_row(lang, quiz.id, actor),)),))
+        more = "\n\n" + self.t(lang, f"{key}_admin") if admin else ""
+        return Reply(send=(Card(text + more, rows=(self._start_row(lang, quiz.id, actor),)),))
 
     def _start_row(self, lang: str, quiz_id: str, actor: Actor) -> tuple[Button, ...]:
         return _row(lang, [self._start(lang, quiz_id, actor), self.quizzes_button(lang, actor)])
@@ -331,8 +328,7 @@ class Planner:
                          ids=", ".join(info.id for info in infos))
 
     def installed(self, lang: str, done: InstallOutcome) -> Reply:
-        """An uploaded quiz is served: its title, size and how to start it, then any
-        warnings."""
+        """An uploaded quiz is served: its title, size and how to start it, then warnings."""
         warnings = (self.cat.t(lang, "admin.install_warnings",
                                warnings=listing(list(done.warnings))) if done.warnings else "")
         key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
