@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,17 @@ class LeaderboardRow:
     score: int
     total: int
     finished_at: float
+
+
+def ranked(rows: Iterable[LeaderboardRow]) -> tuple[LeaderboardRow, ...]:
+    """Board rows, best first, with their places: members level on score who finished at the
+    same moment (a round's members all finish at its end) share a place, and the next place
+    counts them ("1, 1, 3"); else the earlier finish is placed first."""
+    out: list[LeaderboardRow] = []
+    for i, row in enumerate(rows, 1):
+        level = out and (out[-1].score, out[-1].finished_at) == (row.score, row.finished_at)
+        out.append(replace(row, rank=out[-1].rank if level else i))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

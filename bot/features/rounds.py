@@ -39,7 +39,7 @@ from bot.domain.round_results import (
     WhoRow,
 )
 from bot.domain.shuffle import deal
-from bot.domain.stats_results import Leaderboard, LeaderboardRow
+from bot.domain.stats_results import Leaderboard, LeaderboardRow, ranked
 from bot.features.groups import Groups
 from bot.features.library import Library
 from bot.features.review import card_update
@@ -351,9 +351,9 @@ class Rounds:
                                      quiz.id, actor.platform, chat, rounds=kind == "rounds",
                                      limit=limit)
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
-                           tuple(LeaderboardRow(i, r.display_name or r.user_id, r.platform,
-                                                r.user_id, r.score, r.total, r.finished_at)
-                                 for i, r in enumerate(rows, 1)), kind=kind)
+                           ranked(LeaderboardRow(0, r.display_name or r.user_id, r.platform,
+                                                 r.user_id, r.score, r.total, r.finished_at)
+                                  for r in rows), kind=kind)
 
 
 __all__ = ["Rounds", "standings_of"]

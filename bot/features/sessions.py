@@ -33,7 +33,14 @@ from bot.domain.results import (
     TypedRefused,
 )
 from bot.domain.rights import owns
-from bot.domain.stats_results import Leaderboard, LeaderboardRow, QuestionStat, TopicLine, UserStats
+from bot.domain.stats_results import (
+    Leaderboard,
+    LeaderboardRow,
+    QuestionStat,
+    TopicLine,
+    UserStats,
+    ranked,
+)
 from bot.features.library import (
     Library,
     keep_since,
@@ -369,10 +376,9 @@ class Sessions:
         else:
             scope, key = GLOBAL, ""
         rows = await self.store.read(sessions_sql.best, quiz.id, key, limit)
-        return Leaderboard(lang, quiz.id, quiz.title.get(lang), scope, tuple(
-            LeaderboardRow(i, r.display_name or r.user_id, r.platform, r.user_id, r.score,
-                           r.total, r.finished_at)
-            for i, r in enumerate(rows, 1)))
+        return Leaderboard(lang, quiz.id, quiz.title.get(lang), scope, ranked(
+            LeaderboardRow(0, r.display_name or r.user_id, r.platform, r.user_id, r.score,
+                           r.total, r.finished_at) for r in rows))
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""

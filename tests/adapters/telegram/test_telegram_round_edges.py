@@ -229,3 +229,37 @@ async def test_a_press_on_an_earlier_question_points_to_the_open_one(
         tap = await room.bilal.tap(first, pressed)
         assert (await room.bilal.toast(tap)).params["text"] == \
             "That question is over; answer the one that is open now."
+
+
+async def test_members_level_at_a_rounds_end_share_their_place_on_the_board(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    """A round's members all finish at its end: two level on score got 🥇 and 🥈 by chance
+    on /leaderboard (the round's podium had them both 🥇 1.). They share the place now, and
+    the next place counts them; a later round's equal score still places after them."""
+    room = Room(bot, api)
+
+    async def one_question_round(right: tuple[Learner, ...], wrong: tuple[Learner, ...]
+                                 ) -> None:
+        since = room.hana.mark()
+        await room.hana.send("/round 20 1")
+        question = await room.question(since)
+        for who in right + wrong:
+            pick = (key.right if who in right else key.wrong)(question["text"])
+            assert await room.press(who, question, pick) == f"🔒 Locked in: {pick}"
+        since = room.hana.mark()
+        room.advance(20)
+        assert "🏁 Final podium" in await room.reveal(since, question)
+
+    await one_question_round((room.hana, room.bilal), (room.chen,))
+    for command in ("/leaderboard rounds", "/leaderboard"):
+        since = room.hana.mark()
+        await room.hana.send(command)
+        lines = strip_isolates((await room.hana.reply(since))["text"]).splitlines()[1:]
+        assert sorted(lines[:2]) == ["🥇 1. Bilal: 1/1 🏅", "🥇 1. Hana: 1/1 🏅"], command
+        assert len(lines) == 3 and lines[2].endswith(" 3. Chen: 0/1"), command
+        room.advance(61)  # a member's one reply a minute while a round runs: none runs now
+    await one_question_round((room.chen,), ())
+    since = room.chen.mark()
+    await room.chen.send("/leaderboard rounds")
+    lines = strip_isolates((await room.chen.reply(since))["text"]).splitlines()[1:]
+    assert lines[2:] == ["🥉 3. Chen: 1/1 🏅"]
