@@ -337,7 +337,8 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN, *,
                      name=person(lang, row.display_name), score=row.score, total=row.total)
         if earns_badge(row.score, row.total):
             text = f"{text} {BADGE}"
-        lines.append(f"{medals.get(row.rank, '  ')} {m.escape(text)}")
+        medal = medals.get(row.rank, "  ") if row.score > 0 else "  "  # none for nothing right
+        lines.append(f"{medal} {m.escape(text)}")
     return "\n".join(lines)
 
 
