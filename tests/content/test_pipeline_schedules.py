@@ -244,3 +244,13 @@ def test_micro_batch_size_by_the_whole_step(quiz: Quiz):
     assert step == {4: 540, 2: 526, 1: Fraction(6228, 10)}
     assert min(step, key=lambda b: step[b]) == 2
     assert right(question(quiz, "ps22-microbatch-size")).startswith("2 sequences")
+
+
+def test_pipedream_is_cited_where_its_sosp_paper_is(quiz: Quiz):
+    """ps09 cited 'PipeDream: Generalized Pipeline Parallelism for DNN Training (SOSP 2019)'
+    at arXiv 1806.03377, which is Harlap et al.'s earlier 'PipeDream: Fast and Efficient
+    Pipeline Parallel DNN Training' (2018), another paper with another title."""
+    [ref] = [r for r in question(quiz, "ps09-unbalanced-stages").references
+             if r.title.startswith("PipeDream:")]
+    assert "SOSP 2019" in ref.title and "1806.03377" not in ref.url
+    assert "pipedream-generalized-pipeline-parallelism" in ref.url
