@@ -156,12 +156,19 @@
     }
     box.appendChild(ways);
     var title = document.getElementById("title");
-    if (!title.textContent) { title.textContent = t("dashboard.title"); }
+    if (!title.textContent) {
+      title.textContent = t(query.get("group") ? "dashboard.group_untitled" : "dashboard.title");
+    }
     box.dataset.status = String(status);
     box.hidden = false;
     document.getElementById("status").textContent = "";
     document.body.dataset.state = "error";
+    box.scrollIntoView({ block: "nearest" });  // a button far down the page failed: show why
   }
+
+  // A refused request rejects with its status; one that never reached the server (offline)
+  // or whose answer was not JSON, with an error object: that is status 0.
+  function failed(reason) { fail(typeof reason === "number" ? reason : 0); }
 
   function api(path, auth) {
     return fetch(path, { headers: { Authorization: auth } }).then(function (r) {
@@ -187,7 +194,7 @@
         fetch("/api/reports/" + x.id + "/resolve", { method: "POST", headers: { Authorization: auth } })
           .then(function (res) { return res.ok ? res.json() : Promise.reject(res.status); })
           .then(function () { b.replaceWith(el("p", t("dashboard.resolved"), "good")); })
-          .catch(fail);
+          .catch(failed);
       });
       item.appendChild(b);
       box.appendChild(item);
@@ -425,7 +432,7 @@
       document.body.appendChild(a);
       a.click();
       setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
-    }).catch(fail);
+    }).catch(failed);
   }
 
   function start() {
@@ -443,7 +450,7 @@
         if (d.kind === "group") { renderGroup(d, auth); } else { renderMe(d, auth); }
         document.body.dataset.state = "ready";
       });
-    }).catch(function (status) { fail(typeof status === "number" ? status : 0); });
+    }).catch(failed);
   }
 
   start();

@@ -322,3 +322,54 @@ async def test_a_command_on_the_page_stays_whole_on_one_line(
         xs = [x for x, _ in glyphs]
         assert xs == sorted(xs), glyphs  # left to right: "/round start", not "start /round"
         await shoot(page, tmp_path, f"dashboard-command-whole-{platform}-{lang}")
+
+
+async def test_a_failed_download_shows_its_error_where_the_admin_is(
+        tmp_path: Path, api: FakeBotAPI, key: AnswerKey, page: Any) -> None:
+    """The download buttons sit at the bottom of a long page; when the file cannot be fetched
+    (here the connection drops) the error box at the top scrolls into view, titled with the
+    group, instead of appearing off-screen while the button seems to do nothing."""
+    async with dashboard_bot(tmp_path, api) as running:
+        group = api.group_chat(GROUP, title="Pipeline Club")
+        api.members[(GROUP, 1002)] = "administrator"
+        for uid, name in ((1001, "Alice"), (1003, "Bob")):
+            learner = Learner(api, api.user(uid, name), group)
+            since = learner.mark()
+            await learner.send("/quiz")
+            link = await learner.reply(since)
+            start = link["reply_markup"]["inline_keyboard"][0][0]["url"].split("start=")[1]
+            private = Learner(api, api.user(uid, name))
+            since = private.mark()
+            await private.send(f"/start {start}")
+            await finish_quiz_from(private, key, since, wrong={2})
+        admin = init_data(TOKEN, 1002, "Grace", auth_date=running.app.engine.clock())
+        await open_app(page, running, admin, query=f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        await page.route("**/export.csv", lambda route: route.abort("internetdisconnected"))
+        button = page.get_by_role("button", name=running.app.catalogue.raw(
+            "en", "dashboard.export_csv"))
+        await button.scroll_into_view_if_needed()
+        await button.click()
+        await page.wait_for_selector("#error:not([hidden])")
+        assert await page.get_attribute("#error", "data-status") == "0"
+        assert await page.locator("#error").is_visible()
+        assert await page.locator("#error p").first.evaluate(
+            "p => { const r = p.getBoundingClientRect(); "
+            "return r.top >= 0 && r.bottom <= innerHeight; }")
+        await shoot(page, tmp_path, "dashboard-group-download-failed")
+
+
+async def test_a_groups_page_that_cannot_load_is_titled_as_the_group_page(
+        tmp_path: Path, api: FakeBotAPI, page: Any) -> None:
+    """A teacher opening the group's page offline reads 'Your study group' over the error,
+    not 'Your progress', the learner's own page they did not open."""
+    async with dashboard_bot(tmp_path, api) as running:
+        cat = running.app.catalogue
+        data = init_data(TOKEN, 1002, "Grace", auth_date=running.app.engine.clock())
+        await page.route("**/api/**", lambda route: route.abort("internetdisconnected"))
+        try:
+            await open_app(page, running, data, query=f"?group={GROUP}")
+        finally:
+            await page.unroute("**/api/**")
+        assert await page.get_attribute("body", "data-state") == "error"
+        assert await page.text_content("#title") == cat.raw("en", "dashboard.group_untitled")
