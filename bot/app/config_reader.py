@@ -15,6 +15,12 @@ from bot.domain.errors import ConfigError
 from bot.domain.quiz.yaml_lines import duplicate_keys
 
 SECRET_KEYS = frozenset({"secret_token"})  # never echoed in an error message
+# What each type is called in an error: a maintainer reads "must be a whole number", not "int".
+KINDS = {bool: "true or false", int: "a whole number", float: "a number", str: "text",
+         dict: "a section (indented key: value lines)", list: "a list, such as [a, b]"}
+# YAML 1.1 reads these unquoted words as true or false, so `synchronous: off` arrives as False.
+YAML_BOOL_HINT = (" (YAML reads an unquoted yes, no, on or off as true or false: put the value "
+                  "in quotes)")
 
 
 class Reader:
@@ -33,10 +39,13 @@ class Reader:
             return default
         value = self.data[key]
         if not isinstance(value, kind) or (isinstance(value, bool) and bool not in _tuple(kind)):
-            names = " or ".join(k.__name__ for k in _tuple(kind))
-            shown = "a value not shown here" if key in SECRET_KEYS else repr(value)
-            raise self._fail(key, f"must be {names}, got {shown}")
+            raise self._fail(key, f"must be {_names(kind)}, got {self._shown(key, value)}")
         return value
+
+    def _shown(self, key: str, value: Any) -> str:
+        if key in SECRET_KEYS:
+            return "a value not shown here"
+        return repr(value) + (YAML_BOOL_HINT if isinstance(value, bool) else "")
 
     def integer(self, key: str, default: int, low: int, high: int | None = None) -> int:
         """An int in [low, high] (no upper bound when `high` is None)."""
@@ -74,6 +83,10 @@ class Reader:
         return value
 
     def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        value = self.data.get(key)
+        if value is not None and not isinstance(value, str):  # e.g. `synchronous: off`
+            raise self._fail(key, f"must be one of {', '.join(choices)}, got "
+                                  f"{self._shown(key, value)}")
         value = self.get(key, str, default)
         if value not in choices:
             raise self._fail(key, f"must be one of {', '.join(choices)}, got {value!r}")
@@ -90,6 +103,11 @@ class Reader:
 
 def _tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
     return kind if isinstance(kind, tuple) else (kind,)
+
+
+def _names(kind: type | tuple[type, ...]) -> str:
+    kinds = _tuple(kind)
+    return KINDS[float] if float in kinds else " or ".join(KINDS.get(k, k.__name__) for k in kinds)
 
 
 def read_yaml(path: Path) -> Any:

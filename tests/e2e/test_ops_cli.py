@@ -97,7 +97,7 @@ def test_ops_refuse_bad_input_with_a_clear_message(tmp_path: Path) -> None:
     assert stats.returncode == 1 and f"{user_db()}: no such database file" in stats.stderr
     (tmp_path / "bad.yaml").write_text("metrics:\n  port: http\n")
     bad = quizbot(tmp_path, "backup", "x.db", "--config", "bad.yaml")
-    assert bad.returncode == 1 and "metrics.port must be int" in bad.stderr
+    assert bad.returncode == 1 and "metrics.port must be a whole number" in bad.stderr
     (tmp_path / "notes.db").write_text("not a database")
     refused = quizbot(tmp_path, "restore", "notes.db")
     assert refused.returncode == 1 and "is not a SQLite database" in refused.stderr

@@ -38,13 +38,19 @@ def test_defaults_without_a_file():
 
 
 @pytest.mark.parametrize("text, message", [
-    ("telegram:\n  enabled: maybe\n", "telegram.enabled must be bool, got 'maybe'"),
+    ("telegram:\n  enabled: maybe\n", "telegram.enabled must be true or false, got 'maybe'"),
     ("telegram:\n  mode: carrier-pigeon\n", "telegram.mode must be one of polling, webhook"),
     ("storage:\n  ulr: sqlite:///x.db\n", "storage.ulr is not a known key"),
     ("discord:\n  guild_ids: [abc]\n", "discord.guild_ids must be a list of integers"),
     ("discord:\n  shards: many\n", "discord.shards must be auto or a number"),
     ("quiz:\n  default_language: fr\n", "quiz.default_language must be one of en, ur"),
     ("storage:\n  synchronous: fast\n", "storage.synchronous must be one of full, normal"),
+    # YAML turns an unquoted off into False: the message said "must be str, got False".
+    ("storage:\n  synchronous: off\n", "storage.synchronous must be one of full, normal, got "
+     "False (YAML reads an unquoted yes, no, on or off as true or false: put the value in "
+     "quotes)"),
+    ("storage:\n  pool_size: ten\n", "storage.pool_size must be a whole number, got 'ten'"),
+    ("admins: [1, 2]\n", "admins must be a section (indented key: value lines), got [1, 2]"),
     ("telegram:\n  mode: webhook\n  webhook:\n    public_url: https://x.org/t\n",
      "telegram.webhook.secret_token is required in webhook mode"),
     ("admins:\n  slack: [1]\n", "admins.slack must be a list of ids"),

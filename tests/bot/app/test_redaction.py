@@ -70,6 +70,6 @@ def test_a_refused_storage_url_does_not_echo_its_password(tmp_path: Path, url: s
 def test_a_badly_typed_webhook_secret_is_not_echoed(tmp_path: Path):
     path = tmp_path / "c.yaml"
     path.write_text("telegram:\n  webhook:\n    secret_token: 987654321987\n")
-    with pytest.raises(ConfigError, match="secret_token must be str") as caught:
+    with pytest.raises(ConfigError, match="secret_token must be text") as caught:
         load_config(path, env={})
     assert "987654321987" not in str(caught.value)

@@ -42,7 +42,8 @@ def test_shard_ids_are_sorted_and_deduplicated(tmp_path: Path):
     ("discord:\n  shards: auto\n  shard_ids: [0]\n", "discord.shard_ids needs discord.shards"),
     ("discord:\n  shards: 2\n  shard_ids: [2]\n", "shard numbers from 0 to 1, got [2]"),
     ("discord:\n  shards: 2\n  shard_ids: []\n", "must be a non-empty list"),
-    ("telegram:\n  webhook:\n    register: maybe\n", "telegram.webhook.register must be bool"),
+    ("telegram:\n  webhook:\n    register: maybe\n",
+     "telegram.webhook.register must be true or false"),
     ("storage:\n  url: 'postgresql://u:pw@host:port/db'\n", "not a valid postgresql:// URL"),
 ])
 def test_bad_values_name_the_key(tmp_path: Path, text: str, message: str):
