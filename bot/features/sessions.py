@@ -310,12 +310,13 @@ class Sessions:
                                          quiz.id, row.platform, row.user_id)
         step: NextStep | None = None
         topics: tuple[TopicLine, ...] = ()
-        if row.kind != SessionKind.DUE:
+        if row.kind != SessionKind.DUE or row.topic is not None:  # a topic's practice too
             totals = await self.store.read(learning_sql.review_totals,
                                            row.platform, row.user_id)  # read once
             known = await self.spaced.mastery(row.platform, row.user_id, totals=totals)
             step = await self.spaced.next_step(row.platform, row.user_id, quiz, lang,
                                                missed=bool(missed), known=known)
+        if row.kind != SessionKind.DUE:
             topics = await self.spaced.topic_map(row.platform, row.user_id, lang,
                                                  {t for q in quiz.questions for t in q.topics},
                                                  totals=totals, known=known)

@@ -155,24 +155,24 @@ class Planner:
                     detail_label=self.cat.t(result.lang, "answer.explanation"))
 
     def summary(self, summary: Summary, actor: Actor) -> Card:
-        """Final score and missed questions, with Review missed and Try again."""
-        owner = actor.user_id
+        """Final score and missed questions, the next step, Review missed and Try again."""
+        owner, step = actor.user_id, summary.next_step
+        on: tuple[tuple[Button, ...], ...] = ()
+        if step is not None:  # the path on: its own row, first
+            kind = TopicPayload if step.kind == "topic" else StartPayload
+            label = self.cat.t(summary.lang, f"button.next_{step.kind}",
+                               name=render.clip(step.name, LABEL_LIMIT - 12))
+            on = ((Button(label, kind.of(owner, step.id).pack(), "primary"),),)
+        if summary.kind == SessionKind.DUE:  # the schedule decides; a topic's practice: step
+            return Card(render.summary_text(self.cat, summary, self.m), rows=on)
         buttons: list[Button] = []
-        if summary.kind == SessionKind.DUE:  # spaced review: the schedule decides what's next
-            return Card(render.summary_text(self.cat, summary, self.m))
         if summary.missed:
             buttons.append(Button(self.cat.t(summary.lang, "button.review"),
                                   ReviewPayload.of(owner, summary.quiz_id).pack(), "primary"))
         buttons.append(Button(self.cat.t(summary.lang, "button.retry"),
                               RetryPayload.of(owner, summary.quiz_id).pack()))
-        rows: tuple[tuple[Button, ...], ...] = (_row(summary.lang, buttons),)
-        step = summary.next_step
-        if step is not None:  # the path on: its own row, first
-            kind = TopicPayload if step.kind == "topic" else StartPayload
-            label = self.cat.t(summary.lang, f"button.next_{step.kind}",
-                               name=render.clip(step.name, LABEL_LIMIT - 12))
-            rows = ((Button(label, kind.of(owner, step.id).pack(), "primary"),), *rows)
-        return Card(render.summary_text(self.cat, summary, self.m), rows=rows)
+        return Card(render.summary_text(self.cat, summary, self.m), rows=(*on, _row(
+            summary.lang, buttons)))
 
     def asked(self, prompt: QuestionPrompt, actor: Actor, *, more: bool = False) -> Reply:
         """A command or button that opens a question: send it. `more`: the quiz was not

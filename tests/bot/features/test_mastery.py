@@ -12,6 +12,7 @@ from bot.domain.payloads import StartPayload, TopicPayload, decode
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, SessionKind
 from bot.features.engine import Engine
+from bot.features.library import question_at
 from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
@@ -122,3 +123,33 @@ async def test_practice_of_a_second_topic_seconds_later_is_that_topic(engine: En
     other = await engine.review_topic(ALICE, "schedules")
     assert other.session_id != first.session_id and not other.joined
     assert other.topic == engine.library.topic_name("schedules", "en")
+
+
+async def test_a_finished_practice_says_what_to_practise_next(engine: Engine,
+                                                              catalogue: Catalogue):
+    """A topic's practice ended on its score and misses with no button and no next step (a
+    dead end after eight questions); with a miss it now leads on as a quiz does: the
+    weakest topic, one button (Urdu here)."""
+    actor = Actor("telegram", "1003")
+    await engine.set_language(actor, "ur")
+    due = engine.library.due_quiz()
+    prompt = await engine.review_topic(actor, "bubble")
+    while True:
+        row = await engine.store.read(sessions_sql.get_session, prompt.session_id)
+        assert row is not None
+        question = question_at(due, row, prompt.position)  # drawn: its numbers as shown
+        right = prompt.options.index(question.options[question.correct].text.get("ur"))
+        result = await engine.answer(actor, prompt.session_id, prompt.position,
+                                     (right + 1) % len(prompt.options))
+        assert isinstance(result, AnswerResult)
+        if result.next is None:
+            break
+        prompt = result.next
+    assert result.summary is not None and result.summary.next_step is not None
+    step = result.summary.next_step
+    card = Planner(catalogue, PLAIN, shared_chats=False).summary(result.summary, actor)
+    [[button]] = card.rows
+    assert decode(button.payload) == TopicPayload.of(actor.user_id, step.id)
+    assert button.label == catalogue.t("ur", "button.next_topic", name=step.name)
+    assert catalogue.t("ur", "summary.next_topic", name=step.name,
+                       percent=step.percent) in card.body
