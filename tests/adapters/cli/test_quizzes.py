@@ -107,8 +107,8 @@ def test_add_lists_every_problem_in_full_and_counts_one_question(
                    + "".join(f"Q{i}?,a,b,Z{i}\n" for i in range(25)))
     assert main(["quizzes", "add", str(bad), "--config", str(config)]) == 1
     err = capsys.readouterr().err.splitlines()
-    assert err == [f"bad.csv:{i + 2}: correct is 'Z{i}'; give the right option's number (1-10) "
-                   "or letter (A-J) of a filled option" for i in range(25)] + [
+    assert err == [f"bad.csv:{i + 2}: correct is 'Z{i}'; give the right option's number (1-10), "
+                   "letter (A-J) or text, of a filled option" for i in range(25)] + [
         "25 problem(s) found; nothing installed."]
     bad.write_text("question,option1,option2,correct,explanation\nQ?,a,b,A,Because.\n")
     assert main(["quizzes", "add", str(bad), "--config", str(config)]) == 0

@@ -6,7 +6,7 @@ The first row is the header; columns by name, in any order (case and spaces igno
 |---|---|---|
 | `question` | yes | the question's text |
 | `option1` ... `option10` | 2 or more | the options, in order (empty cells skipped) |
-| `correct` | yes | the right option: its number (1-10) or letter (A-J) |
+| `correct` | yes | the right option: its number (1-10), letter (A-J) or text |
 | `explanation` | no | shown after the answer |
 | `why_not1` ... `why_not10` | no | why that option is wrong |
 | `id` | no | the question's id (else from the text) |
@@ -101,13 +101,26 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
         if text:
             options.append(DraftOption(text, tidy(cells.get(f"why_not{n}", ""))))
             numbers.append(n)
-    correct = cells.get("correct", "").strip().upper()
+    given = tidy(cells.get("correct", ""))
+    correct = given.upper()
     n = (_LETTERS.index(correct) + 1 if len(correct) == 1 and correct in _LETTERS
          else int(correct) if correct.isdigit() else 0)
+    named = [m for m, option in zip(numbers, options, strict=True) if option.text == given]
+    if n in numbers and named and n not in named:
+        # "What is 1+2?" with options 2, 3, 4 and correct 3: option 3 is '4'; the teacher
+        # most likely meant the option that reads 3 (it was keyed '4' without a word)
+        draft.problems.append(f"{where}: correct is {given!r}, which is option {n} "
+                              f"({options[numbers.index(n)].text!r}) by its number or letter, "
+                              f"but option {named[0]} reads {given!r}; give the right "
+                              f"option's letter ({_LETTERS[named[0] - 1]} or "
+                              f"{_LETTERS[n - 1]})")
+        return
+    if n not in numbers and len(named) == 1:
+        n = named[0]  # the right option's text, as many sheets give it
     if n not in numbers:
-        draft.problems.append(f"{where}: correct is {correct or 'empty'!r}; give the right "
-                              f"option's number (1-{MAX_OPTIONS}) or letter (A-J) of a "
-                              "filled option")
+        draft.problems.append(f"{where}: correct is {given or 'empty'!r}; give the right "
+                              f"option's number (1-{MAX_OPTIONS}), letter (A-J) or text, of "
+                              "a filled option")
         return
     options[numbers.index(n)].fraction = 100.0
     draft.questions.append(DraftQuestion(
@@ -145,6 +158,6 @@ def write(prepared: Prepared) -> str:
             prepared.notes.append(f"{q.id}: its picture is left out (CSV carries none)")
         pad = [""] * (width - len(q.options))
         writer.writerow([csv_cell(x) for x in (
-            q.id, q.text, *(t for t, _ in q.options), *pad, str(q.correct + 1), q.explanation,
+            q.id, q.text, *(t for t, _ in q.options), *pad, _LETTERS[q.correct], q.explanation,
             *(w for _, w in q.options), *pad, q.category)])
     return out.getvalue()

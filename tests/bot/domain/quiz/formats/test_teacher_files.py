@@ -31,8 +31,8 @@ def test_an_unclosed_gift_brace_is_named_not_read_as_two_right_answers() -> None
 def test_csv_rows_are_told_at_their_first_line_and_an_open_quote_is_named() -> None:
     # Row 1 spans lines 2-3 (a cell with a line break); row 2 opens a quote it never closes.
     assert _problems("unclosed-quote.csv") == [
-        "unclosed-quote.csv:2: correct is '4'; give the right option's number (1-10) or "
-        "letter (A-J) of a filled option",
+        "unclosed-quote.csv:2: correct is '4'; give the right option's number (1-10), "
+        "letter (A-J) or text, of a filled option",
         "unclosed-quote.csv:4: a quoted cell that starts in this row is not closed; add the "
         "missing '\"'"]
 
@@ -253,8 +253,8 @@ def test_excels_unicode_text_and_a_sep_line_are_read() -> None:
         assert quiz.questions[0].options[0].text.get("ur") == "مرزا اسد اللہ خان"
     sep = b"sep=;\r\nquestion;option1;option2;correct\r\nWhich is aromatic?;benzene;hexane;\r\n"
     assert _problems_of(sep, "sep.csv") == [
-        "sep.csv:3: correct is 'empty'; give the right option's number (1-10) or letter (A-J) "
-        "of a filled option"]
+        "sep.csv:3: correct is 'empty'; give the right option's number (1-10), letter (A-J) "
+        "or text, of a filled option"]
     quiz = convert(sep.replace(b"hexane;", b"hexane;A"), "sep.csv").quiz
     assert quiz is not None and [o.text.get("en") for o in quiz.questions[0].options] == [
         "benzene", "hexane"]
@@ -279,3 +279,20 @@ def test_an_equals_sign_inside_a_gift_answer_is_named() -> None:
     assert [o.text.get("en") for o in fixed.questions[0].options] == [
         "C=C double bond", "C-C single bond"]
     assert [o.text.get("en") for o in fixed.questions[1].options] == ["yes", "no"]
+
+
+def test_a_csv_correct_cell_is_read_as_the_teacher_meant_it() -> None:
+    # "What is 1+2?" with options 2, 3, 4 and correct 3 was keyed '4' (option 3) without a
+    # word; a cell holding the right option's text ('benzene') was refused.
+    sheet = ("question,option1,option2,option3,correct,explanation\n"
+             "What is 1+2?,2,3,4,3,One plus two.\n")
+    assert _problems_of(sheet.encode(), "math.csv") == [
+        "math.csv:2: correct is '3', which is option 3 ('4') by its number or letter, but "
+        "option 2 reads '3'; give the right option's letter (B or C)"]
+    quiz = convert(sheet.replace(",3,One", ",B,One").encode()
+                   + b"Which is aromatic?,hexane,benzene,propane,benzene,Six pi electrons.\n",
+                   "math.csv").quiz
+    assert quiz is not None and [q.correct for q in quiz.questions] == [1, 1]
+    data, _ = export_quiz(quiz, "csv", "en")  # written with the key's letter: reads back
+    again = convert(data, "math.csv").quiz
+    assert again is not None and [q.correct for q in again.questions] == [1, 1]
