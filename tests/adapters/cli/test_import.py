@@ -227,3 +227,19 @@ def test_import_never_writes_a_second_quiz_with_an_id_the_folder_has(
             "another id, or --output week3.yaml to replace it\n")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["week3.yaml"]
     assert main(["validate", str(tmp_path)]) == 0
+
+
+def test_validate_of_a_file_to_import_says_to_import_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A teacher checking their sheet with validate read 'week3.csv:1: must be a mapping,
+    # got a string', about a file that was never meant to be YAML.
+    sheet = tmp_path / "week3.csv"
+    sheet.write_bytes((FIXTURES / "spec.csv").read_bytes())
+    assert main(["validate", str(sheet)]) == 1
+    assert capsys.readouterr().err.replace(f"{tmp_path}/", "").splitlines() == [
+        "week3.csv: is not a quiz file (YAML) but a file to import; `quizbot import "
+        "week3.csv` converts it and checks it as validate does", "1 problem(s) found."]
+    assert main(["import", str(sheet), "--output", str(tmp_path / "week3.yaml")]) == 0
+    assert main(["validate", str(sheet), str(tmp_path / "week3.yaml")]) == 1  # the YAML: ok
+    out = capsys.readouterr()
+    assert "ok  " in out.out and "1 problem(s) found." in out.err
