@@ -185,6 +185,10 @@ def test_n09_says_what_eight_nic_nodes_get(quizzes: dict[str, Quiz]) -> None:
         ib, nv = numbers["ib"], numbers["nv"]
         assert f"8 × {sig3(ib / 8)} = {ib} GB/s against NVLink's {nv}" in q.explanation.get("en")
         assert f"a ratio of {nv / ib:.2g}, not {8 * nv / ib:.2g}" in q.explanation.get("en")
+    # eight NICs never outrun NVLink: a draw of 400 Gb/s NICs with 300 GB/s NVLink said
+    # "about 400 GB/s against NVLink's 300: a ratio of 0.75"
+    ratios = [n["nv"] / n["ib"] for n, _, _ in drawn(quizzes, "n09-allreduce-nvlink-vs-ib")]
+    assert min(ratios) > 1
 
 
 def test_n11_names_shard_grad_op_by_its_peak(quizzes: dict[str, Quiz]) -> None:

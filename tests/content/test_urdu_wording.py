@@ -40,3 +40,22 @@ def test_no_urdu_key_alone_ends_without_a_verb_where_its_english_has_one(
     assert "ایک ساتھ رکھے" in option(quizzes, "pipeline-schedules", "ps07-interleaved-memory", 2)
     assert option(quizzes, "pipeline-schedules", "ps18-offload-pcie", 0).endswith("چلاتا ہے")
     assert option(quizzes, "parallelism", "q4-micro-batches", 3).endswith("گزار کر")
+
+
+def test_urdu_repeats_a_word_only_to_reduplicate(quizzes: dict[str, Quiz]) -> None:
+    """'وہ وہ چھ بلاکس' (l01), 'ہر اسٹیج اسٹیج 4' (ps09) and 'ہر ایک ایک سلاٹ' (ps01) read as
+    stutters; Urdu doubles a word to mean 'each' or 'apart' (الگ الگ، باری باری), not so."""
+    import re
+
+    doubled = re.compile(r"(?<!\S)(\S{2,}) \1(?!\S)")
+    reduplicated = {"اپنے", "اپنی", "ساتھ", "ایک", "ٹھیک", "لے", "الگ", "باری", "آدھے"}
+    for quiz in quizzes.values():
+        for q in quiz.questions:
+            if q.computed is not None:
+                continue
+            for text in (q.text, q.explanation, *(o.text for o in q.options),
+                         *(o.why_not for o in q.options if o.why_not)):
+                for m in doubled.finditer(text.get("ur")):
+                    after = text.get("ur")[m.end():m.end() + 12]
+                    assert m.group(1) in reduplicated and not (
+                        m.group(1) == "ایک" and after.startswith(" سلاٹ")), (q.id, m.group(0))
