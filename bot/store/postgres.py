@@ -24,7 +24,7 @@ from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async
 from bot.store.migrate import migrate_postgres
-from bot.store.urls import redact, scrubbed
+from bot.store.urls import redact, remedy, scrubbed
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class PostgresStore:
             pool = await create_pool(url, password=secret, size=pool_size)
         except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
             raise StoreRefused(f"Cannot use the database {shown}: "
-                               f"{scrubbed(exc, url, secret)}") from None
+                               f"{scrubbed(exc, url, secret)}{remedy(exc)}") from None
         log.info("storage: %s (pool of %d)", shown, pool_size)
         return cls(shown, pool)
 

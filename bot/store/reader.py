@@ -23,7 +23,7 @@ from bot.domain.errors import EmptyDatabase, OpsError
 from bot.store import sqlite_ops
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
 from bot.store.migrate import migrations, postgres_version
-from bot.store.urls import redact, scheme_of, scrubbed, split_password
+from bot.store.urls import redact, remedy, scheme_of, scrubbed, split_password
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -128,7 +128,7 @@ async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
         # InterfaceError: a URL asyncpg refuses before connecting (?sslmode=bogus), which
         # `quizbot check|stats|export|backup` printed as a traceback
         raise OpsError(f"{redact(url)}: cannot connect ({type(exc).__name__}: "
-                       f"{scrubbed(exc, url, password)})") from None
+                       f"{scrubbed(exc, url, password)}){remedy(exc)}") from None
     try:
         yield conn
     finally:

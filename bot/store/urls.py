@@ -56,3 +56,22 @@ def scrubbed(exc: BaseException, url: str, password: str | None) -> str:
     for secret in filter(None, (password, split_password(url)[1])):
         text = text.replace(secret, "***")
     return text
+
+
+# What to do about the failures a maintainer meets first, by the driver's exception class
+# (asyncpg's names; OSError covers a refused connection, an unknown host, a timeout).
+REMEDIES = {
+    "InvalidPasswordError": "check the password (in the URL, or PGPASSWORD)",
+    "InvalidAuthorizationSpecificationError": "check the user name in the URL",
+    "InvalidCatalogNameError": "create the database (createdb, or Compose's postgres "
+                               "service) or fix its name in the URL",
+}
+UNREACHABLE = ("is PostgreSQL running and listening there? check the host and port in the URL")
+
+
+def remedy(exc: BaseException) -> str:
+    """'; what to do' for a connection failure we know, else ''."""
+    hint = REMEDIES.get(type(exc).__name__)
+    if hint is None and isinstance(exc, OSError):
+        hint = UNREACHABLE
+    return f"; {hint}" if hint else ""

@@ -138,6 +138,27 @@ async def test_the_password_shows_nowhere(postgres_url: str, tmp_path: Path,
     assert not [r for r in caplog.records if PASSWORD in r.getMessage()]
 
 
+async def test_a_database_that_cannot_be_used_says_what_to_do(postgres_server: str) -> None:
+    """The server's own words named the cause but not the fix: a maintainer meeting these
+    on the first start (or in `quizbot check`) is told what to change."""
+    password = password_of(postgres_server)
+    base = postgres_server.rsplit("/", 1)[0]
+    cases = [
+        (postgres_server.replace(password, "Wr0ng-pw"), "password authentication failed",
+         "check the password (in the URL, or PGPASSWORD)"),
+        (f"{base}/no_such_quizbot_db", 'database "no_such_quizbot_db" does not exist',
+         "create the database (createdb, or Compose's postgres service) or fix its name "
+         "in the URL"),
+        (postgres_server.rsplit("@", 1)[0] + "@127.0.0.1:1/quizbot", "Connect call failed",
+         "is PostgreSQL running and listening there? check the host and port in the URL"),
+    ]
+    for url, cause, fix in cases:
+        with pytest.raises(StoreRefused) as caught:
+            await open_url(url)
+        assert cause in str(caught.value) and str(caught.value).endswith(f"; {fix}")
+        assert password not in str(caught.value)
+
+
 def test_copy_db_errors_never_show_a_password(postgres_server: str,
                                               capsys: pytest.CaptureFixture[str]):
     PASSWORD = password_of(postgres_server)
