@@ -50,14 +50,23 @@ class ChatTitles:
             clean = await self._fetch(platform, chat_id, fetch)
         if not clean or self._written.get(key) == clean:
             return
+        # Claimed before the write: the burst of presses that follows a restart (every
+        # member of a round at once, none of them knowing the title is stored) writes it
+        # once, not once per press.
+        before = self._written.get(key)
+        self._written[key] = clean
+        self._written.move_to_end(key)
         try:
             await self._store.write(save_chat_title, platform, chat_id, clean, self._clock())
         except Exception as exc:
             log.warning("chats: could not store the title of %s chat %s: %s", platform,
                         chat_id, exc)
+            if self._written.get(key) == clean:  # not written: the next note tries again
+                if before is None:
+                    del self._written[key]
+                else:
+                    self._written[key] = before
             return
-        self._written[key] = clean
-        self._written.move_to_end(key)
         while len(self._written) > MAX_REMEMBERED:
             self._written.popitem(last=False)
 
