@@ -167,6 +167,26 @@ def test_no_urdu_ui_string_isolates_half_a_bracket_pair(catalogue: Catalogue):
     assert problems == {}
 
 
+# A slash command with its subcommand or option as Discord's members type it.
+COMMAND_PHRASE = re.compile(r"/[a-z_]+(?: (?:start|stop|skip|on|off|quiz:))?(?![a-z])")
+
+
+def test_every_urdu_discord_command_reads_in_order(catalogue: Catalogue):
+    """Discord's own wording (the `_server` strings) names commands to type, never to tap
+    (Discord links no '/word' in a message), so each is isolated whole: left alone in a
+    right-to-left line, '/round start' showed as 'start round/' and '/quiz' as 'quiz/'."""
+    problems = {}
+    for key, text in ui_strings(catalogue):
+        if not key.endswith("_server"):
+            continue
+        for line in text.splitlines():
+            shown = visual(line)
+            bad = [c for c in COMMAND_PHRASE.findall(strip_isolates(line)) if c not in shown]
+            if bad:
+                problems[f"{key}: {line}"] = bad
+    assert problems == {}
+
+
 @pytest.mark.parametrize("quiz_id", sorted(load_quizzes([default_content_dir()])))
 def test_every_urdu_content_string_reads_right(catalogue: Catalogue,
                                                quizzes: dict[str, Quiz], quiz_id: str):
