@@ -230,6 +230,9 @@ class Rounds:
                 self.wake()
             return LockedIn(round_id, lang, order.index(pressed.chosen),
                             repeat=pressed.outcome == PressWrite.REPEAT, team=pressed.team)
+        if (pressed.outcome == PressWrite.LATE and qindex == row.total - 1
+                and row.kind == "round"):
+            return PressRefused(round_id, lang, "late_last")  # no next one to wait for
         return PressRefused(round_id, lang, str(pressed.outcome))
 
     async def _on_its_message(self, row: RoundRow, qindex: int, where: Where) -> bool:

@@ -164,3 +164,25 @@ def test_an_urdu_rounds_closing_time_keeps_discords_timestamp_whole(bot: App) ->
     # isolated whole: an isolate inside "<t:…:R>" would break Discord's markup
     assert f"{LRI}<t:1800000020:R>{PDI}" in line
     assert line.startswith("⏳ بند ہونے کا وقت:") and "پوشیدہ" in line
+
+
+async def test_a_late_press_on_the_last_question_promises_no_next_one(fake: FakeDiscord,
+                                                                     bot: App) -> None:
+    """A member pressing just after a question closed, before its reveal: on the last
+    question they were told to 'wait for the next one', and none was coming."""
+    room = Room(fake, bot)
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                         options={"seconds": 20, "questions": 2}))
+    first = await room.question(1)
+    room.clock.now += 21  # past the deadline; the reveal is not claimed until a wake
+    assert await room.press(BOB, first, "A") == "This question has closed; wait for the " \
+        "next one."
+    room.advance(0)
+    await room.reveal(first)
+    room.advance(5)
+    second = await room.question(2)
+    room.clock.now += 21
+    assert await room.press(BOB, second, "A") == "That was the last question and it has " \
+        "closed; the results come in a moment."
+    room.advance(0)
+    assert "Final podium" in await room.reveal(second)
