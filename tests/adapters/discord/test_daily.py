@@ -27,7 +27,7 @@ async def test_daily_on_the_fake_discord(fake: FakeDiscord, bot: App) -> None:
     room = Room(fake, bot)
     fake.permissions[BOB["id"]] = "0"
     assert await daily(fake, BOB, "on", time="09:00") == \
-        "Only this group's admins (on Discord, the server's) can do that."
+        "Only members who may Manage Server can do that."
     assert (await daily(fake, ALICE, "on", time="9am")).startswith("Use: /daily on HH:MM")
     said = await daily(fake, ALICE, "on", time="08:30", offset="+00:00")
     assert said.startswith("📅 A question of the day from Model and pipeline")

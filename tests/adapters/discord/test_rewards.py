@@ -59,7 +59,7 @@ async def test_a_role_granted_once_and_the_permission_replies(fake: FakeDiscord,
     async with running(config_path) as app:
         fake.permissions[BOB["id"]] = "0"  # not an admin
         assert await reward_set(fake, BOB, scholar) == \
-            "Only this group's admins (on Discord, the server's) can do that."
+            "Only members who may Manage Server can do that."
         fake.app_permissions = "0"  # the bot lacks Manage Roles
         assert (await reward_set(fake, ALICE, scholar)).startswith(
             "I cannot grant roles here: give my role the Manage Roles permission")

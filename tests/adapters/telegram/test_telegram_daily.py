@@ -18,7 +18,7 @@ async def test_daily_on_the_fake_bot_api(bot: Running, api: FakeBotAPI, key: Ans
     since = room.bilal.mark()
     await room.bilal.send("/daily on 09:00")
     reply = await room.bilal.reply(since)
-    assert reply["text"] == "Only this group's admins (on Discord, the server's) can do that."
+    assert reply["text"] == "Only this group's admins can do that."
 
     api.members[(GROUP_ID, 1001)] = "administrator"
     for bad in ("/daily on 9", "/daily on 25:00", "/daily at 09:00", "/daily",
