@@ -146,6 +146,11 @@ async def test_help_start_autocomplete_and_reset(fake: FakeDiscord, bot: App) ->
     # Discord's own syntax (slash options), not Telegram's "/round ... teams 4"
     assert "/round start" in help_message.content and "teams 4" not in help_message.content
     assert "/remind time:HH:MM" in help_message.content
+    # the same help in a direct message: rounds and the daily question are a server
+    # channel's, not "this channel's" (a DM has neither)
+    dm = (await replied(fake, await fake.slash(ALICE, "help"))).original
+    assert dm is not None and "this channel" not in dm.content
+    assert "/round start: a timed round for everyone in a server channel" in dm.content
     ix = await replied(fake, await fake.press(ALICE, help_message,
                                               help_message.button("▶ Start")["custom_id"]))
     assert ix.original is not None and ix.original.embeds[0]["title"].startswith("Question 1/")
