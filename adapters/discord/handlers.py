@@ -354,10 +354,13 @@ class Flows:
         if not (self.announce and summary.kind == SessionKind.FULL
                 and interaction.guild_id and interaction.channel_id):
             return
-        text = self.cat.t(summary.lang, "summary.public",
+        # the channel's post in the server's language when its admins chose one (as rounds)
+        _, lang = await self.engine.group_choice(actor_of(interaction))
+        title = (summary.quiz_title if lang in (None, summary.lang)
+                 else self.engine.quiz_info(lang, summary.quiz_id).title)
+        text = self.cat.t(lang or summary.lang, "summary.public",
                           name=MARKDOWN.escape(interaction.user.display_name),
-                          score=summary.score, total=summary.total,
-                          title=MARKDOWN.escape(summary.quiz_title))
+                          score=summary.score, total=summary.total, title=MARKDOWN.escape(title))
         channel = interaction.client.get_partial_messageable(
             interaction.channel_id, guild_id=interaction.guild_id)
         try:

@@ -227,6 +227,25 @@ async def test_missing_permission_to_announce(tmp_path: Path, fake: FakeDiscord,
         assert (await app.engine.stats(Actor("discord", BOB["id"]))).attempts == 2
 
 
+async def test_an_announcement_is_in_the_servers_language(tmp_path: Path,
+                                                          fake: FakeDiscord) -> None:
+    """The server's admins chose Urdu for its posts; Bob reads English. His result, posted
+    for the whole channel, is in the server's Urdu, as its rounds are (it was in Bob's
+    English: each member's own language leaked into the shared channel)."""
+    async with running(write_config(tmp_path, fake, announce_results=True)) as app:
+        await replied(fake, await fake.slash(ALICE, "settings", guild=GUILD,
+                                             options={"language": "ur"}))
+        question = await start_quiz(fake, BOB)
+        for _ in range(8):
+            ix = await answer(fake, BOB, question, right_id(question))
+            question = ix.followups[0]
+        assert "8/8" in question.text  # Bob's own messages: his English
+        await fake.wait_for(lambda: len(fake.channel_messages) == 1)
+        title = app.engine.quiz_info("ur", "parallelism").title
+        assert fake.channel_messages[0].content == app.catalogue.t(
+            "ur", "summary.public", name="Bob", score=8, total=8, title=title)
+
+
 async def test_token_never_logged(tmp_path: Path, fake: FakeDiscord,
                                   caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
