@@ -174,10 +174,11 @@ COMMAND_PHRASE = re.compile(r"/[a-z_]+(?: (?:start|stop|skip|on|off|quiz:))?(?![
 def test_every_urdu_discord_command_reads_in_order(catalogue: Catalogue):
     """Discord's own wording (the `_server` strings) names commands to type, never to tap
     (Discord links no '/word' in a message), so each is isolated whole: left alone in a
-    right-to-left line, '/round start' showed as 'start round/' and '/quiz' as 'quiz/'."""
+    right-to-left line, '/round start' showed as 'start round/' and '/quiz' as 'quiz/'.
+    (The dashboard's strings are left out: the page isolates its commands as it renders.)"""
     problems = {}
     for key, text in ui_strings(catalogue):
-        if not key.endswith("_server"):
+        if not key.endswith("_server") or key.startswith("dashboard."):
             continue
         for line in text.splitlines():
             shown = visual(line)
