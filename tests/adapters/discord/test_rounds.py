@@ -188,3 +188,15 @@ async def test_a_late_press_on_the_last_question_promises_no_next_one(fake: Fake
         "closed; the results come in a moment."
     room.advance(0)
     assert "Final podium" in await room.reveal(second)
+
+
+async def test_a_one_question_round_says_one_question(fake: FakeDiscord, bot: App) -> None:
+    """A quick one-question round (questions:1) was announced as '1 questions'."""
+    ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                              options={"seconds": 20, "questions": 1}))
+    assert ix.original is not None and ix.original.content.startswith(
+        "Alice started a round of Model and pipeline parallelism: 1 question, 20 s each.")
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="stop"))
+    ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                              options={"questions": 1, "teams": 2}))
+    assert ix.original is not None and ": 1 question, 30 s each." in ix.original.content
