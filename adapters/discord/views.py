@@ -16,6 +16,7 @@ import discord
 from bot.domain import payloads as payload
 from bot.domain.numeric import MAX_TYPED
 from bot.domain.results import Where
+from bot.present.i18n import has_rtl, isolate_commands
 from bot.present.plan import Button, Card
 from bot.present.render import Markup
 
@@ -30,7 +31,14 @@ def _escape(text: str) -> str:
     # Markdown, and mentions too: a display name "<@id>" or "@everyone" must stay text in
     # content and embeds alike (allowed_mentions is empty anyway; embeds would still render
     # a user mention as a link to that user).
-    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+    escaped = discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+    # Discord links no "/word" in a message: a command is read and typed, never tapped, so
+    # in a line with right-to-left letters it is isolated and shows "/quiz", not "quiz/"
+    # (Telegram keeps its commands bare, and tappable).
+    if not has_rtl(escaped):
+        return escaped
+    return "\n".join(isolate_commands(line) if has_rtl(line) else line
+                     for line in escaped.split("\n"))
 
 
 MARKDOWN = Markup(

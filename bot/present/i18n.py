@@ -171,6 +171,11 @@ def isolate_commands(text: str) -> str:
                      else isolate(m.group(0)), text)
 
 
+def has_rtl(text: str) -> bool:
+    """True when `text` holds right-to-left letters (an Urdu line, an Urdu name)."""
+    return re.search(f"[{_RTL}]", text) is not None
+
+
 def person(lang: str, name: str) -> str:
     """A person's name from the platform, for a sentence in `lang`: without direction
     controls (an override in a name turns the rest of its line around) and isolated where

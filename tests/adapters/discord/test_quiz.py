@@ -219,3 +219,23 @@ async def test_quiz_again_in_a_server_shows_the_question_again(fake: FakeDiscord
     assert carol is not None and ix.original is not None and ix.original.embeds
     assert ix.original.embeds[0]["title"].startswith("Question 1/8")
     assert ix.original.buttons == carol.buttons
+
+
+async def test_an_urdu_learner_reads_commands_slash_first(fake: FakeDiscord, bot: App) -> None:
+    """Discord links no '/word' in a message, so an Urdu line's command is isolated: left
+    bare, a right-to-left line showed 'quizzes/' and 'quiz/' ('مزید کوئز: quizzes/')."""
+    from bidi import get_display
+
+    from bot.present.i18n import strip_isolates
+
+    def shown(text: str) -> str:  # as a right-to-left phone lays the line out
+        return "\n".join(get_display(line, base_dir="R") for line in text.splitlines())
+
+    await replied(fake, await fake.slash(ALICE, "language", options={"language": "ur"}))
+    stats = (await replied(fake, await fake.slash(ALICE, "stats"))).original
+    assert stats is not None and "/quiz" in strip_isolates(stats.text)
+    assert "/quiz" in shown(stats.text) and "quiz/" not in shown(stats.text)
+    question = (await replied(fake, await fake.slash(ALICE, "quiz"))).original
+    assert question is not None and "/quizzes" in shown(question.text)
+    english = (await replied(fake, await fake.slash(BOB, "stats"))).original
+    assert english is not None and "\u2066" not in english.text  # English is left alone
