@@ -105,5 +105,8 @@ class DiscordRounds:
         """Stop or skip the channel's round (the engine decides who may), then say so."""
         actor = actor_of(interaction)
         channel = str(interaction.channel_id) if interaction.guild_id else None
-        await timely(interaction, act(actor, channel, may_manage=self._may_manage(interaction)))
-        await note(interaction, self.cat, await self.engine.language(actor), done_key)
+        async def done() -> str:  # the act and the reader's language, inside the 3 seconds
+            await act(actor, channel, may_manage=self._may_manage(interaction))
+            return await self.engine.language(actor)
+
+        await note(interaction, self.cat, await timely(interaction, done()), done_key)

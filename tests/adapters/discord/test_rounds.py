@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from bot.app.compose import App
 from bot.domain.quiz import Question
 from bot.domain.results import Actor
@@ -153,6 +155,30 @@ async def test_stop_by_a_moderator_and_not_in_dms(fake: FakeDiscord, bot: App) -
                                                        "kind": "rounds"}))
     assert ix.original is not None and ix.original.text.endswith(
         "No round of this quiz has been played here yet. Start one: /round start")
+
+
+async def test_round_stop_reads_inside_the_three_seconds(
+        fake: FakeDiscord, bot: App, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/round stop stops the round, then reads the stopper's language for its note: a slow
+    read gets the early ack (it ran after the timer, so a slow store meant no answer in 3 s
+    and Discord's 'This interaction failed')."""
+    from adapters.discord import replies
+
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start"))
+    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
+    read = bot.engine.language
+
+    async def slowly(*args: object, **kwargs: object) -> object:
+        pending = list(fake.interactions.values())[-1]
+        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
+        return await read(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bot.engine, "language", slowly)
+    ix = await fake.slash(ALICE, "round", guild=GUILD, subcommand="stop")
+    done = await fake.wait_for(lambda: ix.original if ix.original and ix.original.content
+                               else None, what="the thinking message to be filled")
+    assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first
+    assert done.ephemeral and done.content == "The round was stopped."
 
 
 def test_an_urdu_rounds_closing_time_keeps_discords_timestamp_whole(bot: App) -> None:
