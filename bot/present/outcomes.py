@@ -83,7 +83,7 @@ def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
         return _joined(cat, outcome)
     if isinstance(outcome, LockedIn):
         letter = render.letter(outcome.letter)
-        if outcome.team is not None:  # a late joiner learns their team with the lock-in
+        if outcome.team is not None:  # "Any team" or a late joiner: which one, each time
             return cat.t(outcome.lang, "round.locked_team", letter=letter,
                          team=team_name(cat, outcome.lang, outcome.team))
         key = "round.already_locked" if outcome.repeat else "round.locked"

@@ -76,11 +76,12 @@ def draft_teams(rnd: RoundRow) -> Command[None]:
 def place_on_press(round_id: int, user_id: str, display_name: str, teams: int,
                    now: float) -> Command[int | None]:
     """A member's first answer in a team (or untimed) round joins them if they had not:
-    on the smallest team (untimed without teams: no team). The team they were put on now,
-    else None."""
-    if one((yield q("SELECT 1 AS x FROM round_members WHERE round_id = ? AND user_id = ?",
-                    round_id, user_id))) is not None:
-        return None
+    on the smallest team (untimed without teams: no team). The member's team (whether
+    drafted, chosen or put on now; None without teams): a drafted member learns it here."""
+    member = one((yield q("SELECT team FROM round_members WHERE round_id = ? AND user_id = ?",
+                          round_id, user_id)))
+    if member is not None:
+        return None if member["team"] is None else int(member["team"])
     team = smallest_team(teams, (yield from _sizes(round_id))) if teams else None
     yield q("INSERT INTO round_members (round_id, user_id, display_name, team, joined_at) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (round_id, user_id) DO NOTHING",

@@ -55,8 +55,11 @@ async def test_forty_members_in_four_teams(fake: FakeDiscord, bot: App) -> None:
     by_id = {str(m["id"]): m for m in members}
     for team, ids in roster.items():
         for n, uid in enumerate(sorted(ids)):
-            said = await room.press(by_id[uid], first, right if n < 10 - 2 * team else wrong)
-            assert said.startswith("🔒 Locked in")
+            letter = right if n < 10 - 2 * team else wrong
+            said = await room.press(by_id[uid], first, letter)
+            # drafted ("Any team") or not, the lock-in names the member's team: nothing else
+            # told a drafted member which team they were on
+            assert said == f"🔒 Locked in: {letter}. You are on {TEAMS[team]}."
     room.advance(20)
     await fake.wait_for(lambda: "Final podium" in first.embeds[0]["description"],
                         what="the podium")
