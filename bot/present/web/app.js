@@ -358,6 +358,8 @@
       a.id = "member-table";
       a.appendChild(el("p", d.members.order_text, "hint"));
       var table = el("table");
+      // A lecture's table is hundreds of rows, and a phone's web view has no find-in-page.
+      if (d.members.rows.length >= FIND_FROM) { a.appendChild(finder(table)); }
       var head = el("tr");
       ["dashboard.col_name", "dashboard.col_quiz", "dashboard.col_attempts", "dashboard.col_best"].forEach(function (k) { head.appendChild(el("th", t(k))); });
       table.appendChild(head);
@@ -381,6 +383,32 @@
         });
       }
     }
+  }
+
+  var FIND_FROM = 10;  // member rows from which the table gets a search box
+
+  function finder(table) {
+    var box = el("input", null, "find");
+    box.type = "search";
+    box.placeholder = t("dashboard.find_member");
+    box.setAttribute("aria-label", t("dashboard.find_member"));
+    var none = el("p", t("dashboard.find_none"), "hint");
+    none.hidden = true;
+    box.addEventListener("input", function () {
+      var wanted = box.value.trim().toLocaleLowerCase(), shown = 0;
+      table.querySelectorAll("tr").forEach(function (tr) {
+        var name = tr.querySelector("td.name");
+        if (!name) { return; }  // the heading row
+        var match = !wanted || name.textContent.toLocaleLowerCase().indexOf(wanted) >= 0;
+        tr.hidden = !match;
+        shown += match ? 1 : 0;
+      });
+      none.hidden = shown > 0;
+    });
+    var wrap = el("div", null, "finder");
+    wrap.appendChild(box);
+    wrap.appendChild(none);
+    return wrap;
   }
 
   function renderItems(d, auth) {

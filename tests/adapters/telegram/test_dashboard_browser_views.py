@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from bot.app.dashboard_web import page_strings
 from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
 from bot.present.i18n import strip_isolates
@@ -183,3 +184,41 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, chromi
                     assert ("\u2066/dashboard\u2069" in said) == (lang == "ur")
                 await shoot(page, f"dashboard-error-{view}-{lang}-{width}")
                 await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_an_organiser_finds_a_member_in_a_long_table(tmp_path: Path, api: FakeBotAPI,
+                                                           chromium: Any, lang: str) -> None:
+    """Ten members or more: a search box over the member table (a phone's web view has no
+    find-in-page); no match says so and how to see everyone again. A member sees no table."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        cat = running.app.catalogue
+        page = await opened(chromium, running, 1002, lang, 360, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+
+        async def shown() -> list[str]:
+            return await page.locator("tr:not([hidden]) td.name").all_text_contents()
+
+        everyone = await shown()
+        assert len(everyone) >= 10
+        find = page.locator("input.find")
+        box = await find.bounding_box()
+        assert box is not None and box["height"] >= 44
+        await find.fill("member 7")
+        assert await shown() == ["Member 7"]
+        ada = "Ada" if lang == "en" else "عائشہ"
+        await find.fill(ada)
+        assert await shown() == [ada]
+        await find.fill("Zed")
+        assert await shown() == []
+        none = page.locator("#member-table p.hint:visible").last
+        assert strip_isolates(await none.text_content() or "") == strip_isolates(
+            page_strings(cat)[lang]["dashboard.find_none"])
+        await find.fill("")
+        assert await shown() == everyone
+        await shoot(page, f"dashboard-find-member-{lang}-360")
+        await page.context.close()
+        page = await opened(chromium, running, 1001, lang, 360, f"?group={GROUP}")
+        assert await page.locator("input.find").count() == 0
+        await page.context.close()
