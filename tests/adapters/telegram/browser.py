@@ -41,3 +41,22 @@ def session_loop_api() -> Callable[..., Any]:
             yield fake
     return api
 
+
+async def command_glyphs(page: Any, selector: str, command: str) -> list[tuple[float, float]]:
+    """Where each character of `command` is drawn in the first `selector` (x, y)."""
+    return [tuple(p) for p in await page.evaluate("""([selector, command]) => {
+        const node = document.querySelector(selector), range = document.createRange();
+        const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
+        const texts = []; let all = "";
+        for (let t = walk.nextNode(); t; t = walk.nextNode()) {
+            texts.push([t, all.length]);
+            all += t.data;
+        }
+        const start = all.indexOf(command), out = [];
+        for (let i = start; i < start + command.length; i++) {
+            const [t, from] = texts.filter(([t, f]) => f <= i).pop();
+            range.setStart(t, i - from); range.setEnd(t, i - from + 1);
+            const box = range.getBoundingClientRect();
+            out.push([Math.round(box.x), Math.round(box.y)]);
+        }
+        return out; }""", [selector, command])]

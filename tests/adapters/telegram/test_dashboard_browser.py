@@ -23,6 +23,7 @@ from tests.adapters.telegram.browser import (
     ARTIFACTS,
     NEEDS_CHROMIUM,
     ON_SESSION_LOOP,
+    command_glyphs,
     session_loop_api,
 )
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot, finish_quiz
@@ -271,26 +272,6 @@ async def test_an_empty_discord_servers_page_says_server_and_round_start(
                          for key in ("no_answers", "no_rounds")]
         assert all("/round start" in h for h in hints[1:])
         await shoot(page, tmp_path, f"dashboard-discord-server-empty-{lang}")
-
-
-async def command_glyphs(page: Any, selector: str, command: str) -> list[tuple[float, float]]:
-    """Where each character of `command` is drawn in the first `selector` (x, y)."""
-    return [tuple(p) for p in await page.evaluate("""([selector, command]) => {
-        const node = document.querySelector(selector), range = document.createRange();
-        const walk = document.createTreeWalker(node, NodeFilter.SHOW_TEXT);
-        const texts = []; let all = "";
-        for (let t = walk.nextNode(); t; t = walk.nextNode()) {
-            texts.push([t, all.length]);
-            all += t.data;
-        }
-        const start = all.indexOf(command), out = [];
-        for (let i = start; i < start + command.length; i++) {
-            const [t, from] = texts.filter(([t, f]) => f <= i).pop();
-            range.setStart(t, i - from); range.setEnd(t, i - from + 1);
-            const box = range.getBoundingClientRect();
-            out.push([Math.round(box.x), Math.round(box.y)]);
-        }
-        return out; }""", [selector, command])]
 
 
 @pytest.mark.parametrize(("lang", "platform"), [("ur", "discord"), ("ur", "telegram"),

@@ -24,6 +24,7 @@ from tests.adapters.telegram.browser import (
     ARTIFACTS,
     NEEDS_CHROMIUM,
     ON_SESSION_LOOP,
+    command_glyphs,
     session_loop_api,
 )
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
@@ -221,4 +222,18 @@ async def test_an_organiser_finds_a_member_in_a_long_table(tmp_path: Path, api: 
         await page.context.close()
         page = await opened(chromium, running, 1001, lang, 360, f"?group={GROUP}")
         assert await page.locator("input.find").count() == 0
+        await page.context.close()
+
+
+async def test_a_command_in_a_servers_sentence_reads_left_to_right_in_urdu(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any) -> None:
+    """A sentence the server words (not the page's own strings) may name a command: in
+    Urdu, 'کسی رکن کے /stats میں' showed 'stats/', its slash on the wrong side."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, "ur")
+        page = await opened(chromium, running, 1002, "ur", 360, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        glyphs = await command_glyphs(page, "#member-table p.hint", "/stats")
+        assert len({y for _, y in glyphs}) == 1 and [x for x, _ in glyphs] == sorted(
+            x for x, _ in glyphs), glyphs
         await page.context.close()
