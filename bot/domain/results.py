@@ -117,6 +117,9 @@ class Summary:
     next_step: NextStep | None = None
     topics: tuple[TopicLine, ...] = ()  # the mastery of this quiz's topics, weakest first
     topic: str | None = None  # practice of one topic: its name, shown
+    # spaced review: when the next question falls due, (unit, amount), ("now", 0) when one
+    # is due already; None when none is (or for any other session)
+    next_due: tuple[str, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)

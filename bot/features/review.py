@@ -72,6 +72,15 @@ class SpacedReview:
                            utc_offset=row.utc_offset)
 
 
+    async def next_due(self, platform: str, user_id: str) -> tuple[str, int] | None:
+        """When the learner's next question falls due, (unit, amount) as NothingDue says it;
+        ("now", 0) when one is due already; None when they have none."""
+        count, first = await self.store.read(learning_sql.next_due, platform, user_id)
+        if not count or first is None:
+            return None
+        wait = learning.wait_of(first - self.clock())
+        return ("now", 0) if first <= self.clock() else (wait.unit, wait.amount)
+
     async def review_due(self, actor: Actor) -> QuestionPrompt:
         """A session over the learner's due questions, most overdue first (resumed if one
         is unfinished); NothingDue says when the next falls due."""

@@ -320,12 +320,15 @@ class Sessions:
             topics = await self.spaced.topic_map(row.platform, row.user_id, lang,
                                                  {t for q in quiz.questions for t in q.topics},
                                                  totals=totals, known=known)
+        due = None  # a spaced review's summary says when to come back
+        if row.kind == SessionKind.DUE and row.topic is None:
+            due = await self.spaced.next_due(row.platform, row.user_id)
         return Summary(
             session_id=row.id, quiz_id=quiz.id, quiz_title=quiz.title.get(lang), lang=lang,
             kind=row.kind, score=sum(a.correct for a in answers), total=len(row.question_ids),
             missed=tuple(missed), best_score=best[0] if best else None,
             best_total=best[1] if best else None, next_step=step, topics=topics,
-            topic=topic_shown(quiz, row, lang))
+            topic=topic_shown(quiz, row, lang), next_due=due)
 
     # --- stats, leaderboards, reset ------------------------------------------------------------
 

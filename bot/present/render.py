@@ -219,6 +219,9 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
     if summary.topics:
         tail += ["", m.escape(cat.t(lang, "summary.topics"))]
         tail += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
+    if (due := summary.next_due) is not None:  # spaced review: when to come back
+        key = "summary.more_due" if due[0] == "now" else f"error.nothing_due_{due[0]}"
+        tail += ["", m.escape(cat.t(lang, key, amount=due[1]))]
     step = summary.next_step
     if step is not None:
         key = "summary.next_topic" if step.kind == "topic" else "summary.next_quiz"

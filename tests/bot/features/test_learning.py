@@ -317,3 +317,27 @@ async def test_one_clock_stamps_an_attempt(engine, store, quizzes, clock):
             break
         prompt = result.next
     assert await store.read(_stamps, session) == seen
+
+
+async def test_a_finished_spaced_review_says_when_to_come_back(engine, store, quizzes, clock):
+    """A spaced review's summary ended on its score alone: nothing said when the next
+    question falls due (/review did, only once asked). Urdu here; a miss comes back in a
+    minute, as /review would say."""
+    from bot.present.i18n import Catalogue
+    from bot.present.plan import Planner
+    from bot.present.render import PLAIN
+
+    await engine.set_language(ALI, "ur")
+    await play_full(engine, quizzes, right=set(range(2, 8)))  # 1 and 2 missed: due in a minute
+    clock.advance(120)
+    prompt = await engine.review_due(ALI)
+    result = await answer(engine, quizzes, prompt, right=False)  # missed again: a minute
+    assert result.next is not None
+    result = await answer(engine, quizzes, result.next, right=True)
+    assert result.summary is not None and result.summary.next_due == ("minutes", 1)
+    cat = Catalogue.load()
+    card = Planner(cat, PLAIN, shared_chats=False).summary(result.summary, ALI)
+    assert card.body.endswith(cat.t("ur", "error.nothing_due_minutes", amount=1))
+    clock.advance(120)  # the miss is due again: the summary of a review then says so
+    assert await engine.spaced.next_due(ALI.platform, ALI.user_id) == ("now", 0)
+    assert cat.t("en", "summary.more_due") == "More questions are due now: /review"
