@@ -78,6 +78,8 @@ class Handlers:
         if self.rounds is not None:
             commands["round"] = self.round
             commands["daily"] = self.daily
+            joined = filters.StatusUpdate.NEW_CHAT_MEMBERS | filters.StatusUpdate.CHAT_CREATED
+            application.add_handler(MessageHandler(joined, self._guarded(self.rounds.joined)))
         for name, step in commands.items():
             application.add_handler(CommandHandler(name, self._guarded(step)))
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))

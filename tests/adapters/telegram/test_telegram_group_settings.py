@@ -1,14 +1,55 @@
-"""/settings in a group: its admins (by getChatMember) choose the quiz and language that
-rounds and /quiz there use; members see them and are politely refused a change."""
+"""A group: the bot added to it says how to start a round; /settings there: its admins (by
+getChatMember) choose the quiz and language that rounds and /quiz there use; members see
+them and are politely refused a change."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from bot.present.i18n import strip_isolates
 from bot.store.commands import rounds_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner
 from tests.adapters.telegram.support import Running
 
 GROUP = -1001234
+
+
+async def service_message(api: FakeBotAPI, who: Learner, **fields: Any) -> None:
+    """A service message in the group (someone joined, the group was created) from `who`."""
+    update = api.message(who.user, "", who.chat)
+    del update["message"]["text"]
+    update["message"].update(fields)
+    await api.push_update(update)
+
+
+async def test_the_bot_added_to_a_group_says_how_to_start_a_round(
+        bot: Running, api: FakeBotAPI) -> None:
+    """It said nothing: the organiser who added it had to guess /help. Now one message in
+    the language of whoever added it (or created the group with it); another member joining
+    gets none."""
+    group = api.group_chat(GROUP, "Parallel readers")
+    organiser = Learner(api, api.user(1001, "Hana"), group)
+    since = organiser.mark()
+    await service_message(api, organiser, new_chat_members=[api.user(2002, "Bilal")])
+    await service_message(api, organiser, new_chat_members=[api.bot])
+    hello = strip_isolates((await organiser.reply(since))["text"])
+    assert hello.splitlines() == [
+        "👋 Thanks for adding me! I run timed quiz rounds for this group.",
+        "/round: a round of Model and pipeline parallelism, 30 s a question; /round 30 5: 5 "
+        "questions, 30 s each. Answers stay private until each reveal.",
+        "/quiz: a quiz of your own, in a private chat with me; it counts on this group's "
+        "board too.",
+        "Admins: /settings picks the group's quiz and language. /help: everything else."]
+    until = await organiser.barrier()
+    assert len(organiser.sent(since, until, methods=("sendMessage",))) == 1  # not for Bilal
+    creator = Learner(api, api.user(3003, "عائشہ", language_code="ur"),
+                      api.group_chat(GROUP - 1, "نیا گروپ", kind="group"))
+    since = creator.mark()
+    await service_message(api, creator, group_chat_created=True)
+    hello = strip_isolates((await creator.reply(since))["text"])
+    assert hello.startswith("👋 مجھے شامل کرنے کا شکریہ!")
+    assert "/round: ماڈل اور پائپ لائن متوازیت کا راؤنڈ، ہر سوال 30 سیکنڈ کا؛" in hello
 
 
 async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: FakeBotAPI) -> None:
