@@ -6,7 +6,7 @@ The first row is the header; columns by name, in any order (case and spaces igno
 |---|---|---|
 | `question` | yes | the question's text |
 | `option1` ... `option10` | 2 or more | the options, in order (empty cells skipped) |
-| `correct` | yes | the right option: its number (1-10), letter (A-J) or text |
+| `correct` | yes | the right option: its number (1-10), letter (A-J; in Urdu الف ب ج د) or text |
 | `explanation` | no | shown after the answer |
 | `why_not1` ... `why_not10` | no | why that option is wrong |
 | `id` | no | the question's id (else from the text) |
@@ -30,6 +30,8 @@ from bot.domain.quiz.formats.export import Plain, Prepared
 
 MAX_OPTIONS = 10
 _LETTERS = "ABCDEFGHIJ"
+# How Urdu papers letter their options: (الف) (ب) (ج) (د)
+_URDU_LETTERS = ("الف", "ب", "ج", "د")
 _OPTION = re.compile(r"option(\d+)")
 
 
@@ -103,8 +105,10 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
             numbers.append(n)
     given = tidy(cells.get("correct", ""))
     correct = given.upper()
+    urdu = given.strip("()")
     n = (_LETTERS.index(correct) + 1 if len(correct) == 1 and correct in _LETTERS
-         else int(correct) if correct.isdigit() else 0)
+         else _URDU_LETTERS.index(urdu) + 1 if urdu in _URDU_LETTERS
+         else int(correct) if correct.isdecimal() else 0)
     named = [m for m, option in zip(numbers, options, strict=True) if option.text == given]
     if n in numbers and named and n not in named:
         # "What is 1+2?" with options 2, 3, 4 and correct 3: option 3 is '4'; the teacher

@@ -296,3 +296,18 @@ def test_a_csv_correct_cell_is_read_as_the_teacher_meant_it() -> None:
     data, _ = export_quiz(quiz, "csv", "en")  # written with the key's letter: reads back
     again = convert(data, "math.csv").quiz
     assert again is not None and [q.correct for q in again.questions] == [1, 1]
+
+
+def test_a_csv_correct_cell_in_urdu_letters_or_digits_is_read_and_a_superscript_told() -> None:
+    # An Urdu paper letters its options (الف) (ب) (ج) (د) and may write ۳ for 3: refused as
+    # 'correct is 'ب''. A '²' (a digit to str.isdigit, not to int) raised ValueError: a
+    # traceback from import, and 'Something went wrong' in reply to an upload.
+    sheet = ("question,option1,option2,option3,option4,correct\n"
+             "غالب کا پورا نام کیا تھا؟,میر تقی میر,مرزا اسد اللہ خان,علامہ اقبال,فیض,ب\n"
+             "آبِ حیات کس کی تصنیف ہے؟,محمد حسین آزاد,حالی,شبلی,سر سید,(الف)\n"
+             "بانگِ درا کس کی ہے؟,میر,غالب,اقبال,فیض,۳\n")
+    quiz = convert(sheet.encode(), "urdu.csv").quiz
+    assert quiz is not None and [q.correct for q in quiz.questions] == [1, 0, 2]
+    assert _problems_of(b"question,option1,option2,correct\nQ?,a,b,\xc2\xb2\n", "sup.csv") == [
+        "sup.csv:2: correct is '²'; give the right option's number (1-10), letter (A-J) or "
+        "text, of a filled option"]
