@@ -175,14 +175,11 @@ def export(config: Config, args: argparse.Namespace) -> int:
 
 def _database_line(config: Config) -> str:
     where, postgres = _where(config), _postgres(config)
-    found: tuple[int, int, int, int] | None
-    if postgres:
-        try:
-            found = _read(config, summary)
-        except EmptyDatabase:  # as `createdb` left it: `run` creates the tables
-            return f"{where}: empty (quizbot creates its tables on first start)"
-    else:
-        found = sqlite_ops.inspect(path_from_url(config.storage_url))
+    try:
+        found = _read(config, summary) if postgres else sqlite_ops.inspect(path_from_url(
+            config.storage_url))
+    except EmptyDatabase:  # as `createdb` or a failed first start left it: `run` migrates it
+        return f"{where}: empty (quizbot creates its tables on first start)"
     if found is None:
         return f"{where}: not created yet (it will be on first start)"
     (version, users, sessions, answers) = found

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.domain.errors import OpsError, StoreRefused
+from bot.domain.errors import EmptyDatabase, OpsError, StoreRefused
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
 from bot.store.files import PlaceError, new_file
@@ -76,9 +76,9 @@ def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connectio
         except (NotOurs, sqlite3.Error) as exc:
             raise OpsError(f"{db}: refused: {exc}") from None
         try:
-            if not version:
-                raise OpsError(f"{db}: refused: it is a SQLite database, but not quizbot's (it "
-                               "has no tables)")
+            if not version:  # as a first start that failed (a full disk) leaves it
+                raise EmptyDatabase(f"{db}: refused: it is a SQLite database, but not "
+                                    "quizbot's (it has no tables)")
             yield conn
         finally:
             conn.close()
