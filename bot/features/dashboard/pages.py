@@ -193,8 +193,9 @@ class Dashboard:
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},
             "misses": self._misses(quizzes, answers, lang),
             **await self._topics(who, quizzes, totals, cards, lang),
+            # A Discord link opens only the server it was made in (see `role`): no others.
             "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
-                       for g, title in groups],
+                       for g, title in groups if p != "discord" or g == who.guild_id],
         }
         if self.engine.is_admin(Actor(p, u)):  # the configured admins: open reports
             view["reports"] = reports_view(*await self.engine.reports.open(), quizzes, lang, t)

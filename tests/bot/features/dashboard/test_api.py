@@ -558,3 +558,23 @@ async def test_nobody_is_named_when_everyone_has_full_marks(served: Served,
     served.members[(GROUP, "1")] = Role(True, admin=True)
     status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
     assert status == 200 and isinstance(view, dict) and view["members"]["needs_help"] == ""
+
+
+async def test_a_discord_learners_page_links_only_the_server_its_link_opens(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """Grace played in two servers. Her link from /dashboard in a DM, or in server 9001,
+    opens only what it was signed for: her page must not offer a server whose page then
+    answers 'for its members only' (she is a member; the link is not for it)."""
+    for server in ("9001", "9002"):
+        await play(served.engine, quizzes, Actor("discord", "42", server, "Grace"))
+    for guild, listed in ((None, []), ("9001", ["9001"])):
+        link = served.signer.link(Identity("discord", "42", "Grace", None, guild, False))
+        async with served.http.post(served.url + "/api/session",
+                                    headers={"Authorization": f"link {link}"}) as r:
+            session = (await r.json())["session"]
+        auth = {"Authorization": f"session {session}"}
+        status, me = await served.get("/api/me", auth)
+        assert status == 200 and isinstance(me, dict)
+        assert [g["id"] for g in me["groups"]] == listed
+        for g in me["groups"]:
+            assert (await served.get(f"/api/groups/{g['id']}", auth))[0] == 200
