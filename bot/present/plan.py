@@ -176,12 +176,12 @@ class Planner:
 
     def asked(self, prompt: QuestionPrompt, actor: Actor, *, more: bool = False) -> Reply:
         """A command or button that opens a question: send it. `more`: the quiz was not
-        named (the default one), so one line names the catalogue."""
+        named, so a new attempt's question names the catalogue in one line."""
         if prompt.joined:  # a second start seconds after the first: it is just above
             return Reply(send=(Card(self.t(prompt.lang, "question.joined",
                                            number=prompt.number)),))
         card = self.question(prompt, actor)
-        if more:
+        if more and not prompt.resumed:  # resumed: "Picking up where you left off" leads
             hint = self.t(prompt.lang, "catalogue.more", command=self.catalogue_command)
             card = replace(card, body=f"{hint}\n\n{card.body}")
         return Reply(send=(card,))
