@@ -12,6 +12,7 @@ import functools
 import io
 import re
 import string
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -176,13 +177,28 @@ def has_rtl(text: str) -> bool:
     return re.search(f"[{_RTL}]", text) is not None
 
 
+# Characters that show nothing: Telegram names made "invisible" are Hangul fillers or Braille
+# blanks; spaces, format controls and lone combining marks (Unicode categories) show nothing too.
+BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+BLANK_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp", "Mn", "Me"})
+NAMELESS = "👤"  # a member whose name shows nothing (in any language)
+
+
+def shows_nothing(name: str) -> bool:
+    """True when `name` would show as a blank."""
+    return all(c in BLANKS or unicodedata.category(c) in BLANK_CATEGORIES for c in name)
+
+
 def person(lang: str, name: str) -> str:
     """A person's name from the platform, for a sentence in `lang`: without direction
     controls (an override in a name turns the rest of its line around) and isolated where
     its direction may differ from the text's: always in a right-to-left text, and in a
     left-to-right one when it holds right-to-left letters (else "Ayesha: 3/4" in Urdu
-    letters shows its score before the name); at most NAME_SHOWN characters."""
+    letters shows its score before the name); at most NAME_SHOWN characters; NAMELESS for
+    a name that shows nothing ("Got it right: Hana, , " read as a slip of the bot)."""
     name = DIRECTION_CONTROLS.sub("", name)
+    if shows_nothing(name):
+        name = NAMELESS
     if len(name) > NAME_SHOWN:  # ten 1,000-character names made /leaderboard unsendable
         name = name[: NAME_SHOWN - 1].rstrip() + "…"
     return isolate(name) if is_rtl(lang) or re.search(f"[{_RTL}]", name) else name

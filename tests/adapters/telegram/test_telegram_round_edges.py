@@ -264,3 +264,28 @@ async def test_members_level_at_a_rounds_end_share_their_place_on_the_board(
     await room.chen.send("/leaderboard rounds")
     lines = strip_isolates((await room.chen.reply(since))["text"]).splitlines()[1:]
     assert lines[2:] == ["🥉 3. Chen: 1/1 🏅"]
+
+
+async def test_members_whose_names_show_nothing_are_shown_as_someone(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    """Telegram names made 'invisible' (a Hangul filler; or only direction controls, which
+    are dropped) left blanks: 'Got it right: Hana, ㅤ, ' and '🥇 1. : 1 right'. Such a member
+    is 👤, in every language."""
+    room = Room(bot, api)
+    filler = Learner(api, api.user(4004, "\u3164"), room.group)
+    controls = Learner(api, api.user(5005, "\u202e\u2066 \u200b"), room.group)
+    since = room.hana.mark()
+    await room.hana.send("/round 20 1")
+    question = await room.question(since)
+    right = key.right(question["text"])
+    for member in (room.hana, filler, controls):
+        assert await room.press(member, question, right) == f"🔒 Locked in: {right}"
+    since = room.hana.mark()
+    room.advance(20)
+    reveal = await room.reveal(since, question)
+    assert "Got it right: Hana, 👤, 👤" in reveal
+    assert reveal.count("🥇 1. 👤: 1 right") == 2
+    since = room.hana.mark()
+    await room.hana.send("/leaderboard rounds")
+    board = strip_isolates((await room.hana.reply(since))["text"])
+    assert board.count("🥇 1. 👤: 1/1") == 2 and "\u3164" not in board
