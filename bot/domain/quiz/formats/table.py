@@ -33,6 +33,7 @@ _LETTERS = "ABCDEFGHIJ"
 # How Urdu papers letter their options: (الف) (ب) (ج) (د)
 _URDU_LETTERS = ("الف", "ب", "ج", "د")
 _OPTION = re.compile(r"option(\d+)")
+_KNOWN = re.compile(r"question|option\d+|why_not\d+|correct|explanation|id|category")
 
 
 def _column(name: str) -> str:
@@ -65,6 +66,13 @@ def read(text: str, source: str) -> Draft:
         header = [_column(h) for h in next(rows)]
     except StopIteration:
         draft.problems.append(f"{at}: is empty; the first row names the columns")
+        return draft
+    twice = [c for c in dict.fromkeys(header) if header.count(c) > 1 and _KNOWN.fullmatch(c)]
+    if twice:  # the last one would silently win: an option or an explanation lost
+        draft.problems.append(f"{at}: the header names {', '.join(twice)} twice (columns "
+                              + "; ".join(", ".join(str(k + 1) for k, h in enumerate(header)
+                                                    if h == c) for c in twice)
+                              + "); name each column once")
         return draft
     missing = [c for c in ("question", "option1", "option2", "correct") if c not in header]
     if missing:

@@ -311,3 +311,14 @@ def test_a_csv_correct_cell_in_urdu_letters_or_digits_is_read_and_a_superscript_
     assert _problems_of(b"question,option1,option2,correct\nQ?,a,b,\xc2\xb2\n", "sup.csv") == [
         "sup.csv:2: correct is '²'; give the right option's number (1-10), letter (A-J) or "
         "text, of a filled option"]
+
+
+def test_a_csv_header_naming_a_column_twice_is_refused() -> None:
+    # 'Option 1' typed twice: the second column silently won, the first option was lost
+    # (and 'correct: A' then named another option). Unknown columns may repeat.
+    sheet = b"question,Option 1,option1,option2,correct,notes,notes\nQ?,a,b,c,A,x,y\n"
+    assert _problems_of(sheet, "dup.csv") == [
+        "dup.csv:1: the header names option1 twice (columns 2, 3); name each column once"]
+    fine = convert(sheet.replace(b"Option 1,option1,option2", b"option1,option2,option3"),
+                   "dup.csv").quiz
+    assert fine is not None and len(fine.questions[0].options) == 3
