@@ -247,3 +247,6 @@ def setup_logging(config: Config, *, quiet: bool = False) -> None:
     root.setLevel(max(level, logging.WARNING) if quiet else level)
     quiet_noisy_loggers()
     logging.getLogger("aiosqlite").setLevel(logging.WARNING)
+    # Pillow logs each PNG chunk it reads at DEBUG (every shipped picture at start, every
+    # chart): nothing to debug the bot with, and it buries what is
+    logging.getLogger("PIL").setLevel(logging.INFO)

@@ -56,3 +56,21 @@ def test_quiet_shows_nothing_below_warning(tmp_path: Path,
     logging.getLogger("bot.store.sqlite").warning("disk nearly full")
     lines = capsys.readouterr().err.splitlines()
     assert [json.loads(line)["message"] for line in lines] == ["disk nearly full"]
+
+
+def test_debug_is_quizbot_s_and_its_libraries_not_pillow_s_png_chunks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """At log_level DEBUG every start logged Pillow reading each shipped picture chunk by
+    chunk ("STREAM b'IHDR' 16 13", 28 lines), and every /stats chart more: nothing a
+    maintainer debugging the bot can use, between the lines they can."""
+    import io
+
+    from PIL import Image
+
+    setup_logging(load_config(json_config(tmp_path), env={}))
+    png = io.BytesIO()
+    Image.new("RGB", (2, 2)).save(png, format="PNG")
+    Image.open(io.BytesIO(png.getvalue())).load()
+    logging.getLogger("bot.present.diagrams").debug("drew a schedule")
+    lines = capsys.readouterr().err.splitlines()
+    assert [json.loads(line)["message"] for line in lines] == ["drew a schedule"]
