@@ -56,10 +56,16 @@ def storage_failure(exc: BaseException) -> bool:
         and code & 0xFF in _STORAGE_HINTS
 
 
+# A lock held past the busy timeout is no fault of the file or the disk: say who holds it.
+_HINTS = {**_STORAGE_HINTS, sqlite3.SQLITE_BUSY: "another program holds it (another quizbot "
+          "on the same file, a backup, an sqlite3 shell); close it or let it finish, then try "
+          "again"}
+
+
 def storage_hint(exc: BaseException) -> str:
     """What a maintainer can do about a storage error."""
     code = getattr(exc, "sqlite_errorcode", None)
-    return _STORAGE_HINTS.get((code or 0) & 0xFF, "check the database file and its disk")
+    return _HINTS.get((code or 0) & 0xFF, "check the database file and its disk")
 
 
 class GroupCommit(Batched[Unit]):

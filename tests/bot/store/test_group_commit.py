@@ -5,12 +5,14 @@ point reads cost none."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bot.store.commands import learning_sql, sessions_sql
+from bot.store.group_commit import storage_failure, storage_hint
 from bot.store.sqlite import SQLiteStore
 from bot.store.sqlite_thread import SQLiteThread
 
@@ -65,3 +67,27 @@ async def test_the_taps_point_reads_run_on_the_event_loop(tmp_path: Path):
         assert len(writes) == 1 and reads == []
     finally:
         await store.close()
+
+
+def test_a_database_another_program_holds_says_so(tmp_path: Path) -> None:
+    """`quizbot play` while an sqlite3 shell (or a backup) holds the file's lock: 'database
+    is locked; another program holds it … close it', not 'check the database file and its
+    disk', which sent a learner looking for a broken disk. (Still no storage failure: the
+    write is not retried as one the disk refused.)"""
+    path = tmp_path / "held.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    other = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        holder.execute("CREATE TABLE t (x)")
+        holder.execute("BEGIN EXCLUSIVE")
+        try:
+            other.execute("INSERT INTO t VALUES (1)")
+        except sqlite3.OperationalError as exc:
+            busy = exc
+        else:
+            raise AssertionError("the write was not refused")
+    finally:
+        other.close()
+        holder.close()
+    assert "another program holds it" in storage_hint(busy)
+    assert "disk" not in storage_hint(busy) and not storage_failure(busy)
