@@ -82,3 +82,21 @@ async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: Fake
     await member.reply(since, lambda m: bool(m.get("reply_markup")))  # question 1 posted
     row = await bot.app.store.read(rounds_sql.active_round, "telegram", str(GROUP))
     assert row is not None and (row.quiz_id, row.lang) == ("long-context", "ur")
+
+
+async def test_help_in_a_group_says_what_settings_does_there(bot: Running,
+                                                             api: FakeBotAPI) -> None:
+    """/help said '/settings: mark answers "sure" or "guess"', which /settings in a group
+    does not do: there it shows (and admins change) the group's quiz and language."""
+    group = api.group_chat(GROUP, "Parallel readers")
+    for user, line in (
+            (api.user(1001, "Hana"),
+             '/settings: mark answers "sure" or "guess"; in a group, its quiz and language '
+             "(admins)"),
+            (api.user(3003, "عائشہ", language_code="ur"),
+             '\u200f/settings: جوابات پر "یقین" یا "اندازہ" کا نشان؛ گروپ میں، اس کا کوئز اور '
+             "زبان (منتظمین)")):
+        member = Learner(api, user, group)
+        since = member.mark()
+        await member.send("/help")
+        assert line in strip_isolates((await member.reply(since))["text"]).splitlines()
