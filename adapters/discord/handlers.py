@@ -200,8 +200,9 @@ class Flows:
         where = GLOBAL if scope == "global" else CHAT
         work = self.engine.leaderboard(actor_of(interaction), scope=where, kind=kind)
         # while a round runs in this channel its posts own the channel: answer privately
-        running = interaction.guild_id is not None and await self.engine.round_running(
-            "discord", str(interaction.channel_id))
+        # (read inside the 3 seconds: a slow read acknowledges first, privately)
+        running = interaction.guild_id is not None and await timely(
+            interaction, self.engine.round_running("discord", str(interaction.channel_id)))
         board = await self._do(interaction, work, public=not running)
         reply = self.plan.leaderboard(board)
         await self.deliver(interaction, replace(reply, public=False) if running else reply)

@@ -181,6 +181,29 @@ async def test_round_stop_reads_inside_the_three_seconds(
     assert done.ephemeral and done.content == "The round was stopped."
 
 
+async def test_leaderboard_reads_inside_the_three_seconds(
+        fake: FakeDiscord, bot: App, monkeypatch: pytest.MonkeyPatch) -> None:
+    """/leaderboard first asks whether a round runs in the channel (its answer is private
+    then): a slow answer gets the early ack (the read ran before the timer, so a slow store
+    meant no answer in 3 s and Discord's 'This interaction failed')."""
+    from adapters.discord import replies
+
+    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
+    read = bot.engine.round_running
+
+    async def slowly(*args: object, **kwargs: object) -> object:
+        pending = list(fake.interactions.values())[-1]
+        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
+        return await read(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bot.engine, "round_running", slowly)
+    ix = await fake.slash(ALICE, "leaderboard", guild=GUILD)
+    done = await fake.wait_for(lambda: ix.original if ix.original and ix.original.content
+                               else None, what="the thinking message to be filled")
+    assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first
+    assert done.content.startswith("**Leaderboard here: Model and pipeline parallelism**")
+
+
 def test_an_urdu_rounds_closing_time_keeps_discords_timestamp_whole(bot: App) -> None:
     from adapters.discord.round_posts import closes_at
     from bot.domain.round_results import RoundQuestion
