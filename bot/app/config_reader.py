@@ -119,7 +119,10 @@ def read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: no such config file; start one from "
                           "deploy/config.example.yaml (every key is optional)") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from exc
+        # a folder, or a file the service's user may not read (installed without -g quizbot)
+        raise ConfigError(f"{path}: cannot be read: {exc.strerror}; --config names a YAML file "
+                          "the user running quizbot can read (systemd: owner root, group "
+                          "quizbot, mode 0640; docs/deploy.md)") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start + 1}); save it as "
                           "UTF-8") from None

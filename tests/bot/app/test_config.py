@@ -87,6 +87,15 @@ def test_bad_values_name_the_key(tmp_path: Path, text: str, message: str):
         load_config(write(tmp_path, text), env={})
 
 
+def test_a_config_that_cannot_be_read_says_what_to_do(tmp_path: Path):
+    # A folder here, as a file root made without `-g quizbot` would be for the service's
+    # user: "cannot be read: Permission denied" and nothing about what to change.
+    with pytest.raises(ConfigError, match=re.escape(
+            f"{tmp_path}: cannot be read: Is a directory; --config names a YAML file the user "
+            "running quizbot can read (systemd: owner root, group quizbot, mode 0640")):
+        load_config(tmp_path, env={})
+
+
 def test_the_webhook_shares_web_port_only_on_the_same_address(tmp_path: Path):
     # The docs' "same port: one server" with webhook.listen left at its 0.0.0.0 default
     # failed at bind with a bare "address already in use".
