@@ -56,15 +56,16 @@ def needs_help(t: Callable[..., str], rows: list[dict[str, Any]], lang: str,
                separator: str) -> str:
     """A group admin's first-screen line: the HELP_NAMED members with the lowest share
     right (the member table's first rows, weakest first; each member once, full marks left
-    out), so who may need help is read before the charts; "" when nobody is below full."""
+    out), so who may need help is read before the charts; "" when nobody is below full.
+    The score in brackets: "ali92 (1/8)", never "ali92 1/8"."""
     named: dict[str, str] = {}
     for r in rows:
         if r["total"] and r["best"] < r["total"] and r["user_id"] not in named:
             if is_rtl(lang):  # name and score one piece, in the name's own direction
                 named[r["user_id"]] = f'\u2068{strip_isolates(person(lang, r["name"]))} ' \
-                                      f'{r["score"]}\u2069'
+                                      f'({r["score"]})\u2069'
             else:
-                named[r["user_id"]] = f'{person(lang, r["name"])} {r["score"]}'
+                named[r["user_id"]] = f'{person(lang, r["name"])} ({r["score"]})'
     if not named:
         return ""
     return t("dashboard.needs_help", members=separator.join(list(named.values())[:HELP_NAMED]))
