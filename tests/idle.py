@@ -4,6 +4,7 @@ adapters talk to their fake platforms in real time; what the store committed mea
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from bot.app.compose import App
 from tests.clock import FakeClock
@@ -11,9 +12,10 @@ from tests.clock import FakeClock
 IDLE = 60.0
 
 
-async def idle_minute(app: App) -> list[float]:
+async def idle_minute(app: App, *, then: Callable[[], object] = lambda: None) -> list[float]:
     """Let `app`'s scheduler wait through a simulated minute (after a first one, for work
-    the start leaves: the day's housekeeping); the commits of the second."""
+    the start leaves: the day's housekeeping, which on a busy machine may run only now);
+    the commits of the second. `then` is called between the two."""
     clock = FakeClock(app.engine.clock())
     waited, done = [0.0], asyncio.Event()
 
@@ -28,6 +30,7 @@ async def idle_minute(app: App) -> list[float]:
     app.scheduler.wake()
     await asyncio.wait_for(done.wait(), 30)
     await app.scheduler.idle()
+    then()
     commits: list[float] = []
     app.store.on_commit = commits.append
     waited[0] = 0.0

@@ -191,7 +191,7 @@ async def process(argv: list[str], cwd: Path, api: FakeBotAPI, env: dict[str, st
     lines = Lines(proc.stderr)
     try:
         await api.wait_for(lambda: any(c.method == "getUpdates" for c in api.calls[since:])
-                           or proc.returncode is not None, timeout=30, what="the bot to poll")
+                           or proc.returncode is not None, timeout=90, what="the bot to poll")
         assert proc.returncode is None, "\n".join(lines.lines)
         yield proc, lines
     finally:

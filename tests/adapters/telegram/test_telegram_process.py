@@ -40,7 +40,7 @@ async def quizbot(config: Path, api: FakeBotAPI, stderr: IO[bytes],
         stdout=stderr, stderr=stderr)
     try:
         await api.wait_for(lambda: any(c.method == "getUpdates" for c in api.calls[since:])
-                           or proc.returncode is not None, timeout=30, what="quizbot to poll")
+                           or proc.returncode is not None, timeout=90, what="quizbot to poll")
         assert proc.returncode is None, "quizbot exited at start"
         yield proc
     finally:
