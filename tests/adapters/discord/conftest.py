@@ -96,6 +96,22 @@ async def bot(config_path: Path) -> AsyncIterator[App]:
 # --- driving a conversation ------------------------------------------------------------------
 
 
+def slow_after_the_ack(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, engine: Any,
+                       name: str) -> None:
+    """Make `engine.<name>` answer only once the newest interaction got its early ack
+    ("thinking…", sent after a shortened `replies.DEFER_AFTER`): a read that must run
+    inside Discord's three seconds is seen to do so."""
+    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
+    read = getattr(engine, name)
+
+    async def slowly(*args: object, **kwargs: object) -> object:
+        pending = list(fake.interactions.values())[-1]
+        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
+        return await read(*args, **kwargs)
+
+    monkeypatch.setattr(engine, name, slowly)
+
+
 async def replied(fake: FakeDiscord, ix: Interaction, followups: int = 0) -> Interaction:
     """Wait for the callback and `followups` follow-up messages of `ix`."""
     await fake.wait_for(lambda: ix.callback is not None and len(ix.followups) >= followups,

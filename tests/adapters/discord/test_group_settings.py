@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.discord import replies
 from bot.app.compose import App
 from bot.store.commands import rounds_sql
 
-from .conftest import ALICE, BOB, CHANNEL, GUILD, replied
+from .conftest import ALICE, BOB, CHANNEL, GUILD, replied, slow_after_the_ack
 from .fake_discord import FakeDiscord
 
 
@@ -48,15 +47,7 @@ async def test_settings_reads_both_inside_the_three_seconds(
         bot: App, fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch) -> None:
     """/settings in a server reads the learner's settings and the server's: a slow second
     read gets the early ack (it used to run after the timer, unacknowledged)."""
-    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
-    read = bot.engine.group_settings
-
-    async def slowly(*args: object, **kwargs: object) -> object:
-        pending = list(fake.interactions.values())[-1]
-        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
-        return await read(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bot.engine, "group_settings", slowly)
+    slow_after_the_ack(fake, monkeypatch, bot.engine, "group_settings")
     ix = await replied(fake, await fake.slash(BOB, "settings", guild=GUILD), followups=1)
     assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first
     assert ix.original is not None and ix.original.ephemeral

@@ -11,7 +11,7 @@ from bot.app.compose import App
 from bot.domain.quiz import Question
 from bot.domain.results import Actor
 
-from .conftest import ALICE, BOB, CHANNEL, GUILD, QUIZ, replied
+from .conftest import ALICE, BOB, CHANNEL, GUILD, QUIZ, replied, slow_after_the_ack
 from .fake_discord import FakeDiscord, Message, user
 
 CAROL = user(1_500_000_000_000_000_003, "carol")
@@ -162,18 +162,8 @@ async def test_round_stop_reads_inside_the_three_seconds(
     """/round stop stops the round, then reads the stopper's language for its note: a slow
     read gets the early ack (it ran after the timer, so a slow store meant no answer in 3 s
     and Discord's 'This interaction failed')."""
-    from adapters.discord import replies
-
     await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start"))
-    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
-    read = bot.engine.language
-
-    async def slowly(*args: object, **kwargs: object) -> object:
-        pending = list(fake.interactions.values())[-1]
-        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
-        return await read(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bot.engine, "language", slowly)
+    slow_after_the_ack(fake, monkeypatch, bot.engine, "language")
     ix = await fake.slash(ALICE, "round", guild=GUILD, subcommand="stop")
     done = await fake.wait_for(lambda: ix.original if ix.original and ix.original.content
                                else None, what="the thinking message to be filled")
@@ -186,17 +176,7 @@ async def test_leaderboard_reads_inside_the_three_seconds(
     """/leaderboard first asks whether a round runs in the channel (its answer is private
     then): a slow answer gets the early ack (the read ran before the timer, so a slow store
     meant no answer in 3 s and Discord's 'This interaction failed')."""
-    from adapters.discord import replies
-
-    monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)
-    read = bot.engine.round_running
-
-    async def slowly(*args: object, **kwargs: object) -> object:
-        pending = list(fake.interactions.values())[-1]
-        await fake.wait_for(lambda: pending.callback is not None, what="the early ack")
-        return await read(*args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(bot.engine, "round_running", slowly)
+    slow_after_the_ack(fake, monkeypatch, bot.engine, "round_running")
     ix = await fake.slash(ALICE, "leaderboard", guild=GUILD)
     done = await fake.wait_for(lambda: ix.original if ix.original and ix.original.content
                                else None, what="the thinking message to be filled")
