@@ -284,16 +284,23 @@ async def test_ctrl_c_while_it_starts_stops_without_a_traceback(tmp_path: Path):
     holder = sqlite3.connect(user_db(), isolation_level=None)
     try:
         holder.execute("BEGIN EXCLUSIVE")
-        player = await Player.start(tmp_path)
-        async with asyncio.timeout(TIMEOUT):  # until it has the database open (and waits)
-            # another process's open files send no event: look until the file is there
-            while str(user_db()) not in open_files(player.proc.pid):  # noqa: ASYNC110
-                await asyncio.sleep(0.02)
-        player.proc.send_signal(signal.SIGINT)
-        code = await player.finish()
+        # The start waits on the lock for its busy timeout (5 s): on a loaded machine the
+        # signal may come only after that, and the start ends saying the database is locked
+        # (right, but not this test's case): then once more, at most three times.
+        for _ in range(3):
+            player = await Player.start(tmp_path)
+            async with asyncio.timeout(TIMEOUT):  # until it has the database open (and waits)
+                # another process's open files send no event: look until the file is there
+                while str(user_db()) not in open_files(player.proc.pid):  # noqa: ASYNC110
+                    await asyncio.sleep(0.02)
+            player.proc.send_signal(signal.SIGINT)
+            code = await player.finish()
+            assert "Traceback" not in player.transcript, player.transcript
+            if "database is locked" not in player.transcript:
+                break
     finally:
         holder.close()
-    assert "Traceback" not in player.transcript and "KeyboardInterrupt" not in player.transcript
+    assert "KeyboardInterrupt" not in player.transcript
     assert code == 130, player.transcript
 
 
