@@ -25,6 +25,13 @@ OPTION = re.compile(r"^([A-J])\) (.*)$", re.M)
 TIMEOUT = 20
 
 
+def _ctrl_c_as_in_a_terminal() -> None:
+    """In the child: Ctrl-C (SIGINT) as a terminal delivers it. A suite started in the
+    background of a non-interactive shell (CI scripts) inherits SIGINT ignored, and then
+    the player would never see the Ctrl-C a test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class Player:
     """Drives `quizbot play` over pipes, reading until it asks for input."""
 
@@ -41,7 +48,7 @@ class Player:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "adapters.cli", "play", "--user", "tester", *args, cwd=cwd,
             env=env, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT)
+            stderr=asyncio.subprocess.STDOUT, preexec_fn=_ctrl_c_as_in_a_terminal)
         return cls(proc)
 
     async def until_prompt(self) -> str:
