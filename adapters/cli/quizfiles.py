@@ -15,8 +15,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from adapters.cli import datadir
-from bot.domain.errors import NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
-from bot.domain.quiz import Quiz, load_all, load_quizzes
+from bot.domain.errors import (
+    NotInstalled,
+    QuizbotError,
+    ShippedQuiz,
+    UploadRefused,
+    UploadTooBig,
+)
+from bot.domain.quiz import Quiz, load_all, load_file, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
 from bot.domain.quiz.formats.export import left_out
 from bot.domain.quiz.topics import TOPICS_FILE
@@ -85,7 +91,8 @@ def import_file(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     beside = args.output.parent / TOPICS_FILE if args.output is not None else None
     result = convert(data, str(args.path), fmt=args.format, quiz_id=args.quiz_id,
-                     lang=args.lang, topics=beside if beside and beside.is_file() else None)
+                     lang=args.lang, topics=beside if beside and beside.is_file() else None,
+                     before=_before(args.output))
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for problem in result.problems:
@@ -102,6 +109,17 @@ def import_file(args: argparse.Namespace) -> int:
     note = f" despite {len(result.problems)} problem(s) (--force)" if result.problems else ""
     print(f"wrote {where}: {_questions(count)}{note}", file=sys.stderr)
     return EXIT_OK
+
+
+def _before(output: Path | None) -> Quiz | None:
+    """The quiz an earlier import wrote to `output` (its unchanged questions keep their
+    ids), or None."""
+    if output is None or not output.is_file():
+        return None
+    try:
+        return load_file(output)
+    except (QuizbotError, OSError, ValueError):
+        return None  # not a quiz (any more): nothing to keep
 
 
 def _write(result: Imported, output: Path | None, *, force: bool) -> str:

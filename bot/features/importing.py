@@ -18,7 +18,7 @@ from pathlib import Path, PurePath
 from bot.domain.quiz import Quiz, default_content_dir
 from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_draft
 from bot.domain.quiz.formats.draft import decode, written_in
-from bot.domain.quiz.formats.to_yaml import Converted, quiz_id_for, to_yaml
+from bot.domain.quiz.formats.to_yaml import Converted, kept_ids, quiz_id_for, to_yaml
 from bot.domain.quiz.load import MAX_FILE_BYTES
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.quiz.validate import ID_RE, LANG_RE
@@ -55,10 +55,12 @@ class Imported:
 
 
 def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | None = None,
-            lang: str | None = None, topics: Path | None = None) -> Imported:
+            lang: str | None = None, topics: Path | None = None,
+            before: Quiz | None = None) -> Imported:
     """Read `data` (a file called `name`) and check the quiz it makes, in `lang` (default:
     the one its questions are written in, `written_in`). Its questions may name the shared
-    topics of `topics` (a topics.yaml; default: the shipped one)."""
+    topics of `topics` (a topics.yaml; default: the shipped one). `before`, the version of
+    the quiz imported before: an unnamed question unchanged since keeps its id."""
     out = Imported(name, topics=topics or default_content_dir() / TOPICS_FILE)
     if quiz_id is not None and not ID_RE.fullmatch(quiz_id):
         out.problems.append(f"--id {quiz_id!r}: must be 1-40 of a-z, 0-9, '-', '_'")
@@ -76,7 +78,7 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     if out.problems:
         return out
     try:
-        converted = _converted(data, name, fmt or YAML, quiz_id, lang, out)
+        converted = _converted(data, name, fmt or YAML, quiz_id, lang, out, before)
     except ImportRefused as exc:
         out.problems.extend(exc.problems)
         return out
@@ -93,7 +95,7 @@ def _line(problem: str) -> int:
 
 
 def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str | None,
-               out: Imported) -> Converted | None:
+               out: Imported, before: Quiz | None) -> Converted | None:
     if fmt == YAML:
         return Converted(decode(data, name))
     draft = read_draft(data, name, fmt, lang or "en")
@@ -108,7 +110,9 @@ def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str 
     ends = [*starts[1:], float("inf")]
     draft.questions = [q for q, start, end in zip(draft.questions, starts, ends, strict=False)
                        if not any(start <= line < end for line in told)]
-    converted = to_yaml(draft, quiz_id or quiz_id_for(name), lang)
+    quiz_id = quiz_id or quiz_id_for(name)
+    keep = kept_ids(before) if before is not None and before.id == quiz_id else None
+    converted = to_yaml(draft, quiz_id, lang, keep)
     out.warnings.extend(draft.skipped + draft.warnings)
     out.problems.extend(draft.problems)
     if not draft.questions and not draft.problems:

@@ -32,6 +32,7 @@ from bot.domain.errors import (
     UploadTooBig,
 )
 from bot.domain.quiz import Quiz, default_content_dir, load_file
+from bot.domain.quiz.formats.to_yaml import quiz_id_for
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.results import Actor, InstallOutcome
 from bot.features.importing import Imported, convert, with_shared_topics
@@ -129,8 +130,12 @@ class Installed:
         """Install without the admin check (the command line's `quizbot quizzes add`)."""
         if len(data) > MAX_UPLOAD_BYTES:
             raise UploadTooBig(size=round(len(data) / 1024), limit=MAX_UPLOAD_BYTES // 1024)
-        result = await asyncio.to_thread(convert, data, PurePosixPath(name).name,
-                                         quiz_id=quiz_id)
+        name = PurePosixPath(name).name
+        # the version installed now (if any): its unchanged questions keep their ids
+        before = self.library.quizzes.get(quiz_id or quiz_id_for(name))
+        if before is not None and self.library.is_shipped(before.id):
+            before = None
+        result = await asyncio.to_thread(convert, data, name, quiz_id=quiz_id, before=before)
         if not result.ok or result.quiz is None:
             raise UploadRefused(problems=listing(result.problems),
                                 every=tuple(result.problems))

@@ -5,6 +5,7 @@ sleeping), never over a shipped quiz, and removed without touching learners' his
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 from dataclasses import replace
 from pathlib import Path
@@ -305,3 +306,32 @@ async def test_an_uploads_alike_warnings_are_said_once_each(
         "before the explanation)"]
     assert "… +" not in body
     engine.installed.close()
+
+
+async def test_a_quiz_installed_before_keeps_its_ids_when_its_sheet_comes_again(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    # Installed under the old rule (copies of one text told apart by order: q-…, q-…-2),
+    # the same sheet sent again must not give its questions new ids: learners' cards and
+    # progress are kept by question id.
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    old = ("id: sheet\ntitle: Sheet\ndescription: d\ndifficulty: medium\nlanguages: [en]\n"
+           "questions:\n"
+           + "".join(f"- id: {qid}\n  text: Which is true?\n  options:\n"
+                     f"  - text: {right}\n  - text: {wrong}\n  correct: 0\n"
+                     f"  explanation: {right}.\n"
+                     for qid, right, wrong in (("q-old", "GPipe splits layers", "ZeRO splits"),
+                                               ("q-old-2", "1F1B bounds memory", "No bubble"))))
+    await engine.install(ADMIN, old.encode(), "sheet.yaml")
+    sheet = ("question,option1,option2,correct,explanation\n"
+             "Which is true?,1F1B bounds memory,No bubble,A,1F1B bounds memory.\n"
+             "A new question?,yes,no,A,Yes.\n"
+             "Which is true?,GPipe splits layers,ZeRO splits,A,GPipe splits layers.\n")
+    await engine.install(ADMIN, sheet.encode(), "sheet.csv")
+    assert {q.options[0].text.get("en"): q.id for q in engine.library.quiz("sheet").questions
+            } == {"1F1B bounds memory": "q-old-2", "yes": _id("A new question?"),
+                  "GPipe splits layers": "q-old"}
+    engine.installed.close()
+
+
+def _id(text: str) -> str:
+    return "q-" + hashlib.sha256(text.encode()).hexdigest()[:10]

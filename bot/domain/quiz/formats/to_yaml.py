@@ -6,6 +6,7 @@ the category's path names the topic)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -14,6 +15,7 @@ import yaml
 
 from bot.domain.quiz.formats.draft import Draft, DraftQuestion, key_index, slug, stable_id
 from bot.domain.quiz.images import SUFFIXES
+from bot.domain.quiz.model import Quiz
 
 # The description an imported quiz gets, in the quiz's language: content written into its
 # file for the teacher to edit, as the reader names true/false options (draft.TRUE_FALSE);
@@ -89,8 +91,24 @@ def description(lang: str, count: int, name: str) -> str:
     return (one if count == 1 else several).format(count=count, name=name)
 
 
-def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
-    """The quiz as YAML text; problems (no key, two keys) are added to the draft."""
+def fingerprint(text: str, options: list[str]) -> str:
+    """A question's text and options, spacing and the options' order aside."""
+    return " | ".join([" ".join(text.split()), *sorted(" ".join(o.split()) for o in options)])
+
+
+def kept_ids(quiz: Quiz) -> dict[str, str]:
+    """Each question of `quiz` (the version installed before) by its `fingerprint`: an
+    unnamed question the same in text and options keeps that id when imported again, so a
+    quiz imported under an earlier rule for ids keeps its learners' progress."""
+    lang = quiz.languages[0]
+    return {fingerprint(q.text.get(lang), [o.text.get(lang) for o in q.options]): q.id
+            for q in quiz.questions if q.computed is None}
+
+
+def to_yaml(draft: Draft, quiz_id: str, lang: str,
+            keep: Mapping[str, str] | None = None) -> Converted:
+    """The quiz as YAML text; problems (no key, two keys) are added to the draft. An
+    unnamed question whose `fingerprint` is in `keep` keeps the id it maps to."""
     out = Converted("")
     name = PurePath(draft.source).name
     title = draft.title or PurePath(name).stem.replace("_", " ").replace("-", " ").strip()
@@ -103,9 +121,13 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
         head["topics"] = {tid: {lang: label} for label, tid in topics.items()}
     lines = [f"# Imported from {name} by `quizbot import`; edit freely, then run "
              "`quizbot validate`.", *dump(head).rstrip().splitlines(), "questions:"]
-    taken: set[str] = set()
-    for q in draft.questions:
-        item = _question(q, draft, quiz_id, taken, out)
+    kept = _kept(draft, keep or {})
+    taken: set[str] = set(kept.values())
+    repeated = _repeated_texts(draft)
+    for n, q in enumerate(draft.questions):
+        # an id kept from the version before, else from its name or text
+        qid = kept.get(n) or stable_id(q.name, id_stem(q, repeated), taken)
+        item = _question(q, qid, draft, quiz_id, out)
         if item is None:
             continue
         if q.category:
@@ -115,6 +137,33 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str) -> Converted:
         lines.extend(("  " + line).rstrip() for line in dump([item]).rstrip().splitlines())
     out.yaml = "\n".join(lines) + "\n"
     return out
+
+
+def _kept(draft: Draft, keep: Mapping[str, str]) -> dict[int, str]:
+    """Which unnamed questions (by index) keep which id of the version before."""
+    out: dict[int, str] = {}
+    for n, q in enumerate(draft.questions):
+        qid = keep.get(fingerprint(q.text, [o.text for o in q.options]))
+        if not slug(q.name) and q.computed is None and qid and qid not in out.values():
+            out[n] = qid
+    return out
+
+
+def _repeated_texts(draft: Draft) -> set[str]:
+    """The texts (spacing aside) that more than one unnamed question has."""
+    texts = [" ".join(q.text.split()) for q in draft.questions if not slug(q.name)]
+    return {t for t in texts if texts.count(t) > 1}
+
+
+def id_stem(q: DraftQuestion, repeated: set[str]) -> str:
+    """What an unnamed question's id is hashed from: its text; a text several questions
+    share ("Which statement is true?") adds its options (in any order), so that no
+    question's id depends on its row or its place in the file. Only questions the same in
+    text and options are then told apart by order (-2, -3), which swaps nothing a learner
+    could tell apart."""
+    if " ".join(q.text.split()) not in repeated:
+        return q.text
+    return fingerprint(q.text, [o.text for o in q.options])
 
 
 def _label(category: str) -> str:
@@ -133,9 +182,8 @@ def _topics(draft: Draft) -> dict[str, str]:
     return out
 
 
-def _question(q: DraftQuestion, draft: Draft, quiz_id: str, taken: set[str],
+def _question(q: DraftQuestion, qid: str, draft: Draft, quiz_id: str,
               out: Converted) -> dict[str, Any] | None:
-    qid = stable_id(q.name, q.text, taken)
     if q.computed is not None:
         return {"id": qid, **q.computed}
     key = key_index(q, draft)

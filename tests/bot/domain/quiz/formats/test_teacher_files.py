@@ -3,6 +3,7 @@ a quote left open): every problem names the file, the line where it starts and w
 
 from __future__ import annotations
 
+import hashlib
 import zipfile
 from pathlib import Path
 
@@ -235,7 +236,7 @@ def test_a_question_or_option_given_twice_is_said_with_both_places() -> None:
     assert [w for w in result.warnings if "twice" in w or "the same as" in w] == [
         "merged.csv:3: options[2] (en) is the same as options[0] and one of them is the right "
         "answer: a learner who picks the other is marked wrong; remove one or reword it",
-        "merged.csv:4: the question (q-b8cf572525-2) repeats the question at merged.csv:2, "
+        "merged.csv:4: the question (q-57eb18c435-2) repeats the question at merged.csv:2, "
         "options and all: learners would answer it twice; remove one"]
 
 
@@ -322,3 +323,28 @@ def test_a_csv_header_naming_a_column_twice_is_refused() -> None:
     fine = convert(sheet.replace(b"Option 1,option1,option2", b"option1,option2,option3"),
                    "dup.csv").quiz
     assert fine is not None and len(fine.questions[0].options) == 3
+
+
+def _ids(rows: list[str]) -> dict[tuple[str, str], str]:
+    """Each question's (text, first option) -> its id, for a CSV of `rows`."""
+    sheet = "question,option1,option2,correct\n" + "\n".join(rows) + "\n"
+    quiz = convert(sheet.encode(), "sheet.csv").quiz
+    assert quiz is not None
+    return {(q.text.get("en"), q.options[0].text.get("en")): q.id for q in quiz.questions}
+
+
+def test_a_csv_without_ids_keeps_each_questions_id_when_rows_move_or_are_added() -> None:
+    # Sheets repeat a stem ("Which is true?") with other options: its copies were told apart
+    # by their order (q-x, q-x-2), so a row inserted or moved above gave a learner's card
+    # and progress to another question.
+    rows = ["Which is true?,GPipe splits layers,ZeRO splits layers,A",
+            "What does ZeRO shard?,optimizer state,layers,A",
+            "Which is true?,1F1B bounds activations,GPipe has no bubble,A"]
+    before = _ids(rows)
+    after = _ids([rows[2], "A new first question?,yes,no,A", rows[1], rows[0]])
+    assert all(after[key] == qid for key, qid in before.items())
+    assert len(set(after.values())) == 4
+    # a text asked once keeps the id it always had (from its text alone), so quizzes
+    # installed before keep theirs
+    assert before[("What does ZeRO shard?", "optimizer state")] == (
+        "q-" + hashlib.sha256(b"What does ZeRO shard?").hexdigest()[:10])
