@@ -45,6 +45,7 @@ from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.discord_link import discord_link
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_picture
+from bot.present.i18n import person
 from bot.present.plan import Planner, Reply, draw_pictures
 from bot.present.round_plan import RoundPlanner
 
@@ -359,8 +360,9 @@ class Flows:
         _, lang = await self.engine.group_choice(actor_of(interaction))
         title = (summary.quiz_title if lang in (None, summary.lang)
                  else self.engine.quiz_info(lang, summary.quiz_id).title)
-        text = self.cat.t(lang or summary.lang, "summary.public",
-                          name=MARKDOWN.escape(interaction.user.display_name),
+        lang = lang or summary.lang
+        name = person(lang, interaction.user.display_name, MARKDOWN.inert)
+        text = self.cat.t(lang, "summary.public", name=MARKDOWN.escape(name),
                           score=summary.score, total=summary.total, title=MARKDOWN.escape(title))
         channel = interaction.client.get_partial_messageable(
             interaction.channel_id, guild_id=interaction.guild_id)

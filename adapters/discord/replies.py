@@ -21,7 +21,7 @@ from discord import app_commands
 from adapters.discord.views import MARKDOWN
 from bot.domain.errors import QuizError
 from bot.domain.results import Actor, QuestionPrompt
-from bot.present.i18n import Catalogue
+from bot.present.i18n import Catalogue, person
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +31,7 @@ DEFER_AFTER = 2.0  # seconds of engine work before we acknowledge and finish in 
 UNKNOWN_INTERACTION = 10062  # the 3 seconds (or the 15-minute token) ran out
 ALREADY_ACKNOWLEDGED = 40060
 UNKNOWN_COMMAND = "error.unknown_command"
+PEOPLE = ("host", "name")  # the parameters of a UI string that hold a member's name
 
 
 def actor_of(interaction: discord.Interaction[Any]) -> Actor:
@@ -141,6 +142,9 @@ async def report(interaction: discord.Interaction[Any], error: BaseException, *,
         language = cat.default
     if f"{key}_server" in cat.keys(language):  # Discord's own way to say it (/round start)
         key = f"{key}_server"
+    # a person a refusal names ("Only Alice, who started it, …") is shown as every name is
+    params = {k: person(language, v, MARKDOWN.inert) if k in PEOPLE and isinstance(v, str) else v
+              for k, v in params.items()}
     try:
         text = cat.t(language, key, **params)
     except (KeyError, IndexError):

@@ -41,10 +41,25 @@ def _escape(text: str) -> str:
                      for line in escaped.split("\n"))
 
 
+INERT = "\u200b"  # a zero-width space: breaks a form Discord would parse, and shows nothing
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*):(?=/)")
+
+
+def member_name(name: str) -> str:
+    """A member's display name as plain text on Discord, wherever it is shown (boards,
+    reveals, stats, announcements, errors naming a host): no channel or role link
+    (`<#id>`, `<@&id>`), timestamp (`<t:…>`), command or emoji (`</x:id>`, `<:e:id>`), no
+    autolinked URL (`https://…`), no mention. Its Markdown is the line's escape's."""
+    name = name.replace("<", "<" + INERT)
+    name = _SCHEME.sub(lambda m: f"{m.group(1)}:{INERT}", name)
+    return name.replace("@", "@" + INERT)
+
+
 MARKDOWN = Markup(
     escape=_escape,
     bold=lambda text: f"**{text}**",
     link=lambda title, url: f"[{title}](<{url}>)",  # <url> keeps Discord from unfurling it
+    inert=member_name,
 )
 
 

@@ -78,8 +78,7 @@ class Planner:
                  catalogue_command: str = "/quizzes", type_button: bool = False,
                  rounds: RoundPlanner | None = None,
                  private_url: Callable[[WhoAnswered], str | None] | None = None) -> None:
-        self.cat, self.m = cat, markup
-        self.rounds = rounds  # a round's "Who answered?" pages (None: rounds are off)
+        self.cat, self.m, self.rounds = cat, markup, rounds  # rounds: "Who answered?" pages
         # where a round's chat keeps nothing private to one member (Telegram): the deep
         # link that opens a "Who answered?" list in the presser's private chat instead
         self.private_url = private_url
@@ -104,7 +103,8 @@ class Planner:
             body = f"{self.t(prompt.lang, 'question.resumed')}\n\n{body}"
         lead = ""
         if self.shared_chats and actor.chat_id is not None and actor.display_name:
-            lead = self.t(prompt.lang, "question.for", name=person(prompt.lang, actor.display_name))
+            name = person(prompt.lang, actor.display_name, self.m.inert)
+            lead = self.t(prompt.lang, "question.for", name=name)
         if prompt.confidence:  # one tap still: the top row is "sure", the bottom "a guess"
             body = f"{body}\n\n{self.t(prompt.lang, 'question.confidence_hint')}"
             rows = tuple(_row(prompt.lang, [

@@ -41,6 +41,7 @@ class Markup:
     escape: Callable[[str], str] = _same
     bold: Callable[[str], str] = _same
     link: Callable[[str, str], str] = lambda title, url: f"{title}: {url}"
+    inert: Callable[[str], str] = _same  # a member's name as plain text (i18n.person)
 
 
 PLAIN = Markup()
@@ -294,12 +295,12 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
     if stats.own:
         title = cat.t(lang, "stats.title", title=stats.quiz_title)
     else:
-        title = cat.t(lang, "stats.title_member", name=person(lang, stats.display_name),
+        title = cat.t(lang, "stats.title_member", name=person(lang, stats.display_name, m.inert),
                       title=stats.quiz_title)
     lines = [m.bold(m.escape(title))]
     if not stats.attempts:
         lines.append(m.escape(cat.t(lang, "stats.none" if stats.own else "stats.none_member",
-                                    name=person(lang, stats.display_name))))
+                                    name=person(lang, stats.display_name, m.inert))))
     else:
         lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
         best_of, last_of = stats.best_total or stats.total, stats.last_total or stats.total
@@ -337,7 +338,7 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN, *,
     medals = {1: "🥇", 2: "🥈", 3: "🥉"}
     for row in board.rows:
         text = cat.t(lang, "leaderboard.row", rank=row.rank,
-                     name=person(lang, row.display_name), score=row.score, total=row.total)
+                     name=person(lang, row.display_name, m.inert), score=row.score, total=row.total)
         if earns_badge(row.score, row.total):
             text = f"{text} {BADGE}"
         medal = medals.get(row.rank, "  ") if row.score > 0 else "  "  # none for nothing right

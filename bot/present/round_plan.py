@@ -67,7 +67,7 @@ class RoundPlanner:
         return self.m.escape(self.cat.t(lang, key, **params))
 
     def _name(self, lang: str, name: str) -> str:
-        return person(lang, render.clip(name, NAME_SHOWN))
+        return person(lang, render.clip(name, NAME_SHOWN), self.m.inert)
 
     def fits(self, card: Card) -> bool:
         """True when the card's texts, as sent, fit the platform's limit."""

@@ -15,6 +15,7 @@ from bot.app.compose import App
 from bot.app.logs import MASK
 from bot.domain import payloads as payload
 from bot.domain.results import Actor
+from bot.present.i18n import person
 from bot.present.plan import draw_pictures
 from bot.store.commands import sessions_sql
 
@@ -243,7 +244,7 @@ async def test_an_announcement_is_in_the_servers_language(tmp_path: Path,
         await fake.wait_for(lambda: len(fake.channel_messages) == 1)
         title = app.engine.quiz_info("ur", "parallelism").title
         assert fake.channel_messages[0].content == app.catalogue.t(
-            "ur", "summary.public", name="Bob", score=8, total=8, title=title)
+            "ur", "summary.public", name=person("ur", "Bob"), score=8, total=8, title=title)
 
 
 async def test_token_never_logged(tmp_path: Path, fake: FakeDiscord,
