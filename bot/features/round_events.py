@@ -79,7 +79,7 @@ class RoundEvents:
         for a in here:
             if a.chosen in order:
                 counts[order.index(a.chosen)] += 1
-        right = tuple(a.display_name or a.user_id
+        right = tuple(a.display_name
                       for a in sorted(here, key=lambda a: a.elapsed) if a.correct)
         return replace(
             base, question=self.question(row, qindex, reveal.deadline),

@@ -20,7 +20,7 @@ def standings_of(answers: Sequence[RoundAnswer], scoring: str = round_rules.DEFA
     names: dict[str, str] = {}
     for a in answers:
         theirs.setdefault(a.user_id, []).append(a)
-        names[a.user_id] = a.display_name or a.user_id
+        names[a.user_id] = a.display_name
     rows = []
     for user, given in theirs.items():
         right = sum(a.correct for a in given)
@@ -72,7 +72,7 @@ def daily_notes(history: DailyHistory, revealed_at: float) -> DailyNotes:
     names: dict[str, str] = {}
     for a in history.answers:
         answered.setdefault(a.user_id, set()).add(a.round_id)
-        names[a.user_id] = a.display_name or a.user_id
+        names[a.user_id] = a.display_name
     streaks = []
     for user, rounds in answered.items():
         run = 0

@@ -354,7 +354,7 @@ class Rounds:
                                      quiz.id, actor.platform, chat, rounds=kind == "rounds",
                                      limit=limit)
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
-                           ranked(LeaderboardRow(0, r.display_name or r.user_id, r.platform,
+                           ranked(LeaderboardRow(0, r.display_name, r.platform,
                                                  r.user_id, r.score, r.total, r.finished_at)
                                   for r in rows), kind=kind)
 

@@ -381,7 +381,7 @@ class Sessions:
             scope, key = GLOBAL, ""
         rows = await self.store.read(sessions_sql.best, quiz.id, key, limit)
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), scope, ranked(
-            LeaderboardRow(0, r.display_name or r.user_id, r.platform, r.user_id, r.score,
+            LeaderboardRow(0, r.display_name, r.platform, r.user_id, r.score,
                            r.total, r.finished_at) for r in rows))
 
     async def reset(self, actor: Actor) -> int:

@@ -189,20 +189,29 @@ def shows_nothing(name: str) -> bool:
     return all(c in BLANKS or unicodedata.category(c) in BLANK_CATEGORIES for c in name)
 
 
+def shown_name(name: str) -> str:
+    """A person's name from the platform as every place shows it (a chat's sentence, the
+    dashboard's table): without direction controls (an override turns the rest of its line
+    around), NAMELESS for a name that is empty or shows nothing ("Got it right: Hana, , "
+    read as a slip of the bot), at most NAME_SHOWN characters. The one fallback: never an
+    id, never a blank."""
+    name = DIRECTION_CONTROLS.sub("", name or "")
+    if shows_nothing(name):
+        return NAMELESS
+    if len(name) > NAME_SHOWN:  # ten 1,000-character names made /leaderboard unsendable
+        name = name[: NAME_SHOWN - 1].rstrip() + "…"
+    return name
+
+
 def person(lang: str, name: str, inert: Callable[[str], str] | None = None) -> str:
     """A person's name from the platform, for a sentence in `lang`: without direction
     controls (an override in a name turns the rest of its line around) and isolated where
     its direction may differ from the text's: always in a right-to-left text, and in a
     left-to-right one when it holds right-to-left letters (else "Ayesha: 3/4" in Urdu
-    letters shows its score before the name); at most NAME_SHOWN characters; NAMELESS for
-    a name that shows nothing ("Got it right: Hana, , " read as a slip of the bot).
+    letters shows its score before the name); cut and NAMELESS as `shown_name` says.
     `inert`: the platform's way to keep it plain text (`Markup.inert`; Discord's
     `views.member_name`: no channel link, timestamp or URL out of a display name)."""
-    name = DIRECTION_CONTROLS.sub("", name)
-    if shows_nothing(name):
-        name = NAMELESS
-    if len(name) > NAME_SHOWN:  # ten 1,000-character names made /leaderboard unsendable
-        name = name[: NAME_SHOWN - 1].rstrip() + "…"
+    name = shown_name(name)
     if inert is not None:
         name = inert(name)
     return isolate(name) if is_rtl(lang) or re.search(f"[{_RTL}]", name) else name

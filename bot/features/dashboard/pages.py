@@ -44,7 +44,7 @@ from bot.features.engine import Engine
 from bot.features.progress import standing
 from bot.features.topic_map import confident_misses
 from bot.present import svg
-from bot.present.i18n import Catalogue, titled
+from bot.present.i18n import Catalogue, shown_name, titled
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
 from bot.store.commands import learning_sql, sessions_sql
@@ -172,7 +172,7 @@ class Dashboard:
                          for q in played],
                 "next": suggest(quizzes, attempts, lang, t)},
             "kind": "me", "lang": lang, "dir": direction(lang),
-            "user": {"name": (profile[0] if profile else "") or who.display_name},
+            "user": {"name": shown_name((profile[0] if profile else "") or who.display_name)},
             "quizzes": scores,
             "questions": questions,
             "accuracy_charts": charts(quizzes, questions, lang),
@@ -322,7 +322,7 @@ class Dashboard:
         if role.admin:
             totals = {quiz_id: len(quiz.questions) for quiz_id, quiz in quizzes.items()}
             view["members"]["rows"] = [
-                {"user_id": m.user_id, "name": m.display_name or t("dashboard.unnamed"),
+                {"user_id": m.user_id, "name": shown_name(m.display_name),
                  "quiz": m.quiz_id, "quiz_title": title_of(quizzes, m.quiz_id, lang),
                  "attempts": m.attempts, "best": m.best, "total": total,
                  "score": str(m.best) if total is None else f"{m.best}/{total}",

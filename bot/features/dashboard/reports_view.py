@@ -8,6 +8,7 @@ from typing import Any
 
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, drawn_text, shown_text
+from bot.present.i18n import shown_name
 from bot.store.commands.reports_sql import ReportRow
 
 
@@ -32,7 +33,7 @@ def reports_view(rows: Sequence[ReportRow], count: int, quizzes: Mapping[str, Qu
             "label": f"Q{number}" if number else r.question_id,
             "text": shown_text(q, lang, r.seed) if q else "",
             "reason": t(f"report.reason_{r.reason}"), "note": r.note, "numbers": numbers,
-            "by": r.display_name or t("dashboard.unnamed"), "platform": r.platform,
+            "by": shown_name(r.display_name), "platform": r.platform,
             "lang": r.lang,
             "at": datetime.fromtimestamp(r.created_at, UTC).strftime("%Y-%m-%d %H:%M UTC")})
     return {"count": count, "text": t("dashboard.reports_count", count=count),

@@ -249,7 +249,7 @@ async def test_pages_show_names_and_scores_out_of_the_total_never_ids(
     title = quizzes["parallelism"].title.get("en")
     assert {q["quiz_title"] for q in view["questions"]} == {title}
     rows = [(r["name"], r["quiz_title"], r["score"]) for r in view["members"]["rows"]]
-    assert rows == [("(no name)", title, "6/8"), ("Ada", title, "7/8")]  # weakest first
+    assert rows == [("👤", title, "6/8"), ("Ada", title, "7/8")]  # weakest first
     body = json.dumps(view)
     assert f'"{GROUP}"' in body  # only as the id the page links with, never shown as text
     assert GROUP not in view["group"]["heading"] and all(GROUP not in r["name"]
@@ -579,3 +579,37 @@ async def test_a_discord_learners_page_links_only_the_server_its_link_opens(
         assert [g["id"] for g in me["groups"]] == listed
         for g in me["groups"]:
             assert (await served.get(f"/api/groups/{g['id']}", auth))[0] == 200
+
+
+async def test_a_name_that_shows_nothing_is_the_same_silhouette_on_the_dashboard_and_in_chat(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """A member with no name, or one that shows nothing (a Hangul filler, only direction
+    controls), is 👤 on the dashboard as in the chats (`i18n.shown_name`, the one fallback):
+    the table showed a blank, an admin's report list "(no name)", and the leaderboard the
+    member's id."""
+    from bot.domain.payloads import ReportPayload
+    from bot.present.render import leaderboard_text
+
+    names = {"1": "", "2": "\u3164", "3": "\u202e\u2066 \u200b", "4": "Ada"}
+    for uid, name in names.items():
+        await play(served.engine, quizzes, Actor("telegram", uid, GROUP, name),
+                   wrong={0} if uid == "4" else {0, 5})
+    served.members[(GROUP, "4")] = Role(True, admin=True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(4, "Ada"))
+    assert status == 200 and isinstance(view, dict)
+    assert [r["name"] for r in view["members"]["rows"]] == ["👤", "👤", "👤", "Ada"]
+    assert view["members"]["needs_help"] == "Lowest scores so far: 👤 (6/8), 👤 (6/8), 👤 (6/8)"
+    status, me = await served.get("/api/me", served.tma(2, "\u3164"))
+    assert status == 200 and isinstance(me, dict) and me["user"]["name"] == "👤"
+
+    nameless = Actor("telegram", "1", None, "")
+    prompt = await served.engine.start(nameless, "parallelism")
+    await play(served.engine, quizzes, nameless)
+    await served.engine.press(nameless, ReportPayload.about("1", prompt.session_id, 2, "u"))
+    _, root = await served.get("/api/me", served.tma(77, "Root"))
+    assert isinstance(root, dict) and [i["by"] for i in root["reports"]["items"]] == ["👤"]
+
+    board = await served.engine.leaderboard(Actor("telegram", "4", GROUP, "Ada"), "parallelism")
+    text = leaderboard_text(served_cat(), board)
+    assert text.count("👤") == 3 and "1. Ada" in text
+    assert not any(f". {uid}:" in text for uid in names)  # never an id
