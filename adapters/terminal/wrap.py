@@ -11,6 +11,8 @@ import shutil
 import sys
 import unicodedata
 
+from bot.present.visual import display_order
+
 MIN_COLUMNS = 20
 _OPENERS, _PDI = "\u2066\u2067\u2068", "\u2069"
 _GLUE = "\ue000"  # a private-use stand-in for a space inside an isolate: textwrap keeps it
@@ -152,8 +154,6 @@ def bands(figure: str, width: int | None) -> str:
 
 
 _CONTROLS = re.compile("[\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-_MIRROR = dict(zip("()[]{}<>«»‹›", ")(][}{><»«›‹", strict=True))
-_LEVEL = re.compile(r"Level\(\s*(\d+)")
 
 
 def visual(text: str, width: int | None = None) -> str:
@@ -164,41 +164,7 @@ def visual(text: str, width: int | None = None) -> str:
     for row in text.split("\n"):
         if _RTL.search(row) or row.startswith(RLM):  # a row of a right-to-left paragraph
             # without its bold: reordered, an escape code's characters would print as text
-            row = _CONTROLS.sub("", _display(_SGR.sub("", row).rstrip()))
+            row = _CONTROLS.sub("", display_order(_SGR.sub("", row).rstrip()))
             row = " " * max(0, width - _width(row)) + row if width else row
         rows.append(_CONTROLS.sub("", row))
     return "\n".join(rows)
-
-
-def _display(row: str) -> str:
-    """A right-to-left `row` in display order, brackets mirrored where they run right to
-    left and marks kept after their letter: python-bidi (0.5 and later) resolves the levels
-    and reorders (rule L2) but leaves mirroring and marks (L3, L4) to the renderer, and a
-    terminal without bidi has none, so "(ایک)" would print as ")کیا(", "A)" as ")A" and
-    "▫️" with its variation selector first. The levels come from python-bidi (debug=True
-    gives them, one per UTF-8 byte); L2 to L4 are applied here."""
-    from bidi import get_display
-
-    info = get_display(row, base_dir="R", debug=True)
-    per_byte = [int(n) for n in
-                _LEVEL.findall(info.split("levels:", 1)[1].split("paragraphs:", 1)[0])]
-    clusters: list[str] = []  # a character with the marks that follow it
-    levels: list[int] = []
-    at = 0
-    for ch in row:
-        if clusters and unicodedata.category(ch) in ("Mn", "Me"):
-            clusters[-1] += ch
-        else:
-            clusters.append(_MIRROR.get(ch, ch) if per_byte[at] % 2 else ch)
-            levels.append(per_byte[at])
-        at += len(ch.encode())
-    order = list(range(len(clusters)))
-    for level in range(max(levels, default=1), 0, -1):  # L2: reverse each run at >= level
-        i = 0
-        while i < len(order):
-            j = i
-            while j < len(order) and levels[order[j]] >= level:
-                j += 1
-            order[i:j] = order[i:j][::-1]
-            i = j + 1
-    return "".join(clusters[k] for k in order)

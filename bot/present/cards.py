@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class Card:
     picture: bytes | None = None  # a PNG made on the fly (the /stats chart): a photo / embed
     # a schedule drawn for a computed question's numbers (bot.present.diagrams, cached)
     schedule: ScheduleSpec | None = None
+    words: diagrams.Words = diagrams.SHIPPED  # the schedule picture's, in the card's language
     figure: str = ""  # the same as monospace text, for where pictures cannot go (terminal)
     # the detail under the body (a full explanation), marked up like it; `collapse`: folded
     # where the platform can (Telegram's expandable quote; a Discord embed field named
@@ -69,7 +71,7 @@ class Card:
         if self.picture is not None:
             return "stats.png", self.picture
         if self.schedule is not None:
-            return f"{self.schedule.name}.png", diagrams.png(self.schedule)
+            return f"{self.schedule.name}.png", diagrams.png(self.schedule, self.words)
         return None
 
 
@@ -87,3 +89,9 @@ class Reply:
     public: bool = False  # others in the chat should see `send` (Discord: not ephemeral)
 
 
+async def draw_pictures(*cards: Card | None) -> None:
+    """Draw the cards' schedule pictures in a worker thread (a wide one takes ~0.1 s), so
+    that `Card.png()` then finds them cached and the event loop never waits on drawing."""
+    for card in cards:
+        if card is not None and card.schedule is not None:
+            await asyncio.to_thread(diagrams.png, card.schedule, card.words)

@@ -1,12 +1,13 @@
 """Pipeline schedule pictures (PNG), drawn from `bot.domain.pipeline`'s simulation, never by hand.
 
 Rebuild the shipped ones with ``python -m bot.present.diagrams content/img``. The drawing is
-deterministic: shapes and one TrueType font file (Noto Sans from pymupdf-fonts) drawn at 2x,
-so the same Pillow draws the same pixels on every machine (PNG bytes may differ with zlib;
-tests compare decoded pixels). A long timeline is wrapped into stacked bands, each with its
-GPU labels, so no picture is wider than MAX_RATIO times its height (a phone shows it large
-enough). A picture carries names, numbers and the legend's few technical words; what it
-shows in the learner's language is the caption beside it (`bot.present.render`).
+deterministic: shapes and TrueType font files (Noto Sans; FiraGO for Urdu: pymupdf-fonts)
+drawn at 2x, so the same Pillow draws the same pixels on every machine (PNG bytes may
+differ with zlib; tests compare decoded pixels). A long timeline is wrapped into stacked
+bands, each with its GPU labels, so no picture is wider than MAX_RATIO times its height (a
+phone shows it large enough). A picture carries names, numbers and its legend, in the
+learner's language (`Words`: the shipped pictures are English, an Urdu learner's is drawn
+in Urdu, right to left); the caption beside it says the rest (`bot.present.render`).
 A backward is drawn twice as long as a forward, as Narayanan et al. draw it; split into B
 and W (the Zero Bubble schedules, DualPipe) each is as long as a forward, as Qi et al. draw.
 """
@@ -16,12 +17,15 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
 from bot.domain.pipeline import SPLIT, Op, Schedule, ScheduleSpec, pictured
+from bot.present import visual
+from bot.present.i18n import Catalogue, is_rtl
 
 # The pictures the quizzes use: small p and m, so each box can carry its micro-batch.
 SPECS = (
@@ -36,7 +40,10 @@ SPECS = (
     ScheduleSpec("dualpipe", 4, 8),
     ScheduleSpec("dualpipev", 4, 8),
 )
-# Names, not prose: they stay Latin in every language.
+# Names: Latin in every language (1F1B, GPipe, ZB-H1 are what the papers and the Urdu
+# explanations call them) but for the one that is a word, in the learner's language (the
+# locale's picture.name_naive: Urdu "سادہ").
+WORD_NAMES = frozenset({"naive"})
 TITLES = {"naive": "Naive", "gpipe": "GPipe", "1f1b": "1F1B", "interleaved": "Interleaved 1F1B",
           "zbh1": "ZB-H1", "zbh2": "ZB-H2",
           "zbv": "ZB-V", "dualpipe": "DualPipe", "dualpipev": "DualPipeV"}
@@ -57,19 +64,41 @@ BAND_GAP = 10  # px (at 1x) between stacked bands of a wrapped timeline
 FONT_SIZE = 11  # px (at 1x)
 
 
-@lru_cache(maxsize=1)
-def _font_file() -> bytes:
-    """Noto Sans (SIL OFL), as shipped by pymupdf-fonts: the same TrueType file on every
-    machine, so the same Pillow draws the same pixels everywhere."""
-    from pymupdf_fonts import NotoSans_Regular
-
-    return bytes(NotoSans_Regular.fontbuffer)
-
-
-@lru_cache(maxsize=4)
 def font(size: int = FONT_SIZE * SCALE) -> ImageFont.FreeTypeFont:
-    """The pictures' TrueType font at `size` px."""
-    return ImageFont.truetype(io.BytesIO(_font_file()), size)
+    """The pictures' Latin TrueType font (Noto Sans) at `size` px."""
+    return visual.font(size)
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    """A picture's words in one language; the defaults are the shipped (English) ones.
+    `name`: the schedule's name where the language has its own ("" for TITLES')."""
+
+    name: str = ""
+    forward: str = "forward"
+    backward: str = "backward"
+    weight: str = "weight grad"
+    idle: str = "idle (bubble)"
+    rtl: bool = False
+
+
+SHIPPED = Words()
+
+
+def schedule_name(cat: Catalogue, lang: str, kind: str) -> str:
+    """A schedule's name in `lang`: TITLES', or the locale's for a name that is a word."""
+    return cat.t(lang, f"picture.name_{kind}") if kind in WORD_NAMES else TITLES[kind]
+
+
+def words_in(cat: Catalogue, lang: str, spec: ScheduleSpec | None) -> Words:
+    """A schedule picture's words in `lang` from the locale (SHIPPED for no schedule, and
+    for a language whose words are the shipped pictures')."""
+    if spec is None:
+        return SHIPPED
+    name = schedule_name(cat, lang, spec.kind)
+    return Words("" if name == TITLES[spec.kind] else name, cat.t(lang, "picture.forward"),
+                 cat.t(lang, "picture.backward"), cat.t(lang, "picture.weight"),
+                 cat.t(lang, "picture.idle"), is_rtl(lang))
 
 
 @lru_cache(maxsize=128)  # pure; every answer to a pictured question captions it
@@ -78,11 +107,11 @@ def drawn(spec: ScheduleSpec) -> Schedule:
     return pictured(spec)
 
 
-def caption(sched: Schedule) -> str:
-    """The picture's title: names and numbers only, e.g. 'GPipe  p=4  m=4'."""
+def caption(sched: Schedule, words: Words = SHIPPED) -> str:
+    """The picture's title: the name and numbers, e.g. 'GPipe  p=4  m=4'."""
     spec = sched.spec
     v = f"  v={spec.v}" if spec.v > 1 else ""
-    return f"{TITLES[spec.kind]}  p={spec.p}  m={spec.m}{v}"
+    return f"{words.name or TITLES[spec.kind]}  p={spec.p}  m={spec.m}{v}"
 
 
 def band_height(spec: ScheduleSpec) -> int:
@@ -113,19 +142,24 @@ def where(sched: Schedule, t: int, gpu: int) -> tuple[int, int]:
     return LEFT + at * (UNIT // sched.spec.chunks), y
 
 
-def render(spec: ScheduleSpec) -> Image.Image:
+def render(spec: ScheduleSpec, words: Words = SHIPPED) -> Image.Image:
     """One schedule as a picture: a row per GPU, a box per operation, the bubble hatched;
     a long timeline wrapped into stacked bands (each with its GPU labels), so the picture
-    is at most MAX_RATIO wide for its height."""
+    is at most MAX_RATIO wide for its height. Its title and legend in `words`' language (a
+    right-to-left one's set from the right edge)."""
     sched = drawn(spec)
     slot = UNIT // spec.chunks
     per, bands = layout(sched)
     width = max(LEFT + per * slot + PAD, 330)
     legend_y = TOP + bands * (band_height(spec) + BAND_GAP)
-    height = legend_y + LEGEND_ROOM
+    legend = _placed(_legend_items(spec, words), width)
+    height = legend_y + LEGEND_ROOM + 15 * max(0, legend[-1][3] - 1)  # a third line: longer
     img = Image.new("RGB", (width * SCALE, height * SCALE), WHITE)
     pen = _Pen(ImageDraw.Draw(img))
-    pen.text((4, 4), caption(sched))
+    if words.rtl:
+        pen.text((width - 4, 4), caption(sched, words), anchor="ra")
+    else:
+        pen.text((4, 4), caption(sched, words))
     for band in range(bands):
         t0, t1 = band * per, min((band + 1) * per, sched.makespan)
         for d in range(spec.p):
@@ -141,7 +175,7 @@ def render(spec: ScheduleSpec) -> Image.Image:
                     _box(pen, op, x, y, slot * (min(op.end, t1) - t))
         _, top = where(sched, t0, 0)
         pen.line((LEFT, top - 2, LEFT + (t1 - t0) * slot, top - 2), GRID)
-    _legend(pen, legend_y, spec, width)
+    _legend(pen, legend_y, legend, width, words.rtl)
     return img
 
 
@@ -163,11 +197,12 @@ class _Pen:
 
     def text(self, at: tuple[float, float], text: str, fill: tuple[int, int, int] = INK,
              anchor: str = "la") -> None:
-        self.draw.text((at[0] * SCALE, at[1] * SCALE), text, fill=fill, font=font(),
+        shown, face = visual.prepared(text, FONT_SIZE * SCALE)
+        self.draw.text((at[0] * SCALE, at[1] * SCALE), shown, fill=fill, font=face,
                        anchor=anchor)
 
     def width(self, text: str) -> float:
-        return self.draw.textlength(text, font=font()) / SCALE
+        return _width(text)
 
     def idle(self, x: int, y: int, wide: int) -> None:
         self.rect((x, y, x + wide - 1, y + ROW - 1), BUBBLE)
@@ -197,26 +232,52 @@ def _box(pen: _Pen, op: Op, x: int, y: int, wide: int) -> None:
         pen.text((x + wide / 2, y + ROW / 2), label, fill=WHITE, anchor="mm")
 
 
-LABELS = {"F": "forward", "B": "backward", "W": "weight grad"}
+def _width(text: str) -> float:
+    """Px (at 1x) the text takes in the pictures' font."""
+    shown, face = visual.prepared(text, FONT_SIZE * SCALE)
+    return face.getlength(shown) / SCALE
 
 
-def _legend(pen: _Pen, y: int, spec: ScheduleSpec, width: int) -> None:
+Colour = tuple[int, int, int]
+
+
+def _legend_items(spec: ScheduleSpec, words: Words) -> list[tuple[Colour, str]]:
     """Every colour named: forward, backward (and weight gradient), per chunk, and idle."""
     kinds = "FBW" if spec.kind in SPLIT else "FB"
     many = max(spec.chunks, spec.paths)
     marks = "abcdefgh" if many > 1 else ""  # up to MAX_CHUNKS (a drawn v may be 3 or 4)
-    items = [(_shade(k, c), f"{k}{marks[c] if marks else ''} {LABELS[k]}") for k in kinds
+    labels = {"F": words.forward, "B": words.backward, "W": words.weight}
+    items = [(_shade(k, c), f"{k}{marks[c] if marks else ''} {labels[k]}") for k in kinds
              for c in range(max(many, 1))]
-    items.append((BUBBLE, "idle (bubble)"))
-    x, line = 4, 0
+    return [*items, (BUBBLE, words.idle)]
+
+
+def _placed(items: list[tuple[Colour, str]], width: int) -> list[tuple[Colour, str, int, int]]:
+    """(colour, words, x from the reading edge, line) of each legend item, lines filled in
+    reading order."""
+    x, line, out = 4, 0, []
     for colour, text in items:
-        wide = 14 + pen.width(text) + 10
+        wide = 14 + _width(text) + 10
         if x + wide > width and x > 4:
             x, line = 4, line + 1
-        top = y + 2 + line * 15
-        pen.rect((x, top + 1, x + 9, top + 10), colour, outline=HATCH)
-        pen.text((x + 13, top), text)
+        out.append((colour, text, x, line))
         x += round(wide)
+    return out
+
+
+def _legend(pen: _Pen, y: int, placed: list[tuple[Colour, str, int, int]], width: int,
+            rtl: bool) -> None:
+    """The legend's items where `_placed` put them; in a right-to-left language each swatch
+    right of its words, the items from the right edge."""
+    for colour, text, x, line in placed:
+        top = y + 2 + line * 15
+        if rtl:
+            right = width - x
+            pen.rect((right - 9, top + 1, right, top + 10), colour, outline=HATCH)
+            pen.text((right - 13, top), text, anchor="ra")
+        else:
+            pen.rect((x, top + 1, x + 9, top + 10), colour, outline=HATCH)
+            pen.text((x + 13, top), text)
 
 
 def pixels(img: Image.Image) -> tuple[str, tuple[int, int], bytes]:
@@ -225,10 +286,11 @@ def pixels(img: Image.Image) -> tuple[str, tuple[int, int], bytes]:
 
 
 @lru_cache(maxsize=PNG_CACHE)  # drawn per computed question's numbers; a dropped entry redraws
-def png(spec: ScheduleSpec) -> bytes:
-    """The schedule's picture as PNG bytes (for a computed question's drawn p, m, v)."""
+def png(spec: ScheduleSpec, words: Words = SHIPPED) -> bytes:
+    """The schedule's picture as PNG bytes (for a computed question's drawn p, m, v, or a
+    shipped one in another language's words)."""
     out = io.BytesIO()
-    render(spec).save(out, format="PNG")  # not optimize: 3x the time for 10% fewer bytes
+    render(spec, words).save(out, format="PNG")  # not optimize: 3x the time for 10% fewer bytes
     return out.getvalue()
 
 

@@ -12,7 +12,6 @@ turns the question into its result and explanation, and one message with the nex
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -57,6 +56,7 @@ from bot.present.cards import LABEL_LIMIT, Style
 from bot.present.cards import Button as Button
 from bot.present.cards import Card as Card
 from bot.present.cards import Reply as Reply
+from bot.present.cards import draw_pictures as draw_pictures
 from bot.present.i18n import Catalogue, is_rtl, person
 from bot.present.limits import listing
 
@@ -141,12 +141,14 @@ class Planner:
                           style(i), disabled=True) for i in range(len(p.options))]
         rows = (_row(result.lang, buttons),) + (() if owner is None else (
             (self.report_button(result.lang, owner, p.session_id, p.position),),))
+        words = diagrams.words_in(self.cat, result.lang, result.schedule)  # shipped: English
+        image = result.image if words == diagrams.SHIPPED else None  # else drawn in `words`
         return Card(body, title=render.answered_header(self.cat, result),
                     tone="correct" if result.is_correct else "wrong", footer=_footer(self.cat, p),
-                    rows=rows, image=result.image,
+                    rows=rows, image=image,
                     figure=(f"{result.timeline}\n{self.t(result.lang, 'picture.legend')}"
                             if result.timeline else ""),
-                    schedule=result.schedule if result.image is None else None,
+                    schedule=result.schedule if image is None else None, words=words,
                     caption=(self.m.escape(render.schedule_caption(self.cat, result.lang,
                                                                    result.schedule))
                              if result.schedule is not None else ""),
@@ -389,12 +391,3 @@ def _footer(cat: Catalogue, p: QuestionPrompt) -> str:
 def _title(cat: Catalogue, prompt: QuestionPrompt) -> str:
     return (f"{render.question_header(cat, prompt)}  "
             f"{render.progress_bar(prompt.position, prompt.total)}")
-
-
-
-async def draw_pictures(*cards: Card | None) -> None:
-    """Draw the cards' schedule pictures in a worker thread (a wide one takes ~0.1 s), so
-    that `Card.png()` then finds them cached and the event loop never waits on drawing."""
-    for card in cards:
-        if card is not None and card.schedule is not None:
-            await asyncio.to_thread(diagrams.png, card.schedule)

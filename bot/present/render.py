@@ -200,8 +200,8 @@ def schedule_caption(cat: Catalogue, lang: str, spec: ScheduleSpec) -> str:
     the bubble's share of the step, as the picture draws it."""
     v = cat.t(lang, "picture.v", v=spec.v) if spec.v > 1 else ""
     bubble = round(100 * diagrams.drawn(spec).bubble)
-    return cat.t(lang, "picture.caption", name=diagrams.TITLES[spec.kind], p=spec.p, m=spec.m,
-                 v=v, bubble=bubble)
+    name = diagrams.schedule_name(cat, lang, spec.kind)  # Urdu's own word for naive
+    return cat.t(lang, "picture.caption", name=name, p=spec.p, m=spec.m, v=v, bubble=bubble)
 
 
 def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
