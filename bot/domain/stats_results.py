@@ -130,6 +130,8 @@ class Progress:
     # questions answered wrong though marked "sure" (answered/correct: the "sure" answers),
     # most misses first
     confident_misses: tuple[QuestionStat, ...] = ()
+    # (quiz id, its title in `lang`) for each quiz of `questions`: the chart's headings
+    titles: tuple[tuple[str, str], ...] = ()
 
     @property
     def calibration(self) -> float | None:

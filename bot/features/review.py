@@ -248,11 +248,15 @@ class SpacedReview:
             for t in confident_misses(totals)
             if (quiz := self.library.quizzes.get(t.quiz_id)) is not None
             and (q := quiz.question(t.question_id)) is not None)
+        played = {quiz_id for quiz_id, _ in per}
         return Progress(lang, who.display_name, figures.cards, figures.due_now,
                         figures.next_due, figures.streak, retention(self.memory, cards, now),
                         *figures.sure, *figures.guess, questions, history,
                         topics=await self.topic_map(who.platform, who.user_id, lang),
-                        confident_misses=misses)
+                        confident_misses=misses,
+                        titles=tuple((quiz.id, quiz.title.get(lang))
+                                     for quiz in self.library.quizzes.values()
+                                     if quiz.id in played))
 
 
 def reminder_kind(platform: str) -> str:

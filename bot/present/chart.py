@@ -1,9 +1,10 @@
 """/stats as a picture: accuracy per question, grouped per quiz, and the review history.
 
-Horizontal bars, one a question (green right, red wrong), under a heading per quiz (its id:
-Latin in every language) and above a 0-100% axis, so 50 questions stay legible; then the
-answers per day. Words in the learner's language stay in the message text beside it; the
-picture's few words are names and numbers, drawn in the schedule pictures' TrueType font.
+Horizontal bars, one a question (green right, red wrong), under a heading per quiz (its
+title in the learner's language, from the right edge in Urdu) and above a 0-100% axis, so 50
+questions stay legible; then the answers per day. The rest of the learner's words stay in
+the message text beside it; the picture's are the titles, names and numbers, drawn in the
+schedule pictures' fonts (`bot.present.visual`: Urdu joined and right to left).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from bot.domain.learning import unqualify
 from bot.domain.stats_results import Progress, QuestionStat
-from bot.present.diagrams import font as truetype
+from bot.present.i18n import is_rtl
+from bot.present.visual import font as truetype
+from bot.present.visual import prepared
 
 WIDTH, PAD, BAR, STEP, HEAD = 720, 24, 11, 15, 22
 LABEL = 64  # px for the question number left of its bar
@@ -45,8 +48,13 @@ def progress_png(p: Progress) -> bytes:
     draw.text((PAD, PAD), title(p), fill=INK, font=font)
     left, right = PAD + LABEL, WIDTH - PAD - 40
     y = PAD + HEAD + 6
+    titles = dict(p.titles)
     for quiz, questions in groups:
-        draw.text((PAD, y), quiz, fill=MUTED, font=small)
+        heading, face = prepared(titles.get(quiz, quiz), 13)
+        if is_rtl(p.lang):
+            draw.text((right, y + 12), heading, fill=MUTED, font=face, anchor="rs")
+        else:
+            draw.text((PAD, y + 12), heading, fill=MUTED, font=face, anchor="ls")
         y += HEAD - 6
         for i, q in enumerate(questions, 1):
             _bar(draw, small, q, i, left, right, y)

@@ -235,6 +235,17 @@ def test_local_days_and_reminder_times_follow_the_offset():
     assert learning.parse_time("7:05") == 425 and learning.parse_time("24:00") is None
 
 
+async def test_progress_names_each_quiz_of_the_chart_by_its_title(engine, quizzes):
+    """The /stats chart heads each quiz's bars with its title in the learner's language
+    (it showed the quiz id, "parallelism")."""
+    await play_full(engine, quizzes, right={0})
+    progress = await engine.progress(ALI)
+    played = {learning.unqualify(q.question_id)[0] for q in progress.questions}
+    assert dict(progress.titles) == {quiz_id: quizzes[quiz_id].title.get("en")
+                                     for quiz_id in played}
+    assert played
+
+
 async def test_streak_across_day_boundaries_in_the_learners_time_zone(engine, quizzes, clock):
     """18:00 and 19:30 UTC are one day in UTC but two at +05:00 (23:00, then 00:30)."""
     await engine.remind(ALI, "08:00", "+05:00")  # stores the offset
