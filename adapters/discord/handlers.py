@@ -239,7 +239,7 @@ class Flows:
         lang = await timely(interaction, self.lang(interaction))
         actor = actor_of(interaction)
         reply = self.plan.help(lang, self.engine.quiz_info(lang), actor,
-                               quizzes=len(self.engine.quiz_infos(lang)),
+                               quizzes=self.engine.quiz_count(),
                                admin=self.engine.is_admin(actor))
         await self.deliver(interaction, reply)
 

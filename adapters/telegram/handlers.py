@@ -192,7 +192,7 @@ class Handlers:
                                     args[0])
         lang = await self.engine.language(turn.actor)
         return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor,
-                                 quizzes=len(self.engine.quiz_infos(lang)))
+                                 quizzes=self.engine.quiz_count())
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quiz [id]: resume the unfinished session or start one; in a group, a button
@@ -325,7 +325,7 @@ class Handlers:
         """/help: what the bot can do."""
         lang = await self.engine.language(turn.actor)
         return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor,
-                              quizzes=len(self.engine.quiz_infos(lang)),
+                              quizzes=self.engine.quiz_count(),
                               admin=self.engine.is_admin(turn.actor))
 
     async def report(self, turn: Turn, args: Sequence[str]) -> Reply:

@@ -281,6 +281,16 @@ class Misplaced:
 
 
 @dataclass(frozen=True, slots=True)
+class QuizCount:
+    """The quizzes on offer, as the welcome and /help count them: quizbot's own (on model
+    and pipeline parallelism) and those added here (a maintainer's files, admins' uploads),
+    which may be on any subject."""
+
+    built_in: int
+    own: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class QuizInfo:
     id: str
     title: str

@@ -25,6 +25,7 @@ from bot.domain.results import (
     NotYours,
     PressOutcome,
     QuestionPrompt,
+    QuizCount,
     QuizInfo,
     QuizList,
     ResetCancelled,
@@ -157,6 +158,10 @@ class Engine:
     def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
         """Every quiz, titled in `lang`, sorted by id."""
         return self.library.quiz_infos(lang)
+
+    def quiz_count(self) -> QuizCount:
+        """How many quizzes are quizbot's own and how many were added here."""
+        return self.library.quiz_count()
 
     def quiz_info(self, lang: str, quiz_id: str | None = None) -> QuizInfo:
         """One quiz (the default one if not named), titled in `lang`."""

@@ -17,10 +17,10 @@ from bot.domain import learning, numeric
 from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz, UnsupportedLanguage
 from bot.domain.numeric import TypedError
 from bot.domain.platforms import platform
-from bot.domain.quiz import Question, Quiz, Text, entry_quiz
+from bot.domain.quiz import Question, Quiz, Text, built_in_ids, entry_quiz
 from bot.domain.quiz.computed import draw, drawn_values, seed_of
 from bot.domain.quiz.model import LEVELS
-from bot.domain.results import Actor, QuestionPrompt, QuizInfo, SessionKind
+from bot.domain.results import Actor, QuestionPrompt, QuizCount, QuizInfo, SessionKind
 from bot.domain.shuffle import deal
 from bot.store.commands import sessions_sql
 from bot.store.protocol import Store
@@ -43,6 +43,7 @@ class Library:
         self.quizzes = dict(quizzes)  # shipped and installed: what every feature serves
         self._shipped = dict(quizzes)  # the files (replaced on /reload)
         self._installed: dict[str, Quiz] = {}  # from the database (`bot.features.installed`)
+        self._built_in = built_in_ids()  # quizbot's own, on parallelism; the rest added here
         self.languages = languages
         self.default_lang = default_lang
         self._default_quiz = default_quiz
@@ -87,6 +88,11 @@ class Library:
         langs = sorted({lang for quiz in self.quizzes.values() for lang in quiz.languages})
         return Text(tuple((lang, "".join(f"\n• {q.title.get(lang)} ({q.id})"
                                            for q in self.ordered())) for lang in langs))
+
+    def quiz_count(self) -> QuizCount:
+        """How many quizzes are quizbot's own and how many were added here."""
+        built_in = len(self.quizzes.keys() & self._built_in)
+        return QuizCount(built_in, len(self.quizzes) - built_in)
 
     def quiz_infos(self, lang: str) -> tuple[QuizInfo, ...]:
         """Every quiz, titled in `lang`, sorted by id."""

@@ -39,6 +39,7 @@ from bot.domain.results import (
     InstallOutcome,
     PressOutcome,
     QuestionPrompt,
+    QuizCount,
     QuizInfo,
     QuizList,
     SessionKind,
@@ -58,6 +59,7 @@ from bot.present.cards import Card as Card
 from bot.present.cards import Reply as Reply
 from bot.present.cards import draw_pictures as draw_pictures
 from bot.present.i18n import Catalogue, is_rtl, person
+from bot.present.imports import offer
 from bot.present.limits import listing
 
 if TYPE_CHECKING:
@@ -243,19 +245,21 @@ class Planner:
         """One plain UI message."""
         return Reply(send=(Card(self.t(lang, key, **params)),))
 
-    def welcome(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int) -> Reply:
+    def welcome(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: QuizCount
+                ) -> Reply:
         """/start: the welcome, language buttons, Start and All quizzes."""
         text = self.t(lang, "welcome", title=quiz.title, count=quiz.questions,
                       level=render.level_name(self.cat, lang, quiz.level).lower(),
-                      quizzes=quizzes)
+                      offer=offer(self.cat, lang, quizzes, "offer.built_in_welcome"))
         rows = (*self._language_rows(actor), self._start_row(lang, quiz.id, actor))
         return Reply(send=(Card(text, rows=rows),))
 
-    def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: int,
+    def help(self, lang: str, quiz: QuizInfo, actor: Actor, *, quizzes: QuizCount,
              admin: bool = False) -> Reply:
         """/help: what the bot can do (an admin: how to install a quiz), Start, All quizzes."""
         key = "help" if self.shared_chats else "help_server"  # Discord: slash options
-        text = self.t(lang, key, title=quiz.title, count=quiz.questions, quizzes=quizzes)
+        text = self.t(lang, key, title=quiz.title, count=quiz.questions,
+                      offer=offer(self.cat, lang, quizzes, "offer.built_in"))
         more = "\n\n" + self.t(lang, f"{key}_admin") if admin else ""
         return Reply(send=(Card(text + more, rows=(self._start_row(lang, quiz.id, actor),)),))
 

@@ -13,7 +13,7 @@ from adapters.discord.views import FIELD_LIMIT, MARKDOWN, embed_of, message_of
 from adapters.telegram.views import HTML, text_of
 from bot.domain.platforms import DISCORD, TELEGRAM, units
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
-from bot.domain.results import Actor, CatalogueEntry, QuizList
+from bot.domain.results import Actor, CatalogueEntry, QuizCount, QuizList
 from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
 from bot.features.library import Library
 from bot.present.i18n import Catalogue
@@ -121,7 +121,7 @@ def test_quizzes_and_help_fit(cat: Catalogue, lang: str) -> None:
         (card,) = planner.catalogue(listing, ACTOR).send
         fits(card)
         assert len(card.rows) == len(QUIZZES)
-        (card,) = planner.help(lang, library.quiz_info(lang), ACTOR, quizzes=6).send
+        (card,) = planner.help(lang, library.quiz_info(lang), ACTOR, quizzes=QuizCount(6, 3)).send
         fits(card)
 
 

@@ -191,6 +191,11 @@ def load_quizzes(paths: Iterable[Path], *, check: Check | None = None,
     return quizzes
 
 
+def built_in_ids() -> frozenset[str]:
+    """The ids of the quizzes quizbot ships (each shipped file is named after its quiz)."""
+    return frozenset(path.stem for path in default_content_dir().glob("*.yaml"))
+
+
 def default_content_dir() -> Path:
     """The shipped content/: inside the wheel as bot/_content, else the source checkout's."""
     packaged = Path(__file__).resolve().parents[2] / "_content"

@@ -96,7 +96,8 @@ async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> Non
     since = learner.mark()
     await learner.send("/help")
     help_ = await learner.reply(since)
-    assert help_["text"].startswith("6 quizzes; /quiz starts Model and pipeline parallelism")
+    assert help_["text"].startswith("6 quizzes on model and pipeline parallelism; /quiz starts "
+                                   "Model and pipeline parallelism")
     assert "/quizzes: every quiz, its level and your best score" in help_["text"]
     since = learner.mark()
     await learner.press(help_, "📚 All quizzes")

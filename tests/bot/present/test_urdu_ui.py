@@ -264,5 +264,5 @@ def test_every_urdu_line_reads_right_to_left_even_when_it_opens_with_a_command(
              for line in catalogue.t("ur", key, **sample_params(catalogue.raw("ur", key)))
              .splitlines() if first_strong(line) == "L"}
     assert lines == set()
-    help_text = catalogue.t("ur", "help", quizzes=6, title="T", count=8)
+    help_text = catalogue.t("ur", "help", offer="کوئز", title="T", count=8)
     assert "\u200f/quiz: " in help_text  # the mark, not an isolate: the command stays tappable
