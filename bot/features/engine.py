@@ -68,9 +68,7 @@ class Engine:
                  library: Library, spaced: SpacedReview, solo: Sessions, groups: Groups,
                  rounds: Rounds, dailies: Dailies, rewards: Rewards, installed: Installed,
                  reports: Reports, typed_chat: TypedChat) -> None:
-        self.store = store
-        self.clock = clock  # epoch seconds; tests pass a simulated clock
-        self.memory = memory
+        self.store, self.memory, self.clock = store, memory, clock  # clock: epoch s; tests fake it
         self.library, self.spaced, self.solo, self.groups = library, spaced, solo, groups
         self.rounds, self.dailies, self.rewards = rounds, dailies, rewards
         self.installed, self.reports, self.typed_chat = installed, reports, typed_chat

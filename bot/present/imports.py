@@ -3,8 +3,9 @@ offer, and what an upload is told (in the uploader's language)."""
 
 from __future__ import annotations
 
-from bot.domain.results import QuizCount
+from bot.domain.results import InstallOutcome, QuizCount
 from bot.present.i18n import Catalogue
+from bot.present.limits import listing
 
 
 def offer(cat: Catalogue, lang: str, quizzes: QuizCount, built_in: str) -> str:
@@ -15,3 +16,12 @@ def offer(cat: Catalogue, lang: str, quizzes: QuizCount, built_in: str) -> str:
         return cat.t(lang, "offer.own", count=quizzes.own)
     return cat.t(lang, built_in, count=quizzes.built_in) + (
         cat.t(lang, "offer.own_too", count=quizzes.own) if quizzes.own else "")
+
+
+def installed_text(cat: Catalogue, lang: str, done: InstallOutcome) -> str:
+    """An uploaded quiz is served: its title, size and how to start it, then warnings."""
+    warnings = (cat.t(lang, "admin.install_warnings", warnings=listing(list(done.warnings)))
+                if done.warnings else "")
+    key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
+    return cat.t(lang, key, title=done.title, count=done.questions, id=done.quiz_id,
+                 warnings=warnings)

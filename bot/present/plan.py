@@ -59,8 +59,7 @@ from bot.present.cards import Card as Card
 from bot.present.cards import Reply as Reply
 from bot.present.cards import draw_pictures as draw_pictures
 from bot.present.i18n import Catalogue, is_rtl, person
-from bot.present.imports import offer
-from bot.present.limits import listing
+from bot.present.imports import installed_text, offer
 
 if TYPE_CHECKING:
     from bot.present.round_plan import RoundPlanner
@@ -335,12 +334,7 @@ class Planner:
 
     def installed(self, lang: str, done: InstallOutcome) -> Reply:
         """An uploaded quiz is served: its title, size and how to start it, then warnings."""
-        warnings = (self.cat.t(lang, "admin.install_warnings",
-                               warnings=listing(list(done.warnings))) if done.warnings else "")
-        key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
-        return Reply(send=(Card(self.m.escape(self.cat.t(
-            lang, key, title=done.title, count=done.questions, id=done.quiz_id,
-            warnings=warnings))),))
+        return Reply(send=(Card(self.m.escape(installed_text(self.cat, lang, done))),))
 
     def group_settings(self, view: GroupView, *, saved: bool = False) -> Reply:
         """/settings in a group: the quiz rounds and /quiz start there, the language of
