@@ -214,6 +214,10 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
     async def daily_off(interaction: discord.Interaction[Any]) -> None:
         await rounds_of(interaction).daily(interaction, False)
 
+    @daily.command(name="status", description=text("command.daily_status"))
+    async def daily_status(interaction: discord.Interaction[Any]) -> None:
+        await rounds_of(interaction).daily_status(interaction)
+
     reward = app_commands.Group(name="reward", description=text("command.reward"),
                                 guild_only=True,
                                 default_permissions=discord.Permissions(manage_guild=True))

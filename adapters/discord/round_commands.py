@@ -92,6 +92,14 @@ class DiscordRounds:
         (card,) = self.plan.daily_set(done).send
         await send(interaction, ephemeral=False, content=card.body)
 
+    async def daily_status(self, interaction: discord.Interaction[Any]) -> None:
+        """/daily status: anyone, privately; when it went off by itself, why and what to do."""
+        actor = actor_of(interaction)
+        channel = str(interaction.channel_id) if interaction.guild_id else None
+        done = await timely(interaction, self.engine.daily_status(actor, channel))
+        (card,) = self.plan.daily_set(done).send
+        await send(interaction, ephemeral=True, content=card.body)
+
     async def stop(self, interaction: discord.Interaction[Any]) -> None:
         """/round stop: the host or a member who may manage messages."""
         await self._manage(interaction, self.engine.stop_round, "round.stopped")

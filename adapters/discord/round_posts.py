@@ -14,13 +14,16 @@ from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.views import MARKDOWN, embed_of, view_of
 from bot.app.compose import App
 from bot.domain.platforms import DISCORD
-from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
-from bot.present.i18n import Catalogue, is_rtl, isolate
+from bot.domain.results import Actor
+from bot.domain.round_results import PostingStopped, RoundEvent, RoundQuestion, RoundReveal
+from bot.present.i18n import Catalogue, is_rtl, isolate, person
 from bot.present.round_plan import RoundPlanner
 
 log = logging.getLogger(__name__)
 
 PLATFORM = "discord"
+NAMED = {"round": "A round", "daily": "The question of the day"}
+AGAIN = {"round": "/round start", "daily": "/daily on HH:MM"}
 
 
 def closes_at(cat: Catalogue) -> Callable[[RoundQuestion], str]:
@@ -38,7 +41,7 @@ class RoundPosts:
 
     def __init__(self, app: App, client: discord.Client, rewards: DiscordRewards) -> None:
         self.client, self.rewards = client, rewards
-        self.engine = app.engine
+        self.engine, self.cat, self.chats = app.engine, app.catalogue, app.chats
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at(app.catalogue),
                                  limit=DISCORD.card_limit)
 
@@ -78,5 +81,38 @@ class RoundPosts:
             log.warning("round %s: Discord refused a message in channel %s (HTTP %s): %s",
                         event.round_id, event.chat_id, exc.status, exc.text)
             if exc.status in (403, 404):  # no access, or no channel: no daily posts either
-                await self.engine.chat_gone(PLATFORM, event.chat_id)
+                reason = "forbidden" if exc.status == 403 else "gone"
+                await self.tell(await self.engine.chat_gone(PLATFORM, event.chat_id,
+                                                            reason=reason))
             return None
+
+    async def tell(self, stopped: PostingStopped) -> None:
+        """Whoever started the round, or turned the daily on, that ended because Discord no
+        longer lets the bot post in its channel: why, and what to do, in their language. A
+        direct message (no interaction is open to answer privately); when that is refused
+        too, a warning in the log saying the same."""
+        hosts = ((stopped.round_host, "round"), (stopped.daily_host, "daily"))
+        if not any(host for host, _ in hosts):
+            return
+        title = (await self.chats.titles(PLATFORM, [stopped.chat_id])).get(stopped.chat_id) \
+            if self.chats is not None else None
+        suffix = "lost_access" if stopped.reason == "forbidden" else "lost_channel"
+        for host, what in hosts:
+            if host is None:
+                continue
+            lang = await self.engine.language(Actor(PLATFORM, host))
+            channel = (person(lang, title, MARKDOWN.inert) if title
+                       else isolate(f"<#{stopped.chat_id}>") if is_rtl(lang)
+                       else f"<#{stopped.chat_id}>")
+            text = MARKDOWN.escape(self.cat.t(lang, f"{what}.{suffix}", channel=channel))
+            try:
+                dm = await self.client.create_dm(discord.Object(int(host)))
+                await dm.send(text)
+            except discord.HTTPException as exc:
+                log.warning("%s in channel %s (%s) ended: Discord no longer lets the bot post "
+                            "there (%s), and we could not tell user %s, who started it, by "
+                            "direct message (HTTP %s, code %s). To start it again: give the "
+                            "bot View Channel, Send Messages and Embed Links in that channel, "
+                            "then %s there", NAMED[what], stopped.chat_id,
+                            title or "name unknown", stopped.reason, host, exc.status,
+                            exc.code, AGAIN[what])

@@ -75,6 +75,19 @@ class DailySet:
     utc_offset: int = 0
     close_hours: float = 0.0
     next_at: float = 0.0
+    stopped: str | None = None  # off by itself: 'forbidden' (no right to post), 'gone'
+
+
+@dataclass(frozen=True, slots=True)
+class PostingStopped:
+    """The platform no longer lets the bot post in a chat (`reason`: 'forbidden', 'gone'):
+    whom to tell what ended there (None: nothing ended now, or it was told already)."""
+
+    platform: str
+    chat_id: str
+    reason: str
+    round_host: str | None = None  # who started the round that ended
+    daily_host: str | None = None  # who turned on the question of the day, now off
 
 
 @dataclass(frozen=True, slots=True)

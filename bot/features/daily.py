@@ -6,7 +6,7 @@ revealed once at its close with the takeaway: its post and its reveal are round 
 (`bot.features.round_jobs`), so nothing is lost across restarts and a group gets two posts
 a day. Members answer privately as in rounds; the reveal names participation streaks and,
 on the chat's Sundays, the week's standing. A chat that removed the bot has its daily
-switched off (`chat_gone`), once, with a log line.
+switched off (`chat_gone`), once, with a log line; /daily status then says why.
 """
 
 from __future__ import annotations
@@ -88,11 +88,29 @@ class Dailies:
         if not await rights.may_manage(actor, manages):
             raise NotChatAdmin()
 
-    async def chat_gone(self, platform: str, chat_id: str) -> None:
-        """The platform says the bot can no longer post in this chat: its daily goes off."""
-        if await self.store.write(daily_sql.drop_daily, platform, chat_id):
-            log.info("daily: %s chat %s no longer lets the bot post; its question of the "
-                     "day is switched off", platform, chat_id)
+    async def status(self, actor: Actor, chat_id: str | None) -> DailySet:
+        """/daily status: the chat's question of the day as it stands, or why it went off."""
+        if chat_id is None:
+            raise RoundsAreForGroups()
+        lang = await self.rounds.library.language(actor)
+        daily = await self.store.read(daily_sql.get_daily, actor.platform, chat_id)
+        if daily is None:
+            why = await self.store.read(daily_sql.daily_stopped, actor.platform, chat_id)
+            return DailySet(lang, False, stopped=why)
+        due = learning.next_occurrence(self.rounds.clock(), daily.post_minute, daily.utc_offset)
+        return DailySet(lang, True, self._quiz(daily).title.get(lang), daily.post_minute,
+                        daily.utc_offset, daily.close_hours, due)
+
+    async def chat_gone(self, platform: str, chat_id: str, reason: str = "forbidden"
+                        ) -> DailyRow | None:
+        """The platform says the bot can no longer post in this chat: its daily goes off
+        (kept, with why, for /daily status); the daily, the first time only."""
+        daily = await self.store.write(daily_sql.stop_daily, platform, chat_id, reason,
+                                       self.rounds.clock())
+        if daily is not None:
+            log.info("daily: %s chat %s no longer lets the bot post (%s); its question of "
+                     "the day is switched off", platform, chat_id, reason)
+        return daily
 
     # --- the scheduler's handler -----------------------------------------------------------
 

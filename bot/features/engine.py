@@ -38,6 +38,7 @@ from bot.domain.results import (
 from bot.domain.rights import Manages, may_press
 from bot.domain.round_results import (
     DailySet,
+    PostingStopped,
     PressRefused,
     RewardSet,
     RoundReveal,
@@ -90,8 +91,7 @@ class Engine:
     def _route_buttons(self) -> None:
         route = self.buttons.route
         route(payloads.AnswerPayload, self._answer_pressed)
-        # anyone in the chat may press a round's button; the store decides what counts, on
-        # the round's own message only
+        # a round's buttons: anyone in the chat, on the round's own message (the store decides)
         route(payloads.RoundPayload,
               lambda a, p, w: self.rounds.press(a, p.round_id, p.qindex, p.option, w))
         route(payloads.WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
@@ -256,12 +256,10 @@ class Engine:
         return await self.solo.catalogue(actor)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
-                          scope: str = CHAT, kind: str = "all",
-                          limit: int = 10) -> Leaderboard:
+                          scope: str = CHAT, kind: str = "all", limit: int = 10) -> Leaderboard:
         """Best scores in the actor's chat (or globally): every result, or only solo
         quizzes (`kind` "solo") or only rounds ("rounds")."""
-        return await self.rounds.leaderboard(actor, quiz_id, scope=scope, kind=kind,
-                                             limit=limit)
+        return await self.rounds.leaderboard(actor, quiz_id, scope=scope, kind=kind, limit=limit)
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""
@@ -339,16 +337,21 @@ class Engine:
         """No more questions of the day in the chat."""
         return await self.dailies.switch_off(actor, chat_id, may_manage=may_manage)
 
-    async def chat_gone(self, platform: str, chat_id: str, *, for_good: bool = True) -> None:
+    async def daily_status(self, actor: Actor, chat_id: str | None) -> DailySet:
+        """The chat's question of the day as it stands, or why it went off by itself."""
+        return await self.dailies.status(actor, chat_id)
+
+    async def chat_gone(self, platform: str, chat_id: str, *, for_good: bool = True,
+                        reason: str = "forbidden") -> PostingStopped:
         """The platform says the bot can no longer post in the chat: its running round ends
-        and, when that is for good (removed, not muted), its daily goes off."""
-        if for_good:
-            await self.dailies.chat_gone(platform, chat_id)
-        await self.rounds.chat_gone(platform, chat_id)
+        and, when that is for good (removed, not muted), its daily goes off; whom to tell."""
+        daily = await self.dailies.chat_gone(platform, chat_id, reason) if for_good else None
+        ended = await self.rounds.chat_gone(platform, chat_id)
+        return PostingStopped(platform, chat_id, reason, ended.host_id if ended else None,
+                              daily.host_id if daily else None)
 
     async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
-        """The platform gave the chat a new id (a Telegram group upgraded to a supergroup):
-        its boards, settings, daily and rounds move there, once (`Groups.moved`)."""
+        """The platform gave the chat a new id (a supergroup): it all moves, `Groups.moved`."""
         if not await self.groups.moved(platform, old_chat_id, new_chat_id):
             return False
         self.rounds.wake()  # a running round's open question is posted there again

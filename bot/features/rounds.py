@@ -180,14 +180,17 @@ class Rounds:
             raise NoRound()
         self.wake()
 
-    async def chat_gone(self, platform: str, chat_id: str) -> None:
+    async def chat_gone(self, platform: str, chat_id: str) -> RoundRow | None:
         """The platform says the bot can no longer post in the chat: its running round ends
-        now (what was answered counts) rather than opening questions nobody can see."""
+        now (what was answered counts) rather than opening questions nobody can see. The
+        round it ended (None: none ran, or another call ended it)."""
         row = await self.store.read(rounds_sql.active_round, platform, chat_id)
         if row is not None and await self.store.write(rounds_sql.stop_round, row.id,
                                                       self.clock()) is not None:
             log.info("rounds: %s chat %s no longer lets the bot post; round %s ended",
                      platform, chat_id, row.id)
+            return row
+        return None
 
     # --- presses -------------------------------------------------------------------------
 

@@ -236,9 +236,10 @@ class RoundPlanner:
         return lines
 
     def daily_set(self, d: DailySet) -> Reply:
-        """The answer to /daily on or off, in the chat."""
+        """The answer to /daily on, off or status, in the chat (status: off by itself, why)."""
         if not d.on:
-            return Reply(send=(Card(self.t(d.lang, "daily.off")),), public=True)
+            key = "daily.off" if d.stopped is None else "daily.stopped"
+            return Reply(send=(Card(self.t(d.lang, key)),), public=True)
         return Reply(send=(Card(self.t(
             d.lang, "daily.on", title=d.quiz_title, time=learning.format_time(d.post_minute),
             offset=learning.format_offset(d.utc_offset), hours=f"{d.close_hours:g}")),),

@@ -32,7 +32,8 @@ def set_daily(daily: DailyRow, due_at: float, now: float) -> Command[None]:
             "SET board_chat = excluded.board_chat, quiz_id = excluded.quiz_id, "
             "lang = excluded.lang, post_minute = excluded.post_minute, "
             "utc_offset = excluded.utc_offset, close_hours = excluded.close_hours, "
-            "host_id = excluded.host_id, host_name = excluded.host_name",
+            "host_id = excluded.host_id, host_name = excluded.host_name, "
+            "stopped_at = NULL, stop_reason = NULL",
             d.platform, d.chat_id, d.board_chat, d.quiz_id, d.lang, d.post_minute, d.utc_offset,
             d.close_hours, d.host_id, d.host_name, now)
     yield from schedule(NewJob(DAILY_KIND, daily_key(d.platform, d.chat_id), due_at,
@@ -46,10 +47,29 @@ def drop_daily(platform: str, chat_id: str) -> Command[bool]:
                          "RETURNING chat_id", platform, chat_id)))
 
 
+def stop_daily(platform: str, chat_id: str, reason: str, now: float
+               ) -> Command[DailyRow | None]:
+    """The platform no longer lets the bot post in the chat (`reason`: 'forbidden' or
+    'gone'): its daily goes off and its row stays to say why (`daily_stopped`) until
+    /daily on or off. The daily as it was, the first time only (None after)."""
+    yield q("DELETE FROM jobs WHERE key = ?", daily_key(platform, chat_id))
+    return first(DailyRow, (yield q(
+        "UPDATE dailies SET stopped_at = ?, stop_reason = ? WHERE platform = ? AND chat_id = ? "
+        f"AND stopped_at IS NULL RETURNING {DAILY_COLUMNS}", now, reason, platform, chat_id)))
+
+
 def get_daily(platform: str, chat_id: str) -> Command[DailyRow | None]:
-    """The chat's daily, if any."""
+    """The chat's daily, if it is on."""
     return first(DailyRow, (yield q(f"SELECT {DAILY_COLUMNS} FROM dailies WHERE platform = ? "
-                                    "AND chat_id = ?", platform, chat_id)))
+                                    "AND chat_id = ? AND stopped_at IS NULL", platform,
+                                    chat_id)))
+
+
+def daily_stopped(platform: str, chat_id: str) -> Command[str | None]:
+    """Why the chat's daily went off by itself ('forbidden', 'gone'), or None."""
+    row = one((yield q("SELECT stop_reason FROM dailies WHERE platform = ? AND chat_id = ? "
+                       "AND stopped_at IS NOT NULL", platform, chat_id)))
+    return None if row is None else str(row["stop_reason"])
 
 
 def start_daily(new: NewRound, due_at: float, now: float) -> Command[RoundRow | None]:
