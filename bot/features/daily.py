@@ -25,7 +25,7 @@ from bot.domain.product_limits import (
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.rights import Manages
-from bot.domain.round_results import DailySet
+from bot.domain.round_results import DailySet, PostingStopped
 from bot.domain.shuffle import option_order
 from bot.features.rounds import Rounds
 from bot.store.commands import daily_sql, learning_sql
@@ -101,16 +101,19 @@ class Dailies:
         return DailySet(lang, True, self._quiz(daily).title.get(lang), daily.post_minute,
                         daily.utc_offset, daily.close_hours, due)
 
-    async def chat_gone(self, platform: str, chat_id: str, reason: str = "forbidden"
-                        ) -> DailyRow | None:
-        """The platform says the bot can no longer post in this chat: its daily goes off
-        (kept, with why, for /daily status); the daily, the first time only."""
-        daily = await self.store.write(daily_sql.stop_daily, platform, chat_id, reason,
-                                       self.rounds.clock())
-        if daily is not None:
+    async def chat_gone(self, platform: str, chat_id: str, reason: str = "forbidden", *,
+                        for_good: bool = True) -> PostingStopped:
+        """The platform says the bot can no longer post in this chat: its running round
+        ends and, for good (removed, not muted), its daily goes off, kept with why for
+        /daily status. Whom to tell: each host the first time only."""
+        daily = None
+        if for_good and (daily := await self.store.write(
+                daily_sql.stop_daily, platform, chat_id, reason, self.rounds.clock())):
             log.info("daily: %s chat %s no longer lets the bot post (%s); its question of "
                      "the day is switched off", platform, chat_id, reason)
-        return daily
+        ended = await self.rounds.chat_gone(platform, chat_id)
+        return PostingStopped(platform, chat_id, reason, ended.host_id if ended else None,
+                              daily.host_id if daily else None)
 
     # --- the scheduler's handler -----------------------------------------------------------
 

@@ -345,10 +345,7 @@ class Engine:
                         reason: str = "forbidden") -> PostingStopped:
         """The platform says the bot can no longer post in the chat: its running round ends
         and, when that is for good (removed, not muted), its daily goes off; whom to tell."""
-        daily = await self.dailies.chat_gone(platform, chat_id, reason) if for_good else None
-        ended = await self.rounds.chat_gone(platform, chat_id)
-        return PostingStopped(platform, chat_id, reason, ended.host_id if ended else None,
-                              daily.host_id if daily else None)
+        return await self.dailies.chat_gone(platform, chat_id, reason, for_good=for_good)
 
     async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
         """The platform gave the chat a new id (a supergroup): it all moves, `Groups.moved`."""
