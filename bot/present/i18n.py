@@ -43,8 +43,11 @@ _ISOLATES = "\u2066\u2067\u2068"
 # bidi controls: everything else between them is one candidate left-to-right run.
 _RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
 _CANDIDATE = re.compile(rf"[^{_RTL}\u2066-\u2069\u200e\u200f\n]+")
-# Already isolated spans are left alone; so are bot commands (/quiz stays tappable).
-_COMMAND = r"(?<![^\s(])/[A-Za-z_]\w*"
+# Already isolated spans are left alone; so are bot commands (/quiz stays tappable). A
+# command starts after a space, "(", a direction mark or an isolate ("\u200e/daily off"), as
+# Telegram finds one after any character that is no letter or digit: isolating from the
+# name on ("/\u2066daily off\u2069") would split the slash off and the command off the app.
+_COMMAND = r"(?<![^\s(\u200e\u200f\u2066-\u2069])/[A-Za-z_]\w*"
 _KEEP = re.compile(rf"[\u2066-\u2068][^\u2069]*\u2069|{_COMMAND}")
 _COMMANDS = re.compile(_COMMAND)
 # A line of a right-to-left text that opens with a /command ("/quiz: کوئز شروع کریں") would

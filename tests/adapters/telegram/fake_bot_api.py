@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.adapters.telegram.wire import ApiError, parse_html, read_params
+from tests.adapters.telegram.wire import ApiError, bot_commands, parse_html, read_params
 
 MAX_POLL = 10.0  # seconds a long poll may hang, whatever the client asks
 GROUP_POSTS_PER_MINUTE = 20  # Telegram's flood limit for a bot's messages into one group
@@ -455,6 +455,8 @@ class FakeBotAPI:
         msg: dict[str, Any] = {"message_id": self._next_message_id(chat["id"]),
                                "from": self.bot, "chat": chat, "date": int(time.time()),
                                "text": text}
+        if commands := bot_commands(text):  # as Telegram marks them (tappable)
+            msg["entities"] = commands
         if markup:
             msg["reply_markup"] = markup
         self.messages[(chat["id"], msg["message_id"])] = msg
@@ -474,6 +476,8 @@ class FakeBotAPI:
             if len(caption.encode("utf-16-le")) // 2 > 1024:
                 raise ApiError(400, "Bad Request: message caption is too long")
             msg["caption"] = caption
+            if commands := bot_commands(caption):
+                msg["caption_entities"] = commands
         if markup := self._markup(params):
             msg["reply_markup"] = markup
         self.messages[(chat["id"], msg["message_id"])] = msg
@@ -487,6 +491,9 @@ class FakeBotAPI:
                                 "content and reply markup are exactly the same as a current "
                                 "content and reply markup of the message")
         msg = {**msg, "text": text, "edit_date": int(time.time())}
+        msg.pop("entities", None)
+        if commands := bot_commands(text):
+            msg["entities"] = commands
         msg.pop("reply_markup", None)  # an edit without reply_markup removes the keyboard
         if markup:
             msg["reply_markup"] = markup

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import html
 import json
+import re
+import unicodedata
 from html.parser import HTMLParser
 from typing import Any
 
@@ -72,6 +74,39 @@ def parse_html(source: str) -> str:
     if parser.problem:
         raise ApiError(400, f"Bad Request: can't parse entities: {parser.problem}")
     return "".join(parser.text)
+
+
+_COMMAND = re.compile(r"/[A-Za-z0-9_]{1,64}")
+
+
+def _word(ch: str) -> bool:
+    """A letter, a digit or "_" (Telegram's word characters; a direction mark is none)."""
+    return ch == "_" or unicodedata.category(ch)[0] in "LN"
+
+
+def bot_commands(text: str) -> list[dict[str, Any]]:
+    """The bot_command entities Telegram finds in a message's text: a "/" at a word start
+    (not after a letter, digit, "_" or "/") and its name up to a character that is not one
+    of [A-Za-z0-9_]; offsets and lengths in UTF-16 code units, as the Bot API gives them."""
+    found = []
+    for m in _COMMAND.finditer(text):
+        start, end = m.span()
+        if start > 0 and (_word(text[start - 1]) or text[start - 1] in "/<>"):
+            continue
+        if end < len(text) and (_word(text[end]) or text[end] == "/"):
+            continue
+        found.append({"type": "bot_command",
+                      "offset": len(text[:start].encode("utf-16-le")) // 2,
+                      "length": len(m.group(0).encode("utf-16-le")) // 2})
+    return found
+
+
+def command_names(message: dict[str, Any]) -> list[str]:
+    """The commands a message's bot_command entities name (what the app makes tappable)."""
+    units = str(message.get("text") or message.get("caption") or "").encode("utf-16-le")
+    return [units[2 * e["offset"] + 2:2 * (e["offset"] + e["length"])].decode("utf-16-le")
+            for e in message.get("entities") or message.get("caption_entities") or ()
+            if e["type"] == "bot_command"]
 
 
 async def read_params(request: web.Request) -> dict[str, Any]:
