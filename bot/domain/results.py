@@ -234,9 +234,12 @@ class ResetCancelled:
 
 @dataclass(frozen=True, slots=True)
 class UnknownButton:
-    """A button this version does not understand (forged, or from an old release)."""
+    """A button this version does not understand (forged, or from an old release).
+    `of_round`: pressed on a message the whole chat sees, where only a round's buttons (and
+    group-wide ones) live, or on a round's own page: /quiz is no way on from there."""
 
     lang: str
+    of_round: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -117,7 +117,8 @@ class Engine:
         `where` is the pressed message as the platform names it (see `Where`)."""
         handler = self.buttons.handler(data)
         if handler is None:
-            return UnknownButton(await self.language(actor))
+            return UnknownButton(await self.language(actor),
+                                 of_round=where is not None and where.shared)
         if not may_press(actor, data):
             return NotYours(0, await self.language(actor))
         return await handler(actor, data, where)
@@ -134,7 +135,7 @@ class Engine:
                                 where: Where | None) -> PressOutcome:
         page = p.where()
         if page is None:
-            return UnknownButton(await self.language(actor))
+            return UnknownButton(await self.language(actor), of_round=True)
         return await self.rounds.who(actor, *page, where=where)
 
     async def _language_pressed(self, actor: Actor, pressed: payloads.LanguagePayload,

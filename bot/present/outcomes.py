@@ -190,7 +190,7 @@ def _who(plan: Planner, who: WhoAnswered, actor: Actor, where: Where | None) -> 
     pressed on the round's public message it comes privately (Discord: an ephemeral
     message; Telegram: the private chat, through a deep link)."""
     if plan.rounds is None:  # rounds are off in this process
-        return Reply(ack=plan.cat.t(who.lang, "error.unknown_button"))
+        return _unknown(plan, UnknownButton(who.lang, of_round=True), actor, where)
     card = plan.rounds.who(who, actor.user_id)
     if where is None:  # opened by a link, not pressed on a message
         return Reply(send=(card,))
@@ -204,7 +204,11 @@ def _who(plan: Planner, who: WhoAnswered, actor: Actor, where: Where | None) -> 
 
 def _unknown(plan: Planner, outcome: UnknownButton, actor: Actor, where: Where | None
              ) -> Reply:
-    return Reply(ack=plan.cat.t(outcome.lang, "error.unknown_button"))
+    # a round's: the round is over or the button is not this chat's, and /round is the way
+    # on (Discord: /round start); a learner's own: /quiz
+    key = (plan.platform_key(outcome.lang, "round.button_gone") if outcome.of_round
+           else "error.unknown_button")
+    return Reply(ack=plan.cat.t(outcome.lang, key))
 
 
 Renderer = Callable[["Planner", Any, Actor, "Where | None"], Reply]

@@ -54,7 +54,7 @@ async def test_round_presses_and_refusals_cost_one_call(
     assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "round.misplaced"))
     assert toast["show_alert"] is True
     calls, toast = await calls_of_press(room.bilal, question, "q2:nope:1:x")  # unknown kind
-    assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "error.unknown_button"))
+    assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "round.button_gone"))
     owned = payload.StartPayload.of("1001", "parallelism").pack()  # Hana's, not Chen's
     calls, toast = await calls_of_press(room.chen, question, owned)
     assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "error.not_your_button"))

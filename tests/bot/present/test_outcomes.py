@@ -38,5 +38,7 @@ def test_who_answered_goes_where_the_press_allows(catalogue: Catalogue) -> None:
     assert telegram.pressed(who(catalogue), ADA, None).send  # /start w…: the page, here
     off = Planner(catalogue, render.PLAIN, shared_chats=False)  # rounds off
     assert off.pressed(who(catalogue), ADA, shared).ack == catalogue.t(
-        "en", "error.unknown_button")
+        "en", "round.button_gone_server")  # a round's button: the round's words
     assert off.pressed(UnknownButton("en"), ADA).ack == catalogue.t("en", "error.unknown_button")
+    assert telegram.pressed(UnknownButton("en", of_round=True), ADA).ack == catalogue.t(
+        "en", "round.button_gone")
