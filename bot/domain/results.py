@@ -194,10 +194,9 @@ TypedOutcome = AnswerOutcome | TypedRefused
 
 @dataclass(frozen=True, slots=True)
 class LanguageSet:
-    """The learner chose a language."""
+    """The learner chose a language (its Start goes on with the quiz left unfinished)."""
 
     lang: str
-    quiz_id: str  # the default quiz, for a Start button
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,9 @@ class Engine:
         route(payloads.WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
         route(payloads.TeamPayload, lambda a, p, w: self.rounds.join(a, p.round_id, p.team, w))
         route(payloads.WhoPagePayload, self._who_page_pressed)
-        route(payloads.StartPayload, lambda a, p, w: self.start(a, p.arg or None))
+        # Start naming no quiz ("Language set"): as /quiz, the quiz left unfinished
+        route(payloads.StartPayload,
+              lambda a, p, w: self.start(a, p.arg or None, unfinished=not p.arg))
         route(payloads.RetryPayload, lambda a, p, w: self.restart(a, p.arg or None))
         route(payloads.ReviewPayload, lambda a, p, w: self.review(a, p.arg or None))
         route(payloads.DuePayload, lambda a, p, w: self.review_due(a))
@@ -140,7 +142,7 @@ class Engine:
 
     async def _language_pressed(self, actor: Actor, pressed: payloads.LanguagePayload,
                                 where: Where | None) -> PressOutcome:
-        return LanguageSet(await self.set_language(actor, pressed.arg), self.quiz().id)
+        return LanguageSet(await self.set_language(actor, pressed.arg))
 
     async def _reset_pressed(self, actor: Actor, pressed: payloads.ResetPayload,
                              where: Where | None) -> PressOutcome:

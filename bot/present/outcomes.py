@@ -138,8 +138,8 @@ def _quizzes(plan: Planner, quizzes: QuizList, actor: Actor, where: Where | None
 
 def _language(plan: Planner, outcome: LanguageSet, actor: Actor, where: Where | None) -> Reply:
     done = plan.cat.t(outcome.lang, "language.set")
-    start = Button(plan.cat.t(outcome.lang, "button.start"),
-                   StartPayload.of(actor.user_id, outcome.quiz_id).pack(), "primary")
+    start = Button(plan.cat.t(outcome.lang, "button.start"),  # no quiz named: as /quiz
+                   StartPayload.of(actor.user_id).pack(), "primary")
     return Reply(ack=done, edit=Card(plan.m.escape(done), rows=((start,),)))
 
 
