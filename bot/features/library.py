@@ -302,11 +302,13 @@ def opened(quiz: Quiz, row: SessionRow, lang: str, new: NewSession | None = None
     question, marked `joined` when another request in the same chat started it under
     JOIN_SECONDS ago and nothing is answered yet (`new`: what this request would have
     started), so question 1 is not posted twice; started in another chat (a server, then a
-    direct message), it is posted here too, as nothing is "just above"."""
+    direct message), or before the learner changed language, it is posted here too, as
+    nothing they can read is "just above"."""
     found = new is None or row.seed != new.seed
     here = new is None or new.chat_id == row.chat_id
+    readable = row.lang_set_at is None or row.lang_set_at <= row.started_at
     return prompt(quiz, row, row.position, lang, resumed=found and row.position > 0,
-                  joined=found and here and row.position == 0
+                  joined=found and here and readable and row.position == 0
                   and row.started_at >= keep_since(now))
 
 

@@ -44,6 +44,7 @@ class SessionRow:
     utc_offset: int | None = None  # the owner's UTC offset in seconds (None: not read)
     seed: int | None = None  # the attempt's random seed for computed questions (None: none)
     topic: str | None = None  # the topic a practice session (/review topic:NAME) was for
+    lang_set_at: float | None = None  # when the owner last changed language (None: never)
 
     @property
     def active(self) -> bool:
@@ -226,7 +227,7 @@ SESSION_COLUMNS = (
     "s.id, s.platform, s.user_id, s.chat_id, s.quiz_id, s.kind, s.status, s.question_ids, "
     "s.option_orders, s.position, s.score, s.started_at, s.finished_at, u.lang, "
     "COALESCE(ls.confidence, 0) AS confidence, COALESCE(ls.utc_offset, 0) AS utc_offset, "
-    "s.seed, s.topic")
+    "s.seed, s.topic, u.lang_set_at")
 SESSION_FROM = (
     "FROM sessions s JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
     "LEFT JOIN learner_settings ls ON ls.platform = s.platform AND ls.user_id = s.user_id ")

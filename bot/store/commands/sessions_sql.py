@@ -79,10 +79,13 @@ async def touch_user(store: Store, platform: str, user_id: str, display_name: st
 
 
 def set_language(platform: str, user_id: str, lang: str, now: float) -> Command[None]:
-    """Persist the user's language choice (creating the user if needed)."""
-    yield q("INSERT INTO users (platform, user_id, lang, created_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (platform, user_id) DO UPDATE SET lang = excluded.lang",
-            platform, user_id, lang, now)
+    """Persist the user's language choice (creating the user if needed); a change notes
+    when (`lang_set_at`: a question posted before it is in the old language)."""
+    yield q("INSERT INTO users (platform, user_id, lang, created_at, lang_set_at) "
+            "VALUES (?, ?, ?, ?, ?) ON CONFLICT (platform, user_id) DO UPDATE SET "
+            "lang_set_at = CASE WHEN users.lang = excluded.lang THEN users.lang_set_at "
+            "ELSE excluded.lang_set_at END, lang = excluded.lang",
+            platform, user_id, lang, now, now)
 
 
 # --- sessions --------------------------------------------------------------------------
