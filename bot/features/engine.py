@@ -97,8 +97,7 @@ class Engine:
         route(payloads.WhoPayload, lambda a, p, w: self.rounds.who(a, p.round_id, p.qindex, 0, w))
         route(payloads.TeamPayload, lambda a, p, w: self.rounds.join(a, p.round_id, p.team, w))
         route(payloads.WhoPagePayload, self._who_page_pressed)
-        # Start naming no quiz ("Language set"): as /quiz, the quiz left unfinished
-        route(payloads.StartPayload,
+        route(payloads.StartPayload,  # naming no quiz ("Language set"): as /quiz, go on
               lambda a, p, w: self.start(a, p.arg or None, unfinished=not p.arg))
         route(payloads.RetryPayload, lambda a, p, w: self.restart(a, p.arg or None))
         route(payloads.ReviewPayload, lambda a, p, w: self.review(a, p.arg or None))
@@ -113,14 +112,12 @@ class Engine:
     async def press(self, actor: Actor, data: payloads.Payload | None,
                     where: Where | None = None) -> PressOutcome:
         """Any button of ours, decoded by `bot.domain.payloads`. An answer belongs to its
-        session's owner (checked in `answer`); every other owned button names its owner,
-        and anyone else gets `NotYours`: a button without an owner (only ones sent before
-        owners existed) is honoured in a private chat only, where nobody else can press.
-        `where` is the pressed message as the platform names it (see `Where`)."""
+        session's owner (checked in `answer`); every other owned button names its owner, and
+        anyone else gets `NotYours`: one without an owner (sent before owners existed) is
+        honoured in a private chat only. `where`: the pressed message (see `Where`)."""
         handler = self.buttons.handler(data)
         if handler is None:
-            return UnknownButton(await self.language(actor),
-                                 of_round=where is not None and where.shared)
+            return UnknownButton(await self.language(actor), bool(where and where.shared))
         if not may_press(actor, data):
             return NotYours(0, await self.language(actor))
         return await handler(actor, data, where)
