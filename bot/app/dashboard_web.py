@@ -7,7 +7,8 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
   `Authorization: tma <initData>` (Telegram Mini App init data) or
   `Authorization: session <token>`; 401 without valid auth, 403 for a group the caller is not
   in (or, for the export, not an admin of). `GET /api/groups/{id}/items.csv`: the item
-  statistics, for admins. `POST /api/reports/{id}/resolve`: a problem report marked
+  statistics, for admins; `GET /api/groups/{id}/members?find=&order=&offset=`: a page of
+  the member table, for admins. `POST /api/reports/{id}/resolve`: a problem report marked
   resolved, for the configured `admins`.
 - `POST /api/session` with `Authorization: link <token>`: a Discord link (ten minutes,
   once) exchanged for a session token (an hour).
@@ -45,6 +46,7 @@ from bot.features.dashboard.auth import (
     Verified,
     verify_init_data,
 )
+from bot.features.dashboard.member_table import TableAsk
 from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
 from bot.features.dashboard.throttle import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
 from bot.present.i18n import Catalogue, is_rtl, isolate_commands, isolate_latin
@@ -111,6 +113,7 @@ class DashboardWeb:
                 ("GET", "/app/{name:app\\.(js|css)}", self.asset),
                 ("GET", "/api/me", self.me),
                 ("GET", "/api/groups/{id}", self.group),
+                ("GET", "/api/groups/{id}/members", self.members),
                 ("GET", "/api/groups/{id}/export.{fmt:csv|json}", self.export),
                 ("GET", "/api/groups/{id}/items.csv", self.items),
                 ("POST", "/api/reports/{id:[0-9]{1,18}}/resolve", self.resolve),
@@ -202,6 +205,14 @@ class DashboardWeb:
 
         async def body(who: Identity) -> web.StreamResponse:
             return _json(await self.dashboard.group(who, group_id))
+        return await self._guarded(request, body)
+
+    async def members(self, request: web.Request) -> web.StreamResponse:
+        """A page of the group's member table (`?find=&order=&offset=`), for its admins."""
+        group_id, ask = request.match_info["id"], TableAsk.parse(request.query)
+
+        async def body(who: Identity) -> web.StreamResponse:
+            return _json(await self.dashboard.members(who, group_id, ask))
         return await self._guarded(request, body)
 
     async def export(self, request: web.Request) -> web.StreamResponse:

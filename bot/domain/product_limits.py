@@ -36,7 +36,10 @@ MISSES_SHOWN = 5  # confident misses listed on /stats and the dashboard
 
 # --- what a page, a command or an admin's list shows at most ----------------------------------
 MISSES_LISTED = 50  # misses on a learner's dashboard page
-MEMBERS_LISTED = 1000  # rows of a group's member table; the count says how many more
+MEMBERS_LISTED = 50_000  # member rows (one per member and quiz) a group's table searches,
+#   orders and pages over; past them the strongest are left out and counted
+MEMBERS_PAGE = 50  # member rows a group's page ships at a time ("Show 50 more")
+FIND_CHARS = 64  # characters of a member-table search (a name is at most NAME_SHOWN)
 ROUNDS_LISTED = 30  # rounds on a group's dashboard page
 WEAKEST_LISTED = 10  # a group's worst-answered questions its page spells out; the rest counted
 HELP_NAMED = 3  # members a group admin's first screen names as the weakest so far

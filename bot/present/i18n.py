@@ -192,16 +192,18 @@ def shows_nothing(name: str) -> bool:
     return all(c in BLANKS or unicodedata.category(c) in BLANK_CATEGORIES for c in name)
 
 
-def shown_name(name: str) -> str:
+def shown_name(name: str, *, whole: bool = False) -> str:
     """A person's name from the platform as every place shows it (a chat's sentence, the
     dashboard's table): without direction controls (an override turns the rest of its line
     around), NAMELESS for a name that is empty or shows nothing ("Got it right: Hana, , "
-    read as a slip of the bot), at most NAME_SHOWN characters. The one fallback: never an
-    id, never a blank."""
+    read as a slip of the bot), at most NAME_SHOWN characters unless `whole` (the
+    dashboard's member table, where a name wraps). The one fallback: never an id, never a
+    blank."""
     name = DIRECTION_CONTROLS.sub("", name or "")
     if shows_nothing(name):
         return NAMELESS
-    if len(name) > NAME_SHOWN:  # ten 1,000-character names made /leaderboard unsendable
+    # ten 1,000-character names made /leaderboard unsendable
+    if len(name) > NAME_SHOWN and not whole:
         name = name[: NAME_SHOWN - 1].rstrip() + "…"
     return name
 

@@ -15,16 +15,18 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.domain import learning
-from bot.domain.product_limits import MISSES_LISTED, ROUNDS_LISTED
+from bot.domain.product_limits import ROUNDS_LISTED
 from bot.domain.quiz import Quiz
-from bot.domain.quiz.computed import DrawFailed, draw, named_option, shown_text
+from bot.domain.quiz.computed import named_option, shown_text
 from bot.domain.report_rows import QuestionAccuracy
 from bot.domain.results import Actor
 from bot.domain.round_rules import BADGE, earns_badge
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.group_export import Exporter
 from bot.features.dashboard.items import items_csv, items_view
+from bot.features.dashboard.member_table import TableAsk, member_rows, member_table
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
+from bot.features.dashboard.misses_view import misses_view
 from bot.features.dashboard.recent import Recent
 from bot.features.dashboard.reports_view import reports_view
 from bot.features.dashboard.suggest import suggest
@@ -49,7 +51,6 @@ from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
 from bot.store.commands import learning_sql, sessions_sql
 from bot.store.commands.dashboard_sql import (
-    Answered,
     AttemptAnswer,
     GroupRound,
     MemberRow,
@@ -191,7 +192,7 @@ class Dashboard:
             "sure": {"answered": sure[0], "correct": sure[1], "percent": percent,
                      "text": t("progress.calibration", percent=percent, sure=sure[0],
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},
-            "misses": self._misses(quizzes, answers, lang),
+            "misses": misses_view(quizzes, answers, lang, t),
             **await self._topics(who, quizzes, totals, cards, lang),
             # A Discord link opens only the server it was made in (see `role`): no others.
             "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
@@ -222,34 +223,6 @@ class Dashboard:
                             "answered": t.answered, "sure": t.sure, "sure_right": t.sure_right,
                             "line": line} for t, line in zip(topics, lines, strict=True)],
                 "confident_misses": misses}
-
-    def _misses(self, quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
-                ) -> list[dict[str, Any]]:
-        """Questions whose latest answer was wrong, newest first, explained."""
-        seen: set[tuple[str, str]] = set()
-        out: list[dict[str, Any]] = []
-        for a in answers:  # newest first: the first one seen is the latest
-            if (a.quiz_id, a.question_id) in seen:
-                continue
-            seen.add((a.quiz_id, a.question_id))
-            quiz = quizzes.get(a.quiz_id)
-            q = quiz.question(a.question_id) if quiz else None
-            if a.correct or q is None or not 0 <= a.chosen < len(q.options):
-                continue  # right, or the quiz file changed since
-            try:
-                q = draw(q, a.seed)  # a computed question: the numbers of that attempt
-            except DrawFailed:
-                continue
-            out.append({"quiz": a.quiz_id, "question": a.question_id,
-                        "text": content_text(lang, q.text.get(lang)),
-                        "chosen": content_text(lang, q.options[a.chosen].text.get(lang)),
-                        "chosen_line": self.cat.t(lang, "dashboard.your_answer",
-                                                  option=q.options[a.chosen].text.get(lang)),
-                        "answer": content_text(lang, q.options[q.correct].text.get(lang)),
-                        "explanation": content_text(lang, q.explanation.get(lang))})
-            if len(out) == MISSES_LISTED:
-                break
-        return out
 
     # --- the group -------------------------------------------------------------------------
 
@@ -319,19 +292,13 @@ class Dashboard:
                 "quizzes": [quiz_members(t, quizzes, quiz_id, bests, lang)
                             for quiz_id, bests in sorted(per_quiz.items())]},
         }
-        if role.admin:
-            totals = {quiz_id: len(quiz.questions) for quiz_id, quiz in quizzes.items()}
-            view["members"]["rows"] = [
-                {"user_id": m.user_id, "name": shown_name(m.display_name),
-                 "quiz": m.quiz_id, "quiz_title": title_of(quizzes, m.quiz_id, lang),
-                 "attempts": m.attempts, "best": m.best, "total": total,
-                 "score": str(m.best) if total is None else f"{m.best}/{total}",
-                 "last": time_text(m.last_at)}
-                for m in members
-                for total in (m.total if m.total is not None else totals.get(m.quiz_id),)]
+        if role.admin:  # the table's first page; `members` serves the rest
+            now = self.engine.clock()
+            view["members"].update(member_table(members, quizzes, lang, t, now, TableAsk()))
             view["members"]["order_text"] = t("dashboard.members_order")
-            view["members"]["needs_help"] = needs_help(t, view["members"]["rows"], lang,
-                                                       self.cat.raw(lang, "list.separator"))
+            view["members"]["needs_help"] = needs_help(
+                t, member_rows(members, quizzes, lang, t, now), lang,
+                self.cat.raw(lang, "list.separator"))
             more = max(0, everyone - len(members))
             view["members"]["more"] = more
             view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""
@@ -340,6 +307,18 @@ class Dashboard:
             view["items"] = items_view(await self._answers(p, group_id), quizzes, lang, t,
                                        f"/api/groups/{group_id}/items.csv")
         return view
+
+    async def members(self, who: Identity, group_id: str, ask: TableAsk) -> dict[str, Any]:
+        """A page of the group's member table (`GET /api/groups/<id>/members`); admins."""
+        role = await self.role(who, group_id)
+        if not role.admin:
+            raise Forbidden(f"{who.platform} user is no admin of group {group_id}")
+        p = who.platform
+        lang, (_, _, (members, _), _, _) = await asyncio.gather(
+            self.language(who), self.group_figures.get((p, group_id),
+                                                 lambda: self.group_reads(p, group_id)))
+        return member_table(members, self.quizzes(), lang, self._t(lang), self.engine.clock(),
+                            ask)
 
     async def resolve(self, who: Identity, report_id: int) -> bool:
         """Mark a problem report resolved; the configured admins only."""

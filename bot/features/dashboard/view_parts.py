@@ -3,7 +3,7 @@ charts, dates, the text direction (pure functions; `pages` calls them)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -52,7 +52,7 @@ def weakest(t: Callable[..., str], questions: list[dict[str, Any]]) -> dict[str,
             "more": more, "more_text": t("dashboard.more", count=more) if more else ""}
 
 
-def needs_help(t: Callable[..., str], rows: list[dict[str, Any]], lang: str,
+def needs_help(t: Callable[..., str], rows: Iterable[dict[str, Any]], lang: str,
                separator: str) -> str:
     """A group admin's first-screen line: the HELP_NAMED members with the lowest share
     right (the member table's first rows, weakest first; each member once, full marks left
@@ -66,9 +66,11 @@ def needs_help(t: Callable[..., str], rows: list[dict[str, Any]], lang: str,
                                       f'({r["score"]})\u2069'
             else:
                 named[r["user_id"]] = f'{person(lang, r["name"])} ({r["score"]})'
+            if len(named) == HELP_NAMED:
+                break
     if not named:
         return ""
-    return t("dashboard.needs_help", members=separator.join(list(named.values())[:HELP_NAMED]))
+    return t("dashboard.needs_help", members=separator.join(named.values()))
 
 
 def accuracy_rows(quizzes: Mapping[str, Quiz], answers: list[Answered], lang: str
@@ -127,11 +129,23 @@ def day_text(day: int) -> str:
     return (datetime(1970, 1, 1, tzinfo=UTC) + timedelta(days=day)).strftime("%Y-%m-%d")
 
 
+def ago(t: Callable[..., str], seconds: float) -> str:
+    """How long ago, in words of the reader's language, rounded down: "just now" under a
+    minute, then minutes, hours under a day, else days ("3 days ago")."""
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return t("dashboard.ago_now")
+    for unit, size in (("minutes", 60), ("hours", 3600)):
+        if seconds < size * (60 if unit == "minutes" else 24):
+            return t(f"dashboard.ago_{unit}", amount=int(seconds // size))
+    return t("dashboard.ago_days", amount=int(seconds // 86400))
+
+
 def time_text(at: float) -> str:
     """A timestamp as "YYYY-MM-DD HH:MM UTC"."""
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-__all__ = ["accuracy_rows", "charts", "day_text", "direction", "label", "needs_help",
+__all__ = ["accuracy_rows", "ago", "charts", "day_text", "direction", "label", "needs_help",
            "quiz_members",
            "time_text", "title_of", "weakest"]

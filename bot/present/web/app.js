@@ -353,62 +353,123 @@
     // An admin's table and downloads only once someone finished a quiz here: before that
     // they would be headings over nothing and files with nothing in them.
     if (d.items && d.items.quizzes.length) { renderItems(d, auth); }
-    if (d.members.rows && d.members.rows.length) {
-      var a = section(t("dashboard.member_table"));
-      a.id = "member-table";
-      a.appendChild(el("p", d.members.order_text, "hint"));
-      var table = el("table");
-      // A lecture's table is hundreds of rows, and a phone's web view has no find-in-page.
-      if (d.members.rows.length >= FIND_FROM) { a.appendChild(finder(table)); }
-      var head = el("tr");
-      ["dashboard.col_name", "dashboard.col_quiz", "dashboard.col_attempts", "dashboard.col_best"].forEach(function (k) { head.appendChild(el("th", t(k))); });
-      table.appendChild(head);
-      d.members.rows.forEach(function (x) {
+    if (d.members.rows && d.members.total) { renderMemberTable(d, auth); }
+  }
+
+  var FIND_FROM = 10;  // member rows from which the table gets a search box
+  var FIND_WAIT = 300;  // ms after the last key before the server is asked
+
+  // An admin's member table: the server finds, orders and pages (a group of thousands ships
+  // a page at a time); the page asks again when the search, the order or "Show more" changes.
+  function renderMemberTable(d, auth) {
+    var m = d.members, next = null, asked = 0;
+    var base = "/api/groups/" + encodeURIComponent(d.group.id) + "/members";
+    var a = section(t("dashboard.member_table"));
+    a.id = "member-table";
+    a.appendChild(el("p", m.order_text, "hint"));
+    var controls = el("div", null, "table-controls");
+    var find = null;
+    if (m.total >= FIND_FROM) {  // a phone's web view has no find-in-page
+      var form = el("form", null, "finder");
+      form.setAttribute("role", "search");
+      find = el("input", null, "find");
+      find.type = "search";
+      find.name = "find";
+      find.placeholder = t("dashboard.find_member");
+      find.setAttribute("aria-label", t("dashboard.find_member"));
+      form.appendChild(find);
+      var timer = null;
+      form.addEventListener("submit", function (e) { e.preventDefault(); clearTimeout(timer); ask(0); });
+      find.addEventListener("input", function () {
+        clearTimeout(timer);
+        timer = setTimeout(function () { ask(0); }, FIND_WAIT);
+      });
+      controls.appendChild(form);
+    }
+    var label = el("label", t("dashboard.order"), "order");
+    var order = el("select");
+    ["weakest", "idle", "recent"].forEach(function (o) {
+      var option = el("option", t("dashboard.order_" + o));
+      option.value = o;
+      order.appendChild(option);
+    });
+    order.value = m.order;
+    order.addEventListener("change", function () { ask(0); });
+    label.appendChild(order);
+    controls.appendChild(label);
+    a.appendChild(controls);
+
+    var table = el("table");
+    var head = el("tr");
+    ["dashboard.col_name", "dashboard.col_quiz", "dashboard.col_attempts", "dashboard.col_best",
+     "dashboard.col_played"].forEach(function (k) { head.appendChild(el("th", t(k))); });
+    var thead = el("thead");
+    thead.appendChild(head);
+    table.appendChild(thead);
+    var body = el("tbody");
+    table.appendChild(body);
+    a.appendChild(table);
+    var showing = el("p", null, "hint showing");
+    a.appendChild(showing);
+    var none = el("div", null, "none");
+    none.appendChild(el("p", t("dashboard.find_none"), "hint"));
+    var everyone = el("button", t("dashboard.find_clear"));
+    everyone.type = "button";
+    everyone.addEventListener("click", function () { if (find) { find.value = ""; } ask(0); });
+    none.appendChild(everyone);
+    a.appendChild(none);
+    var more = el("button", null, "more");
+    more.type = "button";
+    more.addEventListener("click", function () { if (next !== null) { ask(next); } });
+    a.appendChild(more);
+    if (m.more) { a.appendChild(el("p", m.more_text, "hint")); }  // past what is read
+
+    function show(page, append) {
+      if (!append) { body.textContent = ""; }
+      page.rows.forEach(function (x) {
         var tr = el("tr");
         tr.appendChild(el("td", x.name, "name"));
         tr.appendChild(el("td", x.quiz_title));
         tr.appendChild(el("td", String(x.attempts), "count"));
         tr.appendChild(el("td", x.score, "count"));
-        table.appendChild(tr);
+        var played = el("td", x.played, "played");
+        played.title = x.played_time;
+        tr.appendChild(played);
+        body.appendChild(tr);
       });
-      a.appendChild(table);
-      if (d.members.more) { a.appendChild(el("p", d.members.more_text, "hint")); }
-      if (d.export) {
-        a.appendChild(el("p", t("dashboard.export")));
-        ["csv", "json"].forEach(function (f) {
-          var b = el("button", t("dashboard.export_" + f));
-          b.type = "button";
-          b.addEventListener("click", function () { download(d.export[f], auth, f); });
-          a.appendChild(b);
-        });
-      }
+      showing.textContent = page.shown_text;
+      showing.hidden = !page.total;
+      none.hidden = page.total > 0;
+      next = page.next;
+      more.textContent = page.more_button;
+      more.hidden = next === null;
+      a.dataset.find = page.find;  // what the rows shown answer (tests wait on it)
+      a.dataset.order = page.order;
+      a.dataset.rows = String(body.children.length);
     }
-  }
 
-  var FIND_FROM = 10;  // member rows from which the table gets a search box
+    function ask(offset) {
+      var mine = ++asked;
+      var params = new URLSearchParams({ find: find ? find.value.trim() : "",
+                                         order: order.value, offset: String(offset) });
+      a.setAttribute("aria-busy", "true");
+      api(base + "?" + params.toString(), auth).then(function (page) {
+        if (mine !== asked) { return; }  // a newer question is on its way
+        a.removeAttribute("aria-busy");
+        show(page, offset > 0);
+      }).catch(failed);
+    }
 
-  function finder(table) {
-    var box = el("input", null, "find");
-    box.type = "search";
-    box.placeholder = t("dashboard.find_member");
-    box.setAttribute("aria-label", t("dashboard.find_member"));
-    var none = el("p", t("dashboard.find_none"), "hint");
-    none.hidden = true;
-    box.addEventListener("input", function () {
-      var wanted = box.value.trim().toLocaleLowerCase(), shown = 0;
-      table.querySelectorAll("tr").forEach(function (tr) {
-        var name = tr.querySelector("td.name");
-        if (!name) { return; }  // the heading row
-        var match = !wanted || name.textContent.toLocaleLowerCase().indexOf(wanted) >= 0;
-        tr.hidden = !match;
-        shown += match ? 1 : 0;
+    show(m, false);
+    if (d.export) {
+      a.appendChild(el("p", t("dashboard.export")));
+      ["csv", "json"].forEach(function (f) {
+        var b = el("button", t("dashboard.export_" + f));
+        b.type = "button";
+        b.addEventListener("click", function () { download(d.export[f], auth, f); });
+        a.appendChild(b);
       });
-      none.hidden = shown > 0;
-    });
-    var wrap = el("div", null, "finder");
-    wrap.appendChild(box);
-    wrap.appendChild(none);
-    return wrap;
+    }
   }
 
   function renderItems(d, auth) {

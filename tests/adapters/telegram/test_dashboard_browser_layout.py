@@ -335,3 +335,41 @@ async def test_an_organiser_reads_who_may_need_help_on_the_first_screen(
         await page.reload()
         await page.wait_for_selector("body[data-state=ready]", timeout=15_000)
         await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_a_group_of_many_shows_a_page_and_how_to_see_more(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """A group of 61 rows on a phone (390 px): the first 50, "Showing 50 of 61" and a
+    "Show 11 more" button that adds the rest; the search box, the order and the "Last
+    played" column fit the screen beside the longest names."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        engine, quizzes = running.app.engine, dict(running.app.engine.library.quizzes)
+        for n in range(57):
+            name = f"Student {n}" if lang == "en" else f"طالب علم {n}"
+            await play(engine, quizzes, Actor("telegram", str(3000 + n), GROUP, name))
+        cat = running.app.catalogue
+        page = await opened(chromium, running, ADMIN, lang, 390, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        assert await page.locator("#member-table tbody tr").count() == 50
+        showing = page.locator("#member-table .showing")
+        assert strip_isolates(await showing.text_content() or "") == strip_isolates(cat.t(
+            lang, "dashboard.showing", shown="50", total="61"))
+        more = page.locator("#member-table button.more")
+        assert strip_isolates(await more.text_content() or "") == strip_isolates(
+            cat.t(lang, "dashboard.show_more", count=11))
+        assert await wider_than_screen(page) == []
+        assert await small_targets(page) == []
+        await page.locator("#member-table h2").evaluate("h => h.scrollIntoView()")
+        await page.screenshot(path=str(views.ARTIFACTS / f"dashboard-member-table-{lang}-390.png"))
+        await more.click()
+        await page.wait_for_selector('#member-table[data-rows="61"]', timeout=10_000)
+        assert await more.is_hidden()
+        assert strip_isolates(await showing.text_content() or "") == strip_isolates(cat.t(
+            lang, "dashboard.showing", shown="61", total="61"))
+        names = await page.locator("#member-table td.name").all_text_contents()
+        assert len(names) == 61 and len(set(names)) == 60  # one member played two quizzes
+        assert UNBROKEN in names and LONG in names  # in full
+        await shoot(page, f"dashboard-layout-member-table-{lang}-390")
+        await page.context.close()

@@ -191,34 +191,59 @@ async def test_every_view_at_both_widths(tmp_path: Path, api: FakeBotAPI, chromi
 async def test_an_organiser_finds_a_member_in_a_long_table(tmp_path: Path, api: FakeBotAPI,
                                                            chromium: Any, lang: str) -> None:
     """Ten members or more: a search box over the member table (a phone's web view has no
-    find-in-page); no match says so and how to see everyone again. A member sees no table."""
+    find-in-page), answered by the server; no match says so and offers everyone again; an
+    order by when each last played. A member sees no table."""
     async with dashboard_bot(tmp_path, api) as running:
         await seeded(running, lang)
         cat = running.app.catalogue
+        strings = page_strings(cat)[lang]
         page = await opened(chromium, running, 1002, lang, 360, f"?group={GROUP}")
         assert await page.get_attribute("body", "data-state") == "ready"
+        table = page.locator("#member-table")
 
         async def shown() -> list[str]:
-            return await page.locator("tr:not([hidden]) td.name").all_text_contents()
+            return await page.locator("#member-table td.name").all_text_contents()
+
+        async def answered(find: str, order: str = "weakest") -> None:
+            await page.wait_for_selector(  # the rows shown answer this search and order
+                f'#member-table[data-find="{find}"][data-order="{order}"]:not([aria-busy])',
+                timeout=10_000)
 
         everyone = await shown()
         assert len(everyone) >= 10
+        assert strip_isolates(await page.locator("#member-table th").last.text_content()
+                              or "") == strip_isolates(strings["dashboard.col_played"])
+        played = await page.locator("#member-table td.played").all_text_contents()
+        assert set(map(strip_isolates, played)) == {strip_isolates(
+            cat.t(lang, "dashboard.ago_now"))}  # everyone played moments ago
         find = page.locator("input.find")
         box = await find.bounding_box()
         assert box is not None and box["height"] >= 44
         await find.fill("member 7")
+        await answered("member 7")
         assert await shown() == ["Member 7"]
         ada = "Ada" if lang == "en" else "عائشہ"
         await find.fill(ada)
+        await answered(ada)
         assert await shown() == [ada]
         await find.fill("Zed")
+        await find.press("Enter")
+        await answered("Zed")
         assert await shown() == []
-        none = page.locator("#member-table p.hint:visible").last
-        assert strip_isolates(await none.text_content() or "") == strip_isolates(
-            page_strings(cat)[lang]["dashboard.find_none"])
-        await find.fill("")
-        assert await shown() == everyone
+        none = table.locator(".none")
+        assert strip_isolates(await none.locator("p").text_content() or "") == strip_isolates(
+            strings["dashboard.find_none"])
+        await none.locator("button").click()  # "Show everyone"
+        await answered("")
+        assert await shown() == everyone and await find.input_value() == ""
         await shoot(page, f"dashboard-find-member-{lang}-360")
+        # Who stopped: the one who played first leads; who played last, the other way.
+        await page.locator("#member-table select").select_option("idle")
+        await answered("", "idle")
+        assert (await shown())[0] == ada
+        await page.locator("#member-table select").select_option("recent")
+        await answered("", "recent")
+        assert (await shown())[0] == "Member 9"
         await page.context.close()
         page = await opened(chromium, running, 1001, lang, 360, f"?group={GROUP}")
         assert await page.locator("input.find").count() == 0
