@@ -13,7 +13,7 @@ from discord.http import Route
 
 from adapters.discord.commands import QuizTree, build_commands, sync_commands
 from adapters.discord.handlers import Flows
-from adapters.discord.replies import custom_id_of
+from adapters.discord.replies import actor_of, custom_id_of, note
 from adapters.discord.round_commands import DiscordRounds
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
@@ -115,6 +115,20 @@ class QuizClient(discord.Client):
 
     async def on_connect(self) -> None:
         self.connected.set()
+
+    async def on_app_command_completion(self, interaction: discord.Interaction[Any],
+                                        command: object) -> None:
+        """After a command in a server: a learner whose reminders went off because Discord
+        would not deliver them (DMs closed) hears why and how to turn them back on, privately
+        and once (a server is the one place left to reach them)."""
+        if interaction.guild_id is None:
+            return
+        try:
+            lang = await self.app.engine.reminders_stopped(actor_of(interaction))
+            if lang is not None:
+                await note(interaction, self.app.catalogue, lang, "remind.stopped_dm")
+        except Exception:
+            log.exception("could not tell user %s their reminders are off", interaction.user.id)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """Every interaction: its server's name is kept, and its channel's (where rounds and

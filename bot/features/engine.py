@@ -5,8 +5,7 @@ filled in later): `library` (quizzes, languages, admins), `spaced` (spaced revie
 reminders), `solo` (solo sessions and answers), `rounds` (study-group rounds) and the rest.
 Adapters call the façade's methods only, never a service's; a press is routed by its
 payload's class (`bot.domain.payloads`), the one place that decides who may press what.
-Nothing here imports a platform.
-"""
+Nothing here imports a platform."""
 
 from __future__ import annotations
 
@@ -214,9 +213,8 @@ class Engine:
 
     async def start(self, actor: Actor, quiz_id: str | None = None, *,
                     unfinished: bool = False) -> QuestionPrompt:
-        """Resume the user's unfinished session of the quiz (in a group or server without
-        an id: the one its admins chose; `unfinished`, in a private chat: the quiz left
-        unfinished last), or start a new one."""
+        """Resume the unfinished session of the quiz (no id: in a group, the one its admins
+        chose; `unfinished`, in a private chat: the one left last), or start a new one."""
         return await self.solo.start(actor, quiz_id or (await self.groups.choice(actor))[0],
                                      unfinished=unfinished)
 
@@ -257,8 +255,7 @@ class Engine:
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
                           scope: str = CHAT, kind: str = "all", limit: int = 10) -> Leaderboard:
-        """Best scores in the actor's chat (or globally): every result, or only solo
-        quizzes (`kind` "solo") or only rounds ("rounds")."""
+        """Best scores in the actor's chat (or globally); `kind`: all, solo or rounds."""
         return await self.rounds.leaderboard(actor, quiz_id, scope=scope, kind=kind, limit=limit)
 
     async def reset(self, actor: Actor) -> int:
@@ -290,6 +287,10 @@ class Engine:
     async def remind_off(self, actor: Actor) -> SettingsView:
         """No more reminders."""
         return await self.spaced.remind_off(actor)
+
+    async def reminders_stopped(self, actor: Actor) -> str | None:
+        """Once after the platform refused the learner's reminders: the language to say so."""
+        return await self.spaced.reminders_stopped(actor)
 
     async def progress(self, actor: Actor, *, member: Actor | None = None) -> Progress:
         """Due count, streak, retention, calibration, accuracy per question, history."""
@@ -325,9 +326,8 @@ class Engine:
         """The first page of "Who answered?" for a revealed round question."""
         return await self.rounds.who(actor, round_id, qindex)
 
-    async def daily_on(self, actor: Actor, chat_id: str | None, at: str,
-                       offset: str | None = None, quiz_id: str | None = None, *,
-                       may_manage: Manages = False) -> DailySet:
+    async def daily_on(self, actor: Actor, chat_id: str | None, at: str, offset: str | None = None,
+                       quiz_id: str | None = None, *, may_manage: Manages = False) -> DailySet:
         """A question of the day in the chat at local time `at` (see `Dailies.switch_on`)."""
         return await self.dailies.switch_on(actor, chat_id, at, offset, quiz_id,
                                             may_manage=may_manage)

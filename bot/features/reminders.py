@@ -84,7 +84,8 @@ class Reminders:
         sent = await sender(ReminderNote(platform, user_id, settings.chat_id, lang, due))
         if sent.delivery == Delivery.BLOCKED:
             log.info("%s user %s blocked the bot; their reminder is off", platform, user_id)
-            await store.write(learning_sql.save_settings, replace(settings, remind_at=None))
+            await store.write(learning_sql.save_settings,  # told when next seen in a group
+                              replace(settings, remind_at=None, remind_stopped_at=now))
             return None
         if sent.delivery == Delivery.RETRY:
             self.paces[platform].hold(sent.retry_after)

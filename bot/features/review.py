@@ -201,7 +201,7 @@ class SpacedReview:
         lang = await self.library.language(actor)
         s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
         # Reminders go to the learner's private chat (DM), never into a group they typed in.
-        s = replace(s, remind_at=minute, chat_id=None,
+        s = replace(s, remind_at=minute, chat_id=None, remind_stopped_at=None,
                     utc_offset=s.utc_offset if minutes_east is None else minutes_east)
         due_at = learning.next_occurrence(self.clock(), minute, s.utc_offset)
         job = NewJob(reminder_kind(actor.platform), reminder_key(actor.platform, actor.user_id),
@@ -214,10 +214,19 @@ class SpacedReview:
         """No more reminders (the offset stays for next time)."""
         lang = await self.library.language(actor)
         s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
-        s = replace(s, remind_at=None)
+        s = replace(s, remind_at=None, remind_stopped_at=None)
         await self.store.write(learning_sql.save_settings,
                                s, cancel_job=reminder_key(actor.platform, actor.user_id))
         return _view(lang, s)
+
+    async def reminders_stopped(self, actor: Actor) -> str | None:
+        """The learner's language, once, after their reminders went off because the platform
+        would not deliver them (None: nothing to tell, or told already, by any process)."""
+        s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
+        if s.remind_stopped_at is None or not await self.store.write(
+                learning_sql.tell_reminders_stopped, actor.platform, actor.user_id):
+            return None
+        return await self.library.language(actor)
 
     async def progress(self, actor: Actor, *, member: Actor | None = None) -> Progress:
         """Due count, streak, retention, calibration, accuracy per question, history."""

@@ -183,6 +183,7 @@ class LearnerSettings:
     utc_offset: int = 0  # minutes east of UTC
     remind_at: int | None = None  # minutes after local midnight; None: reminders off
     chat_id: str | None = None  # where reminders go
+    remind_stopped_at: float | None = None  # the platform refused them: tell the learner once
 
 
 @dataclass(frozen=True, slots=True)

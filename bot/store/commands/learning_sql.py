@@ -129,17 +129,25 @@ def learner_settings(platform: str, user_id: str) -> Command[LearnerSettings]:
     return from_row(LearnerSettings, rows[0]) if rows else LearnerSettings(platform, user_id)
 
 
+def tell_reminders_stopped(platform: str, user_id: str) -> Command[bool]:
+    """Claim telling the learner their reminders went off (True: this caller tells them)."""
+    return bool((yield q("UPDATE learner_settings SET remind_stopped_at = NULL WHERE "
+                         "platform = ? AND user_id = ? AND remind_stopped_at IS NOT NULL "
+                         "RETURNING user_id", platform, user_id)))
+
+
 def save_settings(settings: LearnerSettings, *, job: NewJob | None = None,
                   cancel_job: str | None = None) -> Command[None]:
     """Store the settings and schedule or cancel a job, in one transaction."""
     s = settings
     yield from ensure_user(s.platform, s.user_id, job.due_at if job else 0.0)
     yield q("INSERT INTO learner_settings (platform, user_id, confidence, utc_offset, "
-            "remind_at, chat_id) VALUES (?, ?, ?, ?, ?, ?) "
+            "remind_at, chat_id, remind_stopped_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (platform, user_id) DO UPDATE SET confidence = excluded.confidence, "
             "utc_offset = excluded.utc_offset, remind_at = excluded.remind_at, "
-            "chat_id = excluded.chat_id",
-            s.platform, s.user_id, int(s.confidence), s.utc_offset, s.remind_at, s.chat_id)
+            "chat_id = excluded.chat_id, remind_stopped_at = excluded.remind_stopped_at",
+            s.platform, s.user_id, int(s.confidence), s.utc_offset, s.remind_at, s.chat_id,
+            s.remind_stopped_at)
     if cancel_job is not None:
         yield q("DELETE FROM jobs WHERE key = ?", cancel_job)
     if job is not None:

@@ -1,6 +1,6 @@
 """Reminders on Discord: a direct message with "Review now" (set in a server, /remind says
 so), sent with as few calls as Discord allows (open the DM, send), once a day; a member
-whose DMs are closed is not asked again."""
+whose DMs are closed is not asked again, and is told why once, privately, in a server."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from adapters.discord import DiscordAdapter
+from adapters.discord.views import MARKDOWN
 from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.domain.learning import next_occurrence
@@ -15,10 +16,11 @@ from bot.domain.results import Actor
 from bot.features.jobs import Scheduler
 from bot.features.reminders import Reminders
 from bot.features.review import reminder_kind
+from bot.present.i18n import strip_isolates
 from tests.clock import FakeClock
 from tests.helpers import play_through
 
-from .conftest import ALICE, GUILD, replied
+from .conftest import ALICE, GUILD, replied, settle
 from .fake_discord import TOKEN, FakeDiscord
 
 
@@ -73,5 +75,57 @@ async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeD
             assert (await engine.settings(alice)).remind_at is None
             clock.advance(86400)
             assert await scheduler.run_until_idle() == 0
+        finally:
+            await adapter.stop()
+
+
+async def test_a_learner_whose_dms_are_closed_hears_why_reminders_stopped_once(
+        config_path: Path, fake: FakeDiscord) -> None:
+    """Discord refused the reminder DM (50007): the reminder went off and nobody knew. The
+    next command Alice uses in a server (not in a DM) brings one private note, in her Urdu,
+    saying why and how to turn reminders back on; the one after does not repeat it."""
+    config = load_config(config_path, env={"DISCORD_BOT_TOKEN": TOKEN})
+    async with open_app(config) as app:
+        adapter = DiscordAdapter(app, ready_timeout=10.0)
+        await adapter.start()
+        try:
+            assert adapter.client is not None
+            await adapter.client.wait_until_ready()
+            await replied(fake, await fake.slash(ALICE, "language",
+                                                 options={"language": "ur"}))
+            await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
+                                                 options={"time": "19:30",
+                                                          "offset": "+05:00"}))
+            alice = Actor("discord", ALICE["id"])
+            engine = app.engine
+            await play_through(engine, alice, "parallelism")
+            clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
+            reminders = Reminders(engine, {"discord": adapter.reminder_sender()},
+                                  clock=clock, sleep=clock.sleep)
+            scheduler = Scheduler(app.store, {reminder_kind("discord"): reminders},
+                                  clock=clock)
+            dm = int(ALICE["id"]) + 1
+            fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
+                      {"message": "Cannot send messages to this user", "code": 50007})
+            assert await scheduler.run_until_idle() == 1
+            assert (await engine.settings(alice)).remind_at is None
+
+            told = MARKDOWN.escape(app.catalogue.t("ur", "remind.stopped_dm"))
+            ix = await replied(fake, await fake.slash(ALICE, "stats"))  # a DM: not there
+            await settle()
+            assert ix.followups == []
+            ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD),
+                               followups=1)
+            (note,) = ix.followups
+            assert note.ephemeral and note.content == told
+            assert "/remind" in strip_isolates(note.content)
+            ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD))
+            await settle()
+            assert ix.followups == []  # once
+
+            # told, she turns them back on; a later refusal would be told again
+            await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
+                                                 options={"time": "19:30"}))
+            assert (await engine.settings(alice)).remind_at is not None
         finally:
             await adapter.stop()
