@@ -63,12 +63,12 @@ def build_commands(cat: Catalogue) -> list[app_commands.Command[Any, ..., None]
 
     @app_commands.command(name="quiz", description=text("command.quiz"))
     @app_commands.describe(quiz=text("command.param_quiz"), upload=text("command.param_upload"),
-                           remove=text("command.param_remove"))
+                           remove=text("command.param_remove"), title=text("command.param_title"))
     async def quiz(interaction: discord.Interaction[Any], quiz: str | None = None,
                    upload: discord.Attachment | None = None,
-                   remove: str | None = None) -> None:
-        if upload is not None:  # admins: /quiz upload:<file>
-            await flows_of(interaction).upload(interaction, upload)
+                   remove: str | None = None, title: str | None = None) -> None:
+        if upload is not None:  # admins: /quiz upload:<file> [title:<its title>]
+            await flows_of(interaction).upload(interaction, upload, title or "")
         elif remove is not None:  # admins: /quiz remove:<id>
             await flows_of(interaction).remove_quiz(interaction, remove)
         else:

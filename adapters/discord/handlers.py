@@ -256,14 +256,14 @@ class Flows:
         await self.deliver(interaction, self.plan.reloaded(await self.lang(interaction), infos))
 
     async def upload(self, interaction: discord.Interaction[Any],
-                     attachment: discord.Attachment) -> None:
-        """/quiz upload:<file> (admins): check the file and install it as a quiz."""
+                     attachment: discord.Attachment, title: str = "") -> None:
+        """/quiz upload:<file> [title:] (admins): check the file and install it as a quiz."""
         actor = actor_of(interaction)
         self.engine.admit_upload(actor, attachment.size)  # before fetching anything
 
         async def install() -> InstallOutcome:
             return await self.engine.install(actor, await attachment.read(),
-                                             attachment.filename)
+                                             attachment.filename, title)
 
         done = await timely(interaction, install())
         await self.deliver(interaction, self.plan.installed(await self.lang(interaction), done))

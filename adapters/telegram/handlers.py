@@ -208,14 +208,15 @@ class Handlers:
             quiz_id, more=not args)
 
     async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """A file sent in a private chat (admins): checked and installed as a quiz, or the
-        problems listed."""
+        """A file sent in a private chat (admins): checked and installed as a quiz (titled by
+        its caption, if any), or the problems listed."""
         message = turn.update.effective_message
         document = message.document if message is not None else None
         assert document is not None  # the handler's filter
         self.engine.admit_upload(turn.actor, document.file_size or 0)
         data = bytes(await (await document.get_file()).download_as_bytearray())
-        done = await self.engine.install(turn.actor, data, document.file_name or "upload")
+        done = await self.engine.install(turn.actor, data, document.file_name or "upload",
+                                         (message.caption if message else None) or "")
         return self.plan.installed(await self.engine.language(turn.actor), done)
 
     async def quizzes(self, turn: Turn, args: Sequence[str]) -> Reply:

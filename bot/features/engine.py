@@ -201,9 +201,9 @@ class Engine:
         """The group's admins (`admin`: the platform says so) set its quiz and language."""
         return await self.groups.choose(actor, admin=admin, quiz=quiz, language=language)
 
-    async def install(self, actor: Actor, data: bytes, name: str) -> InstallOutcome:
-        """Admin only: check an uploaded quiz file and serve it everywhere."""
-        return await self.installed.install(actor, data, name)
+    async def install(self, actor: Actor, raw: bytes, name: str, title: str = "") -> InstallOutcome:
+        """Admin only: check an uploaded quiz file and serve it everywhere (as `title`)."""
+        return await self.installed.install(actor, raw, name, title)
 
     async def remove_quiz(self, actor: Actor, quiz_id: str) -> str:
         """Admin only: take an installed quiz out (history stays); its title."""

@@ -15,6 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 
+from bot.domain.errors import DIRECTION_CONTROLS
 from bot.domain.quiz import Quiz, default_content_dir
 from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_draft
 from bot.domain.quiz.formats.draft import decode, written_in
@@ -56,11 +57,12 @@ class Imported:
 
 def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | None = None,
             lang: str | None = None, topics: Path | None = None,
-            before: Quiz | None = None) -> Imported:
+            before: Quiz | None = None, title: str | None = None) -> Imported:
     """Read `data` (a file called `name`) and check the quiz it makes, in `lang` (default:
     the one its questions are written in, `written_in`). Its questions may name the shared
     topics of `topics` (a topics.yaml; default: the shipped one). `before`, the version of
-    the quiz imported before: an unnamed question unchanged since keeps its id."""
+    the quiz imported before: an unnamed question unchanged since keeps its id. `title`
+    (an upload's caption) names a converted quiz, over the title its file gives."""
     out = Imported(name, topics=topics or default_content_dir() / TOPICS_FILE)
     if quiz_id is not None and not ID_RE.fullmatch(quiz_id):
         out.problems.append(f"--id {quiz_id!r}: must be 1-40 of a-z, 0-9, '-', '_'")
@@ -78,7 +80,8 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     if out.problems:
         return out
     try:
-        converted = _converted(data, name, fmt or YAML, quiz_id, lang, out, before)
+        converted = _converted(data, name, fmt or YAML, quiz_id, lang, out, before,
+                               caption_title(title))
     except ImportRefused as exc:
         out.problems.extend(exc.problems)
         return out
@@ -88,6 +91,13 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     return out
 
 
+def caption_title(caption: str | None) -> str:
+    """The title an upload's caption gives: its first line, spacing and direction controls
+    aside ("" for none)."""
+    first = DIRECTION_CONTROLS.sub("", caption or "").strip().split("\n", 1)[0]
+    return " ".join(first.split())
+
+
 def _line(problem: str) -> int:
     """The source line a problem is told at ("week3.gift:12: ..."), 0 for the whole file."""
     found = re.match(r"[^\n]*?:(\d+): ", problem)
@@ -95,7 +105,7 @@ def _line(problem: str) -> int:
 
 
 def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str | None,
-               out: Imported, before: Quiz | None) -> Converted | None:
+               out: Imported, before: Quiz | None, title: str) -> Converted | None:
     if fmt == YAML:
         return Converted(decode(data, name))
     draft = read_draft(data, name, fmt, lang or "en")
@@ -110,6 +120,7 @@ def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str 
     ends = [*starts[1:], float("inf")]
     draft.questions = [q for q, start, end in zip(draft.questions, starts, ends, strict=False)
                        if not any(start <= line < end for line in told)]
+    draft.title = title or draft.title
     quiz_id = quiz_id or quiz_id_for(name)
     keep = kept_ids(before) if before is not None and before.id == quiz_id else None
     converted = to_yaml(draft, quiz_id, lang, keep)

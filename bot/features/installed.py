@@ -118,15 +118,17 @@ class Installed:
         if size > MAX_UPLOAD_BYTES:
             raise UploadTooBig(size=round(size / 1024), limit=MAX_UPLOAD_BYTES // 1024)
 
-    async def install(self, actor: Actor, data: bytes, name: str) -> InstallOutcome:
+    async def install(self, actor: Actor, data: bytes, name: str,
+                      title: str | None = None) -> InstallOutcome:
         """Admin only: check the file as `quizbot validate` does and install it (a new
         version of the same id replaces the old one; learners' progress is kept by question
-        id). UploadTooBig, UploadRefused or ShippedQuiz say why not."""
+        id), titled `title` (the upload's caption) if given. UploadTooBig, UploadRefused or
+        ShippedQuiz say why not."""
         self.admit(actor, len(data))
-        return await self.add(data, name, by=f"{actor.platform}:{actor.user_id}")
+        return await self.add(data, name, by=f"{actor.platform}:{actor.user_id}", title=title)
 
-    async def add(self, data: bytes, name: str, *, by: str,
-                  quiz_id: str | None = None) -> InstallOutcome:
+    async def add(self, data: bytes, name: str, *, by: str, quiz_id: str | None = None,
+                  title: str | None = None) -> InstallOutcome:
         """Install without the admin check (the command line's `quizbot quizzes add`)."""
         if len(data) > MAX_UPLOAD_BYTES:
             raise UploadTooBig(size=round(len(data) / 1024), limit=MAX_UPLOAD_BYTES // 1024)
@@ -135,7 +137,8 @@ class Installed:
         before = self.library.quizzes.get(quiz_id or quiz_id_for(name))
         if before is not None and self.library.is_shipped(before.id):
             before = None
-        result = await asyncio.to_thread(convert, data, name, quiz_id=quiz_id, before=before)
+        result = await asyncio.to_thread(convert, data, name, quiz_id=quiz_id, before=before,
+                                         title=title)
         if not result.ok or result.quiz is None:
             raise UploadRefused(problems=listing(result.problems),
                                 every=tuple(result.problems))

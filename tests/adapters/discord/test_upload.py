@@ -17,7 +17,7 @@ async def test_an_admin_uploads_and_removes_a_quiz(tmp_path: Path, fake: FakeDis
     path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
     async with running(path) as app:
         quiz = next(c for c in fake.commands[GUILD] if c["name"] == "quiz")
-        assert [o["name"] for o in quiz["options"]] == ["quiz", "upload", "remove"]
+        assert [o["name"] for o in quiz["options"]] == ["quiz", "upload", "remove", "title"]
         gift = (FIXTURES / "spec.gift").read_bytes()
 
         ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD,
@@ -99,3 +99,18 @@ async def test_help_tells_an_admin_how_to_upload_and_nobody_else(tmp_path: Path,
         assert "/quiz upload:" in said
         ix = await replied(fake, await fake.slash(BOB, "help", guild=GUILD))
         assert ix.original is not None and "/quiz upload" not in ix.original.content
+
+
+async def test_an_upload_takes_its_title_from_the_title_option(tmp_path: Path,
+                                                                fake: FakeDiscord) -> None:
+    # A sheet named my_quiz_v2.csv was listed as 'my quiz v2' and could not be renamed.
+    path = write_config(tmp_path, fake)
+    path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
+    sheet = b"question,option1,option2,correct\nWhich splits layers?,PP,DP,A\n"
+    async with running(path) as app:
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options={
+            "upload": ("my_quiz_v2.csv", sheet), "title": "Week 3: Pipelines"}))
+        assert ix.original is not None
+        text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
+        assert "Installed “Week 3: Pipelines” (questions: 1)" in text
+        assert app.engine.library.quiz("my-quiz-v2").title.get("en") == "Week 3: Pipelines"

@@ -270,11 +270,15 @@ class FakeBotAPI:
         return {"message": msg}
 
     def document(self, user: dict[str, Any], file_name: str, data: bytes,
-                 chat: dict[str, Any] | None = None) -> dict[str, Any]:
-        """An Update carrying a file the user sent (getFile and the download serve it)."""
+                 chat: dict[str, Any] | None = None, caption: str | None = None
+                 ) -> dict[str, Any]:
+        """An Update carrying a file the user sent (getFile and the download serve it),
+        with the caption typed under it, if any."""
         update = self.message(user, "", chat)
         msg = update["message"]
         del msg["text"]
+        if caption is not None:
+            msg["caption"] = caption
         file_id = f"doc{len(self.files) + 1}"
         self.files[file_id] = data
         msg["document"] = {"file_id": file_id, "file_unique_id": f"u{file_id}",

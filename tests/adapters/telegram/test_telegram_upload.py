@@ -163,3 +163,21 @@ async def test_a_quiz_file_naming_pictures_it_cannot_bring_shows_no_server_path(
         assert "• week9.yaml:156: questions[2].image img/naive-p4-m1.png does not exist " \
                "(looked for img/naive-p4-m1.png)" in text
         assert tempfile.gettempdir() not in text and "quizbot-import" not in text
+
+
+async def test_a_caption_under_the_file_titles_the_quiz(
+        start_bot: BotFactory, api: FakeBotAPI) -> None:
+    # A sheet named my_quiz_v2.csv was listed as 'my quiz v2', and nothing let the teacher
+    # name it: the caption Telegram sends with a document now does.
+    sheet = b"question,option1,option2,correct\nWhich splits layers?,PP,DP,A\n"
+    async with start_bot(admins=[ADMIN]):
+        admin = Learner(api, api.user(ADMIN, "Ada"))
+        since = admin.mark()
+        await admin.api.push_update(api.document(admin.user, "my_quiz_v2.csv", sheet,
+                                                 admin.chat, caption="Week 3: Pipelines"))
+        assert (await admin.reply(since))["text"].startswith(
+            "Installed “Week 3: Pipelines” (questions: 1). Everyone can start it with "
+            "/quiz my-quiz-v2")
+        since = admin.mark()
+        await _send_file(admin, "my_quiz_v2.csv", sheet)  # again, without: its name, readable
+        assert (await admin.reply(since))["text"].startswith("Installed “My quiz v2”")

@@ -11,6 +11,10 @@ The first row is the header; columns by name, in any order (case and spaces igno
 | `why_not1` ... `why_not10` | no | why that option is wrong |
 | `id` | no | the question's id (else from the text) |
 | `category` | no | a topic name |
+| `title` | no | the quiz's title (its first filled cell) |
+
+A line before the header that starts with `#` (`# Week 3: acids and bases`, or `# title:
+Week 3`) is the quiz's title too.
 
 UTF-8 (Excel's BOM is fine) or UTF-16 with its BOM (Excel's "Unicode Text"), comma-,
 semicolon- or tab-separated (read from the header line, or a first line `sep=;`),
@@ -33,7 +37,7 @@ _LETTERS = "ABCDEFGHIJ"
 # How Urdu papers letter their options: (الف) (ب) (ج) (د)
 _URDU_LETTERS = ("الف", "ب", "ج", "د")
 _OPTION = re.compile(r"option(\d+)")
-_KNOWN = re.compile(r"question|option\d+|why_not\d+|correct|explanation|id|category")
+_KNOWN = re.compile(r"question|option\d+|why_not\d+|correct|explanation|id|category|title")
 
 
 def _column(name: str) -> str:
@@ -59,6 +63,12 @@ def read(text: str, source: str) -> Draft:
     # "sep=;" on the first line: the hint some tools write so that Excel splits the columns
     hint = re.fullmatch(r"\s*sep=(.)\s*", first)
     text, skipped = (rest, 1) if hint else (text, 0)
+    while text.startswith("#"):  # "# Week 3: acids and bases" above the header: the title
+        line, _, text = text.partition("\n")
+        said = re.sub(r"^title\s*[:=]\s*", "", line.strip("#").strip(), flags=re.IGNORECASE)
+        draft.title = draft.title or tidy(said.rstrip(",;\t\r \"").strip('" '))
+        skipped += 1
+    first = text.partition("\n")[0]
     delimiter = hint.group(1) if hint else _delimiter(first)
     rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
     at = f"{source}:{1 + skipped}"  # the header's line
@@ -134,6 +144,7 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
                               f"option's number (1-{MAX_OPTIONS}), letter (A-J) or text, of "
                               "a filled option")
         return
+    draft.title = draft.title or tidy(cells.get("title", ""))  # the first filled cell
     options[numbers.index(n)].fraction = 100.0
     draft.questions.append(DraftQuestion(
         where, cells.get("id", "").strip(), tidy(cells.get("question", "")), options,

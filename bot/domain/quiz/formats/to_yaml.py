@@ -85,6 +85,14 @@ def quiz_id_for(name: str) -> str:
     return slug(stem) or stable_id("", f"quiz {stem}", set(), "quiz")
 
 
+def readable_title(name: str) -> str:
+    """A title from a file's name, for a file that gives none: "my_quiz_v2.csv" -> "My quiz
+    v2" (underscores and dashes are spaces; the first letter capitalised, the rest kept:
+    "GPipe-basics" -> "GPipe basics")."""
+    words = " ".join(re.sub(r"[_-]+", " ", PurePath(name).stem).split())
+    return words[:1].upper() + words[1:]
+
+
 def description(lang: str, count: int, name: str) -> str:
     """An imported quiz's description in its language: "6 questions imported from x.gift"."""
     one, several = DESCRIPTIONS.get(lang, DESCRIPTIONS["en"])
@@ -111,9 +119,8 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str,
     unnamed question whose `fingerprint` is in `keep` keeps the id it maps to."""
     out = Converted("")
     name = PurePath(draft.source).name
-    title = draft.title or PurePath(name).stem.replace("_", " ").replace("-", " ").strip()
     head: dict[str, Any] = {
-        "id": quiz_id, "title": title or quiz_id,
+        "id": quiz_id, "title": draft.title or readable_title(name) or quiz_id,
         "description": description(lang, len(draft.questions), name),
         "difficulty": "medium", "languages": [lang]}
     topics = _topics(draft)

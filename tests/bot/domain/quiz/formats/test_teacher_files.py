@@ -348,3 +348,27 @@ def test_a_csv_without_ids_keeps_each_questions_id_when_rows_move_or_are_added()
     # installed before keep theirs
     assert before[("What does ZeRO shard?", "optimizer state")] == (
         "q-" + hashlib.sha256(b"What does ZeRO shard?").hexdigest()[:10])
+
+
+def test_a_csv_quiz_is_titled_by_its_file_else_readably_by_its_name() -> None:
+    # A sheet uploaded as my_quiz_v2.csv was titled 'my quiz v2' in the catalogue; a title
+    # the file gives (a '#' line above the header, a title column) was not read at all.
+    rows = "question,option1,option2,correct\nWhich splits layers?,PP,DP,A\n"
+
+    def title(data: str, name: str = "my_quiz_v2.csv", caption: str | None = None) -> str:
+        quiz = convert(data.encode(), name, title=caption).quiz
+        assert quiz is not None
+        return quiz.title.get("en")
+
+    assert title(rows) == "My quiz v2"
+    assert title(rows, "week-3__GPipe-basics.csv") == "Week 3 GPipe basics"
+    assert title("# Week 3: Pipeline parallelism,,,\n" + rows) == "Week 3: Pipeline parallelism"
+    assert title("sep=,\n# Title: Week 3\n" + rows) == "Week 3"
+    assert title(rows.replace("correct", "correct,title").replace(
+        ",A\n", ",A,Pipelines\n")) == "Pipelines"
+    # a caption under the upload names it over everything the file says
+    assert title("# Week 3\n" + rows, caption="  Pipelines,\u202e week 3 \nsecond line") == (
+        "Pipelines, week 3")
+    # a problem is still told at its own line, the title line counted
+    result = convert(("# Week 3\n" + rows.replace(",A\n", ",Z\n")).encode(), "w.csv")
+    assert result.problems[0].startswith("w.csv:3: correct is 'Z'")
