@@ -112,6 +112,6 @@ def test_add_lists_every_problem_in_full_and_counts_one_question(
         "25 problem(s) found; nothing installed."]
     bad.write_text("question,option1,option2,correct,explanation\nQ?,a,b,A,Because.\n")
     assert main(["quizzes", "add", str(bad), "--config", str(config)]) == 0
-    assert "installed bad: bad, 1 question (version 1)" in capsys.readouterr().out
+    assert "installed bad: Bad, 1 question (version 1)" in capsys.readouterr().out
     assert main(["import", str(bad)]) == 0
     assert capsys.readouterr().err.endswith("wrote standard output: 1 question\n")

@@ -273,9 +273,9 @@ async def test_a_learner_mid_attempt_is_told_the_quiz_changed_and_offered_the_ne
         await engine.install(ADMIN, WEEK3.replace(b"number 5?", f"number 5 ({lang})?".encode()),
                              "week3.csv")
         tap = await engine.answer(LEARNER, started.session_id, 2, 0)
-        assert isinstance(tap, StaleAnswer) and tap.changed == ("week3", "week3")
+        assert isinstance(tap, StaleAnswer) and tap.changed == ("week3", "Week3")
         reply = plan.pressed(tap, LEARNER)
-        said = catalogue.t(lang, "answer.quiz_changed", title="week3")
+        said = catalogue.t(lang, "answer.quiz_changed", title="Week3")
         assert reply.ack == said and reply.clear_buttons
         (card,) = reply.send
         ((start,),) = card.rows
