@@ -29,6 +29,7 @@ from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.deeplinks import DeepLinks
 from adapters.telegram.members import is_member
 from adapters.telegram.outbox import Outbox
+from adapters.telegram.private_chat import PrivateChat
 from adapters.telegram.round_commands import TelegramRounds
 from adapters.telegram.turn import MayReply, Turn
 from bot.app.compose import App
@@ -63,6 +64,7 @@ class Handlers:
         self.rounds = rounds
         self.links = links
         self.chats = app.chats
+        self.private = PrivateChat(app, plan)  # text and other messages in a private chat
 
     def register(self, application: PTBApplication) -> None:
         """Add the handlers (and a last-resort error handler) to the PTB application."""
@@ -89,12 +91,16 @@ class Handlers:
         application.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE,
                                                self._guarded(self.unknown)))
         # a number typed in a private chat answers the computed question open there
-        application.add_handler(MessageHandler(
-            filters.TEXT & ~filters.COMMAND & filters.ChatType.PRIVATE,
-            self._guarded(self.typed)))
+        private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
+        application.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND & private,
+                                               self._guarded(self.private.typed)))
         # an admin installs a quiz by sending its file in a private chat
-        application.add_handler(MessageHandler(filters.Document.ALL & filters.ChatType.PRIVATE,
+        application.add_handler(MessageHandler(filters.Document.ALL & private,
                                                self._guarded(self.upload)))
+        # a photo, sticker, voice note...: what the bot reads (groups: never answered)
+        application.add_handler(MessageHandler(
+            private & ~filters.TEXT & ~filters.Document.ALL & ~filters.StatusUpdate.ALL,
+            self._guarded(self.private.not_text)))
         application.add_error_handler(self._unhandled)
 
     # --- the one place errors become messages -----------------------------------------------
@@ -356,19 +362,6 @@ class Handlers:
     async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
         """Any other command in a private chat."""
         return self.plan.text(await self.engine.language(turn.actor), "error.unknown_command")
-
-    async def typed(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """Text in a private chat: the answer to the computed question open there, if any
-        (other text is not for the bot and gets no reply)."""
-        message = turn.update.message
-        if message is None or message.text is None:
-            return Reply()
-        typed = await self.engine.answer_text(turn.actor, message.text)
-
-        if typed.outcome is None:
-            return Reply()
-        turn.answering = int(typed.message_id) if typed.message_id else None
-        return self.plan.typed(typed.outcome, turn.actor)
 
     # --- buttons ------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from telegram import Bot
 
+from adapters.base.lately import SaidLately
 from adapters.telegram.members import is_member
 from adapters.telegram.round_posts import PLATFORM, RoundPosts
 from adapters.telegram.turn import Turn
@@ -68,9 +69,9 @@ class TelegramRounds:
         self.round_plan: RoundPlanner = posts.plan
         self._bot = bot
         self.posts = posts
-        # (group, member) -> when they last got a reply during a round; losing it at a
-        # restart only allows one more reply
-        self._replied: dict[tuple[str, str], float] = {}
+        # (group, member or refusal): one reply per MEMBER_QUIET while a round runs
+        # on the engine's clock as it is when asked (a test moves it)
+        self._said_lately = SaidLately(lambda: self.engine.clock(), MEMBER_QUIET)
 
     # --- commands --------------------------------------------------------------------------
 
@@ -87,7 +88,7 @@ class TelegramRounds:
         try:
             return await self._command(actor, actor.chat_id, args, group_admin)
         except (RoundRunning, NoRound) as refused:
-            if self._said_lately(actor.chat_id, f"{refused.key}:{lang}"):
+            if self._said_lately((actor.chat_id, f"{refused.key}:{lang}")):
                 return Reply()
             raise
 
@@ -154,19 +155,7 @@ class TelegramRounds:
         are for the round; one member typing /leaderboard 40 times gets one answer)."""
         if actor.chat_id is None or not await self.engine.round_running(PLATFORM, actor.chat_id):
             return False
-        return self._said_lately(actor.chat_id, actor.user_id)
-
-    def _said_lately(self, chat_id: str, what: str) -> bool:
-        """True when `what` (a member's reply, a refusal) was said in the group in the last
-        MEMBER_QUIET seconds; else notes it as said now."""
-        now = self.engine.clock()
-        if len(self._replied) > 10_000:  # forget what no longer matters
-            self._replied = {k: t for k, t in self._replied.items() if now - t < MEMBER_QUIET}
-        key = (chat_id, what)
-        if now - self._replied.get(key, -MEMBER_QUIET) < MEMBER_QUIET:
-            return True
-        self._replied[key] = now
-        return False
+        return self._said_lately((actor.chat_id, actor.user_id))
 
     def _manager_check(self, actor: Actor) -> Callable[[], Awaitable[bool]]:
         async def check() -> bool:

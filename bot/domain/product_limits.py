@@ -55,6 +55,7 @@ NOTE_CHARS = 500  # characters of the line a learner may add to a report
 # --- lanes: what the bot's replies may take of a group's posts ------------------------------
 GROUP_REPLIES_PER_MINUTE = 10  # command replies into one group (Telegram allows 20 posts)
 MEMBER_QUIET = 60.0  # seconds: one reply per member while a round runs, the rest dropped
+NOT_TEXT_QUIET = 30.0  # seconds: one "I read text" per private chat sent photos, stickers...
 
 
 def round_seconds_ok(seconds: float) -> bool:

@@ -25,6 +25,16 @@ MAX_POLL = 10.0  # seconds a long poll may hang, whatever the client asks
 GROUP_POSTS_PER_MINUTE = 20  # Telegram's flood limit for a bot's messages into one group
 GROUP_POSTS = frozenset({"sendMessage", "editMessageText", "editMessageReplyMarkup",
                          "sendPhoto"})
+# messages that are not text, as the Bot API gives them
+MEDIA: dict[str, dict[str, Any]] = {
+    "photo": {"photo": [{"file_id": "ph1", "file_unique_id": "uph1", "width": 90,
+                         "height": 90}]},
+    "sticker": {"sticker": {"file_id": "st1", "file_unique_id": "ust1", "type": "regular",
+                            "width": 512, "height": 512, "is_animated": False,
+                            "is_video": False}},
+    "voice": {"voice": {"file_id": "vo1", "file_unique_id": "uvo1", "duration": 3}},
+    "location": {"location": {"latitude": 24.86, "longitude": 67.01}},
+}
 
 
 @dataclass
@@ -283,6 +293,14 @@ class FakeBotAPI:
         self.files[file_id] = data
         msg["document"] = {"file_id": file_id, "file_unique_id": f"u{file_id}",
                            "file_name": file_name, "file_size": len(data)}
+        return update
+
+    def media(self, user: dict[str, Any], kind: str,
+              chat: dict[str, Any] | None = None) -> dict[str, Any]:
+        """An Update carrying a message that is not text: one of MEDIA's kinds."""
+        update = self.message(user, "", chat)
+        del update["message"]["text"]
+        update["message"].update(MEDIA[kind])
         return update
 
     def callback(self, user: dict[str, Any], message: dict[str, Any],
