@@ -3,8 +3,11 @@ offer, and what an upload is told (in the uploader's language)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from bot.domain.results import InstallOutcome, QuizCount
 from bot.present.i18n import Catalogue
+from bot.present.import_texts import said_in
 from bot.present.limits import listing
 
 
@@ -20,8 +23,13 @@ def offer(cat: Catalogue, lang: str, quizzes: QuizCount, built_in: str) -> str:
 
 def installed_text(cat: Catalogue, lang: str, done: InstallOutcome) -> str:
     """An uploaded quiz is served: its title, size and how to start it, then warnings."""
-    warnings = (cat.t(lang, "admin.install_warnings", warnings=listing(list(done.warnings)))
-                if done.warnings else "")
+    warnings = (cat.t(lang, "admin.install_warnings",
+                      warnings=told(cat, lang, done.warnings)) if done.warnings else "")
     key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
     return cat.t(lang, key, title=done.title, count=done.questions, id=done.quiz_id,
                  warnings=warnings)
+
+
+def told(cat: Catalogue, lang: str, messages: Iterable[str]) -> str:
+    """An import's problems or warnings as one message's list, in `lang`."""
+    return listing([said_in(lang, m) for m in messages], cat.raw(lang, "admin.and_more"))

@@ -87,12 +87,15 @@ SHOWN_LINES, LINE_CHARS = 20, 300
 LIST_CHARS = (min(p.content_limit for p in PLATFORMS.values() if p.chat_app) - 200) // 2
 
 
-def listing(lines: list[str]) -> str:
-    """`lines` as one message's list: the same thing said of several lines once (`grouped`),
-    at most SHOWN_LINES, then "… +N"."""
+AND_MORE = " and {more} more"  # after the lines `grouped` names; in chat, admin.and_more
+
+
+def listing(lines: list[str], more: str = AND_MORE) -> str:
+    """`lines` as one message's list: the same thing said of several lines once (`grouped`,
+    `more` naming how many more lines), at most SHOWN_LINES, then "… +N"."""
     out: list[str] = []
     used = 0
-    lines = grouped(lines)
+    lines = grouped(lines, more)
     for line in lines[:SHOWN_LINES]:
         line = line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 1] + "…"
         if used + len(line) + 3 > LIST_CHARS:
@@ -107,7 +110,7 @@ _AT = re.compile(r"(.+?):(\d+): (.*)", re.DOTALL)  # "week3.csv:12: what is wron
 GROUP_SHOWN = 3  # line numbers named when one thing is said of several lines
 
 
-def grouped(lines: list[str]) -> list[str]:
+def grouped(lines: list[str], more: str = AND_MORE) -> list[str]:
     """`lines` with the same message about several lines of one file said once, where the
     first of them stood ("week3.csv:2, 3, 4 and 27 more: no general feedback ..."): thirty
     alike warnings filled a reply and hid the one that differed."""
@@ -128,7 +131,7 @@ def grouped(lines: list[str]) -> list[str]:
         if isinstance(item, str):
             out.append(item)
             continue
-        numbers, more = lines_of[item], len(lines_of[item]) - GROUP_SHOWN
+        numbers, rest = lines_of[item], len(lines_of[item]) - GROUP_SHOWN
         out.append(f"{item[0]}:{', '.join(numbers[:GROUP_SHOWN])}"
-                   f"{f' and {more} more' if more > 0 else ''}: {item[1]}")
+                   f"{more.format(more=rest) if rest > 0 else ''}: {item[1]}")
     return out

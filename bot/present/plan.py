@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bot.domain.errors import QuizError
+from bot.domain.errors import QuizError, UploadRefused
 from bot.domain.payloads import (
     ConfidencePayload,
     DuePayload,
@@ -59,7 +59,7 @@ from bot.present.cards import Card as Card
 from bot.present.cards import Reply as Reply
 from bot.present.cards import draw_pictures as draw_pictures
 from bot.present.i18n import Catalogue, is_rtl, person
-from bot.present.imports import installed_text, offer
+from bot.present.imports import installed_text, offer, told
 
 if TYPE_CHECKING:
     from bot.present.round_plan import RoundPlanner
@@ -226,6 +226,8 @@ class Planner:
     def error(self, lang: str, error: QuizError | None, *, pressed: bool) -> Reply:
         """A refusal or failure: a pop-up for a press, a message for a command."""
         key, params = (error.key, error.params) if error is not None else ("error.generic", {})
+        if isinstance(error, UploadRefused) and error.every:  # in the uploader's language
+            params = {"problems": told(self.cat, lang, error.every)}
         try:
             text = self.cat.t(lang, key, **params)
         except (KeyError, IndexError):

@@ -181,3 +181,21 @@ async def test_a_caption_under_the_file_titles_the_quiz(
         since = admin.mark()
         await _send_file(admin, "my_quiz_v2.csv", sheet)  # again, without: its name, readable
         assert (await admin.reply(since))["text"].startswith("Installed “My quiz v2”")
+
+
+async def test_an_urdu_speaking_admin_is_told_each_problem_and_warning_in_urdu(
+        start_bot: BotFactory, api: FakeBotAPI) -> None:
+    # The refusal was Urdu around English problems ('correct is 'Z'; give the right ...').
+    bad = b"question,option1,option2,correct\nWhich splits layers?,PP,DP,Z\n"
+    async with start_bot(admins=[ADMIN]):
+        admin = Learner(api, api.user(ADMIN, "Ada", language_code="ur"))
+        since = admin.mark()
+        await _send_file(admin, "week3.csv", bad)
+        text = strip_isolates((await admin.reply(since))["text"])
+        assert text.startswith("کچھ انسٹال نہیں ہوا۔")
+        assert text.endswith("• week3.csv:2: correct میں 'Z' ہے؛ کسی بھرے ہوئے آپشن کا نمبر "
+                             "(1-10)، حرف (A-J یا الف ب ج د) یا متن لکھیں")
+        since = admin.mark()
+        await _send_file(admin, "week3.csv", bad.replace(b",Z\n", b",A\n"))
+        text = strip_isolates((await admin.reply(since))["text"])
+        assert "• week3.csv:2: عمومی فیڈبیک نہیں؛" in text and "explanation" not in text

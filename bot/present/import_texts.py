@@ -1,0 +1,222 @@
+"""What an import says about a teacher's file (each problem and warning, `file:line: ...`),
+in the uploader's language. The readers and checks say it in English, the language of
+`quizbot import` and its logs; a chat upload shows it in the uploader's, through this table
+of each message's English form and its translation ({names} match any text and are carried
+over: file names, columns, the teacher's own words). A message without a translation here
+is shown as it is said."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+# (English, Urdu): every message a reader, the conversion and the checks of an imported
+# question give, and the import's own about the file
+URDU: tuple[tuple[str, str], ...] = (
+    # the file
+    ("{at}: is a spreadsheet; save it as CSV (Excel: File > Save As > CSV UTF-8; Google "
+     "Sheets: File > Download > CSV) and use that file",
+     "{at}: یہ اسپریڈشیٹ ہے؛ اسے CSV کے طور پر محفوظ کریں (Excel: File > Save As > CSV "
+     "UTF-8؛ Google Sheets: File > Download > CSV) اور وہ فائل بھیجیں"),
+    ("{at}: is a document; write the questions as Aiken or GIFT text (a .txt file) or export "
+     "them from Moodle as Moodle XML",
+     "{at}: یہ دستاویز ہے؛ سوالات Aiken یا GIFT متن (.txt فائل) میں لکھیں، یا Moodle سے "
+     "Moodle XML کے طور پر برآمد کریں"),
+    ("{at}: is a Moodle course backup; export the question bank as Moodle XML (Question bank "
+     "> Export) and use that file",
+     "{at}: یہ Moodle کورس کا بیک اپ ہے؛ سوالات کا بینک Moodle XML کے طور پر برآمد کریں "
+     "(Question bank > Export) اور وہ فائل بھیجیں"),
+    ("{at}: cannot tell its format; name the file .yaml, .gift, .xml (Moodle XML) or .csv, "
+     "or give an Aiken file its ANSWER: lines (quizbot import also takes --format {formats})",
+     "{at}: فائل کی قسم معلوم نہیں ہو سکی؛ فائل کا نام .yaml، .gift، .xml (Moodle XML) یا "
+     ".csv پر ختم کریں، یا Aiken فائل میں ANSWER: والی سطریں لکھیں (quizbot import میں "
+     "--format {formats} بھی دیا جا سکتا ہے)"),
+    ("{at}: no question could be imported (every one was skipped)",
+     "{at}: کوئی سوال درآمد نہیں ہو سکا (سب چھوڑ دیے گئے)"),
+    ("{at}: no question could be imported", "{at}: کوئی سوال درآمد نہیں ہو سکا"),
+    ("{at}: its {count} questions make a quiz of {size} kB; a quiz may have {limit} kB: split "
+     "it into files of at most {most} questions",
+     "{at}: اس کے {count} سوالات سے {size} kB کا کوئز بنتا ہے؛ کوئز زیادہ سے زیادہ {limit} kB کا "
+     "ہو سکتا ہے: اسے زیادہ سے زیادہ {most} سوالات والی فائلوں میں تقسیم کریں"),
+    ("{at}: is a zip archive; export the questions as one GIFT, Moodle XML, Aiken or CSV file",
+     "{at}: یہ zip آرکائیو ہے؛ سوالات ایک GIFT، Moodle XML، Aiken یا CSV فائل میں برآمد کریں"),
+    ("{at}: is not valid UTF-16 (byte {byte}); save the file as CSV UTF-8 and import it again",
+     "{at}: درست UTF-16 نہیں (بائٹ {byte})؛ فائل کو CSV UTF-8 کے طور پر محفوظ کر کے دوبارہ "
+     "بھیجیں"),
+    ("{at}: is not UTF-8 (byte {byte}); save the file as UTF-8 and import it again",
+     "{at}: UTF-8 نہیں (بائٹ {byte})؛ فائل کو UTF-8 میں محفوظ کر کے دوبارہ بھیجیں"),
+    ("{at}: is {size} MB; an import may be at most {limit} MB",
+     "{at}: فائل {size} MB کی ہے؛ زیادہ سے زیادہ {limit} MB کی فائل درآمد ہو سکتی ہے"),
+    # CSV
+    ("{at}: is empty; the first row names the columns",
+     "{at}: فائل خالی ہے؛ پہلی قطار میں کالموں کے نام ہوتے ہیں"),
+    ("{at}: the header names {names} twice (columns {columns}); name each column once",
+     "{at}: سرخی میں {names} دو بار ہے (کالم {columns})؛ ہر کالم کا نام ایک بار لکھیں"),
+    ("{at}: the header has no {names} column (columns: {known})",
+     "{at}: سرخی میں {names} کالم نہیں (کالم: {known})"),
+    ("{at}: a quoted cell that starts in this row is not closed; add the missing '\"'",
+     "{at}: اس قطار میں شروع ہونے والا اقتباس والا خانہ بند نہیں ہوا؛ چھوٹا ہوا '\"' لگائیں"),
+    ("{at}: is not valid CSV: {why}", "{at}: درست CSV نہیں: {why}"),
+    ("{at}: has {count} options ({filled} filled); a question has 2 to {most}: leave out the "
+     "weakest",
+     "{at}: اس میں {count} آپشن ہیں ({filled} بھرے ہوئے)؛ ایک سوال میں 2 سے {most} آپشن ہوتے "
+     "ہیں: سب سے کمزور نکال دیں"),
+    ("{at}: correct is {given}, which is option {n} ({text}) by its number or letter, but "
+     "option {m} reads {again}; give the right option's letter ({one} or {other})",
+     "{at}: correct میں {given} ہے، جو نمبر یا حرف کے لحاظ سے آپشن {n} ({text}) ہے، مگر "
+     "آپشن {m} کا متن {again} ہے؛ درست آپشن کا حرف لکھیں ({one} یا {other})"),
+    ("{at}: correct is {given}; give the right option's number (1-{most}), letter (A-J) or "
+     "text, of a filled option",
+     "{at}: correct میں {given} ہے؛ کسی بھرے ہوئے آپشن کا نمبر (1-{most})، حرف (A-J یا الف ب "
+     "ج د) یا متن لکھیں"),
+    # Aiken
+    ("{at}: the question has no 'ANSWER: <letter>' line after its options",
+     "{at}: سوال کے آپشنز کے بعد 'ANSWER: <حرف>' والی سطر نہیں"),
+    ("{at}: text without options and 'ANSWER:' line",
+     "{at}: ایسا متن جس کے آپشن اور 'ANSWER:' والی سطر نہیں"),
+    ("{at}: {line} follows the options; each option starts with a capital letter and '.' "
+     "or ')' ",
+     "{at}: آپشنز کے بعد {line} ہے؛ ہر آپشن بڑے انگریزی حرف اور '.' یا ')' سے شروع ہوتا ہے"),
+    ("{at}: no options before 'ANSWER:'; write each on its own line starting with a capital "
+     "letter and '.' or ')', as 'A. '",
+     "{at}: 'ANSWER:' سے پہلے کوئی آپشن نہیں؛ ہر آپشن الگ سطر پر بڑے انگریزی حرف اور '.' یا "
+     "')' سے شروع کریں، جیسے 'A. '"),
+    ("{at}: ANSWER names several options ({letters}); an Aiken question has one right "
+     "answer: give one letter",
+     "{at}: ANSWER میں کئی آپشن ہیں ({letters})؛ Aiken سوال کا ایک ہی درست جواب ہوتا ہے: ایک "
+     "حرف لکھیں"),
+    ("{at}: ANSWER is {letter}, which names no option (options: {letters})",
+     "{at}: ANSWER میں {letter} ہے، جو کسی آپشن کا حرف نہیں (آپشن: {letters})"),
+    # GIFT
+    ("{at}: '::' opens a title that is not closed with '::'",
+     "{at}: '::' سے شروع ہونے والا عنوان '::' سے بند نہیں ہوا"),
+    ("{at}: '{{' opens the answers but no '}}' closes them; close them with '}}' (a literal "
+     "brace is written '\\{{')",
+     "{at}: '{{' سے جوابات شروع ہوتے ہیں مگر کوئی '}}' انہیں بند نہیں کرتا؛ '}}' سے بند کریں "
+     "(قوسین بطور حرف '\\{{' لکھا جاتا ہے)"),
+    ("{at}: another question follows its answers without a blank line; put a blank line "
+     "between two questions",
+     "{at}: جوابات کے فوراً بعد خالی سطر کے بغیر اگلا سوال ہے؛ دو سوالوں کے درمیان ایک خالی "
+     "سطر چھوڑیں"),
+    ("{at}: a picture (<img>) is left out: GIFT files carry none; import the Moodle XML "
+     "export, which does",
+     "{at}: تصویر (<img>) شامل نہیں کی گئی: GIFT فائلوں میں تصویریں نہیں ہوتیں؛ Moodle XML "
+     "برآمد بھیجیں، اس میں ہوتی ہیں"),
+    ("{at}: the answers must start with '=' or '~', got {got}",
+     "{at}: جوابات '=' یا '~' سے شروع ہونے چاہییں، یہاں {got} ہے"),
+    ("{at}: '=' inside an answer's text ('{word}') starts another right answer; write a "
+     "literal '=' as '\\=' ('{fixed}')",
+     "{at}: جواب کے متن ('{word}') کے اندر '=' ایک اور درست جواب شروع کرتا ہے؛ '=' بطور حرف "
+     "'\\=' لکھیں ('{fixed}')"),
+    # every format: the key, what is skipped or left out
+    ("{at}: no option is the right answer (worth 100%); mark exactly one",
+     "{at}: کوئی آپشن درست جواب (100%) نہیں؛ ٹھیک ایک کو درست قرار دیں"),
+    ("{at}: {count} options are worth 100%; a question here has exactly one right answer",
+     "{at}: {count} آپشن 100% کے ہیں؛ یہاں ہر سوال کا ٹھیک ایک درست جواب ہوتا ہے"),
+    ("{at}: partial credit ({shares}) is not kept: only the 100% option counts as right",
+     "{at}: جزوی نمبر ({shares}) نہیں رکھے گئے: صرف 100% والا آپشن درست مانا جاتا ہے"),
+    ("{at}: skipped {kind} question ({why}); only multiple choice, true/false and computed "
+     "questions are imported",
+     "{at}: {kind} سوال چھوڑ دیا گیا ({why})؛ صرف کثیر انتخابی، درست/غلط اور حسابی سوال درآمد "
+     "ہوتے ہیں"),
+    ("{at}: skipped {kind} question; only multiple choice, true/false and computed questions "
+     "are imported",
+     "{at}: {kind} سوال چھوڑ دیا گیا؛ صرف کثیر انتخابی، درست/غلط اور حسابی سوال درآمد ہوتے ہیں"),
+    ("{at}: {count} hint(s) left out: a question here has none; put what they say in the "
+     "explanation",
+     "{at}: {count} اشارے شامل نہیں کیے گئے: یہاں سوالوں کے اشارے نہیں ہوتے؛ ان کی بات وضاحت "
+     "میں لکھ دیں"),
+    ("{at}: no general feedback; the explanation is the right answer's text (write a better "
+     "one)",
+     "{at}: عمومی فیڈبیک نہیں؛ وضاحت کے طور پر درست جواب کا متن رکھا گیا ہے (بہتر وضاحت لکھیں)"),
+    # the checks every imported question gets
+    ("{at}: the question has no takeaway (the one line shown before the explanation)",
+     "{at}: سوال کا خلاصہ (takeaway) نہیں (وضاحت سے پہلے دکھائی جانے والی ایک سطر)"),
+    ("{at}: the question ({id}) repeats the question at {other}, options and all: learners "
+     "would answer it twice; remove one",
+     "{at}: سوال ({id}) آپشنز سمیت {other} والے سوال کو دہراتا ہے: سیکھنے والے اسے دو بار حل "
+     "کریں گے؛ ایک ہٹا دیں"),
+    ("{at}: {option} ({lang}) is the same as {other} and one of them is the right answer: a "
+     "learner who picks the other is marked wrong; remove one or reword it",
+     "{at}: {option} ({lang}) اور {other} ایک جیسے ہیں اور ان میں سے ایک درست جواب ہے: دوسرا "
+     "چننے والے کا جواب غلط مانا جائے گا؛ ایک ہٹا دیں یا الفاظ بدلیں"),
+    ("{at}: {option} ({lang}) repeats the question's wording ({shared})",
+     "{at}: {option} ({lang}) سوال کے الفاظ ({shared}) دہراتا ہے"),
+    ("{at}: an option is only a picture and options here are text; describe it in words (a "
+     "picture may go in the question text)",
+     "{at}: ایک آپشن صرف تصویر ہے جبکہ یہاں آپشن متن ہوتے ہیں؛ اسے الفاظ میں بیان کریں (تصویر "
+     "سوال کے متن میں آ سکتی ہے)"),
+    ("{at}: ({lang}) the right option is the longest in {count} of {total} questions (at most "
+     "{most}); a learner can pick it without knowing the answer",
+     "{at}: ({lang}) {total} میں سے {count} سوالوں میں درست آپشن سب سے لمبا ہے (زیادہ سے زیادہ "
+     "{most})؛ سیکھنے والا جواب جانے بغیر اسے چن سکتا ہے"),
+    ("{at}: the question ({lang}) absolute words ({words}) appear only in wrong options; word "
+     "the right one as firmly or soften them",
+     "{at}: سوال ({lang}): قطعی الفاظ ({words}) صرف غلط آپشنز میں ہیں؛ درست آپشن بھی اتنے ہی "
+     "قطعی انداز میں لکھیں یا انہیں نرم کریں"),
+    ("{at}: the question ({lang}) only the right option shares {words} with the question; "
+     "give a wrong option the same word",
+     "{at}: سوال ({lang}): صرف درست آپشن میں سوال والا لفظ {words} ہے؛ کسی غلط آپشن میں بھی "
+     "یہی لفظ رکھیں"),
+    ("{at}: the question ({lang}) {one} and {other} are near copies of each other and one is "
+     "right; make every option as close, or none",
+     "{at}: سوال ({lang}): {one} اور {other} تقریباً ایک جیسے ہیں اور ان میں سے ایک درست ہے؛ "
+     "سب آپشنز اتنے ہی قریب رکھیں، یا کوئی نہیں"),
+    ("{at}: the question ({lang}) the right option shares the most phrases and numbers with "
+     "the others (each wrong option differs from it in one part); vary the wrong options more",
+     "{at}: سوال ({lang}): درست آپشن کے سب سے زیادہ فقرے اور اعداد باقی آپشنز میں ہیں (ہر غلط "
+     "آپشن اس سے ایک حصے میں مختلف ہے)؛ غلط آپشنز میں زیادہ فرق رکھیں"),
+    ("{at}: the question ({lang}) every part of the right option is the most common value of "
+     "that part among the options; let each wrong option miss more than one part (a 2 x 2 "
+     "design)",
+     "{at}: سوال ({lang}): درست آپشن کا ہر حصہ آپشنز میں اس حصے کی سب سے عام قدر ہے؛ ہر غلط "
+     "آپشن کو ایک سے زیادہ حصوں میں مختلف رکھیں (2 x 2 ترتیب)"),
+    ("{at}: text ({lang}) renders {used} as {written}; the glossary's term is {term}",
+     "{at}: متن ({lang}) میں {used} کو {written} لکھا گیا ہے؛ فرہنگ کی اصطلاح {term} ہے"),
+    ("{at}: the question ({id}): the answer is the {side} of the {count} options in {times} "
+     "of {draws} draws (at most {most}); a learner who replays picks it without computing: "
+     "add a mistake whose side of the answer depends on the draw (a slip drawn as an under- "
+     "or an over-count, p and m swapped)",
+     "{at}: سوال ({id}): {draws} میں سے {times} قرعوں میں جواب {count} آپشنز میں {side} ہے "
+     "(زیادہ سے زیادہ {most})؛ دوبارہ کھیلنے والا حساب کیے بغیر اسے چن لے گا: ایسی غلطی شامل "
+     "کریں جو قرعے کے لحاظ سے جواب سے کم یا زیادہ ہو (کم یا زیادہ گنتی، p اور m کی جگہ بدلنا)"),
+)
+# The kinds of question a reader skips, and the reasons it gives (inside the message above)
+URDU_WORDS = {
+    "an essay": "مضمون نما (essay)", "a numerical": "عددی (numerical)",
+    "a matching": "جوڑ ملانے والا (matching)", "a short answer": "مختصر جواب والا (short answer)",
+    "a multiple-answer": "کئی درست جوابات والا", "a description": "بیانیہ (description)",
+    "no answers in {...}": "{...} میں کوئی جواب نہیں", "only '=' answers": "صرف '=' والے جواب",
+    "smallest": "سب سے چھوٹا", "largest": "سب سے بڑا",
+}
+TRANSLATIONS = {"ur": (URDU, URDU_WORDS)}
+
+
+@cache
+def _patterns(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each English message as a pattern whose {names} match any text."""
+    out = []
+    for english, said in TRANSLATIONS.get(lang, ((), {}))[0]:
+        parts = re.split(r"(\{\w+\})", english.replace("{{", "\0").replace("}}", "\1"))
+        regex = "".join(f"(?P<{p[1:-1]}>.*?)" if re.fullmatch(r"\{\w+\}", p)
+                        else re.escape(p.replace("\0", "{").replace("\1", "}"))
+                        for p in parts)
+        out.append((re.compile(regex, re.DOTALL), said))
+    return tuple(out)
+
+
+def said_in(lang: str, message: str) -> str:
+    """`message` (an import's problem or warning) in `lang`; as it is when `lang` has no
+    translation of it."""
+    words = TRANSLATIONS.get(lang, ((), {}))[1]
+    for pattern, said in _patterns(lang):
+        found = pattern.fullmatch(message)
+        if found is not None:
+            values = {k: words.get(v, v) for k, v in found.groupdict().items()}
+            return said.format(**values)
+    return message
+
+
+def translated(lang: str, message: str) -> bool:
+    """Whether `lang` has its own words for `message` (English always does)."""
+    return lang == "en" or any(p.fullmatch(message) for p, _ in _patterns(lang))

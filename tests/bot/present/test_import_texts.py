@@ -1,0 +1,90 @@
+"""What an import says about a teacher's file reaches an Urdu-speaking uploader in Urdu:
+every problem and warning the readers, the conversion and the checks give for the files
+teachers send (and the ones they get wrong), and the lists they come in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.domain.errors import UploadRefused
+from bot.domain.results import Actor, InstallOutcome
+from bot.features.importing import convert
+from bot.present.i18n import Catalogue, strip_isolates
+from bot.present.import_texts import said_in, translated
+from bot.present.plan import Planner
+from bot.present.render import PLAIN
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
+CSV = "question,option1,option2,correct\n"
+# Files teachers get wrong, each in a way a reader or check tells
+WRONG = {
+    "empty.csv": b"",
+    "twice.csv": b"question,option1,option1,option2,correct\nQ?,a,b,c,A\n",
+    "no-key-column.csv": b"question,option1,option2\nQ?,a,b\n",
+    "rows.csv": (CSV.replace("option2", "option2,option11") + "Q?,a,b,c,A\nR?,a,b,,Z\n"
+                 "What is 1+2?,2,3,4,C\nS?,a,b,\"open\n").encode(),
+    "week3.xlsx": b"PK\x03\x04", "notes.docx": b"PK\x03\x04", "course.mbz": b"x",
+    "notes.txt": b"hello", "archive.csv": b"PK\x03\x04rest",
+    "latin1.csv": "question,option1,option2,correct\nQ\xe9?,a,b,A\n".encode("latin-1"),
+    "aiken.txt": b"Q1?\nA. a\nB. b\nANSWER: AB\n\nQ2?\nA. a\nB. b\nANSWER: C\n\nQ3?\n"
+                 b"ANSWER: A\n\nQ4?\nA. a\nB. b\nc) lower\nANSWER: A\n\nQ5?\nA. a\nB. b\n",
+    "gift.gift": b"::open title Q?{=a ~b}\n\nQ?{=a =b}\n\nQ?{~a ~b}\n\nQ?{x ~a}\n\n"
+                  b"Q?{=C=C bond ~C-C}\n\nQ?{}\n\nQ?{=a ~%50%b ~c}\n\n"
+                  b"Essay?{}\n\nQ?{#3}\n\nQ?{=a -> b =c -> d}\n\nQ?{=yes =ok}\n",
+    "glued.gift": b"Q?{=a ~b}\nR?{=a ~b}\n",
+}
+
+
+def _messages() -> list[str]:
+    out = []
+    for path in sorted(FIXTURES.iterdir()):
+        if path.suffix != ".png":
+            result = convert(path.read_bytes(), path.name)
+            out += result.problems + result.warnings
+    for name, data in WRONG.items():
+        result = convert(data, name)
+        out += result.problems + result.warnings
+    return out
+
+
+def test_every_message_an_import_gives_a_teacher_has_its_urdu() -> None:
+    # An Urdu-speaking teacher's upload was answered in Urdu around a list of English
+    # problems ('correct is 'Z'; give the right option's number ...').
+    messages = _messages()
+    assert len(messages) > 60
+    assert [m for m in messages if not translated("ur", m)] == []
+    said = said_in("ur", "w.csv:3: correct is 'Z'; give the right option's number (1-10), "
+                         "letter (A-J) or text, of a filled option")
+    assert said == ("w.csv:3: correct میں 'Z' ہے؛ کسی بھرے ہوئے آپشن کا نمبر (1-10)، حرف "
+                    "(A-J یا الف ب ج د) یا متن لکھیں")
+    assert said_in("en", said) == said and said_in("ur", "w.csv: something new") == (
+        "w.csv: something new")  # no translation yet: said as it is
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_an_upload_is_answered_in_the_uploaders_language(catalogue: Catalogue,
+                                                         lang: str) -> None:
+    plan = Planner(catalogue, PLAIN, shared_chats=True)
+    problems = tuple(f"w.csv:{n}: correct is 'Z'; give the right option's number (1-10), "
+                     "letter (A-J) or text, of a filled option" for n in range(2, 9))
+    (card,) = plan.error(lang, UploadRefused("unused", every=problems), pressed=False).send
+    text = strip_isolates(card.body)
+    warnings = ("w.csv:2: the question has no takeaway (the one line shown before the "
+                "explanation)",)
+    (done,) = plan.installed(lang, InstallOutcome("w", "Week 3", 1, 1, warnings)).send
+    if lang == "en":
+        assert text.endswith("• w.csv:2, 3, 4 and 4 more: correct is 'Z'; give the right "
+                             "option's number (1-10), letter (A-J) or text, of a filled option")
+        assert strip_isolates(done.body).endswith(
+            "• w.csv:2: the question has no takeaway (the one line shown before the "
+            "explanation)")
+    else:
+        assert text.startswith("کچھ انسٹال نہیں ہوا") or "correct is" not in text
+        assert "• w.csv:2, 3, 4 اور مزید 4: correct میں 'Z' ہے؛" in text
+        assert strip_isolates(done.body).endswith(
+            "• w.csv:2: سوال کا خلاصہ (takeaway) نہیں (وضاحت سے پہلے دکھائی جانے والی ایک سطر)")
+
+
+ACTOR = Actor("telegram", "1")
