@@ -47,6 +47,30 @@ URDU: tuple[tuple[str, str], ...] = (
      "{at}: UTF-8 نہیں (بائٹ {byte})؛ فائل کو UTF-8 میں محفوظ کر کے دوبارہ بھیجیں"),
     ("{at}: is {size} MB; an import may be at most {limit} MB",
      "{at}: فائل {size} MB کی ہے؛ زیادہ سے زیادہ {limit} MB کی فائل درآمد ہو سکتی ہے"),
+    # Moodle XML
+    ("{at}: nests deeper than {most} elements; not a Moodle export",
+     "{at}: عناصر {most} سطحوں سے زیادہ گہرائی تک ہیں؛ یہ Moodle برآمد نہیں"),
+    ("{at}: has more than {most} elements; not a Moodle export",
+     "{at}: اس میں {most} سے زیادہ عناصر ہیں؛ یہ Moodle برآمد نہیں"),
+    ("{at}: declares the XML entity {name}; entities are refused (entity bombs, external "
+     "files)",
+     "{at}: اس میں XML entity {name} ہے؛ entities قبول نہیں کی جاتیں (entity بم، بیرونی فائلیں)"),
+    ("{at}: has a DTD; Moodle XML needs none",
+     "{at}: اس میں DTD ہے؛ Moodle XML کو اس کی ضرورت نہیں"),
+    ("{at}: refers to an external resource ({what}); refused",
+     "{at}: یہ کسی بیرونی وسیلے ({what}) کا حوالہ دیتی ہے؛ قبول نہیں"),
+    ("{at}: is not well-formed XML: {why}", "{at}: درست XML نہیں: {why}"),
+    ("{at}: is not Moodle XML (the root must be <quiz>)",
+     "{at}: یہ Moodle XML نہیں (سب سے بیرونی عنصر <quiz> ہونا چاہیے)"),
+    ("{at}: fraction {value} is not a number", "{at}: fraction {value} عدد نہیں"),
+    ("{at}: a picture in the text is not in the file (no <file> element); it is left out",
+     "{at}: متن کی ایک تصویر فائل میں نہیں (<file> عنصر نہیں)؛ اسے شامل نہیں کیا گیا"),
+    ("{at}: picture {name} is not base64-encoded", "{at}: تصویر {name} base64 میں نہیں"),
+    ("{at}: picture {name} is over {most} MB, the most a picture may be",
+     "{at}: تصویر {name} {most} MB سے بڑی ہے، جو کسی تصویر کی زیادہ سے زیادہ حد ہے"),
+    ("{at}: picture {name} is not valid base64", "{at}: تصویر {name} درست base64 نہیں"),
+    ("{at}: picture {name} left out: a question here shows one picture",
+     "{at}: تصویر {name} شامل نہیں کی گئی: یہاں ایک سوال ایک ہی تصویر دکھاتا ہے"),
     # CSV
     ("{at}: is empty; the first row names the columns",
      "{at}: فائل خالی ہے؛ پہلی قطار میں کالموں کے نام ہوتے ہیں"),
@@ -124,7 +148,7 @@ URDU: tuple[tuple[str, str], ...] = (
      "{at}: {kind} سوال چھوڑ دیا گیا؛ صرف کثیر انتخابی، درست/غلط اور حسابی سوال درآمد ہوتے ہیں"),
     ("{at}: {count} hint(s) left out: a question here has none; put what they say in the "
      "explanation",
-     "{at}: {count} اشارے شامل نہیں کیے گئے: یہاں سوالوں کے اشارے نہیں ہوتے؛ ان کی بات وضاحت "
+     "{at}: اشارے ({count}) شامل نہیں کیے گئے: یہاں سوالوں کے اشارے نہیں ہوتے؛ ان کی بات وضاحت "
      "میں لکھ دیں"),
     ("{at}: no general feedback; the explanation is the right answer's text (write a better "
      "one)",
@@ -188,6 +212,13 @@ URDU_WORDS = {
     "a multiple-answer": "کئی درست جوابات والا", "a description": "بیانیہ (description)",
     "no answers in {...}": "{...} میں کوئی جواب نہیں", "only '=' answers": "صرف '=' والے جواب",
     "smallest": "سب سے چھوٹا", "largest": "سب سے بڑا",
+    "a shortanswer": "مختصر جواب والا (shortanswer)", "a match": "جوڑ ملانے والا (match)",
+    "a calculated": "حسابی (calculated)", "a calculatedsimple": "سادہ حسابی (calculatedsimple)",
+    "a ddwtos": "گھسیٹ کر رکھنے والا (ddwtos)", "a gapselect": "خالی جگہ چننے والا (gapselect)",
+    "a multianswer": "کئی حصوں والا (multianswer)", "an untyped": "بغیر قسم کا",
+    "it has one answer, typed in; give it wrong answers to choose from, as a calculatedmulti":
+        "اس کا ایک ہی جواب ہے جو لکھا جاتا ہے؛ calculatedmulti کی طرح چننے کے لیے غلط جواب بھی دیں",
+    "<single>false</single>": "<single>false</single>",
 }
 TRANSLATIONS = {"ur": (URDU, URDU_WORDS)}
 

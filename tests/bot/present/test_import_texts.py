@@ -34,6 +34,25 @@ WRONG = {
                   b"Q?{=C=C bond ~C-C}\n\nQ?{}\n\nQ?{=a ~%50%b ~c}\n\n"
                   b"Essay?{}\n\nQ?{#3}\n\nQ?{=a -> b =c -> d}\n\nQ?{=yes =ok}\n",
     "glued.gift": b"Q?{=a ~b}\nR?{=a ~b}\n",
+    "root.xml": b"<?xml version='1.0'?><questions/>",
+    "broken.xml": b"<?xml version='1.0'?><quiz><question>",
+    "dtd.xml": b"<?xml version='1.0'?><!DOCTYPE quiz [<!ENTITY a 'b'>]><quiz/>",
+    "kinds.xml": b"""<?xml version='1.0'?><quiz>
+<question type="essay"><name><text>e</text></name><questiontext><text>E?</text></questiontext>
+</question>
+<question type="shortanswer"><name><text>s</text></name><questiontext><text>S?</text>
+</questiontext></question>
+<question type="multichoice"><name><text>m</text></name><single>false</single>
+<questiontext><text>M?</text></questiontext></question>
+<question type="multichoice"><name><text>h</text></name>
+<questiontext format="html"><text><![CDATA[H? <img src="@@PLUGINFILE@@/x.png">]]></text>
+</questiontext><answer fraction="oops"><text>a</text></answer>
+<answer fraction="100"><text>b</text></answer><hint><text>think</text></hint></question>
+<question type="multichoice"><name><text>p</text></name><questiontext><text>P?</text>
+<file name="x.png" encoding="base64">!!!</file></questiontext>
+<answer fraction="100"><text>a</text></answer><answer fraction="0"><text>b</text></answer>
+</question>
+</quiz>""",
 }
 
 
