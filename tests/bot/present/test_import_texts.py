@@ -107,3 +107,34 @@ def test_an_upload_is_answered_in_the_uploaders_language(catalogue: Catalogue,
 
 
 ACTOR = Actor("telegram", "1")
+
+
+def test_a_quiz_file_of_ours_is_told_what_validate_says_in_urdu() -> None:
+    # an admin's YAML upload: each of what `quizbot validate` says of it
+    yaml = """id: Week 3!
+title: {en: ""}
+description: {en: d, fr: x}
+difficulty: tricky
+languages: [en, en]
+colour: red
+questions:
+  - id: q1
+    text: {en: Q?}
+    options: [{text: {en: a}}]
+    correct: 4
+    explanation: {en: E.}
+  - id: q1
+    text: {en: R?}
+    options: [{text: {en: a}}, {text: {en: b}}]
+    correct: one
+    explanation: {en: E.}
+    image: 3
+    topics: [nowhere]
+    references: [{title: "", url: ftp://x}]
+"""
+    result = convert(yaml.encode(), "week3.yaml")
+    messages = result.problems + result.warnings
+    assert len(messages) >= 10
+    assert [m for m in messages if not translated("ur", m)] == []
+    assert convert(b"id: [", "bad.yaml").problems and all(
+        translated("ur", m) for m in convert(b"id: [", "bad.yaml").problems)
