@@ -59,24 +59,21 @@ def member_table(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: st
     it finds in all, the "Showing 50 of 4,812" line and the button's "Show 50 more" (or
     what to do when nothing matches). Each row says when its member last finished a quiz
     here, in words ("3 days ago"), the same on each of their rows."""
-    last: dict[str, float] = {}
-    for m in members:
-        last[m.user_id] = max(last.get(m.user_id, 0.0), m.last_at)
     wanted = folded(ask.find)
-    found = list(members)
+    found = members  # the read's order: weakest first
     if wanted:  # each member's name folded once, however many quizzes they played
         hits = {u: wanted in folded(shown_name(n, whole=True))
                 for u, n in {m.user_id: m.display_name for m in members}.items()}
         found = [m for m in members if hits[m.user_id]]
     if ask.order == "idle":  # a member's rows stay together, weakest first among them
-        found.sort(key=lambda m: (last[m.user_id], m.user_id))
+        found = sorted(found, key=lambda m: (m.played_at, m.user_id))
     elif ask.order == "recent":
-        found.sort(key=lambda m: (-last[m.user_id], m.user_id))
+        found = sorted(found, key=lambda m: (-m.played_at, m.user_id))
     total, offset = len(found), min(ask.offset, len(found))
     page = found[offset:offset + MEMBERS_PAGE]
     end = offset + len(page)
     return {
-        "rows": list(member_rows(page, quizzes, lang, t, now, last)),
+        "rows": list(member_rows(page, quizzes, lang, t, now)),
         "find": ask.find, "order": ask.order, "offset": offset, "total": total,
         "next": end if end < total else None,
         # what the page shows once it adds this page to the ones before: rows 1 to `end`
@@ -89,14 +86,13 @@ def member_table(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: st
 
 
 def member_rows(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: str,
-                t: Callable[..., str], now: float, last: Mapping[str, float] | None = None
-                ) -> Iterator[dict[str, Any]]:
+                t: Callable[..., str], now: float) -> Iterator[dict[str, Any]]:
     """One dict per member row: the name as every place shows it, the quiz's title, the
     best out of its attempt's own questions, and when the member last played here."""
     for m in members:
         total = m.total if m.total is not None else (
             len(quizzes[m.quiz_id].questions) if m.quiz_id in quizzes else None)
-        played = last[m.user_id] if last else m.last_at
+        played = m.played_at or m.last_at
         yield {"user_id": m.user_id, "name": shown_name(m.display_name, whole=True),
                "quiz": m.quiz_id,
                "quiz_title": title_of(quizzes, m.quiz_id, lang), "attempts": m.attempts,

@@ -61,6 +61,7 @@ class MemberRow:
     best: int
     last_at: float
     total: int | None = None  # the questions of the attempt the best came from
+    played_at: float = 0.0  # the member's latest finished attempt in the group, any quiz
 
 
 def attempts(platform: str, user_id: str) -> Command[list[Attempt]]:
@@ -114,11 +115,13 @@ def group_members(platform: str, chat_id: str, limit: int = MEMBERS_LISTED
 
     Weakest first: the lowest share of its own attempt's questions right (of equals, the
     one who played longest ago), so the members who may need help lead the teacher's table,
-    and a group past `limit` rows loses its strongest rows, not them."""
+    and a group past `limit` rows loses its strongest rows, not them. `played_at`: when the
+    member last finished a quiz here (of every quiz they played, the same on each row)."""
     rows = yield q(
         "SELECT s.user_id, COALESCE(u.display_name, '') AS display_name, s.quiz_id, "
         "COUNT(*) AS attempts, COALESCE(b.score, MAX(s.score)) AS best, b.total, "
-        "MAX(s.finished_at) AS last_at, COUNT(*) OVER () AS everyone FROM sessions s "
+        "MAX(s.finished_at) AS last_at, COUNT(*) OVER () AS everyone, "
+        "MAX(MAX(s.finished_at)) OVER (PARTITION BY s.user_id) AS played_at FROM sessions s "
         "LEFT JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
         "LEFT JOIN best_scores b ON b.quiz_id = s.quiz_id AND b.scope = ? "
         "AND b.platform = s.platform AND b.user_id = s.user_id "

@@ -164,3 +164,10 @@ async def test_the_member_table_leads_with_who_needs_help_and_keeps_them_when_cu
     page, everyone = await any_store.read(dashboard_sql.group_members, "telegram", GROUP,
                                           limit=2)
     assert [m.display_name for m in page] == ["Bob", "Eve"] and everyone == 6
+    # When a member last played here is their latest attempt of any quiz, on each row.
+    await play(engine, quizzes, Actor("telegram", "1", GROUP, "Ada"), quiz_id="parallelism-deep")
+    members, _ = await any_store.read(dashboard_sql.group_members, "telegram", GROUP)
+    ada = [m for m in members if m.display_name == "Ada"]
+    assert len(ada) == 2 and ada[0].last_at != ada[1].last_at
+    assert {m.played_at for m in ada} == {max(m.last_at for m in ada)}
+    assert all(m.played_at == m.last_at for m in members if m.display_name != "Ada")
