@@ -47,6 +47,28 @@ class TableAsk:
                    offset if offset < MEMBERS_LISTED else 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Members:
+    """A group's member rows as read (weakest first) and what every view of them needs,
+    worked out once per read (`Dashboard.group_reads`), not on every request: the rows
+    there are in all (past MEMBERS_LISTED some are not read), how many members, and each
+    quiz's bests (score, questions of its attempt)."""
+
+    rows: list[MemberRow]
+    everyone: int
+    count: int
+    bests: dict[str, list[tuple[int, int | None]]]
+
+    @classmethod
+    def of(cls, read: tuple[list[MemberRow], int]) -> Members:
+        """From `dashboard_sql.group_members`' (rows, rows in all)."""
+        rows, everyone = read
+        bests: dict[str, list[tuple[int, int | None]]] = {}
+        for m in rows:
+            bests.setdefault(m.quiz_id, []).append((m.best, m.total))
+        return cls(rows, everyone, len({m.user_id for m in rows}), bests)
+
+
 def folded(text: str) -> str:
     """A name or a search as compared: compatibility forms and case folded ("Ａｄａ", "ADA"
     and "ada" alike)."""
@@ -102,4 +124,4 @@ def member_rows(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: str
                "played": ago(t, now - played), "played_time": time_text(played)}
 
 
-__all__ = ["ORDERS", "TableAsk", "folded", "member_rows", "member_table"]
+__all__ = ["ORDERS", "Members", "TableAsk", "folded", "member_rows", "member_table"]

@@ -24,7 +24,7 @@ from bot.domain.round_rules import BADGE, earns_badge
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.group_export import Exporter
 from bot.features.dashboard.items import items_csv, items_view
-from bot.features.dashboard.member_table import TableAsk, member_rows, member_table
+from bot.features.dashboard.member_table import Members, TableAsk, member_rows, member_table
 from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
 from bot.features.dashboard.misses_view import misses_view
 from bot.features.dashboard.recent import Recent
@@ -53,7 +53,6 @@ from bot.store.commands import learning_sql, sessions_sql
 from bot.store.commands.dashboard_sql import (
     AttemptAnswer,
     GroupRound,
-    MemberRow,
 )
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.commands.rounds_sql import round_places
@@ -72,7 +71,7 @@ class Forbidden(Exception):
 
 
 # rounds, per-question counts, members' bests, the group's title, where rounds ran
-GroupReads = tuple[list[GroupRound], list[QuestionAccuracy], tuple[list[MemberRow], int],
+GroupReads = tuple[list[GroupRound], list[QuestionAccuracy], Members,
                    dict[str, str], dict[int, str]]
 
 
@@ -243,7 +242,7 @@ class Dashboard:
         one row per member and the export links."""
         role = await self.role(who, group_id)
         p = who.platform
-        lang, (rounds, rows, (members, everyone), titles, places) = await asyncio.gather(
+        lang, (rounds, rows, members, titles, places) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
                                                  lambda: self.group_reads(p, group_id)))
         quizzes = self.quizzes()
@@ -266,10 +265,7 @@ class Dashboard:
                               "text": content_text(lang, shown_text(q, lang, None)),
                               "answered": r.answered, "correct": r.correct, "wrong": wrong})
         questions.sort(key=lambda q: (q["quiz"], q["order"]))
-        per_quiz: dict[str, list[tuple[int, int | None]]] = {}
-        for m in members:
-            per_quiz.setdefault(m.quiz_id, []).append((m.best, m.total))
-        count = len({m.user_id for m in members})
+        count = members.count
         view: dict[str, Any] = {
             "kind": "group", "lang": lang, "dir": direction(lang), "admin": role.admin,
             "group": {"id": group_id, "platform": p, "title": titles.get(group_id),
@@ -290,16 +286,17 @@ class Dashboard:
             "members": {
                 "count": count, "text": t("dashboard.members_summary", members=count),
                 "quizzes": [quiz_members(t, quizzes, quiz_id, bests, lang)
-                            for quiz_id, bests in sorted(per_quiz.items())]},
+                            for quiz_id, bests in sorted(members.bests.items())]},
         }
         if role.admin:  # the table's first page; `members` serves the rest
             now = self.engine.clock()
-            view["members"].update(member_table(members, quizzes, lang, t, now, TableAsk()))
+            view["members"].update(member_table(members.rows, quizzes, lang, t, now,
+                                                TableAsk()))
             view["members"]["order_text"] = t("dashboard.members_order")
             view["members"]["needs_help"] = needs_help(
-                t, member_rows(members, quizzes, lang, t, now), lang,
+                t, member_rows(members.rows, quizzes, lang, t, now), lang,
                 self.cat.raw(lang, "list.separator"))
-            more = max(0, everyone - len(members))
+            more = max(0, members.everyone - len(members.rows))
             view["members"]["more"] = more
             view["members"]["more_text"] = t("dashboard.more", count=more) if more else ""
             if self.exporter is not None:
@@ -314,10 +311,10 @@ class Dashboard:
         if not role.admin:
             raise Forbidden(f"{who.platform} user is no admin of group {group_id}")
         p = who.platform
-        lang, (_, _, (members, _), _, _) = await asyncio.gather(
+        lang, (_, _, members, _, _) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
                                                  lambda: self.group_reads(p, group_id)))
-        return member_table(members, self.quizzes(), lang, self._t(lang), self.engine.clock(),
+        return member_table(members.rows, self.quizzes(), lang, self._t(lang), self.engine.clock(),
                             ask)
 
     async def resolve(self, who: Identity, report_id: int) -> bool:
@@ -342,12 +339,13 @@ class Dashboard:
 
     async def group_reads(self, platform: str, group_id: str) -> GroupReads:
         """A group's figures read afresh (what `group_figures` keeps for GROUP_SECONDS)."""
-        return await asyncio.gather(self.store.read(reads.group_rounds, platform, group_id),
-                                    self.store.read(accuracy, Scope(group_id, platform)),
-                                    self.store.read(reads.group_members, platform, group_id),
-                                    self.store.read(reads.chat_titles, platform, [group_id]),
-                                    self.store.read(round_places, platform, group_id,
-                                                    ROUNDS_LISTED))
+        rounds, rows, members, titles, places = await asyncio.gather(
+            self.store.read(reads.group_rounds, platform, group_id),
+            self.store.read(accuracy, Scope(group_id, platform)),
+            self.store.read(reads.group_members, platform, group_id),
+            self.store.read(reads.chat_titles, platform, [group_id]),
+            self.store.read(round_places, platform, group_id, ROUNDS_LISTED))
+        return rounds, rows, Members.of(members), titles, places
 
     async def export(self, who: Identity, group_id: str, fmt: str) -> str:
         """The group's results as CSV or JSON (`quizbot export --chat`); admins only."""
