@@ -200,6 +200,24 @@ URDU: tuple[tuple[str, str], ...] = (
     ("{at}: {field} ({lang}) does not render {term} (English: {words}) with the glossary's "
      "{ur}",
      "{at}: {field} ({lang}) میں {term} (انگریزی: {words}) کے لیے فرہنگ کی اصطلاح {ur} نہیں"),
+    ("{at}: the question ({id}): options {one} and {other} are less than {gap}% apart in "
+     "{times} of {draws} draws (e.g. {example}); move them apart, add a `where`, or declare a "
+     "smaller `min_gap`",
+     "{at}: سوال ({id}): {draws} میں سے {times} قرعوں میں آپشن {one} اور {other} میں {gap}% سے "
+     "کم فرق ہے (مثلاً {example})؛ انہیں دور کریں، `where` لگائیں، یا چھوٹا `min_gap` دیں"),
+    ("{at}: the question ({id}) gives away the answer of {other}: its options or explanation "
+     "say {words}, as that key does",
+     "{at}: سوال ({id}) {other} کا جواب بتا دیتا ہے: اس کے آپشنز یا وضاحت میں {words} ہے، جیسا "
+     "اُس کے درست جواب میں"),
+    ("{at}: the question ({id}) says {claim}{times}, which its numbers contradict; say it "
+     "with a condition ({{if answer > 80: over|within}})",
+     "{at}: سوال ({id}) میں {claim}{times} لکھا ہے، جسے اس کے اعداد جھٹلاتے ہیں؛ اسے شرط کے ساتھ "
+     "لکھیں ({{if answer > 80: over|within}})"),
+    ("{at}: explanation ({lang}) is {count} characters; keep it to {most} (the takeaway "
+     "carries the point)",
+     "{at}: وضاحت ({lang}) میں {count} حروف ہیں؛ اسے {most} تک رکھیں (اصل بات خلاصہ بتاتا ہے)"),
+    ("{at}: {option} ({lang}) is the same as {other}; remove one or reword it",
+     "{at}: {option} ({lang}) اور {other} ایک جیسے ہیں؛ ایک ہٹا دیں یا الفاظ بدلیں"),
     # a quiz file of ours (YAML): what `quizbot validate` says of it
     ("{at}: is {size} kB; a quiz file may have {limit} kB (split it)",
      "{at}: فائل {size} kB کی ہے؛ کوئز فائل زیادہ سے زیادہ {limit} kB کی ہو سکتی ہے (اسے "
@@ -271,6 +289,7 @@ URDU_WORDS = {
     "a matching": "جوڑ ملانے والا (matching)", "a short answer": "مختصر جواب والا (short answer)",
     "a multiple-answer": "کئی درست جوابات والا", "a description": "بیانیہ (description)",
     "no answers in {...}": "{...} میں کوئی جواب نہیں", "only '=' answers": "صرف '=' والے جواب",
+    "the smallest": "سب سے چھوٹا",
     "smallest": "سب سے چھوٹا", "largest": "سب سے بڑا",
     "a shortanswer": "مختصر جواب والا (shortanswer)", "a match": "جوڑ ملانے والا (match)",
     "a calculated": "حسابی (calculated)", "a calculatedsimple": "سادہ حسابی (calculatedsimple)",
@@ -282,14 +301,30 @@ URDU_WORDS = {
     "a mapping": "mapping", "a list": "فہرست", "a string": "متن", "nothing": "کچھ نہیں",
     "the question": "سوال",
 }
-TRANSLATIONS = {"ur": (URDU, URDU_WORDS)}
+# Why a Moodle calculated question is skipped (the {why} of "skipped ... question ({why})")
+URDU_REASONS: tuple[tuple[str, str], ...] = (
+    ("the formula {formula} is not one our formulas can read",
+     "فارمولا {formula} ہمارے فارمولوں کی زبان میں نہیں پڑھا جا سکتا"),
+    ("the formula {formula}: {why}", "فارمولا {formula}: {why}"),
+    ("the answer {answer} must hold one {{=formula}}",
+     "جواب {answer} میں ایک {{=formula}} ہونا چاہیے"),
+    ("the wildcard {name} takes over {count} values in {span}; give it dataset items",
+     "wildcard {name} کی {span} میں {count} سے زیادہ قدریں ہیں؛ اسے dataset items دیں"),
+    ("it declares no wildcards (dataset definitions)",
+     "اس میں کوئی wildcard نہیں (dataset definitions)"),
+    ("{value} is not a number", "{value} عدد نہیں"),
+    ("no numbers could be drawn ({why})", "کوئی اعداد نہیں نکالے جا سکے ({why})"),
+    ("the credit is shared by {count} answers", "نمبر {count} جوابات میں بٹے ہیں"),
+)
+MESSAGES, REASONS, WORDS = {"ur": URDU}, {"ur": URDU_REASONS}, {"ur": URDU_WORDS}
 
 
 @cache
-def _patterns(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """Each English message as a pattern whose {names} match any text."""
+def _patterns(lang: str, reasons: bool = False) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """Each English message (or a skipped question's reason) as a pattern whose {names}
+    match any text."""
     out = []
-    for english, said in TRANSLATIONS.get(lang, ((), {}))[0]:
+    for english, said in (REASONS if reasons else MESSAGES).get(lang, ()):
         parts = re.split(r"(\{\w+\})", english.replace("{{", "\0").replace("}}", "\1"))
         regex = "".join(f"(?P<{p[1:-1]}>.*?)" if re.fullmatch(r"\{\w+\}", p)
                         else re.escape(p.replace("\0", "{").replace("\1", "}"))
@@ -301,11 +336,16 @@ def _patterns(lang: str) -> tuple[tuple[re.Pattern[str], str], ...]:
 def said_in(lang: str, message: str) -> str:
     """`message` (an import's problem or warning) in `lang`; as it is when `lang` has no
     translation of it."""
-    words = TRANSLATIONS.get(lang, ((), {}))[1]
-    for pattern, said in _patterns(lang):
+    return _said(lang, message, reasons=False)
+
+
+def _said(lang: str, message: str, *, reasons: bool) -> str:
+    words = WORDS.get(lang, {})
+    for pattern, said in _patterns(lang, reasons):
         found = pattern.fullmatch(message)
-        if found is not None:
-            values = {k: words.get(v, v) for k, v in found.groupdict().items()}
+        if found is not None:  # a skipped question's reason is said in `lang` too
+            values = {k: words.get(v) or (_said(lang, v, reasons=True) if k == "why" else v)
+                      for k, v in found.groupdict().items()}
             return said.format(**values)
     return message
 

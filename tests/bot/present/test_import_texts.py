@@ -138,3 +138,16 @@ questions:
     assert [m for m in messages if not translated("ur", m)] == []
     assert convert(b"id: [", "bad.yaml").problems and all(
         translated("ur", m) for m in convert(b"id: [", "bad.yaml").problems)
+
+
+def test_why_a_moodle_question_was_skipped_is_said_in_urdu_too() -> None:
+    said = said_in("ur", "w.xml:9: skipped a calculated question (the formula 'sin({a})' is "
+                         "not one our formulas can read); only multiple choice, true/false "
+                         "and computed questions are imported")
+    assert said == ("w.xml:9: حسابی (calculated) سوال چھوڑ دیا گیا (فارمولا 'sin({a})' ہمارے "
+                    "فارمولوں کی زبان میں نہیں پڑھا جا سکتا)؛ صرف کثیر انتخابی، درست/غلط اور "
+                    "حسابی سوال درآمد ہوتے ہیں")
+    said = said_in("ur", "w.gift:3: skipped a multiple-answer question (the credit is shared "
+                         "by 2 answers); only multiple choice, true/false and computed "
+                         "questions are imported")
+    assert "(نمبر 2 جوابات میں بٹے ہیں)" in said
