@@ -132,19 +132,24 @@ def test_the_slowest_stage_sets_the_step(quiz: Quiz):
     assert right(question(quiz, "ps09-unbalanced-stages")).startswith("102 ms")
 
 
-def test_gpipe_against_1f1b_memory(quiz: Quiz):
-    gpipe, one = simulate(ScheduleSpec("gpipe", 8, 64)), simulate(ScheduleSpec("1f1b", 8, 64))
-    assert gpipe.bubble == one.bubble == Fraction(7, 71)
-    assert gpipe.peak_in_flight(0) * 2 == 128 and one.peak_in_flight(0) * 2 == 16
-    assert [one.peak_in_flight(d) for d in range(8)] == list(range(8, 0, -1))
-    q = question(quiz, "ps10-gpipe-or-1f1b-memory")
-    assert right(q) == (
-        "Bubble 7/71 for both; the first GPU keeps 128 GB in GPipe, a mere 16 GB in 1F1B")
-    # A full design: each claim the key makes is shared by exactly one wrong option, so no
-    # option is the majority in every part (the review read the key off 'with both' x 3).
-    texts = [o.text.get("en") for o in q.options]
-    assert sum("7/64" not in t for t in texts) == 2  # one bubble for both
-    assert sum("128 GB" in t and "16 GB" in t and "first GPU" in t for t in texts) == 2
+def test_gpipe_re_materialization_memory(quiz: Quiz):
+    """ps10 asked what parallelism-deep's d03 asks (GPipe keeps m, 1F1B p micro-batches);
+    it now asks what GPipe's own re-materialization keeps (Huang et al., section 2.3)."""
+    assert quiz.question("ps10-gpipe-or-1f1b-memory") is None
+    layer, stage_input = 34 * 4096 * 8192, 2 * 4096 * 8192  # bytes, s·b = 4,096, h = 8,192
+    stage = 10 * layer
+    assert (round(layer / 1e9, 2), round(stage / 1e9, 1), round(stage_input / 1e6)) == (
+        1.14, 11.4, 67)
+    m = 64
+    peak = m * stage_input + stage  # every stage input, plus one stage being rerun
+    assert round(peak / 1e9, 1) == 15.7
+    assert round(m * stage / 1e9) == 730  # no re-materialization: the 730 GB option
+    assert round(8 * stage / 1e9) == 91  # 1F1B's first GPU without recomputation
+    assert round(m * stage_input / 1e9, 1) == 4.3  # the inputs alone
+    assert round(1024 * stage_input / 1e9) == 69  # the inputs still grow with m
+    q = question(quiz, "ps10-gpipe-remat-memory")
+    assert right(q).startswith("About 15.7 GB")
+    assert "§2.3" in q.explanation.get("en") and "§2.3" in q.explanation.get("ur")
 
 
 def test_warm_up_counts(quiz: Quiz):
@@ -179,14 +184,27 @@ def test_recomputation_keeps_the_share(quiz: Quiz):
     assert "7/39" in key and "21·t_f to 28·t_f" in key
 
 
-def test_bpipe_pairs_even_out_1f1b(quiz: Quiz):
+def test_bpipe_cap_costs_a_micro_batch_each_way_per_slot(quiz: Quiz):
+    """ps17 restated 1F1B's p − s count; it now asks what BPipe's cap costs on the link."""
+    assert quiz.question("ps17-bpipe-balance") is None
     held = [simulate(ScheduleSpec("1f1b", 8, 32)).peak_in_flight(s) for s in range(8)]
     assert held == [8 - s for s in range(8)]  # p − s on stage s
-    pairs = {held[s] + held[7 - s] for s in range(4)}
-    assert pairs == {9}  # p + 1 in every pair, so 5 each at most: 30 GB at 6 GB apiece
-    assert -(-9 // 2) * 6 == 30
-    key = right(question(quiz, "ps17-bpipe-balance"))
-    assert "7 − s" in key and "30 GB" in key
+    assert {held[s] + held[7 - s] for s in range(4)} == {9}  # a cap of 5 fits every pair
+    # Keeping the 5 whose backwards come soonest: each slot's new forward is needed last and
+    # leaves, and after the backward the sixth-soonest returns; one micro-batch each way.
+    in_flight, cap, moved_out, moved_in = list(range(8)), 5, 0, 0
+    for new in range(8, 40):  # steady state: one forward and one backward per slot
+        local = set(in_flight[:cap])  # the oldest are the next backwards
+        in_flight.append(new)  # the forward: made on stage 0, needed last
+        moved_out += new not in in_flight[:cap]
+        in_flight.pop(0)  # the backward frees the oldest
+        moved_in += len(set(in_flight[:cap]) - local - {new})  # fetched back from stage 7
+    assert moved_out == moved_in == 32  # one micro-batch out and one in, every slot
+    each_way_ms = 6 / 50 * 1e3
+    assert round(each_way_ms) == 120 and each_way_ms / 150 == pytest.approx(0.8)
+    assert round(6 / 450 * 1e3) == 13  # what NVLink would take, were the pair in one node
+    key = right(question(quiz, "ps17-bpipe-transfer"))
+    assert key.startswith("6 GB each way per slot") and "120 ms" in key
 
 
 def test_offload_fits_the_slot(quiz: Quiz):
@@ -233,17 +251,21 @@ def test_output_layer_share(quiz: Quiz):
     assert "10.15" in right(question(quiz, "ps21-vocab-imbalance"))
 
 
-def test_micro_batch_size_by_the_whole_step(quiz: Quiz):
-    p, batch = 8, 512
-    slot = {4: Fraction(4), 2: Fraction(2), 1: Fraction(12, 10)}  # t(b) in u
-    step = {}
-    sched = simulate(ScheduleSpec("1f1b", p, 64), backward=2)
-    assert sched.makespan == 3 * (64 + p - 1)  # (m + p − 1) slots of F + B, balanced stages
-    for b, t in slot.items():
-        step[b] = (batch // b + p - 1) * t
-    assert step == {4: 540, 2: 526, 1: Fraction(6228, 10)}
-    assert min(step, key=lambda b: step[b]) == 2
-    assert right(question(quiz, "ps22-microbatch-size")).startswith("2 sequences")
+def test_interleaving_pays_at_small_m_only(quiz: Quiz):
+    """ps22 asked d17's question (which micro-batch size gives the shortest 1F1B step); it now
+    asks when interleaving pays: a fixed saving per step against sends per micro-batch."""
+    assert quiz.question("ps22-microbatch-size") is None
+    p, v, t, stall = 8, 2, 20, Fraction(1, 2)
+    one = {m: (m + p - 1) * t for m in (32, 256)}
+    inter = {m: m * t + Fraction((p - 1) * t, v) + m * stall for m in (32, 256)}
+    assert one == {32: 780, 256: 5260} and inter == {32: 726, 256: 5318}
+    assert (one[32] - inter[32], inter[256] - one[256]) == (54, 58)
+    assert Fraction((p - 1) * t, v) / stall == 140  # the break-even m
+    assert simulate(ScheduleSpec("1f1b", p, 32)).bubble == Fraction(7, 39)
+    assert simulate(ScheduleSpec("interleaved", p, 32, v)).bubble == Fraction(7, 71)
+    assert Fraction(7, 263) < Fraction(3, 100)
+    key = right(question(quiz, "ps22-interleave-batch-payoff"))
+    assert "by 54 ms" in key and "loses 58 ms" in key
 
 
 def test_pipedream_is_cited_where_its_sosp_paper_is(quiz: Quiz):

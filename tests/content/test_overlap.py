@@ -1,0 +1,36 @@
+"""A learner who takes several shipped quizzes meets each idea asked once: where two quizzes
+asked the same thing the same way, one kept it and the other now teaches another point."""
+
+from __future__ import annotations
+
+import re
+
+from bot.domain.quiz import Quiz
+
+# A crux, the words that ask it, and the one question that may ask it.
+ASKED_ONCE = [
+    # The micro-batch size with the shortest 1F1B step at a fixed batch (d17 keeps it;
+    # pipeline-schedules' ps22 asked it again with other numbers).
+    (r"micro-batch size gives the shortest step", "parallelism-deep", "d17-micro-batch-size"),
+    # GPipe's first GPU holds m micro-batches, 1F1B's p (d03 keeps it; ps10 asked it again).
+    (r"(?=.*\bGPipe\b)(?=.*\b1F1B\b)(?=.*\bpeak\b)", "parallelism-deep",
+     "d03-activations-in-flight"),
+]
+
+
+def test_each_crux_is_asked_once(quizzes: dict[str, Quiz]):
+    for pattern, quiz_id, qid in ASKED_ONCE:
+        asking = [(quiz.id, q.id) for quiz in quizzes.values() for q in quiz.questions
+                  if re.search(pattern, q.text.get("en"))]
+        assert asking == [(quiz_id, qid)], (pattern, asking)
+
+
+def test_the_first_stage_count_is_the_crux_of_one_pipeline_schedules_question(
+        quizzes: dict[str, Quiz]):
+    """'1F1B's first stage holds p micro-batches' was the key of ps10, ps17 and ps22 besides
+    d03 and d11: in pipeline-schedules no key restates it now."""
+    keys = {q.id: q.options[q.correct].text.get("en")
+            for q in quizzes["pipeline-schedules"].questions if q.options}
+    restating = [qid for qid, key in keys.items()
+                 if re.search(r"\b(?:p − s|7 − s|p micro-batches|8 micro-batches)\b", key)]
+    assert restating == [], restating
