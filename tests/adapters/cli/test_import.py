@@ -243,3 +243,27 @@ def test_validate_of_a_file_to_import_says_to_import_it(
     assert main(["validate", str(sheet), str(tmp_path / "week3.yaml")]) == 1  # the YAML: ok
     out = capsys.readouterr()
     assert "ok  " in out.out and "1 problem(s) found." in out.err
+
+
+def test_a_reimport_keeps_the_ids_an_earlier_import_wrote(tmp_path: Path) -> None:
+    # A quiz file written under the old rule (copies of one text told apart by order): the
+    # same sheet imported over it keeps each question's id, wherever its row went.
+    (tmp_path / "out").mkdir()
+    output = tmp_path / "out" / "quiz.yaml"
+    output.write_text(
+        "id: quiz\ntitle: Sheet\ndescription: d\ndifficulty: medium\nlanguages: [en]\n"
+        "questions:\n"
+        + "".join(f"- id: {qid}\n  text: Which is true?\n  options:\n"
+                  f"  - text: {right}\n  - text: {wrong}\n  correct: 0\n"
+                  f"  explanation: {right}.\n"
+                  for qid, right, wrong in (("q-old", "GPipe splits layers", "ZeRO splits"),
+                                            ("q-old-2", "1F1B bounds memory", "No bubble"))))
+    (tmp_path / "s.csv").write_text(
+        "question,option1,option2,correct,explanation\n"
+        "Which is true?,1F1B bounds memory,No bubble,A,1F1B bounds memory.\n"
+        "Which is true?,GPipe splits layers,ZeRO splits,A,GPipe splits layers.\n")
+    assert main(["import", str(tmp_path / "s.csv"), "--id", "quiz", "--output",
+                 str(output)]) == 0
+    written = output.read_text()
+    assert written.index("id: q-old-2") < written.index("- text: 1F1B bounds memory")
+    assert written.index("id: q-old\n") > written.index("- text: 1F1B bounds memory")
