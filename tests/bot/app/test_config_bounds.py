@@ -72,7 +72,7 @@ def test_quizbot_run_with_a_bad_value_is_one_line_and_exit_1(tmp_path: Path, tex
     path.write_text(text)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "TELEGRAM_BOT_TOKEN": "1:" + "x" * 30}
     done = subprocess.run([sys.executable, "-m", "adapters.cli", "run", "--config", str(path)],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=10)
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=30)
     assert done.returncode == 1
     err = done.stderr.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err
@@ -81,5 +81,5 @@ def test_quizbot_run_with_a_bad_value_is_one_line_and_exit_1(tmp_path: Path, tex
 def test_usage_errors_exit_2(tmp_path: Path):
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-m", "adapters.cli", "run"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=10)
+                          capture_output=True, text=True, timeout=30)
     assert done.returncode == 2 and "--config" in done.stderr

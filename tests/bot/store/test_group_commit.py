@@ -39,11 +39,13 @@ async def test_a_batch_of_writes_and_a_batch_of_reads_are_one_hop_each(tmp_path:
         commits = store.commits
         await asyncio.gather(*(store.write(sessions_sql.set_language,
                                            "t", str(i), "ur", time.time()) for i in range(TAPS)))
-        # one hop drains the queue, batch after batch (the first alone, then the rest)
-        assert len(writes) <= 2 and len(writes) <= store.commits - commits <= 3
+        # One hop drains the queue, batch after batch (the first alone, then the rest): one hop
+        # per write would be 200. On a busy machine the thread may empty the queue while the
+        # loop is still filling it, and the next write starts a new hop: a few, never many.
+        assert len(writes) <= 5 and len(writes) <= store.commits - commits <= 6
         totals = await asyncio.gather(*(store.read(learning_sql.review_totals, "t", str(i))
                                         for i in range(TAPS)))
-        assert totals == [[]] * TAPS and len(reads) <= 2
+        assert totals == [[]] * TAPS and len(reads) <= 5
     finally:
         await store.close()
 
