@@ -31,7 +31,10 @@ def guess_format(name: str, data: bytes) -> str | None:
         return by_name
     head = (data[:4096].decode("utf-16", "replace") if data.startswith(UTF16_BOMS)
             else data[:4096].decode("utf-8", "replace")).lstrip("\ufeff \t\r\n")
-    if table.is_header(head.split("\n", 1)[0]):  # a sheet saved as text (.txt)
+    # a sheet saved as text (.txt): its header, under a "sep=;" line or a "# title" line
+    first = next((line for line in head.split("\n") if not line.startswith("#")
+                  and not line.strip().startswith("sep=")), "")
+    if table.is_header(first):
         return "csv"
     if head.startswith("<"):
         return "moodle-xml"

@@ -369,6 +369,7 @@ def test_a_csv_quiz_is_titled_by_its_file_else_readably_by_its_name() -> None:
     # a caption under the upload names it over everything the file says
     assert title("# Week 3\n" + rows, caption="  Pipelines,\u202e week 3 \nsecond line") == (
         "Pipelines, week 3")
+    assert title("# Week 3\n" + rows, "week3.txt") == "Week 3"  # a sheet saved as .txt
     # a problem is still told at its own line, the title line counted
     result = convert(("# Week 3\n" + rows.replace(",A\n", ",Z\n")).encode(), "w.csv")
     assert result.problems[0].startswith("w.csv:3: correct is 'Z'")
