@@ -108,8 +108,17 @@ def test_prefetch_bound(lc: Quiz):
     assert right(question(lc, "l13-prefetch-bound")).startswith(f"About {end:.0f} ms")
 
 
-def test_llama3_layout(lc: Quiz):
-    assert right(question(lc, "l16-llama3-layout")).startswith(f"DP = {16_384 // (8 * 16 * 16)};")
+def test_llama3_puts_fsdp_outermost(lc: Quiz):
+    """l16 asked parallelism-deep's d06 again (DP = GPUs / (TP·PP·...), TP inside a node); it
+    now asks why Llama 3 puts FSDP on the farthest links (Llama 3 paper, section 3.3.2)."""
+    assert lc.question("l16-llama3-layout") is None
+    tp, cp, pp = 8, 16, 16
+    assert 16_384 // (tp * cp * pp) == 8
+    strides = {"TP": 1, "CP": tp, "PP": tp * cp, "DP": tp * cp * pp}  # [TP, CP, PP, DP]
+    assert strides == {"TP": 1, "CP": 8, "PP": 128, "DP": 2_048}
+    q = question(lc, "l16-fsdp-outermost")
+    assert "prefetched" in right(q) and "2,048" in q.text.get("en")
+    assert "§3.3.2" in q.explanation.get("en") and "§3.3.2" in q.explanation.get("ur")
 
 
 def test_attention_flops_crossover(lc: Quiz):

@@ -15,6 +15,10 @@ ASKED_ONCE = [
     # GPipe's first GPU holds m micro-batches, 1F1B's p (d03 keeps it; ps10 asked it again).
     (r"(?=.*\bGPipe\b)(?=.*\b1F1B\b)(?=.*\bpeak\b)", "parallelism-deep",
      "d03-activations-in-flight"),
+    # The data-parallel size left by the other groups, and which group stays in a node (d06
+    # keeps it; long-context's l16 asked it again for Llama 3's layout).
+    (r"What is (?:DP|the data-parallel size), and (?:which|how)", "parallelism-deep",
+     "d06-3d-layout"),
 ]
 
 
