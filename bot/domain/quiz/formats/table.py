@@ -88,7 +88,7 @@ def read(text: str, source: str) -> Draft:
     if missing:
         draft.problems.append(f"{at}: the header has no {', '.join(missing)} column "
                               "(columns: question, option1..option10, correct, explanation, "
-                              "why_not1..why_not10, id, category)")
+                              "why_not1..why_not10, id, category, title)")
         return draft
     start = rows.line_num + 1 + skipped  # a row's first line: a cell may hold line breaks
     try:
