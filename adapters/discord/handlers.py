@@ -305,6 +305,10 @@ class Flows:
         try:
             actor = actor_of(interaction)
             where = where_of(interaction)
+            if where.shared:
+                # a message a whole channel presses at once (a round's question): the ack
+                # goes before any database work, never queued behind a burst's writes
+                await interaction.response.defer()
             outcome, reply = await self._prepared(
                 interaction, self.engine.press(actor, payload.decode(custom_id), where),
                 lambda pressed: self.plan.pressed(pressed, actor, where), update=True)

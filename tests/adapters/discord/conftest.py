@@ -119,6 +119,16 @@ async def replied(fake: FakeDiscord, ix: Interaction, followups: int = 0) -> Int
     return ix
 
 
+async def said(fake: FakeDiscord, ix: Interaction) -> Message:
+    """The private answer to a press on a channel message (a round's question or reveal, the
+    daily question): acknowledged first (callback 6, before any database work), then said in
+    one ephemeral follow-up."""
+    await replied(fake, ix, followups=1)
+    assert ix.callback is not None and ix.callback.type == 6, ix.events
+    assert ix.followups[0].ephemeral
+    return ix.followups[0]
+
+
 async def answer(fake: FakeDiscord, who: dict[str, Any], message: Message,
                  custom_id: str) -> Interaction:
     """Press an answer button and wait for the edit (the question turned into its result and

@@ -11,7 +11,7 @@ from bot.domain.payloads import RoundPayload, decode, encode_answer
 from bot.domain.results import Actor
 from bot.store.commands import sessions_sql
 
-from .conftest import ALICE, BOB, GUILD, replied
+from .conftest import ALICE, BOB, GUILD, replied, said
 from .fake_discord import DESCRIPTION, FakeDiscord, Message
 from .test_rounds import Room, letter_of, question_of
 
@@ -39,10 +39,8 @@ async def fill(app: App, message: Message) -> None:
 
 
 async def read_who(fake: FakeDiscord, message: Message) -> list[str]:
-    ix = await replied(fake, await fake.press(
+    page = await said(fake, await fake.press(
         BOB, message, message.button("📖 Why? · Who answered")["custom_id"]))
-    page = ix.original
-    assert page is not None and page.ephemeral
     lines: list[str] = []
     for _ in range(MEMBERS):
         description = page.embeds[0]["description"]

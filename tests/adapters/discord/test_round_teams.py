@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.app.compose import App
 from bot.store.commands import round_teams_sql, rounds_sql
 
-from .conftest import ALICE, GUILD, replied
+from .conftest import ALICE, GUILD, replied, said
 from .fake_discord import FakeDiscord, user
 from .test_rounds import Room, letter_of, question_of
 
@@ -27,14 +27,13 @@ async def test_forty_members_in_four_teams(fake: FakeDiscord, bot: App) -> None:
     members = [user(1_600_000_000_000_000_000 + i, f"p{i:02d}") for i in range(40)]
 
     async def press(who: dict[str, object], label: str) -> str:
-        pressed = await replied(fake, await fake.press(who, lobby,
-                                                       str(lobby.button(label)["custom_id"])))
-        assert pressed.original is not None and pressed.original.ephemeral
-        return pressed.original.content
+        reply = await said(fake, await fake.press(who, lobby,
+                                                  str(lobby.button(label)["custom_id"])))
+        return reply.content
 
     for i, m in enumerate(members):
-        said = await press(m, "🟥 Red" if i < 4 else "🎲 Any team")
-        assert said.startswith("You are on 🟥 Red." if i < 4 else "You are in:")
+        told = await press(m, "🟥 Red" if i < 4 else "🎲 Any team")
+        assert told.startswith("You are on 🟥 Red." if i < 4 else "You are in:")
     assert (await press(members[0], "🟦 Blue")).startswith("You are already on 🟥 Red")
 
     room.advance(30)
@@ -56,10 +55,10 @@ async def test_forty_members_in_four_teams(fake: FakeDiscord, bot: App) -> None:
     for team, ids in roster.items():
         for n, uid in enumerate(sorted(ids)):
             letter = right if n < 10 - 2 * team else wrong
-            said = await room.press(by_id[uid], first, letter)
+            told = await room.press(by_id[uid], first, letter)
             # drafted ("Any team") or not, the lock-in names the member's team: nothing else
             # told a drafted member which team they were on
-            assert said == f"🔒 Locked in: {letter}. You are on {TEAMS[team]}."
+            assert told == f"🔒 Locked in: {letter}. You are on {TEAMS[team]}."
     room.advance(20)
     await fake.wait_for(lambda: "Final podium" in first.embeds[0]["description"],
                         what="the podium")
