@@ -88,16 +88,20 @@ def test_hsdp_traffic(lc: Quiz):
     assert right(question(lc, "l11-hsdp-traffic")).startswith(f"About {sent:.1f} GB")
 
 
-def test_zero_stage_under_accumulation(lc: Quiz):
-    psi, nd, micro, budget = 7.5e9, 64, 4, 24e9
-    states = {1: 4 * psi + 12 * psi / nd, 2: 2 * psi + 14 * psi / nd, 3: 16 * psi / nd}
-    assert [round(states[k] / 1e9, 1) for k in (1, 2, 3)] == [31.4, 16.6, 1.9]
-    traffic = {1: 2, 2: micro + 1, 3: 3 * micro}  # in Ψ per step
-    fits = [k for k in (1, 2, 3) if states[k] <= budget]
-    best = min(fits, key=lambda k: traffic[k])
-    assert (best, traffic[best], traffic[3]) == (2, 5, 12)
-    assert right(question(lc, "l12-zero-under-accumulation")).startswith(
-        f"Stage {best} at {states[best] / 1e9:.1f} GB, with about {traffic[best]}Ψ per step")
+def test_zero_plus_plus_cross_node_bytes(lc: Quiz):
+    """l12 asked parallelism-deep's d13 again (ZeRO-3's traffic grows with the micro-batches,
+    stage 2 reduce-scatters after every backward); it now asks where ZeRO++'s 4x comes from."""
+    assert lc.question("l12-zero-under-accumulation") is None
+    zero3 = {"forward all-gather": 1.0, "backward all-gather": 1.0, "reduce-scatter": 1.0}
+    zeropp = {"forward all-gather": 8 / 16,  # qwZ: int8 for 16-bit values
+              "backward all-gather": 0.0,  # hpZ: from the node's own shard, over NVLink
+              "reduce-scatter": 4 / 16}  # qgZ: int4 gradients
+    assert sum(zero3.values()) == 3 and sum(zeropp.values()) == 0.75
+    assert sum(zero3.values()) / sum(zeropp.values()) == 4
+    q = question(lc, "l12-zeropp-cross-node")
+    assert "int8, 0.5Ψ" in right(q) and "int4, 0.25Ψ" in right(q)
+    assert "0.5Ψ + 0 + 0.25Ψ = 0.75Ψ" in q.explanation.get("en")
+    assert "0.5Ψ + 0 + 0.25Ψ = 0.75Ψ" in q.explanation.get("ur")
 
 
 def test_prefetch_bound(lc: Quiz):

@@ -38,3 +38,11 @@ def test_the_first_stage_count_is_the_crux_of_one_pipeline_schedules_question(
     restating = [qid for qid, key in keys.items()
                  if re.search(r"\b(?:p − s|7 − s|p micro-batches|8 micro-batches)\b", key)]
     assert restating == [], restating
+
+
+def test_zero3_traffic_under_accumulation_is_asked_once(quizzes: dict[str, Quiz]):
+    """d13 (parallelism-deep) and l12 (long-context) both taught that ZeRO-3's traffic grows
+    with the micro-batches (12Ψ at m = 4, stage 2's 5Ψ); l12 now asks about ZeRO++."""
+    saying = [(quiz.id, q.id) for quiz in quizzes.values() for q in quiz.questions
+              if q.takeaway is not None and "grows with m" in q.takeaway.get("en")]
+    assert saying == [("parallelism-deep", "d13-zero3-volume")], saying
