@@ -9,7 +9,7 @@ from pathlib import Path
 
 from adapters.discord import DiscordAdapter
 from adapters.discord.views import MARKDOWN
-from bot.app.compose import open_app
+from bot.app.compose import App, open_app
 from bot.app.config import load_config
 from bot.domain.learning import next_occurrence
 from bot.domain.results import Actor
@@ -22,6 +22,17 @@ from tests.helpers import play_through
 
 from .conftest import ALICE, GUILD, replied, settle
 from .fake_discord import TOKEN, FakeDiscord
+
+
+async def reminders_due(app: App, adapter: DiscordAdapter, alice: Actor
+                        ) -> tuple[Scheduler, FakeClock]:
+    """Alice has played a quiz; a reminder scheduler whose clock is three days on, at her
+    19:30 (UTC+05:00)."""
+    await play_through(app.engine, alice, "parallelism")
+    clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
+    reminders = Reminders(app.engine, {"discord": adapter.reminder_sender()},
+                          clock=clock, sleep=clock.sleep)
+    return Scheduler(app.store, {reminder_kind("discord"): reminders}, clock=clock), clock
 
 
 async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeDiscord) -> None:
@@ -45,14 +56,8 @@ async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeD
                                                                "offset": "+05:00"}))
             assert ix.original is not None and ix.original.content == app.catalogue.t(
                 "en", "remind.set", time="19:30", offset="UTC+05:00")
-            alice = Actor("discord", ALICE["id"])
-            engine = app.engine
-            await play_through(engine, alice, "parallelism")
-            clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
-            reminders = Reminders(engine, {"discord": adapter.reminder_sender()},
-                                  clock=clock, sleep=clock.sleep)
-            scheduler = Scheduler(app.store, {reminder_kind("discord"): reminders},
-                                  clock=clock)
+            alice, engine = Actor("discord", ALICE["id"]), app.engine
+            scheduler, clock = await reminders_due(app, adapter, alice)
             before = len(fake.requests)
             assert await scheduler.run_until_idle() == 1
             dm = int(ALICE["id"]) + 1
@@ -96,14 +101,8 @@ async def test_a_learner_whose_dms_are_closed_hears_why_reminders_stopped_once(
             await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
                                                  options={"time": "19:30",
                                                           "offset": "+05:00"}))
-            alice = Actor("discord", ALICE["id"])
-            engine = app.engine
-            await play_through(engine, alice, "parallelism")
-            clock = FakeClock(next_occurrence(time.time() + 3 * 86400, 19 * 60 + 30, 300))
-            reminders = Reminders(engine, {"discord": adapter.reminder_sender()},
-                                  clock=clock, sleep=clock.sleep)
-            scheduler = Scheduler(app.store, {reminder_kind("discord"): reminders},
-                                  clock=clock)
+            alice, engine = Actor("discord", ALICE["id"]), app.engine
+            scheduler, _ = await reminders_due(app, adapter, alice)
             dm = int(ALICE["id"]) + 1
             fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
                       {"message": "Cannot send messages to this user", "code": 50007})
