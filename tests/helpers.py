@@ -69,3 +69,15 @@ def rounds_of(engine: Engine, *, clock: Callable[[], float],
     return build_engine(engine.store, engine.library.quizzes, clock=clock,
                         round_seconds=default_seconds, reveal_seconds=reveal_seconds,
                         rng=rng, wake=wake).rounds
+
+
+def old_rule_quiz(quiz_id: str) -> str:
+    """A quiz file written under the first id rule: two questions with one text ("Which is
+    true?") told apart by their order, q-old and q-old-2 (GPipe's, then 1F1B's)."""
+    return (f"id: {quiz_id}\ntitle: Sheet\ndescription: d\ndifficulty: medium\n"
+            "languages: [en]\nquestions:\n"
+            + "".join(f"- id: {qid}\n  text: Which is true?\n  options:\n"
+                      f"  - text: {right}\n  - text: {wrong}\n  correct: 0\n"
+                      f"  explanation: {right}.\n"
+                      for qid, right, wrong in (("q-old", "GPipe splits layers", "ZeRO splits"),
+                                                ("q-old-2", "1F1B bounds memory", "No bubble"))))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from adapters.cli.main import main
+from tests.helpers import old_rule_quiz
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 MC = ("<question type=\"multichoice\"><name><text>{name}</text></name>"
@@ -250,14 +251,7 @@ def test_a_reimport_keeps_the_ids_an_earlier_import_wrote(tmp_path: Path) -> Non
     # same sheet imported over it keeps each question's id, wherever its row went.
     (tmp_path / "out").mkdir()
     output = tmp_path / "out" / "quiz.yaml"
-    output.write_text(
-        "id: quiz\ntitle: Sheet\ndescription: d\ndifficulty: medium\nlanguages: [en]\n"
-        "questions:\n"
-        + "".join(f"- id: {qid}\n  text: Which is true?\n  options:\n"
-                  f"  - text: {right}\n  - text: {wrong}\n  correct: 0\n"
-                  f"  explanation: {right}.\n"
-                  for qid, right, wrong in (("q-old", "GPipe splits layers", "ZeRO splits"),
-                                            ("q-old-2", "1F1B bounds memory", "No bubble"))))
+    output.write_text(old_rule_quiz("quiz"))
     (tmp_path / "s.csv").write_text(
         "question,option1,option2,correct,explanation\n"
         "Which is true?,1F1B bounds memory,No bubble,A,1F1B bounds memory.\n"

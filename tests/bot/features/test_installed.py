@@ -27,6 +27,7 @@ from bot.store.commands import sessions_sql
 from bot.store.commands.quizzes_sql import installed_quizzes
 from tests.backends import Opener
 from tests.clock import FakeClock
+from tests.helpers import old_rule_quiz
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 ADMIN = Actor("telegram", "42", display_name="Ada")
@@ -314,14 +315,7 @@ async def test_a_quiz_installed_before_keeps_its_ids_when_its_sheet_comes_again(
     # the same sheet sent again must not give its questions new ids: learners' cards and
     # progress are kept by question id.
     engine = _engine(await open_store(), quizzes, FakeClock())
-    old = ("id: sheet\ntitle: Sheet\ndescription: d\ndifficulty: medium\nlanguages: [en]\n"
-           "questions:\n"
-           + "".join(f"- id: {qid}\n  text: Which is true?\n  options:\n"
-                     f"  - text: {right}\n  - text: {wrong}\n  correct: 0\n"
-                     f"  explanation: {right}.\n"
-                     for qid, right, wrong in (("q-old", "GPipe splits layers", "ZeRO splits"),
-                                               ("q-old-2", "1F1B bounds memory", "No bubble"))))
-    await engine.install(ADMIN, old.encode(), "sheet.yaml")
+    await engine.install(ADMIN, old_rule_quiz("sheet").encode(), "sheet.yaml")
     sheet = ("question,option1,option2,correct,explanation\n"
              "Which is true?,1F1B bounds memory,No bubble,A,1F1B bounds memory.\n"
              "A new question?,yes,no,A,Yes.\n"
