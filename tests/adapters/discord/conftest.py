@@ -70,16 +70,28 @@ def write_config(tmp_path: Path, fake: FakeDiscord, *, content: Path | None = No
 
 
 @asynccontextmanager
-async def running(path: Path) -> AsyncIterator[App]:
-    """The app on its database, with a started Discord adapter; stopped on exit."""
+async def running_adapter(path: Path, *, ready: bool = True
+                          ) -> AsyncIterator[tuple[App, DiscordAdapter]]:
+    """The app on its database and its started Discord adapter (`ready`: past discord.py's
+    READY, guilds and all); stopped on exit."""
     config = load_config(path, env={"DISCORD_BOT_TOKEN": TOKEN})
     async with open_app(config) as app:
         adapter = DiscordAdapter(app, ready_timeout=10.0)
         await adapter.start()
         try:
-            yield app
+            if ready:
+                assert adapter.client is not None
+                await adapter.client.wait_until_ready()
+            yield app, adapter
         finally:
             await adapter.stop()
+
+
+@asynccontextmanager
+async def running(path: Path) -> AsyncIterator[App]:
+    """The app on its database, with a started Discord adapter; stopped on exit."""
+    async with running_adapter(path, ready=False) as (app, _):
+        yield app
 
 
 @pytest.fixture

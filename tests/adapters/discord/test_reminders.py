@@ -9,8 +9,7 @@ from pathlib import Path
 
 from adapters.discord import DiscordAdapter
 from adapters.discord.views import MARKDOWN
-from bot.app.compose import App, open_app
-from bot.app.config import load_config
+from bot.app.compose import App
 from bot.domain.learning import next_occurrence
 from bot.domain.results import Actor
 from bot.features.jobs import Scheduler
@@ -20,8 +19,8 @@ from bot.present.i18n import strip_isolates
 from tests.clock import FakeClock
 from tests.helpers import play_through
 
-from .conftest import ALICE, GUILD, replied, settle
-from .fake_discord import TOKEN, FakeDiscord
+from .conftest import ALICE, GUILD, replied, running_adapter, settle
+from .fake_discord import FakeDiscord
 
 
 async def reminders_due(app: App, adapter: DiscordAdapter, alice: Actor
@@ -36,52 +35,44 @@ async def reminders_due(app: App, adapter: DiscordAdapter, alice: Actor
 
 
 async def test_a_reminder_is_a_dm_with_review_now(config_path: Path, fake: FakeDiscord) -> None:
-    config = load_config(config_path, env={"DISCORD_BOT_TOKEN": TOKEN})
-    async with open_app(config) as app:
-        adapter = DiscordAdapter(app, ready_timeout=10.0)
-        await adapter.start()
-        try:
-            assert adapter.client is not None
-            await adapter.client.wait_until_ready()  # discord.py's READY, guilds and all
-            ix = await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
-                                                      options={"time": "19:30",
-                                                               "offset": "+05:00"}))
-            assert ix.original is not None and ix.original.ephemeral
-            # asked in a server, it says where the reminder will come, and what stops it
-            assert ix.original.content.splitlines() == [
-                app.catalogue.t("en", "remind.set", time="19:30", offset="UTC+05:00"),
-                app.catalogue.t("en", "remind.by_dm")]
-            ix = await replied(fake, await fake.slash(ALICE, "remind",  # in the DM: plain
-                                                      options={"time": "19:30",
-                                                               "offset": "+05:00"}))
-            assert ix.original is not None and ix.original.content == app.catalogue.t(
-                "en", "remind.set", time="19:30", offset="UTC+05:00")
-            alice, engine = Actor("discord", ALICE["id"]), app.engine
-            scheduler, clock = await reminders_due(app, adapter, alice)
-            before = len(fake.requests)
-            assert await scheduler.run_until_idle() == 1
-            dm = int(ALICE["id"]) + 1
-            note = await fake.wait_for(lambda: next(
-                (m for m in fake.channel_messages if m.channel_id == dm), None),
-                what="the reminder DM")
-            assert note.content == app.catalogue.t("en", "reminder.text", due=8)
-            assert [b["label"] for b in note.buttons] == [
-                app.catalogue.t("en", "button.review_now")]
-            # open the DM, send: no look-up of the user first
-            assert [m for m, _ in fake.requests[before:]] == ["POST", "POST"]
-            assert await scheduler.run_until_idle() == 0  # once
-            assert (await engine.settings(alice)).remind_at is not None
+    async with running_adapter(config_path) as (app, adapter):
+        ix = await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
+                                                  options={"time": "19:30",
+                                                           "offset": "+05:00"}))
+        assert ix.original is not None and ix.original.ephemeral
+        # asked in a server, it says where the reminder will come, and what stops it
+        assert ix.original.content.splitlines() == [
+            app.catalogue.t("en", "remind.set", time="19:30", offset="UTC+05:00"),
+            app.catalogue.t("en", "remind.by_dm")]
+        ix = await replied(fake, await fake.slash(ALICE, "remind",  # in the DM: plain
+                                                  options={"time": "19:30",
+                                                           "offset": "+05:00"}))
+        assert ix.original is not None and ix.original.content == app.catalogue.t(
+            "en", "remind.set", time="19:30", offset="UTC+05:00")
+        alice, engine = Actor("discord", ALICE["id"]), app.engine
+        scheduler, clock = await reminders_due(app, adapter, alice)
+        before = len(fake.requests)
+        assert await scheduler.run_until_idle() == 1
+        dm = int(ALICE["id"]) + 1
+        note = await fake.wait_for(lambda: next(
+            (m for m in fake.channel_messages if m.channel_id == dm), None),
+            what="the reminder DM")
+        assert note.content == app.catalogue.t("en", "reminder.text", due=8)
+        assert [b["label"] for b in note.buttons] == [
+            app.catalogue.t("en", "button.review_now")]
+        # open the DM, send: no look-up of the user first
+        assert [m for m, _ in fake.requests[before:]] == ["POST", "POST"]
+        assert await scheduler.run_until_idle() == 0  # once
+        assert (await engine.settings(alice)).remind_at is not None
 
-            # Alice closes her DMs: Discord refuses with 50007, and she is not asked again
-            fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
-                      {"message": "Cannot send messages to this user", "code": 50007})
-            clock.advance(86400)
-            assert await scheduler.run_until_idle() == 1
-            assert (await engine.settings(alice)).remind_at is None
-            clock.advance(86400)
-            assert await scheduler.run_until_idle() == 0
-        finally:
-            await adapter.stop()
+        # Alice closes her DMs: Discord refuses with 50007, and she is not asked again
+        fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
+                  {"message": "Cannot send messages to this user", "code": 50007})
+        clock.advance(86400)
+        assert await scheduler.run_until_idle() == 1
+        assert (await engine.settings(alice)).remind_at is None
+        clock.advance(86400)
+        assert await scheduler.run_until_idle() == 0
 
 
 async def test_a_learner_whose_dms_are_closed_hears_why_reminders_stopped_once(
@@ -89,42 +80,34 @@ async def test_a_learner_whose_dms_are_closed_hears_why_reminders_stopped_once(
     """Discord refused the reminder DM (50007): the reminder went off and nobody knew. The
     next command Alice uses in a server (not in a DM) brings one private note, in her Urdu,
     saying why and how to turn reminders back on; the one after does not repeat it."""
-    config = load_config(config_path, env={"DISCORD_BOT_TOKEN": TOKEN})
-    async with open_app(config) as app:
-        adapter = DiscordAdapter(app, ready_timeout=10.0)
-        await adapter.start()
-        try:
-            assert adapter.client is not None
-            await adapter.client.wait_until_ready()
-            await replied(fake, await fake.slash(ALICE, "language",
-                                                 options={"language": "ur"}))
-            await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
-                                                 options={"time": "19:30",
-                                                          "offset": "+05:00"}))
-            alice, engine = Actor("discord", ALICE["id"]), app.engine
-            scheduler, _ = await reminders_due(app, adapter, alice)
-            dm = int(ALICE["id"]) + 1
-            fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
-                      {"message": "Cannot send messages to this user", "code": 50007})
-            assert await scheduler.run_until_idle() == 1
-            assert (await engine.settings(alice)).remind_at is None
+    async with running_adapter(config_path) as (app, adapter):
+        await replied(fake, await fake.slash(ALICE, "language",
+                                             options={"language": "ur"}))
+        await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
+                                             options={"time": "19:30",
+                                                      "offset": "+05:00"}))
+        alice, engine = Actor("discord", ALICE["id"]), app.engine
+        scheduler, _ = await reminders_due(app, adapter, alice)
+        dm = int(ALICE["id"]) + 1
+        fake.fail("POST", rf"^/channels/{dm}/messages$", 403,
+                  {"message": "Cannot send messages to this user", "code": 50007})
+        assert await scheduler.run_until_idle() == 1
+        assert (await engine.settings(alice)).remind_at is None
 
-            told = MARKDOWN.escape(app.catalogue.t("ur", "remind.stopped_dm"))
-            ix = await replied(fake, await fake.slash(ALICE, "stats"))  # a DM: not there
-            await settle()
-            assert ix.followups == []
-            ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD),
-                               followups=1)
-            (note,) = ix.followups
-            assert note.ephemeral and note.content == told
-            assert "/remind" in strip_isolates(note.content)
-            ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD))
-            await settle()
-            assert ix.followups == []  # once
+        told = MARKDOWN.escape(app.catalogue.t("ur", "remind.stopped_dm"))
+        ix = await replied(fake, await fake.slash(ALICE, "stats"))  # a DM: not there
+        await settle()
+        assert ix.followups == []
+        ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD),
+                           followups=1)
+        (note,) = ix.followups
+        assert note.ephemeral and note.content == told
+        assert "/remind" in strip_isolates(note.content)
+        ix = await replied(fake, await fake.slash(ALICE, "stats", guild=GUILD))
+        await settle()
+        assert ix.followups == []  # once
 
-            # told, she turns them back on; a later refusal would be told again
-            await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
-                                                 options={"time": "19:30"}))
-            assert (await engine.settings(alice)).remind_at is not None
-        finally:
-            await adapter.stop()
+        # told, she turns them back on; a later refusal would be told again
+        await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
+                                             options={"time": "19:30"}))
+        assert (await engine.settings(alice)).remind_at is not None
