@@ -135,7 +135,7 @@ class NotInstalled(QuizError):
 
 
 class NothingInstalled(NotInstalled):
-    """`/quiz remove` when no quiz has been uploaded at all."""
+    """`/quiz remove` when no uploaded quiz is installed (none yet, or every one removed)."""
 
     key = "error.nothing_installed"
 

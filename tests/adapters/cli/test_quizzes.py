@@ -115,3 +115,18 @@ def test_add_lists_every_problem_in_full_and_counts_one_question(
     assert "installed bad: Bad, 1 question (version 1)" in capsys.readouterr().out
     assert main(["import", str(bad)]) == 0
     assert capsys.readouterr().err.endswith("wrote standard output: 1 question\n")
+
+
+def test_removing_twice_says_none_is_installed_not_that_none_was_uploaded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # After the only installed quiz was removed, a second remove said "No quiz has been
+    # uploaded yet": one just had been.
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    args = ["--config", str(config)]
+    assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "gifts", *args]) == 0
+    assert main(["quizzes", "remove", "gifts", *args]) == 0
+    capsys.readouterr()
+    assert main(["quizzes", "remove", "gifts", *args]) == 1
+    assert capsys.readouterr().err == (
+        "quizbot: No uploaded quiz is installed now, so there is none to remove.\n")

@@ -32,7 +32,7 @@ async def test_an_admin_uploads_plays_and_removes_a_quiz(
         since = admin.mark()
         await admin.send("/quiz remove")
         assert (await admin.reply(since))["text"] == (
-            "No quiz has been uploaded yet, so there is none to remove.")
+            "No uploaded quiz is installed now, so there is none to remove.")
         since = admin.mark()
         await _send_file(admin, "week3.xml", (FIXTURES / "moodle.xml").read_bytes())
         reply = await admin.reply(since)
