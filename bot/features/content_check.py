@@ -49,7 +49,8 @@ def check_paths(paths: Sequence[Path], *, ui_strings: bool = True) -> Checked:
         drawn = sum(q.computed is not None for q in quiz.questions)
         numbers = f", {drawn} computed ({SAMPLES} draws each)" if drawn else ""
         out.summaries.append(f"{quiz.source}: {quiz.id} ({quiz.level}), "
-                             f"{len(quiz.questions)} questions{numbers}, languages "
+                             f"{len(quiz.questions)} question"
+                             f"{'' if len(quiz.questions) == 1 else 's'}{numbers}, languages "
                              f"{', '.join(quiz.languages)}")
         out.warnings += (quality_warnings(quiz) + drawn_warnings(quiz) + takeaway_warnings(quiz)
                          + lint_warnings(quiz))
