@@ -84,7 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="empty storage URL to fill, e.g. postgresql://user@host:5432/quizbot")
 
     telegram = sub.add_parser("telegram", help="Telegram operations")
-    telegram_sub = telegram.add_subparsers(dest="telegram_command", required=True)
+    # metavar: a missing command is named as usage shows it, not by its dest
+    telegram_sub = telegram.add_subparsers(dest="telegram_command", required=True,
+                                           metavar="{set-webhook}")
     hook = telegram_sub.add_parser("set-webhook", help="register the configured webhook once")
     hook.add_argument("--config", metavar="PATH", type=Path, required=True)
 

@@ -67,7 +67,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                           "database (default: the shipped quizzes and those installed in "
                           "your data folder, as for quizzes add)")
     quizzes = sub.add_parser("quizzes", help="the quizzes admins installed (in the database)")
-    action = quizzes.add_subparsers(dest="quizzes_command", required=True)
+    action = quizzes.add_subparsers(dest="quizzes_command", required=True,
+                                    metavar="{list,add,remove}")
     action.add_parser("list", help="every installed quiz")
     add = action.add_parser("add", help="check a quiz file (any format import reads, or "
                                         "our YAML) and install it")
