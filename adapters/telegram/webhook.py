@@ -250,11 +250,13 @@ async def set_webhook(config: Config) -> str:
     """`quizbot telegram set-webhook`: register the configured webhook once; return its URL."""
     hook = config.telegram.webhook
     if not config.telegram_token:
-        raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
+        raise ConfigError("TELEGRAM_BOT_TOKEN is not set: export the token @BotFather "
+                          "gave you, as for quizbot run, and run set-webhook again")
     if not hook.public_url or not hook.secret_token:
         raise ConfigError("telegram.webhook.public_url and a secret token "
                           "(telegram.webhook.secret_token or TELEGRAM_WEBHOOK_SECRET) are "
-                          "required to register a webhook")
+                          "required to register a webhook: set both as docs/configuration.md "
+                          "shows (Telegram webhook mode)")
     base, token = config.telegram.api_base_url, config.telegram_token.reveal()
     bot = Bot(token, base_url=base, base_file_url=file_url(base))
 

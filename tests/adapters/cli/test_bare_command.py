@@ -26,3 +26,23 @@ def test_a_missing_subcommand_is_named_as_usage_shows_it(capsys) -> None:
         err = capsys.readouterr().err
         assert f"the following arguments are required: {wanted}" in err
         assert "_command" not in err
+
+
+def test_set_webhook_without_what_it_needs_says_what_to_set(
+        tmp_path, monkeypatch, capsys) -> None:
+    """`quizbot telegram set-webhook` said only 'TELEGRAM_BOT_TOKEN is not set'."""
+    from adapters.cli.main import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    monkeypatch.delenv("TELEGRAM_BOT_TOKEN", raising=False)
+    monkeypatch.delenv("TELEGRAM_WEBHOOK_SECRET", raising=False)
+    assert main(["telegram", "set-webhook", "--config", str(config)]) == 1
+    assert capsys.readouterr().err == (
+        "quizbot: TELEGRAM_BOT_TOKEN is not set: export the token @BotFather gave you, as for "
+        "quizbot run, and run set-webhook again\n")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "123:abc")
+    assert main(["telegram", "set-webhook", "--config", str(config)]) == 1
+    assert capsys.readouterr().err.endswith(
+        "required to register a webhook: set both as docs/configuration.md shows (Telegram "
+        "webhook mode)\n")
