@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
@@ -16,12 +17,22 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 FIRST_DELAY = 0.5
 MAX_DELAY = 8.0
+MAX_REASON = 200  # characters of an error's message kept in a warning line
+# A reply quoted whole in a library's error (PTB: "Parsing the server response b'...'
+# failed"): a proxy's or web server's HTML page, many lines of it on every try.
+QUOTED_BYTES = re.compile(r"(?<!\w)b'(?:[^'\\]|\\.)*'" + r'|(?<!\w)b"(?:[^"\\]|\\.)*"')
 
 
 def describe(exc: BaseException) -> str:
-    """A one-line reason: the exception's name and the first line of its message."""
+    """A one-line reason: the exception's name and the first line of its message, a quoted
+    reply cut to its size, the whole at most MAX_REASON characters."""
     text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+    if not text:
+        return type(exc).__name__
+    first = QUOTED_BYTES.sub(lambda m: f"<{len(m.group())} characters>", text[0])
+    if len(first) > MAX_REASON:
+        first = first[:MAX_REASON - 1] + "…"
+    return f"{type(exc).__name__}: {first}"
 
 
 async def until_up(what: str, attempt: Callable[[], Awaitable[T]], *,

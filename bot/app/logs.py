@@ -78,8 +78,10 @@ class RedactSecrets(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         """Rewrite the record in place; never drop it."""
-        if record.args and record.name.split(".")[0] in LIBRARIES:
-            record.args = ids_only_args(record.args)
+        if record.name.split(".")[0] in LIBRARIES:
+            if record.args:
+                record.args = ids_only_args(record.args)
+            unparsable_in_one_line(record)
         try:
             message = record.getMessage()
         except Exception:  # a broken format string: the handler will report it
@@ -106,6 +108,16 @@ KINDS = frozenset({"t", "op", "type"})  # a payload's kind (discord's event name
 KIND = re.compile(r"[A-Za-z0-9_]{1,40}")
 
 
+def unparsable_in_one_line(record: logging.LogRecord) -> None:
+    """A library's record of a reply it could not parse as JSON (PTB: 'Can not load invalid
+    JSON data', a proxy's or web server's error page at a wrong api_base_url) keeps the
+    parse error on its line and drops the traceback, printed on every start-up try."""
+    error = record.exc_info[1] if record.exc_info else None
+    if isinstance(error, json.JSONDecodeError):
+        record.msg, record.args = f"{record.getMessage()} ({error})", None
+        record.exc_info, record.exc_text = None, None
+
+
 def ids_only_args(args: tuple[object, ...] | Mapping[str, object]) -> tuple[object, ...]:
     """A log call's arguments with every payload (dict, list, library object, JSON text)
     replaced by the ids in it; plain scalars stay."""
@@ -124,6 +136,8 @@ def _ids_only(value: object) -> object:
         return value
     if isinstance(value, str):
         if not value.lstrip().startswith(("{", "[")):
+            if "\n" in value.strip():  # a page or a message's text, never a name or a URL
+                return _Ids(f"<{len(value)} characters>")
             return value  # a name, a URL (its tokens are masked below), a status
         try:
             value = json.loads(value)
