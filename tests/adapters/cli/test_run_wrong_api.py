@@ -18,7 +18,7 @@ PAGE = ("<!DOCTYPE HTML>\n<html lang=\"en\">\n<head><title>Error response</title
 class _NotTheBotAPI(BaseHTTPRequestHandler):
     """A web server (nginx, a proxy, python -m http.server) answering an HTML error page."""
 
-    def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+    def do_POST(self) -> None:
         body = PAGE.encode()
         self.send_response(501)
         self.send_header("Content-Type", "text/html")
@@ -26,9 +26,9 @@ class _NotTheBotAPI(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
-    do_GET = do_POST  # noqa: N815
+    do_GET = do_POST
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
