@@ -1,6 +1,6 @@
 """`quizbot import`, `quizbot export-quiz` and `quizbot quizzes list|add|remove`: quiz files
-in and out of the formats teachers use (GIFT, Moodle XML, Aiken, CSV), and the quizzes
-installed in the database. Problems go to stderr one line each, with the source's position;
+in and out of the formats teachers use (GIFT, Moodle XML, Aiken, CSV, Excel .xlsx), and the
+quizzes installed in the database. Problems go to stderr one line each, with the source's position;
 the exit code is 1 when anything was refused."""
 
 from __future__ import annotations
@@ -38,11 +38,13 @@ _ID = re.compile(r"^id: *['\"]?([a-z0-9_-]+)", re.MULTILINE)
 
 def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The `import` and `export-quiz` subcommands."""
-    imp = sub.add_parser("import", help="convert a GIFT, Moodle XML, Aiken or CSV file into "
-                                        "a quiz file, checked as validate does")
+    said = ("convert a GIFT, Moodle XML, Aiken, CSV or Excel (.xlsx, Kahoot's template too) "
+            "file into a quiz file, checked as validate does")
+    imp = sub.add_parser("import", help=said, description=said[:1].upper() + said[1:] + ".")
     imp.add_argument("path", type=Path, metavar="PATH", help="the file to import")
     imp.add_argument("--format", choices=FORMATS,
-                     help="the file's format (default: from its name and content)")
+                     help="the file's format (default: from its name and content; xlsx: "
+                          "an Excel workbook, its first sheet with a header row)")
     imp.add_argument("--id", dest="quiz_id", metavar="ID",
                      help="the quiz's id (default: from the file name)")
     imp.add_argument("--lang", metavar="LANG",

@@ -1,6 +1,7 @@
-"""A quiz file in any format we read (GIFT, Moodle XML, Aiken, CSV, or our YAML) turned into
-our YAML and put through every check `quizbot validate` runs (`content_check.check_paths`),
-in a private folder: nothing is written where it counts until the caller decides.
+"""A quiz file in any format we read (GIFT, Moodle XML, Aiken, CSV, Excel .xlsx, or our YAML)
+turned into our YAML and put through every check `quizbot validate` runs
+(`content_check.check_paths`), in a private folder: nothing is written where it counts until
+the caller decides.
 
 `quizbot import` writes the result beside the other quizzes; an upload in chat installs it
 in the database (`bot.features.installed`).
@@ -27,12 +28,13 @@ from bot.features.content_check import check_paths
 
 YAML = "yaml"
 # Files teachers have that hold questions in a form we do not read: what to send instead
-_SHEET = ("is a spreadsheet; save it as CSV (Excel: File > Save As > CSV UTF-8; Google "
-          "Sheets: File > Download > CSV) and use that file")
 _DOCUMENT = ("is a document; write the questions as Aiken or GIFT text (a .txt file) or "
              "export them from Moodle as Moodle XML")
-_SAVE_AS = {".xlsx": _SHEET, ".xls": _SHEET, ".ods": _SHEET, ".docx": _DOCUMENT,
-            ".doc": _DOCUMENT, ".odt": _DOCUMENT, ".pdf": _DOCUMENT,
+_SAVE_AS = {".xls": "is an old Excel workbook (.xls); save it as .xlsx or CSV (Excel: File > "
+                    "Save As > Excel Workbook) and use that file",
+            ".ods": "is an OpenDocument spreadsheet (.ods); save it as .xlsx or CSV "
+                    "(LibreOffice: File > Save As > Excel 2007-365) and use that file",
+            ".docx": _DOCUMENT, ".doc": _DOCUMENT, ".odt": _DOCUMENT, ".pdf": _DOCUMENT,
             ".mbz": "is a Moodle course backup; export the question bank as Moodle XML "
                     "(Question bank > Export) and use that file"}
 
@@ -75,8 +77,9 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     elif fmt is None:
         # a chat upload and `quizbot quizzes add` have no --format: the name must say it
         out.problems.append(f"{name}: cannot tell its format; name the file .yaml, .gift, "
-                            ".xml (Moodle XML) or .csv, or give an Aiken file its ANSWER: "
-                            f"lines (quizbot import also takes --format {'|'.join(FORMATS)})")
+                            ".xml (Moodle XML), .csv or .xlsx, or give an Aiken file its "
+                            "ANSWER: lines (quizbot import also takes --format "
+                            f"{'|'.join(FORMATS)})")
     if out.problems:
         return out
     try:

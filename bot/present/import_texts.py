@@ -14,10 +14,14 @@ from functools import cache
 # question give, and the import's own about the file
 URDU: tuple[tuple[str, str], ...] = (
     # the file
-    ("{at}: is a spreadsheet; save it as CSV (Excel: File > Save As > CSV UTF-8; Google "
-     "Sheets: File > Download > CSV) and use that file",
-     "{at}: یہ اسپریڈشیٹ ہے؛ اسے CSV کے طور پر محفوظ کریں (Excel: File > Save As > CSV "
-     "UTF-8؛ Google Sheets: File > Download > CSV) اور وہ فائل بھیجیں"),
+    ("{at}: is an old Excel workbook (.xls); save it as .xlsx or CSV (Excel: File > Save As > "
+     "Excel Workbook) and use that file",
+     "{at}: یہ پرانی Excel ورک بک (.xls) ہے؛ اسے .xlsx یا CSV کے طور پر محفوظ کریں (Excel: "
+     "File > Save As > Excel Workbook) اور وہ فائل بھیجیں"),
+    ("{at}: is an OpenDocument spreadsheet (.ods); save it as .xlsx or CSV (LibreOffice: File "
+     "> Save As > Excel 2007-365) and use that file",
+     "{at}: یہ OpenDocument اسپریڈشیٹ (.ods) ہے؛ اسے .xlsx یا CSV کے طور پر محفوظ کریں "
+     "(LibreOffice: File > Save As > Excel 2007-365) اور وہ فائل بھیجیں"),
     ("{at}: is a document; write the questions as Aiken or GIFT text (a .txt file) or export "
      "them from Moodle as Moodle XML",
      "{at}: یہ دستاویز ہے؛ سوالات Aiken یا GIFT متن (.txt فائل) میں لکھیں، یا Moodle سے "
@@ -26,10 +30,11 @@ URDU: tuple[tuple[str, str], ...] = (
      "> Export) and use that file",
      "{at}: یہ Moodle کورس کا بیک اپ ہے؛ سوالات کا بینک Moodle XML کے طور پر برآمد کریں "
      "(Question bank > Export) اور وہ فائل بھیجیں"),
-    ("{at}: cannot tell its format; name the file .yaml, .gift, .xml (Moodle XML) or .csv, "
-     "or give an Aiken file its ANSWER: lines (quizbot import also takes --format {formats})",
-     "{at}: فائل کی قسم معلوم نہیں ہو سکی؛ فائل کا نام .yaml، .gift، .xml (Moodle XML) یا "
-     ".csv پر ختم کریں، یا Aiken فائل میں ANSWER: والی سطریں لکھیں (quizbot import میں "
+    ("{at}: cannot tell its format; name the file .yaml, .gift, .xml (Moodle XML), .csv or "
+     ".xlsx, or give an Aiken file its ANSWER: lines (quizbot import also takes --format "
+     "{formats})",
+     "{at}: فائل کی قسم معلوم نہیں ہو سکی؛ فائل کا نام .yaml، .gift، .xml (Moodle XML)، .csv "
+     "یا .xlsx پر ختم کریں، یا Aiken فائل میں ANSWER: والی سطریں لکھیں (quizbot import میں "
      "--format {formats} بھی دیا جا سکتا ہے)"),
     ("{at}: no question could be imported (every one was skipped)",
      "{at}: کوئی سوال درآمد نہیں ہو سکا (سب چھوڑ دیے گئے)"),
@@ -93,6 +98,21 @@ URDU: tuple[tuple[str, str], ...] = (
      "text, of a filled option",
      "{at}: correct میں {given} ہے؛ کسی بھرے ہوئے آپشن کا نمبر (1-{most})، حرف (A-J یا الف ب "
      "ج د) یا متن لکھیں"),
+    # Excel workbooks (.xlsx, Kahoot's template)
+    ("{at}: cannot be read as an Excel workbook (.xlsx); open it in Excel, LibreOffice or "
+     "Google Sheets and save it again as .xlsx or CSV",
+     "{at}: اسے Excel ورک بک (.xlsx) کے طور پر پڑھا نہیں جا سکا؛ اسے Excel، LibreOffice یا "
+     "Google Sheets میں کھول کر دوبارہ .xlsx یا CSV کے طور پر محفوظ کریں"),
+    ("{at}: unpacks to {size} MB; a workbook may hold at most {limit} MB: keep only the "
+     "questions' sheet",
+     "{at}: کھلنے پر یہ {size} MB کی ہو جاتی ہے؛ ورک بک زیادہ سے زیادہ {limit} MB کی ہو سکتی "
+     "ہے: صرف سوالات والی شیٹ رکھیں"),
+    ("{at}: no row in its first {count} names the columns; write a header row (question, "
+     "option1, option2 .. option10, correct, explanation) or use Kahoot's template (Question, "
+     "Answer 1 .. Answer 4, Correct answer(s))",
+     "{at}: اس کی پہلی {count} قطاروں میں سے کوئی کالموں کے نام نہیں بتاتی؛ سرخی کی قطار "
+     "لکھیں (question، option1، option2 .. option10، correct، explanation) یا Kahoot کا سانچہ "
+     "استعمال کریں (Question، Answer 1 .. Answer 4، Correct answer(s))"),
     # Aiken
     ("{at}: the question has no 'ANSWER: <letter>' line after its options",
      "{at}: سوال کے آپشنز کے بعد 'ANSWER: <حرف>' والی سطر نہیں"),
@@ -315,6 +335,8 @@ URDU_REASONS: tuple[tuple[str, str], ...] = (
     ("{value} is not a number", "{value} عدد نہیں"),
     ("no numbers could be drawn ({why})", "کوئی اعداد نہیں نکالے جا سکے ({why})"),
     ("the credit is shared by {count} answers", "نمبر {count} جوابات میں بٹے ہیں"),
+    ("correct gives {count} options ({given}); keep the one right answer",
+     "correct میں {count} آپشن ({given}) دیے گئے ہیں؛ صرف ایک درست جواب رکھیں"),
 )
 MESSAGES, REASONS, WORDS = {"ur": URDU}, {"ur": URDU_REASONS}, {"ur": URDU_WORDS}
 

@@ -12,6 +12,7 @@ import pytest
 
 from adapters.cli.main import main
 from tests.helpers import old_rule_quiz
+from tests.workbooks import kahoot, workbook
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 MC = ("<question type=\"multichoice\"><name><text>{name}</text></name>"
@@ -261,3 +262,39 @@ def test_a_reimport_keeps_the_ids_an_earlier_import_wrote(tmp_path: Path) -> Non
     written = output.read_text()
     assert written.index("id: q-old-2") < written.index("- text: 1F1B bounds memory")
     assert written.index("id: q-old\n") > written.index("- text: 1F1B bounds memory")
+
+
+def test_a_kahoot_workbook_is_imported_and_validate_accepts_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # A spreadsheet was refused ("save it as CSV"); teachers' Kahoot template is an .xlsx.
+    data = kahoot([
+        [1, "How many stages does this GPipe run have?", 2, 4, 8, None, 20, 2],
+        [2, "Which are collectives?", "all-reduce", "all-gather", "matmul", "", 30, "1,2"],
+        [3, "Which schedule keeps fewer activations?", "1F1B", "GPipe", "", "", 20, 1],
+    ])
+    code, out = _run(tmp_path, "Week 3 pipelines.xlsx", data, "--format", "xlsx")
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "wrote" in err and "2 questions" in err
+    assert ("warning: " + str(tmp_path / "Week 3 pipelines.xlsx") + ", sheet Sheet1:10: "
+            "skipped a multiple-answer question (correct gives 2 options ('1,2'); keep the "
+            "one right answer)") in err
+    text = (out / "quiz.yaml").read_text()
+    assert "id: week-3-pipelines\ntitle: Week 3 pipelines\n" in text
+    assert "    - text: '4'\n" in text and "    correct: 1\n" in text
+    assert main(["validate", str(out / "quiz.yaml")]) == 0
+    # without --format: known by its name, and by its contents under another name
+    assert _run(tmp_path, "week3.xlsx", data, "--force")[0] == 0
+    assert _run(tmp_path, "week3.xls", data, "--force")[0] == 0
+    bad = _run(tmp_path, "notes.xlsx", workbook(("Notes", [["just notes"]])))[0]
+    assert bad == 1
+    assert "notes.xlsx, sheet Notes: no row in its first 30 names the columns" in (
+        capsys.readouterr().err)
+
+
+def test_import_help_names_xlsx(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["import", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert "--format {csv,aiken,gift,moodle-xml,xlsx}" in said
+    assert "CSV or Excel (.xlsx, Kahoot's template too)" in said

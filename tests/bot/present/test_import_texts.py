@@ -15,6 +15,7 @@ from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.import_texts import said_in, translated
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
+from tests.workbooks import kahoot
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 CSV = "question,option1,option2,correct\n"
@@ -26,6 +27,7 @@ WRONG = {
     "rows.csv": (CSV.replace("option2", "option2,option11") + "Q?,a,b,c,A\nR?,a,b,,Z\n"
                  "What is 1+2?,2,3,4,C\nS?,a,b,\"open\n").encode(),
     "week3.xlsx": b"PK\x03\x04", "notes.docx": b"PK\x03\x04", "course.mbz": b"x",
+    "old.xls": b"\xd0\xcf\x11\xe0", "calc.ods": b"PK\x03\x04",
     "notes.txt": b"hello", "archive.csv": b"PK\x03\x04rest",
     "latin1.csv": "question,option1,option2,correct\nQ\xe9?,a,b,A\n".encode("latin-1"),
     "aiken.txt": b"Q1?\nA. a\nB. b\nANSWER: AB\n\nQ2?\nA. a\nB. b\nANSWER: C\n\nQ3?\n"
@@ -58,6 +60,11 @@ WRONG = {
 
 def _messages() -> list[str]:
     out = []
+    kahoot_file = kahoot([[1, "Q?", "a", "b", "c", "", 20, "1,3"], [2, "R?", "a", "b", "", "",
+                                                                    20, 5]])
+    for name, data in {"kahoot.xlsx": kahoot_file, "cut.xlsx": kahoot([])[:-30]}.items():
+        result = convert(data, name)
+        out += result.problems + result.warnings
     for path in sorted(FIXTURES.iterdir()):
         if path.suffix != ".png":
             result = convert(path.read_bytes(), path.name)
@@ -151,3 +158,4 @@ def test_why_a_moodle_question_was_skipped_is_said_in_urdu_too() -> None:
                          "by 2 answers); only multiple choice, true/false and computed "
                          "questions are imported")
     assert "(نمبر 2 جوابات میں بٹے ہیں)" in said
+

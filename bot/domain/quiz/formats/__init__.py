@@ -1,11 +1,12 @@
-"""Quiz files from the formats teachers already have (GIFT, Moodle XML, Aiken, CSV), read
-into a `Draft` and written as our YAML (`to_yaml`); `export` writes them back out."""
+"""Quiz files from the formats teachers already have (GIFT, Moodle XML, Aiken, CSV, Excel
+.xlsx, Kahoot's spreadsheet template among them), read into a `Draft` and written as our YAML
+(`to_yaml`); `export` writes them back out."""
 
 from __future__ import annotations
 
 from pathlib import PurePath
 
-from bot.domain.quiz.formats import aiken, gift, moodle_xml, table
+from bot.domain.quiz.formats import aiken, gift, moodle_xml, sheet, table
 from bot.domain.quiz.formats.draft import (
     MAX_SOURCE_BYTES,
     UTF16_BOMS,
@@ -16,8 +17,9 @@ from bot.domain.quiz.formats.draft import (
 from bot.domain.quiz.formats.export import EXPORT_FORMATS, prepare
 from bot.domain.quiz.model import Quiz
 
-FORMATS = ("csv", "aiken", "gift", "moodle-xml")
-SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": None, ".gift": "gift", ".xml": "moodle-xml"}
+FORMATS = ("csv", "aiken", "gift", "moodle-xml", "xlsx")
+SUFFIXES = {".csv": "csv", ".tsv": "csv", ".txt": None, ".gift": "gift", ".xml": "moodle-xml",
+            ".xlsx": "xlsx"}
 
 __all__ = ["EXPORT_FORMATS", "FORMATS", "Draft", "ImportRefused", "export_quiz",
            "guess_format", "read_draft"]
@@ -26,6 +28,8 @@ __all__ = ["EXPORT_FORMATS", "FORMATS", "Draft", "ImportRefused", "export_quiz",
 def guess_format(name: str, data: bytes) -> str | None:
     """The format from the file's name, else from its first bytes; None when unclear
     (and for our own YAML)."""
+    if sheet.is_workbook(data):  # whatever its name says (a workbook named .xls or .csv)
+        return "xlsx"
     by_name = SUFFIXES.get(PurePath(name).suffix.lower())
     if by_name:
         return by_name
@@ -52,6 +56,8 @@ def read_draft(data: bytes, name: str, fmt: str, lang: str = "en") -> Draft:
                              f"{MAX_SOURCE_BYTES // (1024 * 1024)} MB"])
     if fmt == "moodle-xml":
         return moodle_xml.read(data, name, lang)
+    if fmt == "xlsx":
+        return sheet.read(data, name)
     text = decode(data, name)
     if fmt == "gift":
         return gift.read(text, name, lang)

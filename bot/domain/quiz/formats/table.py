@@ -16,6 +16,12 @@ The first row is the header; columns by name, in any order (case and spaces igno
 A line before the header that starts with `#` (`# Week 3: acids and bases`, or `# title:
 Week 3`) is the quiz's title too.
 
+Kahoot's template names its columns its own way, also read: "Question - max 120 characters",
+"Answer 1 - max 75 characters" .. "Answer 4", "Correct answer(s) - choose at least one" (the
+right answer's number, never its text) and "Time limit (sec)" (not kept). A `correct` that
+names several options ("1,3") skips its row with a warning: a question here has one right
+answer. Excel workbooks (`sheet.py`) hand their rows to `take`, so both read alike.
+
 UTF-8 (Excel's BOM is fine) or UTF-16 with its BOM (Excel's "Unicode Text"), comma-,
 semicolon- or tab-separated (read from the header line, or a first line `sep=;`),
 quoted as RFC 4180 says (https://www.rfc-editor.org/rfc/rfc4180). `quizbot export-quiz
@@ -28,6 +34,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Iterable, Iterator
 
 from bot.domain.quiz.formats.draft import Draft, DraftOption, DraftQuestion, tidy
 from bot.domain.quiz.formats.export import Plain, Prepared
@@ -37,11 +44,26 @@ _LETTERS = "ABCDEFGHIJ"
 # How Urdu papers letter their options: (الف) (ب) (ج) (د)
 _URDU_LETTERS = ("الف", "ب", "ج", "د")
 _OPTION = re.compile(r"option(\d+)")
-_KNOWN = re.compile(r"question|option\d+|why_not\d+|correct|explanation|id|category|title")
+_KNOWN = re.compile(r"question|option\d+|why_not\d+|correct(_number)?|explanation|id|category|"
+                    r"title")
+# Kahoot's spreadsheet template names its columns "Question - max 120 characters", "Answer 1
+# - max 75 characters" .. "Answer 4", "Time limit (sec) ..." and "Correct answer(s) - choose
+# at least one" (a number 1-4, never an option's text: `correct_number`); the time limit is
+# Kahoot's own, not a quiz's here
+_KAHOOT = ((re.compile(r"question( [-–] max \d+ characters)?"), "question"),
+           (re.compile(r"answer (\d+)( [-–] max \d+ characters)?( \(optional\))?"),
+            r"option\1"),
+           (re.compile(r"correct answer(\(s\)|s)?( [-–] .*)?"), "correct_number"),
+           (re.compile(r"time limit.*"), "time_limit"))
+_CORRECT = {"correct", "correct_number"}
 
 
 def _column(name: str) -> str:
-    return re.sub(r"[\s_]+", "", name.strip().lower()).replace("whynot", "why_not")
+    said = " ".join(name.split()).lower()
+    for pattern, ours in _KAHOOT:  # Kahoot's template says what each column is for
+        if (found := pattern.fullmatch(said)) is not None:
+            return found.expand(ours)
+    return re.sub(r"[\s_]+", "", said).replace("whynot", "why_not")
 
 
 def _delimiter(first: str) -> str:
@@ -52,8 +74,21 @@ def _delimiter(first: str) -> str:
 
 def is_header(line: str) -> bool:
     """Whether `line` is a header `read` takes (a sheet saved under another name, .txt)."""
-    names = {_column(c.strip('"')) for c in line.rstrip("\r").split(_delimiter(line))}
-    return {"question", "option1", "option2", "correct"} <= names
+    return is_header_row([c.strip('"') for c in line.rstrip("\r").split(_delimiter(line))])
+
+
+def is_header_row(cells: list[str]) -> bool:
+    """Whether a row's cells name the columns a table needs (ours or Kahoot's)."""
+    names = {_column(c) for c in cells}
+    return {"question", "option1", "option2"} <= names and bool(names & _CORRECT)
+
+
+def title_line(line: str) -> str:
+    """The title a "# Week 3: acids and bases" (or "# title: Week 3") line above the header
+    gives."""
+    said = re.sub(r"^title\s*[:=]\s*", "", line.strip().strip("#").strip(),
+                  flags=re.IGNORECASE)
+    return tidy(said.rstrip(",;\t\r \"").strip('" '))
 
 
 def read(text: str, source: str) -> Draft:
@@ -65,41 +100,55 @@ def read(text: str, source: str) -> Draft:
     text, skipped = (rest, 1) if hint else (text, 0)
     while text.startswith("#"):  # "# Week 3: acids and bases" above the header: the title
         line, _, text = text.partition("\n")
-        said = re.sub(r"^title\s*[:=]\s*", "", line.strip("#").strip(), flags=re.IGNORECASE)
-        draft.title = draft.title or tidy(said.rstrip(",;\t\r \"").strip('" '))
+        draft.title = draft.title or title_line(line)
         skipped += 1
     first = text.partition("\n")[0]
     delimiter = hint.group(1) if hint else _delimiter(first)
     rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
-    at = f"{source}:{1 + skipped}"  # the header's line
+    start = [1 + skipped]  # the line the row being read starts on: a cell may hold breaks
+
+    def body() -> Iterator[tuple[str, list[str]]]:
+        start[0] = rows.line_num + 1 + skipped
+        for row in rows:
+            yield f"{source}:{start[0]}", row
+            start[0] = rows.line_num + 1 + skipped
+
     try:
-        header = [_column(h) for h in next(rows)]
-    except StopIteration:
+        take(draft, f"{source}:{1 + skipped}", next(rows, None), body())
+    except csv.Error as exc:
+        if "end of data" in str(exc):
+            draft.problems.append(f"{source}:{start[0]}: a quoted cell that starts in this "
+                                  "row is not closed; add the missing '\"'")
+        else:
+            draft.problems.append(f"{source}:{start[0]}: is not valid CSV: {exc}")
+    return draft
+
+
+def take(draft: Draft, at: str, header: list[str] | None,
+         rows: Iterable[tuple[str, list[str]]]) -> None:
+    """The questions of a table's `rows` (each with its position) under `header` (the
+    header row's cells as written, at `at`; None: the table is empty): the one reader of
+    CSV and spreadsheet rows alike."""
+    if header is None:
         draft.problems.append(f"{at}: is empty; the first row names the columns")
-        return draft
+        return
+    header = [_column(h) for h in header]
     twice = [c for c in dict.fromkeys(header) if header.count(c) > 1 and _KNOWN.fullmatch(c)]
     if twice:  # the last one would silently win: an option or an explanation lost
         draft.problems.append(f"{at}: the header names {', '.join(twice)} twice (columns "
                               + "; ".join(", ".join(str(k + 1) for k, h in enumerate(header)
                                                     if h == c) for c in twice)
                               + "); name each column once")
-        return draft
-    missing = [c for c in ("question", "option1", "option2", "correct") if c not in header]
+        return
+    missing = [c for c in ("question", "option1", "option2", "correct") if c not in header
+               and not (c == "correct" and "correct_number" in header)]
     if missing:
         draft.problems.append(f"{at}: the header has no {', '.join(missing)} column "
                               "(columns: question, option1..option10, correct, explanation, "
                               "why_not1..why_not10, id, category, title)")
-        return draft
-    start = rows.line_num + 1 + skipped  # a row's first line: a cell may hold line breaks
-    try:
-        for row in rows:
-            _row(dict(zip(header, row, strict=False)), f"{source}:{start}", draft)
-            start = rows.line_num + 1 + skipped
-    except csv.Error as exc:
-        why = ("a quoted cell that starts in this row is not closed; add the missing '\"'"
-               if "end of data" in str(exc) else f"is not valid CSV: {exc}")
-        draft.problems.append(f"{source}:{start}: {why}")
-    return draft
+        return
+    for where, row in rows:
+        _row(dict(zip(header, row, strict=False)), where, draft)
 
 
 def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
@@ -121,13 +170,11 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
         if text:
             options.append(DraftOption(text, tidy(cells.get(f"why_not{n}", ""))))
             numbers.append(n)
-    given = tidy(cells.get("correct", ""))
-    correct = given.upper()
-    urdu = given.strip("()")
-    n = (_LETTERS.index(correct) + 1 if len(correct) == 1 and correct in _LETTERS
-         else _URDU_LETTERS.index(urdu) + 1 if urdu in _URDU_LETTERS
-         else int(correct) if correct.isdecimal() else 0)
-    named = [m for m, option in zip(numbers, options, strict=True) if option.text == given]
+    by_number = "correct_number" in cells  # Kahoot's: the option's number, never its text
+    given = tidy(cells.get("correct_number" if by_number else "correct", ""))
+    n = _number(given)
+    named = [] if by_number else [m for m, option in zip(numbers, options, strict=True)
+                                  if option.text == given]
     if n in numbers and named and n not in named:
         # "What is 1+2?" with options 2, 3, 4 and correct 3: option 3 is '4'; the teacher
         # most likely meant the option that reads 3 (it was keyed '4' without a word)
@@ -139,6 +186,12 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
         return
     if n not in numbers and len(named) == 1:
         n = named[0]  # the right option's text, as many sheets give it
+    several = [_number(part) for part in re.split(r"\s*[,;]\s*", given)]
+    if n not in numbers and len(set(several)) > 1 and set(several) <= set(numbers):
+        # Kahoot's "1,3": two right answers, where a question here has one
+        draft.skip(where, "multiple-answer", f"correct gives {len(several)} options "
+                   f"({given!r}); keep the one right answer")
+        return
     if n not in numbers:
         draft.problems.append(f"{where}: correct is {given or 'empty'!r}; give the right "
                               f"option's number (1-{MAX_OPTIONS}), letter (A-J) or text, of "
@@ -149,6 +202,14 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
     draft.questions.append(DraftQuestion(
         where, cells.get("id", "").strip(), tidy(cells.get("question", "")), options,
         general=tidy(cells.get("explanation", "")), category=tidy(cells.get("category", ""))))
+
+
+def _number(given: str) -> int:
+    """The option a `correct` cell names by number or letter (0: neither)."""
+    correct, urdu = given.upper(), given.strip("()")
+    return (_LETTERS.index(correct) + 1 if len(correct) == 1 and correct in _LETTERS
+            else _URDU_LETTERS.index(urdu) + 1 if urdu in _URDU_LETTERS
+            else int(correct) if correct.isdecimal() else 0)
 
 
 # --- writing -----------------------------------------------------------------------------

@@ -93,14 +93,18 @@ def test_a_gift_multiple_answer_question_is_skipped_not_the_whole_file_refused()
 
 
 def test_a_spreadsheet_or_document_is_told_what_to_save_it_as(tmp_path: Path) -> None:
-    # An .xlsx was told "name the file .csv", which then failed as "a zip archive".
-    sheet = tmp_path / "week3.xlsx"
+    # An .xlsx was told "name the file .csv", which then failed as "a zip archive"; an .xlsx
+    # is read now (test_sheet.py), an old .xls or an .ods is told to save it as one.
+    sheet = tmp_path / "week3.ods"
     with zipfile.ZipFile(sheet, "w") as z:
-        z.writestr("[Content_Types].xml", "<Types/>")
-        z.writestr("xl/workbook.xml", "<workbook/>")
-    assert convert(sheet.read_bytes(), "week3.xlsx").problems == [
-        "week3.xlsx: is a spreadsheet; save it as CSV (Excel: File > Save As > CSV UTF-8; "
-        "Google Sheets: File > Download > CSV) and use that file"]
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        z.writestr("content.xml", "<office:document-content/>")
+    assert convert(sheet.read_bytes(), "week3.ods").problems == [
+        "week3.ods: is an OpenDocument spreadsheet (.ods); save it as .xlsx or CSV "
+        "(LibreOffice: File > Save As > Excel 2007-365) and use that file"]
+    assert convert(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "week3.xls").problems == [
+        "week3.xls: is an old Excel workbook (.xls); save it as .xlsx or CSV (Excel: File > "
+        "Save As > Excel Workbook) and use that file"]
     assert convert(sheet.read_bytes(), "week3.docx").problems[0].startswith(
         "week3.docx: is a document; write the questions as Aiken or GIFT text")
 
