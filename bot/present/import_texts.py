@@ -36,6 +36,12 @@ URDU: tuple[tuple[str, str], ...] = (
      "{at}: فائل کی قسم معلوم نہیں ہو سکی؛ فائل کا نام .yaml، .gift، .xml (Moodle XML)، .csv "
      "یا .xlsx پر ختم کریں، یا Aiken فائل میں ANSWER: والی سطریں لکھیں (quizbot import میں "
      "--format {formats} بھی دیا جا سکتا ہے)"),
+    ("{at}: unknown format {fmt}; one of {formats}",
+     "{at}: نامعلوم قسم {fmt}؛ ان میں سے ایک دیں: {formats}"),
+    ("--id {id}: must be 1-40 of a-z, 0-9, '-', '_'",
+     "--id {id}: میں a-z، 0-9، '-' اور '_' کے 1 سے 40 حروف ہوں"),
+    ("--lang {lang}: must be a language code like en or ur",
+     "--lang {lang}: زبان کا کوڈ ہو، جیسے en یا ur"),
     ("{at}: no question could be imported (every one was skipped)",
      "{at}: کوئی سوال درآمد نہیں ہو سکا (سب چھوڑ دیے گئے)"),
     ("{at}: no question could be imported", "{at}: کوئی سوال درآمد نہیں ہو سکا"),
@@ -315,6 +321,9 @@ URDU_WORDS = {
     "a calculated": "حسابی (calculated)", "a calculatedsimple": "سادہ حسابی (calculatedsimple)",
     "a ddwtos": "گھسیٹ کر رکھنے والا (ddwtos)", "a gapselect": "خالی جگہ چننے والا (gapselect)",
     "a multianswer": "کئی حصوں والا (multianswer)", "an untyped": "بغیر قسم کا",
+    "a ddimageortext": "تصویر پر گھسیٹ کر رکھنے والا (ddimageortext)",
+    "a ddmarker": "نشان گھسیٹ کر رکھنے والا (ddmarker)", "a random": "بے ترتیب (random)",
+    "a randomsamatch": "بے ترتیب جوڑ ملانے والا (randomsamatch)",
     "it has one answer, typed in; give it wrong answers to choose from, as a calculatedmulti":
         "اس کا ایک ہی جواب ہے جو لکھا جاتا ہے؛ calculatedmulti کی طرح چننے کے لیے غلط جواب بھی دیں",
     "<single>false</single>": "<single>false</single>",

@@ -4,15 +4,18 @@ teachers send (and the ones they get wrong), and the lists they come in."""
 
 from __future__ import annotations
 
+import ast
+import itertools
 from pathlib import Path
 
 import pytest
 
 from bot.domain.errors import UploadRefused
 from bot.domain.results import Actor, InstallOutcome
+from bot.features import importing
 from bot.features.importing import convert
 from bot.present.i18n import Catalogue, strip_isolates
-from bot.present.import_texts import said_in, translated
+from bot.present.import_texts import URDU_WORDS, said_in, translated
 from bot.present.plan import Planner
 from bot.present.render import PLAIN
 from tests.workbooks import kahoot
@@ -159,3 +162,57 @@ def test_why_a_moodle_question_was_skipped_is_said_in_urdu_too() -> None:
                          "questions are imported")
     assert "(نمبر 2 جوابات میں بٹے ہیں)" in said
 
+
+SOURCES = [*sorted((Path(__file__).parents[3] / "bot/domain/quiz/formats").glob("*.py")),
+           Path(importing.__file__)]
+
+
+def _said(node: ast.expr) -> list[str]:
+    """Each message an f-string (or a sum or choice of them) can make, a placeholder for
+    each value it fills in ("{x}" in our table matches any text)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        parts = [_said(v) if isinstance(v, ast.Constant)
+                 else _said(v.value) if isinstance(v, ast.FormattedValue)
+                 and isinstance(v.value, ast.IfExp) else ["x"] for v in node.values]
+        return ["".join(p) for p in itertools.product(*parts)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return [a + b for a in _said(node.left) for b in _said(node.right)]
+    if isinstance(node, ast.IfExp):
+        return _said(node.body) + _said(node.orelse)
+    return ["x"]
+
+
+def test_every_message_the_formats_can_give_has_its_urdu() -> None:
+    # Read from the source, not from files that happen to make them: a rare message (the
+    # --id and --lang refusals, an unknown format) was still English to an Urdu uploader.
+    said, reasons, kinds = [], [], []
+    for path in SOURCES:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if (isinstance(func, ast.Attribute) and func.attr == "append"
+                    and isinstance(func.value, ast.Attribute)
+                    and func.value.attr in ("problems", "warnings")):
+                said += [(path.name, node.lineno, m) for m in _said(node.args[0])]
+            elif isinstance(func, ast.Name) and func.id == "ImportRefused":
+                assert isinstance(node.args[0], ast.List), (path.name, node.lineno)
+                said += [(path.name, node.lineno, m) for e in node.args[0].elts
+                         for m in _said(e)]
+            elif isinstance(func, ast.Attribute) and func.attr == "skip":
+                kinds += [k.value for k in node.args[1:2] if isinstance(k, ast.Constant)]
+                reasons += [(path.name, node.lineno, m) for m in
+                            (_said(node.args[2]) if len(node.args) > 2 else [])]
+    said += [("importing.py", 0, f"w.xls: {m}") for m in importing._SAVE_AS.values()]
+    assert len(said) > 60
+    # every one but the file-name-only "{name}: {_SAVE_AS[suffix]}" (its texts are above)
+    assert [s for s in said if not translated("ur", s[2]) and s[2] != "x: x"] == []
+    # a skipped question's reason and kind are said in Urdu inside it
+    skipped = "w.csv:1: skipped a question ({}); only multiple choice, true/false and " \
+              "computed questions are imported"
+    assert [r for r in reasons if r[2] != "x" and r[2] not in URDU_WORDS
+            and r[2] in said_in("ur", skipped.format(r[2]))] == []
+    assert [k for k in kinds if f"a {k}" not in URDU_WORDS and f"an {k}" not in URDU_WORDS
+            ] == []

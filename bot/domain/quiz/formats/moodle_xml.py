@@ -88,9 +88,12 @@ class _Builder(xml.sax.ContentHandler):
     def startElement(self, name: str, attrs: xml.sax.xmlreader.AttributesImpl) -> None:
         self.count += 1
         if len(self.stack) >= MAX_DEPTH or self.count > MAX_ELEMENTS:
-            what = (f"nests deeper than {MAX_DEPTH} elements" if len(self.stack) >= MAX_DEPTH
-                    else f"has more than {MAX_ELEMENTS:,} elements")
-            raise ImportRefused([f"{self.source}:{self._line()}: {what}; not a Moodle export"])
+            at = f"{self.source}:{self._line()}"
+            if len(self.stack) >= MAX_DEPTH:
+                raise ImportRefused([f"{at}: nests deeper than {MAX_DEPTH} elements; not a "
+                                     "Moodle export"])
+            raise ImportRefused([f"{at}: has more than {MAX_ELEMENTS:,} elements; not a Moodle "
+                                 "export"])
         node = Node(name, dict(attrs), self._line())
         if self.stack:
             self.stack[-1].children.append(node)
