@@ -157,7 +157,8 @@ def export(config: Config, args: argparse.Namespace) -> int:
     except Refusal as exc:
         return _fail(str(exc))
     if args.chat and not rows.learners:
-        return _fail(f"no sessions were started in chat {args.chat}")
+        return _fail(f"no sessions were started in chat {args.chat}; check the id: quizbot "
+                     "stats lists the groups with learners and the id --chat takes")
     write = reporting.export_csv if args.format == "csv" else reporting.export_json
     text = write(rows, _quizzes(config))
     if args.output is None:
