@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     play = sub.add_parser("play", help="take the quiz in this terminal (no token needed)")
-    play.add_argument("--quiz", metavar="ID", help="quiz id (default: the first quiz)")
+    play.add_argument("--quiz", metavar="ID", help="quiz id, as quizbot list shows it "
+                                                   "(default: the config's quiz.default, "
+                                                   "else the easiest quiz)")
     play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
     play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
@@ -75,7 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--bidi", **bidi)  # type: ignore[arg-type]
 
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
-    run.add_argument("--config", metavar="PATH", type=Path, required=True)
+    run.add_argument("--config", metavar="PATH", type=Path, required=True,
+                     help="config file (start from deploy/config.example.yaml; tokens come "
+                          "from TELEGRAM_BOT_TOKEN and DISCORD_BOT_TOKEN)")
 
     copy = sub.add_parser("copy-db", help="copy all data between stores (target must be empty)")
     copy.add_argument("--from", dest="source", metavar="URL", required=True,

@@ -46,3 +46,20 @@ def test_set_webhook_without_what_it_needs_says_what_to_set(
     assert capsys.readouterr().err.endswith(
         "required to register a webhook: set both as docs/configuration.md shows (Telegram "
         "webhook mode)\n")
+
+
+def test_play_and_run_help_say_what_the_docs_say(capsys) -> None:
+    """`play --help` said --quiz defaults to 'the first quiz' (it is quiz.default, else the
+    easiest: docs/learners.md), and `run --help` said nothing of --config or the tokens."""
+    import pytest
+
+    from adapters.cli.main import main
+
+    for argv in (["play", "--help"], ["run", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "the first quiz" not in out
+    assert "(default: the config's quiz.default, else the easiest quiz)" in out
+    assert ("config file (start from deploy/config.example.yaml; tokens come from "
+            "TELEGRAM_BOT_TOKEN and DISCORD_BOT_TOKEN)") in out
