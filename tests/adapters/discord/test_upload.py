@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.workbooks import workbook
+
 from .conftest import ALICE, BOB, GUILD, replied, running, write_config
 from .fake_discord import FakeDiscord
 
@@ -114,3 +116,32 @@ async def test_an_upload_takes_its_title_from_the_title_option(tmp_path: Path,
         text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
         assert "Installed “Week 3: Pipelines” (questions: 1)" in text
         assert app.engine.library.quiz("my-quiz-v2").title.get("en") == "Week 3: Pipelines"
+
+
+async def test_an_admin_uploads_an_excel_workbook(tmp_path: Path, fake: FakeDiscord) -> None:
+    # An .xlsx was refused ("save it as CSV"): the attachment's bytes are a zip, read as one.
+    path = write_config(tmp_path, fake)
+    path.write_text(path.read_text() + f"admins:\n  discord: [{ALICE['id']}]\n")
+    book = workbook(("Questions", [
+        ["# Week 3: Pipelines"],
+        ["question", "option1", "option2", "option3", "correct", "explanation"],
+        ["How many stages does this GPipe run have?", 2, 4.0, 8, "B", "Four, one per GPU."],
+        [],
+        ["Which splits the layers?", "Pipeline", "Data", None, "A", "Pipeline: by layers."],
+    ]))
+    async with running(path) as app:
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options={
+            "upload": ("week3.xlsx", book)}))
+        assert ix.original is not None
+        text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
+        assert "Installed “Week 3: Pipelines” (questions: 2)" in text
+        quiz = app.engine.library.quiz("week3")
+        assert [o.text.get("en") for o in quiz.questions[0].options] == ["2", "4", "8"]
+        assert quiz.questions[0].correct == 1
+        assert len(fake.downloads) == 1
+
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options={
+            "upload": ("week3.xls", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1")}))
+        assert ix.original is not None and ix.original.content.endswith(
+            "• week3.xls: is an old Excel workbook (.xls); save it as .xlsx or CSV (Excel: "
+            "File > Save As > Excel Workbook) and use that file")

@@ -15,6 +15,7 @@ from bot.store.sqlite import SQLiteStore
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, is_question
 from tests.adapters.telegram.support import BotFactory
+from tests.workbooks import kahoot
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 ADMIN = 4242
@@ -199,3 +200,41 @@ async def test_an_urdu_speaking_admin_is_told_each_problem_and_warning_in_urdu(
         await _send_file(admin, "week3.csv", bad.replace(b",Z\n", b",A\n"))
         text = strip_isolates((await admin.reply(since))["text"])
         assert "• week3.csv:2: عمومی فیڈبیک نہیں؛" in text and "explanation" not in text
+
+
+async def test_an_admin_installs_kahoots_spreadsheet(start_bot: BotFactory,
+                                                     api: FakeBotAPI) -> None:
+    # An .xlsx was refused ("save it as CSV"); Kahoot's template is the sheet teachers have.
+    sheet = kahoot([
+        [1, "Which parallelism splits the layers into stages?", "Data", "Pipeline", "Tensor",
+         "", 20, 2],
+        [2, "Which are collectives?", "all-reduce", "all-gather", "matmul", "", 30, "1,2"],
+        [3, "How many stages does this GPipe run have?", 2, 4, 8, None, 20, 2],
+    ])
+    async with start_bot(admins=[ADMIN, ADMIN + 1]):
+        for user, lang in ((ADMIN, "en"), (ADMIN + 1, "ur")):
+            admin = Learner(api, api.user(user, "Ada", language_code=lang))
+            since = admin.mark()
+            await _send_file(admin, "Week 3.xlsx", sheet)
+            text = strip_isolates((await admin.reply(since))["text"])
+            if lang == "en":
+                assert text.startswith("Installed “Week 3” (questions: 2). Everyone can start "
+                                       "it with /quiz week-3")
+                assert ("• Week 3.xlsx, sheet Sheet1:10: skipped a multiple-answer question "
+                        "(correct gives 2 options ('1,2'); keep the one right answer)") in text
+            else:
+                assert "/quiz week-3" in text
+                assert ("• Week 3.xlsx, sheet Sheet1:10: کئی درست جوابات والا سوال چھوڑ دیا "
+                        "گیا (correct میں 2 آپشن ('1,2') دیے گئے ہیں؛") in text
+        assert len(api.calls_of("getFile")) == 2  # the bytes came through the file download
+
+        learner = Learner(api, api.user(1001, "Lin"))
+        since = learner.mark()
+        await learner.send("/quiz week-3")
+        question = await learner.reply(since, is_question)
+        assert "Which parallelism splits the layers into stages?" in question["text"]
+
+        since = admin.mark()
+        await _send_file(admin, "week3.ods", b"PK\x03\x04")
+        assert "week3.ods: یہ OpenDocument اسپریڈشیٹ (.ods) ہے؛ اسے .xlsx یا CSV" in (
+            strip_isolates((await admin.reply(since))["text"]))
