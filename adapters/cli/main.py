@@ -218,7 +218,7 @@ def validate(paths: Sequence[Path]) -> int:
 def copy_db(source: str, target: str) -> int:
     """Copy every row from `source` to the empty `target`; print what was copied."""
     from bot.domain.secret import Secret
-    from bot.store.copy import copy_db as copy_all
+    from bot.ops.copy_db import copy_db as copy_all
     from bot.store.urls import redact, split_password
 
     (src, src_pw), (dst, dst_pw) = split_password(source), split_password(target)

@@ -1,9 +1,9 @@
 """`quizbot backup|restore|stats|export|check`: operations on a deployment, no bot started.
 
 Each reads the same config as `quizbot run` and works on either store: SQLite through
-`bot.store.sqlite_ops` (the stdlib's backup API), PostgreSQL through `bot.store.pg_ops`
+`bot.ops.sqlite_backup` (the stdlib's backup API), PostgreSQL through `bot.ops.pg_backup`
 (`pg_dump`/`pg_restore`); stats, export and check run the store's read commands through
-`bot.store.reader`, which never migrates or writes, and `bot.present.reporting` formats
+`bot.ops.reader`, which never migrates or writes, and `bot.present.reporting` formats
 what they read. A refusal prints one line naming what is wrong and returns 1.
 """
 
@@ -20,14 +20,14 @@ from bot.app.config import Config
 from bot.domain.errors import ConfigError, EmptyDatabase, StoreRefused
 from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
+from bot.ops import pg_backup, sqlite_backup
+from bot.ops.files import PlaceError, refuse_existing, write_new
+from bot.ops.reader import open_reader
 from bot.present import reporting
 from bot.present.limits import check_rendered_sizes
-from bot.store import pg_ops, sqlite_ops
 from bot.store.command import Command
 from bot.store.commands.report_sql import Scope, export_rows, overview, summary
-from bot.store.files import PlaceError, refuse_existing, write_new
 from bot.store.migrate import migrations
-from bot.store.reader import open_reader
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of
 
@@ -69,13 +69,13 @@ def backup(config: Config, args: argparse.Namespace) -> int:
     try:
         if _postgres(config):
             _read(config, summary)  # quizbot's database, as on SQLite, or StoreRefused
-            archive = pg_ops.dump(config.storage_url, _password(config), args.path,
+            archive = pg_backup.dump(config.storage_url, _password(config), args.path,
                                   force=args.force)
             print(f"backed up {_where(config)} to {args.path} (pg_dump custom format): schema "
                   f"version {max(archive.versions, default=0)}, {len(archive.entries)} "
                   f"entries, {args.path.stat().st_size} bytes")
             return EXIT_OK
-        done = sqlite_ops.backup(path_from_url(config.storage_url), args.path, force=args.force)
+        done = sqlite_backup.backup(path_from_url(config.storage_url), args.path, force=args.force)
     except Refusal as exc:
         return _fail(str(exc))
     print(f"backed up {_where(config)} to {done.path}: schema version {done.version}, "
@@ -107,7 +107,7 @@ def restore(config: Config, args: argparse.Namespace) -> int:
     try:
         if _postgres(config):
             return _restore_postgres(config, args)
-        done = sqlite_ops.restore(args.path, path_from_url(config.storage_url), force=args.force)
+        done = sqlite_backup.restore(args.path, path_from_url(config.storage_url), force=args.force)
     except Refusal as exc:
         return _fail(str(exc))
     print(f"restored {args.path} into {_where(config)}: schema version {done.version}, "
@@ -117,13 +117,13 @@ def restore(config: Config, args: argparse.Namespace) -> int:
 
 
 def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
-    archive = pg_ops.read_archive(args.path)
-    problem = pg_ops.archive_problem(archive)
+    archive = pg_backup.read_archive(args.path)
+    problem = pg_backup.archive_problem(archive)
     if problem:
         return _fail(f"{args.path}: refused: {problem}")
-    newer = asyncio.run(pg_ops.guard_restore(config.storage_url, _password(config), args.path,
+    newer = asyncio.run(pg_backup.guard_restore(config.storage_url, _password(config), args.path,
                                              force=args.force))
-    pg_ops.restore(config.storage_url, _password(config), args.path)
+    pg_backup.restore(config.storage_url, _password(config), args.path)
     print(f"restored {args.path} into {_where(config)}: schema version "
           f"{max(archive.versions)}" + (" (newer activity discarded)" if newer else ""))
     return EXIT_OK
@@ -177,7 +177,7 @@ def export(config: Config, args: argparse.Namespace) -> int:
 def _database_line(config: Config) -> str:
     where, postgres = _where(config), _postgres(config)
     try:
-        found = _read(config, summary) if postgres else sqlite_ops.inspect(path_from_url(
+        found = _read(config, summary) if postgres else sqlite_backup.inspect(path_from_url(
             config.storage_url))
     except EmptyDatabase:  # as `createdb` or a failed first start left it: `run` migrates it
         return f"{where}: empty (quizbot creates its tables on first start)"

@@ -28,8 +28,8 @@ from bot.domain.quiz.formats.export import left_out
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.features.importing import Imported, convert
 from bot.features.installed import Installed
+from bot.ops.files import PlaceError, refuse_existing, write_new
 from bot.present.i18n import Catalogue
-from bot.store.files import PlaceError, refuse_existing, write_new
 from bot.store.sqlite import path_from_url
 
 EXIT_OK, EXIT_ERROR = 0, 1

@@ -14,7 +14,8 @@ import pytest
 from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult
-from bot.store import open_url, pg_ops
+from bot.ops import pg_backup
+from bot.store import open_url
 from bot.store.urls import split_password
 from tests.e2e.test_ops_cli import quizbot
 from tests.helpers import right_option
@@ -168,6 +169,6 @@ async def test_stats_export_and_check_read_postgres(deployment: Path, postgres_u
 def test_a_missing_pg_dump_is_one_clear_line(monkeypatch: pytest.MonkeyPatch,
                                              tmp_path: Path) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
-    monkeypatch.setattr(pg_ops, "PG_BIN_GLOB", str(tmp_path / "nowhere" / "*" / "bin"))
-    with pytest.raises(pg_ops.OpsError, match="pg_dump was not found on PATH"):
-        pg_ops.find_tool("pg_dump")
+    monkeypatch.setattr(pg_backup, "PG_BIN_GLOB", str(tmp_path / "nowhere" / "*" / "bin"))
+    with pytest.raises(pg_backup.OpsError, match="pg_dump was not found on PATH"):
+        pg_backup.find_tool("pg_dump")

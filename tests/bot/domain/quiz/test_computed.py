@@ -17,11 +17,11 @@ from bot.domain.quiz.computed import draw, named_option
 from bot.domain.quiz.sampling import drawn_warnings, sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
+from bot.ops.reader import open_reader
 from bot.present import reporting
 from bot.present.i18n import strip_isolates
 from bot.store.commands import learning_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, export_rows
-from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 

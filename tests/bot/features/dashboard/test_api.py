@@ -355,9 +355,9 @@ async def test_the_learner_page_opens_on_a_summary_whose_numbers_agree(
 async def test_configured_admins_see_problem_reports_and_resolve_them(
         served: Served, quizzes: dict[str, Quiz]) -> None:
     from bot.domain.payloads import ReportPayload
+    from bot.ops.reader import open_reader
     from bot.present.reporting import format_overview
     from bot.store.commands.report_sql import overview
-    from bot.store.reader import open_reader
 
     ada = Actor("telegram", "1", None, "Ada")
     prompt = await served.engine.start(ada, "parallelism")

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.domain.errors import OpsError
+from bot.ops.files import PlaceError, new_file
+from bot.ops.reader import connected, on_postgres
 from bot.store.commands.report_sql import last_activity
-from bot.store.files import PlaceError, new_file
 from bot.store.migrate import TABLES, migrations, newer, postgres_version
-from bot.store.reader import connected, on_postgres
 from bot.store.urls import redact, split_password
 
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"

@@ -7,7 +7,7 @@ empty and, before COMMIT, that it holds exactly as many rows per table (and the 
 scores) as the source: a failed or short copy leaves the target empty. Stop the bots on
 the source first; answers written after the snapshot would not be copied.
 
-Each end is one connection, a `bot.store.reader.Reader`: the checks are a command
+Each end is one connection, a `bot.ops.reader.Reader`: the checks are a command
 (`counts`) run with the store's executor, and rows move a chunk at a time (a table may not
 fit in memory).
 """
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from bot.domain.errors import StoreRefused
 from bot.domain.secret import Secret
+from bot.ops.reader import Reader, connected, on_postgres, on_sqlite
 from bot.store import open_url
 from bot.store.command import Command, q
 from bot.store.migrate import TABLES
-from bot.store.reader import Reader, connected, on_postgres, on_sqlite
 from bot.store.sqlite import path_from_url
 from bot.store.urls import redact, scheme_of
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 from bot.domain.errors import EmptyDatabase, OpsError
-from bot.store import sqlite_ops
+from bot.ops import sqlite_backup
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
 from bot.store.migrate import migrations, postgres_version
 from bot.store.urls import redact, remedy, scheme_of, scrubbed, split_password
@@ -102,8 +102,8 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
 
         # exactly quizbot's, or OpsError
         path = path_from_url(url)
-        with (sqlite_ops.open_checked(path) as conn,
-              sqlite_ops.refusing_damage(path)):
+        with (sqlite_backup.open_checked(path) as conn,
+              sqlite_backup.refusing_damage(path)):
             yield on_sqlite(conn)
         return
     async with connected(url, password) as pg:

@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.domain.errors import EmptyDatabase, OpsError, StoreRefused
+from bot.ops.files import PlaceError, new_file
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
-from bot.store.files import PlaceError, new_file
 from bot.store.migrate import NotOurs, open_examined
 
 
@@ -62,7 +62,7 @@ def hold(db: Path, *, exclusive: bool) -> Iterator[None]:
 def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connection]:
     """A read-only connection to an exact quizbot database (`migrate.open_examined`), closed
     on exit; OpsError for anything else (`quick`: its pages checked too). The reader
-    (`bot.store.reader`) runs its commands on a worker thread.
+    (`bot.ops.reader`) runs its commands on a worker thread.
 
     A read-only connection to a WAL database makes a -wal and a -shm file when none is
     there and cannot delete them: made by root, they would stop the bot's own user from
@@ -143,7 +143,7 @@ def backup(db: Path, target: Path, *, force: bool = False) -> BackupResult:
     SQLite's online backup API in one step reads one snapshot of the database (in WAL mode
     that never blocks the bot's writer), so the copy holds exactly the transactions
     committed when it started. Written in a private folder, checked, then put into place
-    (`bot.store.files`): `target` is either as it was or a complete, verified backup, and
+    (`bot.ops.files`): `target` is either as it was or a complete, verified backup, and
     no symlink is ever followed.
     """
     try:

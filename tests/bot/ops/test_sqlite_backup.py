@@ -19,13 +19,13 @@ from bot.domain.errors import StoreRefused
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
+from bot.ops import sqlite_backup
+from bot.ops.reader import open_reader
 from bot.present import reporting
-from bot.store import sqlite_ops
 from bot.store.commands import sessions_sql
 from bot.store.commands.dashboard_sql import save_chat_title
 from bot.store.commands.report_sql import Scope, export_rows, overview
 from bot.store.protocol import Store
-from bot.store.reader import open_reader
 from bot.store.sqlite import SQLiteStore
 from tests.helpers import right_option, wrong_option
 
@@ -67,7 +67,7 @@ async def test_backup_while_50_learners_answer_holds_every_acknowledged_answer(
     try:
         await asyncio.wait_for(enough.wait(), 30)
         before = set(acked)  # every answer acknowledged before the backup starts
-        result = await asyncio.to_thread(sqlite_ops.backup, store.path, tmp_path / "copy.db")
+        result = await asyncio.to_thread(sqlite_backup.backup, store.path, tmp_path / "copy.db")
     finally:
         stop.set()
         await asyncio.gather(*tasks)
@@ -106,11 +106,11 @@ async def finished_store(path: Path, quizzes: dict[str, Quiz], users: int) -> No
 async def test_restore_round_trip(tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=2)
-    sqlite_ops.backup(live, tmp_path / "b.db")
+    sqlite_backup.backup(live, tmp_path / "b.db")
     expected = answers_in(live)
     live.unlink()  # the disk failed
 
-    result = sqlite_ops.restore(tmp_path / "b.db", live)
+    result = sqlite_backup.restore(tmp_path / "b.db", live)
     assert result.answers == 16 and answers_in(live) == expected
     store = await SQLiteStore.open(live)  # the bot starts on it
     try:
@@ -123,30 +123,31 @@ async def test_restore_refuses_while_a_bot_has_the_database_open(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    sqlite_ops.backup(live, tmp_path / "b.db")
+    sqlite_backup.backup(live, tmp_path / "b.db")
     config = load_config(None, env={})
     config = replace(config, storage_url=f"sqlite:///{live}")
     async with open_app(config):  # a running bot (or quizbot play) on the file
         with pytest.raises(StoreRefused, match="a quizbot process is using it"):
-            await asyncio.to_thread(sqlite_ops.restore, tmp_path / "b.db", live)
-    with sqlite_ops.hold(live, exclusive=True), pytest.raises(StoreRefused, match="being restored"):
+            await asyncio.to_thread(sqlite_backup.restore, tmp_path / "b.db", live)
+    with (sqlite_backup.hold(live, exclusive=True),
+          pytest.raises(StoreRefused, match="being restored")):
         async with open_app(config):  # a bot started during a restore does not start
             pass
-    assert sqlite_ops.restore(tmp_path / "b.db", live).answers == 8  # once nobody holds it
+    assert sqlite_backup.restore(tmp_path / "b.db", live).answers == 8  # once nobody holds it
 
 
 async def test_restore_refuses_a_backup_from_a_newer_quizbot(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    sqlite_ops.backup(live, tmp_path / "b.db")
+    sqlite_backup.backup(live, tmp_path / "b.db")
     db = sqlite3.connect(tmp_path / "b.db")
     db.execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 0)")
     db.commit()
     db.close()
     before = (live.read_bytes())
-    with pytest.raises(sqlite_ops.OpsError, match="version 999, newer than this quizbot"):
-        sqlite_ops.restore(tmp_path / "b.db", live)
+    with pytest.raises(sqlite_backup.OpsError, match="version 999, newer than this quizbot"):
+        sqlite_backup.restore(tmp_path / "b.db", live)
     assert live.read_bytes() == before
 
 
@@ -154,31 +155,31 @@ async def test_restore_refuses_to_discard_newer_activity_without_force(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    sqlite_ops.backup(live, tmp_path / "b.db")
+    sqlite_backup.backup(live, tmp_path / "b.db")
     await finished_store(live, quizzes, users=2)  # u0 and u1 play after the backup
-    with pytest.raises(sqlite_ops.OpsError, match="newer than the backup"):
-        sqlite_ops.restore(tmp_path / "b.db", live)
+    with pytest.raises(sqlite_backup.OpsError, match="newer than the backup"):
+        sqlite_backup.restore(tmp_path / "b.db", live)
     assert len(answers_in(live)) == 24  # untouched (u0 played twice, u1 once)
-    assert sqlite_ops.restore(tmp_path / "b.db", live, force=True).replaced_newer
+    assert sqlite_backup.restore(tmp_path / "b.db", live, force=True).replaced_newer
     assert len(answers_in(live)) == 8
 
 
 def test_backup_refuses_bad_input(tmp_path: Path) -> None:
-    with pytest.raises(sqlite_ops.OpsError, match="no such database file"):
-        sqlite_ops.backup(tmp_path / "missing.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_backup.OpsError, match="no such database file"):
+        sqlite_backup.backup(tmp_path / "missing.db", tmp_path / "b.db")
     (tmp_path / "notes.db").write_text("hello")
-    with pytest.raises(sqlite_ops.OpsError, match="not a SQLite database"):
-        sqlite_ops.backup(tmp_path / "notes.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_backup.OpsError, match="not a SQLite database"):
+        sqlite_backup.backup(tmp_path / "notes.db", tmp_path / "b.db")
     other = sqlite3.connect(tmp_path / "other.db")
     other.execute("CREATE TABLE t (x)")
     other.close()
-    with pytest.raises(sqlite_ops.OpsError, match="not quizbot's"):
-        sqlite_ops.backup(tmp_path / "other.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_backup.OpsError, match="not quizbot's"):
+        sqlite_backup.backup(tmp_path / "other.db", tmp_path / "b.db")
     empty = sqlite3.connect(tmp_path / "empty.db")  # a SQLite file, no tables: none to copy
     empty.execute("PRAGMA user_version = 1")  # writes the header
     empty.close()
-    with pytest.raises(sqlite_ops.OpsError, match=r"empty\.db: refused: .*no tables"):
-        sqlite_ops.backup(tmp_path / "empty.db", tmp_path / "b.db")
+    with pytest.raises(sqlite_backup.OpsError, match=r"empty\.db: refused: .*no tables"):
+        sqlite_backup.backup(tmp_path / "empty.db", tmp_path / "b.db")
     assert not (tmp_path / "b.db").exists()
 
 
@@ -190,8 +191,8 @@ async def test_the_operations_leave_the_database_folder_as_they_found_it(
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     async with open_reader(f"sqlite:///{live}") as reader:  # stats, export
         await reader.read(overview)
-    sqlite_ops.inspect(live)  # check
-    sqlite_ops.backup(live, tmp_path / "b.db")
+    sqlite_backup.inspect(live)  # check
+    sqlite_backup.backup(live, tmp_path / "b.db")
     # Read-only, they used to leave an empty -wal and a -shm (root's, under sudo: then the
     # bot's own user could not open its database).
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.name != "b.db"} == before
@@ -203,7 +204,7 @@ async def test_the_operations_leave_the_database_folder_as_they_found_it(
         await sessions_sql.touch_user(store, "telegram", "7", "Late", 1.0)
     finally:
         await store.close()
-    assert (await asyncio.to_thread(sqlite_ops.inspect, live) or (0, 0))[1] == 2  # users
+    assert (await asyncio.to_thread(sqlite_backup.inspect, live) or (0, 0))[1] == 2  # users
 
 def damage_rows(path: Path) -> None:
     """Overwrite the root page of every table but schema_migrations: the schema still reads
@@ -226,30 +227,30 @@ async def test_a_damaged_database_is_refused_in_one_line_and_never_replaced(
         tmp_path: Path, quizzes: dict[str, Quiz]) -> None:
     live = tmp_path / "live.db"
     await finished_store(live, quizzes, users=1)
-    sqlite_ops.backup(live, tmp_path / "b.db")
+    sqlite_backup.backup(live, tmp_path / "b.db")
     damage_rows(live)
     before = live.read_bytes()
     live_damaged = r"live\.db: refused: it is corrupt \(.+\); stop the bot, move the file aside"
-    with pytest.raises(sqlite_ops.OpsError, match=live_damaged):  # stats, export
+    with pytest.raises(sqlite_backup.OpsError, match=live_damaged):  # stats, export
         async with open_reader(f"sqlite:///{live}") as reader:
             await reader.read(overview)
-    with pytest.raises(sqlite_ops.OpsError, match=r"live\.db: refused: it is corrupt"):  # check
-        sqlite_ops.inspect(live)
-    with pytest.raises(sqlite_ops.OpsError, match=live_damaged):
-        sqlite_ops.backup(live, tmp_path / "b2.db")
+    with pytest.raises(sqlite_backup.OpsError, match=r"live\.db: refused: it is corrupt"):  # check
+        sqlite_backup.inspect(live)
+    with pytest.raises(sqlite_backup.OpsError, match=live_damaged):
+        sqlite_backup.backup(live, tmp_path / "b2.db")
     assert not (tmp_path / "b2.db").exists()
     # Replacing it would lose what sqlite3's .recover may still get out of it.
-    with pytest.raises(sqlite_ops.OpsError, match=r"corrupt .*move it aside, then run this "
+    with pytest.raises(sqlite_backup.OpsError, match=r"corrupt .*move it aside, then run this "
                                                   "restore again"):
-        sqlite_ops.restore(tmp_path / "b.db", live, force=True)
+        sqlite_backup.restore(tmp_path / "b.db", live, force=True)
     assert live.read_bytes() == before
     # A damaged file given as the backup: the target is not even created.
-    with pytest.raises(sqlite_ops.OpsError, match=r"live\.db: refused: it is corrupt .*"
+    with pytest.raises(sqlite_backup.OpsError, match=r"live\.db: refused: it is corrupt .*"
                                                   "choose another backup"):
-        sqlite_ops.restore(live, tmp_path / "new.db")
+        sqlite_backup.restore(live, tmp_path / "new.db")
     assert not (tmp_path / "new.db").exists()
     assert live.read_bytes() == before
-    assert sqlite_ops.restore(tmp_path / "b.db", tmp_path / "new.db").answers == 8
+    assert sqlite_backup.restore(tmp_path / "b.db", tmp_path / "new.db").answers == 8
 
 # --- stats and export against a known set of sessions ------------------------------------
 

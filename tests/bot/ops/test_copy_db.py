@@ -17,10 +17,11 @@ from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.domain.round_results import LockedIn, RoundQuestion
-from bot.store import open_url, reader
+from bot.ops import reader
+from bot.ops.copy_db import CopyRefused, copy_db
+from bot.store import open_url
 from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
-from bot.store.copy import CopyRefused, copy_db
 from bot.store.protocol import Store
 from bot.store.round_rows import NewRound
 from tests.helpers import due, right_option, rounds_of, wrong_option
