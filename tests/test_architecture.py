@@ -235,6 +235,21 @@ def adapters_past_the_engine() -> list[str]:
             for where in past_the_engine(path.read_text(encoding="utf-8"), services)]
 
 
+def importers_of(package: str, *, outside: str) -> list[str]:
+    """Modules under `outside` (not in `package`) with any import of `package`, function-level
+    and `if TYPE_CHECKING:` ones included: "path:line"."""
+    found = []
+    for name, path in MODULES.items():
+        if not name.startswith(outside + ".") or name.startswith(package):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == package or n.startswith(package + ".") for n in names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    return found
+
+
 def _report(title: str, offenders: list[str]) -> str:
     text = f"{title}: " + ("; ".join(offenders) if offenders else "none")
     print(text)
@@ -274,6 +289,15 @@ def test_every_service_and_the_engine_are_built_in_compose_only() -> None:
     found = built_outside_compose()
     message = _report("services built outside bot/app/compose.py", found)
     assert not found, message
+
+
+def test_the_running_bot_imports_nothing_from_the_maintainer_operations() -> None:
+    """bot/ops (backup, restore, copy-db, the ops reader) is built on the store and run by
+    the CLI only: nothing else in bot/ imports it, so the dependency points ops -> store."""
+    found = importers_of("bot.ops", outside="bot")
+    message = _report("bot/ modules importing bot.ops", found)
+    assert not found, message
+    assert importers_of("bot.ops", outside="adapters"), "the check sees no importer at all"
 
 
 def test_the_build_check_knows_the_services_and_finds_a_build() -> None:

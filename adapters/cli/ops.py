@@ -22,7 +22,7 @@ from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
 from bot.ops import pg_backup, sqlite_backup
 from bot.ops.files import PlaceError, refuse_existing, write_new
-from bot.ops.reader import open_reader
+from bot.ops.reader import inspect, open_reader
 from bot.present import reporting
 from bot.present.limits import check_rendered_sizes
 from bot.store.command import Command
@@ -177,7 +177,7 @@ def export(config: Config, args: argparse.Namespace) -> int:
 def _database_line(config: Config) -> str:
     where, postgres = _where(config), _postgres(config)
     try:
-        found = _read(config, summary) if postgres else sqlite_backup.inspect(path_from_url(
+        found = _read(config, summary) if postgres else inspect(path_from_url(
             config.storage_url))
     except EmptyDatabase:  # as `createdb` or a failed first start left it: `run` migrates it
         return f"{where}: empty (quizbot creates its tables on first start)"

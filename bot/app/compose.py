@@ -36,12 +36,12 @@ from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds
 from bot.features.sessions import Sessions
 from bot.features.typed_chat import TypedChat
-from bot.ops import sqlite_backup
 from bot.present.i18n import Catalogue
 from bot.present.limits import check_rendered_sizes
 from bot.store import open_store
 from bot.store.protocol import Store
 from bot.store.sqlite import path_from_url
+from bot.store.sqlite_lock import hold
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +149,7 @@ async def open_app(config: Config, *, clock: Clock = time.time,
         stack.push_async_callback(store.close)
         # Only once the file is known to be ours: a refused file's folder stays untouched.
         if config.storage_url.startswith("sqlite:"):
-            stack.enter_context(sqlite_backup.hold(path_from_url(config.storage_url),
-                                                   exclusive=False))
+            stack.enter_context(hold(path_from_url(config.storage_url), exclusive=False))
         store.on_commit = metrics.observe_commit
         web = Web(config.web.listen, config.web.port)
         stack.push_async_callback(web.close)

@@ -1,4 +1,5 @@
-"""One connection to either store outside the bot: `quizbot stats|export|check` and copy-db.
+"""One connection to either store outside the bot: `quizbot stats|export|check|backup|restore`
+and copy-db.
 
 The operations commands must not change what they look at: they never migrate, never
 create a database, and on SQLite never add a `-wal` file. So they do not open the `Store`
@@ -7,22 +8,28 @@ to be an exact quizbot database first, that runs the store's read commands
 (`bot.store.commands`) with the store's own executors (`run_sync` on SQLite, `run_async` on
 PostgreSQL). copy-db drives the same `Reader` on each end, and also streams a table from it
 (`scan`) and bulk-inserts into it (`insert`), inside `snapshot()` or `transaction()`.
+
+On SQLite the connection comes from `open_checked` (a file exactly quizbot's, or OpsError),
+which SQLite's backup and restore (`bot.ops.sqlite_backup`) open their files with too; a read
+that finds damaged pages ends in one line (`refusing_damage`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 from bot.domain.errors import EmptyDatabase, OpsError
-from bot.ops import sqlite_backup
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async, run_sync
-from bot.store.migrate import migrations, postgres_version
+from bot.store.commands.report_sql import summary
+from bot.store.migrate import NotOurs, migrations, open_examined, postgres_version
 from bot.store.urls import redact, remedy, scheme_of, scrubbed, split_password
 
 P = ParamSpec("P")
@@ -102,8 +109,7 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
 
         # exactly quizbot's, or OpsError
         path = path_from_url(url)
-        with (sqlite_backup.open_checked(path) as conn,
-              sqlite_backup.refusing_damage(path)):
+        with open_checked(path) as conn, refusing_damage(path):
             yield on_sqlite(conn)
         return
     async with connected(url, password) as pg:
@@ -113,6 +119,83 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
             if not await reader.read(postgres_version, redact(url), latest):
                 raise EmptyDatabase(f"{redact(url)}: is not a quizbot database (it is empty)")
             yield reader
+
+
+@contextlib.contextmanager
+def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to an exact quizbot database (`migrate.open_examined`), closed
+    on exit; OpsError for anything else (`quick`: its pages checked too). `on_sqlite` runs
+    the reader's commands on it, on a worker thread.
+
+    A read-only connection to a WAL database makes a -wal and a -shm file when none is
+    there and cannot delete them: made by root, they would stop the bot's own user from
+    opening the database. So when the look made them they go again (`_drop_side_files`)."""
+    if not db.is_file():
+        raise OpsError(f"{db}: no such database file")
+    had_side_files = any(side.exists() for side in _side_files(db))
+    try:
+        try:
+            conn, version = open_examined(db, immutable=False, quick=quick)
+        except (NotOurs, sqlite3.Error) as exc:
+            raise OpsError(f"{db}: refused: {exc}") from None
+        try:
+            if not version:  # as a first start that failed (a full disk) leaves it
+                raise EmptyDatabase(f"{db}: refused: it is a SQLite database, but not "
+                                    "quizbot's (it has no tables)")
+            yield conn
+        finally:
+            conn.close()
+    finally:
+        if not had_side_files:
+            _drop_side_files(db)
+
+
+def _side_files(db: Path) -> tuple[Path, Path]:
+    return Path(f"{db}-wal"), Path(f"{db}-shm")
+
+
+def _drop_side_files(db: Path) -> None:
+    """SQLite's own clean-up: the last connection to close on a WAL database folds the -wal
+    in and deletes both files. A read-only one may not, so a plain connection that writes
+    nothing closes last; while another process has the database open, it is not the last
+    and the files stay."""
+    if any(side.exists() for side in _side_files(db)):
+        with contextlib.suppress(sqlite3.Error), contextlib.closing(
+                sqlite3.connect(db, timeout=0)) as plain:
+            plain.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
+
+
+# What a maintainer does about a damaged file, by the role it plays in the command.
+LIVE_DAMAGED = ("stop the bot, move the file aside and restore the latest backup "
+                "(quizbot restore PATH)")
+BACKUP_DAMAGED = "choose another backup"
+
+
+@contextlib.contextmanager
+def refusing_damage(db: Path, what_to_do: str = LIVE_DAMAGED) -> Iterator[None]:
+    """OpsError naming `db` and `what_to_do` when a read inside finds its pages damaged.
+
+    The open's look (`open_checked`) reads the schema, not every page: a damaged table is
+    found only when a command reads it (SQLite's SQLITE_CORRUPT or SQLITE_NOTADB), and
+    must end in one line, not a traceback. Any other error is not damage and passes on."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode & 0xFF not in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB):
+            raise
+        raise OpsError(f"{db}: refused: it is corrupt ({exc}); {what_to_do}") from None
+
+
+def inspect(db: Path) -> tuple[int, int, int, int] | None:
+    """`quizbot check` of a SQLite file: (schema version, users, sessions, answers), None
+    when the file is not created yet; OpsError when the bot would refuse it."""
+    if not db.exists() or db.stat().st_size == 0:
+        parent = next((p for p in (db.parent, *db.parent.parents) if p.exists()), Path("/"))
+        if not os.access(parent, os.W_OK):
+            raise OpsError(f"{db}: does not exist and {parent} is not writable")
+        return None
+    with open_checked(db, quick=True) as conn, refusing_damage(db):
+        return run_sync(conn, summary())
 
 
 @contextlib.asynccontextmanager
@@ -135,4 +218,5 @@ async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
         await conn.close()
 
 
-__all__ = ["Reader", "connected", "on_postgres", "on_sqlite", "open_reader"]
+__all__ = ["BACKUP_DAMAGED", "LIVE_DAMAGED", "Reader", "connected", "inspect", "on_postgres",
+           "on_sqlite", "open_checked", "open_reader", "refusing_damage"]

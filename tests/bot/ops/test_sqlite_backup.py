@@ -20,13 +20,14 @@ from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
 from bot.ops import sqlite_backup
-from bot.ops.reader import open_reader
+from bot.ops.reader import inspect, open_reader
 from bot.present import reporting
 from bot.store.commands import sessions_sql
 from bot.store.commands.dashboard_sql import save_chat_title
 from bot.store.commands.report_sql import Scope, export_rows, overview
 from bot.store.protocol import Store
 from bot.store.sqlite import SQLiteStore
+from bot.store.sqlite_lock import hold
 from tests.helpers import right_option, wrong_option
 
 LEARNERS = 50
@@ -129,8 +130,7 @@ async def test_restore_refuses_while_a_bot_has_the_database_open(
     async with open_app(config):  # a running bot (or quizbot play) on the file
         with pytest.raises(StoreRefused, match="a quizbot process is using it"):
             await asyncio.to_thread(sqlite_backup.restore, tmp_path / "b.db", live)
-    with (sqlite_backup.hold(live, exclusive=True),
-          pytest.raises(StoreRefused, match="being restored")):
+    with hold(live, exclusive=True), pytest.raises(StoreRefused, match="being restored"):
         async with open_app(config):  # a bot started during a restore does not start
             pass
     assert sqlite_backup.restore(tmp_path / "b.db", live).answers == 8  # once nobody holds it
@@ -191,7 +191,7 @@ async def test_the_operations_leave_the_database_folder_as_they_found_it(
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
     async with open_reader(f"sqlite:///{live}") as reader:  # stats, export
         await reader.read(overview)
-    sqlite_backup.inspect(live)  # check
+    inspect(live)  # check
     sqlite_backup.backup(live, tmp_path / "b.db")
     # Read-only, they used to leave an empty -wal and a -shm (root's, under sudo: then the
     # bot's own user could not open its database).
@@ -204,7 +204,7 @@ async def test_the_operations_leave_the_database_folder_as_they_found_it(
         await sessions_sql.touch_user(store, "telegram", "7", "Late", 1.0)
     finally:
         await store.close()
-    assert (await asyncio.to_thread(sqlite_backup.inspect, live) or (0, 0))[1] == 2  # users
+    assert (await asyncio.to_thread(inspect, live) or (0, 0))[1] == 2  # users
 
 def damage_rows(path: Path) -> None:
     """Overwrite the root page of every table but schema_migrations: the schema still reads
@@ -235,7 +235,7 @@ async def test_a_damaged_database_is_refused_in_one_line_and_never_replaced(
         async with open_reader(f"sqlite:///{live}") as reader:
             await reader.read(overview)
     with pytest.raises(sqlite_backup.OpsError, match=r"live\.db: refused: it is corrupt"):  # check
-        sqlite_backup.inspect(live)
+        inspect(live)
     with pytest.raises(sqlite_backup.OpsError, match=live_damaged):
         sqlite_backup.backup(live, tmp_path / "b2.db")
     assert not (tmp_path / "b2.db").exists()
