@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Hashable, Mapping
 
 from bot.domain.tasks import spawn
 from bot.store.command import Command
-from bot.store.commands import jobs_sql, rounds_sql
+from bot.store.commands import jobs_sql
 from bot.store.protocol import Store
 from bot.store.rows import JobRow
 
@@ -313,14 +313,14 @@ class Scheduler:
         host = socket.gethostname()
         for kind in sorted(kinds):
             # a read; a write only if a claimer died
-            for worker in await self.store.read(rounds_sql.claimers, kind):
+            for worker in await self.store.read(jobs_sql.claimers, kind):
                 name, _, pid = worker.rpartition(":")
                 if name != host or not pid.isdigit() or worker == self.worker:
                     continue
                 try:
                     os.kill(int(pid), 0)
                 except ProcessLookupError:
-                    freed = await self.store.write(rounds_sql.release_claims, worker, kind)
+                    freed = await self.store.write(jobs_sql.release_claims, worker, kind)
                     log.info("scheduler: %d %s jobs of a process that died are taken over",
                              freed, kind)
                 except PermissionError:  # alive, someone else's

@@ -216,7 +216,7 @@ class SpacedReview:
         s = await self.store.read(learning_sql.learner_settings, actor.platform, actor.user_id)
         s = replace(s, remind_at=None, remind_stopped_at=None)
         await self.store.write(learning_sql.save_settings,
-                               s, cancel_job=reminder_key(actor.platform, actor.user_id))
+                               s, cancel=reminder_key(actor.platform, actor.user_id))
         return _view(lang, s)
 
     async def reminders_stopped(self, actor: Actor) -> str | None:

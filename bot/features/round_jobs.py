@@ -20,7 +20,7 @@ from dataclasses import replace
 from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
 from bot.features.jobs import BACKOFF, Scheduler
 from bot.features.rounds import Rounds
-from bot.store.commands import rounds_sql
+from bot.store.commands import jobs_sql, rounds_sql
 from bot.store.round_rows import post_key, post_kind
 from bot.store.rows import JobRow
 
@@ -64,7 +64,7 @@ class RoundJobs:
         not out yet), or None when done."""
         rounds, store, p = self.rounds, self.rounds.store, job.payload
         round_id, qindex, what = int(p["round"]), int(p["qindex"]), str(p["what"])
-        if what != "q" and await store.read(rounds_sql.job_live, post_key(round_id, qindex, "q")):
+        if what != "q" and await store.read(jobs_sql.job_live, post_key(round_id, qindex, "q")):
             return rounds.clock() + BACKOFF  # its question is not out yet: after it
         post = await store.read(rounds_sql.round_post, round_id, qindex)
         event = rounds.event_of(post, what) if post is not None else None

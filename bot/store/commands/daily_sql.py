@@ -10,7 +10,7 @@ opens one question.
 from __future__ import annotations
 
 from bot.store.command import Command, one, q
-from bot.store.commands.jobs_sql import schedule
+from bot.store.commands.jobs_sql import cancel_job, schedule
 from bot.store.commands.rounds_sql import create_round
 from bot.store.round_rows import DailyRow, NewRound, RoundRow
 from bot.store.rows import NewJob, columns, first
@@ -42,7 +42,7 @@ def set_daily(daily: DailyRow, due_at: float, now: float) -> Command[None]:
 
 def drop_daily(platform: str, chat_id: str) -> Command[bool]:
     """Switch the chat's daily off (a question already open still gets its reveal)."""
-    yield q("DELETE FROM jobs WHERE key = ?", daily_key(platform, chat_id))
+    yield from cancel_job(daily_key(platform, chat_id))
     return bool((yield q("DELETE FROM dailies WHERE platform = ? AND chat_id = ? "
                          "RETURNING chat_id", platform, chat_id)))
 
@@ -52,7 +52,7 @@ def stop_daily(platform: str, chat_id: str, reason: str, now: float
     """The platform no longer lets the bot post in the chat (`reason`: 'forbidden' or
     'gone'): its daily goes off and its row stays to say why (`daily_stopped`) until
     /daily on or off. The daily as it was, the first time only (None after)."""
-    yield q("DELETE FROM jobs WHERE key = ?", daily_key(platform, chat_id))
+    yield from cancel_job(daily_key(platform, chat_id))
     return first(DailyRow, (yield q(
         "UPDATE dailies SET stopped_at = ?, stop_reason = ? WHERE platform = ? AND chat_id = ? "
         f"AND stopped_at IS NULL RETURNING {DAILY_COLUMNS}", now, reason, platform, chat_id)))

@@ -83,3 +83,22 @@ def finish_job(job: JobRow, next_due_at: float | None) -> Command[bool]:
                        "attempts = 0 WHERE id = ? AND claimed_by = ? AND claimed_at = ? "
                        "RETURNING id", next_due_at, job.id, job.claimed_by, job.claimed_at)
     return bool(done)
+
+
+def job_live(key: str) -> Command[bool]:
+    """True while the job keyed `key` is not done."""
+    return bool((yield q("SELECT 1 FROM jobs WHERE key = ? AND done_at IS NULL", key)))
+
+
+def claimers(kind: str) -> Command[list[str]]:
+    """Who holds claims on unfinished jobs of `kind`."""
+    rows = yield q("SELECT DISTINCT claimed_by FROM jobs WHERE kind = ? AND done_at IS NULL "
+                   "AND claimed_by IS NOT NULL", kind)
+    return sorted(str(r["claimed_by"]) for r in rows)
+
+
+def release_claims(worker: str, kind: str) -> Command[int]:
+    """Unclaim the unfinished jobs of `kind` that `worker` holds."""
+    rows = yield q("UPDATE jobs SET claimed_at = NULL, claimed_by = NULL WHERE kind = ? "
+                   "AND claimed_by = ? AND done_at IS NULL RETURNING id", kind, worker)
+    return len(rows)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.domain.learning import local_day
 from bot.store.command import Command, one, q
-from bot.store.commands.jobs_sql import schedule
+from bot.store.commands.jobs_sql import cancel_job, schedule
 from bot.store.rows import (
     CardRow,
     DayTotal,
@@ -137,7 +137,7 @@ def tell_reminders_stopped(platform: str, user_id: str) -> Command[bool]:
 
 
 def save_settings(settings: LearnerSettings, *, job: NewJob | None = None,
-                  cancel_job: str | None = None) -> Command[None]:
+                  cancel: str | None = None) -> Command[None]:
     """Store the settings and schedule or cancel a job, in one transaction."""
     s = settings
     yield from ensure_user(s.platform, s.user_id, job.due_at if job else 0.0)
@@ -148,7 +148,7 @@ def save_settings(settings: LearnerSettings, *, job: NewJob | None = None,
             "chat_id = excluded.chat_id, remind_stopped_at = excluded.remind_stopped_at",
             s.platform, s.user_id, int(s.confidence), s.utc_offset, s.remind_at, s.chat_id,
             s.remind_stopped_at)
-    if cancel_job is not None:
-        yield q("DELETE FROM jobs WHERE key = ?", cancel_job)
+    if cancel is not None:
+        yield from cancel_job(cancel)
     if job is not None:
         yield from schedule(job)

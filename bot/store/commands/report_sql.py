@@ -3,7 +3,7 @@ the dashboard's group page and a learner's /stats share), learners' records, a d
 overview.
 
 SELECTs only, so they run on the bot's store and on the read-only connection of
-`quizbot stats|export|check` (`bot.store.readonly`) alike. Figures count answers given in
+`quizbot stats|export|check` (`bot.ops.reader`) alike. Figures count answers given in
 full attempts (review sessions re-ask missed questions, which would skew accuracy toward
 the hard ones), like the in-chat /stats. Options are file indexes: what a teacher can look
 up, whatever order a learner saw.

@@ -36,15 +36,11 @@ from bot.store.round_rows import (
 from bot.store.rows import BestRow, NewJob, first, from_row, scopes_of
 
 
-def _post(rnd: RoundRow, qindex: int, what: str, now: float) -> Command[None]:
-    """The durable job that shows this post: written in the claim's own transaction, so a
-    process that dies after the claim leaves the job, not a lost reveal."""
-    yield from post_job(rnd.platform, rnd.id, qindex, what, now)
-
-
 def post_job(platform: str, round_id: int, qindex: int, what: str, now: float
              ) -> Command[None]:
-    """Schedule the job that shows one post of a round ("q", "r" or "s"), due `now`."""
+    """Schedule the job that shows one post of a round ("q", "r" or "s"), due `now`: the
+    durable job, written in the claim's own transaction, so a process that dies after the
+    claim leaves the job, not a lost reveal."""
     yield from schedule(NewJob(post_kind(platform), post_key(round_id, qindex, what), now,
                                {"round": round_id, "qindex": qindex, "what": what}))
 
@@ -162,7 +158,7 @@ def open_due_questions(platform: str, now: float) -> Command[list[tuple[int, int
             yield from round_teams_sql.draft_teams(rnd)
         yield q("INSERT INTO round_questions (round_id, qindex, opened_at, deadline) "
                 "VALUES (?, ?, ?, ?)", rnd.id, rnd.position, now, deadline)
-        yield from _post(rnd, rnd.position, "q", now)
+        yield from post_job(rnd.platform, rnd.id, rnd.position, "q", now)
         opened.append((rnd.id, rnd.position))
     return opened
 
@@ -256,7 +252,7 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[tuple[int, i
     revealed = []
     for row in sorted(claimed, key=lambda r: (r["deadline"], r["round_id"])):
         rnd = yield from _after_reveal(int(row["round_id"]), int(row["qindex"]), now)
-        yield from _post(rnd, int(row["qindex"]), "r", now)
+        yield from post_job(rnd.platform, rnd.id, int(row["qindex"]), "r", now)
         revealed.append((rnd.id, int(row["qindex"])))
     return revealed
 
@@ -288,7 +284,7 @@ def stop_round(round_id: int, now: float) -> Command[tuple[int, str] | None]:
     rnd = yield from _round(round_id)
     yield from _record_participants(rnd, position, now)
     post = (position, "s") if claimed is None else (int(claimed["qindex"]), "r")
-    yield from _post(rnd, *post, now)
+    yield from post_job(rnd.platform, rnd.id, *post, now)
     return post
 
 
@@ -337,25 +333,6 @@ def round_post(round_id: int, qindex: int) -> Command[RoundPost | None]:
                      answers, joined, history)
 
 
-def job_live(key: str) -> Command[bool]:
-    """True while the job keyed `key` is not done."""
-    return bool((yield q("SELECT 1 FROM jobs WHERE key = ? AND done_at IS NULL", key)))
-
-
-def claimers(kind: str) -> Command[list[str]]:
-    """Who holds claims on unfinished jobs of `kind`."""
-    rows = yield q("SELECT DISTINCT claimed_by FROM jobs WHERE kind = ? AND done_at IS NULL "
-                   "AND claimed_by IS NOT NULL", kind)
-    return sorted(str(r["claimed_by"]) for r in rows)
-
-
-def release_claims(worker: str, kind: str) -> Command[int]:
-    """Unclaim the unfinished jobs of `kind` that `worker` holds."""
-    rows = yield q("UPDATE jobs SET claimed_at = NULL, claimed_by = NULL WHERE kind = ? "
-                   "AND claimed_by = ? AND done_at IS NULL RETURNING id", kind, worker)
-    return len(rows)
-
-
 def next_round_due(platform: str) -> Command[float | None]:
     """The earliest pending deadline or opening of the platform's running rounds."""
     row = one((yield q(
@@ -383,7 +360,6 @@ def board(quiz_id: str, platform: str, chat_id: str | None, *, rounds: bool,
         f"{where}) AS ranked WHERE n = 1 ORDER BY score DESC, finished_at ASC LIMIT ?",
         *params, limit)
     return [from_row(BestRow, r) for r in rows]
-
 
 
 def round_places(platform: str, board_chat: str, limit: int) -> Command[dict[int, str]]:

@@ -127,7 +127,7 @@ async def test_a_moved_group_is_found_at_its_new_id_and_nothing_stays(any_store:
     row = await store.read(rounds_sql.active_round, T, NEW)
     assert row is not None and row.id == running
     assert await store.read(rounds_sql.round_message, running, 0) is None
-    assert await store.read(rounds_sql.job_live, f"round:{running}:0:q")
+    assert await store.read(jobs_sql.job_live, f"round:{running}:0:q")
     # the neighbour, whose id the old one is a prefix of, is as it was
     after = await store.read(everything)
     for table in ("group_settings", "dailies", "chats", "rewards", "reward_grants"):
@@ -174,7 +174,7 @@ async def test_rows_the_new_id_already_has_are_merged_or_kept(any_store: Store):
     assert row is not None and row.id == new_running
     old = await store.read(rounds_sql.get_round, old_running)
     assert old is not None and (old.status, old.chat_id) == ("stopped", NEW)
-    assert await store.read(rounds_sql.job_live, f"round:{old_running}:0:r")
+    assert await store.read(jobs_sql.job_live, f"round:{old_running}:0:r")
     assert await store.write(move_chat, T, OLD, NEW, NOW + 500) == {}
 
 

@@ -42,11 +42,11 @@ async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
                                            1031.0, 10, "host:1", 60.0, ("round:t",))
     assert (question.key, reveal.key) == (f"round:{rnd.id}:0:q", f"round:{rnd.id}:0:r")
     assert reveal.payload == {"round": rnd.id, "qindex": 0, "what": "r"}
-    assert await store.read(rounds_sql.job_live,
-                            question.key) and await store.read(rounds_sql.claimers,
+    assert await store.read(jobs_sql.job_live,
+                            question.key) and await store.read(jobs_sql.claimers,
                                                                "round:t") == ["host:1"]
     assert await store.write(jobs_sql.finish_job,
-                             question, None) and not await store.read(rounds_sql.job_live,
+                             question, None) and not await store.read(jobs_sql.job_live,
                                                                       question.key)
     post = await store.read(rounds_sql.round_post, rnd.id, 0)
     assert post is not None and post.revealed_at == 1031.0 and post.deadline == 1030.0
@@ -56,7 +56,7 @@ async def test_every_post_is_a_job_written_with_its_claim(any_store: Store):
     assert await store.write(jobs_sql.claim_due, 1032.0, 10, "host:2", 60.0, ("round:t",)) == []
     [again] = await store.write(jobs_sql.claim_due, 1033.0, 10, "host:2", 60.0, ("round:t",))
     assert again.attempts == 2
-    assert await store.write(rounds_sql.release_claims, "host:2", "round:t") == 1
+    assert await store.write(jobs_sql.release_claims, "host:2", "round:t") == 1
     [third] = await store.write(jobs_sql.claim_due, 1033.0, 10, "host:3", 60.0, ("round:t",))
     assert third.key == reveal.key
     assert await store.write(jobs_sql.claim_due,
