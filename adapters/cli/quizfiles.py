@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import getpass
 import re
 import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+
+import yaml
 
 from adapters.cli import datadir
 from bot.domain.errors import (
@@ -25,8 +28,10 @@ from bot.domain.errors import (
 from bot.domain.quiz import Quiz, load_all, load_file, load_quizzes
 from bot.domain.quiz.formats import EXPORT_FORMATS, FORMATS, export_quiz
 from bot.domain.quiz.formats.export import left_out
+from bot.domain.quiz.images import MAX_IMAGE_BYTES
+from bot.domain.quiz.load import MAX_FILE_BYTES
 from bot.domain.quiz.topics import TOPICS_FILE
-from bot.features.importing import Imported, convert
+from bot.features.importing import Imported, convert, inside
 from bot.features.installed import Installed
 from bot.ops.files import PlaceError, refuse_existing, write_new
 from bot.present.i18n import Catalogue
@@ -248,7 +253,7 @@ async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> 
         return await _list(service)
     if args.quizzes_command == "add":
         done = await service.add(args.path.read_bytes(), args.path.name, by=by,
-                                 quiz_id=args.quiz_id)
+                                 quiz_id=args.quiz_id, pictures=_pictures_beside(args.path))
         for warning in done.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         if done.unchanged:
@@ -262,6 +267,33 @@ async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> 
     title = await service.take_out(args.quiz_id, by=by)
     print(f"removed {args.quiz_id}: {title}; learners' answers stay in their history")
     return EXIT_OK
+
+
+def _pictures_beside(path: Path) -> dict[str, bytes]:
+    """The pictures a quiz file of ours (YAML) names, read from beside it, as `quizbot
+    validate` finds them: `quizbot import week3.xml --output week-3.yaml` writes them to
+    img/ there, and `quizbot quizzes add week-3.yaml` refused the file without them. The
+    install checks each again (size, kind, inside the folder) where it puts them."""
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return {}
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            return {}  # refused as too big anyway
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeError, RecursionError, yaml.YAMLError):
+        return {}  # the install that follows says what is wrong with the file
+    questions = data.get("questions") if isinstance(data, dict) else None
+    out: dict[str, bytes] = {}
+    for question in questions if isinstance(questions, list) else ():
+        rel = question.get("image") if isinstance(question, dict) else None
+        if not isinstance(rel, str) or not inside(rel) or rel in out:
+            continue
+        picture = path.parent / rel
+        with contextlib.suppress(OSError):
+            if (picture.is_file() and not picture.is_symlink()
+                    and picture.stat().st_size <= MAX_IMAGE_BYTES):
+                out[rel] = picture.read_bytes()
+    return out
 
 
 def _questions(count: int) -> str:

@@ -13,8 +13,9 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path, PurePath
+from pathlib import Path, PurePath, PurePosixPath
 
 from bot.domain.errors import DIRECTION_CONTROLS
 from bot.domain.quiz import Quiz, default_content_dir
@@ -59,12 +60,15 @@ class Imported:
 
 def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | None = None,
             lang: str | None = None, topics: Path | None = None,
-            before: Quiz | None = None, title: str | None = None) -> Imported:
+            before: Quiz | None = None, title: str | None = None,
+            pictures: Mapping[str, bytes] | None = None) -> Imported:
     """Read `data` (a file called `name`) and check the quiz it makes, in `lang` (default:
     the one its questions are written in, `written_in`). Its questions may name the shared
     topics of `topics` (a topics.yaml; default: the shipped one). `before`, the version of
     the quiz imported before: an unnamed question unchanged since keeps its id. `title`
-    (an upload's caption) names a converted quiz, over the title its file gives."""
+    (an upload's caption) names a converted quiz, over the title its file gives.
+    `pictures` ("img/x.png" -> bytes): the pictures a quiz file of ours (YAML) names,
+    read from beside it (`quizbot quizzes add`); a chat upload is the one file."""
     out = Imported(name, topics=topics or default_content_dir() / TOPICS_FILE)
     if quiz_id is not None and not ID_RE.fullmatch(quiz_id):
         out.problems.append(f"--id {quiz_id!r}: must be 1-40 of a-z, 0-9, '-', '_'")
@@ -85,6 +89,9 @@ def convert(data: bytes, name: str, *, fmt: str | None = None, quiz_id: str | No
     try:
         converted = _converted(data, name, fmt or YAML, quiz_id, lang, out, before,
                                caption_title(title))
+        if converted is not None and fmt == YAML:
+            converted.images = {rel: picture for rel, picture in (pictures or {}).items()
+                                if inside(rel)}
     except ImportRefused as exc:
         out.problems.extend(exc.problems)
         return out
@@ -99,6 +106,12 @@ def caption_title(caption: str | None) -> str:
     aside ("" for none)."""
     first = DIRECTION_CONTROLS.sub("", caption or "").strip().split("\n", 1)[0]
     return " ".join(first.split())
+
+
+def inside(rel: str) -> bool:
+    """A picture's path as a quiz file may name it: relative, never out of its folder."""
+    path = PurePosixPath(rel)
+    return bool(rel) and not path.is_absolute() and ".." not in path.parts and "\\" not in rel
 
 
 def _line(problem: str) -> int:

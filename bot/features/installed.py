@@ -18,7 +18,7 @@ import json
 import logging
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path, PurePosixPath
 
 from bot.domain.errors import (
@@ -128,8 +128,10 @@ class Installed:
         return await self.add(data, name, by=f"{actor.platform}:{actor.user_id}", title=title)
 
     async def add(self, data: bytes, name: str, *, by: str, quiz_id: str | None = None,
-                  title: str | None = None) -> InstallOutcome:
-        """Install without the admin check (the command line's `quizbot quizzes add`)."""
+                  title: str | None = None, pictures: Mapping[str, bytes] | None = None
+                  ) -> InstallOutcome:
+        """Install without the admin check (the command line's `quizbot quizzes add`, with
+        the `pictures` a YAML quiz names, read from beside it)."""
         if len(data) > MAX_UPLOAD_BYTES:
             raise UploadTooBig(size=round(len(data) / 1024), limit=MAX_UPLOAD_BYTES // 1024)
         name = PurePosixPath(name).name
@@ -138,7 +140,7 @@ class Installed:
         if before is not None and self.library.is_shipped(before.id):
             before = None
         result = await asyncio.to_thread(convert, data, name, quiz_id=quiz_id, before=before,
-                                         title=title)
+                                         title=title, pictures=pictures)
         if not result.ok or result.quiz is None:
             raise UploadRefused(problems=listing(result.problems),
                                 every=tuple(result.problems))

@@ -130,3 +130,42 @@ def test_removing_twice_says_none_is_installed_not_that_none_was_uploaded(
     assert main(["quizzes", "remove", "gifts", *args]) == 1
     assert capsys.readouterr().err == (
         "quizbot: No uploaded quiz is installed now, so there is none to remove.\n")
+
+
+def test_a_quiz_file_written_by_import_installs_with_its_pictures(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # README's five steps: `quizbot import week3.xml --id week-3 --output week-3.yaml`, then
+    # `quizbot quizzes add week-3.yaml` refused it: "questions[0].image
+    # img/week-3-gpipe-bubble.png does not exist", though import had written it beside.
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    args = ["--config", str(config)]
+    out = tmp_path / "week-3.yaml"
+    assert main(["import", str(FIXTURES / "moodle.xml"), "--id", "week-3",
+                 "--output", str(out)]) == 0
+    assert (tmp_path / "img" / "week-3-gpipe-bubble.png").is_file()
+    capsys.readouterr()
+    assert main(["quizzes", "add", str(out), *args]) == 0, capsys.readouterr().err
+    assert "installed week-3: Pipeline basics, 3 questions" in capsys.readouterr().out
+    back = tmp_path / "back.xml"
+    assert main(["export-quiz", "week-3", "--format", "moodle-xml", "--output", str(back),
+                 *args]) == 0
+    assert back.read_text().count('<file name="') == 1  # the picture was installed with it
+
+
+def test_a_quiz_file_cannot_carry_a_picture_from_outside_its_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    folder = tmp_path / "quiz"
+    folder.mkdir()
+    assert main(["import", str(FIXTURES / "moodle.xml"), "--id", "week-3",
+                 "--output", str(folder / "week-3.yaml")]) == 0
+    text = (folder / "week-3.yaml").read_text()
+    (tmp_path / "outside.png").write_bytes((folder / "img" / "week-3-gpipe-bubble.png")
+                                           .read_bytes())
+    (folder / "week-3.yaml").write_text(text.replace("img/week-3-gpipe-bubble.png",
+                                                     "../outside.png"))
+    capsys.readouterr()
+    assert main(["quizzes", "add", str(folder / "week-3.yaml"), "--config", str(config)]) == 1
+    assert "../outside.png" in capsys.readouterr().err
