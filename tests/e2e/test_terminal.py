@@ -358,7 +358,7 @@ async def test_deep_quiz_play_through(tmp_path: Path, quizzes: dict[str, Quiz], 
     assert await player.finish() == 0
     assert len(db_answers()) == total
     # The explanations, with their formulas, reached the learner.
-    assert "(p−1)/(v·m+p−1) = 3/19" in player.transcript
+    assert "dX = Σ_i G_i·A_iᵀ" in player.transcript
     assert quiz.questions[-1].explanation.get(lang)[:60] in player.transcript
 
 
