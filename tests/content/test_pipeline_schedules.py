@@ -115,14 +115,37 @@ def test_interleaved_memory_factor(quiz: Quiz):
         chunks = simulate(ScheduleSpec("interleaved", 8, 16, v)).peak_in_flight(0)
         assert Fraction(chunks, v) == 8 * (1 + Fraction(7, 8 * v)) == Fraction(worth)
     assert right(question(quiz, "ps07-interleaved-memory")).startswith("11.5:")
-    q = question(quiz, "ps08-interleaving-more-chunks")
-    # Each wrong option misses two of the three parts, so every part of the key is in exactly
-    # one wrong option: the key is not the majority in every part (the review's cue).
-    parts = [o.text.get("en").split("; ") for o in q.options]
-    for n in range(3):
-        assert sum(p[n] == parts[q.correct][n] for p in parts) == 2
-    key = right(q)
-    assert "7/32 → 7/64" in key and "1 + 7/16 → 1 + 7/32" in key and "twice" in key
+
+
+def test_a_replicated_stage_doubles_the_pace(quiz: Quiz):
+    """ps08 asked what parallelism-deep's d08 asks (interleaving's cost: more sends, and the
+    memory factor ps07 and ps20 ask too); it now asks what PipeDream's replicated stage does."""
+    assert quiz.question("ps08-interleaving-more-chunks") is None
+    times, m = (1, 1, 2, 1), 64  # forward plus backward per micro-batch, in t
+
+    def finishes(replicas: tuple[int, ...]) -> list[int]:
+        """When each micro-batch leaves the last stage; replica j % r takes micro-batch j."""
+        done = [0] * m
+        for time, r in zip(times, replicas, strict=True):
+            free = [0] * r
+            for j in range(m):
+                done[j] = max(done[j], free[j % r]) + time
+                free[j % r] = done[j]
+        return done
+
+    def pace(done: list[int]) -> Fraction:
+        return Fraction(done[-1] - done[m // 2], m - 1 - m // 2)
+
+    assert pace(finishes((1, 1, 1, 1))) == 2 and pace(finishes((1, 1, 2, 1))) == 1
+    # At one micro-batch every t each of the 5 GPUs is busy: 5t of work per 5 GPUs.
+    assert Fraction(sum(times), 5) == pace(finishes((1, 1, 2, 1)))
+    q = question(quiz, "ps08-replicated-stage")
+    assert right(q) == ("Throughput doubles; the two copies of stage 3 all-reduce their weight "
+                        "gradients, as data parallelism does")
+    # A 2 x 2 design: each half of the key is in exactly one wrong option.
+    halves = [o.text.get("en").split("; ") for o in q.options]
+    assert sum(h[0] == "Throughput doubles" for h in halves) == 2
+    assert sum("all-reduce their weight gradients" in h[1] for h in halves) == 2
 
 
 def test_the_slowest_stage_sets_the_step(quiz: Quiz):
