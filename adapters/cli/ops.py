@@ -26,6 +26,7 @@ from bot.ops.reader import inspect, open_reader
 from bot.present import reporting
 from bot.present.limits import check_rendered_sizes
 from bot.store.command import Command
+from bot.store.commands.quizzes_sql import installed_quizzes
 from bot.store.commands.report_sql import Scope, export_rows, overview, summary
 from bot.store.migrate import migrations
 from bot.store.sqlite import path_from_url
@@ -34,6 +35,7 @@ from bot.store.urls import redact, scheme_of
 EXIT_OK, EXIT_ERROR = 0, 1
 T = TypeVar("T")
 Refusal = (StoreRefused, PlaceError, ConfigError)  # OpsError is a StoreRefused
+INSTALLED_SINCE = 11  # the schema version (migration 0011) that has installed_quizzes
 
 
 def _postgres(config: Config) -> bool:
@@ -174,20 +176,36 @@ def export(config: Config, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _database_line(config: Config) -> str:
+def _database_line(config: Config) -> tuple[str, int]:
+    """What `check` says of the database, and its schema version (0: no tables yet)."""
     where, postgres = _where(config), _postgres(config)
     try:
         found = _read(config, summary) if postgres else inspect(path_from_url(
             config.storage_url))
     except EmptyDatabase:  # as `createdb` or a failed first start left it: `run` migrates it
-        return f"{where}: empty (quizbot creates its tables on first start)"
+        return f"{where}: empty (quizbot creates its tables on first start)", 0
     if found is None:
-        return f"{where}: not created yet (it will be on first start)"
+        return f"{where}: not created yet (it will be on first start)", 0
     (version, users, sessions, answers) = found
     latest = migrations("postgres" if postgres else "sqlite")[-1][0]
     pending = f", {latest - version} migration(s) to apply at start" if version < latest else ""
     return (f"{where}: schema version {version}{pending}; {users} users, {sessions} "
-            f"sessions, {answers} answers")
+            f"sessions, {answers} answers"), version
+
+
+def _default_quiz_line(config: Config, quizzes: dict[str, Quiz], version: int) -> str | None:
+    """quiz.default names a quiz of content.dir, one installed in the database, or none:
+    then /quiz starts the easiest quiz (a typo the bot only logs)."""
+    wanted = config.default_quiz
+    if not wanted or wanted in quizzes:
+        return None
+    installed = ({row.quiz_id for row in _read(config, installed_quizzes)}
+                 if version >= INSTALLED_SINCE else set())
+    if wanted in installed:
+        return f"quiz.default: {wanted!r} is installed in the database"
+    return (f"quiz.default: no quiz {wanted!r} in {config.content_dir} or installed in the "
+            "database, so /quiz starts the easiest quiz until one is (quizbot quizzes add); "
+            "check the id against quizbot list")
 
 
 def _dashboard_line(config: Config) -> str | None:
@@ -215,12 +233,11 @@ def check(config: Config, args: argparse.Namespace) -> int:
     else:
         results.append((True, f"content: {len(quizzes)} quiz(zes) in {config.content_dir}: "
                         + ", ".join(sorted(quizzes))))
-        if config.default_quiz and config.default_quiz not in quizzes:  # may be installed
-            results.append((True, f"quiz.default: {config.default_quiz!r} is not shipped: "
-                            "it must be installed (quizbot quizzes list), else /quiz starts "
-                            "the easiest shipped quiz"))
     try:
-        results.append((True, "database: " + _database_line(config)))
+        said, version = _database_line(config)
+        results.append((True, "database: " + said))
+        if quizzes and (default := _default_quiz_line(config, quizzes, version)):
+            results.insert(2, (True, default))  # under the content line
     except Refusal as exc:
         results.append((False, f"database: {exc}"))
     tokens = []
