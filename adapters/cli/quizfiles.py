@@ -139,7 +139,8 @@ def _write(result: Imported, output: Path | None, *, force: bool) -> str:
         return "standard output"
     replace = force or _same_quiz(output, result.yaml)
     if not output.parent.is_dir():
-        raise PlaceError(f"{output.parent}: no such folder")
+        raise PlaceError(f"{output.parent}: no such folder; make it first (mkdir -p "
+                         f"{output.parent}) or give --output a file in an existing one")
     refuse_existing(output, force=replace)
     _refuse_taken_id(output, result.yaml)
     for rel, data in result.images.items():  # pictures first: the file then finds them

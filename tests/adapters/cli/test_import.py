@@ -298,3 +298,14 @@ def test_import_help_names_xlsx(capsys: pytest.CaptureFixture[str]) -> None:
     said = " ".join(capsys.readouterr().out.split())
     assert "--format {csv,aiken,gift,moodle-xml,xlsx}" in said
     assert "CSV or Excel (.xlsx, Kahoot's template too)" in said
+
+
+def test_an_output_in_a_missing_folder_says_to_make_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # It said only "quiz: no such folder".
+    out = tmp_path / "quiz" / "week-3.yaml"
+    assert main(["import", str(FIXTURES / "spec.gift"), "--output", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.endswith(f"quizbot: {out.parent}: no such folder; make it first (mkdir -p "
+                        f"{out.parent}) or give --output a file in an existing one\n")
+    assert not out.parent.exists()
