@@ -163,7 +163,8 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
         lines.append("")
     questions = question_rows(view.questions, quizzes)
     if not questions:
-        lines.append("no answers in full attempts yet")
+        lines.append("no answers in full attempts yet: accuracy per question appears here "
+                     "once learners answer a quiz (/quiz in the chats, quizbot play here)")
         return _terminal_safe(lines)
     qw = max(len("quiz"), *(len(q["quiz_id"]) for q in questions))
     iw = max(len("question"), *(len(q["question_id"]) for q in questions))
