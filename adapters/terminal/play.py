@@ -321,6 +321,11 @@ class TerminalGame:
         return answer.lower() in {"y", "yes", "ہاں", "ha", "haan"}
 
 
+# `quizbot play --quiz ID --review` refused: said with the command that finishes the quiz
+TERMINAL_KEYS = {"error.quiz_in_progress": "terminal.quiz_in_progress",
+                 "error.nothing_to_review": "terminal.nothing_to_review"}
+
+
 def _offers(summary: Summary) -> bool:
     """Whether the terminal asks anything after this summary (what the chats' buttons do)."""
     return summary.kind != SessionKind.DUE and bool(summary.missed or summary.next_step)
@@ -371,8 +376,10 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
                              game.resume_command(again)))
         except QuizError as exc:
             saved_lang = _language(runner, app, actor)
-            print(game.screen(app.catalogue.t(saved_lang, exc.key, **exc.params)),
-                  file=sys.stderr)
+            key, params = TERMINAL_KEYS.get(exc.key, exc.key), dict(exc.params)
+            if key != exc.key:  # the chats' text names /quiz: here, the command to run
+                params["command"] = shlex.join(a for a in again if a != "--review")
+            print(game.screen(app.catalogue.t(saved_lang, key, **params)), file=sys.stderr)
             code = 1
         finally:
             runner.run(context.__aexit__(None, None, None))
