@@ -37,9 +37,12 @@ def badge_score(total: int) -> int:
     return max(1, math.ceil(BADGE_SHARE * total - 1e-9))
 
 
-def earns_badge(score: int | None, total: int) -> bool:
-    """True when a best score of `score` of `total` carries the quiz's badge."""
-    return score is not None and total > 0 and score >= badge_score(total)
+def earns_badge(score: int | None, total: int, of: int | None = None) -> bool:
+    """True when a best score of `score` carries the badge of a quiz of `total` questions:
+    an attempt that asked all of them (`of`, the attempt's questions, None: all; a round of
+    3 questions, or one stopped after 3, is no full attempt) with BADGE_SHARE of them right."""
+    return (score is not None and total > 0 and (of is None or of == total)
+            and score >= badge_score(total))
 
 
 def speed_points(elapsed: float, seconds: float) -> int:

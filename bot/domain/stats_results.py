@@ -78,6 +78,7 @@ class Leaderboard:
     quiz_title: str
     scope: str  # "global" or "chat"
     rows: tuple[LeaderboardRow, ...]
+    questions: int  # in the quiz: a row's badge needs an attempt that asked them all
     kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
 
 

@@ -359,7 +359,7 @@ class Rounds:
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
                            ranked(LeaderboardRow(0, r.display_name, r.platform,
                                                  r.user_id, r.score, r.total, r.finished_at)
-                                  for r in rows), kind=kind)
+                                  for r in rows), len(quiz.questions), kind=kind)
 
 
 __all__ = ["Rounds", "standings_of"]

@@ -382,7 +382,7 @@ class Sessions:
         rows = await self.store.read(sessions_sql.best, quiz.id, key, limit)
         return Leaderboard(lang, quiz.id, quiz.title.get(lang), scope, ranked(
             LeaderboardRow(0, r.display_name, r.platform, r.user_id, r.score,
-                           r.total, r.finished_at) for r in rows))
+                           r.total, r.finished_at) for r in rows), len(quiz.questions))
 
     async def reset(self, actor: Actor) -> int:
         """Delete the user's sessions, answers and scores; return how many sessions went."""

@@ -305,7 +305,7 @@ def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
         lines.append(m.escape(cat.t(lang, "stats.attempts", attempts=stats.attempts)))
         best_of, last_of = stats.best_total or stats.total, stats.last_total or stats.total
         lines.append(m.escape(cat.t(lang, "stats.best", best=stats.best_score, total=best_of)))
-        if best_of == stats.total and earns_badge(stats.best_score, stats.total):
+        if earns_badge(stats.best_score, stats.total, of=best_of):
             lines.append(m.escape(cat.t(lang, "stats.badge", badge=BADGE, title=stats.quiz_title,
                                         need=badge_score(stats.total),
                                         total=stats.total)))
@@ -339,7 +339,7 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN, *,
     for row in board.rows:
         text = cat.t(lang, "leaderboard.row", rank=row.rank,
                      name=person(lang, row.display_name, m.inert), score=row.score, total=row.total)
-        if earns_badge(row.score, row.total):
+        if earns_badge(row.score, board.questions, of=row.total):
             text = f"{text} {BADGE}"
         medal = medals.get(row.rank, "  ") if row.score > 0 else "  "  # none for nothing right
         lines.append(f"{medal} {m.escape(text)}")

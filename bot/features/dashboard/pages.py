@@ -139,7 +139,7 @@ class Dashboard:
             scores.append({
                 "id": quiz_id, "title": title, "total": total, "attempts": len(mine),
                 "best": best, "best_total": best_total, "last": last, "last_total": last_total,
-                "badge": BADGE if best_total == total and earns_badge(best, total) else "",
+                "badge": BADGE if earns_badge(best, total, of=best_total) else "",
                 "line": t("dashboard.quiz_row", title=title, best=best, best_total=best_total,
                           last=last, last_total=last_total, attempts=len(mine)) if mine
                 else t("dashboard.quiz_none", title=title),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.domain.results import Actor
 from bot.present.i18n import LRI, PDI, strip_isolates
 from bot.store.commands import daily_sql
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
@@ -256,14 +257,47 @@ async def test_members_level_at_a_rounds_end_share_their_place_on_the_board(
         since = room.hana.mark()
         await room.hana.send(command)
         lines = strip_isolates((await room.hana.reply(since))["text"]).splitlines()[1:]
-        assert sorted(lines[:2]) == ["🥇 1. Bilal: 1/1 🏅", "🥇 1. Hana: 1/1 🏅"], command
+        # no 🏅: one question of eight is no full attempt (test_a_round_cut_short_...)
+        assert sorted(lines[:2]) == ["🥇 1. Bilal: 1/1", "🥇 1. Hana: 1/1"], command
         assert lines[2:] == ["   3. Chen: 0/1"], command  # no 🥉 for nothing right
         room.advance(61)  # a member's one reply a minute while a round runs: none runs now
     await one_question_round((room.chen,), ())
     since = room.chen.mark()
     await room.chen.send("/leaderboard rounds")
     lines = strip_isolates((await room.chen.reply(since))["text"]).splitlines()[1:]
-    assert lines[2:] == ["🥉 3. Chen: 1/1 🏅"]
+    assert lines[2:] == ["🥉 3. Chen: 1/1"]
+
+
+async def test_a_round_cut_short_earns_no_badge_on_the_board(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    """A host stopped a round after question 3: Bilal's 3/3 showed the quiz's 🏅 on
+    /leaderboard while his /stats (and the dashboard) said no badge, whose rule is 7 of the
+    quiz's 8 in one attempt. The board keeps the same rule: an attempt that asked every
+    question."""
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    for n in range(3):
+        await room.press(room.bilal, question, key.right(question["text"]))
+        since = room.hana.mark()
+        if n == 2:
+            await room.hana.send("/round stop")
+            assert "🏁 Final podium" in await room.reveal(since, question)
+        else:
+            room.advance(20)
+            await room.reveal(since, question)
+            since = room.hana.mark()
+            room.advance(5)
+            question = await room.question(since)
+    for command in ("/leaderboard", "/leaderboard rounds"):
+        room.advance(61)  # a member's one reply a minute while a round runs: none runs now
+        since = room.bilal.mark()
+        await room.bilal.send(command)
+        board = strip_isolates((await room.bilal.reply(since))["text"])
+        assert "🥇 1. Bilal: 3/3" in board and "🏅" not in board, command
+    stats = await bot.app.engine.stats(Actor("telegram", "2002", str(GROUP_ID)))
+    assert (stats.best_score, stats.best_total, stats.total) == (3, 3, 8)
 
 
 async def test_members_whose_names_show_nothing_are_shown_as_someone(

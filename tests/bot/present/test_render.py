@@ -153,7 +153,7 @@ def test_a_badge_in_stats_and_on_the_board(catalogue: Catalogue) -> None:
     board = render.leaderboard_text(catalogue, Leaderboard("en", "parallelism", "Parallelism",
                                                            "chat", (
         LeaderboardRow(1, "Ada", "telegram", "1", 7, 8, 0.0),
-        LeaderboardRow(2, "Bo", "telegram", "2", 6, 8, 0.0))))
+        LeaderboardRow(2, "Bo", "telegram", "2", 6, 8, 0.0)), 8))
     lines = board.splitlines()
     assert lines[1].endswith("🏅") and not lines[2].endswith("🏅")
 
