@@ -189,8 +189,13 @@ def _database_line(config: Config) -> tuple[str, int]:
     (version, users, sessions, answers) = found
     latest = migrations("postgres" if postgres else "sqlite")[-1][0]
     pending = f", {latest - version} migration(s) to apply at start" if version < latest else ""
-    return (f"{where}: schema version {version}{pending}; {users} users, {sessions} "
-            f"sessions, {answers} answers"), version
+    return (f"{where}: schema version {version}{pending}; {_count(users, 'user')}, "
+            f"{_count(sessions, 'session')}, {_count(answers, 'answer')}"), version
+
+
+def _count(n: int, one: str, many: str = "") -> str:
+    """'1 user', '2 users'."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
 
 
 def _default_quiz_line(config: Config, quizzes: dict[str, Quiz], version: int) -> str | None:
@@ -231,7 +236,8 @@ def check(config: Config, args: argparse.Namespace) -> int:
         results.append((False, f"content: {config.content_dir}: "
                         + ("; ".join(problems[:5]) if problems else "no quiz files")))
     else:
-        results.append((True, f"content: {len(quizzes)} quiz(zes) in {config.content_dir}: "
+        counted = _count(len(quizzes), "quiz", "quizzes")
+        results.append((True, f"content: {counted} in {config.content_dir}: "
                         + ", ".join(sorted(quizzes))))
     try:
         said, version = _database_line(config)
