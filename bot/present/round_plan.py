@@ -202,11 +202,12 @@ class RoundPlanner:
         elif r.final:
             lines += ["", *self._podium(r, standings_shown)]
         else:
-            lines += ["", *self._teams(lang, r.teams, r.scoring),
-                      m.bold(self.t(lang, "round.standings")),
-                      *self._standings(lang, r.standings, standings_shown, r.scoring,
-                                       timed=not r.untimed),
-                      self.t(lang, self.mode_key(r.scoring, r.untimed))]
+            lines += ["", *self._teams(lang, r.teams, r.scoring)]
+            if r.standings:  # nobody has answered yet: no heading over an empty list
+                lines += [m.bold(self.t(lang, "round.standings")),
+                          *self._standings(lang, r.standings, standings_shown, r.scoring,
+                                           timed=not r.untimed)]
+            lines.append(self.t(lang, self.mode_key(r.scoring, r.untimed)))
             if r.next_at is not None:
                 pause = max(0, round(r.next_at - r.revealed_at))
                 lines += ["", self.t(lang, "round.next_in", seconds=pause)]

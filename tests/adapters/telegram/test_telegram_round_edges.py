@@ -300,6 +300,23 @@ async def test_a_round_cut_short_earns_no_badge_on_the_board(
     assert (stats.best_score, stats.best_total, stats.total) == (3, 3, 8)
 
 
+async def test_a_question_nobody_answered_shows_no_empty_standings(
+        bot: Running, api: FakeBotAPI) -> None:
+    """Nobody answered question 1: its reveal printed the "Standings:" heading over nothing,
+    between "Nobody answered this one in time." and the scoring line."""
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    since = room.hana.mark()
+    room.advance(20)
+    reveal = await room.reveal(since, question)
+    assert "Nobody answered this one in time." in reveal
+    assert "Standings" not in reveal
+    assert reveal.endswith("Scoring: accuracy (1 point per right answer; less time breaks a "
+                           "tie)\n\nNext question in 5 s.")
+
+
 async def test_members_whose_names_show_nothing_are_shown_as_someone(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     """Telegram names made 'invisible' (a Hangul filler; or only direction controls, which
