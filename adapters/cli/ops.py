@@ -233,8 +233,8 @@ def check(config: Config, args: argparse.Namespace) -> int:
     results: list[tuple[bool, str]] = [(True, f"config: {args.config or '<defaults>'}")]
     quizzes, problems = load_all([config.content_dir], check=check_rendered_sizes)
     if problems or not quizzes:
-        results.append((False, f"content: {config.content_dir}: "
-                        + ("; ".join(problems[:5]) if problems else "no quiz files")))
+        results.append((False, "content: " + ("; ".join(problems[:5]) if problems else
+                                              f"{config.content_dir}: no quiz files")))
     else:
         counted = _count(len(quizzes), "quiz", "quizzes")
         results.append((True, f"content: {counted} in {config.content_dir}: "

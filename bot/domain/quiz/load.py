@@ -154,7 +154,9 @@ def load_all(paths: Iterable[Path], *, check: Check | None = None,
             continue
         quizzes[quiz.id] = quiz
     if not quizzes and not problems:
-        problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found")
+        problems.append(f"{', '.join(map(str, paths))}: no quiz files (*.yaml) found; write "
+                        "one as content/README.md shows, or convert a GIFT, Moodle XML, Aiken "
+                        "or CSV file with quizbot import")
     problems += unknown_next(quizzes, [p for p in paths if p.is_dir()])
     return quizzes, problems
 
