@@ -78,6 +78,17 @@ def _spawns(item: pytest.Item) -> bool:
     return _spawns_itself(code) or bool(used & helpers)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--screenshots", action="store_true",
+                     help="keep a picture of every dashboard page the browser tests open, in "
+                          "tests/artifacts/ (to look at them at a phone's width)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from tests.adapters.telegram.browser import SCREENSHOTS
+    SCREENSHOTS["keep"] = bool(config.getoption("--screenshots"))
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         rel = item.path.relative_to(TESTS).parts

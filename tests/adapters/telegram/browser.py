@@ -6,10 +6,15 @@ another's pages. Playwright's connection belongs to the event loop that started 
 tests, and the async fixtures they use, run on the session's loop: `ON_SESSION_LOOP` and
 `session_loop_api`. Skipped, saying why, only when no Chromium binary is installed
 (`.ci/run` installs it).
+
+`pytest --screenshots` keeps a full-page picture of every view the tests open in
+tests/artifacts/ (`shoot`), to look at the pages at a phone's width; without it the same
+checks run and no picture is encoded (a fifth of these tests' time).
 """
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -30,6 +35,19 @@ NEEDS_CHROMIUM = pytest.mark.skipif(
     reason=f"no Chromium at {CHROMIUM}: install Debian's chromium (apt-get install -y "
            "chromium; .ci/run does) to run the browser tests")
 ON_SESSION_LOOP = pytest.mark.asyncio(loop_scope="session")
+SCREENSHOTS = {"keep": False}  # set from `pytest --screenshots` (tests/conftest.py)
+
+
+async def shoot(page: Any, name: str, *, full_page: bool = True) -> None:
+    """With `pytest --screenshots`: the page as tests/artifacts/<name>.png (written aside,
+    then moved into place, so a reader never sees half a picture)."""
+    if not SCREENSHOTS["keep"]:
+        return
+    path = ARTIFACTS / f"{name}.png"
+    ARTIFACTS.mkdir(exist_ok=True)
+    tmp = path.with_suffix(".tmp.png")
+    await page.screenshot(path=str(tmp), full_page=full_page)
+    shutil.move(tmp, path)
 
 
 def session_loop_api() -> Callable[..., Any]:

@@ -1,13 +1,12 @@
 """The dashboard in a real browser (headless Chromium from Debian, driven by Playwright),
 opened the way Telegram opens a Mini App: /app#tgWebAppData=<initData>&tgWebAppThemeParams=...
 
-Each test keeps a screenshot: in its tmp_path, and copied to tests/artifacts/ (git-ignored).
+With `pytest --screenshots` each test keeps its page in tests/artifacts/ (git-ignored).
 One browser per test process, a context of its own per test (tests/adapters/telegram/browser.py).
 """
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,11 +19,11 @@ from bot.domain.results import Actor
 from bot.features.dashboard.auth import Identity
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.browser import (
-    ARTIFACTS,
     NEEDS_CHROMIUM,
     ON_SESSION_LOOP,
     command_glyphs,
     session_loop_api,
+    shoot,
 )
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot, finish_quiz
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
@@ -54,15 +53,6 @@ async def page(chromium: Any) -> AsyncIterator[Any]:
         await context.close()
 
 
-async def shoot(page: Any, tmp_path: Path, name: str) -> Path:
-    """A full-page screenshot in tmp_path, copied to tests/artifacts/."""
-    path = tmp_path / f"{name}.png"
-    await page.screenshot(path=str(path), full_page=True)
-    ARTIFACTS.mkdir(exist_ok=True)
-    shutil.copy(path, ARTIFACTS / path.name)
-    return path
-
-
 async def open_app(page: Any, running: DashboardBot, data: str | None, *,
                    query: str = "", theme: dict[str, str] | None = None) -> None:
     fragment = "" if data is None else "#" + telegram_fragment(data, theme)
@@ -88,8 +78,8 @@ async def test_learner_sees_name_and_score_after_a_quiz(tmp_path: Path, api: Fak
         assert explanation in (await page.text_content("#view") or "")
         assert await page.locator("svg.chart").count() >= 3  # accuracy, forecast, calendar
         assert await page.get_attribute("html", "dir") == "ltr"
-        shot = await shoot(page, tmp_path, "dashboard-learner-en")
-        assert shot.stat().st_size > 10_000
+        assert len(await page.screenshot(full_page=True)) > 10_000  # drawn, not blank
+        await shoot(page, "dashboard-learner-en")
 
 
 async def test_urdu_page_is_right_to_left_in_telegrams_dark_theme(
@@ -112,7 +102,7 @@ async def test_urdu_page_is_right_to_left_in_telegrams_dark_theme(
         background = await page.evaluate("getComputedStyle(document.body).backgroundColor")
         assert background == "rgb(23, 33, 43)"  # Telegram's bg_color
         assert await page.evaluate("document.documentElement.classList.contains('dark')")
-        await shoot(page, tmp_path, "dashboard-learner-ur-dark")
+        await shoot(page, "dashboard-learner-ur-dark")
 
 
 @pytest.mark.parametrize("case", ["forged", "expired", "missing"])
@@ -132,7 +122,7 @@ async def test_bad_init_data_gets_the_sign_in_error(tmp_path: Path, api: FakeBot
             "en", "dashboard.signin")
         assert await error.locator("button").count() == 1  # try again
         assert await page.locator("#view section").count() == 0
-        await shoot(page, tmp_path, f"dashboard-signin-{case}")
+        await shoot(page, f"dashboard-signin-{case}")
 
 
 async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: FakeBotAPI,
@@ -162,7 +152,7 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
             "en", "dashboard.forbidden")
         assert await page.locator("#error a").get_attribute("href") == "/app#" + \
             telegram_fragment(stranger)  # back to their own progress
-        await shoot(page, tmp_path, "dashboard-group-403")
+        await shoot(page, "dashboard-group-403")
 
         member = init_data(TOKEN, 1001, "Alice", auth_date=now)
         await open_app(page, running, member, query=f"?group={GROUP}")
@@ -176,7 +166,7 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
         assert pick.startswith(prefix) and pick.endswith(suffix)
         assert pick[len(prefix):-len(suffix)] in wrong
         assert await page.locator("table").count() == 0  # members see no per-member rows
-        await shoot(page, tmp_path, "dashboard-group-member")
+        await shoot(page, "dashboard-group-member")
 
         api.members[(GROUP, 1002)] = "administrator"  # a chat admin sees every member
         admin = init_data(TOKEN, 1002, "Grace", auth_date=now)
@@ -194,7 +184,7 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
         rows = saved.read_text(encoding="utf-8").splitlines()
         assert rows[0].startswith("platform,user_id,display_name") and len(rows) == 9
         assert all(",Alice," in row for row in rows[1:])
-        await shoot(page, tmp_path, "dashboard-group-admin")
+        await shoot(page, "dashboard-group-admin")
 
 
 async def test_a_group_with_no_answers_yet_says_how_to_start(tmp_path: Path, api: FakeBotAPI,
@@ -211,7 +201,7 @@ async def test_a_group_with_no_answers_yet_says_how_to_start(tmp_path: Path, api
         assert await wrong.locator("h2").text_content() == cat.raw("en", "dashboard.misconceptions")
         assert await wrong.locator("p.hint").all_text_contents() == [
             cat.raw("en", "dashboard.no_answers")]
-        await shoot(page, tmp_path, "dashboard-group-empty")
+        await shoot(page, "dashboard-group-empty")
 
 
 async def finish_quiz_from(learner: Learner, key: AnswerKey, since: int, wrong: set[int]
@@ -251,7 +241,7 @@ async def test_a_lost_connection_says_to_check_it_not_that_the_server_failed(
         assert said == strip_isolates(cat.raw(lang, "dashboard.offline"))
         assert said != strip_isolates(cat.raw(lang, "error.generic"))
         assert await error.locator("button").count() == 1  # try again
-        await shoot(page, tmp_path, f"dashboard-offline-{lang}")
+        await shoot(page, f"dashboard-offline-{lang}")
 
 
 @pytest.mark.parametrize("lang", ["en", "ur"])
@@ -272,7 +262,7 @@ async def test_an_empty_discord_servers_page_says_server_and_round_start(
         assert hints == [strip_isolates(page_strings(cat)[lang][f"dashboard.{key}_server"])
                          for key in ("no_answers", "no_rounds")]
         assert all("/round start" in h for h in hints[1:])
-        await shoot(page, tmp_path, f"dashboard-discord-server-empty-{lang}")
+        await shoot(page, f"dashboard-discord-server-empty-{lang}")
 
 
 @pytest.mark.parametrize(("lang", "platform"), [("ur", "discord"), ("ur", "telegram"),
@@ -303,7 +293,7 @@ async def test_a_command_on_the_page_stays_whole_on_one_line(
         assert len({y for _, y in glyphs}) == 1, glyphs  # one line
         xs = [x for x, _ in glyphs]
         assert xs == sorted(xs), glyphs  # left to right: "/round start", not "start /round"
-        await shoot(page, tmp_path, f"dashboard-command-whole-{platform}-{lang}")
+        await shoot(page, f"dashboard-command-whole-{platform}-{lang}")
 
 
 async def test_a_failed_download_shows_its_error_where_the_admin_is(
@@ -338,7 +328,7 @@ async def test_a_failed_download_shows_its_error_where_the_admin_is(
         assert await page.locator("#error p").first.evaluate(
             "p => { const r = p.getBoundingClientRect(); "
             "return r.top >= 0 && r.bottom <= innerHeight; }")
-        await shoot(page, tmp_path, "dashboard-group-download-failed")
+        await shoot(page, "dashboard-group-download-failed")
 
 
 async def test_a_groups_page_that_cannot_load_is_titled_as_the_group_page(

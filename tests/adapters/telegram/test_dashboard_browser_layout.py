@@ -3,7 +3,8 @@ wider than the screen (a member's name is whatever they typed), tap targets a th
 text that keeps its contrast in light and dark, and a group with no answers yet offers
 nothing to download.
 
-Screenshots kept in tests/artifacts/ (dashboard-layout-<view>-<lang>-<width>.png).
+With `pytest --screenshots`, each view is kept in tests/artifacts/
+(dashboard-layout-<view>-<lang>-<width>.png).
 """
 
 from __future__ import annotations
@@ -18,10 +19,15 @@ from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram import test_dashboard_browser_views as views
-from tests.adapters.telegram.browser import NEEDS_CHROMIUM, ON_SESSION_LOOP, session_loop_api
+from tests.adapters.telegram.browser import (
+    NEEDS_CHROMIUM,
+    ON_SESSION_LOOP,
+    session_loop_api,
+    shoot,
+)
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.test_dashboard_browser_views import arabic_fonts_used, shoot
+from tests.adapters.telegram.test_dashboard_browser_views import arabic_fonts_used
 from tests.dashboard_support import play
 
 GROUP = "-1001234567890"
@@ -362,7 +368,7 @@ async def test_a_group_of_many_shows_a_page_and_how_to_see_more(
         assert await wider_than_screen(page) == []
         assert await small_targets(page) == []
         await page.locator("#member-table h2").evaluate("h => h.scrollIntoView()")
-        await page.screenshot(path=str(views.ARTIFACTS / f"dashboard-member-table-{lang}-390.png"))
+        await shoot(page, f"dashboard-member-table-{lang}-390", full_page=False)
         await more.click()
         await page.wait_for_selector('#member-table[data-rows="61"]', timeout=10_000)
         assert await more.is_hidden()

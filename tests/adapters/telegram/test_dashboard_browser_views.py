@@ -1,6 +1,6 @@
 """Every dashboard view in Chromium, in English and Urdu, at a phone's width (390 px) and a
-desktop's (1,280 px), with three weeks of play behind it; screenshots kept in
-tests/artifacts/ (dashboard-<view>-<lang>-<width>.png).
+desktop's (1,280 px), with three weeks of play behind it; with `pytest --screenshots` each
+view is kept in tests/artifacts/ (dashboard-<view>-<lang>-<width>.png).
 
 What each checks is what a reader sees: names (never ids), the summary on the first screen,
 collapsed details, a visible 0 %, two columns on a wide screen, error pages with a way on,
@@ -10,7 +10,6 @@ instead of keeping screenshots full of empty boxes).
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +20,11 @@ from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.browser import (
-    ARTIFACTS,
     NEEDS_CHROMIUM,
     ON_SESSION_LOOP,
     command_glyphs,
     session_loop_api,
+    shoot,
 )
 from tests.adapters.telegram.dashboard_bot import DashboardBot, dashboard_bot
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
@@ -89,14 +88,6 @@ async def opened(browser: Any, running: DashboardBot, user: int | None, lang: st
     await page.goto(f"{running.url}/app{query}{fragment}")
     await page.wait_for_selector("body[data-state]", timeout=15_000)
     return page
-
-
-async def shoot(page: Any, name: str) -> None:
-    path = ARTIFACTS / f"{name}.png"
-    ARTIFACTS.mkdir(exist_ok=True)
-    tmp = path.with_suffix(".tmp.png")
-    await page.screenshot(path=str(tmp), full_page=True)
-    shutil.move(tmp, path)
 
 
 async def arabic_fonts_used(page: Any, selector: str) -> dict[str, int]:
