@@ -135,6 +135,12 @@ async def test_stop_by_a_moderator_and_not_in_dms(fake: FakeDiscord, bot: App) -
     room = Room(fake, bot)
     await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start"))
     first = await room.question(1)
+    # a second round: who may end the first is named as Discord names it (it said "a
+    # moderator", a role a server may not have)
+    ix = await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="start"))
+    assert ix.original is not None and ix.original.content == (
+        "A round is already running here. The host (or a member who may Manage Messages) can "
+        "end it: /round stop")
     fake.permissions[BOB["id"]] = str(1 << 13)  # MANAGE_MESSAGES
     ix = await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="stop"))
     assert ix.original is not None and ix.original.ephemeral
