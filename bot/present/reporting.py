@@ -166,8 +166,13 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
         lines.append("no answers in full attempts yet: accuracy per question appears here "
                      "once learners answer a quiz (/quiz in the chats, quizbot play here)")
         return _terminal_safe(lines)
+    for q in questions:  # named as a teacher finds it in the quiz, not by its id
+        order = _order(quizzes, q["quiz_id"]).get(q["question_id"])
+        text = " ".join(q["question"].split())
+        q["shown"] = (q["question_id"] if order is None or not text else
+                      f"Q{order + 1} " + (text if len(text) <= 40 else text[:39] + "…"))
     qw = max(len("quiz"), *(len(q["quiz_id"]) for q in questions))
-    iw = max(len("question"), *(len(q["question_id"]) for q in questions))
+    iw = max(len("question"), *(len(q["shown"]) for q in questions))
     lines.append(f"{'quiz':<{qw}}  {'question':<{iw}}  {'answered':>8}  {'right':>5}  "
                  f"{'accuracy':>8}  most chosen wrong option")
     for q in questions:
@@ -176,7 +181,7 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
         if q["wrong_option"]:
             text = text if len(text) <= 50 else text[:49] + "…"
             wrong = f"{q['wrong_option']} ({q['wrong_count']}x)" + (f" {text}" if text else "")
-        lines.append(f"{q['quiz_id']:<{qw}}  {q['question_id']:<{iw}}  {q['answered']:>8}  "
+        lines.append(f"{q['quiz_id']:<{qw}}  {q['shown']:<{iw}}  {q['answered']:>8}  "
                      f"{q['correct']:>5}  {accuracy:>8}  {wrong}")
     return _terminal_safe(lines)
 
