@@ -167,10 +167,10 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
                      "once learners answer a quiz (/quiz in the chats, quizbot play here)")
         return _terminal_safe(lines)
     for q in questions:  # named as a teacher finds it in the quiz, not by its id
-        order = _order(quizzes, q["quiz_id"]).get(q["question_id"])
+        number = _order(quizzes, q["quiz_id"]).get(q["question_id"])
         text = " ".join(q["question"].split())
-        q["shown"] = (q["question_id"] if order is None or not text else
-                      f"Q{order + 1} " + (text if len(text) <= 40 else text[:39] + "…"))
+        q["shown"] = (q["question_id"] if number is None or not text else
+                      f"Q{number + 1} " + (text if len(text) <= 40 else text[:39] + "…"))
     qw = max(len("quiz"), *(len(q["quiz_id"]) for q in questions))
     iw = max(len("question"), *(len(q["shown"]) for q in questions))
     lines.append(f"{'quiz':<{qw}}  {'question':<{iw}}  {'answered':>8}  {'right':>5}  "
