@@ -85,12 +85,16 @@ async def test_group_view_asks_telegram_who_is_a_member(tmp_path: Path, api: Fak
 
 async def test_without_a_public_url_the_dashboard_says_it_is_not_set_up(
         start_bot: BotFactory, api: FakeBotAPI) -> None:
-    async with start_bot() as running:
+    async with start_bot():
         learner = Learner(api, api.user(1001, "Alice"))
         since = learner.mark()
         await learner.send("/dashboard")
         reply = await learner.reply(since)
-        assert reply["text"] == running.cat.t("en", "dashboard.off") and not buttons(reply)
+        # what to do, not only what is wrong: who can turn it on, and what shows meanwhile
+        assert reply["text"] == (
+            "The dashboard is not set up on this bot; whoever runs the bot can turn it on. "
+            "Meanwhile /stats shows your progress.")
+        assert not buttons(reply)
 
 
 @pytest.mark.parametrize("wrong", [{1}])
