@@ -172,7 +172,8 @@ def export(config: Config, args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except OSError as exc:
         return _fail(f"{args.output}: cannot be written: {exc.strerror}")
-    print(f"wrote {len(rows.learners)} learner record(s) to {args.output}", file=sys.stderr)
+    print(f"wrote {_count(len(rows.learners), 'learner record')} to {args.output}",
+          file=sys.stderr)
     return EXIT_OK
 
 
