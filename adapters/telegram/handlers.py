@@ -321,7 +321,13 @@ class Handlers:
         return self.plan.leaderboard(board)
 
     async def language(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/language: one button per shipped language."""
+        """/language en|ur (or a language's own name) sets it, as Discord's option does;
+        a bare /language offers one button per shipped language."""
+        if args:
+            named = {self.cat.t(c, "language.name").lower(): c for c in self.cat.languages}
+            lang = await self.engine.set_language(turn.actor, named.get(args[0].lower(),
+                                                                         args[0].lower()))
+            return self.plan.text(lang, "language.set")
         return self.plan.language_prompt(await self.engine.language(turn.actor), turn.actor)
 
     async def reset(self, turn: Turn, args: Sequence[str]) -> Reply:

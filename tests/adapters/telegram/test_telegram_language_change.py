@@ -9,8 +9,9 @@ from typing import Any
 
 from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.learners import Learner, button_data, is_question
+from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, Running
+from tests.adapters.telegram.test_telegram_rounds import Room
 
 
 async def to_urdu(learner: Learner) -> dict[str, Any]:
@@ -21,6 +22,29 @@ async def to_urdu(learner: Learner) -> dict[str, Any]:
     since = learner.mark()
     await learner.toast(await learner.press(prompt, "اردو"))
     return await learner.edited(since)
+
+
+async def test_language_with_its_code_or_name_sets_it_at_once(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    """`/language ur` (as /help's "/language: English or Urdu" invites) posted the chooser
+    and ignored the word, one more post and a press for a group member; Discord's
+    /language language:ur sets it at once. So does Telegram's now, by code or by name."""
+    room = Room(bot, api)
+    gita = Learner(api, api.user(4004, "Gita"), room.group)
+    for typed, said in (("/language ur", "زبان اردو کر دی گئی ہے۔"),
+                        ("/language English", "Language set to English."),
+                        ("/language اردو", "زبان اردو کر دی گئی ہے۔"),
+                        ("/language fr", "یہ زبان دستیاب نہیں: fr۔ en یا ur منتخب کریں۔")):
+        since = gita.mark()
+        await gita.send(typed)
+        reply = await gita.reply(since)
+        assert strip_isolates(reply["text"]) == said, typed
+        assert not buttons(reply)  # no chooser
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    pick = key.right(question["text"])
+    assert strip_isolates(await room.press(gita, question, pick)) == f"🔒 جواب محفوظ: {pick}"
 
 
 async def test_start_after_a_language_change_resumes_the_unfinished_quiz(
