@@ -216,7 +216,8 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
     if path is not None:
         data = read_yaml(path) or {}
         if not isinstance(data, dict):
-            raise ConfigError(f"{path}: must be a mapping of settings")
+            raise ConfigError(f"{path}: must be a mapping of settings (key: value lines, "
+                              "as in deploy/config.example.yaml)")
     root = Reader(data, "", source)
 
     storage = root.section("storage")

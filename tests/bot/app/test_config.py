@@ -60,7 +60,9 @@ def test_defaults_without_a_file():
      "write the number (such as 123456789), not a name or @username"),
     ("admins:\n  discord: [123, alice#1234]\n", "admins.discord holds 'alice#1234', not"),
     ("admins:\n  telegram: [-100123]\n", "admins.telegram holds -100123, not a user id"),
-    ("- just\n- a list\n", "must be a mapping of settings"),
+    # It did not say what a mapping is, nor where to start one.
+    ("- just\n- a list\n", "must be a mapping of settings (key: value lines, as in "
+     "deploy/config.example.yaml)"),
     # A section added at the end of a copied example would silently replace the first.
     ("storage:\n  url: sqlite:///x.db\nweb:\n  port: 8080\nstorage:\n  synchronous: normal\n",
      "storage is given twice (lines 1 and 5); YAML keeps only the last, so merge them"),
