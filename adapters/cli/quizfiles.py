@@ -138,9 +138,7 @@ def _write(result: Imported, output: Path | None, *, force: bool) -> str:
         sys.stdout.write(result.yaml)
         return "standard output"
     replace = force or _same_quiz(output, result.yaml)
-    if not output.parent.is_dir():
-        raise PlaceError(f"{output.parent}: no such folder; make it first (mkdir -p "
-                         f"{output.parent}) or give --output a file in an existing one")
+    _refuse_missing_folder(output)
     refuse_existing(output, force=replace)
     _refuse_taken_id(output, result.yaml)
     for rel, data in result.images.items():  # pictures first: the file then finds them
@@ -193,6 +191,12 @@ async def _export(args: argparse.Namespace) -> int:
         return _write_export(args, service.library.quizzes)  # while its pictures exist
 
 
+def _refuse_missing_folder(output: Path) -> None:
+    if not output.parent.is_dir():
+        raise PlaceError(f"{output.parent}: no such folder; make it first (mkdir -p "
+                         f"{output.parent}) or give --output a file in an existing one")
+
+
 def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
     quiz = quizzes.get(args.quiz_id)
     if quiz is None:
@@ -203,6 +207,13 @@ def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
     if lang not in quiz.languages:
         print(f"quizbot: {quiz.id} has no {lang!r} text (it has "
               f"{', '.join(quiz.languages)})", file=sys.stderr)
+        return EXIT_ERROR
+    try:  # before the notes of a conversion that could not be written anyway
+        if args.output is not None:
+            _refuse_missing_folder(args.output)
+            refuse_existing(args.output, force=args.force)
+    except PlaceError as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
     data, notes = export_quiz(quiz, args.format, lang)
     for note in [*notes, *left_out(quiz, lang)]:

@@ -309,3 +309,20 @@ def test_an_output_in_a_missing_folder_says_to_make_it(
     assert err.endswith(f"quizbot: {out.parent}: no such folder; make it first (mkdir -p "
                         f"{out.parent}) or give --output a file in an existing one\n")
     assert not out.parent.exists()
+
+
+def test_export_quiz_refuses_a_missing_folder_before_its_notes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # It converted the quiz, printed six notes on what the format leaves out, then said only
+    # "quiz: no such folder".
+    out = tmp_path / "quiz" / "p.gift"
+    assert main(["export-quiz", "parallelism", "--format", "gift", "--output", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"quizbot: {out.parent}: no such folder; make it first (mkdir -p {out.parent}) or "
+        "give --output a file in an existing one\n")
+    (tmp_path / "taken.gift").write_text("mine")
+    assert main(["export-quiz", "parallelism", "--format", "gift", "--output",
+                 str(tmp_path / "taken.gift")]) == 1
+    assert capsys.readouterr().err.startswith(f"quizbot: {tmp_path / 'taken.gift'}: already "
+                                              "exists")
+    assert (tmp_path / "taken.gift").read_text() == "mine"
