@@ -1,7 +1,8 @@
 """What a learner sends in a private chat that is no command: a number typed there answers
-the computed question open there; a message that is not text (a photo, a sticker, a voice
-note) gets one short reply saying what the bot reads, once per chat per NOT_TEXT_QUIET (an
-album of ten photos is ten messages; Telegram allows about one message a second per chat).
+the computed question open there; text when no such question is open ("hi", a letter typed
+instead of tapped) and a message that is not text (a photo, a sticker, a voice note) get one
+short reply saying what the bot reads, once per chat per NOT_TEXT_QUIET (an album of ten
+photos is ten messages; Telegram allows about one message a second per chat).
 In a group the bot answers neither: it is not spoken to there."""
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ class PrivateChat:
         self._told = SaidLately(lambda: self.engine.clock(), NOT_TEXT_QUIET)
 
     async def typed(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """Text: the answer to the computed question open there, if any (other text is not
-        for the bot and gets no reply)."""
+        """Text: the answer to the computed question open there, if any; with none open, what
+        the bot reads (once per NOT_TEXT_QUIET): a first "hi" met silence, as if the bot
+        were down."""
         message = turn.update.message
         if message is None or message.text is None:
             return Reply()
         typed = await self.engine.answer_text(turn.actor, message.text)
         if typed.outcome is None:
-            return Reply()
+            if typed.asked or self._told(turn.chat_id):
+                return Reply()
+            return self.plan.text(await self.engine.language(turn.actor), "chat.no_question")
         turn.answering = int(typed.message_id) if typed.message_id else None
         return self.plan.typed(typed.outcome, turn.actor)
 

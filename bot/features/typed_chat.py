@@ -23,10 +23,13 @@ NOT_NUMBER_AGAIN = "typed.not_number_again"
 @dataclass(frozen=True, slots=True)
 class TypedTurn:
     """What a typed text did: `outcome` None means no reply; `message_id` is the message
-    showing the answered question (None: not known, the result is sent as a new message)."""
+    showing the answered question (None: not known, the result is sent as a new message);
+    `asked` is False when no question that takes a typed answer was open (the text answers
+    nothing, and the adapter may say what the bot reads)."""
 
     outcome: TypedOutcome | None
     message_id: str | None = None
+    asked: bool = True
 
 
 class TypedChat:
@@ -44,7 +47,7 @@ class TypedChat:
         question is open there (the text is not for the bot)."""
         target = await self.solo.typed_target(actor)
         if target is None:
-            return TypedTurn(None)
+            return TypedTurn(None, asked=False)
         shown = await self.store.read(shown_question, actor.platform, actor.user_id)
         message_id = (shown.message_id if shown is not None
                       and (shown.session_id, shown.position) == target else None)

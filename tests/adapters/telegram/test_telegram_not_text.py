@@ -57,3 +57,34 @@ async def test_a_group_never_hears_about_photos_or_stickers(bot: Running,
     until = await member.barrier()  # /help in the group: everything before it is done
     assert member.sent(since, until) == []
     assert Learner(api, member.user).sent(since, until) == []  # nor privately
+
+
+async def test_text_that_answers_nothing_gets_one_short_reply(bot: Running,
+                                                              api: FakeBotAPI) -> None:
+    """A first 'hi' in the private chat, with no question open that takes a typed answer,
+    met silence (as if the bot were down): it gets one pointer to /quiz and /help, in the
+    learner's language, once per NOT_TEXT_QUIET; a number typed for an open computed question
+    still answers it, and a group hears nothing."""
+    clock = FakeClock(bot.app.engine.clock())
+    bot.app.engine.clock = clock
+    learner = Learner(api, api.user(8009, "Sana", language_code="ur"))
+    since = learner.mark()
+    await learner.send("hi")
+    await learner.send("anyone there?")  # within the window: one reply for both
+    until = await learner.barrier()
+    said = [c.result for c in learner.sent(since, until)]
+    assert [m["text"] for m in said] == [bot.cat.t("ur", "chat.no_question")]
+    assert sorted(command_names(said[0])) == ["help", "quiz"]  # tappable
+    clock.advance(NOT_TEXT_QUIET)
+    english = Learner(api, api.user(8010, "Sam"))
+    since = english.mark()
+    await english.send("hello")
+    until = await english.barrier()
+    assert [c.result["text"] for c in english.sent(since, until)] == [
+        "I don't read messages: tap the buttons under a question, or send /quiz to start one. "
+        "/help lists everything I can do."]
+    group = Learner(api, english.user, api.group_chat(-100777))
+    since = group.mark()
+    await group.send("hello everyone")
+    until = await group.barrier()
+    assert group.sent(since, until) == []

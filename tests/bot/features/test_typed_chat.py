@@ -33,4 +33,4 @@ async def test_typed_chat_keeps_the_question_message_and_counts_non_numbers(
     assert getattr(turn.outcome, "key", None) == "typed.not_number" and turn.message_id == "56"
     await engine.store.write(sessions_sql.reset_user,
                              "telegram", LEARNER.user_id)  # /reset forgets it too
-    assert await engine.typed_chat.answer(LEARNER, "12") == TypedTurn(None)
+    assert await engine.typed_chat.answer(LEARNER, "12") == TypedTurn(None, asked=False)
