@@ -66,9 +66,19 @@ def _fail(message: str) -> int:
     return EXIT_ERROR
 
 
+def _made(config: Config) -> None:
+    """StoreRefused for a SQLite database not made yet (nothing to read), saying what makes
+    it: the ops commands never create one."""
+    if not _postgres(config) and not path_from_url(config.storage_url).exists():
+        raise StoreRefused(
+            f"{_where(config)}: no database yet; quizbot makes it when it first starts "
+            "(quizbot run, or a first quizbot play), and until then there is nothing to read")
+
+
 def backup(config: Config, args: argparse.Namespace) -> int:
     """quizbot backup PATH [--force]."""
     try:
+        _made(config)
         if _postgres(config):
             _read(config, summary)  # quizbot's database, as on SQLite, or StoreRefused
             archive = pg_backup.dump(config.storage_url, _password(config), args.path,
@@ -81,7 +91,7 @@ def backup(config: Config, args: argparse.Namespace) -> int:
     except Refusal as exc:
         return _fail(str(exc))
     print(f"backed up {_where(config)} to {done.path}: schema version {done.version}, "
-          f"{done.answers} answers, {done.bytes} bytes, integrity ok")
+          f"{_count(done.answers, 'answer')}, {done.bytes} bytes, integrity ok")
     return EXIT_OK
 
 
@@ -112,9 +122,9 @@ def restore(config: Config, args: argparse.Namespace) -> int:
         done = sqlite_backup.restore(args.path, path_from_url(config.storage_url), force=args.force)
     except Refusal as exc:
         return _fail(str(exc))
+    discarded = " (newer activity discarded)" if done.replaced_newer else ""
     print(f"restored {args.path} into {_where(config)}: schema version {done.version}, "
-          f"{done.answers} answers" + (" (newer activity discarded)" if done.replaced_newer
-                                       else ""))
+          f"{_count(done.answers, 'answer')}{discarded}")
     return EXIT_OK
 
 
@@ -133,6 +143,8 @@ def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
 
 def _read(config: Config, fn: Callable[..., Command[T]], *args: Any) -> T:
     """Run one read command on a read-only connection to the configured database."""
+    _made(config)
+
     async def read() -> T:
         async with open_reader(config.storage_url, _password(config)) as reader:
             return await reader.read(fn, *args)

@@ -33,7 +33,7 @@ from bot.domain.quiz.load import MAX_FILE_BYTES
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.features.importing import Imported, convert, inside
 from bot.features.installed import Installed
-from bot.ops.files import PlaceError, refuse_existing, write_new
+from bot.ops.files import PlaceError, refuse_existing, refuse_missing_folder, write_new
 from bot.present.i18n import Catalogue
 from bot.store.sqlite import path_from_url
 
@@ -138,7 +138,7 @@ def _write(result: Imported, output: Path | None, *, force: bool) -> str:
         sys.stdout.write(result.yaml)
         return "standard output"
     replace = force or _same_quiz(output, result.yaml)
-    _refuse_missing_folder(output)
+    refuse_missing_folder(output)
     refuse_existing(output, force=replace)
     _refuse_taken_id(output, result.yaml)
     for rel, data in result.images.items():  # pictures first: the file then finds them
@@ -191,12 +191,6 @@ async def _export(args: argparse.Namespace) -> int:
         return _write_export(args, service.library.quizzes)  # while its pictures exist
 
 
-def _refuse_missing_folder(output: Path) -> None:
-    if not output.parent.is_dir():
-        raise PlaceError(f"{output.parent}: no such folder; make it first (mkdir -p "
-                         f"{output.parent}) or give --output a file in an existing one")
-
-
 def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
     quiz = quizzes.get(args.quiz_id)
     if quiz is None:
@@ -210,7 +204,7 @@ def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
         return EXIT_ERROR
     try:  # before the notes of a conversion that could not be written anyway
         if args.output is not None:
-            _refuse_missing_folder(args.output)
+            refuse_missing_folder(args.output)
             refuse_existing(args.output, force=args.force)
     except PlaceError as exc:
         print(f"quizbot: {exc}", file=sys.stderr)

@@ -40,6 +40,15 @@ def refuse_existing(target: Path, *, force: bool) -> None:
                          "to replace it")
 
 
+def refuse_missing_folder(target: Path) -> None:
+    """PlaceError, saying what to do, when the folder `target` would be written in is not
+    there (checked before any work whose result would then have nowhere to go)."""
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise PlaceError(f"{folder}: no such folder; make it first (mkdir -p {folder}) or "
+                         "give a file in an existing folder")
+
+
 @contextlib.contextmanager
 def new_file(target: Path, *, force: bool = False) -> Iterator[Path]:
     """Yield a private path to write; on a clean exit it becomes `target`.
@@ -48,8 +57,7 @@ def new_file(target: Path, *, force: bool = False) -> Iterator[Path]:
     nothing is left behind and `target` is as it was.
     """
     folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise PlaceError(f"{folder}: no such folder")
+    refuse_missing_folder(target)
     refuse_existing(target, force=force)
     try:
         private = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=folder))

@@ -93,8 +93,13 @@ def test_stats_and_export_through_the_cli(played: Path) -> None:
 
 
 def test_ops_refuse_bad_input_with_a_clear_message(tmp_path: Path) -> None:
-    stats = quizbot(tmp_path, "stats")
-    assert stats.returncode == 1 and f"{user_db()}: no such database file" in stats.stderr
+    # Before the first start: what makes the database, not only that it is missing.
+    for command in (["stats"], ["export", "--format", "csv"], ["backup", "b.db"]):
+        said = quizbot(tmp_path, *command)
+        assert said.returncode == 1 and said.stderr == (
+            f"quizbot: {user_db()}: no database yet; quizbot makes it when it first starts "
+            "(quizbot run, or a first quizbot play), and until then there is nothing to read\n")
+    assert not user_db().exists() and not (tmp_path / "b.db").exists()
     (tmp_path / "bad.yaml").write_text("metrics:\n  port: http\n")
     bad = quizbot(tmp_path, "backup", "x.db", "--config", "bad.yaml")
     assert bad.returncode == 1 and "metrics.port must be a whole number" in bad.stderr

@@ -307,7 +307,7 @@ def test_an_output_in_a_missing_folder_says_to_make_it(
     assert main(["import", str(FIXTURES / "spec.gift"), "--output", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.endswith(f"quizbot: {out.parent}: no such folder; make it first (mkdir -p "
-                        f"{out.parent}) or give --output a file in an existing one\n")
+                        f"{out.parent}) or give a file in an existing folder\n")
     assert not out.parent.exists()
 
 
@@ -319,7 +319,7 @@ def test_export_quiz_refuses_a_missing_folder_before_its_notes(
     assert main(["export-quiz", "parallelism", "--format", "gift", "--output", str(out)]) == 1
     assert capsys.readouterr().err == (
         f"quizbot: {out.parent}: no such folder; make it first (mkdir -p {out.parent}) or "
-        "give --output a file in an existing one\n")
+        "give a file in an existing folder\n")
     (tmp_path / "taken.gift").write_text("mine")
     assert main(["export-quiz", "parallelism", "--format", "gift", "--output",
                  str(tmp_path / "taken.gift")]) == 1
