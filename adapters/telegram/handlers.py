@@ -56,13 +56,8 @@ class Handlers:
                  dashboard: TelegramDashboard | None = None,
                  may_reply: MayReply | None = None) -> None:
         self.may_reply = may_reply  # webhook mode: the inbox's reply-once mark
-        self.engine, self.cat = app.engine, app.catalogue
-        self.dash = dashboard
-        self.plan = plan
-        self.outbox = outbox
-        self.metrics = app.metrics
-        self.rounds = rounds
-        self.links = links
+        self.engine, self.cat, self.dash, self.plan = app.engine, app.catalogue, dashboard, plan
+        self.outbox, self.metrics, self.rounds, self.links = outbox, app.metrics, rounds, links
         self.chats = app.chats
         self.private = PrivateChat(app, plan)  # text and other messages in a private chat
 
@@ -203,15 +198,21 @@ class Handlers:
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/quiz [id]: resume the unfinished session or start one; in a group, a button
         that opens it in a private chat (a group must not fill up with solo questions).
-        Without an id: the default quiz at once, with one line naming /quizzes.
+        Without an id: the default quiz at once, with one line naming /quizzes; an id that
+        is no quiz: the catalogue's buttons under that line (no ids to copy and retype).
         `/quiz remove ID` (admins): take an installed quiz out."""
         if args and args[0].lower() == "remove":
             title = await self.engine.remove_quiz(turn.actor, _first(args[1:]) or "")
             return self.plan.removed(await self.engine.language(turn.actor), title)
         quiz_id = _first(args) or (await self.engine.group_choice(turn.actor))[0]
-        return await self._solo(
-            turn, lambda: self.engine.start(turn.actor, quiz_id, unfinished=not args),
-            quiz_id, more=not args)
+        try:
+            return await self._solo(turn, lambda: self.engine.start(
+                turn.actor, quiz_id, unfinished=not args), quiz_id, more=not args)
+        except UnknownQuiz as missing:
+            if not args:  # the group's own quiz, removed since: the usual refusal
+                raise
+            return self.plan.catalogue(await self.engine.catalogue(turn.actor), turn.actor,
+                                       missing=str(missing.params["quiz"]))
 
     async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """A file sent in a private chat (admins): checked and installed as a quiz (titled by

@@ -189,14 +189,18 @@ class Planner:
             card = replace(card, body=f"{hint}\n\n{card.body}")
         return Reply(send=(card,))
 
-    def catalogue(self, quizzes: QuizList, actor: Actor) -> Reply:
-        """/quizzes: every quiz as a button that starts (or resumes) it."""
+    def catalogue(self, quizzes: QuizList, actor: Actor, *, missing: str = "") -> Reply:
+        """/quizzes: every quiz as a button that starts (or resumes) it; `missing`: the name
+        a /quiz typed that is no quiz, said first (the buttons stand for the ids to type)."""
         lang = quizzes.lang
+        lead = (self.m.escape(self.cat.t(lang, "catalogue.no_such", quiz=missing))
+                if missing else "")
         rows = tuple((Button(render.catalogue_label(self.cat, lang, e, LABEL_LIMIT),
                              StartPayload.of(actor.user_id, e.info.id).pack(),
                              "primary" if e.info.id == quizzes.default_id else "secondary"),)
                      for e in quizzes.entries)
-        return Reply(send=(Card(render.catalogue_text(self.cat, quizzes, self.m), rows=rows),))
+        return Reply(send=(Card(render.catalogue_text(self.cat, quizzes, self.m), lead=lead,
+                                rows=rows),))
 
     def pressed(self, outcome: PressOutcome, actor: Actor, where: Where | None = None
                 ) -> Reply:

@@ -6,6 +6,7 @@ from bot.domain import payloads as payload
 from bot.domain.platforms import TELEGRAM, units
 from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import Running
@@ -104,3 +105,25 @@ async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> Non
     listing = await learner.reply(since)
     assert listing["text"].startswith("Quizzes\n")
     assert len(buttons(listing)) == len(SHIPPED)
+
+
+async def test_a_quiz_that_is_not_there_offers_the_catalogue_buttons(bot: Running,
+                                                                     api: FakeBotAPI) -> None:
+    """'/quiz pipline' answered with a list of names and their ids in brackets ('• Model and
+    pipeline parallelism (parallelism)') for the learner to copy and retype on a phone: it
+    says what is missing first, then the catalogue with a button per quiz, in their language."""
+    for uid, lang in ((1101, "en"), (1102, "ur")):
+        learner = Learner(api, api.user(uid, "Sam", language_code=lang))
+        since = learner.mark()
+        await learner.send("/quiz pipline")
+        reply = await learner.reply(since)
+        text = strip_isolates(reply["text"])
+        said = strip_isolates(bot.cat.t(lang, "catalogue.no_such", quiz="pipline"))
+        assert text.startswith(said + "\n\n")
+        assert not any(f"({quiz})" in text for quiz in SHIPPED)  # names, never ids
+        starts = [payload.decode(d) for d in button_data(reply)]
+        assert [p.arg for p in starts if isinstance(p, payload.StartPayload)] == [
+            q.id for q in bot.app.engine.library.ordered()]
+        since = learner.mark()
+        await learner.press(reply, buttons(reply)[0][0]["text"])  # a tap starts it
+        assert await learner.reply(since, is_question)
