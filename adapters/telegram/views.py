@@ -15,6 +15,7 @@ from telegram import (
     Chat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    Message,
     Update,
     WebAppInfo,
 )
@@ -96,8 +97,13 @@ def where_of(update: Update) -> Where:
     message = query.message if query is not None else None
     if message is None:
         return Where.nowhere()
+    markup = getattr(message, "reply_markup", None)  # (an inaccessible message has none)
+    keyboard = markup.inline_keyboard if isinstance(markup, InlineKeyboardMarkup) else ()
+    shown = frozenset(str(b.callback_data) for row in keyboard for b in row
+                      if b.callback_data is not None)
     return Where(str(message.chat.id), str(message.message_id),
-                 shared=message.chat.type != Chat.PRIVATE)
+                 shared=message.chat.type != Chat.PRIVATE,
+                 buttons=shown if isinstance(message, Message) else None)
 
 
 def text_of(card: Card) -> str:

@@ -261,6 +261,13 @@ class Where:
     chat_id: str
     message_id: str | None
     shared: bool
+    # the data of every button on the message as it stands, where the platform says
+    # (Telegram sends the message with each press); None: not known
+    buttons: frozenset[str] | None = None
+
+    def carries(self, data: str) -> bool:
+        """False when the message's buttons are known and `data` is none of them."""
+        return self.buttons is None or data in self.buttons
 
     @classmethod
     def nowhere(cls) -> Where:

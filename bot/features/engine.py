@@ -103,7 +103,7 @@ class Engine:
         route(payloads.DuePayload, lambda a, p, w: self.review_due(a))
         route(payloads.ConfidencePayload, lambda a, p, w: self.set_confidence(a, p.arg == "on"))
         route(payloads.LanguagePayload, self._language_pressed)
-        route(payloads.ResetPayload, self._reset_pressed)
+        route(payloads.ResetPayload, self._reset_pressed, bound=True)  # one answer per prompt
         route(payloads.QuizzesPayload, lambda a, p, w: self.catalogue(a))
         route(payloads.TopicPayload, lambda a, p, w: self.review_topic(a, p.arg))
         route(payloads.ReportPayload, lambda a, p, w: self.reports.pressed(a, p))
@@ -114,7 +114,7 @@ class Engine:
         session's owner (checked in `answer`); every other owned button names its owner, and
         anyone else gets `NotYours`: one without an owner (sent before owners existed) is
         honoured in a private chat only. `where`: the pressed message (see `Where`)."""
-        handler = self.buttons.handler(data)
+        handler = self.buttons.handler(data, where)
         if handler is None:
             return UnknownButton(await self.language(actor), bool(where and where.shared))
         if not may_press(actor, data):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.domain import payloads as payload
 from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import default_content_dir, load_quizzes
@@ -280,3 +282,46 @@ async def test_the_global_leaderboard_fits_however_long_the_names(bot: Running,
     rows = board.splitlines()[1:]
     assert len(rows) == 10 and all("N" * 62 + "…:" in row for row in rows)
     assert "N" * 64 not in board
+
+
+async def test_a_reset_prompt_takes_one_answer(bot: Running, api: FakeBotAPI) -> None:
+    """A /reset prompt answered 'Cancel' ('Nothing was deleted.') still deleted everything
+    when its 'Yes, delete' came after (a second tap on a slow connection, or a copy of the
+    data), and a 'Cancel' after 'Yes' turned 'Your progress was deleted.' into the untrue
+    'Nothing was deleted.': a reset button counts only on a message that still carries it
+    (Telegram attaches the pressed message as it stands)."""
+    learner = Learner(api, api.user(1003, "Carol"))
+    me = Actor("telegram", "1003")
+    since = learner.mark()
+    await learner.send("/quiz")
+    await learner.reply(since, is_question)
+    yes, no = (payload.encode_action("reset", a, "1003") for a in ("yes", "no"))
+
+    since = learner.mark()
+    await learner.send("/reset")
+    confirm = await learner.reply(since)
+    await learner.toast(await learner.tap(confirm, no))
+    await edited(api, learner, confirm)
+    late = await learner.toast(await learner.tap(confirm, yes))  # the button is gone by now
+    assert late.params["text"] == bot.cat.t("en", "error.unknown_button")
+    assert (await bot.app.engine.current(me)).position == 0  # nothing was deleted, truly
+    stands = api.messages[(learner.chat_id, confirm["message_id"])]
+    assert stands["text"] == bot.cat.t("en", "reset.cancelled")
+
+    since = learner.mark()
+    await learner.send("/reset")
+    confirm = await learner.reply(since)
+    await learner.toast(await learner.tap(confirm, yes))
+    await edited(api, learner, confirm)
+    await learner.toast(await learner.tap(confirm, no))
+    until = await learner.barrier()
+    assert api.messages[(learner.chat_id, confirm["message_id"])]["text"] == bot.cat.t(
+        "en", "reset.done")  # not turned into "Nothing was deleted."
+    assert [c.params["text"] for c in learner.sent(since, until, ("editMessageText",))] == [
+        bot.cat.t("en", "reset.done")]
+
+
+async def edited(api: FakeBotAPI, learner: Learner, message: dict[str, Any]) -> None:
+    """Wait until `message` has been edited (its buttons replaced)."""
+    await api.wait_for(lambda: api.messages[(learner.chat_id, message["message_id"])]
+                       .get("edit_date"), what="the prompt's edit")
