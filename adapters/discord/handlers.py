@@ -67,7 +67,7 @@ class Flows:
         # the private "Who answered?" pages; the questions' clock is never shown on them
         self.plan = Planner(app.catalogue, MARKDOWN, shared_chats=False, type_button=True,
                             rounds=RoundPlanner(app.catalogue, MARKDOWN, lambda q: "",
-                                                limit=DISCORD.card_limit))
+                                                limit=DISCORD.card_limit, shared_chats=False))
         self.announce = app.config.discord.announce_results
         self.metrics = app.metrics
         self.signer, self.public_url = app.signer, app.config.web.public_url

@@ -43,7 +43,7 @@ class RoundPosts:
         self.client, self.rewards = client, rewards
         self.engine, self.cat, self.chats = app.engine, app.catalogue, app.chats
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at(app.catalogue),
-                                 limit=DISCORD.card_limit)
+                                 limit=DISCORD.card_limit, shared_chats=False)
 
     async def _rewards(self, event: RoundEvent) -> None:
         """After a round's podium is out: the members who earned the quiz's reward, in a

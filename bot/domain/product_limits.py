@@ -18,6 +18,12 @@ LOBBY_SECONDS = 30  # a team (or untimed) round's joining time before question 1
 LATE_POST = 3.0  # seconds: a question posted later than this after opening is timed from its post
 MIN_QUESTIONS, MAX_QUESTIONS = 1, 50  # questions a host may ask one round to take
 MIN_TEAMS, MAX_TEAMS = 2, 6
+# A round nobody plays (everyone left, the host walked away) would post every question and
+# its reveal into the group: 8 questions are 16 posts of the group's ~20 a minute, and noise
+# for its members. After this many questions in a row that nobody answered, the last one's
+# reveal is the round's end (its podium, as a stop shows it). Two, not one: a single quiet
+# question is a hard one, or a group that looked away; a question of the day is no round.
+UNANSWERED_TO_END = 2
 
 # --- a question of the day (/daily): open at least an hour, closed before the next one ----
 MIN_CLOSE_HOURS, MAX_CLOSE_HOURS, DEFAULT_CLOSE_HOURS = 1, 23, 8

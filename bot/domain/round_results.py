@@ -154,6 +154,7 @@ class RoundReveal:
     takeaway: str = ""  # shown in the group instead of the explanation, when the quiz has it
     quiz_id: str = ""  # the round's quiz (rewards are per quiz)
     joined: int = 0  # members who joined by button (team and untimed rounds), answered or not
+    idle: int = 0  # the round ended by itself after this many questions nobody answered
 
 
 @dataclass(frozen=True, slots=True)

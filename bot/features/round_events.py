@@ -67,7 +67,7 @@ class RoundEvents:
             stopped=stopped or row.status == "stopped", next_at=row.next_open_at,
             revealed_at=revealed_at, last_qindex=row.position, scoring=row.scoring,
             untimed=row.untimed, teams=teams, quiz_id=row.quiz_id,
-            joined=len(reveal.members),
+            joined=len(reveal.members), idle=row.ended_idle,
             daily=(daily_notes(reveal.history, revealed_at)
                    if reveal.history is not None else None))
         if reveal.deadline is None:  # a stop between questions: the standings alone

@@ -288,7 +288,9 @@ class Rounds:
         claims write the post jobs the scheduler shows. A question whose post is not out
         yet is not revealed unseen: it is timed from its post."""
         await self.store.write(rounds_sql.hold_unshown, platform, now)
-        await self.store.write(rounds_sql.reveal_due_questions, platform, now)
+        # a round nobody answers ends by itself (the reveal's own transaction decides)
+        await self.store.write(rounds_sql.reveal_due_questions, platform, now,
+                               product_limits.UNANSWERED_TO_END)
         await self.store.write(rounds_sql.open_due_questions, platform, now)
 
     async def next_due(self, platform: str) -> float | None:

@@ -301,6 +301,12 @@ class Catalogue:
         """Every key `lang` translates, plural ones included."""
         return frozenset(self._strings[lang]) | frozenset(self._entries(lang))
 
+    def platform_key(self, lang: str, key: str, *, shared_chats: bool) -> str:
+        """`key`, or its `_server` form where chats are not shared (Discord) and one exists:
+        what to type differs there (`/round start`, not `/round`)."""
+        server = f"{key}_server"
+        return server if not shared_chats and server in self.keys(lang) else key
+
     def _entries(self, lang: str) -> Mapping[str, Plural]:
         return self._plurals[lang][1] if lang in self._plurals else {}
 

@@ -243,8 +243,7 @@ class Planner:
     def platform_key(self, lang: str, key: str) -> str:
         """`key`, or its `_server` form where chats are not shared (Discord) and one exists:
         what to type differs there (`/round start`, not `/round`)."""
-        server = f"{key}_server"
-        return server if not self.shared_chats and server in self.cat.keys(lang) else key
+        return self.cat.platform_key(lang, key, shared_chats=self.shared_chats)
 
     def text(self, lang: str, key: str, **params: object) -> Reply:
         """One plain UI message."""

@@ -59,9 +59,13 @@ class RoundPlanner:
     """Cards for one platform's markup; `closes` words a question's closing time."""
 
     def __init__(self, cat: Catalogue, markup: render.Markup,
-                 closes: Callable[[RoundQuestion], str], *, limit: int = 4096) -> None:
+                 closes: Callable[[RoundQuestion], str], *, limit: int = 4096,
+                 shared_chats: bool = True) -> None:
         # `limit`: what one card (title, body and footer together) may hold on the platform
         self.cat, self.m, self.closes, self.limit = cat, markup, closes, limit
+        # False where a round is started with `/round start` (Discord): a key's `_server`
+        # form (`Catalogue.platform_key`)
+        self.shared_chats = shared_chats
 
     def t(self, lang: str, key: str, **params: object) -> str:
         return self.m.escape(self.cat.t(lang, key, **params))
@@ -190,8 +194,8 @@ class RoundPlanner:
                     cut = True
                     lines.append(self.t(lang, "round.more", count=len(r.right) - len(shown)))
             elif not answered:  # nobody answered: say why, not "nobody got it right"
-                lines.append(self.t(lang, "round.stopped_unanswered" if r.stopped
-                                    else "round.none_answered"))
+                lines.append(self.t(lang, "round.stopped_unanswered"
+                                    if r.stopped and not r.idle else "round.none_answered"))
             else:
                 lines.append(self.t(lang, "round.nobody_right"))
             if explanation:
@@ -289,7 +293,11 @@ class RoundPlanner:
     def _podium(self, r: RoundReveal, shown: int = STANDINGS_SHOWN) -> list[str]:
         lang = r.lang
         lines = [self.m.bold(self.t(lang, "round.podium", title=r.quiz_title))]
-        if r.stopped:
+        if r.idle:  # it ended by itself: why, and how to start another
+            key = self.cat.platform_key(lang, "round.ended_idle",
+                                        shared_chats=self.shared_chats)
+            lines.append(self.t(lang, key, count=r.idle))
+        elif r.stopped:
             lines.append(self.t(lang, "round.stopped"))
         lines.append(self.t(lang, self.mode_key(r.scoring, r.untimed)))
         if not r.standings:

@@ -58,6 +58,7 @@ class RoundRow:
     teams: int = 0
     untimed: bool = False
     kind: str = "round"  # "daily": a question of the day
+    ended_idle: int = 0  # it ended after this many questions in a row nobody answered
 
     @property
     def lobby(self) -> bool:

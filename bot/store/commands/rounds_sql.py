@@ -102,11 +102,37 @@ def _record_participants(rnd: RoundRow, upto: int, now: float) -> Command[None]:
                                    for scope in scopes_of(rnd.platform, rnd.board_chat)])
 
 
-def _after_reveal(round_id: int, qindex: int, now: float) -> Command[RoundRow]:
+def _unanswered(rnd: RoundRow, qindex: int, last: int) -> Command[bool]:
+    """True when nobody answered the round's `last` questions up to `qindex` (a daily: never)."""
+    if last <= 0 or rnd.kind != "round" or qindex + 1 < last:
+        return False
+    row = one((yield q("SELECT COUNT(*) AS n FROM round_answers WHERE round_id = ? "
+                       "AND qindex > ? AND qindex <= ?", rnd.id, qindex - last, qindex)))
+    return row is not None and int(row["n"]) == 0
+
+
+def _end(rnd: RoundRow, now: float, *, idle: int = 0) -> Command[int | None]:
+    """End a running round as a stop does, what was answered counted (`idle`: after that many
+    questions nobody answered). Its position, or None when it was not running."""
+    stopped = yield q("UPDATE rounds SET status = 'stopped', finished_at = ?, "
+                      "next_open_at = NULL, ended_idle = ? WHERE id = ? AND status = 'active' "
+                      "RETURNING position", now, idle, rnd.id)
+    if not stopped:
+        return None
+    position = int(stopped[0]["position"])
+    yield from _record_participants(rnd, position, now)
+    return position
+
+
+def _after_reveal(round_id: int, qindex: int, now: float,
+                  unanswered_to_end: int = 0) -> Command[RoundRow]:
     rnd = yield from _round(round_id)
     if not rnd.active:
         return rnd
-    if qindex + 1 < rnd.total:
+    if qindex + 1 < rnd.total and (yield from _unanswered(rnd, qindex, unanswered_to_end)):
+        # nobody is playing: this reveal is the round's end, as a stop shows it
+        yield from _end(rnd, now, idle=unanswered_to_end)
+    elif qindex + 1 < rnd.total:
         yield q("UPDATE rounds SET next_open_at = ? WHERE id = ? AND status = 'active'",
                 now + rnd.reveal_pause, round_id)
     else:
@@ -236,11 +262,14 @@ def hold_unshown(platform: str, now: float) -> Command[int]:
     return len(held)
 
 
-def reveal_due_questions(platform: str, now: float) -> Command[list[tuple[int, int]]]:
+def reveal_due_questions(platform: str, now: float, unanswered_to_end: int = 0
+                         ) -> Command[list[tuple[int, int]]]:
     """Claim every question past its deadline; one caller wins each (revealed_at IS NULL).
     Schedules the next question or finishes the round (recording each participant's
     session) and writes the job that posts the reveal (`round_post` reads what it shows);
-    (round id, question index) of each revealed."""
+    (round id, question index) of each revealed. A round whose last `unanswered_to_end`
+    questions (0: no such rule) nobody answered ends with this reveal, as a stop would: the
+    same transaction decides, so no second process opens its next question."""
     yield lock("SELECT id FROM rounds WHERE platform = ? AND status = 'active' "
                "AND id IN (SELECT round_id FROM round_questions WHERE revealed_at IS NULL "
                "AND deadline <= ?) ORDER BY id FOR NO KEY UPDATE", platform, now)
@@ -251,7 +280,8 @@ def reveal_due_questions(platform: str, now: float) -> Command[list[tuple[int, i
         "RETURNING round_id, qindex, deadline", now, now, platform)
     revealed = []
     for row in sorted(claimed, key=lambda r: (r["deadline"], r["round_id"])):
-        rnd = yield from _after_reveal(int(row["round_id"]), int(row["qindex"]), now)
+        rnd = yield from _after_reveal(int(row["round_id"]), int(row["qindex"]), now,
+                                       unanswered_to_end)
         yield from post_job(rnd.platform, rnd.id, int(row["qindex"]), "r", now)
         revealed.append((rnd.id, int(row["qindex"])))
     return revealed
@@ -273,16 +303,12 @@ def stop_round(round_id: int, now: float) -> Command[tuple[int, str] | None]:
     """Stop the round; the open question (if any) is revealed by this caller. The post its
     job shows (`round_post`): (question index, "r") for that reveal, (position, "s") for a
     stop between questions; None when the round was not running."""
-    stopped = yield q("UPDATE rounds SET status = 'stopped', finished_at = ?, "
-                      "next_open_at = NULL WHERE id = ? AND status = 'active' "
-                      "RETURNING position", now, round_id)
-    if not stopped:
+    rnd = yield from get_round(round_id)
+    position = None if rnd is None else (yield from _end(rnd, now))
+    if rnd is None or position is None:
         return None
-    position = int(stopped[0]["position"])
     claimed = one((yield q("UPDATE round_questions SET revealed_at = ? WHERE round_id = ? "
                            "AND revealed_at IS NULL RETURNING qindex", now, round_id)))
-    rnd = yield from _round(round_id)
-    yield from _record_participants(rnd, position, now)
     post = (position, "s") if claimed is None else (int(claimed["qindex"]), "r")
     yield from post_job(rnd.platform, rnd.id, *post, now)
     return post
