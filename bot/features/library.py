@@ -337,12 +337,15 @@ def topic_shown(quiz: Quiz, row: SessionRow, lang: str) -> str | None:
 
 
 async def last_seeds(store: Store, who: Actor, quizzes: Iterable[Quiz]) -> dict[str, int]:
-    """Per quiz with computed questions, the seed of the learner's last finished attempt:
-    /stats shows those questions with the numbers they last saw."""
+    """Per quiz with computed questions, the seed of the learner's last finished attempt,
+    else of the one under way: /stats shows those questions with the numbers they saw."""
     seeds = {}
     for quiz in quizzes:
         if any(q.computed is not None for q in quiz.questions):
-            last = await store.read(sessions_sql.last_finished, who.platform, who.user_id, quiz.id)
+            last = (await store.read(sessions_sql.last_finished, who.platform, who.user_id,
+                                     quiz.id)
+                    or await store.read(sessions_sql.active_session, who.platform,
+                                        who.user_id, quiz.id))
             if last is not None:
                 seeds[quiz.id] = seed_of(last.seed, last.id)
     return seeds

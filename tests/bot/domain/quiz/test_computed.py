@@ -13,7 +13,7 @@ from adapters.cli.main import main
 from bot.app.compose import build_engine
 from bot.domain.errors import ContentError
 from bot.domain.quiz import Quiz, load_file, quality_warnings
-from bot.domain.quiz.computed import draw, named_option
+from bot.domain.quiz.computed import draw, named_option, shown_text
 from bot.domain.quiz.sampling import drawn_warnings, sample_problems
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt
 from bot.features.engine import Engine
@@ -288,6 +288,23 @@ async def test_stats_review_and_export_see_the_attempts_numbers(
     assert review.question_id == quiz.questions[0].id and review.total == 2
     assert (await store.read(sessions_sql.get_session, review.session_id)).seed != session.seed
     assert "{" not in review.text
+
+
+async def test_stats_mid_attempt_shows_the_numbers_of_the_attempt_under_way(
+        engine: Engine, quizzes) -> None:
+    # Before a first finish, /stats drew every computed question with an example's numbers
+    # (seed 0): a learner at question 3 read p = 12 where their question had said p = 8.
+    quiz = quizzes[NUMBERS]
+    prompt = await engine.start(ALICE, NUMBERS)
+    seen = [prompt.text]
+    for _ in range(2):
+        result = await engine.answer(ALICE, prompt.session_id, prompt.position, 0)
+        assert result.next is not None
+        prompt = result.next
+        seen.append(prompt.text)
+    stats = await engine.stats(ALICE, NUMBERS)
+    assert [s.text for s in stats.questions[:3]] == seen
+    assert seen[0] != shown_text(quiz.questions[0], "en", None)  # not the example's
 
 
 async def test_spaced_review_draws_per_review_session(store: SQLiteStore, quizzes) -> None:
