@@ -20,6 +20,7 @@ from bot.features.rounds import Rounds
 from bot.store.commands import rounds_sql
 from bot.store.protocol import Store
 from tests.backends import Opener
+from tests.clock import FakeClock
 from tests.helpers import due, rounds_of
 
 GROUP = "-1001"
@@ -27,17 +28,9 @@ HOST = Actor("telegram", "1", GROUP, "Hana")
 BILAL = Actor("telegram", "2", GROUP, "Bilal")
 
 
-class Clock:
-    def __init__(self, now: float = 1_800_000_000.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
+def clock() -> FakeClock:
+    return FakeClock(1_800_000_000.0)
 
 
 @pytest.fixture
@@ -47,7 +40,7 @@ def store(backend_store: Store) -> Store:
 
 
 @pytest.fixture
-def rounds(engine: Engine, store: Store, clock: Clock) -> Rounds:
+def rounds(engine: Engine, store: Store, clock: FakeClock) -> Rounds:
     return rounds_of(engine, clock=clock, default_seconds=20, reveal_seconds=5,
                      rng=random.Random(3))
 
@@ -58,7 +51,7 @@ async def one(rounds: Rounds, kind: type) -> RoundQuestion | RoundReveal:
     return events[0]  # type: ignore[return-value]
 
 
-async def question_then_reveal(rounds: Rounds, clock: Clock, *,
+async def question_then_reveal(rounds: Rounds, clock: FakeClock, *,
                                answer: Actor | None = None) -> RoundReveal:
     """The next question opens (after the pause), `answer` presses A on it, its time runs out."""
     clock.now += 5
@@ -77,7 +70,7 @@ def test_the_limit_is_two_questions() -> None:
 
 
 async def test_a_round_nobody_answers_ends_after_its_second_question(
-        rounds: Rounds, clock: Clock, store: Store, engine: Engine) -> None:
+        rounds: Rounds, clock: FakeClock, store: Store, engine: Engine) -> None:
     started = await rounds.start(HOST, GROUP)
     assert started.total == 8
     clock.now -= 5  # question 1 opens at once
@@ -97,7 +90,7 @@ async def test_a_round_nobody_answers_ends_after_its_second_question(
 
 
 async def test_a_round_answered_once_ends_after_two_silent_questions(
-        rounds: Rounds, clock: Clock, engine: Engine) -> None:
+        rounds: Rounds, clock: FakeClock, engine: Engine) -> None:
     await rounds.start(HOST, GROUP)
     clock.now -= 5
     assert (await question_then_reveal(rounds, clock, answer=BILAL)).idle == 0
@@ -113,7 +106,7 @@ async def test_a_round_answered_once_ends_after_two_silent_questions(
 
 
 async def test_answers_every_other_question_run_the_round_to_its_end(
-        rounds: Rounds, clock: Clock) -> None:
+        rounds: Rounds, clock: FakeClock) -> None:
     await rounds.start(HOST, GROUP, questions=5)
     clock.now -= 5
     for n in range(5):
@@ -123,7 +116,7 @@ async def test_answers_every_other_question_run_the_round_to_its_end(
 
 
 async def test_two_stores_cannot_both_go_on_and_end_a_silent_round(
-        open_store: Opener, quizzes: dict[str, Quiz], clock: Clock) -> None:
+        open_store: Opener, quizzes: dict[str, Quiz], clock: FakeClock) -> None:
     stores = [await open_store() for _ in range(2)]
     pair = [rounds_of(build_engine(s, quizzes), clock=clock, default_seconds=10)
             for s in stores]
