@@ -112,7 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="restore even though the database has newer activity")
     sub.add_parser("stats", help="users, sessions, answers and per-question accuracy")
     export = sub.add_parser("export", help="results per learner and question, for a teacher")
-    export.add_argument("--format", choices=("csv", "json"), required=True)
+    export.add_argument("--format", choices=("csv", "json"), required=True,
+                        help="csv: a row per learner and question, for a spreadsheet; json: "
+                             "learners and per-question accuracy, for a script")
     export.add_argument("--chat", metavar="ID",
                         help="only sessions started in this chat (ID or platform:ID)")
     export.add_argument("--output", "-o", metavar="PATH", type=Path,

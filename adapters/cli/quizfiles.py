@@ -63,7 +63,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     exp = sub.add_parser("export-quiz", help="write a quiz as GIFT, Moodle XML or CSV, for "
                                              "a learning platform")
     exp.add_argument("quiz_id", metavar="ID", help="the quiz's id")
-    exp.add_argument("--format", choices=EXPORT_FORMATS, required=True)
+    exp.add_argument("--format", choices=EXPORT_FORMATS, required=True,
+                     help="gift or moodle-xml: for Moodle's question bank (Import); csv: the "
+                          "columns quizbot import reads, for a spreadsheet")
     exp.add_argument("--output", "-o", type=Path, metavar="FILE",
                      help="a new file to write (default: standard output)")
     exp.add_argument("--force", action="store_true", help="replace an existing --output")

@@ -63,3 +63,19 @@ def test_play_and_run_help_say_what_the_docs_say(capsys) -> None:
     assert "(default: the config's quiz.default, else the easiest quiz)" in out
     assert ("config file (start from deploy/config.example.yaml; tokens come from "
             "TELEGRAM_BOT_TOKEN and DISCORD_BOT_TOKEN)") in out
+
+
+def test_each_export_format_says_what_it_is_for(capsys) -> None:
+    """`export --help` and `export-quiz --help` listed {csv,json} and {gift,moodle-xml,csv}
+    with no word on which to pick."""
+    import pytest
+
+    from adapters.cli.main import main
+
+    for argv in (["export", "--help"], ["export-quiz", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "csv: a row per learner and question, for a spreadsheet" in out
+    assert "json: learners and per-question accuracy, for a script" in out
+    assert "gift or moodle-xml: for Moodle's question bank (Import)" in out
