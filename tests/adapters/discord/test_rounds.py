@@ -209,16 +209,22 @@ async def test_a_late_press_on_the_last_question_promises_no_next_one(fake: Fake
     await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
                                          options={"seconds": 20, "questions": 2}))
     first = await room.question(1)
-    room.clock.now += 21  # past the deadline; the reveal is not claimed until a wake
+    # Past the deadline with the scheduler stopped, so the reveal waits for the press (its
+    # post job ending wakes the scheduler, which would otherwise claim the reveal first).
+    await bot.scheduler.stop()
+    room.clock.now += 21
     assert await room.press(BOB, first, "A") == "This question has closed; wait for the " \
         "next one."
+    bot.scheduler.start()
     room.advance(0)
     await room.reveal(first)
     room.advance(5)
     second = await room.question(2)
+    await bot.scheduler.stop()
     room.clock.now += 21
     assert await room.press(BOB, second, "A") == "That was the last question and it has " \
         "closed; the results come in a moment."
+    bot.scheduler.start()
     room.advance(0)
     assert "Final podium" in await room.reveal(second)
 
