@@ -81,7 +81,8 @@ async def test_text_that_answers_nothing_gets_one_short_reply(bot: Running,
     await english.send("hello")
     until = await english.barrier()
     assert [c.result["text"] for c in english.sent(since, until)] == [
-        "I don't read messages: tap the buttons under a question, or send /quiz to start one. "
+        "No question here is waiting for a typed answer: tap the buttons under a question, or "
+        "send /quiz to start one. "
         "/help lists everything I can do."]
     group = Learner(api, english.user, api.group_chat(-100777))
     since = group.mark()
