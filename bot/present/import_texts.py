@@ -113,6 +113,12 @@ URDU: tuple[tuple[str, str], ...] = (
      "questions' sheet",
      "{at}: کھلنے پر یہ {size} MB کی ہو جاتی ہے؛ ورک بک زیادہ سے زیادہ {limit} MB کی ہو سکتی "
      "ہے: صرف سوالات والی شیٹ رکھیں"),
+    ("{at}: the formula in {refs} has no saved value, so it reads as empty (the file was "
+     "never saved by a spreadsheet program); open the file in Excel, LibreOffice or Google "
+     "Sheets and save it, or paste the values in place of the formulas",
+     "{at}: {refs} کے فارمولے کی کوئی محفوظ قدر نہیں، اس لیے یہ خالی پڑھا گیا (یہ فائل کبھی "
+     "کسی اسپریڈشیٹ پروگرام میں محفوظ نہیں ہوئی)؛ فائل کو Excel، LibreOffice یا Google Sheets "
+     "میں کھول کر محفوظ کریں، یا فارمولوں کی جگہ ان کی قدریں چسپاں کریں"),
     ("{at}: no row in its first {count} names the columns; write a header row (question, "
      "option1, option2 .. option10, correct, explanation) or use Kahoot's template (Question, "
      "Answer 1 .. Answer 4, Correct answer(s))",

@@ -5,8 +5,9 @@ question template): each row's cells as the text a teacher sees, handed to the C
 The first sheet with a header row in its first rows is read (any rows above the header, as
 in Kahoot's template, are notes; one whose first cell starts with '#' is the title, as in a
 CSV file). Formulas count with the value Excel last worked out (openpyxl's `data_only`);
-numbers read as written (3, not 3.0; 50% as 50%). Positions are the sheet's name and row
-number: "week3.xlsx, sheet Questions:12: ...".
+a formula with none (a file written by a program, never saved by a spreadsheet program)
+reads as empty, and is named in a warning; numbers read as written (3, not 3.0; 50% as
+50%). Positions are the sheet's name and row number: "week3.xlsx, sheet Questions:12: ...".
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ class _Sheet:
     header: list[str] = field(default_factory=list)
     above: list[str] = field(default_factory=list)  # first filled cells above the header
     rows: list[tuple[int, list[str]]] = field(default_factory=list)
+    # (row, cell references) of the header and question rows' formulas without a value
+    uncomputed: list[tuple[int, list[str]]] = field(default_factory=list)
 
 
 def is_workbook(data: bytes) -> bool:
@@ -65,6 +68,12 @@ def read(data: bytes, source: str) -> Draft:
         if line.startswith("#"):  # "# Week 3: acids and bases" above the header, as in CSV
             draft.title = draft.title or title_line(line)
     at = f"{source}, sheet {chosen.name}"
+    for n, refs in chosen.uncomputed:
+        draft.warnings.append(
+            f"{at}:{n}: the formula in {', '.join(refs)} has no saved value, so it reads as "
+            "empty (the file was never saved by a spreadsheet program); open the file in "
+            "Excel, LibreOffice or Google Sheets and save it, or paste the values in place of "
+            "the formulas")
     take(draft, f"{at}:{chosen.header_row}", chosen.header,
          ((f"{at}:{n}", cells) for n, cells in chosen.rows))
     return draft
@@ -101,12 +110,19 @@ def _read_sheets(data: bytes) -> Iterator[_Sheet]:
     import openpyxl  # only an .xlsx import needs it loaded
 
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    # the same sheets with formulas as written: which empty cells are a formula never worked out
+    formulas = openpyxl.load_workbook(io.BytesIO(data), read_only=True)
     try:
-        for sheet in book.worksheets:
+        for sheet, written in zip(book.worksheets, formulas.worksheets, strict=True):
             found = _Sheet(sheet.title)
             yield found
-            for n, row in enumerate(sheet.iter_rows(max_col=MAX_COLUMNS), 1):
+            for n, (row, as_written) in enumerate(
+                    zip(sheet.iter_rows(max_col=MAX_COLUMNS),
+                        written.iter_rows(max_col=MAX_COLUMNS), strict=True), 1):
                 cells = [_text(cell) for cell in row]
+                uncomputed = [f"{_column(i)}{n}" for i, (cell, formula)
+                              in enumerate(zip(row, as_written, strict=False))
+                              if cell.value is None and formula.data_type == "f"]
                 if found.header_row:
                     if any(cells):  # empty rows are skipped
                         found.rows.append((n, cells))
@@ -116,10 +132,20 @@ def _read_sheets(data: bytes) -> Iterator[_Sheet]:
                     break
                 else:
                     found.above.append(next((c for c in cells if c), ""))
+                if found.header_row and uncomputed:
+                    found.uncomputed.append((n, uncomputed))
             if found.header_row:
                 return
     finally:
         book.close()
+        formulas.close()
+
+
+def _column(index: int) -> str:
+    """A column's letters as the sheet shows them (0 -> A, 26 -> AA)."""
+    from openpyxl.utils import get_column_letter
+
+    return get_column_letter(index + 1)
 
 
 def _text(cell: Any) -> str:

@@ -61,6 +61,25 @@ def test_what_cells_hold_is_read_as_the_sheet_shows_it() -> None:
     assert question.options[1].fraction == 100
 
 
+def test_a_formula_never_worked_out_is_named_with_what_to_do() -> None:
+    # openpyxl (like any program writing a workbook) stores formulas with no value: until a
+    # spreadsheet program saves the file, the cell has nothing to read
+    rows = [["question", "option1", "option2", "option3", "correct"],
+            ["Share of idle time?", "=1/4", "0.5", "=0.1*2", "=1+1"],
+            ["Bubble?", "a", "b", "c", "A"]]
+    data = workbook(("Questions", rows))
+    draft = read_draft(data, "w.xlsx", "xlsx")
+    (said,) = draft.warnings
+    assert said.startswith("w.xlsx, sheet Questions:2: the formula in B2, D2, E2 has no "
+                           "saved value, so it reads as empty")
+    assert "open the file in Excel, LibreOffice or Google Sheets and save it" in said
+    assert "paste the values" in said
+    assert translated("ur", said)
+    # saved by a spreadsheet program: the values count and nothing is said
+    computed = with_cached(data, 1, {"B2": "0.25", "D2": "0.2", "E2": "2"})
+    assert read_draft(computed, "w.xlsx", "xlsx").warnings == []
+
+
 def test_the_title_follows_the_csv_rules() -> None:
     rows = [["question", "option1", "option2", "correct", "title"],
             ["Q?", "a", "b", "A", "Week 3 from the column"]]
