@@ -3,6 +3,7 @@ charts, dates, the text direction (pure functions; `pages` calls them)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,13 +35,24 @@ def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: st
                                       mean=mean, total=total)}
 
 
+def right_at_most(right: int, answered: int, z: float = 1.96) -> float:
+    """The most a question's share right could plausibly be, given `right` of `answered`:
+    Wilson's score interval's upper bound (95 %). Few answers leave it high: 0 of 1 is
+    0.79, 0 of 3 is 0.56, 182 of 301 (60 %) is 0.66."""
+    p, zz = right / answered, z * z
+    spread = z * math.sqrt(p * (1 - p) / answered + zz / (4 * answered * answered))
+    return (p + zz / (2 * answered) + spread) / (1 + zz / answered)
+
+
 def weakest(t: Callable[..., str], questions: list[dict[str, Any]]) -> dict[str, Any]:
-    """The group's worst-answered questions that someone got wrong, weakest first (the
-    lowest share right; of equals, the one answered most), WEAKEST_LISTED of them, and how
-    many more there are: what an organiser goes over next, not every question in file order."""
+    """The group's worst-answered questions that someone got wrong, weakest first,
+    WEAKEST_LISTED of them, and how many more there are: what an organiser goes over next,
+    not every question in file order. Weakest by `right_at_most`, not the bare share: in
+    a group of 300 the question 182 of them got wrong comes before one a single member
+    answered wrong once (0 % of 1); of equals, the one answered most."""
     wrong = sorted((q for q in questions if q["wrong"]),
-                   key=lambda q: (q["correct"] / q["answered"], -q["answered"], q["quiz"],
-                                  q["order"]))
+                   key=lambda q: (right_at_most(q["correct"], q["answered"]), -q["answered"],
+                                  q["quiz"], q["order"]))
     shown = wrong[:WEAKEST_LISTED]
     more = len(wrong) - len(shown)
     return {"text": t("dashboard.weakest"),
