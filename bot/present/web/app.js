@@ -306,9 +306,14 @@
 
     // The point first: how the group is doing, then what it gets wrong (the weakest
     // questions before the charts of every question), then its rounds.
+    // A group nobody has played in yet: its first screen says what to do, not "0" over a
+    // second box that says it.
+    var where = d.group.platform === "discord" ? "_server" : "";
+    var none = !d.members.count && !d.accuracy_charts.length;
     var m = section(t("dashboard.members"));
     m.id = "members";
-    m.appendChild(el("p", d.members.text));
+    m.appendChild(none ? el("p", t("dashboard.no_answers" + where), "hint")
+      : el("p", d.members.text));
     var ul = el("ul");
     d.members.quizzes.forEach(function (x) { ul.appendChild(el("li", x.line)); });
     m.appendChild(ul);
@@ -324,10 +329,8 @@
     }
 
     // A Discord server's page says "server" and /round start, as its commands do there.
-    var where = d.group.platform === "discord" ? "_server" : "";
-    var q = section(t("dashboard.misconceptions"));
+    var q = none ? el("section") : section(t("dashboard.misconceptions"));
     q.id = "wrong";
-    if (!d.accuracy_charts.length) { q.appendChild(el("p", t("dashboard.no_answers" + where), "hint")); }
     if (d.weakest.questions.length) { q.appendChild(el("p", d.weakest.text, "hint")); }
     d.weakest.questions.forEach(function (x) {
       var box = el("div", null, "miss");

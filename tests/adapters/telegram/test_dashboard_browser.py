@@ -196,11 +196,15 @@ async def test_a_group_with_no_answers_yet_says_how_to_start(tmp_path: Path, api
         member = init_data(TOKEN, 1001, "Alice", auth_date=running.app.engine.clock())
         await open_app(page, running, member, query=f"?group={GROUP}")
         assert await page.get_attribute("body", "data-state") == "ready"
-        # Under "What the group gets wrong": what to do, not an empty box.
-        wrong = page.locator("#view section").nth(1)
-        assert await wrong.locator("h2").text_content() == cat.raw("en", "dashboard.misconceptions")
-        assert await wrong.locator("p.hint").all_text_contents() == [
+        # The first box says what to do: not "Members who finished a quiz here: 0" over a
+        # second box ("What the group gets wrong") that said it.
+        first = page.locator("#view section").first
+        assert await first.locator("h2").text_content() == cat.raw("en", "dashboard.members")
+        assert await first.locator("p").all_text_contents() == [
             cat.raw("en", "dashboard.no_answers")]
+        assert await page.locator("#wrong").count() == 0
+        assert await page.locator("#view p.hint").all_text_contents() == [
+            cat.raw("en", "dashboard.no_answers"), cat.raw("en", "dashboard.no_rounds")]
         await shoot(page, "dashboard-group-empty")
 
 
