@@ -1,7 +1,9 @@
 """`quizbot run` SIGKILLed while a round's question is open: after the restart the question
 is revealed at its stored deadline (not before, not much after), once, and the round goes on.
 
-Real time here (a subprocess cannot share the test's clock): the shortest question, 10 s.
+Real time here (a subprocess cannot share the test's clock): the shortest question, 10 s,
+whose stored deadline the tests bring closer (a killed process's question near its end, a
+host's `/round skip`) so that they wait seconds, not the question's length.
 """
 
 from __future__ import annotations
@@ -50,9 +52,15 @@ async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
     with sqlite3.connect(tmp_path / "quiz.db") as db:
         (deadline, revealed), = db.execute(
             "SELECT deadline, revealed_at FROM round_questions WHERE qindex = 0").fetchall()
-    # Killed before the reveal. (On a loaded machine the deadline may pass before the restart:
-    # then the reveal is overdue and due at once; either way it comes once, never early.)
-    assert revealed is None
+        # Killed before the reveal. (On a loaded machine the deadline may pass before the
+        # restart: then the reveal is overdue and due at once; either way it comes once,
+        # never early.)
+        assert revealed is None
+        # As if killed 4 s before the question's end rather than 9 (a restart takes ~2 s):
+        # the stored deadline is moved closer, so the test waits on the restart, not on the
+        # rest of the round's shortest question.
+        deadline = time.time() + 4.0
+        db.execute("UPDATE round_questions SET deadline = ? WHERE qindex = 0", (deadline,))
 
     since = hana.mark()  # before the restart: an overdue reveal may go out as it starts
     async with quizbot(config, api, stderr_log):
@@ -78,7 +86,8 @@ async def test_killed_between_claiming_a_reveal_and_sending_it(
         process_content: Path) -> None:
     """The reveal is a durable job: claimed, then SIGKILL before Telegram got the edit;
     the next process takes the job over, Telegram fails twice (500), the reveal still
-    appears, once."""
+    appears, once. (The host's `/round skip` makes the question due at once: the claim is
+    the deadline's own, without waiting the round's 10 s.)"""
     config, group = round_setup(tmp_path, api, process_content)
     hana = Learner(api, api.user(1001, "Hana"), group)
 
@@ -89,6 +98,7 @@ async def test_killed_between_claiming_a_reveal_and_sending_it(
             since, lambda m: any(d.startswith("r1:") for d in button_data(m)))
         await hana.toast(await hana.press(question, key.right(question["text"])))
         api.hold("editMessageText")
+        await hana.send("/round skip")
         await api.wait_for(lambda: any(c.method == "editMessageText" for c in api.calls[since:]),
                            timeout=20, what="the reveal's edit in flight")
     # SIGKILLed with the reveal claimed and its edit unanswered.
