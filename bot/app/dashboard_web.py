@@ -5,7 +5,8 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
 
 - `GET /api/me`, `GET /api/groups/{id}`, `GET /api/groups/{id}/export.{csv|json}` with
   `Authorization: tma <initData>` (Telegram Mini App init data) or
-  `Authorization: session <token>`; 401 without valid auth, 403 for a group the caller is not
+  `Authorization: session <token>`; 401 without valid auth (`{"error": "expired"}` for a
+  genuine one too old: the page says to open it anew), 403 for a group the caller is not
   in (or, for the export, not an admin of). `GET /api/groups/{id}/items.csv`: the item
   statistics, for admins; `GET /api/groups/{id}/members?find=&order=&offset=`: a page of
   the member table, for admins. `POST /api/reports/{id}/resolve`: a problem report marked
@@ -41,6 +42,7 @@ from bot.app.web_server import printable
 from bot.features.dashboard.auth import (
     SESSION_SECONDS,
     AuthError,
+    Expired,
     Identity,
     Signer,
     Verified,
@@ -153,7 +155,7 @@ class DashboardWeb:
             except AuthError as exc:
                 log.info("dashboard: %s %s refused: %s", request.method,
                          printable(request.path), exc)
-                return _error(401, "signin")
+                return _error(401, "expired" if isinstance(exc, Expired) else "signin")
             self.verified.keep(credential, who)
         wait = self.learners.take(f"{who.platform}:{who.user_id}")
         if wait:
@@ -256,7 +258,7 @@ class DashboardWeb:
                 raise AuthError("link already used")
         except AuthError as exc:
             log.info("dashboard: link refused: %s", exc)
-            return _error(401, "signin")
+            return _error(401, "expired" if isinstance(exc, Expired) else "signin")
         return _json({"session": self.signer.session(who), "expires_in": int(SESSION_SECONDS)})
 
 

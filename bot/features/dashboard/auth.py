@@ -41,6 +41,10 @@ class AuthError(Exception):
     """The request carries no valid credential (HTTP 401); the message says why, for logs."""
 
 
+class Expired(AuthError):
+    """A genuine credential, checked, but too old (HTTP 401 `expired`: open the page anew)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Identity:
     """A caller the dashboard trusts: whose data it may show, and what the credential says
@@ -98,8 +102,10 @@ def verify_init_data(init_data: str, bot_token: str, now: float,
         user_id = int(user["id"])
     except (KeyError, ValueError, TypeError):
         raise AuthError("init data lacks auth_date or user") from None
-    if not now - max_age <= auth_date <= now + CLOCK_SKEW:
-        raise AuthError("init data expired")
+    if auth_date < now - max_age:
+        raise Expired("init data expired")
+    if auth_date > now + CLOCK_SKEW:
+        raise AuthError("init data expired: dated in the future")
     name = " ".join(str(user[k]) for k in ("first_name", "last_name") if user.get(k))
     locale = user.get("language_code")
     return Identity("telegram", str(user_id), name, locale if isinstance(locale, str) else None,
@@ -201,7 +207,7 @@ class Signer:
         except (ValueError, KeyError, TypeError):
             raise AuthError("malformed claims") from None
         if self.clock() > expires:
-            raise AuthError(f"{purpose} expired")
+            raise Expired(f"{purpose} expired")
         return who
 
 
@@ -213,5 +219,5 @@ def _unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-__all__ = ["AuthError", "Identity", "Signer", "Verified", "data_check_string", "derive_secret",
-           "secret_key", "sign_init_data", "verify_init_data"]
+__all__ = ["AuthError", "Expired", "Identity", "Signer", "Verified", "data_check_string",
+           "derive_secret", "secret_key", "sign_init_data", "verify_init_data"]

@@ -82,11 +82,11 @@
     if (link) {
       history.replaceState(null, "", location.pathname + location.search);
       return fetch("/api/session", { method: "POST", headers: { Authorization: "link " + link } })
-        .then(function (r) { return r.ok ? r.json() : Promise.reject(r.status); })
+        .then(function (r) { return r.ok ? r.json() : refused(r); })
         .then(function (d) { sessionStorage.setItem("quizbot.session", d.session); return "session " + d.session; });
     }
     var kept = sessionStorage.getItem("quizbot.session");
-    return kept ? Promise.resolve("session " + kept) : Promise.reject(401);
+    return kept ? Promise.resolve("session " + kept) : Promise.reject("none");
   }
 
   // A time ("2026-12-01 13:35 UTC") is one left-to-right piece, and a name or a channel
@@ -131,9 +131,13 @@
     return s;
   }
 
+  // Why the page cannot show anything: an HTTP status, "expired" (a genuine sign-in, too
+  // old) or "none" (opened without one: a bookmark, a browser, a forwarded address).
   function fail(status) {
     var box = document.getElementById("error");
-    var key = status === 403 ? "dashboard.forbidden"
+    var key = status === "expired" ? "dashboard.signin_expired"
+      : status === "none" ? "dashboard.signin_none"
+      : status === 403 ? "dashboard.forbidden"
       : status === 503 ? "dashboard.unavailable"
       : status === 429 ? "dashboard.busy"
       : status === 401 ? "dashboard.signin"
@@ -143,7 +147,9 @@
     box.appendChild(el("p", t(key)));
     if (status === 403) { box.appendChild(el("p", t("dashboard.forbidden_help"))); }
     var ways = el("p", null, "ways");
-    if (status !== 403) {  // not a member: trying again cannot help, going back can
+    // Not a member, or no sign-in that works: trying again cannot help (the same address
+    // carries the same sign-in); going back, or opening the page from the bot, can.
+    if (status !== 403 && status !== 401 && status !== "expired" && status !== "none") {
       var retry = el("button", t("dashboard.retry"));
       retry.type = "button";
       retry.addEventListener("click", function () { location.reload(); });
@@ -159,20 +165,30 @@
     if (!title.textContent) {
       title.textContent = t(query.get("group") ? "dashboard.group_untitled" : "dashboard.title");
     }
-    box.dataset.status = String(status);
+    box.dataset.status = typeof status === "number" ? String(status) : "401";
+    box.dataset.reason = typeof status === "number" ? "" : status;
     box.hidden = false;
     document.getElementById("status").textContent = "";
     document.body.dataset.state = "error";
     box.scrollIntoView({ block: "nearest" });  // a button far down the page failed: show why
   }
 
-  // A refused request rejects with its status; one that never reached the server (offline)
-  // or whose answer was not JSON, with an error object: that is status 0.
-  function failed(reason) { fail(typeof reason === "number" ? reason : 0); }
+  // A refused request rejects with its status (or "expired", "none"); one that never
+  // reached the server (offline) or whose answer was not JSON, with an error object: 0.
+  function failed(reason) {
+    fail(typeof reason === "number" || reason === "expired" || reason === "none" ? reason : 0);
+  }
+
+  // A refusal's status; a 401 whose body says the sign-in is too old, "expired".
+  function refused(r) {
+    if (r.status !== 401) { return Promise.reject(r.status); }
+    return r.json().then(function (b) { return Promise.reject(b && b.error === "expired" ? "expired" : 401); },
+                         function () { return Promise.reject(401); });
+  }
 
   function api(path, auth) {
     return fetch(path, { headers: { Authorization: auth } }).then(function (r) {
-      return r.ok ? r.json() : Promise.reject(r.status);
+      return r.ok ? r.json() : refused(r);
     });
   }
 
@@ -192,7 +208,7 @@
       b.type = "button";
       b.addEventListener("click", function () {
         fetch("/api/reports/" + x.id + "/resolve", { method: "POST", headers: { Authorization: auth } })
-          .then(function (res) { return res.ok ? res.json() : Promise.reject(res.status); })
+          .then(function (res) { return res.ok ? res.json() : refused(res); })
           .then(function () { b.replaceWith(el("p", t("dashboard.resolved"), "good")); })
           .catch(failed);
       });
@@ -516,7 +532,7 @@
 
   function download(path, auth, fmt) {
     fetch(path, { headers: { Authorization: auth } }).then(function (r) {
-      return r.ok ? r.blob() : Promise.reject(r.status);
+      return r.ok ? r.blob() : refused(r);
     }).then(function (blob) {
       var a = el("a");
       a.href = URL.createObjectURL(blob);

@@ -163,14 +163,14 @@ async def test_nothing_is_wider_than_a_phone(tmp_path: Path, api: FakeBotAPI, ch
 @pytest.mark.parametrize("lang", ["en", "ur"])
 async def test_every_link_and_button_is_a_thumb_high(tmp_path: Path, api: FakeBotAPI,
                                                      chromium: Any, lang: str) -> None:
-    """The group page (back link, folds, downloads), the learner's (links to their groups),
-    signed out (try again) and a group one is not in (back to one's own page)."""
+    """The group page (back link, folds, downloads), the learner's (links to their groups)
+    and a group one is not in (back to one's own page); signed out, nothing to tap."""
     async with dashboard_bot(tmp_path, api) as running:
         await seeded(running, lang)
         for user, query in ((ADMIN, f"?group={GROUP}"), (ADMIN, ""), (None, ""),
                             (LONG_NAMED, f"?group={EMPTY}")):
             page = await opened(chromium, running, user, lang, 390, query)
-            assert await page.locator("a, button, summary").count() >= 1
+            assert await page.locator("a, button, summary").count() >= (user is not None)
             assert await small_targets(page) == [], (user, query)
             await page.context.close()
 

@@ -33,7 +33,11 @@ async def test_no_forged_or_expired_init_data_gets_in(served: Served) -> None:
     fresh = served.tma(1, "Ada")
     assert (await served.get("/api/me", fresh))[0] == 200
     served.clock.advance(24 * 3600 + 1)
-    assert await served.get("/api/me", fresh) == (401, {"error": "signin"})
+    # genuine but too old: the page says to open it anew, not that sign-in failed
+    assert await served.get("/api/me", fresh) == (401, {"error": "expired"})
+    future = init_data(TOKEN, 1, "Ada", auth_date=served.clock() + 3600)
+    assert await served.get("/api/me", {"Authorization": f"tma {future}"}) == (
+        401, {"error": "signin"})
 
 
 async def test_learner_view_has_scores_misses_and_charts(served: Served,
@@ -226,8 +230,10 @@ async def test_discord_link_is_exchanged_for_a_session_bound_to_its_server(
     served.clock.advance(LINK_SECONDS + 1)
     async with served.http.post(served.url + "/api/session",
                                 headers={"Authorization": f"link {link}"}) as r:
-        assert r.status == 401 and await r.json() == {"error": "signin"}
+        assert r.status == 401 and await r.json() == {"error": "expired"}
     assert (await served.get("/api/me", auth))[0] == 200  # the session lasts an hour
+    served.clock.advance(3600)
+    assert await served.get("/api/me", auth) == (401, {"error": "expired"})
 
 
 async def test_the_page_ships_its_own_files_and_strings(served: Served,
