@@ -18,7 +18,7 @@ from adapters.discord.round_commands import DiscordRounds
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
-from bot.domain.payloads import ANY_RE, NUMBER_RE
+from bot.domain.payloads import ANY_RE, NUMBER_RE, RoundPayload, decode
 from bot.features.chats import channel_title
 
 log = logging.getLogger(__name__)
@@ -151,8 +151,14 @@ class QuizClient(discord.Client):
             await self.flows.unknown_button(interaction, custom_id)
         elif custom_id not in custom_ids_on(interaction.message):
             # discord.py runs a template's button only when the pressed message carries
-            # that custom_id; anything else is data copied from elsewhere: refused politely
-            await self.flows.misplaced(interaction)
+            # that custom_id. A round's letter the reveal took off (a client still showing
+            # the open question) goes to the engine, which binds it to its round's own
+            # message and says the question has closed, as on Telegram; anything else is
+            # data copied from elsewhere: refused politely
+            if isinstance(decode(custom_id), RoundPayload):
+                await self.flows.press(interaction, custom_id)
+            else:
+                await self.flows.misplaced(interaction)
 
 
 def custom_ids_on(message: discord.Message | None) -> set[str]:

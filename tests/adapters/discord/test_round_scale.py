@@ -105,8 +105,9 @@ async def test_forged_presses_are_refused(fake: FakeDiscord, bot: App) -> None:
     assert ix.original is not None
     decoy = ix.original
     decoy.flags = 0  # as if it were a public message of the channel
-    forged = await replied(fake, await fake.press(BOB, decoy, data))
-    assert forged.original is not None and "does not belong" in forged.original.content
+    # (a round's letter goes to the engine, which binds it to its round's own message)
+    forged = await said(fake, await fake.press(BOB, decoy, data))
+    assert "does not belong" in forged.content
     # Alice's own solo answer data pressed on the round's public question
     prompt = await bot.engine.start(Actor("discord", ALICE["id"]))
     solo = await replied(fake, await fake.press(ALICE, first,

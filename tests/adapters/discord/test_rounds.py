@@ -201,6 +201,28 @@ def test_an_urdu_rounds_closing_time_keeps_discords_timestamp_whole(bot: App) ->
     assert line.startswith("⏳ بند ہونے کا وقت:") and "پوشیدہ" in line
 
 
+async def test_a_letter_the_reveal_took_off_says_the_question_closed(fake: FakeDiscord,
+                                                                    bot: App) -> None:
+    """A client still showing the open question presses a letter the reveal took off: it
+    said "That button does not belong to this message"; it says what Telegram says in the
+    same case (tests/adapters/telegram/test_telegram_rounds.py), from the same locale keys:
+    closed, wait for the next one; then, once the next is open, answer that one."""
+    room = Room(fake, bot)
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                         options={"seconds": 20, "questions": 2}))
+    first = await room.question(1)
+    letter = button_of(first, "A")
+    room.advance(20)
+    await room.reveal(first)
+    late = (await said(fake, await fake.press(ALICE, first, letter))).content
+    assert late == bot.catalogue.t("en", "round.late")
+    room.advance(5)
+    await room.question(2)
+    stale = (await said(fake, await fake.press(BOB, first, letter))).content
+    assert stale == bot.catalogue.t("en", "round.stale")
+    assert "does not belong" not in late + stale
+
+
 async def test_a_late_press_on_the_last_question_promises_no_next_one(fake: FakeDiscord,
                                                                      bot: App) -> None:
     """A member pressing just after a question closed, before its reveal: on the last
