@@ -1,8 +1,7 @@
 """What every slash command and button does: parse, one engine call, let the plan say what
-to show, carry it out with `deliver`.
-
-In a server every member has their own session, so a learner's quiz messages are
-ephemeral there; in DMs they are ordinary messages. Failures go to `replies.report`.
+to show, carry it out with `deliver`. In a server every member has their own session, so a
+learner's quiz messages are ephemeral there (in DMs, ordinary messages); failures go to
+`replies.report`.
 """
 
 from __future__ import annotations
@@ -48,6 +47,7 @@ from bot.present.chart import progress_picture
 from bot.present.i18n import person
 from bot.present.plan import Planner, Reply, draw_pictures
 from bot.present.round_plan import RoundPlanner
+from bot.present.topic_choice import topic_choice
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -140,11 +140,12 @@ class Flows:
         """/review: the due questions of every quiz; /review last: last time's misses;
         /review topic:NAME: practise one topic."""
         actor = actor_of(interaction)
-        if topic:
-            work = self.engine.review_topic(actor, topic_named(self.engine, self.cat.languages,
-                                                               topic))
-        else:
-            work = self.engine.review(actor) if what == "last" else self.engine.review_due(actor)
+        named = topic_named(self.engine, self.cat.languages, topic) if topic else None
+        if topic and named not in self.engine.topics():  # the topics' names to tap, never ids
+            return await self.deliver(interaction, topic_choice(
+                self.plan, await self.lang(interaction), actor, topic, self.engine))
+        work = (self.engine.review_topic(actor, named) if named else self.engine.review(actor)
+                if what == "last" else self.engine.review_due(actor))
         prompt = await self._do(interaction, work)
         await self.deliver(interaction, self.plan.asked(again(interaction, prompt), actor))
 

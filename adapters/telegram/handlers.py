@@ -8,7 +8,6 @@ one place where errors turn into messages.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
 from typing import Any, TypeAlias
@@ -38,6 +37,7 @@ from bot.domain.errors import BadLink, QuizError, UnknownQuiz, UnknownTopic
 from bot.domain.results import QuestionPrompt, SessionKind
 from bot.present.chart import progress_picture
 from bot.present.plan import Planner, Reply
+from bot.present.topic_choice import topic_choice
 
 log = logging.getLogger(__name__)
 
@@ -184,7 +184,8 @@ class Handlers:
         if args and args[0] == REVIEW_LINK:
             return await self.review(turn, ())
         if args and args[0].startswith(TOPIC_LINK):  # a group's /review NAME, opened here
-            return await self.review(turn, (args[0].removeprefix(TOPIC_LINK),))
+            return await self._solo(turn, lambda: self.engine.review_topic(  # forged: BadLink
+                turn.actor, args[0].removeprefix(TOPIC_LINK)), args[0])
         if args and self.dash is not None and (opened := self.dash.start_link(
                 turn.actor, await self.engine.language(turn.actor), args[0])) is not None:
             return opened  # a group's /dashboard link, opened in the private chat
@@ -237,10 +238,9 @@ class Handlers:
                                     _first(args[1:]))
         if args:  # /review NAME: practise one topic
             topic = args[0].removeprefix("topic:").lower()
-            if topic not in self.engine.topics() or not re.fullmatch(
-                    r"[a-z0-9_-]{1,40}", topic):  # the engine's refusal lists the topics
-                return self.plan.asked(await self.engine.review_topic(turn.actor, topic),
-                                       turn.actor)
+            if topic not in self.engine.topics():  # the topics' names to tap, never ids
+                lang = await self.engine.language(turn.actor)
+                return topic_choice(self.plan, lang, turn.actor, " ".join(args), self.engine)
             return await self._solo(turn, lambda: self.engine.review_topic(turn.actor, topic),
                                     TOPIC_LINK + topic)
         return await self._solo(turn, lambda: self.engine.review_due(turn.actor), REVIEW_LINK)

@@ -134,14 +134,6 @@ class Library:
         quiz = self.topics().get(topic)
         return quiz.topic_name(topic, lang) if quiz is not None else topic
 
-    def topic_choices(self) -> Text:
-        """Every topic as its name and id, one a line, in every language."""
-        topics = self.topics()
-        langs = sorted({lang for quiz in self.quizzes.values() for lang in quiz.languages})
-        return Text(tuple((lang, "".join(f"\n• {q.topic_name(t, lang)} ({t})"
-                                           for t, q in sorted(topics.items())))
-                          for lang in langs))
-
     def due_quiz(self) -> Quiz:
         """Every question of every quiz under a qualified id (rebuilt after a reload)."""
         memo = self._memo()

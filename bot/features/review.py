@@ -152,7 +152,7 @@ class SpacedReview:
         ones first, then the learner's weakest, then ones never answered."""
         topic = topic.strip().lower()
         if topic not in self.library.topics():
-            raise UnknownTopic(topic=topic, choices=self.library.topic_choices())
+            raise UnknownTopic(topic=topic)  # a command shows the topics' names to tap
         lang = await self.library.language(actor)
         now = self.clock()
         known = await self.mastery(actor.platform, actor.user_id)

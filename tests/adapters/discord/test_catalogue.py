@@ -89,8 +89,16 @@ async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot:
         ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
                                                   options={"topic": typed}))
         assert ix.original is not None
-        if typed == "ببل":
-            assert ix.original.content.startswith("There is no topic called")
+        if typed == "ببل":  # the topics to tap, by name (no "(bubble)" to copy)
+            assert ix.original.text.startswith("There is no topic called ببل. Tap one of "
+                                               "these to practise it:")
+            labels = [b["label"] for b in ix.original.buttons]
+            assert "Pipeline bubble" in labels and "Tensor parallelism" in labels
+            assert not set(labels) & set(bot.engine.topics()) and "(" not in ix.original.text
+            practice = await replied(fake, await fake.press(
+                ALICE, ix.original, ix.original.button("Tensor parallelism")["custom_id"]))
+            assert practice.original is not None and practice.original.embeds[0][
+                "title"].startswith("Practice: Tensor parallelism 1/")
         else:
             assert ix.original.embeds[0]["title"].startswith("Practice: Pipeline bubble 1/")
     ur_name = bot.engine.topic_name("bubble", "ur")

@@ -71,9 +71,24 @@ async def test_review_a_topic_by_name(bot: Running, api: FakeBotAPI) -> None:
     assert question["text"].startswith("Practice: Pipeline bubble 1/8")
     since = learner.mark()
     await learner.send("/review nope")
+    # the topics as buttons, by name (never "Pipeline bubble (bubble)"): tap one to practise
     refusal = await learner.reply(since)
-    assert refusal["text"].startswith("There is no topic called nope. The topics:\n")
-    assert "• Pipeline bubble (bubble)" in refusal["text"]
+    assert refusal["text"] == "There is no topic called nope. Tap one of these to practise it:"
+    labels = [row[0]["text"] for row in buttons(refusal)]
+    assert "Pipeline bubble" in labels and len(labels) == len(bot.app.engine.topics())
+    assert not any("(" + topic + ")" in label or label == topic
+                   for label in labels for topic in bot.app.engine.topics())
+    since = learner.mark()
+    await learner.press(refusal, "Tensor parallelism")
+    question = await learner.reply(since, is_question)
+    assert question["text"].startswith("Practice: Tensor parallelism 1/")
+    # in Urdu, the names in Urdu
+    await bot.app.engine.set_language(Actor("telegram", "1001"), "ur")
+    since = learner.mark()
+    await learner.send("/review nope")
+    refusal = await learner.reply(since)
+    assert strip_isolates(refusal["text"]).startswith("nope نام کا کوئی موضوع نہیں۔")
+    assert bot.app.engine.topic_name("bubble", "ur") in [r[0]["text"] for r in buttons(refusal)]
 
 
 async def test_review_a_topic_in_a_group_opens_it_privately(bot: Running,

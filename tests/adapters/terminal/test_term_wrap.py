@@ -94,7 +94,7 @@ def test_the_answer_prompt_and_texts_wrap_at_words_in_both_languages(width: int,
     cat = Catalogue.load()
     texts = [cat.t(lang, "terminal.prompt", letters="A/B/C/D"),
              cat.t(lang, "terminal.saved", command="quizbot play --quiz parallelism-deep"),
-             cat.t(lang, "error.unknown_topic", topic="nope", choices="")]
+             cat.t(lang, "error.unknown_topic", topic="nope")]
     for text in texts:
         rows = wrap(text, width).splitlines()
         assert all(len(row) <= width for row in rows), rows
