@@ -74,6 +74,8 @@ class QuestionPrompt:
     # A computed question takes a typed number too: an example of one ("1.2 GB"), else None.
     typed_example: str | None = None
     topic: str | None = None  # practice of one topic (/review topic:NAME): its name, shown
+    # the quiz's languages when the learner's is not one of them (said above question 1)
+    only_in: tuple[str, ...] = ()
 
     @property
     def number(self) -> int:

@@ -319,7 +319,8 @@ def prompt(quiz: Quiz, row: SessionRow, position: int, lang: str, *,
         resumed=resumed, confidence=row.confidence,
         score=row.score if score is None else score, joined=joined,
         typed_example=typed_example(quiz, row, position) if typing_private(row) else None,
-        topic=topic_shown(quiz, row, lang))
+        topic=topic_shown(quiz, row, lang),
+        only_in=() if lang in quiz.languages or row.kind == SessionKind.DUE else quiz.languages)
 
 
 def topic_shown(quiz: Quiz, row: SessionRow, lang: str) -> str | None:

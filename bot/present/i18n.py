@@ -13,7 +13,7 @@ import io
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -306,6 +306,13 @@ class Catalogue:
         what to type differs there (`/round start`, not `/round`)."""
         server = f"{key}_server"
         return server if not shared_chats and server in self.keys(lang) else key
+
+    def language_names(self, lang: str, codes: Iterable[str]) -> str:
+        """Languages named in `lang` ("English, Urdu"; a code no catalogue names: as is)."""
+        known = self._strings[self.default]
+        return ("، " if is_rtl(lang) else ", ").join(
+            self._plain(lang, f"language.called_{code}")
+            if f"language.called_{code}" in known else code for code in codes)
 
     def _entries(self, lang: str) -> Mapping[str, Plural]:
         return self._plurals[lang][1] if lang in self._plurals else {}

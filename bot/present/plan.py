@@ -102,6 +102,9 @@ class Planner:
         body = render.question_body(self.cat, prompt, self.m)
         if prompt.resumed:
             body = f"{self.t(prompt.lang, 'question.resumed')}\n\n{body}"
+        elif prompt.only_in and prompt.position == 0:  # once, at the start of the quiz
+            names = self.cat.language_names(prompt.lang, prompt.only_in)
+            body = f"{self.t(prompt.lang, 'question.only_in', languages=names)}\n\n{body}"
         lead = ""
         if self.shared_chats and actor.chat_id is not None and actor.display_name:
             name = person(prompt.lang, actor.display_name, self.m.inert)

@@ -16,7 +16,7 @@ from bot.app.compose import build_engine
 from bot.domain.errors import NotAdmin, NotInstalled, ShippedQuiz, UploadRefused, UploadTooBig
 from bot.domain.payloads import decode
 from bot.domain.quiz import Quiz
-from bot.domain.results import Actor, QuestionPrompt, StaleAnswer
+from bot.domain.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
 from bot.features.engine import Engine
 from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
 from bot.features.jobs import Scheduler
@@ -329,3 +329,34 @@ async def test_a_quiz_installed_before_keeps_its_ids_when_its_sheet_comes_again(
 
 def _id(text: str) -> str:
     return "q-" + hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+async def test_a_learner_whose_language_the_quiz_lacks_is_told_once_at_its_start(
+        open_store: Opener, quizzes: dict[str, Quiz], catalogue: Catalogue) -> None:
+    """An Urdu learner starting an installed quiz that exists only in English got its
+    questions in English without a word: one line above question 1, in their language, says
+    so (not above the next ones, nor when the quiz picks up again; nothing for English)."""
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    await engine.install(ADMIN, WEEK3, "week3.csv")
+    assert engine.library.quiz("week3").languages == ("en",)
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    await engine.set_language(LEARNER, "ur")
+    first = await engine.start(LEARNER, "week3")
+    body = plan.question(first, LEARNER).body
+    assert body.startswith("یہ کوئز صرف انگریزی میں دستیاب ہے۔\n\n")
+    assert body.count("انگریزی") == 1
+    answered = await engine.answer(LEARNER, first.session_id, 0, 0)
+    assert isinstance(answered, AnswerResult) and answered.next is not None
+    assert "انگریزی" not in plan.question(answered.next, LEARNER).body
+    resumed = await engine.start(LEARNER, "week3")  # picked up at question 2
+    assert resumed.resumed and "انگریزی" not in plan.question(resumed, LEARNER).body
+    english = Actor("telegram", "8")
+    shown = plan.question(await engine.start(english, "week3"), english).body
+    assert not shown.startswith("This quiz is available only in")
+    # a shipped quiz has Urdu: nothing is said
+    assert "انگریزی" not in plan.question(await engine.start(LEARNER, "parallelism"),
+                                          LEARNER).body
+    # a quiz in a language the bot has no catalogue for is named by its code
+    assert catalogue.t("en", "question.only_in", languages=catalogue.language_names(
+        "en", ("fr", "ur"))) == "This quiz is available only in fr, Urdu."
+    engine.installed.close()
