@@ -148,14 +148,16 @@
     if (status === 403) { box.appendChild(el("p", t("dashboard.forbidden_help"))); }
     var ways = el("p", null, "ways");
     // Not a member, or no sign-in that works: trying again cannot help (the same address
-    // carries the same sign-in); going back, or opening the page from the bot, can.
-    if (status !== 403 && status !== 401 && status !== "expired" && status !== "none") {
+    // carries the same sign-in); going back, or opening the page from the bot, can. Without
+    // a sign-in that works, one's own page cannot open either: no way back to it.
+    var signedOut = status === 401 || status === "expired" || status === "none";
+    if (status !== 403 && !signedOut) {
       var retry = el("button", t("dashboard.retry"));
       retry.type = "button";
       retry.addEventListener("click", function () { location.reload(); });
       ways.appendChild(retry);
     }
-    if (query.get("group")) {
+    if (query.get("group") && !signedOut) {
       var back = el("a", t("dashboard.back"), "button");
       back.href = location.pathname + location.hash;
       ways.appendChild(back);

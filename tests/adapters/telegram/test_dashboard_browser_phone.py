@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from bot.app.dashboard_web import page_strings
+from bot.present.i18n import strip_isolates
 from tests.adapters.telegram.browser import (
     NEEDS_CHROMIUM,
     ON_SESSION_LOOP,
@@ -79,4 +81,22 @@ async def test_the_member_table_keeps_names_whole_on_a_phone(
         assert columns[0] == columns[1], columns  # each heading above its figures
         await page.locator("#member-table h2").evaluate("h => h.scrollIntoView()")
         await shoot(page, f"dashboard-phone-member-table-{lang}-360", full_page=False)
+        await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_a_groups_address_opened_outside_the_bot_offers_no_dead_end(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """A group's page opened in a browser (a bookmark, a forwarded address): what to do
+    (/dashboard to the bot), and not "Back to my progress", a link to the learner's page,
+    which cannot open without a sign-in either."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        cat = running.app.catalogue
+        page = await opened(chromium, running, None, lang, 360, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "error"
+        said = strip_isolates(await page.locator("#error p").first.text_content() or "")
+        assert said == strip_isolates(page_strings(cat)[lang]["dashboard.signin_none"])
+        assert await page.locator("#error a, #error button").count() == 0
+        await shoot(page, f"dashboard-phone-outside-group-{lang}-360")
         await page.context.close()
