@@ -487,7 +487,9 @@
       ["csv", "json"].forEach(function (f) {
         var b = el("button", t("dashboard.export_" + f));
         b.type = "button";
-        b.addEventListener("click", function () { download(d.export[f], auth, f); });
+        b.addEventListener("click", function () {
+          download(d.export[f], auth, fileName(d, "dashboard.file_results", f));
+        });
         a.appendChild(b);
       });
     }
@@ -528,17 +530,28 @@
     });
     var b = el("button", t("dashboard.items_csv"));
     b.type = "button";
-    b.addEventListener("click", function () { download(d.items.csv, auth, "csv"); });
+    b.addEventListener("click", function () {
+      download(d.items.csv, auth, fileName(d, "dashboard.file_items", "csv"));
+    });
     it.appendChild(b);
   }
 
-  function download(path, auth, fmt) {
+  // "Pipeline Club - results.csv", "Pipeline Club - question statistics.csv": the group's
+  // name and what the file holds, in the reader's language (both were "quizbot-results.csv",
+  // the second saved as "quizbot-results (1).csv"); no character a file system refuses.
+  function fileName(d, what, fmt) {
+    var group = (d.group.title || t("dashboard.group_untitled"))
+      .replace(/[\u0000-\u001f\u007f\u2066-\u2069\\/:*?"<>|\s]+/g, " ").trim().slice(0, 60);
+    return group + " - " + t(what) + "." + fmt;
+  }
+
+  function download(path, auth, name) {
     fetch(path, { headers: { Authorization: auth } }).then(function (r) {
       return r.ok ? r.blob() : refused(r);
     }).then(function (blob) {
       var a = el("a");
       a.href = URL.createObjectURL(blob);
-      a.download = "quizbot-results." + fmt;
+      a.download = name;
       document.body.appendChild(a);
       a.click();
       setTimeout(function () { URL.revokeObjectURL(a.href); a.remove(); }, 1000);

@@ -100,3 +100,26 @@ async def test_a_groups_address_opened_outside_the_bot_offers_no_dead_end(
         assert await page.locator("#error a, #error button").count() == 0
         await shoot(page, f"dashboard-phone-outside-group-{lang}-360")
         await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_each_download_is_named_for_its_group_and_what_it_holds(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """The results and the question statistics both saved as "quizbot-results.csv" (the
+    second as "quizbot-results (1).csv"): each file says whose it is and what it holds."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        cat = running.app.catalogue
+        assert running.app.chats is not None
+        await running.app.chats.note("telegram", GROUP, 'Pipeline Club: "spring"/2026')
+        page = await opened(chromium, running, ADMIN, lang, 360, f"?group={GROUP}")
+        assert await page.get_attribute("body", "data-state") == "ready"
+        names = []
+        for button in ("#member-table button", "#items button"):
+            async with page.expect_download() as info:
+                await page.locator(button).filter(has_text="CSV").click()
+            names.append((await info.value).suggested_filename)
+        group = "Pipeline Club spring 2026"
+        assert names == [f"{group} - {cat.raw(lang, 'dashboard.file_results')}.csv",
+                         f"{group} - {cat.raw(lang, 'dashboard.file_items')}.csv"]
+        await page.context.close()
