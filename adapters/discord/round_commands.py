@@ -66,8 +66,9 @@ class DiscordRounds:
         view = view_of(card)
         if view is None:
             await send(interaction, ephemeral=False, content=card.body)
-        else:
-            await send(interaction, ephemeral=False, content=card.body, view=view)
+        elif (ref := await posted(interaction, content=card.body, view=view)) is not None \
+                and card.lobby is not None:  # its join buttons come off when the round ends
+            await self.engine.lobby_posted(card.lobby, ref)
 
     def _may_manage(self, interaction: discord.Interaction[Any]) -> bool:
         permissions = interaction.permissions
@@ -118,3 +119,13 @@ class DiscordRounds:
             return await self.engine.language(actor)
 
         await note(interaction, self.cat, await timely(interaction, done()), done_key)
+
+
+async def posted(interaction: discord.Interaction[Any], **message: Any) -> str | None:
+    """A public message answering the interaction, and its id (None: Discord gave none)."""
+    if interaction.response.is_done():
+        sent = await interaction.followup.send(wait=True, **message)
+        return str(sent.id)
+    answered = await interaction.response.send_message(**message)
+    resource = answered.resource
+    return str(resource.id) if isinstance(resource, discord.InteractionMessage) else None

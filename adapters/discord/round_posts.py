@@ -45,11 +45,20 @@ class RoundPosts:
         self.plan = RoundPlanner(app.catalogue, MARKDOWN, closes_at(app.catalogue),
                                  limit=DISCORD.card_limit, shared_chats=False)
 
-    async def _rewards(self, event: RoundEvent) -> None:
+    async def _after(self, event: RoundEvent) -> None:
         """After a round's podium is out: the members who earned the quiz's reward, in a
-        task of its own (a thousand grants must not hold the post job's lease)."""
+        task of its own (a thousand grants must not hold the post job's lease); the lobby's
+        join buttons come off (one edit; left as they are when that fails: pressed, they
+        say the round is over)."""
         if isinstance(event, RoundReveal) and event.final and event.daily is None:
             self.rewards.grant_later(event)
+        if isinstance(event, RoundReveal) and event.lobby_ref is not None:
+            channel = self.client.get_partial_messageable(int(event.chat_id))
+            try:
+                await channel.get_partial_message(int(event.lobby_ref)).edit(view=None)
+            except discord.HTTPException as exc:
+                log.info("round %s: the lobby's buttons stay (HTTP %s): %s", event.round_id,
+                         exc.status, exc.text)
 
     async def show(self, event: RoundEvent) -> str | None:
         """Post a question as a channel message, or edit it into its reveal."""
@@ -63,7 +72,7 @@ class RoundPosts:
                     # the letters go; a cut reveal gets its "Who answered?"
                     await channel.get_partial_message(int(event.message_ref)).edit(
                         embed=embed, view=view)
-                    await self._rewards(event)
+                    await self._after(event)
                     return None
                 except discord.NotFound:
                     log.info("round %s: the question message is gone; posting the reveal",
@@ -72,7 +81,7 @@ class RoundPosts:
                 message = await channel.send(embed=embed)
             else:
                 message = await channel.send(embed=embed, view=view)
-            await self._rewards(event)
+            await self._after(event)
             return str(message.id)
         except discord.HTTPException as exc:
             if exc.status >= 500 or exc.status == 429:  # worth another try: the scheduler's

@@ -30,7 +30,7 @@ from adapters.telegram.members import is_member
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.private_chat import PrivateChat
 from adapters.telegram.round_commands import TelegramRounds
-from adapters.telegram.turn import MayReply, Turn
+from adapters.telegram.turn import MayReply, Turn, note_sent
 from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.errors import BadLink, QuizError, UnknownQuiz, UnknownTopic
@@ -111,7 +111,7 @@ class Handlers:
                 return  # a round runs in this group and this member had their reply
             turn = Turn(update, context.bot, actor, self.outbox, self.plan,
                         self.engine.language, self.metrics, self.may_reply)
-            turn.asked = lambda asks, sent: self.engine.question_sent(actor, *asks, sent)
+            turn.asked = lambda card, sent: note_sent(self.engine, actor, card, sent)
             args: Sequence[str] = context.args or ()
             if update.callback_query is not None:
                 args = (update.callback_query.data or "",)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 from telegram import Bot
-from telegram.error import BadRequest, ChatMigrated, Forbidden
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import ExtBot
 
 from adapters.telegram import views
@@ -19,7 +19,7 @@ from adapters.telegram.ratelimit import ROUND_LANE
 from adapters.telegram.turn import may_not_post, message_gone, not_modified
 from bot.app.compose import App
 from bot.domain.platforms import TELEGRAM
-from bot.domain.round_results import RoundEvent, RoundQuestion
+from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
 from bot.present.i18n import Catalogue
 from bot.present.round_plan import RoundPlanner
 
@@ -50,7 +50,9 @@ class RoundPosts:
         scheduler tries again."""
         try:
             try:
-                return await self._post(event)
+                ref = await self._post(event)
+                await self._close_lobby(event)
+                return ref
             except ChatMigrated as exc:
                 new_id = str(exc.new_chat_id)
                 await self.engine.chat_moved(PLATFORM, event.chat_id, new_id)
@@ -70,6 +72,21 @@ class RoundPosts:
                      event.round_id, exc.message)
             await self.engine.chat_gone(PLATFORM, event.chat_id, for_good=not muted)
         return None
+
+    async def _close_lobby(self, event: RoundEvent) -> None:
+        """The round is over: its lobby's join buttons come off (one edit, in the round's
+        lane of the group's budget). Left as they are when that fails: pressed, they say
+        the round is over."""
+        if not isinstance(event, RoundReveal) or event.lobby_ref is None:
+            return
+        bot = cast("ExtBot[Any]", self._bot())
+        try:
+            await bot.edit_message_reply_markup(chat_id=int(event.chat_id),
+                                                message_id=int(event.lobby_ref),
+                                                reply_markup=None, rate_limit_args=ROUND_LANE)
+        except TelegramError as exc:
+            log.info("telegram: round %s: the lobby's buttons stay in group %s: %s",
+                     event.round_id, event.chat_id, exc)
 
     async def _post(self, event: RoundEvent) -> str | None:
         """Send or edit the event's message; raises what Telegram refused."""

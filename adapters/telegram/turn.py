@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from telegram import Bot, Message, ReplyParameters, Update
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError, TimedOut
@@ -21,10 +22,13 @@ from bot.domain.errors import QuizError
 from bot.domain.results import Actor
 from bot.present.plan import Card, Planner, Reply, draw_pictures
 
+if TYPE_CHECKING:
+    from bot.features.engine import Engine
+
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024  # Telegram's limit on a photo caption
 MayReply = Callable[[int], Awaitable[bool]]  # update id -> may this worker reply to it
-Asked = Callable[[tuple[int, int], str], Awaitable[None]]  # (session, position), message id
+Asked = Callable[[Card, str], Awaitable[None]]  # a sent card the engine follows, message id
 
 
 def not_modified(exc: BadRequest) -> bool:
@@ -132,8 +136,8 @@ class Turn:
             await self.drop_buttons()
         for card in reply.send:
             sent = await self.say(card)
-            if card.asks is not None and self.asked is not None:
-                await self.asked(card.asks, str(sent.message_id))
+            if (card.asks is not None or card.lobby is not None) and self.asked is not None:
+                await self.asked(card, str(sent.message_id))
 
     async def _guarded(self, work: Awaitable[None]) -> None:
         """Platform refusals of a deferred send are logged, never raised into the outbox."""
@@ -235,3 +239,11 @@ class Turn:
         """Every callback query gets an answer, or the user's button spins for seconds."""
         await self.ack()
 
+
+async def note_sent(engine: Engine, actor: Actor, card: Card, message_id: str) -> None:
+    """Tell the engine where a card it follows was posted: a question a typed number may
+    answer (`Card.asks`), a round's lobby, whose join buttons the round's end takes off."""
+    if card.asks is not None:
+        await engine.question_sent(actor, *card.asks, message_id)
+    if card.lobby is not None:
+        await engine.lobby_posted(card.lobby, message_id)

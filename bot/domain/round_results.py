@@ -155,6 +155,8 @@ class RoundReveal:
     quiz_id: str = ""  # the round's quiz (rewards are per quiz)
     joined: int = 0  # members who joined by button (team and untimed rounds), answered or not
     idle: int = 0  # the round ended by itself after this many questions nobody answered
+    # the lobby message whose join buttons come off: set on the reveal that ends the round
+    lobby_ref: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

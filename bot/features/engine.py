@@ -76,11 +76,6 @@ class Engine:
         self._route_buttons()
 
     @property
-    def languages(self) -> tuple[str, ...]:
-        """The languages shipped (the catalogue's)."""
-        return self.library.languages
-
-    @property
     def default_lang(self) -> str:
         """The language of users who chose none and whose app's we do not ship."""
         return self.library.default_lang
@@ -316,6 +311,10 @@ class Engine:
                          may_manage: Manages = False) -> None:
         """Reveal the round's open question now."""
         await self.rounds.skip(actor, chat_id, may_manage=may_manage)
+
+    async def lobby_posted(self, round_id: int, message_id: str) -> None:
+        """A round's lobby (its join buttons) was posted as `message_id`: its end takes them off."""
+        await self.rounds.lobby_posted(round_id, message_id)
 
     async def round_running(self, platform: str, chat_id: str) -> bool:
         """True while a round runs in the chat."""

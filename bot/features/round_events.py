@@ -68,6 +68,7 @@ class RoundEvents:
             revealed_at=revealed_at, last_qindex=row.position, scoring=row.scoring,
             untimed=row.untimed, teams=teams, quiz_id=row.quiz_id,
             joined=len(reveal.members), idle=row.ended_idle,
+            lobby_ref=row.lobby_ref if row.status != "active" else None,
             daily=(daily_notes(reveal.history, revealed_at)
                    if reveal.history is not None else None))
         if reveal.deadline is None:  # a stop between questions: the standings alone

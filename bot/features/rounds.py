@@ -337,6 +337,10 @@ class Rounds:
         await self.store.write(rounds_sql.set_round_message,
                                question.round_id, question.qindex, ref)
 
+    async def lobby_posted(self, round_id: int, ref: str) -> None:
+        """Remember where a round's lobby was posted, to take its join buttons off at the end."""
+        await self.store.write(round_teams_sql.set_lobby_message, round_id, ref)
+
     async def message_of(self, reveal: RoundReveal) -> str | None:
         """The stored message of a reveal's question (posted after the reveal was built)."""
         if reveal.message_ref is not None or reveal.question is None:

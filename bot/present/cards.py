@@ -58,6 +58,9 @@ class Card:
     # (session id, position) of the question it asks that a typed number may answer: the
     # adapter notes the sent message (engine.typed_chat.asked) so that answer can edit it
     asks: tuple[int, int] | None = None
+    # a round's lobby (its join buttons), by round id: the adapter notes the sent message
+    # (engine.lobby_posted) so the round's end can take the buttons off
+    lobby: int | None = None
 
     def png(self) -> tuple[str, bytes] | None:
         """The card's picture as (file name, PNG bytes), whichever kind it has."""

@@ -103,7 +103,8 @@ class RoundPlanner:
             rows = ((Button(self.cat.t(lang, "round.join_button"),
                             TeamPayload(started.round_id, None).pack(), "primary"),),)
         lines.append(self.t(lang, self.mode_key(started.scoring, started.untimed)))
-        return Reply(send=(Card("\n\n".join(lines), rows=rows),), public=True)
+        return Reply(send=(Card("\n\n".join(lines), rows=rows,
+                                lobby=started.round_id if rows else None),), public=True)
 
     @staticmethod
     def _row(lang: str, buttons: list[Button]) -> tuple[Button, ...]:

@@ -59,6 +59,7 @@ class RoundRow:
     untimed: bool = False
     kind: str = "round"  # "daily": a question of the day
     ended_idle: int = 0  # it ended after this many questions in a row nobody answered
+    lobby_ref: str | None = None  # the lobby message (join buttons), once posted
 
     @property
     def lobby(self) -> bool:

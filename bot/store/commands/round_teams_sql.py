@@ -87,3 +87,9 @@ def place_on_press(round_id: int, user_id: str, display_name: str, teams: int,
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (round_id, user_id) DO NOTHING",
             round_id, user_id, display_name, team, now)
     return team
+
+
+def set_lobby_message(round_id: int, ref: str) -> Command[None]:
+    """Remember the platform's id of a round's lobby message (its join buttons), which the
+    round's end takes off."""
+    yield q("UPDATE rounds SET lobby_ref = ? WHERE id = ?", ref, round_id)

@@ -67,3 +67,38 @@ async def test_forty_members_in_four_teams(fake: FakeDiscord, bot: App) -> None:
     assert lines == ["🥇 1. 🟥 Red: 1.0", "🥈 2. 🟦 Blue: 0.8", "🥉 3. 🟩 Green: 0.6",
                      "▫️ 4. 🟨 Yellow: 0.4"]
     assert "Scoring: accuracy" in podium
+
+
+async def test_the_lobby_loses_its_buttons_when_the_round_ends(fake: FakeDiscord,
+                                                               bot: App) -> None:
+    """A finished (or stopped) team round's lobby kept its join buttons: pressed, they
+    said the round was over. Its end takes them off: one edit of the lobby, once."""
+    room = Room(fake, bot)
+
+    async def one_round(stop: bool) -> None:
+        before = len(fake.channel_messages)
+        ix = await replied(fake, await fake.slash(ALICE, "round", guild=GUILD,
+                                                  subcommand="start",
+                                                  options={"seconds": 20, "questions": 1,
+                                                           "teams": 2}))
+        lobby = ix.original
+        assert lobby is not None and len(lobby.buttons) == 3
+        room.advance(30)
+        first = await fake.wait_for(lambda: next(
+            (m for m in fake.channel_messages[before:] if m.embeds and m.embeds[0].get(
+                "title", "").startswith("Round · Question 1/")), None), what="question 1")
+        if stop:
+            await replied(fake, await fake.slash(ALICE, "round", guild=GUILD,
+                                                 subcommand="stop"))
+        else:
+            room.advance(20)
+        await fake.wait_for(lambda: "Final podium" in first.embeds[0]["description"]
+                            or "stopped" in first.embeds[0]["description"],
+                            what="the round's end")
+        await fake.wait_for(lambda: lobby.buttons == [], what="the lobby's buttons gone")
+        assert lobby.content.startswith("Alice started")  # the text stays
+        assert len([e for e in fake.channel_log if e[:2] == ("edit", lobby.id)]) == 1
+
+    await one_round(stop=False)
+    room.clock.now += 60  # past the lobby of the next round
+    await one_round(stop=True)

@@ -150,3 +150,34 @@ async def test_a_member_who_joined_and_did_not_answer_counts_as_not_answered(
     room.advance(21)
     edited = await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
     assert "1 of 2 answered" in strip_isolates(edited["text"])
+
+
+async def test_the_lobby_loses_its_buttons_when_the_round_ends(bot: Running, api: FakeBotAPI,
+                                                               key: AnswerKey) -> None:
+    """A finished team round's lobby kept its join buttons (pressed: "That round is over").
+    The round's end takes them off: one editMessageReplyMarkup of the lobby, in the round's
+    lane of the group's budget (nothing over Telegram's limit), text left as it was."""
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round 20 1 teams 2")
+    lobby = await room.hana.reply(since, lambda m: "Any team" in str(m.get("reply_markup")))
+    assert await room.press(room.bilal, lobby, "🟥 Red") == \
+        "You are on 🟥 Red. Your answers stay private until each reveal."
+    since = room.hana.mark()
+    room.advance(30)
+    question = await room.question(since)
+    locked = await room.press(room.bilal, question, key.right(question["text"]))
+    assert locked.startswith("🔒 Locked in")
+    since = room.hana.mark()
+    room.advance(20)
+    podium = await room.hana.edited(since, lambda m: "Final podium" in m.get("text", ""))
+    assert podium["message_id"] == question["message_id"]
+    where = (lobby["chat"]["id"], lobby["message_id"])
+    stripped = await api.wait_for(lambda: "reply_markup" not in api.messages[where],
+                                  what="the lobby's buttons taken off")
+    assert stripped
+    lobby_edits = [c for c in api.calls if c.params.get("message_id") == lobby["message_id"]
+                   and c.method.startswith("edit")]
+    assert [c.method for c in lobby_edits] == ["editMessageReplyMarkup"]
+    assert api.messages[where]["text"] == lobby["text"]
+    assert api.flooded == []
