@@ -213,7 +213,7 @@ def _count(n: int, one: str, many: str = "") -> str:
 
 def _default_quiz_line(config: Config, quizzes: dict[str, Quiz], version: int) -> str | None:
     """quiz.default names a quiz of content.dir, one installed in the database, or none:
-    then /quiz starts the easiest quiz (a typo the bot only logs)."""
+    then newcomers start with the easiest quiz (a typo the bot only logs)."""
     wanted = config.default_quiz
     if not wanted or wanted in quizzes:
         return None
@@ -222,8 +222,8 @@ def _default_quiz_line(config: Config, quizzes: dict[str, Quiz], version: int) -
     if wanted in installed:
         return f"quiz.default: {wanted!r} is installed in the database"
     return (f"quiz.default: no quiz {wanted!r} in {config.content_dir} or installed in the "
-            "database, so /quiz starts the easiest quiz until one is (quizbot quizzes add); "
-            "check the id against quizbot list")
+            "database, so newcomers start with the easiest quiz until one is (quizbot quizzes "
+            "add); check the id against quizbot list")
 
 
 def _dashboard_line(config: Config) -> str | None:

@@ -119,13 +119,14 @@ class Flows:
     # --- slash commands: each is one engine call and one plan -------------------------------
 
     async def quiz(self, interaction: discord.Interaction[Any], quiz_id: str | None) -> None:
-        """/quiz [quiz]: start, or resume the unfinished session."""
+        """/quiz [quiz]: start or resume it; no quiz: the catalogue (or the server's quiz)."""
         actor = actor_of(interaction)
-        quiz_id = quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id else None
+        if (chosen := quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id
+                else (await self.engine.group_choice(actor))[0]) is None:
+            return await self.quizzes(interaction)
         _, reply = await self._prepared(
-            interaction, self.engine.start(actor, quiz_id, unfinished=not quiz_id),
-            lambda prompt: self.plan.asked(again(interaction, prompt), actor,
-                                           more=not quiz_id),
+            interaction, self.engine.start(actor, chosen),
+            lambda prompt: self.plan.asked(again(interaction, prompt), actor, more=not quiz_id),
             ephemeral=in_server(interaction))
         await self.deliver(interaction, reply)
 

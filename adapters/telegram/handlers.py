@@ -197,18 +197,18 @@ class Handlers:
                                  quizzes=self.engine.quiz_count())
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/quiz [id]: resume the unfinished session or start one; in a group, a button
-        that opens it in a private chat (a group must not fill up with solo questions).
-        Without an id: the default quiz at once, with one line naming /quizzes; an id that
-        is no quiz: the catalogue's buttons under that line (no ids to copy and retype).
-        `/quiz remove ID` (admins): take an installed quiz out."""
+        """/quiz [id]: resume or start it (in a group: a button opening it in a private chat);
+        no id: the catalogue, or the quiz a group's admins chose; an unknown id: the
+        catalogue under "no such quiz". `/quiz remove ID` (admins): take an installed one out."""
         if args and args[0].lower() == "remove":
             title = await self.engine.remove_quiz(turn.actor, _first(args[1:]) or "")
             return self.plan.removed(await self.engine.language(turn.actor), title)
         quiz_id = _first(args) or (await self.engine.group_choice(turn.actor))[0]
+        if quiz_id is None:
+            return await self.quizzes(turn, args)
         try:
-            return await self._solo(turn, lambda: self.engine.start(
-                turn.actor, quiz_id, unfinished=not args), quiz_id, more=not args)
+            return await self._solo(turn, lambda: self.engine.start(turn.actor, quiz_id),
+                                    quiz_id, more=not args)
         except UnknownQuiz as missing:
             if not args:  # the group's own quiz, removed since: the usual refusal
                 raise

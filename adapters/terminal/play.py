@@ -35,7 +35,8 @@ from bot.domain.results import (
 )
 from bot.present.i18n import strip_isolates
 from bot.present.plan import Card, Planner, Reply
-from bot.present.render import LETTERS, PLAIN, Markup, catalogue_lines, content_text
+from bot.present.quiz_list import catalogue_lines
+from bot.present.render import LETTERS, PLAIN, Markup, content_text
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}

@@ -170,7 +170,7 @@ async def open_app(config: Config, *, clock: Clock = time.time,
         # every 30 s; bot.features.installed)
         await engine.installed.refresh()
         if (missing := engine.library.missing_default()) is not None:  # installed ones count
-            log.warning("quiz.default: no quiz %r is shipped or installed; /quiz starts %r",
+            log.warning("quiz.default: no quiz %r is shipped or installed; newcomers start with %r",
                         missing, engine.library.default_id)
         stack.callback(engine.installed.close)
         scheduler.every("installed quizzes", POLL_SECONDS, engine.installed.refresh)

@@ -320,6 +320,7 @@ class CatalogueEntry:
     info: QuizInfo
     best: int | None = None
     best_total: int | None = None  # the questions the best was out of (a round's may be fewer)
+    answered: int | None = None  # an unfinished attempt: the questions answered so far
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,7 +329,7 @@ class QuizList:
 
     lang: str
     entries: tuple[CatalogueEntry, ...]
-    default_id: str  # where /quiz with no id starts
+    default_id: str  # the quiz a newcomer is pointed at first
 
 
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled

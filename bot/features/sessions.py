@@ -360,14 +360,20 @@ class Sessions:
                          best_total=best_total, last_total=last_total)
 
     async def catalogue(self, actor: Actor) -> QuizList:
-        """Every quiz, easiest level first, with the learner's best full score on each."""
+        """Every quiz, easiest level first, with the learner's best full score on each and
+        how far an unfinished attempt got."""
         lang = await self.library.language(actor)
         entries = []
         for quiz in self.library.ordered():
             best = await self.store.read(sessions_sql.best_score,
                                          quiz.id, actor.platform, actor.user_id)
-            entries.append(CatalogueEntry(self.library.quiz_info(lang, quiz.id),
-                                          *(best or (None, None))))
+            row = await self.store.read(sessions_sql.active_session,
+                                        actor.platform, actor.user_id, quiz.id)
+            going = row is not None and row.kind == SessionKind.FULL and quiz.fits(
+                row.question_ids, row.option_orders)
+            top, out_of = best or (None, None)
+            entries.append(CatalogueEntry(self.library.quiz_info(lang, quiz.id), top, out_of,
+                                          row.position if going and row else None))
         return QuizList(lang, tuple(entries), self.library.default_id)
 
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,

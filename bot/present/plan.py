@@ -50,7 +50,7 @@ from bot.domain.results import (
 )
 from bot.domain.round_results import WhoAnswered
 from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, UserStats
-from bot.present import diagrams, outcomes, render
+from bot.present import diagrams, outcomes, quiz_list, render
 
 # the cards are re-exported: adapters read them where the plans are made
 from bot.present.cards import LABEL_LIMIT, Style
@@ -198,11 +198,11 @@ class Planner:
         lang = quizzes.lang
         lead = (self.m.escape(self.cat.t(lang, "catalogue.no_such", quiz=missing))
                 if missing else "")
-        rows = tuple((Button(render.catalogue_label(self.cat, lang, e, LABEL_LIMIT),
+        rows = tuple((Button(quiz_list.catalogue_label(self.cat, lang, e, LABEL_LIMIT),
                              StartPayload.of(actor.user_id, e.info.id).pack(),
-                             "primary" if e.info.id == quizzes.default_id else "secondary"),)
+                             "primary" if quiz_list.highlighted(quizzes, e) else "secondary"),)
                      for e in quizzes.entries)
-        return Reply(send=(Card(render.catalogue_text(self.cat, quizzes, self.m), lead=lead,
+        return Reply(send=(Card(quiz_list.catalogue_text(self.cat, quizzes, self.m), lead=lead,
                                 rows=rows),))
 
     def pressed(self, outcome: PressOutcome, actor: Actor, where: Where | None = None
@@ -256,7 +256,7 @@ class Planner:
                 ) -> Reply:
         """/start: the welcome, language buttons, Start and All quizzes."""
         text = self.t(lang, "welcome", title=quiz.title, count=quiz.questions,
-                      level=render.level_name(self.cat, lang, quiz.level).lower(),
+                      level=quiz_list.level_name(self.cat, lang, quiz.level).lower(),
                       offer=offer(self.cat, lang, quizzes, "offer.built_in_welcome"))
         rows = (*self._language_rows(actor), self._start_row(lang, quiz.id, actor))
         return Reply(send=(Card(text, rows=rows),))

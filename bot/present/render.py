@@ -14,9 +14,7 @@ from bot.domain.pipeline import ScheduleSpec
 from bot.domain.platforms import card_limit
 from bot.domain.results import (
     AnswerResult,
-    CatalogueEntry,
     QuestionPrompt,
-    QuizList,
     Summary,
     TypedRefused,
 )
@@ -24,7 +22,6 @@ from bot.domain.round_rules import BADGE, badge_score, earns_badge
 from bot.domain.stats_results import Leaderboard, Progress, TopicLine, UserStats
 from bot.present import diagrams
 from bot.present.clipping import clip as clip
-from bot.present.clipping import clip_isolated
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin, person
 
 LETTERS = "ABCDEFGHIJ"
@@ -244,49 +241,6 @@ def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
         items[shown:] = [m.escape(cat.t(lang, "summary.missed_more", count=len(items) - shown))]
     lines += items
     return "\n".join(lines + tail)
-
-
-def level_name(cat: Catalogue, lang: str, level: str) -> str:
-    """A quiz's level in words ("Introduction")."""
-    return cat.t(lang, f"level.{level}")
-
-
-def catalogue_item(cat: Catalogue, lang: str, entry: CatalogueEntry) -> str:
-    """One quiz in the catalogue: "Title · 8 questions · Intermediate · best 7/8"."""
-    info = entry.info
-    text = cat.t(lang, "catalogue.item", title=info.title, count=info.questions,
-                 level=level_name(cat, lang, info.level))
-    if entry.best is not None:
-        text += cat.t(lang, "catalogue.best", best=entry.best,
-                      total=entry.best_total or info.questions)
-    return text
-
-
-def catalogue_label(cat: Catalogue, lang: str, entry: CatalogueEntry, limit: int) -> str:
-    """A catalogue button: "Title · 8 q · Intermediate · 7/8", at most `limit` characters;
-    a long title is cut, never the numbers."""
-    info = entry.info
-    tail = cat.t(lang, "catalogue.button_tail", count=info.questions,
-                 level=level_name(cat, lang, info.level))
-    if entry.best is not None:
-        tail += cat.t(lang, "catalogue.button_best", best=entry.best,
-                      total=entry.best_total or info.questions)
-    return clip_isolated(info.title, limit - len(tail), is_rtl(lang)) + tail
-
-
-def catalogue_text(cat: Catalogue, quizzes: QuizList, m: Markup = PLAIN) -> str:
-    """/quizzes: the point (tap one), then every quiz on its own line (buttons follow)."""
-    lang = quizzes.lang
-    lines = [m.bold(m.escape(cat.t(lang, "catalogue.title"))),
-             m.escape(cat.t(lang, "catalogue.hint")), ""]
-    lines += [f"• {m.escape(catalogue_item(cat, lang, e))}" for e in quizzes.entries]
-    return "\n".join(lines)
-
-
-def catalogue_lines(cat: Catalogue, quizzes: QuizList) -> list[str]:
-    """`quizbot list`: one line per quiz, its id first (what `--quiz` takes)."""
-    return [cat.t(quizzes.lang, "catalogue.line", id=e.info.id,
-                  item=catalogue_item(cat, quizzes.lang, e)) for e in quizzes.entries]
 
 
 def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:

@@ -13,7 +13,7 @@ import asyncpg
 
 from bot.store import open_url
 from bot.store.commands import sessions_sql
-from tests.adapters.discord.conftest import answer, replied, right_id, wrong_id
+from tests.adapters.discord.conftest import PLAY, answer, replied, right_id, wrong_id
 from tests.adapters.discord.fake_discord import TOKEN, FakeDiscord, Message, user
 from tests.scale.workers import Worker, workers, write_yaml
 
@@ -32,7 +32,8 @@ class Player:
         self.answered = 0
 
     async def start(self) -> None:
-        ix = await replied(self.fake, await self.fake.slash(self.who, "quiz", guild=self.guild))
+        ix = await replied(self.fake, await self.fake.slash(self.who, "quiz", guild=self.guild,
+                                                            options=PLAY))
         self.question = ix.original
 
     async def play(self, upto: int) -> None:

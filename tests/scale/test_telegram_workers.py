@@ -87,7 +87,7 @@ class Player:
         return await self.learner.reply(since, is_question, timeout=20)
 
     async def play(self) -> None:
-        question = await self.send("/quiz")
+        question = await self.send("/quiz parallelism")
         retap, data = False, ""
         while True:
             number = question_number(question)
@@ -121,7 +121,7 @@ class Player:
             if toast != "dead" and DUPLICATE in toast and retap:
                 if number == QUESTIONS:
                     return  # the dead worker had stored the last answer
-                question, retap = await self.send("/quiz"), False  # resume where we are
+                question, retap = await self.send("/quiz parallelism"), False  # resume where we are
                 continue
             step = await self.api.wait_for(
                 lambda t=targets, p=progress: p() or (

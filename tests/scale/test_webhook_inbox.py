@@ -81,8 +81,8 @@ async def test_a_killed_worker_replies_once_and_its_acknowledged_tap_is_answered
                         ready="webhook listening") as procs,
                 aiohttp.ClientSession() as http):
         since = learner.mark()
-        assert await post(http, ports[0], {"update_id": 1, **api.message(learner.user,
-                                                                         "/quiz")}) == 200
+        started = {"update_id": 1, **api.message(learner.user, "/quiz parallelism")}
+        assert await post(http, ports[0], started) == 200
         question = await learner.reply(since, is_question, timeout=20)
         # worker 1 takes /help, sends its reply and is stuck before marking it done; the
         # learner's tap, which it also acknowledges, waits behind it (one user's updates

@@ -23,9 +23,9 @@ def test_check_says_whether_the_default_quiz_is_installed(
     lines = capsys.readouterr().out.splitlines()
     assert lines[2] == (
         "ok   quiz.default: no quiz 'week-3' in "
-        f"{lines[1].split(' in ', 1)[1].split(':')[0]} or installed in the database, so /quiz "
-        "starts the easiest quiz until one is (quizbot quizzes add); check the id against "
-        "quizbot list")
+        f"{lines[1].split(' in ', 1)[1].split(':')[0]} or installed in the database, so "
+        "newcomers start with the easiest quiz until one is (quizbot quizzes add); check the id "
+        "against quizbot list")
     assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "week-3", *args]) == 0
     capsys.readouterr()
     main(["check", *args])

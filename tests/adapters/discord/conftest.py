@@ -23,6 +23,7 @@ from .fake_discord import TOKEN, FakeDiscord, Interaction, Message, user
 
 GUILD, CHANNEL = 1_400_000_000_000_000_001, 1_400_000_000_000_000_002
 ALICE = user(1_500_000_000_000_000_001, "alice")
+PLAY = {"quiz": "parallelism"}  # /quiz with a quiz named (no quiz: the catalogue)
 BOB = user(1_500_000_000_000_000_002, "bob")
 QUIZ: Quiz = load_quizzes([default_content_dir()])["parallelism"]
 

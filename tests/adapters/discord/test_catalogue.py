@@ -32,10 +32,26 @@ async def test_quizzes_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert question.embeds[0]["title"].startswith("Question 1/22")
 
 
-async def test_quiz_without_id_names_the_catalogue(fake: FakeDiscord, bot: App) -> None:
+async def test_quiz_without_id_opens_the_catalogue_marking_the_unfinished_one(
+        fake: FakeDiscord, bot: App) -> None:
+    """/quiz with no quiz is the catalogue (INTERFACES.md); a quiz left at question 3 is
+    marked there, the one button styled primary, and pressing it goes on at question 3."""
+    alice = Actor("discord", ALICE["id"])
+    prompt = await bot.engine.start(alice, "parallelism-deep")
+    for position in range(2):
+        await bot.engine.answer(alice, prompt.session_id, position, 0)
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    listing = ix.original
+    assert listing is not None and listing.ephemeral
+    assert listing.content.startswith("**Quizzes**\nTap a quiz to start it")
+    line = next(x for x in listing.content.splitlines() if "Parallelism in depth" in x)
+    assert line.endswith(" · at question 3 of 22")
+    going = [b for b in listing.buttons if b["label"].endswith(" · ▶ 3/22")]
+    assert len(going) == 1 and going[0]["label"].startswith("Parallelism in depth")
+    assert [b["label"] for b in listing.buttons if b["style"] == 1] == [going[0]["label"]]
+    ix = await replied(fake, await fake.press(ALICE, listing, going[0]["custom_id"]))
     assert ix.original is not None
-    assert ix.original.embeds[0]["description"].startswith("More quizzes: /quizzes\n\n")
+    assert ix.original.embeds[0]["title"].startswith("Question 3/22")
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
                                               options={"quiz": "nope"}))
     assert ix.original is not None

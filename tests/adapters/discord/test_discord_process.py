@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from .conftest import ALICE, GUILD, answer, replied, right_id, write_config
+from .conftest import ALICE, GUILD, PLAY, answer, replied, right_id, write_config
 from .fake_discord import TOKEN, FakeDiscord
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,7 +60,7 @@ async def test_debug_log_carries_no_bot_or_interaction_token(tmp_path: Path,
         await fake.wait_for(lambda: fake.connected >= 1 or proc.returncode is not None,
                             timeout=30, what="quizbot on the gateway")
         assert proc.returncode is None, log.read_text()
-        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
         assert ix.original is not None
         pressed = await answer(fake, ALICE, ix.original, right_id(ix.original))
         tokens = [ix.token, pressed.token]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.app.compose import App
-from bot.store.commands import rounds_sql
+from bot.store.commands import rounds_sql, sessions_sql
 
 from .conftest import ALICE, BOB, CHANNEL, GUILD, replied, slow_after_the_ack
 from .fake_discord import FakeDiscord
@@ -37,6 +37,11 @@ async def test_server_admins_choose_quiz_and_language(bot: App, fake: FakeDiscor
     shown = [m.embeds[0]["description"] if m.embeds else m.content
              for m in (ix.original, *ix.followups)]
     assert any("(long-context)" in text for text in shown)
+
+    ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD))  # the server's quiz
+    assert ix.original is not None and ix.original.embeds  # a question, not the catalogue
+    assert await bot.store.read(sessions_sql.active_session, "discord", BOB["id"],
+                                "long-context") is not None
 
     await replied(fake, await fake.slash(BOB, "round", guild=GUILD, subcommand="start"))
     row = await bot.store.read(rounds_sql.active_round, "discord", str(CHANNEL))

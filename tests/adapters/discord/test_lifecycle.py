@@ -17,7 +17,7 @@ from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.domain.errors import StartupFailed
 
-from .conftest import ALICE, GUILD, answer, replied, right_id, running, write_config
+from .conftest import ALICE, GUILD, PLAY, answer, replied, right_id, running, write_config
 from .fake_discord import FakeDiscord, Message
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -25,7 +25,7 @@ DEFAULT_REST, DEFAULT_GATEWAY = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
 
 
 async def first_question(fake: FakeDiscord) -> Message:
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     assert ix.original is not None
     return ix.original
 

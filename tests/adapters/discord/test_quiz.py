@@ -7,7 +7,7 @@ from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
 from bot.store.commands import sessions_sql
 
-from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, user, wrong_id
+from .conftest import ALICE, BOB, GUILD, PLAY, answer, replied, right_id, user, wrong_id
 from .fake_discord import FakeDiscord
 
 CAROL = user(1_500_000_000_000_000_003, "carol")
@@ -17,7 +17,7 @@ async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
     assert {c["name"] for c in fake.commands[GUILD]} == {
         "quiz", "review", "stats", "leaderboard", "language", "reset", "help", "reload",
         "settings", "remind", "round", "dashboard", "quizzes", "daily", "reward", "report"}
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     assert ix.callback is not None and ix.callback.type == 4
     question = ix.original
     assert question is not None and question.ephemeral
@@ -59,7 +59,7 @@ async def test_whole_quiz_in_a_server(fake: FakeDiscord, bot: App) -> None:
 
 
 async def test_quiz_in_dms_is_not_ephemeral(fake: FakeDiscord, bot: App) -> None:
-    ix = await replied(fake, await fake.slash(ALICE, "quiz"))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", options=PLAY))
     question = ix.original
     assert question is not None and not question.ephemeral
     ix = await answer(fake, ALICE, question, right_id(question))
@@ -73,7 +73,7 @@ async def test_quiz_in_dms_is_not_ephemeral(fake: FakeDiscord, bot: App) -> None
 async def test_two_members_in_one_channel_play_separately(fake: FakeDiscord, bot: App) -> None:
     questions = {}
     for who in (ALICE, BOB):
-        ix = await replied(fake, await fake.slash(who, "quiz", guild=GUILD))
+        ix = await replied(fake, await fake.slash(who, "quiz", guild=GUILD, options=PLAY))
         assert ix.original is not None and ix.original.ephemeral
         questions[who["id"]] = ix.original
     ids = {q.buttons[0]["custom_id"].split(":")[1] for q in questions.values()}
@@ -116,7 +116,7 @@ async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None
                                               options={"what": "last"}))
     assert ix.original is not None and ix.original.content.startswith("دہرانے کے لیے کچھ نہیں")
 
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     question = ix.original
     assert question is not None
     assert strip_isolates(question.embeds[0]["title"]).startswith("سوال 1/8")
@@ -133,7 +133,7 @@ async def test_urdu_by_button_and_by_option(fake: FakeDiscord, bot: App) -> None
     ix = await replied(fake, await fake.slash(ALICE, "language", guild=GUILD,
                                               options={"language": "en"}))
     assert ix.original is not None and ix.original.content == "Language set to English."
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     assert ix.original is not None and ix.original.embeds[0]["title"].startswith("Question 3/8")
     assert "Picking up where you left off" in ix.original.embeds[0]["description"]
 
@@ -199,23 +199,26 @@ async def test_quiz_again_in_a_server_shows_the_question_again(fake: FakeDiscord
     """In a server a question is private: /quiz again seconds later (the first reply lost,
     dismissed, or a retry) shows question 1 again instead of "it is just above", which
     there may be nothing; in a DM, where both would stay in the chat, the note stays."""
-    first = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))).original
-    again = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))).original
+    first = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options=PLAY))).original
+    again = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                  options=PLAY))).original
     assert first is not None and again is not None and again.ephemeral
     assert again.embeds[0]["title"].startswith("Question 1/8")
     assert again.buttons == first.buttons  # the same attempt
     ix = await answer(fake, ALICE, again, right_id(again))
     assert ix.followups[0].embeds[0]["title"].startswith("Question 2/8")
 
-    await replied(fake, await fake.slash(BOB, "quiz"))
-    ix = await replied(fake, await fake.slash(BOB, "quiz"))
+    await replied(fake, await fake.slash(BOB, "quiz", options=PLAY))
+    ix = await replied(fake, await fake.slash(BOB, "quiz", options=PLAY))
     assert ix.original is not None and ix.original.content == bot.catalogue.t(
         "en", "question.joined", number=1)
 
     # begun in the server, asked again in a DM seconds later: nothing is "just above" in the
     # DM, so the question comes there (the same attempt)
-    carol = (await replied(fake, await fake.slash(CAROL, "quiz", guild=GUILD))).original
-    ix = await replied(fake, await fake.slash(CAROL, "quiz"))
+    carol = (await replied(fake, await fake.slash(CAROL, "quiz", guild=GUILD,
+                                                  options=PLAY))).original
+    ix = await replied(fake, await fake.slash(CAROL, "quiz", options=PLAY))
     assert carol is not None and ix.original is not None and ix.original.embeds
     assert ix.original.embeds[0]["title"].startswith("Question 1/8")
     assert ix.original.buttons == carol.buttons
@@ -235,7 +238,8 @@ async def test_an_urdu_learner_reads_commands_slash_first(fake: FakeDiscord, bot
     stats = (await replied(fake, await fake.slash(ALICE, "stats"))).original
     assert stats is not None and "/quiz" in strip_isolates(stats.text)
     assert "/quiz" in shown(stats.text) and "quiz/" not in shown(stats.text)
-    question = (await replied(fake, await fake.slash(ALICE, "quiz"))).original
-    assert question is not None and "/quizzes" in shown(question.text)
+    help_ = (await replied(fake, await fake.slash(ALICE, "help"))).original
+    assert help_ is not None and "/quizzes" in shown(help_.text)
+    assert "quizzes/" not in shown(help_.text)
     english = (await replied(fake, await fake.slash(BOB, "stats"))).original
     assert english is not None and "\u2066" not in english.text  # English is left alone

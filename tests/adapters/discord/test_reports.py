@@ -6,13 +6,14 @@ from __future__ import annotations
 from bot.app.compose import App
 from bot.store.commands.reports_sql import open_reports
 
-from .conftest import ALICE, BOB, GUILD, answer, replied, wrong_id
+from .conftest import ALICE, BOB, GUILD, PLAY, answer, replied, wrong_id
 from .fake_discord import FakeDiscord
 
 
 async def test_report_a_problem_in_a_server(fake: FakeDiscord, bot: App) -> None:
     cat = bot.catalogue
-    question = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))).original
+    question = (await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
+                                                     options=PLAY))).original
     assert question is not None
     await answer(fake, ALICE, question, wrong_id(question))
     report = question.buttons[-1]

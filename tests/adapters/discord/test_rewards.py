@@ -13,7 +13,7 @@ from adapters.discord import replies
 from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.views import MARKDOWN
 
-from .conftest import ALICE, BOB, GUILD, answer, replied, right_id, running
+from .conftest import ALICE, BOB, GUILD, PLAY, answer, replied, right_id, running
 from .fake_discord import FakeDiscord
 from .payloads import ALL_PERMISSIONS
 from .test_rounds import Room, letter_of, question_of
@@ -90,7 +90,7 @@ async def test_a_role_granted_once_and_the_permission_replies(fake: FakeDiscord,
 
         ix = await replied(fake, await fake.slash(ALICE, "reward", guild=GUILD,
                                                   subcommand="remove",
-                                                  options={"quiz": "parallelism"}))
+                                                  options=PLAY))
         assert ix.original is not None
         assert ix.original.content.startswith("No more role for Model and pipeline")
 
@@ -101,7 +101,7 @@ async def test_a_solo_quiz_in_the_server_earns_the_role(fake: FakeDiscord,
     fake.member_roles[(GUILD, fake.bot["id"])] = {BOT_ROLE}
     async with running(config_path):
         await reward_set(fake, ALICE, fake.roles[GUILD][1], score=8)
-        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+        ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
         question = ix.original
         assert question is not None
         for _ in range(8):

@@ -24,6 +24,7 @@ from .conftest import (
     BOB,
     CHANNEL,
     GUILD,
+    PLAY,
     answer,
     replied,
     right_id,
@@ -40,7 +41,7 @@ CHANNEL_POST = r"^/channels/\d+/messages$"
 async def start_quiz(fake: FakeDiscord, who: dict[str, Any], guild: int | None = GUILD,
                      ) -> Message:
     """/quiz, and the question message it answered with."""
-    ix = await replied(fake, await fake.slash(who, "quiz", guild=guild))
+    ix = await replied(fake, await fake.slash(who, "quiz", guild=guild, options=PLAY))
     assert ix.original is not None
     return ix.original
 
@@ -163,7 +164,8 @@ async def test_foreign_buttons_are_ignored(fake: FakeDiscord, bot: App,
     await settle()
     assert ix.callback is None
     assert "not one of ours" in caplog.text
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))  # still alive
+    # still alive
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     assert ix.original is not None
 
 
@@ -188,7 +190,7 @@ async def test_expired_interaction_is_logged_not_fatal(
     assert "expired before we could answer" in caplog.text
     assert ix.callback is None and ix.followups == []
     # the answer is in the database; /quiz picks up at question 2
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     assert ix.original is not None
     assert ix.original.embeds[0]["title"].startswith("Question 2/8")
 
@@ -273,7 +275,7 @@ async def test_a_slow_engine_is_acknowledged_first(fake: FakeDiscord, bot: App,
 
     monkeypatch.setattr(bot.engine, "start", slow(bot.engine.start))
     monkeypatch.setattr(bot.engine, "answer", slow(bot.engine.answer))
-    ix = await fake.slash(ALICE, "quiz", guild=GUILD)
+    ix = await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY)
     question = await fake.wait_for(lambda: ix.original if ix.original and ix.original.embeds
                                    else None, what="the thinking message to be filled")
     assert ix.callback is not None and ix.callback.type == 5  # "thinking…" first

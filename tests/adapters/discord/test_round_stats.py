@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.app.compose import App
 
-from .conftest import ALICE, GUILD, answer, replied, right_id, wrong_id
+from .conftest import ALICE, GUILD, PLAY, answer, replied, right_id, wrong_id
 from .fake_discord import FakeDiscord
 from .test_rounds import Room, letter_of, question_of
 
@@ -24,7 +24,7 @@ async def two_right_in_a_short_round(fake: FakeDiscord, bot: App) -> None:
 
 
 async def test_stats_after_a_short_round(fake: FakeDiscord, bot: App) -> None:
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     question = ix.original
     assert question is not None
     for n in range(8):  # a solo attempt: 6/8

@@ -13,13 +13,13 @@ from adapters.discord import replies
 from bot.app.compose import App
 from bot.present import chart
 
-from .conftest import ALICE, GUILD, answer, replied, right_id
+from .conftest import ALICE, GUILD, PLAY, answer, replied, right_id
 from .fake_discord import FakeDiscord
 
 
 async def test_stats_is_acknowledged_while_it_reads_and_draws(
         fake: FakeDiscord, bot: App, monkeypatch: pytest.MonkeyPatch) -> None:
-    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
     assert ix.original is not None
     await answer(fake, ALICE, ix.original, right_id(ix.original))  # a card: a chart to draw
     monkeypatch.setattr(replies, "DEFER_AFTER", 0.05)

@@ -73,7 +73,7 @@ async def finish_quiz(learner: Learner, key: AnswerKey, wrong: set[int], lang: s
                       ) -> dict[str, Any]:
     """Play the main quiz to the end through the fake Bot API; the summary message."""
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     for n in range(len(key.quiz.questions)):
         letter = (key.wrong(question["text"], lang) if n in wrong

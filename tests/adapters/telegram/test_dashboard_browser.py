@@ -139,7 +139,7 @@ async def test_group_page_for_members_and_403_for_others(tmp_path: Path, api: Fa
         # deep link; /start with it in private plays it for the group.
         in_group = Learner(api, alice, group)
         since = in_group.mark()
-        await in_group.send("/quiz")
+        await in_group.send("/quiz parallelism")
         link = await in_group.reply(since)
         start = link["reply_markup"]["inline_keyboard"][0][0]["url"].split("start=")[1]
         private = Learner(api, alice)
@@ -315,7 +315,7 @@ async def test_a_failed_download_shows_its_error_where_the_admin_is(
         for uid, name in ((1001, "Alice"), (1003, "Bob")):
             learner = Learner(api, api.user(uid, name), group)
             since = learner.mark()
-            await learner.send("/quiz")
+            await learner.send("/quiz parallelism")
             link = await learner.reply(since)
             start = link["reply_markup"]["inline_keyboard"][0][0]["url"].split("start=")[1]
             private = Learner(api, api.user(uid, name))

@@ -49,14 +49,23 @@ async def test_quizzes_lists_every_quiz_with_level_and_best(bot: Running,
     assert "Question 1/22" in question["text"]
 
 
-async def test_quiz_without_id_starts_at_once_and_names_the_catalogue(
-        bot: Running, api: FakeBotAPI) -> None:
+async def test_quiz_without_id_opens_the_catalogue(bot: Running, api: FakeBotAPI) -> None:
+    """/quiz with no id is the catalogue (INTERFACES.md): every quiz by name, the default
+    one first to tap for a newcomer; a named quiz starts at once, with no catalogue line."""
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()
     await learner.send("/quiz")
+    catalogue = await learner.reply(since)
+    assert catalogue["text"].startswith("Quizzes\nTap a quiz to start it")
+    labels = [b["text"] for row in buttons(catalogue) for b in row]
+    assert len(labels) == len(bot.app.engine.quiz_infos("en")) and "▶" not in "".join(labels)
+    assert not any(i.id in catalogue["text"] for i in bot.app.engine.quiz_infos("en")
+                   if i.id not in i.title.lower())  # names, never ids
+    since = learner.mark()
+    await learner.press(catalogue, next(x for x in labels if x.startswith(
+        bot.app.engine.quiz_info("en", "parallelism").title[:20])))
     question = await learner.reply(since, is_question)
     assert "Question 1/8" in question["text"]
-    assert "More quizzes: /quizzes" in question["text"]
     since = learner.mark()
     await learner.send("/quiz parallelism-deep")
     named = await learner.reply(since, is_question)
@@ -112,7 +121,7 @@ async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> Non
     since = learner.mark()
     await learner.send("/help")
     help_ = await learner.reply(since)
-    assert help_["text"].startswith("6 quizzes on model and pipeline parallelism; /quiz starts "
+    assert help_["text"].startswith("6 quizzes on model and pipeline parallelism; start with "
                                    "Model and pipeline parallelism")
     assert "/quizzes: every quiz, its level and your best score" in help_["text"]
     since = learner.mark()

@@ -65,7 +65,7 @@ async def test_urdu_user_gets_urdu_and_right_to_left_buttons(bot: Running, api: 
                                                              key: AnswerKey) -> None:
     learner = Learner(api, api.user(3003, "Ayesha", language_code="ur"))
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     assert strip_isolates(question["text"]).startswith("سوال 1/8")
     row = buttons(question)[0]
@@ -95,7 +95,7 @@ async def test_urdu_user_gets_urdu_and_right_to_left_buttons(bot: Running, api: 
     assert changed["text"] == "Language set to English."
     assert button_data(changed) == [payload.encode_action("start", "", "3003")]  # as /quiz
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     resumed = await learner.reply(since, is_question)
     assert "Question 2/8" in resumed["text"] and "Picking up" in resumed["text"]
     assert [b["text"] for b in buttons(resumed)[0]] == ["A", "B", "C", "D"]
@@ -106,7 +106,7 @@ async def test_reset_asks_first_and_old_buttons_go_stale(bot: Running, api: Fake
     learner = Learner(api, api.user(1001, "Alice"))
     me = Actor("telegram", "1001")
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
 
     since = learner.mark()
@@ -242,7 +242,7 @@ async def test_in_a_group_solo_questions_open_in_a_private_chat(bot: Running,
     a = Learner(api, api.user(1001, "Alice"), group)
     since = a.mark()
     urls = []
-    for command in ("/quiz", "/review", "/start parallelism"):
+    for command in ("/quiz parallelism", "/review", "/start parallelism"):
         before = a.mark()
         await a.send(command)
         (button,) = [b for row in buttons(await a.reply(before)) for b in row]
@@ -293,7 +293,7 @@ async def test_a_reset_prompt_takes_one_answer(bot: Running, api: FakeBotAPI) ->
     learner = Learner(api, api.user(1003, "Carol"))
     me = Actor("telegram", "1003")
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     await learner.reply(since, is_question)
     yes, no = (payload.encode_action("reset", a, "1003") for a in ("yes", "no"))
 

@@ -32,7 +32,7 @@ async def test_full_disk_mid_quiz(tmp_path: Path, api: FakeBotAPI, key: AnswerKe
             await adapter.start()
             try:
                 since = alice.mark()
-                await alice.send("/quiz")
+                await alice.send("/quiz parallelism")
                 question = await alice.reply(since, is_question)
                 await bob.barrier()  # Bob is known to the bot before the disk fills
                 filler = fill(mnt)

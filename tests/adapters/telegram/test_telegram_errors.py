@@ -48,7 +48,7 @@ async def test_vanished_question_message_gets_a_fresh_one(bot: Running, api: Fak
                                                           key: AnswerKey) -> None:
     learner = alice(api)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     update = api.callback(learner.user, question, "")
     letter = key.right(question["text"])
@@ -71,7 +71,7 @@ async def test_blocked_user_is_dropped_quietly_and_state_stays_right(
 ) -> None:
     learner = alice(api)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     api.blocked.add(learner.chat_id)
     query = await learner.press(question, key.right(question["text"]))
@@ -83,7 +83,7 @@ async def test_blocked_user_is_dropped_quietly_and_state_stays_right(
                if r.levelno == logging.INFO)
     assert (await bot.app.engine.current(ME)).position == 1  # the answer counted
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     resumed = await learner.reply(since, is_question)
     assert "Question 2/8" in resumed["text"]
 
@@ -92,7 +92,7 @@ async def test_rate_limit_is_retried(bot: Running, api: FakeBotAPI) -> None:
     learner = alice(api)
     api.rate_limit("sendMessage", retry_after=1)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     assert "Question 1/8" in question["text"]
     assert [c.error for c in api.calls[since:] if c.method == "sendMessage"][:2] == [
@@ -104,12 +104,12 @@ async def test_rate_limit_beyond_retries_does_not_escape(
     learner = alice(api)
     api.rate_limit("sendMessage", retry_after=1, times=4)  # AIORateLimiter retries 3 times
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     await learner.barrier()
     assert len(api.errors_of("sendMessage")) == 4
     assert any("reply to chat 1001 failed" in r.getMessage() for r in caplog.records)
     caplog.clear()  # PTB's limiter logs the last RetryAfter at ERROR itself
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     assert "Question 1/8" in (await learner.reply(since, is_question))["text"]
 
 
@@ -161,7 +161,7 @@ async def test_failure_after_the_toast_still_tells_the_user(
         caplog: pytest.LogCaptureFixture) -> None:
     learner = alice(api)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     api.inject("editMessageText", 400, "Bad Request: can't parse entities: boom")
     since = learner.mark()

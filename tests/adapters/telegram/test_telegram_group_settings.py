@@ -9,7 +9,7 @@ from typing import Any
 from bot.present.i18n import strip_isolates
 from bot.store.commands import rounds_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.learners import Learner
+from tests.adapters.telegram.learners import Learner, buttons
 from tests.adapters.telegram.support import Running
 
 GROUP = -1001234
@@ -76,6 +76,11 @@ async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: Fake
     await member.send("/settings")
     shown = (await member.reply(since))["text"]
     assert "(long-context)" in shown and "/settings in a private chat" in shown
+
+    since = member.mark()
+    await member.send("/quiz")  # no quiz named: the admins' choice, not the catalogue
+    (button,) = [b for row in buttons(await member.reply(since)) for b in row]
+    assert button["url"].endswith("_long-context")
 
     since = member.mark()
     await member.send("/round")  # no quiz named: the group's, in the group's language

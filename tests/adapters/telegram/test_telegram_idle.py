@@ -47,7 +47,8 @@ async def test_an_idle_webhook_bot_leaves_its_inbox_alone(start_bot: BotFactory,
         await serve_jobs(running.app, {"telegram": running.adapter.reminder_sender()})
         since = learner.mark()
         async with http.post(f"http://127.0.0.1:{port}/tg",
-                             json={"update_id": 1, **api.message(learner.user, "/quiz")},
+                             json={"update_id": 1,
+                                   **api.message(learner.user, "/quiz parallelism")},
                              headers={SECRET_HEADER: WEBHOOK_SECRET}) as response:
             assert response.status == 200
         await learner.reply(since, is_question)

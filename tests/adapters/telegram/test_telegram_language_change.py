@@ -71,17 +71,17 @@ async def test_quiz_seconds_after_a_language_change_posts_question_1_again_in_it
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     learner = Learner(api, api.user(6006, "Omar"))
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     first = await learner.reply(since, is_question)
     assert "Question 1/8" in first["text"]
     since = learner.mark()
-    await learner.send("/quiz")  # a second /quiz in the same language: it is just above
+    await learner.send("/quiz parallelism")  # a second /quiz in the same language: it is just above
     assert (await learner.reply(since))["text"] == bot.cat.t(
         "en", "question.joined", number=1)
 
     await to_urdu(learner)
     since = learner.mark()
-    await learner.send("/quiz")  # seconds later, now in Urdu
+    await learner.send("/quiz parallelism")  # seconds later, now in Urdu
     again = await learner.reply(since)
     assert is_question(again), again["text"]
     assert strip_isolates(again["text"]).startswith("سوال 1/8")
@@ -92,7 +92,7 @@ async def test_quiz_seconds_after_a_language_change_posts_question_1_again_in_it
     # the Start under "Language set" seconds later does the same
     other = Learner(api, api.user(6007, "Zara"))
     since = other.mark()
-    await other.send("/quiz")
+    await other.send("/quiz parallelism")
     first = await other.reply(since, is_question)
     done = await to_urdu(other)
     since = other.mark()

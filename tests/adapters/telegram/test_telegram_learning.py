@@ -72,7 +72,7 @@ async def test_confidence_setting_adds_a_guess_row_that_rates_hard(bot: Running,
     await learner.toast(query)
     await learner.edited(since, lambda m: "sure or a guess: on" in m["text"])
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     rows = buttons(question)
     assert [[b["text"] for b in row] for row in rows] == [

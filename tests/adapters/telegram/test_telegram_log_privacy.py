@@ -43,7 +43,7 @@ async def test_a_whole_quiz_at_debug_logs_no_text_and_no_name(
     learner = Learner(api, api.user(1001, FIRST, LAST))
     async with start_bot():
         since = learner.mark()
-        await learner.send("/quiz")
+        await learner.send("/quiz parallelism")
         question = await learner.reply(since, is_question)
         for _ in range(8):
             since = learner.mark()

@@ -19,7 +19,7 @@ async def test_token_absent_from_debug_logs(start_bot: BotFactory, api: FakeBotA
     async with start_bot():
         learner = Learner(api, api.user(1001, "Alice"))
         since = learner.mark()
-        await learner.send("/quiz")
+        await learner.send("/quiz parallelism")
         question = await learner.reply(since, is_question)
         await learner.press(question, key.right(question["text"]))
         await learner.reply(since, lambda m: is_question(m) and "2/8" in m["text"])

@@ -98,7 +98,7 @@ async def test_healthz_and_metrics_follow_the_bot(tmp_path: Path, api: FakeBotAP
 
                 learner = Learner(api, api.user(2001, "Dana"))
                 since = learner.mark()
-                await learner.send("/quiz")
+                await learner.send("/quiz parallelism")
                 question = await learner.reply(since, is_question)
                 question = await answer_right(learner, question, key)
                 api.inject("answerCallbackQuery", 400, "Bad Request: query is too old and "
@@ -210,7 +210,7 @@ async def test_sigterm_finishes_the_answer_in_flight_and_exits_0(
         async with process(argv, tmp_path, api) as (proc, lines):
             learner = Learner(api, api.user(3001, "Eve"))
             since = learner.mark()
-            await learner.send("/quiz")
+            await learner.send("/quiz parallelism")
             question = await learner.reply(since, is_question)
 
             api.gate.clear()

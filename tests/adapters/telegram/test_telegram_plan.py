@@ -29,10 +29,10 @@ def next_or_summary(message: dict) -> bool:
 
 
 async def play_through(learner: Learner, count: int, pick: Callable[[dict], str], *,
-                       by_label: bool = False) -> dict:
+                       by_label: bool = False, quiz: str = "parallelism") -> dict:
     """/quiz, then `count` answers (`pick`: a button's data, or its label); the summary."""
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send(f"/quiz {quiz}")
     question = await learner.reply(since, is_question)
     for _ in range(count):
         since = learner.mark()
@@ -47,7 +47,7 @@ async def test_an_answered_question_costs_three_bot_api_calls(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     photos = 0
     for n in range(8):
@@ -106,7 +106,7 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
     alice = Learner(api, api.user(1001, "Alice"))
     bob = Learner(api, api.user(2002, "Bob"), alice.chat)
     since = alice.mark()
-    await alice.send("/quiz")
+    await alice.send("/quiz parallelism")
     question = await alice.reply(since, is_question)
     await refused(question, key.right(question["text"]), not_yours)  # answer
     for n in range(8):
@@ -156,7 +156,7 @@ async def ampersand_bot(tmp_path: Path, api: FakeBotAPI) -> AsyncIterator[Runnin
 async def test_a_title_with_html_characters_reaches_telegram_intact(
         ampersand_bot: Running, api: FakeBotAPI) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
-    summary = await play_through(learner, 2, lambda q: button_data(q)[0])
+    summary = await play_through(learner, 2, lambda q: button_data(q)[0], quiz="tiny")
     assert summary["text"].startswith(f"Finished {TITLE}:")  # parsed as Telegram parses HTML
     for command, heading in (("/stats", f"Your stats: {TITLE}"),
                              ("/leaderboard", f"Global leaderboard: {TITLE}")):
@@ -169,7 +169,7 @@ async def test_a_title_with_html_characters_reaches_telegram_intact(
     assert payload.decode(button_data(summary)[-1]) == payload.RetryPayload.of("1001", "tiny")
 
 
-@pytest.mark.parametrize("second_start", ["↻ Try again", "🔁 Review missed", "/quiz"])
+@pytest.mark.parametrize("second_start", ["↻ Try again", "🔁 Review missed", "/quiz parallelism"])
 async def test_a_second_start_seconds_later_joins_the_first(
         bot: Running, api: FakeBotAPI, key: AnswerKey, second_start: str) -> None:
     # two devices (or a double tap): before, each started an attempt and posted question 1

@@ -71,7 +71,7 @@ async def test_an_answer_is_one_ack_one_edit_one_message(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, lambda m: any(
         d.startswith("a1:") for d in button_data(m)))
     text = question["text"]

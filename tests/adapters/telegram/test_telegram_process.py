@@ -68,7 +68,7 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
     learner = Learner(api, api.user(1001, "Alice"))
     async with quizbot(config, api, stderr_log):
         since = learner.mark()
-        await learner.send("/quiz")
+        await learner.send("/quiz parallelism")
         question = await learner.reply(since, is_question)
         for _ in range(3):
             question = await answer(learner, question, key)
@@ -86,7 +86,7 @@ async def test_killed_process_resumes_and_counts_every_tap_once(
 
     async with quizbot(config, api, stderr_log) as proc:
         since = learner.mark()
-        await learner.send("/quiz")  # wherever the crash left us: question 5 or 6
+        await learner.send("/quiz parallelism")  # wherever the crash left us: question 5 or 6
         current = await learner.reply(since, is_question)
         while current is not None:
             current = await answer(learner, current, key)

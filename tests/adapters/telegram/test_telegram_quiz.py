@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.domain import payloads as payload
 from bot.domain.results import Actor
+from bot.present.i18n import strip_isolates
 from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
@@ -28,7 +29,7 @@ async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI
                                                    key: AnswerKey) -> None:
     learner, cat = alice(api), bot.cat
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     wrong_on = {2, 5}  # third and sixth questions
     for n in range(8):
@@ -75,7 +76,7 @@ async def test_whole_quiz_scores_and_offers_review(bot: Running, api: FakeBotAPI
 async def test_double_tap_counted_once(bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     learner = alice(api)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     since = learner.mark()
     right, wrong = key.right(question["text"]), key.wrong(question["text"])
@@ -99,7 +100,7 @@ async def test_double_tap_counted_once(bot: Running, api: FakeBotAPI, key: Answe
 async def test_stale_button_resends_current_question(bot: Running, api: FakeBotAPI) -> None:
     learner = alice(api)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     session = payload.decode(button_data(question)[0])
     assert isinstance(session, payload.AnswerPayload)
@@ -117,7 +118,7 @@ async def test_stale_button_resends_current_question(bot: Running, api: FakeBotA
 async def test_garbage_callback_data_only_toasts(bot: Running, api: FakeBotAPI) -> None:
     learner = alice(api)
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     since = learner.mark()
     queries = [await learner.tap(question, data)
@@ -136,17 +137,17 @@ async def test_a_name_with_half_an_emoji_plays_and_is_kept_whole(bot: Running,
     # as a str it cannot be stored or sent as UTF-8, so the bot keeps U+FFFD in its place.
     learner = Learner(api, api.user(1002, "Ali\ud83d", language_code="en"))
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     assert is_question(await learner.reply(since, is_question))
     name = await bot.app.store.read(sessions_sql.user, "telegram", "1002")
     assert name is not None and name[0] == "Ali\ufffd"
 
 
-async def test_quiz_without_a_name_continues_the_quiz_left_unfinished(
+async def test_quiz_without_a_name_opens_the_catalogue_where_the_unfinished_one_goes_on(
         bot: Running, api: FakeBotAPI) -> None:
-    """/help says '/quiz: start, or continue where you left off': a learner who left the
-    numbers quiz at question 2 and comes back with /quiz gets question 2 of it, not
-    question 1 of the default quiz."""
+    """/quiz with no name opens the catalogue (INTERFACES.md); a learner who left the
+    numbers quiz at question 2 sees it marked there and one tap gets question 2 of it, not
+    question 1 of a new attempt."""
     learner, cat = alice(api, "ur"), bot.cat
     since = learner.mark()
     await learner.send("/quiz parallelism-numbers")
@@ -156,12 +157,19 @@ async def test_quiz_without_a_name_continues_the_quiz_left_unfinished(
     await learner.reply(since, is_question)  # question 2 is open
     since = learner.mark()
     await learner.send("/quiz")
+    catalogue = await learner.reply(since)
+    assert catalogue["text"].startswith(cat.t("ur", "catalogue.title"))
+    numbers = bot.app.engine.quiz_info("ur", "parallelism-numbers")
+    line = next(x for x in catalogue["text"].splitlines() if numbers.title in x)
+    assert line.endswith(cat.t("ur", "catalogue.going", number=2, total=14))  # how far it got
+    going = [b["text"] for row in buttons(catalogue) for b in row
+             if b["text"].endswith(cat.t("ur", "catalogue.button_going", number=2, total=14))]
+    assert len(going) == 1 and strip_isolates(going[0]).startswith(numbers.title[:20])
+    since = learner.mark()
+    await learner.press(catalogue, going[0])
     resumed = await learner.reply(since, is_question)
     assert cat.t("ur", "question.header", number=2, total=14) in resumed["text"]
-    # the point first: the note that it is picked up, under the header (the line naming
-    # /quizzes, for a new attempt of the default quiz, stood above it)
     assert resumed["text"].split("\n\n")[1] == cat.t("ur", "question.resumed")
-    assert cat.t("ur", "catalogue.more", command="/quizzes") not in resumed["text"]
     row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1001",
                                    "parallelism-numbers")
     assert row is not None and row.position == 1  # the same attempt, not a new one

@@ -13,7 +13,7 @@ async def test_report_a_problem_under_an_explanation(bot: Running, api: FakeBotA
                                                      key: AnswerKey) -> None:
     learner, cat = Learner(api, api.user(1001, "Alice")), bot.cat
     since = learner.mark()
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")
     question = await learner.reply(since, is_question)
     since = learner.mark()
     await learner.press(question, key.wrong(question["text"]))

@@ -228,7 +228,7 @@ async def test_solo_quiz_from_a_group_opens_in_private_and_counts_there(
     members = [Learner(api, api.user(5000 + i, f"Member{i}"), room.group) for i in range(8)]
     since = room.hana.mark()
     for member in members:
-        await member.send("/quiz")
+        await member.send("/quiz parallelism")
     links = []
     for member in members:
         reply = await member.reply(since, lambda m, who=member: f"Member{who.user['id'] - 5000},"

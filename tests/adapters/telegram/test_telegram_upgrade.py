@@ -176,7 +176,7 @@ async def test_a_deep_link_from_before_the_upgrade_counts_on_the_supergroups_boa
         bot: Running, api: FakeBotAPI) -> None:
     room = old_group(bot, api)
     since = room.chen.mark()
-    await room.chen.send("/quiz")  # in the group: a button into the private chat
+    await room.chen.send("/quiz parallelism")  # in the group: a button into the private chat
     (button,) = [b for row in buttons(await room.chen.reply(since)) for b in row]
     start = parse_qs(urlparse(button["url"]).query)["start"][0]
     api.upgrade(room.group, NEW, room.hana.user)  # its service messages not (yet) heard

@@ -43,7 +43,7 @@ async def test_webhook_checks_the_secret_token(start_bot: BotFactory, api: FakeB
         assert not api.calls_of("getUpdates")  # no polling in webhook mode
 
         since = learner.mark()
-        update = {"update_id": 1, **api.message(learner.user, "/quiz")}
+        update = {"update_id": 1, **api.message(learner.user, "/quiz parallelism")}
         for headers in ({SECRET_HEADER: "guess"}, {}):
             async with http.post(url, json=update, headers=headers) as response:
                 assert response.status == 403
@@ -130,7 +130,8 @@ async def test_malformed_updates_get_400(start_bot: BotFactory, api: FakeBotAPI)
                                              "telegram", 1e12, 1e12, 10) == []
         learner = Learner(api, api.user(1001, "Alice"))
         since = learner.mark()
-        async with http.post(url, json={"update_id": 9, **api.message(learner.user, "/quiz")},
+        async with http.post(url, json={"update_id": 9,
+                                        **api.message(learner.user, "/quiz parallelism")},
                              headers={SECRET_HEADER: WEBHOOK_SECRET}) as response:
             assert response.status == 200  # the server is still fine
         await learner.reply(since, is_question)
@@ -144,7 +145,7 @@ async def test_an_update_delivered_twice_is_processed_once(start_bot: BotFactory
     async with (start_bot(mode="webhook", webhook=hook_settings(port)) as running,
                 aiohttp.ClientSession() as http):
         since = learner.mark()
-        update = {"update_id": 41, **api.message(learner.user, "/quiz")}
+        update = {"update_id": 41, **api.message(learner.user, "/quiz parallelism")}
         statuses = []
         for _ in range(2):
             async with http.post(url, json=update,

@@ -244,7 +244,7 @@ async def test_start_takes_an_installed_default_and_warns_of_a_missing_one(
             await app.engine.installed.add((FIXTURES / "moodle.xml").read_bytes(),
                                            "week3.xml", by="cli")
     assert [r.getMessage() for r in caplog.records] == [
-        "quiz.default: no quiz 'week3' is shipped or installed; /quiz starts 'parallelism'"]
+        "quiz.default: no quiz 'week3' is shipped or installed; newcomers start with 'parallelism'"]
     caplog.clear()
     with caplog.at_level("WARNING", logger="bot.app.compose"):
         async with open_app(config) as app:  # installed: the default from the start

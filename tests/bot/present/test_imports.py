@@ -33,14 +33,14 @@ def test_the_welcome_and_help_count_the_built_in_quizzes_and_name_the_others(
              for lang in ("en", "ur") for count in ((6, 0), (6, 2), (0, 1), (1, 1))}
     assert lines["en", (6, 0)] == (
         "Welcome to quizbot: 6 quizzes on model and pipeline parallelism, from first steps to "
-        "expert.", "6 quizzes on model and pipeline parallelism; /quiz starts "
+        "expert.", "6 quizzes on model and pipeline parallelism; start with "
         f"{quizzes['parallelism'].title.get('en')} (8 questions), with an explanation after "
         "every answer.")
     assert lines["en", (6, 2)][0] == (
         "Welcome to quizbot: 6 quizzes on model and pipeline parallelism, from first steps to "
         "expert, plus 2 more added here.")
     assert lines["en", (6, 2)][1].startswith(
-        "6 quizzes on model and pipeline parallelism, plus 2 more added here; /quiz starts")
+        "6 quizzes on model and pipeline parallelism, plus 2 more added here; start with")
     assert lines["en", (0, 1)][0] == "Welcome to quizbot: 1 quiz to practise with."
     assert lines["en", (1, 1)][0].startswith(
         "Welcome to quizbot: 1 quiz on model and pipeline parallelism, from first steps to "

@@ -17,12 +17,12 @@ from bot.domain.results import (
 from bot.domain.stats_results import Progress, QuestionStat, UserStats
 from bot.present.i18n import LRI, Catalogue
 from bot.present.plan import Planner
+from bot.present.quiz_list import catalogue_item
 from bot.present.render import (
     PLAIN,
     Markup,
     answered_header,
     answered_question_text,
-    catalogue_item,
     feedback_detail,
     feedback_head,
     feedback_text,

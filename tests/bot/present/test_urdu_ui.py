@@ -204,7 +204,7 @@ def test_an_urdu_catalogue_button_isolates_a_latin_title_within_the_limit(
         catalogue: Catalogue) -> None:
     from bot.domain.results import CatalogueEntry, QuizInfo
     from bot.present.i18n import LRI, PDI
-    from bot.present.render import catalogue_label
+    from bot.present.quiz_list import catalogue_label
 
     info = QuizInfo("expert-parallelism", "Mixture of experts اور ایکسپرٹ متوازیت", "", "", 21,
                     ("en", "ur"), level="advanced")
