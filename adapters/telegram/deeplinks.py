@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from telegram import Bot
 
@@ -16,7 +17,7 @@ from adapters.telegram.members import is_member, member_where
 from adapters.telegram.views import HTML, PLATFORM
 from bot.app.compose import App
 from bot.domain.payloads import base36
-from bot.domain.results import Actor, Misplaced
+from bot.domain.results import Actor, CatalogueEntry, Misplaced, QuizList
 from bot.domain.round_results import PressRefused, WhoAnswered
 from bot.present.i18n import person
 from bot.present.plan import Button, Card, Reply
@@ -71,6 +72,23 @@ class DeepLinks:
         text = self._text(lang, "round.private_quiz", name=person(lang, actor.display_name or ""))
         button = Button(self.cat.t(lang, "round.private_button"), "", "primary", url=url)
         return Reply(send=(Card(text, rows=((button,),)),))
+
+    def catalogue(self, actor: Actor, quizzes: QuizList,
+                  plan: Callable[[QuizList], Reply]) -> Reply | None:
+        """The catalogue in a group: no one member's marks, and each quiz a link that opens it
+        in a private chat, counted on this group's board (anyone there may tap it; one
+        message, no second one per tap); None in a private chat or where links cannot be."""
+        username = self._bot().username
+        links = ([start_payload(actor.chat_id, e.info.id) for e in quizzes.entries]
+                 if actor.chat_id is not None else [])
+        if not username or not links or None in links:
+            return None
+        reply = plan(replace(quizzes, entries=tuple(CatalogueEntry(e.info)
+                                                    for e in quizzes.entries)))
+        card = reply.send[0]
+        rows = tuple((replace(b, payload="", url=f"https://t.me/{username}?start={data}"),)
+                     for (b,), data in zip(card.rows, links, strict=True))
+        return replace(reply, send=(replace(card, rows=rows),))
 
     async def group_start(self, actor: Actor, data: str) -> tuple[Actor, Reply | None] | None:
         """`/start g<chat>_<quiz>` in private: the actor as seen from that group (if Telegram

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, TypeAlias
 
 from telegram import Bot, Update
@@ -125,8 +126,7 @@ class Handlers:
         return callback
 
     async def _note_title(self, update: Update, bot: Bot) -> None:
-        """Keep a group's title (the dashboard and reports show it, never the chat id);
-        a group seen without one is asked once (getChat)."""
+        """Keep a group's title (shown, never its id); one seen without it: getChat, once."""
         chat = update.effective_chat
         if self.chats is not None and chat is not None and chat.type in views.GROUP_CHATS:
             chat_id = chat.id
@@ -212,8 +212,7 @@ class Handlers:
         except UnknownQuiz as missing:
             if not args:  # the group's own quiz, removed since: the usual refusal
                 raise
-            return self.plan.catalogue(await self.engine.catalogue(turn.actor), turn.actor,
-                                       missing=str(missing.params["quiz"]))
+            return await self.quizzes(turn, args, missing=str(missing.params["quiz"]))
 
     async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """A file sent in a private chat (admins): checked and installed as a quiz (titled by
@@ -227,9 +226,11 @@ class Handlers:
                                          (message.caption if message else None) or "")
         return self.plan.installed(await self.engine.language(turn.actor), done)
 
-    async def quizzes(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/quizzes: the catalogue, one button per quiz."""
-        return self.plan.catalogue(await self.engine.catalogue(turn.actor), turn.actor)
+    async def quizzes(self, turn: Turn, args: Sequence[str], missing: str = "") -> Reply:
+        """/quizzes: the catalogue, one button per quiz (in a group: links, `DeepLinks`)."""
+        quizzes = await self.engine.catalogue(turn.actor)
+        plan = partial(self.plan.catalogue, actor=turn.actor, missing=missing)
+        return (self.links and self.links.catalogue(turn.actor, quizzes, plan)) or plan(quizzes)
 
     async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/review: the due questions of every quiz; /review last [id]: last time's misses."""
@@ -250,8 +251,7 @@ class Handlers:
         """A solo session's question: here in a private chat; in a group, one message with a
         button that opens it in a private chat instead (a group must not fill up with
         everyone's questions; Telegram allows ~20 messages a minute in one)."""
-        link = await self._private_link(turn, quiz_id)
-        if link is not None:
+        if (link := await self._private_link(turn, quiz_id)) is not None:
             return link
         return self.plan.asked(self._opens(turn, await opening()), turn.actor, more=more)
 

@@ -116,6 +116,35 @@ async def test_review_a_topic_in_a_group_opens_it_privately(bot: Running,
     assert question["text"].startswith("Practice: Pipeline bubble 1/8")
 
 
+async def test_the_catalogue_in_a_group_is_links_any_member_can_tap(
+        bot: Running, api: FakeBotAPI) -> None:
+    """/quiz (no id), /quizzes and /quiz <typo> in a group: one message whose buttons are
+    links anyone there can tap (a button bound to the sender told every other member 'not
+    yours'), each opening its quiz in a private chat, counted on the group's board; the
+    sender's own marks (best, unfinished) are not the group's, so none are shown."""
+    group = api.group_chat(-100123, "Readers")
+    alice = Learner(api, api.user(1001, "Alice"), group)
+    await play_through(bot.app.engine, Actor("telegram", "1001"), "parallelism", miss=2)
+    await bot.app.engine.start(Actor("telegram", "1001"), "parallelism-deep")  # unfinished
+    ids = [e.info.id for e in (await bot.app.engine.catalogue(Actor("telegram", "1001"))).entries]
+    chat = payload.base36(100123)
+    for command in ("/quiz", "/quizzes", "/quiz nope"):
+        since = alice.mark()
+        await alice.send(command)
+        listing = await alice.reply(since)
+        assert len(alice.sent(since, methods=("sendMessage",))) == 1, command
+        assert [b.get("url") for row in buttons(listing) for b in row] == [
+            f"https://t.me/quizbot_test_bot?start=g{chat}_{quiz}" for quiz in ids], command
+        assert "best" not in listing["text"] and "at question" not in listing["text"]
+        assert "▶" not in str(buttons(listing)) and "6/8" not in str(buttons(listing))
+    assert listing["text"].startswith("There is no quiz called nope.")
+    bob = Learner(api, api.user(1002, "Bob"))  # another member, following a link
+    since = bob.mark()
+    await bob.send(f"/start g{chat}_parallelism-deep")
+    question = await bob.reply(since, is_question)
+    assert "Question 1/22" in question["text"]
+
+
 async def test_help_leads_to_the_catalogue(bot: Running, api: FakeBotAPI) -> None:
     learner = Learner(api, api.user(1001, "Alice"))
     since = learner.mark()
