@@ -66,7 +66,7 @@ def team_name(cat: Catalogue, lang: str, team: int) -> str:
     return cat.t(lang, f"round.team_{team}")
 
 
-def _joined(cat: Catalogue, j: Joined) -> str:
+def _joined(cat: Catalogue, j: Joined, round_command: str) -> str:
     if j.outcome in ("joined", "already"):
         if j.team is not None:
             key = "round.joined_team" if j.outcome == "joined" else "round.join_already"
@@ -74,13 +74,17 @@ def _joined(cat: Catalogue, j: Joined) -> str:
         # no team yet: "any team" in a team round (drawn at question 1), or untimed
         return cat.t(j.lang, "round.join_already_in" if j.outcome == "already"
                      else "round.joined_any" if j.drafted else "round.joined")
-    return cat.t(j.lang, "round.join_closed" if j.outcome == "closed" else "round.gone")
+    if j.outcome == "closed":
+        return cat.t(j.lang, "round.join_closed")
+    return cat.t(j.lang, "round.gone", command=round_command)
 
 
-def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
-    """The private answer to a press on a round's button: never whether it was right."""
+def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined,
+              round_command: str = "/round") -> str:
+    """The private answer to a press on a round's button: never whether it was right;
+    `round_command`: how this platform starts a round (said when the pressed one is over)."""
     if isinstance(outcome, Joined):
-        return _joined(cat, outcome)
+        return _joined(cat, outcome, round_command)
     if isinstance(outcome, LockedIn):
         letter = render.letter(outcome.letter)
         if outcome.team is not None:  # "Any team" or a late joiner: which one, each time
@@ -88,6 +92,8 @@ def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined) -> str:
                          team=team_name(cat, outcome.lang, outcome.team))
         key = "round.already_locked" if outcome.repeat else "round.locked"
         return cat.t(outcome.lang, key, letter=letter)
+    if outcome.reason == "gone":
+        return cat.t(outcome.lang, "round.gone", command=round_command)
     return cat.t(outcome.lang, f"round.{outcome.reason}")
 
 
@@ -159,7 +165,8 @@ def _reset_cancelled(plan: Planner, cancelled: ResetCancelled, actor: Actor,
 
 def _round_ack(plan: Planner, outcome: LockedIn | PressRefused | Joined, actor: Actor,
                where: Where | None) -> Reply:
-    return Reply(ack=round_ack(plan.cat, outcome))  # a round's: a private ack, never a verdict
+    # a round's: a private ack, never a verdict
+    return Reply(ack=round_ack(plan.cat, outcome, plan.round_command))
 
 
 def _misplaced(plan: Planner, outcome: Misplaced, actor: Actor, where: Where | None) -> Reply:

@@ -84,6 +84,7 @@ class Planner:
         # link that opens a "Who answered?" list in the presser's private chat instead
         self.private_url = private_url
         self.catalogue_command = catalogue_command  # how this platform opens the catalogue
+        self.round_command = "/round" if shared_chats else "/round start"  # and starts a round
         # True where a learner's quiz messages in a group are seen by everyone (Telegram):
         # each question then names whose it is.
         self.shared_chats = shared_chats
@@ -361,8 +362,7 @@ class Planner:
         return Reply(send=(Card(self.m.escape("\n".join(lines))),), public=saved)
 
     def removed(self, lang: str, title: str) -> Reply:
-        return Reply(send=(Card(self.m.escape(self.cat.t(lang, "admin.removed",
-                                                         title=title))),))
+        return self.text(lang, "admin.removed", title=title)
 
     def _start(self, lang: str, quiz_id: str, actor: Actor) -> Button:
         return Button(self.cat.t(lang, "button.start"),

@@ -223,6 +223,22 @@ async def test_a_letter_the_reveal_took_off_says_the_question_closed(fake: FakeD
     assert "does not belong" not in late + stale
 
 
+async def test_a_press_after_the_round_stopped_says_how_to_start_one(fake: FakeDiscord,
+                                                                     bot: App) -> None:
+    """A letter pressed on a stopped round's question (a client still showing it) said only
+    "That round is over."; it says how to start a new one, with Discord's command."""
+    room = Room(fake, bot)
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="start",
+                                         options={"seconds": 20, "questions": 2}))
+    first = await room.question(1)
+    letter = button_of(first, "A")
+    await replied(fake, await fake.slash(ALICE, "round", guild=GUILD, subcommand="stop"))
+    await fake.wait_for(lambda: first.buttons != [] and "A" not in
+                        [b["label"] for b in first.buttons], what="the stopped question")
+    assert (await said(fake, await fake.press(BOB, first, letter))).content == \
+        "That round is over. Start a new one: /round start"
+
+
 async def test_a_late_press_on_the_last_question_promises_no_next_one(fake: FakeDiscord,
                                                                      bot: App) -> None:
     """A member pressing just after a question closed, before its reveal: on the last

@@ -119,7 +119,8 @@ async def test_a_question_posted_late_gets_its_full_time_from_the_post(
 async def test_a_press_after_the_round_ended_says_it_is_over(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     # A member tapping the open question just as the host stopped the round was told "This
-    # question has closed; wait for the next one." No next one was coming.
+    # question has closed; wait for the next one." No next one was coming. It then said only
+    # that the round was over, not what to do next.
     room = Room(bot, api)
     since = room.hana.mark()
     await room.hana.send("/round 20")
@@ -129,7 +130,8 @@ async def test_a_press_after_the_round_ended_says_it_is_over(
     await room.hana.send("/round stop")
     await room.hana.edited(since, lambda m: m["message_id"] == question["message_id"])
     late = await room.bilal.tap(question, data)  # a client still showing the letters
-    assert (await room.bilal.toast(late)).params["text"] == "That round is over."
+    assert (await room.bilal.toast(late)).params["text"] == \
+        "That round is over. Start a new one: /round"
 
 
 async def test_a_question_not_out_before_a_restart_is_asked_after_it(

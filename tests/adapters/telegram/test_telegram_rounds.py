@@ -163,7 +163,8 @@ async def test_double_late_and_stale_presses(bot: Running, api: FakeBotAPI,
     stale = await room.chen.tap(first, "r1:1:0:0")
     assert (await room.chen.toast(stale)).params["text"] == bot.cat.t("en", "round.stale")
     forged = await room.chen.tap(first, "r1:zz:0:0")
-    assert (await room.chen.toast(forged)).params["text"] == bot.cat.t("en", "round.gone")
+    assert (await room.chen.toast(forged)).params["text"] == \
+        "That round is over. Start a new one: /round"
     rows = await bot.app.store.read(rounds_sql.board,
                                     "parallelism", "telegram", None, rounds=True, limit=5)
     assert rows == []  # nothing counted yet: the round is still running
