@@ -49,10 +49,17 @@ def catalogue_label(cat: Catalogue, lang: str, entry: CatalogueEntry, limit: int
 
 
 def catalogue_text(cat: Catalogue, quizzes: QuizList, m: Markup = PLAIN) -> str:
-    """/quizzes: the point (tap one), then every quiz on its own line (buttons follow)."""
+    """/quizzes: the point (go on with the quiz left unfinished, else tap one), then every
+    quiz on its own line (buttons follow)."""
     lang = quizzes.lang
-    lines = [m.bold(m.escape(cat.t(lang, "catalogue.title"))),
-             m.escape(cat.t(lang, "catalogue.hint")), ""]
+    going = [e for e in quizzes.entries if e.answered is not None]
+    if len(going) == 1:
+        hint = cat.t(lang, "catalogue.going_hint", title=going[0].info.title,
+                     number=(going[0].answered or 0) + 1, total=going[0].info.questions)
+    else:
+        hint = cat.t(lang, "catalogue.going_many", count=len(going)) if going else cat.t(
+            lang, "catalogue.hint")
+    lines = [m.bold(m.escape(cat.t(lang, "catalogue.title"))), m.escape(hint), ""]
     lines += [f"• {m.escape(catalogue_item(cat, lang, e))}" for e in quizzes.entries]
     return "\n".join(lines)
 

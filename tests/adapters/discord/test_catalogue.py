@@ -43,8 +43,11 @@ async def test_quiz_without_id_opens_the_catalogue_marking_the_unfinished_one(
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD))
     listing = ix.original
     assert listing is not None and listing.ephemeral
-    assert listing.content.startswith("**Quizzes**\nTap a quiz to start it")
-    line = next(x for x in listing.content.splitlines() if "Parallelism in depth" in x)
+    assert listing.content.startswith(  # the point first: where to go on
+        "**Quizzes**\nYou are at question 3 of 22 of Parallelism in depth: schedules, memory "
+        "and communication: tap its ▶ button to go on, or pick another quiz.\n")
+    line = next(x for x in listing.content.splitlines()
+                if x.startswith("• Parallelism in depth"))
     assert line.endswith(" · at question 3 of 22")
     going = [b for b in listing.buttons if b["label"].endswith(" · ▶ 3/22")]
     assert len(going) == 1 and going[0]["label"].startswith("Parallelism in depth")

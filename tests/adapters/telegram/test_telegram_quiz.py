@@ -158,9 +158,11 @@ async def test_quiz_without_a_name_opens_the_catalogue_where_the_unfinished_one_
     since = learner.mark()
     await learner.send("/quiz")
     catalogue = await learner.reply(since)
-    assert catalogue["text"].startswith(cat.t("ur", "catalogue.title"))
     numbers = bot.app.engine.quiz_info("ur", "parallelism-numbers")
-    line = next(x for x in catalogue["text"].splitlines() if numbers.title in x)
+    assert catalogue["text"].splitlines()[:2] == [  # the point first: where to go on
+        cat.t("ur", "catalogue.title"),
+        cat.t("ur", "catalogue.going_hint", title=numbers.title, number=2, total=14)]
+    line = next(x for x in catalogue["text"].splitlines() if x.startswith(f"• {numbers.title}"))
     assert line.endswith(cat.t("ur", "catalogue.going", number=2, total=14))  # how far it got
     going = [b["text"] for row in buttons(catalogue) for b in row
              if b["text"].endswith(cat.t("ur", "catalogue.button_going", number=2, total=14))]

@@ -11,13 +11,14 @@ from bot.domain.results import (
     MissedQuestion,
     QuestionPrompt,
     QuizInfo,
+    QuizList,
     SessionKind,
     Summary,
 )
 from bot.domain.stats_results import Progress, QuestionStat, UserStats
 from bot.present.i18n import LRI, Catalogue
 from bot.present.plan import Planner
-from bot.present.quiz_list import catalogue_item
+from bot.present.quiz_list import catalogue_item, catalogue_text, highlighted
 from bot.present.render import (
     PLAIN,
     Markup,
@@ -176,3 +177,27 @@ def test_a_one_question_quiz_is_one_question_in_the_catalogue(catalogue: Catalog
 
     assert item(1) == "Quiz · 1 question · Introduction"
     assert item(8) == "Quiz · 8 questions · Introduction"
+
+
+def test_the_catalogue_leads_with_the_quizzes_left_unfinished(catalogue: Catalogue):
+    """Unfinished attempts lead the catalogue (one by name, several by count) and their
+    buttons are the highlighted ones; with none, the default quiz's button is."""
+    def entry(quiz_id: str, answered: int | None = None) -> CatalogueEntry:
+        info = QuizInfo(quiz_id, quiz_id.title(), "", "easy", 8, ("en", "ur"), "introduction")
+        return CatalogueEntry(info, answered=answered)
+
+    def shown(*entries: CatalogueEntry, lang: str = "en") -> tuple[str, list[str]]:
+        quizzes = QuizList(lang, entries, "intro")
+        return (catalogue_text(catalogue, quizzes).splitlines()[1],
+                [e.info.id for e in entries if highlighted(quizzes, e)])
+
+    assert shown(entry("intro"), entry("deep")) == (catalogue.t("en", "catalogue.hint"),
+                                                    ["intro"])
+    assert shown(entry("intro"), entry("deep", 3)) == (
+        "You are at question 4 of 8 of Deep: tap its ▶ button to go on, or pick another "
+        "quiz.", ["deep"])
+    assert shown(entry("intro", 0), entry("deep", 3)) == (
+        "2 quizzes wait where you left them (▶): tap one to go on, or pick another.",
+        ["intro", "deep"])
+    assert shown(entry("intro"), entry("deep", 3), lang="ur")[0] == catalogue.t(
+        "ur", "catalogue.going_hint", title="Deep", number=4, total=8)
