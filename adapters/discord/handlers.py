@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord import replies
-from adapters.discord.names import quiz_named, topic_named
+from adapters.discord.names import quiz_choices, quiz_named, topic_choices, topic_named
 from adapters.discord.replies import (
     actor_of,
     again,
@@ -37,6 +37,7 @@ from adapters.discord.views import (
 )
 from bot.app.compose import App
 from bot.domain import payloads as payload
+from bot.domain.errors import UnknownQuiz
 from bot.domain.payloads import NUMBER_RE, NumberPayload
 from bot.domain.platforms import DISCORD
 from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind, Summary
@@ -55,7 +56,6 @@ T = TypeVar("T")
 # A custom_id in our payload family (a version letter, digits, colon) that failed to parse:
 # an old or forged button of ours, worth a reply; anything else is not ours and is ignored.
 OURS = re.compile(r"[anqrtw][0-9]+:")
-CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100
 
 
 class Flows:
@@ -119,22 +119,29 @@ class Flows:
     # --- slash commands: each is one engine call and one plan -------------------------------
 
     async def quiz(self, interaction: discord.Interaction[Any], quiz_id: str | None) -> None:
-        """/quiz [quiz]: start or resume it; no quiz: the catalogue (or the server's quiz)."""
+        """/quiz [quiz]: start or resume it; no quiz: the catalogue (or the server's quiz); a
+        quiz that is none: the catalogue's buttons under "no such quiz" (as on Telegram)."""
         actor = actor_of(interaction)
         if (chosen := quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id
                 else (await self.engine.group_choice(actor))[0]) is None:
             return await self.quizzes(interaction)
-        _, reply = await self._prepared(
-            interaction, self.engine.start(actor, chosen),
-            lambda prompt: self.plan.asked(again(interaction, prompt), actor, more=not quiz_id),
-            ephemeral=in_server(interaction))
+        try:
+            _, reply = await self._prepared(
+                interaction, self.engine.start(actor, chosen),
+                lambda prompt: self.plan.asked(again(interaction, prompt), actor,
+                                               more=not quiz_id),
+                ephemeral=in_server(interaction))
+        except UnknownQuiz:
+            if not quiz_id:  # the server's own quiz, removed since: the usual refusal
+                raise
+            return await self.quizzes(interaction, missing=quiz_id)
         await self.deliver(interaction, reply)
 
-    async def quizzes(self, interaction: discord.Interaction[Any]) -> None:
-        """/quizzes: the catalogue, one button per quiz."""
+    async def quizzes(self, interaction: discord.Interaction[Any], missing: str = "") -> None:
+        """/quizzes: the catalogue, one button per quiz (`missing`: a /quiz that is none)."""
         actor = actor_of(interaction)
         quizzes = await self._do(interaction, self.engine.catalogue(actor))
-        await self.deliver(interaction, self.plan.catalogue(quizzes, actor))
+        await self.deliver(interaction, self.plan.catalogue(quizzes, actor, missing=missing))
 
     async def review(self, interaction: discord.Interaction[Any], what: str = "due",
                      topic: str | None = None) -> None:
@@ -277,24 +284,13 @@ class Flows:
 
     async def topic_choices(self, interaction: discord.Interaction[Any], current: str,
                             ) -> list[app_commands.Choice[str]]:
-        """Autocomplete for /review topic: topics whose id or name contains what was typed."""
-        needle = current.casefold().strip()
-        lang = await self.lang(interaction)
-        found = [(self.engine.topic_name(t, lang), t) for t in self.engine.topics()]
-        return [app_commands.Choice(name=name[:CHOICE_NAME_LIMIT], value=t)
-                for name, t in sorted(found) if needle in t or needle in name.casefold()
-                ][:CHOICES_LIMIT]
+        """Autocomplete for /review topic: (`names.topic_choices`)."""
+        return topic_choices(self.engine, await self.lang(interaction), current)
 
     async def quiz_choices(self, interaction: discord.Interaction[Any], current: str,
                            ) -> list[app_commands.Choice[str]]:
-        """Autocomplete for /quiz: quiz ids whose id or title contains what was typed."""
-        needle = current.casefold().strip()
-        infos = self.engine.quiz_infos(await self.lang(interaction))
-        return [
-            app_commands.Choice(name=f"{info.title} ({info.id})"[:CHOICE_NAME_LIMIT],
-                                value=info.id)
-            for info in infos if needle in info.id or needle in info.title.casefold()
-        ][:CHOICES_LIMIT]
+        """Autocomplete for /quiz (`names.quiz_choices`)."""
+        return quiz_choices(self.engine, await self.lang(interaction), current)
 
     # --- buttons ---------------------------------------------------------------------------
 

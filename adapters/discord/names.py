@@ -7,8 +7,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from discord import app_commands
+
 if TYPE_CHECKING:
     from bot.features.engine import Engine
+
+
+CHOICES_LIMIT, CHOICE_NAME_LIMIT = 25, 100  # Discord's limits on autocomplete suggestions
 
 
 def _key(text: str) -> str:
@@ -33,3 +38,21 @@ def topic_named(engine: Engine, langs: Iterable[str], text: str) -> str:
                                   for lang in langs):
             return topic
     return text
+
+
+def topic_choices(engine: Engine, lang: str, current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete for /review topic: topics whose id or name contains what was typed."""
+    needle = current.casefold().strip()
+    found = [(engine.topic_name(t, lang), t) for t in engine.topics()]
+    return [app_commands.Choice(name=name[:CHOICE_NAME_LIMIT], value=t)
+            for name, t in sorted(found) if needle in t or needle in name.casefold()
+            ][:CHOICES_LIMIT]
+
+
+def quiz_choices(engine: Engine, lang: str, current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete for /quiz: quiz ids whose id or title contains what was typed."""
+    needle = current.casefold().strip()
+    return [
+        app_commands.Choice(name=f"{info.title} ({info.id})"[:CHOICE_NAME_LIMIT], value=info.id)
+        for info in engine.quiz_infos(lang) if needle in info.id or needle in info.title.casefold()
+    ][:CHOICES_LIMIT]

@@ -158,7 +158,7 @@ def message_of(card: Card) -> dict[str, Any]:
     """Keyword arguments that show a card: an embed when it has a title (or is too long
     for a plain message), else plain content; its buttons as a frozen view."""
     message: dict[str, Any] = {}
-    body = card.body
+    body = f"{card.lead}\n\n{card.body}" if card.lead else card.body  # e.g. "no such quiz"
     if card.caption and card.png() is not None:  # the picture's words, right above it
         body = f"{body}\n\n*{card.caption}*"
     if card.detail and not card.collapse:

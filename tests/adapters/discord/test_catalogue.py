@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.app.compose import App
+from bot.domain import payloads as payload
 from bot.domain.platforms import DISCORD, units
 from bot.domain.results import Actor
 from tests.helpers import play_through
@@ -57,10 +58,14 @@ async def test_quiz_without_id_opens_the_catalogue_marking_the_unfinished_one(
     assert ix.original.embeds[0]["title"].startswith("Question 3/22")
     ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD,
                                               options={"quiz": "nope"}))
-    assert ix.original is not None
-    assert ix.original.content.startswith("There is no quiz called nope. The quizzes:")
-    assert "• Long sequences and sharded data parallelism (long-context)" in (
-        ix.original.content)
+    # it listed "• Title (id)" for a learner to retype; now what is missing, then the
+    # catalogue's buttons (as Telegram), ephemeral in a server, no ids
+    listing = ix.original
+    assert listing is not None and listing.ephemeral
+    assert listing.content.startswith("There is no quiz called nope.\n\n**Quizzes**\n")
+    assert "(long-context)" not in listing.content and "The quizzes:" not in listing.content
+    assert [payload.decode(b["custom_id"]).arg for b in listing.buttons] == [
+        q.id for q in bot.engine.library.ordered()]
 
 
 async def test_answer_leads_with_the_takeaway_explanation_in_a_field(
