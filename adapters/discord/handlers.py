@@ -151,7 +151,8 @@ class Flows:
         named = topic_named(self.engine, self.cat.languages, topic) if topic else None
         if topic and named not in self.engine.topics():  # the topics' names to tap, never ids
             return await self.deliver(interaction, topic_choice(
-                self.plan, await self.lang(interaction), actor, topic, self.engine))
+                self.plan, await self.lang(interaction), actor, topic, self.engine,
+                limit=DISCORD.buttons))
         work = (self.engine.review_topic(actor, named) if named else self.engine.review(actor)
                 if what == "last" else self.engine.review_due(actor))
         prompt = await self._do(interaction, work)

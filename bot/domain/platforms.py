@@ -32,6 +32,7 @@ class Platform:
     caption_limit: int = 1_000_000
     message_limit: int = 1_000_000
     field_limit: int = 1_000
+    buttons: int = 100  # buttons one message carries (Telegram's inline keyboard: 100)
     # True where a learner's solo quiz in a server is seen by them alone (Discord's
     # ephemeral messages): a question there takes a typed number as in a private chat
     private_in_servers: bool = False
@@ -52,7 +53,7 @@ TELEGRAM = Platform(
     loggers=("telegram", "adapters.telegram"), guarded_loggers=("telegram", "telegram.ext"))
 DISCORD = Platform(
     "discord", "numeric", card_limit=4096, payload_limit=100, content_limit=2000,
-    message_limit=6000, field_limit=25, private_in_servers=True,
+    message_limit=6000, field_limit=25, buttons=25, private_in_servers=True,  # 5 rows of 5
     # Discord's global limit is 50 requests a second; a DM costs two (open, send).
     reminder_rate=20.0, token_env="DISCORD_BOT_TOKEN", config_section="discord",
     loggers=("discord", "adapters.discord"), guarded_loggers=("discord", "discord.http"))

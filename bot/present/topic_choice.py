@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from bot.domain.errors import clip_echo
 from bot.domain.payloads import TopicPayload
+from bot.domain.platforms import TELEGRAM
 from bot.domain.results import Actor
 from bot.present.cards import LABEL_LIMIT, Button, Card, Reply
 from bot.present.clipping import clip
@@ -26,13 +27,18 @@ class Topics(Protocol):
     def topic_name(self, topic: str, lang: str) -> str: ...
 
 
-def topic_choice(plan: Planner, lang: str, actor: Actor, typed: str, known: Topics) -> Reply:
+def topic_choice(plan: Planner, lang: str, actor: Actor, typed: str, known: Topics, *,
+                 limit: int = TELEGRAM.buttons) -> Reply:
     """"There is no topic called `typed`", over one button per topic (by name, in
-    alphabetical order of the names), owned by the one who asked."""
+    alphabetical order of the names), owned by the one who asked. `limit`: the buttons a
+    message carries (Discord: 25); past it, the first `limit` and how to reach the others."""
     named = sorted(((known.topic_name(topic, lang), topic) for topic in known.topics()),
                    key=lambda n: n[0].lower())
     rows = tuple((Button(clip(label, LABEL_LIMIT),
                          TopicPayload.of(actor.user_id, topic).pack()),)
-                 for label, topic in named)
-    return Reply(send=(Card(plan.t(lang, "topic.no_such", topic=clip_echo(typed)),
-                            rows=rows),))
+                 for label, topic in named[:limit])
+    text = plan.t(lang, "topic.no_such", topic=clip_echo(typed))
+    if len(named) > limit:  # said, not cut silently
+        text += "\n" + plan.t(lang, plan.platform_key(lang, "topic.more"), shown=limit,
+                              count=len(named))
+    return Reply(send=(Card(text, rows=rows),))

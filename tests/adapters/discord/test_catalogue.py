@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import copy
+from pathlib import Path
+
+import yaml
+
 from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.platforms import DISCORD, units
 from bot.domain.results import Actor
 from tests.helpers import play_through
 
-from .conftest import ALICE, BOB, GUILD, replied
+from .conftest import ALICE, BOB, GUILD, replied, running, write_config
 from .fake_discord import FakeDiscord
 from .test_rounds import CAROL
 
@@ -102,6 +107,38 @@ async def test_review_a_topic(fake: FakeDiscord, bot: App) -> None:
                                                      guild=GUILD))
     assert ix.callback is not None
     assert {"name": "Pipeline bubble", "value": "bubble"} in ix.callback.data["choices"]
+
+
+async def test_more_topics_than_buttons_says_how_to_reach_the_rest(fake: FakeDiscord,
+                                                                   tmp_path: Path) -> None:
+    """/review topic:<unknown> answers with a button per topic; Discord carries 25 (5 rows
+    of 5): with 30 topics the last 5 were cut without a word. It shows 25 and says how to
+    reach the others (the option's suggestions), which do find one past the 25."""
+    minimal = Path(__file__).parents[2] / "fixtures" / "content" / "minimal.yaml"
+    data = yaml.safe_load(minimal.read_text(encoding="utf-8"))
+    data["topics"] = {f"t{i:02}": {"en": f"Topic {i:02}", "ur": f"موضوع {i:02}"}
+                      for i in range(1, 31)}
+    data["questions"] = [dict(copy.deepcopy(data["questions"][0]), id=f"q{i:02}",
+                              text={"en": f"{i} plus one?", "ur": f"{i} جمع ایک؟"},
+                              topics=[f"t{i:02}"]) for i in range(1, 31)]
+    content = tmp_path / "content"
+    content.mkdir()
+    (content / "many.yaml").write_text(yaml.safe_dump(data, allow_unicode=True),
+                                       encoding="utf-8")
+    async with running(write_config(tmp_path, fake, content=content)):
+        ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
+                                                  options={"topic": "nope"}))
+        assert ix.original is not None and ix.original.ephemeral
+        assert ix.original.text == (
+            "There is no topic called nope. Tap one of these to practise it:\nThese are 25 "
+            "of 30 topics; for another, type part of its name in /review topic: and pick "
+            "it from the suggestions.")
+        assert [b["label"] for b in ix.original.buttons] == [
+            f"Topic {i:02}" for i in range(1, 26)]
+        ix = await replied(fake, await fake.autocomplete(ALICE, "review", "topic", "Topic 28",
+                                                         guild=GUILD))
+        assert ix.callback is not None
+        assert ix.callback.data["choices"] == [{"name": "Topic 28", "value": "t28"}]
 
 
 async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot: App) -> None:
