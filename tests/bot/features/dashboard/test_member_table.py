@@ -1,5 +1,5 @@
 """A group admin's member table for a group of many: found by name on the server, a page at
-a time ("Showing 50 of 61", "Show 11 more"), ordered by who stopped playing, and when each
+a time ("Rows shown: 50 of 61", "Show 11 more"), ordered by who stopped playing, and when each
 member last played in the reader's language (real SQLite, the real web server)."""
 
 from __future__ import annotations
@@ -53,16 +53,32 @@ async def test_a_big_groups_page_ships_one_page_and_says_how_to_see_more(
     members = view["members"]
     assert len(members["rows"]) == MEMBERS_PAGE and members["total"] == 61
     assert (members["shown_text"], members["more_button"], members["next"]) == (
-        "Showing 50 of 61", "Show 11 more", 50)
+        "Rows shown: 50 of 61 (a row for each member and quiz)", "Show 11 more", 50)
     assert names(members)[:2] == ["Member 1", "Member 2"]  # weakest first, then longest ago
     # Each row says when its member last played, in words.
     assert [r["played"] for r in members["rows"][:2]] == ["2 days ago", "2 days ago"]
     assert members["rows"][0]["played_time"] == "2027-01-15 08:00 UTC"
     rest = await table(served, "?offset=50")
     assert len(rest["rows"]) == 11 and rest["next"] is None and rest["more_button"] == ""  # type: ignore[arg-type]
-    assert rest["shown_text"] == "Showing 61 of 61"  # with the page before it
+    assert rest["shown_text"] == "Rows shown: 61 of 61 (a row for each member and quiz)"
     assert set(names(rest)).isdisjoint(names(members))
     assert names(rest)[-1] in {"عائشہ", *(f"Member {n}" for n in range(41, 61))}
+
+
+async def test_the_table_says_it_counts_rows_not_members(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """The summary said 61 members and the table "Showing 50 of 62": the table has a row per
+    member and quiz (one member played two), and its line now says so, in either language."""
+    await many(served, quizzes)
+    await play(served.engine, quizzes, Actor("telegram", "5", GROUP, "Member 5"),
+               quiz_id="parallelism-deep")
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(int(ADMIN), "Grace"))
+    assert status == 200 and isinstance(view, dict)
+    assert view["members"]["text"] == "Members who finished a quiz here: 61"
+    assert view["members"]["shown_text"] == \
+        "Rows shown: 50 of 62 (a row for each member and quiz)"
+    urdu = strip_isolates(str((await table(served, lang="ur"))["shown_text"]))
+    assert urdu == "دکھائی گئی قطاریں: 62 میں سے 50 (ہر رکن اور ہر کوئز کی ایک قطار)"
 
 
 async def test_an_admin_finds_a_member_by_name_on_the_server(
@@ -70,7 +86,8 @@ async def test_an_admin_finds_a_member_by_name_on_the_server(
     await many(served, quizzes)
     found = await table(served, "?find=" + quote("mEmBeR 7"))
     assert names(found) == ["Member 7"] and found["total"] == 1
-    assert found["shown_text"] == "Showing 1 of 1" and found["next"] is None
+    assert found["shown_text"].startswith("Rows shown: 1 of 1 (")  # type: ignore[attr-defined]
+    assert found["next"] is None
     assert names(await table(served, "?find=" + quote("عائشہ"))) == ["عائشہ"]
     assert names(await table(served, "?find=" + quote("ＭＥＭＢＥＲ 12"))) == ["Member 12"]
     # Nothing found says what to do, and shows no "Showing" line.
