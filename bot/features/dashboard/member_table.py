@@ -76,7 +76,8 @@ def folded(text: str) -> str:
 
 
 def member_table(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: str,
-                 t: Callable[..., str], now: float, ask: TableAsk) -> dict[str, Any]:
+                 t: Callable[..., str], now: float, ask: TableAsk,
+                 gone: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The rows `ask` finds, in its order, MEMBERS_PAGE of them from its offset; how many
     it finds in all, the "Showing 50 of 4,812" line and the button's "Show 50 more" (or
     what to do when nothing matches). Each row says when its member last finished a quiz
@@ -95,7 +96,7 @@ def member_table(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: st
     page = found[offset:offset + MEMBERS_PAGE]
     end = offset + len(page)
     return {
-        "rows": list(member_rows(page, quizzes, lang, t, now)),
+        "rows": list(member_rows(page, quizzes, lang, t, now, gone)),
         "find": ask.find, "order": ask.order, "offset": offset, "total": total,
         "next": end if end < total else None,
         # what the page shows once it adds this page to the ones before: rows 1 to `end`
@@ -108,16 +109,18 @@ def member_table(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: st
 
 
 def member_rows(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: str,
-                t: Callable[..., str], now: float) -> Iterator[dict[str, Any]]:
-    """One dict per member row: the name as every place shows it, the quiz's title, the
-    best out of its attempt's own questions, and when the member last played here."""
+                t: Callable[..., str], now: float, gone: Mapping[str, str] | None = None
+                ) -> Iterator[dict[str, Any]]:
+    """One dict per member row: the name as every place shows it, the quiz's title (`gone`:
+    names of quizzes no longer loaded), the best out of its attempt's own questions, and
+    when the member last played here."""
     for m in members:
         total = m.total if m.total is not None else (
             len(quizzes[m.quiz_id].questions) if m.quiz_id in quizzes else None)
         played = m.played_at or m.last_at
         yield {"user_id": m.user_id, "name": shown_name(m.display_name, whole=True),
                "quiz": m.quiz_id,
-               "quiz_title": title_of(quizzes, m.quiz_id, lang), "attempts": m.attempts,
+               "quiz_title": title_of(quizzes, m.quiz_id, lang, gone), "attempts": m.attempts,
                "best": m.best, "total": total,
                "score": str(m.best) if total is None else f"{m.best}/{total}",
                "last": time_text(m.last_at), "played_at": played,

@@ -35,6 +35,7 @@ from bot.features.dashboard.view_parts import (
     charts,
     day_text,
     direction,
+    gone_titles,
     label,
     needs_help,
     quiz_members,
@@ -49,7 +50,7 @@ from bot.present import svg
 from bot.present.i18n import Catalogue, shown_name, titled
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
-from bot.store.commands import learning_sql, sessions_sql
+from bot.store.commands import learning_sql, quizzes_sql, sessions_sql
 from bot.store.commands.dashboard_sql import (
     AttemptAnswer,
     GroupRound,
@@ -247,6 +248,8 @@ class Dashboard:
                                                  lambda: self.group_reads(p, group_id)))
         quizzes = self.quizzes()
         t = self._t(lang)
+        gone = await self._gone(quizzes, {r.quiz_id for r in rounds}
+                                | {m.quiz_id for m in members.rows}, lang)
         questions = []
         for r in rows:
             quiz = quizzes.get(r.quiz_id)
@@ -277,7 +280,8 @@ class Dashboard:
                         "started": time_text(r.started_at), "players": r.players,
                         "best": r.best, "total": r.total,
                         "mean": None if r.mean is None else round(r.mean, 1),
-                        "line": t("dashboard.round_row", title=title_of(quizzes, r.quiz_id, lang),
+                        "line": t("dashboard.round_row",
+                                  title=title_of(quizzes, r.quiz_id, lang, gone),
                                   best=r.best, total=r.total, players=r.players)}
                        for r in rounds],
             "questions": questions,
@@ -285,16 +289,16 @@ class Dashboard:
             "accuracy_charts": charts(quizzes, questions, lang),
             "members": {
                 "count": count, "text": t("dashboard.members_summary", members=count),
-                "quizzes": [quiz_members(t, quizzes, quiz_id, bests, lang)
+                "quizzes": [quiz_members(t, quizzes, quiz_id, bests, lang, gone)
                             for quiz_id, bests in sorted(members.bests.items())]},
         }
         if role.admin:  # the table's first page; `members` serves the rest
             now = self.engine.clock()
             view["members"].update(member_table(members.rows, quizzes, lang, t, now,
-                                                TableAsk()))
+                                                TableAsk(), gone))
             view["members"]["order_text"] = t("dashboard.members_order")
             view["members"]["needs_help"] = needs_help(
-                t, member_rows(members.rows, quizzes, lang, t, now), lang,
+                t, member_rows(members.rows, quizzes, lang, t, now, gone), lang,
                 self.cat.raw(lang, "list.separator"))
             more = max(0, members.everyone - len(members.rows))
             view["members"]["more"] = more
@@ -314,8 +318,20 @@ class Dashboard:
         lang, (_, _, members, _, _) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
                                                  lambda: self.group_reads(p, group_id)))
-        return member_table(members.rows, self.quizzes(), lang, self._t(lang), self.engine.clock(),
-                            ask)
+        quizzes = self.quizzes()
+        gone = await self._gone(quizzes, {m.quiz_id for m in members.rows}, lang)
+        return member_table(members.rows, quizzes, lang, self._t(lang), self.engine.clock(),
+                            ask, gone)
+
+    async def _gone(self, quizzes: Mapping[str, Quiz], ids: set[str], lang: str
+                    ) -> dict[str, str]:
+        """Names for the quizzes of these ids no longer loaded (`view_parts.gone_titles`):
+        one store read, and only when there are any."""
+        missing = sorted(ids - quizzes.keys())
+        if not missing:
+            return {}
+        files = await self.store.read(quizzes_sql.stored_files, missing)
+        return gone_titles(missing, files, lang, self.cat.t(lang, "dashboard.quiz_removed"))
 
     async def resolve(self, who: Identity, report_id: int) -> bool:
         """Mark a problem report resolved; the configured admins only."""

@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import yaml
+
 from bot.domain.product_limits import HELP_NAMED, WEAKEST_LISTED
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import shown_text
@@ -18,13 +20,14 @@ from bot.store.commands.dashboard_sql import Answered
 
 
 def quiz_members(t: Callable[..., str], quizzes: Mapping[str, Quiz], quiz_id: str,
-                 bests: list[tuple[int, int | None]], lang: str) -> dict[str, Any]:
+                 bests: list[tuple[int, int | None]], lang: str,
+                 gone: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A quiz's line in the group's members summary: how many played it, their mean best.
 
     `bests` are (score, questions of the attempt it came from): each counts as its share
     of its own questions, the mean shown out of the quiz's, so a short round's 4 of 5 is
     17.6 of 22, not 4 of 22 pulling the group's mean down."""
-    title = title_of(quizzes, quiz_id, lang)
+    title = title_of(quizzes, quiz_id, lang, gone)
     total = len(quizzes[quiz_id].questions) if quiz_id in quizzes else None
     if total:
         mean = round(total * sum(b / (n or total) for b, n in bests) / len(bests), 1)
@@ -125,10 +128,31 @@ def charts(quizzes: Mapping[str, Quiz], questions: list[dict[str, Any]], lang: s
     return out
 
 
-def title_of(quizzes: Mapping[str, Quiz], quiz_id: str, lang: str) -> str:
-    """The quiz's title in `lang`; its id only when the quiz is no longer loaded."""
+def title_of(quizzes: Mapping[str, Quiz], quiz_id: str, lang: str,
+             gone: Mapping[str, str] | None = None) -> str:
+    """The quiz's title in `lang`; a quiz no longer loaded: its name in `gone`
+    (`gone_titles`), its id only where none was looked up."""
     quiz = quizzes.get(quiz_id)
-    return quiz.title.get(lang) if quiz else quiz_id
+    return quiz.title.get(lang) if quiz else (gone or {}).get(quiz_id, quiz_id)
+
+
+def gone_titles(ids: Iterable[str], files: Mapping[str, str], lang: str, fallback: str
+                ) -> dict[str, str]:
+    """A name for each quiz no longer loaded: the title its stored file gave it (an
+    installed quiz since removed; `quizzes_sql.stored_files`), else `fallback` ("a removed
+    quiz"), never its internal id."""
+    return {quiz_id: _file_title(files.get(quiz_id, ""), lang) or fallback for quiz_id in ids}
+
+
+def _file_title(text: str, lang: str) -> str | None:
+    try:
+        data = yaml.safe_load(text) if text else None
+    except yaml.YAMLError:
+        return None
+    title = data.get("title") if isinstance(data, dict) else None
+    if isinstance(title, dict):  # {en: ..., ur: ...}: the reader's, else the first given
+        title = title.get(lang) or next((v for v in title.values() if v), None)
+    return title if isinstance(title, str) and title.strip() else None
 
 
 def direction(lang: str) -> str:

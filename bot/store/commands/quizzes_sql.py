@@ -3,6 +3,7 @@ the newest id is a version any process can compare with a one-row read."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.store.command import Command, one, q
@@ -33,6 +34,18 @@ def installed_quizzes() -> Command[list[InstalledRow]]:
         "FROM installed_quizzes GROUP BY quiz_id) n ON i.id = n.newest "
         "WHERE i.removed_at IS NULL ORDER BY i.quiz_id")
     return [from_row(InstalledRow, r) for r in rows]
+
+
+def stored_files(quiz_ids: Sequence[str]) -> Command[dict[str, str]]:
+    """The newest stored file (YAML) of each of these installed quizzes, removed ones too
+    (a removal keeps the rows before it): what still names a quiz no longer served."""
+    if not quiz_ids:
+        return {}
+    rows = yield q("SELECT i.quiz_id, i.yaml FROM installed_quizzes i JOIN (SELECT quiz_id, "
+                   "MAX(id) AS newest FROM installed_quizzes WHERE yaml <> '' AND quiz_id IN ("
+                   + ", ".join("?" * len(quiz_ids)) + ") GROUP BY quiz_id) n "
+                   "ON i.id = n.newest", *quiz_ids)
+    return {str(r["quiz_id"]): str(r["yaml"]) for r in rows}
 
 
 def install_quiz(quiz_id: str, yaml: str, images: str, by: str, now: float
