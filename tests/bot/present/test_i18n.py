@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.present.i18n import LRI, PDI, Catalogue, isolate_latin, placeholders, strip_isolates
@@ -24,6 +26,22 @@ def test_urdu_strings_are_urdu(catalogue: Catalogue):
     for key in words:
         text = catalogue.raw("ur", key)
         assert any("\u0600" <= ch <= "\u06ff" for ch in text), key
+
+
+# The Urdu strings name one thing by one word: a learner who reads "دبائیں" (press) in one
+# message and "ٹیپ کریں" (tap) in the next, or "لکھیں" and "ٹائپ کریں" for typing an answer,
+# wonders whether they are asked two things. Each variant here was found and replaced.
+URDU_VARIANTS = {"ٹیپ": "دبائیں / دبانے", "ٹائپ": "لکھیں / لکھا ہوا", "کویز": "کوئز",
+                 "کوئیز": "کوئز", "راونڈ": "راؤنڈ", "دوہرائی": "دہرائی"}
+
+
+def test_urdu_uses_one_word_for_each_thing(catalogue: Catalogue):
+    for key in catalogue.keys("ur"):
+        text = catalogue.raw("ur", key)
+        for variant, word in URDU_VARIANTS.items():
+            # a whole word ("اسٹیپ", step, holds "ٹیپ")
+            assert not re.search(rf"(?<!\w){variant}", text), \
+                f"{key}: {variant!r} where the rest say {word!r}"
 
 
 @pytest.mark.parametrize("text, expected", [
