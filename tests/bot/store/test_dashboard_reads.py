@@ -10,7 +10,7 @@ from bot.app.compose import build_engine
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
 from bot.features.dashboard.group_export import exporter_for
-from bot.store.commands import dashboard_sql, rounds_sql, sessions_sql
+from bot.store.commands import dashboard_sql, quizzes_sql, rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound
@@ -171,3 +171,14 @@ async def test_the_member_table_leads_with_who_needs_help_and_keeps_them_when_cu
     assert len(ada) == 2 and ada[0].last_at != ada[1].last_at
     assert {m.played_at for m in ada} == {max(m.last_at for m in ada)}
     assert all(m.played_at == m.last_at for m in members if m.display_name != "Ada")
+
+
+async def test_a_removed_quizs_stored_file_is_still_read(any_store: Store) -> None:
+    """The dashboard names a quiz removed since by the file it was installed as: the newest
+    stored file, not the removal's empty row; a quiz never installed has none."""
+    await any_store.write(quizzes_sql.install_quiz, "week3", "title: Old", "{}", "cli:a", 1.0)
+    await any_store.write(quizzes_sql.install_quiz, "week3", "title: Week 3", "{}", "cli:a", 2.0)
+    assert await any_store.write(quizzes_sql.remove_quiz, "week3", "cli:a", 3.0)
+    assert await any_store.read(quizzes_sql.stored_files, ["week3", "never"]) == {
+        "week3": "title: Week 3"}
+    assert await any_store.read(quizzes_sql.stored_files, []) == {}
