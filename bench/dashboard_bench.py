@@ -295,7 +295,7 @@ async def flood_taps(args: argparse.Namespace, tmp: Path, db: Path, now: float) 
             inbox = api.listen(learner.chat_id)
             rng = random.Random(user_id)
             while phase[0] != "done":
-                await learner.send("/quiz")
+                await learner.send("/quiz parallelism")
                 question = await next_sent(inbox, "sendMessage", is_question)
                 while phase[0] != "done":
                     await asyncio.sleep(rng.uniform(*args.think))

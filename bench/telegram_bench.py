@@ -183,7 +183,7 @@ async def quiz_learner(api: FakeBotAPI, user_id: int, pause: tuple[float, float]
     learner = Learner(api, api.user(user_id, f"Learner {user_id}"))
     inbox = api.listen(learner.chat_id)
     rng = random.Random(user_id)
-    await learner.send("/quiz")
+    await learner.send("/quiz parallelism")  # /quiz alone opens the catalogue
     question = await next_sent(inbox, "sendMessage", is_question)
     taps = 0
     while True:

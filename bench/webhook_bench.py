@@ -103,7 +103,7 @@ async def burst(api: FakeBotAPI, key: AnswerKey, learners: int, port: int | None
 
         async def begin(p: Learner) -> dict[str, Any]:
             since = p.mark()
-            await deliver(api.message(p.user, "/quiz"))
+            await deliver(api.message(p.user, "/quiz parallelism"))
             return await p.reply(since, is_question, timeout=120)
 
         questions = await asyncio.gather(*(begin(p) for p in people))
