@@ -133,9 +133,21 @@ def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connectio
     if not db.is_file():
         raise OpsError(f"{db}: no such database file")
     had_side_files = any(side.exists() for side in _side_files(db))
+    wal, shm = _side_files(db)
+    # A folder this user cannot write (a read-only mount, another user's folder) takes no
+    # -shm file, which a locking read of a WAL database needs. With no -wal there, no
+    # connection has the file open (a WAL connection always has one): read it immutable,
+    # as the store's own look does (`migrate._examine_file`).
+    unwritable = not os.access(db.parent, os.W_OK)
+    if unwritable and wal.exists() and not shm.exists():
+        raise OpsError(f"{db}: cannot be read from here: it is in use (its -wal file is "
+                       f"there) and this user cannot write its folder {db.parent} for the "
+                       "-shm file a reader needs; run the command as the user the bot runs "
+                       "as, or stop the bot first")
     try:
         try:
-            conn, version = open_examined(db, immutable=False, quick=quick)
+            conn, version = open_examined(db, immutable=unwritable and not wal.exists(),
+                                          quick=quick)
         except (NotOurs, sqlite3.Error) as exc:
             raise OpsError(f"{db}: refused: {exc}") from None
         try:
