@@ -99,11 +99,13 @@ class Sessions:
             self._started(actor)
         return opened(quiz, row, lang, new, now=new.started_at)
 
-    async def _unfinished_quiz(self, actor: Actor) -> str | None:
-        """The quiz of the user's latest unfinished full attempt in a private chat, if it
-        is still served."""
+    async def _unfinished_quiz(self, actor: Actor, *, or_finished: bool = False) -> str | None:
+        """The quiz of the user's latest unfinished full attempt in a private chat (with
+        `or_finished`, else of their latest finished one), if it is still served."""
         row = await self.store.read(sessions_sql.open_session, actor.platform, actor.user_id,
                                     SessionKind.FULL.value)
+        if row is None and or_finished:
+            row = await self.store.read(sessions_sql.last_finished, actor.platform, actor.user_id)
         return row.quiz_id if row is not None and row.quiz_id in self.library.quizzes else None
 
     async def restart(self, actor: Actor, quiz_id: str | None = None) -> QuestionPrompt:
@@ -335,9 +337,10 @@ class Sessions:
     async def stats(self, actor: Actor, quiz_id: str | None = None, *,
                     member: Actor | None = None) -> UserStats:
         """Attempts, best and last score, accuracy per question, for the user or `member`;
-        no quiz named, in a private chat: the one /quiz continues there."""
+        no quiz named, in a private chat: the one /quiz continues there, else the one last
+        finished (not the default quiz, never played, after another was finished)."""
         if quiz_id is None and member is None and actor.chat_id is None:
-            quiz_id = await self._unfinished_quiz(actor)
+            quiz_id = await self._unfinished_quiz(actor, or_finished=True)
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         who = member or actor

@@ -113,12 +113,15 @@ def open_session(platform: str, user_id: str,
         platform, user_id, *kinds)))
 
 
-def last_finished(platform: str, user_id: str, quiz_id: str) -> Command[SessionRow | None]:
-    """The user's most recently finished full attempt of this quiz."""
+def last_finished(platform: str, user_id: str,
+                  quiz_id: str | None = None) -> Command[SessionRow | None]:
+    """The user's most recently finished full attempt of this quiz (of any quiz, when none
+    is named)."""
+    of_quiz, quizzes = ("AND s.quiz_id = ? ", (quiz_id,)) if quiz_id is not None else ("", ())
     return first(SessionRow, (yield q(
-        SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? AND s.quiz_id = ? "
+        SESSION_SQL + "WHERE s.platform = ? AND s.user_id = ? " + of_quiz +
         "AND s.kind = 'full' AND s.status = 'finished' "
-        "ORDER BY s.finished_at DESC, s.id DESC LIMIT 1", platform, user_id, quiz_id)))
+        "ORDER BY s.finished_at DESC, s.id DESC LIMIT 1", platform, user_id, *quizzes)))
 
 
 def start_session(new: NewSession, *, replace: bool,

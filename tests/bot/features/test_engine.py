@@ -198,6 +198,20 @@ async def test_review_covers_only_missed_questions(engine, quizzes):
     assert stats.attempts == 1 and stats.best_score == 6
 
 
+async def test_stats_without_a_name_show_the_quiz_just_finished(engine: Engine,
+                                                                 quizzes: dict[str, Quiz]):
+    """A learner who finished another quiz than the default one and sent /stats got the
+    default quiz, never played: 'You have not finished this quiz yet'. With nothing left
+    unfinished, /stats shows the quiz finished last; an unfinished one still comes first."""
+    await play(engine, quizzes, ALI, right={0, 1}, quiz_id="pipeline-schedules")
+    stats = await engine.stats(ALI)
+    assert (stats.quiz_id, stats.attempts, stats.best_score) == ("pipeline-schedules", 1, 2)
+    assert (await engine.stats(ALI, "parallelism")).attempts == 0  # a name still picks it
+    await engine.start(ALI, "long-context")
+    assert (await engine.stats(ALI)).quiz_id == "long-context"
+    assert (await engine.stats(SARA)).quiz_id == "parallelism"  # nothing played: the default
+
+
 async def test_review_errors(engine, quizzes):
     with pytest.raises(NothingToReview):
         await engine.review(ALI)
