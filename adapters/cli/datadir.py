@@ -22,6 +22,7 @@ from pathlib import Path
 import platformdirs
 
 from bot.app.config import Config, load_config
+from bot.domain.errors import StoreUnavailable
 
 APP = "quizbot"
 DB_NAME = "quizbot.db"
@@ -56,5 +57,12 @@ def load(path: Path | None) -> Config:
     db, note = default_db()
     if note:
         print(note, file=sys.stderr)
-    user_db().parent.mkdir(parents=True, exist_ok=True)  # also where the note's backup goes
+    folder = user_db().parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)  # also where the note's backup goes
+    except OSError as exc:  # a HOME that is not there or not this user's (a service account)
+        raise StoreUnavailable(
+            f"cannot create your data folder {folder} ({exc.strerror or exc}); give "
+            "--config PATH with a storage.url you can write, or point XDG_DATA_HOME at a "
+            "folder you can write") from None
     return dataclasses.replace(config, storage_url=f"sqlite:///{db.absolute()}")
