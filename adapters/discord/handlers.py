@@ -223,7 +223,7 @@ class Flows:
         actor = actor_of(interaction)
         if choice:
             lang = await timely(interaction, self.engine.set_language(actor, choice))
-            await note(interaction, self.cat, lang, "language.set")
+            await self.deliver(interaction, self.plan.language_set(lang, actor))
             return
         lang = await timely(interaction, self.engine.language(actor))
         await self.deliver(interaction, self.plan.language_prompt(lang, actor))

@@ -328,7 +328,7 @@ class Handlers:
             named = {self.cat.t(c, "language.name").lower(): c for c in self.cat.languages}
             lang = await self.engine.set_language(turn.actor, named.get(args[0].lower(),
                                                                          args[0].lower()))
-            return self.plan.text(lang, "language.set")
+            return self.plan.language_set(lang, turn.actor)
         return self.plan.language_prompt(await self.engine.language(turn.actor), turn.actor)
 
     async def reset(self, turn: Turn, args: Sequence[str]) -> Reply:

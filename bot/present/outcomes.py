@@ -143,10 +143,16 @@ def _quizzes(plan: Planner, quizzes: QuizList, actor: Actor, where: Where | None
 
 
 def _language(plan: Planner, outcome: LanguageSet, actor: Actor, where: Where | None) -> Reply:
-    done = plan.cat.t(outcome.lang, "language.set")
-    start = Button(plan.cat.t(outcome.lang, "button.start"),  # no quiz named: as /quiz
-                   StartPayload.of(actor.user_id).pack(), "primary")
-    return Reply(ack=done, edit=Card(plan.m.escape(done), rows=((start,),)))
+    return Reply(ack=plan.cat.t(outcome.lang, "language.set"),
+                 edit=language_set(plan, outcome.lang, actor))
+
+
+def language_set(plan: Planner, lang: str, actor: Actor) -> Card:
+    """"Language set" with Start: no quiz named, it goes on as /quiz does (the quiz left
+    unfinished, now in the new language)."""
+    start = Button(plan.cat.t(lang, "button.start"), StartPayload.of(actor.user_id).pack(),
+                   "primary")
+    return Card(plan.t(lang, "language.set"), rows=((start,),))
 
 
 def _settings(plan: Planner, view: SettingsView, actor: Actor, where: Where | None) -> Reply:

@@ -283,6 +283,13 @@ class Planner:
         return Reply(send=(Card(self.t(lang, "language.prompt"),
                                 rows=self._language_rows(actor)),))
 
+    def language_set(self, lang: str, actor: Actor) -> Reply:
+        """/language ur: "Language set" with Start, as a press on a language's button says
+        (mid-quiz, Start goes on in the new language); in a group, seen by all, the line alone."""
+        if self.shared_chats and actor.chat_id is not None:
+            return self.text(lang, "language.set")
+        return Reply(send=(outcomes.language_set(self, lang, actor),))
+
     def reset_prompt(self, lang: str, actor: Actor) -> Reply:
         """/reset: ask first; Yes / Cancel belong to the asker."""
         owner = actor.user_id
@@ -309,7 +316,7 @@ class Planner:
                         ConfidencePayload.of(actor.user_id,
                                              "off" if view.confidence else "on").pack(),
                         "primary")
-        return Card(self.m.escape(settings_text(self.cat, view)), rows=((toggle,),))
+        return Card(self.m.escape(render.settings_text(self.cat, view)), rows=((toggle,),))
 
     def settings(self, view: SettingsView, actor: Actor) -> Reply:
         return Reply(send=(self.settings_card(view, actor),))
@@ -373,19 +380,6 @@ class Planner:
         return (tuple(Button(self.cat.t(code, "language.name"),
                              LanguagePayload.of(owner, code).pack())
                       for code in self.cat.languages),)
-
-
-def settings_text(cat: Catalogue, s: SettingsView) -> str:
-    """/settings: confidence marks and the daily reminder."""
-    lang = s.lang
-    conf = cat.t(lang, "settings.on" if s.confidence else "settings.off")
-    lines = [cat.t(lang, "settings.title"), cat.t(lang, "settings.confidence", state=conf)]
-    if s.remind_at is None:
-        lines.append(cat.t(lang, "settings.remind_off", offset=s.utc_offset))
-    else:
-        lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
-    lines.append(cat.t(lang, "settings.help"))
-    return "\n".join(lines)
 
 
 def _footer(cat: Catalogue, p: QuestionPrompt) -> str:

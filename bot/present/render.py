@@ -15,6 +15,7 @@ from bot.domain.platforms import card_limit
 from bot.domain.results import (
     AnswerResult,
     QuestionPrompt,
+    SettingsView,
     Summary,
     TypedRefused,
 )
@@ -351,4 +352,17 @@ def progress_text(cat: Catalogue, p: Progress, m: Markup = PLAIN) -> str:
         lines += [m.escape(cat.t(lang, "progress.confident_miss", text=_short(q.text),
                                  misses=q.answered - q.correct)) for q in p.confident_misses]
     # the quiz's own list is above (stats_text) and every quiz's is the chart: not again here
+    return "\n".join(lines)
+
+
+def settings_text(cat: Catalogue, s: SettingsView) -> str:
+    """/settings: confidence marks and the daily reminder."""
+    lang = s.lang
+    conf = cat.t(lang, "settings.on" if s.confidence else "settings.off")
+    lines = [cat.t(lang, "settings.title"), cat.t(lang, "settings.confidence", state=conf)]
+    if s.remind_at is None:
+        lines.append(cat.t(lang, "settings.remind_off", offset=s.utc_offset))
+    else:
+        lines.append(cat.t(lang, "settings.remind_on", time=s.remind_at, offset=s.utc_offset))
+    lines.append(cat.t(lang, "settings.help"))
     return "\n".join(lines)

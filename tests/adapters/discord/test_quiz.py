@@ -243,3 +243,21 @@ async def test_an_urdu_learner_reads_commands_slash_first(fake: FakeDiscord, bot
     assert "quizzes/" not in shown(help_.text)
     english = (await replied(fake, await fake.slash(BOB, "stats"))).original
     assert english is not None and "\u2066" not in english.text  # English is left alone
+
+
+async def test_language_set_mid_quiz_offers_start_to_go_on_in_it(fake: FakeDiscord,
+                                                                  bot: App) -> None:
+    """/language language:ur mid-quiz said only 'Language set' (a press on the chooser had
+    Start); now Start is under it too, and goes on with the quiz in Urdu."""
+    ix = await replied(fake, await fake.slash(ALICE, "quiz", guild=GUILD, options=PLAY))
+    assert ix.original is not None
+    await answer(fake, ALICE, ix.original, right_id(ix.original))
+    ix = await replied(fake, await fake.slash(ALICE, "language", guild=GUILD,
+                                              options={"language": "ur"}))
+    done = ix.original
+    assert done is not None and done.ephemeral
+    assert strip_isolates(done.text) == strip_isolates(bot.catalogue.t("ur", "language.set"))
+    start = done.button(bot.catalogue.t("ur", "button.start"))["custom_id"]
+    ix = await replied(fake, await fake.press(ALICE, done, start))
+    resumed = ix.original or ix.followups[0]
+    assert strip_isolates(resumed.embeds[0]["title"]).startswith("سوال 2/8")

@@ -100,3 +100,27 @@ async def test_quiz_seconds_after_a_language_change_posts_question_1_again_in_it
     again = await other.reply(since)
     assert is_question(again) and strip_isolates(again["text"]).startswith("سوال 1/8")
     assert sorted(button_data(again)) == sorted(button_data(first))
+
+
+async def test_language_typed_mid_quiz_offers_start_to_go_on_in_it(
+        bot: Running, api: FakeBotAPI, quizzes: dict[str, Any]) -> None:
+    """`/language ur` typed mid-quiz in a private chat said only 'Language set', under a
+    question in English and with no way on but guessing /quiz; a press on the chooser's
+    button had Start. Typed, it has the same Start, which goes on with the quiz in Urdu."""
+    learner = Learner(api, api.user(7007, "Zara"))
+    since = learner.mark()
+    await learner.send("/quiz pipeline-schedules")
+    question = await learner.reply(since, is_question)
+    since = learner.mark()
+    await learner.toast(await learner.press(question, "A"))
+    await learner.reply(since, lambda m: is_question(m) and "Question 2/" in m["text"])
+
+    since = learner.mark()
+    await learner.send("/language ur")
+    done = await learner.reply(since)
+    assert done["text"] == bot.cat.t("ur", "language.set")
+    since = learner.mark()
+    await learner.press(done, bot.cat.t("ur", "button.start"))
+    resumed = strip_isolates((await learner.reply(since, is_question))["text"])
+    total = len(quizzes["pipeline-schedules"].questions)
+    assert resumed.startswith(f"سوال 2/{total}")  # the same attempt, in Urdu
