@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bot.domain.errors import OpsError
 from bot.ops.files import PlaceError, new_file
-from bot.ops.reader import connected, on_postgres
+from bot.ops.reader import BACKUP_REFUSED, connected, on_postgres
 from bot.store.commands.report_sql import last_activity
 from bot.store.migrate import TABLES, migrations, newer, postgres_version
 from bot.store.urls import redact, split_password
@@ -95,9 +95,12 @@ class Archive:
 def read_archive(path: Path) -> Archive:
     """List a custom-format archive and read its schema versions; OpsError if unreadable."""
     if not path.is_file() or path.is_symlink():
-        raise OpsError(f"{path}: no such backup file")
+        raise OpsError(f"{path}: no such backup file; {BACKUP_REFUSED}")
     tool = find_tool("pg_restore")
-    listing = _run([tool, "--list", str(path)], "", f"reading {path}")
+    try:
+        listing = _run([tool, "--list", str(path)], "", f"reading {path}")
+    except OpsError as exc:  # not an archive pg_dump wrote: a SQLite file, a text dump
+        raise OpsError(f"{exc}; {BACKUP_REFUSED}") from None
     created, entries = "", []
     for line in listing.splitlines():
         if line.startswith(";") and "Archive created at" in line:

@@ -100,6 +100,16 @@ def on_postgres(conn: Any) -> Reader:
                   conn.transaction)
 
 
+# What a maintainer does about a damaged file, by the role it plays in the command.
+LIVE_DAMAGED = ("stop the bot, move the file aside and restore the latest backup "
+                "(quizbot restore PATH)")
+BACKUP_DAMAGED = "choose another backup"
+# ... and about a file that is not (exactly) a quizbot database; it is left as it is.
+LIVE_REFUSED = ("check that storage.url in the --config file names quizbot's database; "
+                "the file was left as it is")
+BACKUP_REFUSED = "choose a file that quizbot backup wrote"
+
+
 @contextlib.asynccontextmanager
 async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
     """A read-only reader on the database `url` names, in one snapshot; OpsError (or
@@ -122,16 +132,17 @@ async def open_reader(url: str, password: str = "") -> AsyncIterator[Reader]:
 
 
 @contextlib.contextmanager
-def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connection]:
+def open_checked(db: Path, *, quick: bool = False, what_to_do: str = LIVE_REFUSED
+                 ) -> Iterator[sqlite3.Connection]:
     """A read-only connection to an exact quizbot database (`migrate.open_examined`), closed
-    on exit; OpsError for anything else (`quick`: its pages checked too). `on_sqlite` runs
-    the reader's commands on it, on a worker thread.
+    on exit; OpsError for anything else, ending in `what_to_do` (`quick`: its pages checked
+    too). `on_sqlite` runs the reader's commands on it, on a worker thread.
 
     A read-only connection to a WAL database makes a -wal and a -shm file when none is
     there and cannot delete them: made by root, they would stop the bot's own user from
     opening the database. So when the look made them they go again (`_drop_side_files`)."""
     if not db.is_file():
-        raise OpsError(f"{db}: no such database file")
+        raise OpsError(f"{db}: no such database file; {what_to_do}")
     had_side_files = any(side.exists() for side in _side_files(db))
     wal, shm = _side_files(db)
     # A folder this user cannot write (a read-only mount, another user's folder) takes no
@@ -149,11 +160,11 @@ def open_checked(db: Path, *, quick: bool = False) -> Iterator[sqlite3.Connectio
             conn, version = open_examined(db, immutable=unwritable and not wal.exists(),
                                           quick=quick)
         except (NotOurs, sqlite3.Error) as exc:
-            raise OpsError(f"{db}: refused: {exc}") from None
+            raise OpsError(f"{db}: refused: {exc}; {what_to_do}") from None
         try:
             if not version:  # as a first start that failed (a full disk) leaves it
                 raise EmptyDatabase(f"{db}: refused: it is a SQLite database, but not "
-                                    "quizbot's (it has no tables)")
+                                    f"quizbot's (it has no tables); {what_to_do}")
             yield conn
         finally:
             conn.close()
@@ -177,10 +188,6 @@ def _drop_side_files(db: Path) -> None:
             plain.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall()
 
 
-# What a maintainer does about a damaged file, by the role it plays in the command.
-LIVE_DAMAGED = ("stop the bot, move the file aside and restore the latest backup "
-                "(quizbot restore PATH)")
-BACKUP_DAMAGED = "choose another backup"
 
 
 @contextlib.contextmanager
@@ -230,5 +237,6 @@ async def connected(url: str, password: str = "") -> AsyncIterator[Any]:
         await conn.close()
 
 
-__all__ = ["BACKUP_DAMAGED", "LIVE_DAMAGED", "Reader", "connected", "inspect", "on_postgres",
-           "on_sqlite", "open_checked", "open_reader", "refusing_damage"]
+__all__ = ["BACKUP_DAMAGED", "BACKUP_REFUSED", "LIVE_DAMAGED", "LIVE_REFUSED", "Reader",
+           "connected", "inspect", "on_postgres", "on_sqlite", "open_checked", "open_reader",
+           "refusing_damage"]

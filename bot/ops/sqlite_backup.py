@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bot.domain.errors import OpsError
 from bot.ops.files import PlaceError, new_file
-from bot.ops.reader import BACKUP_DAMAGED, open_checked, refusing_damage
+from bot.ops.reader import BACKUP_DAMAGED, BACKUP_REFUSED, open_checked, refusing_damage
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
 from bot.store.sqlite_lock import hold
@@ -93,7 +93,7 @@ def restore(source: Path, db: Path, *, force: bool = False) -> RestoreResult:
     """
     if db.is_symlink():
         raise OpsError(f"{db}: is a symbolic link; point storage.url at the real file")
-    with open_checked(source) as src:
+    with open_checked(source, what_to_do=BACKUP_REFUSED) as src:
         with refusing_damage(source, BACKUP_DAMAGED):
             verdict = _integrity(src)
         if verdict != ["ok"]:
