@@ -128,6 +128,13 @@ class ShippedQuiz(QuizError):
     key = "error.shipped_quiz"
 
 
+class ShippedQuizKept(ShippedQuiz):
+    """A removal aimed at a shipped quiz's id: said apart from an upload's refusal, whose
+    remedy (give yours another id) means nothing to someone removing (params: quiz)."""
+
+    key = "error.shipped_quiz_remove"
+
+
 class NotInstalled(QuizError):
     """`/quiz remove ID` for an id no installed quiz has (params: quiz, ids)."""
 

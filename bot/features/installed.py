@@ -28,6 +28,7 @@ from bot.domain.errors import (
     NotInstalled,
     RemoveWhich,
     ShippedQuiz,
+    ShippedQuizKept,
     UploadRefused,
     UploadTooBig,
 )
@@ -166,7 +167,7 @@ class Installed:
     async def take_out(self, quiz_id: str, *, by: str, lang: str = "en") -> str:
         """Remove without the admin check (`quizbot quizzes remove`); the quiz's title."""
         if self.library.is_shipped(quiz_id):
-            raise ShippedQuiz(quiz=quiz_id)
+            raise ShippedQuizKept(quiz=quiz_id)
         await self.refresh()
         quiz = self.library.quizzes.get(quiz_id)
         title = quiz.title.get(lang) if quiz else quiz_id

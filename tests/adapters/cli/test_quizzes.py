@@ -132,6 +132,22 @@ def test_removing_twice_says_none_is_installed_not_that_none_was_uploaded(
         "quizbot: No uploaded quiz is installed now, so there is none to remove.\n")
 
 
+def test_removing_a_built_in_quiz_says_which_can_be_removed_not_to_rename_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # "cannot be replaced or removed. Give yours another id": advice for an upload, said to
+    # someone removing (here and to an admin's /quiz remove, in English and Urdu).
+    from bot.present.i18n import Catalogue
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    assert main(["quizzes", "remove", "parallelism", "--config", str(config)]) == 1
+    assert capsys.readouterr().err == (
+        "quizbot: parallelism is a built-in quiz and cannot be removed. Only quizzes added "
+        "here can be (an upload, or quizbot quizzes add), by their id.\n")
+    urdu = Catalogue.load().t("ur", "error.shipped_quiz_remove", quiz="parallelism")
+    assert "ہٹایا نہیں جا سکتا" in urdu and "id دیں" not in urdu
+
+
 def test_a_quiz_file_written_by_import_installs_with_its_pictures(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # README's five steps: `quizbot import week3.xml --id week-3 --output week-3.yaml`, then
