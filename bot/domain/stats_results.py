@@ -80,6 +80,9 @@ class Leaderboard:
     rows: tuple[LeaderboardRow, ...]
     questions: int  # in the quiz: a row's badge needs an attempt that asked them all
     kind: str = "all"  # "all", or only "solo" attempts, or only "rounds"
+    members: int = 0  # ranked on the board; `rows` shows the first of them
+    mine: LeaderboardRow | None = None  # the asker's line, when `rows` leaves them out
+    absent: bool = False  # the asker is not on the board (which is not empty)
 
 
 # --- spaced review, reminders, progress ---------------------------------------------------

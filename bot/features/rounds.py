@@ -46,7 +46,7 @@ from bot.features.review import card_update
 from bot.features.round_events import RoundEvents
 from bot.features.round_scores import standings_of
 from bot.features.sessions import Sessions
-from bot.store.commands import round_teams_sql, rounds_sql
+from bot.store.commands import boards_sql, round_teams_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import (
     NewPress,
@@ -55,6 +55,7 @@ from bot.store.round_rows import (
     RoundPost,
     RoundRow,
 )
+from bot.store.rows import BestRow, BoardPlace, chat_scope
 
 log = logging.getLogger(__name__)
 
@@ -353,19 +354,40 @@ class Rounds:
     async def leaderboard(self, actor: Actor, quiz_id: str | None = None, *,
                           scope: str = "chat", kind: str = "all",
                           limit: int = 10) -> Leaderboard:
-        """The chat's (or the global) board: every attempt, or only solo ones or rounds."""
+        """The chat's (or the global) board: every attempt, or only solo ones or rounds; with
+        how many members it ranks and where the asker stands when not among the rows."""
         if kind not in ("solo", "rounds"):
-            return await self.solo.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+            board = await self.solo.leaderboard(actor, quiz_id, scope=scope, limit=limit)
+            key = chat_scope(actor.platform, actor.chat_id or "") if board.scope == "chat" else ""
+            return placed(board, actor, await self.store.read(
+                boards_sql.best_place, board.quiz_id, key, actor.platform, actor.user_id))
         quiz = self.library.quiz(quiz_id)
         lang = await self.library.language(actor)
         chat = actor.chat_id if scope == "chat" else None
-        rows = await self.store.read(rounds_sql.board,
+        rows = await self.store.read(boards_sql.board,
                                      quiz.id, actor.platform, chat, rounds=kind == "rounds",
                                      limit=limit)
-        return Leaderboard(lang, quiz.id, quiz.title.get(lang), "chat" if chat else "global",
-                           ranked(LeaderboardRow(0, r.display_name, r.platform,
-                                                 r.user_id, r.score, r.total, r.finished_at)
-                                  for r in rows), len(quiz.questions), kind=kind)
+        place = await self.store.read(boards_sql.board_place, quiz.id, actor.platform, chat,
+                                      actor.user_id, rounds=kind == "rounds")
+        return placed(Leaderboard(lang, quiz.id, quiz.title.get(lang),
+                                  "chat" if chat else "global", ranked(
+                                      board_row(0, r) for r in rows), len(quiz.questions),
+                                  kind=kind), actor, place)
+
+
+def board_row(rank: int, r: BestRow) -> LeaderboardRow:
+    """A stored board line as the board shows it, at place `rank`."""
+    return LeaderboardRow(rank, r.display_name, r.platform, r.user_id, r.score, r.total,
+                          r.finished_at)
+
+
+def placed(board: Leaderboard, actor: Actor, place: BoardPlace) -> Leaderboard:
+    """The board with how many members it ranks, and the asker's own line when the rows
+    shown leave them out (or that they are not on it)."""
+    shown = any((r.platform, r.user_id) == (actor.platform, actor.user_id) for r in board.rows)
+    mine = None if shown or place.row is None else board_row(place.rank, place.row)
+    return replace(board, members=max(place.members, len(board.rows)), mine=mine,
+                   absent=place.row is None and bool(board.rows))
 
 
 __all__ = ["Rounds", "standings_of"]

@@ -298,7 +298,23 @@ def leaderboard_text(cat: Catalogue, board: Leaderboard, m: Markup = PLAIN, *,
             text = f"{text} {BADGE}"
         medal = medals.get(row.rank, "  ") if row.score > 0 else "  "  # none for nothing right
         lines.append(f"{medal} {m.escape(text)}")
-    return "\n".join(lines)
+    return "\n".join(lines + _beyond(cat, board, m))
+
+
+def _beyond(cat: Catalogue, board: Leaderboard, m: Markup) -> list[str]:
+    """Under the rows: how many more members the board ranks, and where the asker stands
+    (or how to get on it): a member of a big group finds themselves past the top ten."""
+    lang, lines = board.lang, []
+    if board.members > len(board.rows):
+        lines.append(m.escape(cat.t(lang, "round.more", count=board.members - len(board.rows))))
+    if board.mine is not None:
+        mine = board.mine
+        lines += ["", m.escape(cat.t(lang, "leaderboard.you", rank=mine.rank,
+                                     count=board.members, score=mine.score, total=mine.total))]
+    elif board.absent:
+        key = "leaderboard.absent_rounds" if board.kind == "rounds" else "leaderboard.absent"
+        lines += ["", m.escape(cat.t(lang, key))]
+    return lines
 
 
 def _short(text: str, limit: int = 60) -> str:

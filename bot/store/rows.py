@@ -128,6 +128,15 @@ class BestRow:
 
 
 @dataclass(frozen=True, slots=True)
+class BoardPlace:
+    """How many members a leaderboard ranks, and one member's row and place on it."""
+
+    members: int
+    row: BestRow | None  # None: the member is not on this board
+    rank: int  # 0 when not on it
+
+
+@dataclass(frozen=True, slots=True)
 class NewReview:
     """An answer that counted, applied to the learner's card once (keyed by `answer_key`)."""
 

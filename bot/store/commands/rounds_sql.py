@@ -14,7 +14,6 @@ all of it already.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from bot.store.command import Command, lock, many, one, q
 from bot.store.commands import daily_history_sql, round_teams_sql
@@ -33,7 +32,7 @@ from bot.store.round_rows import (
     post_key,
     post_kind,
 )
-from bot.store.rows import BestRow, NewJob, first, from_row, scopes_of
+from bot.store.rows import NewJob, first, from_row, scopes_of
 
 
 def post_job(platform: str, round_id: int, qindex: int, what: str, now: float
@@ -368,24 +367,6 @@ def next_round_due(platform: str) -> Command[float | None]:
         "UNION ALL SELECT next_open_at AS t FROM rounds WHERE platform = ?1 "
         "AND status = 'active' AND next_open_at IS NOT NULL) AS due", platform)))
     return None if row is None or row["t"] is None else float(row["t"])
-
-
-def board(quiz_id: str, platform: str, chat_id: str | None, *, rounds: bool,
-          limit: int) -> Command[list[BestRow]]:
-    """Each member's best finished attempt from rounds (or solo only), best first."""
-    kind = "s.round_id IS NOT NULL" if rounds else "s.round_id IS NULL"
-    where = "" if chat_id is None else "AND s.platform = ? AND s.chat_id = ? "
-    params: list[Any] = [quiz_id] + ([] if chat_id is None else [platform, chat_id])
-    rows = yield q(
-        "SELECT platform, user_id, display_name, score, total, finished_at FROM ("
-        "SELECT s.platform, s.user_id, u.display_name, s.score, s.position AS total, "
-        "s.finished_at, ROW_NUMBER() OVER (PARTITION BY s.platform, s.user_id "
-        "ORDER BY s.score DESC, s.finished_at ASC) AS n FROM sessions s "
-        "JOIN users u ON u.platform = s.platform AND u.user_id = s.user_id "
-        f"WHERE s.quiz_id = ? AND s.kind = 'full' AND s.status = 'finished' AND {kind} "
-        f"{where}) AS ranked WHERE n = 1 ORDER BY score DESC, finished_at ASC LIMIT ?",
-        *params, limit)
-    return [from_row(BestRow, r) for r in rows]
 
 
 def round_places(platform: str, board_chat: str, limit: int) -> Command[dict[int, str]]:

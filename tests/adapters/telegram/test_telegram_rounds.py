@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
-from bot.store.commands import rounds_sql, sessions_sql
+from bot.store.commands import boards_sql, sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
@@ -165,7 +165,7 @@ async def test_double_late_and_stale_presses(bot: Running, api: FakeBotAPI,
     forged = await room.chen.tap(first, "r1:zz:0:0")
     assert (await room.chen.toast(forged)).params["text"] == \
         "That round is over. Start a new one: /round"
-    rows = await bot.app.store.read(rounds_sql.board,
+    rows = await bot.app.store.read(boards_sql.board,
                                     "parallelism", "telegram", None, rounds=True, limit=5)
     assert rows == []  # nothing counted yet: the round is still running
 

@@ -32,7 +32,7 @@ from bot.features.jobs import Scheduler
 from bot.features.round_jobs import RoundJobs
 from bot.features.rounds import Rounds, standings_of
 from bot.store import open_url
-from bot.store.commands import learning_sql, rounds_sql
+from bot.store.commands import boards_sql, learning_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import RoundAnswer
 from tests.backends import Opener
@@ -167,11 +167,11 @@ async def test_full_round_three_members_one_silent(rounds: Rounds, clock: Clock,
     board = await engine.leaderboard(BILAL)
     assert [(r.display_name, r.score, r.total) for r in board.rows] == \
         [("Hana", 2, 3), ("Bilal", 1, 3), ("Chen", 0, 3)]
-    assert [r.display_name for r in await store.read(rounds_sql.board,
+    assert [r.display_name for r in await store.read(boards_sql.board,
                                                      "parallelism", "telegram", GROUP,
                                                      rounds=True, limit=10)] == \
         ["Hana", "Bilal", "Chen"]
-    assert await store.read(rounds_sql.board,
+    assert await store.read(boards_sql.board,
                             "parallelism", "telegram", GROUP, rounds=False, limit=10) == []
     review = await engine.review(BILAL)
     assert review.total == 1  # Bilal's one wrong answer; unanswered questions are not his

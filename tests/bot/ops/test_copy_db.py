@@ -20,7 +20,7 @@ from bot.domain.round_results import LockedIn, RoundQuestion
 from bot.ops import reader
 from bot.ops.copy_db import CopyRefused, copy_db
 from bot.store import open_url
-from bot.store.commands import jobs_sql, learning_sql, rounds_sql, sessions_sql
+from bot.store.commands import boards_sql, jobs_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.protocol import Store
 from bot.store.round_rows import NewRound
@@ -104,7 +104,7 @@ async def dump(store: Store, users: list[tuple[str, str]]) -> list[object]:
     for scope in ("", "telegram:1", "discord:2", "telegram:-100"):
         out.append(await store.read(sessions_sql.best, "parallelism", scope, 50))
     for rounds in (True, False):
-        out.append(await store.read(rounds_sql.board,
+        out.append(await store.read(boards_sql.board,
                                     "parallelism", "telegram", "-100", rounds=rounds,
                                     limit=50))
     for round_id in (1, 2):

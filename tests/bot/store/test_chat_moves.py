@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.store.command import Command, q
 from bot.store.commands import (
+    boards_sql,
     daily_sql,
     dashboard_sql,
     groups_sql,
@@ -113,7 +114,7 @@ async def test_a_moved_group_is_found_at_its_new_id_and_nothing_stays(any_store:
     assert await store.read(at, NEW) == before
     assert [(b.user_id, b.score) for b in await store.read(
         sessions_sql.best, "parallelism", f"{T}:{NEW}", 10)] == [("1", 1), ("2", 0)]
-    board = await store.read(rounds_sql.board, "parallelism", T, NEW, rounds=True, limit=10)
+    board = await store.read(boards_sql.board, "parallelism", T, NEW, rounds=True, limit=10)
     assert [(b.user_id, b.score) for b in board] == [("1", 1), ("2", 0)]
     assert await store.read(groups_sql.group_choice, T, NEW) == ("long-context", "ur")
     assert await store.read(daily_sql.get_daily, T, NEW) == daily(NEW, 540)

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import asyncpg
 
 from bot.domain.results import SessionKind
-from bot.store.commands import learning_sql, rounds_sql, sessions_sql
+from bot.store.commands import boards_sql, learning_sql, rounds_sql, sessions_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound, Pressed, PressWrite
 from bot.store.rows import NewAnswer, NewReview, NewSession, Write, review_key
@@ -186,5 +186,5 @@ async def test_a_press_racing_the_reveal_is_in_it_or_late(open_store: Opener):
     stopped = await two.write(rounds_sql.stop_round, round_id, T0 + 101)
     assert stopped == (1, "s")  # nothing open: none revealed again, the standings are shown
     assert await one.write(rounds_sql.stop_round, round_id, T0 + 102) is None  # stopped once
-    board = await one.read(rounds_sql.board, "quiz", "t", "g", rounds=True, limit=50)
+    board = await one.read(boards_sql.board, "quiz", "t", "g", rounds=True, limit=50)
     assert {b.user_id for b in board} == locked | {"h"}  # every participant's session
