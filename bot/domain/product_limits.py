@@ -35,6 +35,7 @@ BADGE_SHARE = 0.8
 STANDINGS_SHOWN = 10  # members on a round's standings
 RIGHT_SHOWN = 20  # names under "Got it right:" at most; the rest are counted
 NAME_SHOWN = 64  # characters of one member's name (Telegram's run to 129)
+OPTION_SHOWN = 40  # characters of an option's text beside its bar in a round's reveal
 WHO_PAGE = 20  # members per page of the private "Who answered?" list
 STREAKS_SHOWN = 5  # members named under a question of the day's streaks
 WEEK_SHOWN = 10  # members on Sunday's standing of the week

@@ -7,13 +7,19 @@ bar chart, who got it right, the explanation, the standings, and at the end the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.domain import learning
 from bot.domain.payloads import TeamPayload, WhoPagePayload, WhoPayload, encode_round
 from bot.domain.platforms import units
-from bot.domain.product_limits import NAME_SHOWN, RIGHT_SHOWN, STANDINGS_SHOWN, UNTIMED_SECONDS
+from bot.domain.product_limits import (
+    NAME_SHOWN,
+    OPTION_SHOWN,
+    RIGHT_SHOWN,
+    STANDINGS_SHOWN,
+    UNTIMED_SECONDS,
+)
 from bot.domain.round_results import (
     DailyNotes,
     DailySet,
@@ -26,6 +32,7 @@ from bot.domain.round_results import (
 )
 from bot.present import render
 from bot.present.cards import Button, Card, Reply
+from bot.present.clipping import clip_isolated
 from bot.present.i18n import Catalogue, is_rtl, isolate, person
 from bot.present.outcomes import team_name
 
@@ -39,9 +46,10 @@ def medal(rank: int, score: float) -> str:
     return MEDALS.get(rank, "▫️") if score > 0 else "▫️"
 
 
-def bars(counts: tuple[int, ...], lang: str) -> list[str]:
-    """`A ▇▇▇ 45% · 90` per option: the share of the answers and their number, the
-    longest bar BAR_WIDTH wide."""
+def bars(counts: tuple[int, ...], lang: str, options: Sequence[str] = ()) -> list[str]:
+    """`A ▇▇▇ 45% · 90 · Megatron-LM` per option: the share of the answers, their number
+    and the option's text as given (the reveal replaced the question's option lines, and a
+    letter alone says nothing to whoever reads it later), the longest bar BAR_WIDTH wide."""
     top, total = max(counts, default=0), sum(counts)
     lines = []
     for i, n in enumerate(counts):
@@ -50,8 +58,9 @@ def bars(counts: tuple[int, ...], lang: str) -> list[str]:
             width = 1
         label = isolate(render.letter(i)) if is_rtl(lang) else render.letter(i)
         share = f"{round(100 * n / total) if total else 0}% · {n}"
-        lines.append(f"{label} {BAR * width} {isolate(share) if is_rtl(lang) else share}"
-                     .replace("  ", " "))
+        line = (f"{label} {BAR * width} {isolate(share) if is_rtl(lang) else share}"
+                .replace("  ", " "))
+        lines.append(f"{line} · {options[i]}" if i < len(options) and options[i] else line)
     return lines
 
 
@@ -184,7 +193,8 @@ class RoundPlanner:
             # "180 of 200 answered": of everyone who has played this round or joined it
             if members:
                 lines.append(self.t(lang, "round.answered", answered=answered, count=members))
-            lines += [*bars(r.counts, lang), ""]
+            texts = [m.escape(clip_isolated(o, OPTION_SHOWN, is_rtl(lang))) for o in q.options]
+            lines += [*bars(r.counts, lang, texts), ""]
             if r.right:
                 shown = r.right[:right_shown]
                 if shown:

@@ -12,11 +12,12 @@ import pytest
 from adapters.discord.views import FIELD_LIMIT, MARKDOWN, embed_of, message_of
 from adapters.telegram.views import HTML, text_of
 from bot.domain.platforms import DISCORD, TELEGRAM, units
+from bot.domain.product_limits import OPTION_SHOWN
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
 from bot.domain.results import Actor, CatalogueEntry, QuizCount, QuizList
 from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
 from bot.features.library import Library
-from bot.present.i18n import Catalogue
+from bot.present.i18n import Catalogue, strip_isolates
 from bot.present.limits import worst_feedback
 from bot.present.plan import Card, Planner
 from bot.present.render import PLAIN
@@ -132,13 +133,37 @@ def test_a_reveal_reads_clearly(cat: Catalogue) -> None:
         Standing(i + 4, str(i + 4), f"M{i}", 0, 0.0) for i in range(197)))
     text = plan.reveal(r).body
     assert "180 of 200 answered" in text
-    assert "A ▇▇▇▇▇▇▇▇▇▇ 50% · 90\nB ▇▇▇▇▇▇▇ 33% · 60\nC ▇▇ 11% · 20\nD ▇ 6% · 10" in text
+    split = [line.split(" · ")[:2] for line in text.splitlines() if line[1:3] == " ▇"]
+    assert split == [["A ▇▇▇▇▇▇▇▇▇▇ 50%", "90"], ["B ▇▇▇▇▇▇▇ 33%", "60"], ["C ▇▇ 11%", "20"],
+                     ["D ▇ 6%", "10"]]
     assert "🥇 1. Member number 0 with a long display name: 3 right · 4.2 s" in text
     stopped = replace(r, counts=(0, 0, 0, 0), right=(), stopped=True)
     text = plan.reveal(stopped).body
     assert "Stopped before anyone answered." in text and "Nobody got it right" not in text
     assert "Nobody answered this one in time." in plan.reveal(replace(stopped,
                                                                      stopped=False)).body
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_the_split_of_answers_names_each_option(cat: Catalogue, lang: str) -> None:
+    """The reveal replaces the question's option lines: its split said only "B ▇▇▇ 33% · 60",
+    a letter whose option nobody could see any more (Kahoot and Telegram's own quiz polls
+    show each option beside its share). Each bar now ends with its option, clipped."""
+    r = reveal(200, lang, "The point.")
+    assert r.question is not None
+    options = r.question.options
+    for planner in (RoundPlanner(cat, PLAIN, lambda q: ""),
+                    RoundPlanner(cat, HTML, lambda q: "", limit=TELEGRAM.card_limit)):
+        text = strip_isolates(planner.reveal(r).body)
+        split = [line for line in text.splitlines() if line[:1] in "ABCD" and line[1:2] == " "
+                 and "%" in line]
+        assert len(split) == len(options)
+        for i, (line, option) in enumerate(zip(split, options, strict=True)):
+            assert line.startswith(f"{'ABCD'[i]} ") and f"% · {r.counts[i]} · " in line
+            shown = line.split(" · ", 2)[2]
+            assert len(shown) <= OPTION_SHOWN
+            assert option.startswith(shown.removesuffix("…").replace("&amp;", "&")
+                                     .replace("&lt;", "<").replace("&gt;", ">"))
 
 
 def test_the_private_list_opens_with_the_full_explanation(cat: Catalogue) -> None:

@@ -92,7 +92,7 @@ async def test_full_round_three_members_one_silent(bot: Running, api: FakeBotAPI
         reveal = await room.reveal(since, question)
         option = key.letters(text)[right]
         assert f"✅ Answer: {right}) {option}" in reveal
-        counts = {line.split()[0]: int(line.split()[-1]) for line in reveal.splitlines()
+        counts = {line.split()[0]: int(line.split(" · ")[1]) for line in reveal.splitlines()
                   if line[:1] in "ABCD" and line[1:2] == " "}
         expected = {letter: 0 for letter in "ABCD"}
         expected[right] += 1
