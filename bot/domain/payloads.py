@@ -198,6 +198,8 @@ class OwnedPayload:
     button that never named one)."""
 
     action: ClassVar[str]
+    # what a member who pressed someone else's button sends for buttons of their own
+    command: ClassVar[str] = "/help"
     arg: str
     owner: str | None
 
@@ -222,6 +224,7 @@ class StartPayload(OwnedPayload):
     """Start (or resume) the quiz `arg`."""
 
     action: ClassVar[str] = "start"
+    command: ClassVar[str] = "/quiz"
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +232,7 @@ class RetryPayload(OwnedPayload):
     """Try the quiz `arg` again from the start."""
 
     action: ClassVar[str] = "retry"
+    command: ClassVar[str] = "/quiz"
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +240,7 @@ class ReviewPayload(OwnedPayload):
     """Review what was missed in the last attempt of quiz `arg`."""
 
     action: ClassVar[str] = "review"
+    command: ClassVar[str] = "/review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +248,7 @@ class DuePayload(OwnedPayload):
     """Spaced review now (the reminder's button)."""
 
     action: ClassVar[str] = "due"
+    command: ClassVar[str] = "/review"
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +256,7 @@ class ConfidencePayload(OwnedPayload):
     """Ask "sure or guess" (`arg` "on") or stop asking ("off")."""
 
     action: ClassVar[str] = "conf"
+    command: ClassVar[str] = "/settings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +264,7 @@ class LanguagePayload(OwnedPayload):
     """Talk in language `arg`."""
 
     action: ClassVar[str] = "lang"
+    command: ClassVar[str] = "/language"
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +272,7 @@ class ResetPayload(OwnedPayload):
     """Answer the reset question: `arg` "yes" deletes the presser's progress."""
 
     action: ClassVar[str] = "reset"
+    command: ClassVar[str] = "/reset"
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +280,7 @@ class QuizzesPayload(OwnedPayload):
     """Open the catalogue: every quiz, each a button that starts it."""
 
     action: ClassVar[str] = "list"
+    command: ClassVar[str] = "/quizzes"
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,6 +288,7 @@ class TopicPayload(OwnedPayload):
     """Practise the topic `arg`: its due and weakest questions across quizzes."""
 
     action: ClassVar[str] = "topic"
+    command: ClassVar[str] = "/review"
 
 
 @dataclass(frozen=True, slots=True)

@@ -170,10 +170,11 @@ class StaleAnswer:
 
 @dataclass(frozen=True, slots=True)
 class NotYours:
-    """A tap on someone else's session; nothing changed."""
+    """A tap on someone else's session or button; nothing changed."""
 
     session_id: int
     lang: str
+    command: str = "/quiz"  # what gives the presser their own (`OwnedPayload.command`)
 
 
 AnswerOutcome = AnswerResult | StaleAnswer | NotYours

@@ -112,8 +112,8 @@ class Engine:
         handler = self.buttons.handler(data, where)
         if handler is None:
             return UnknownButton(await self.language(actor), bool(where and where.shared))
-        if not may_press(actor, data):
-            return NotYours(0, await self.language(actor))
+        if not may_press(actor, data):  # an owned button: may_press passes any other
+            return NotYours(0, await self.language(actor), getattr(data, "command", "/help"))
         return await handler(actor, data, where)
 
     async def _answer_pressed(self, actor: Actor, p: payloads.AnswerPayload,

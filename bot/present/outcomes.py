@@ -114,7 +114,7 @@ def _answered(plan: Planner, result: AnswerResult, actor: Actor, where: Where | 
 def _not_yours(plan: Planner, outcome: NotYours, actor: Actor, where: Where | None) -> Reply:
     # session 0: a button that is not a question's
     key = "answer.not_yours" if outcome.session_id else "error.not_your_button"
-    return Reply(ack=plan.cat.t(outcome.lang, key))
+    return Reply(ack=plan.cat.t(outcome.lang, key, command=outcome.command))
 
 
 def _stale(plan: Planner, outcome: StaleAnswer, actor: Actor, where: Where | None) -> Reply:

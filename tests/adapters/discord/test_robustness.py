@@ -50,28 +50,29 @@ async def test_someone_elses_buttons_of_every_kind_change_nothing(fake: FakeDisc
                                                                    bot: App) -> None:
     """Alice's messages are ephemeral in a server, but the rule must not rest on that: the
     owner in each button's payload is what refuses Bob, and nothing of Alice's changes."""
-    refusal = bot.catalogue.t("en", "error.not_your_button")
+    def refusal(command: str) -> str:  # and what gives Bob his own
+        return bot.catalogue.t("en", "error.not_your_button", command=command)
 
-    async def refused(message: Message, label: str) -> None:
+    async def refused(message: Message, label: str, command: str) -> None:
         ix = await replied(fake, await fake.press(BOB, message, message.button(label)[
             "custom_id"]))
         assert ix.original is not None and ix.original.ephemeral
-        assert ix.original.content == refusal
+        assert ix.original.content == refusal(command)
         assert ix.callback is not None and ix.callback.type == 4  # a note, not an edit
 
     language = (await replied(fake, await fake.slash(ALICE, "language", guild=GUILD))).original
     assert language is not None
-    await refused(language, "اردو")
+    await refused(language, "اردو", "/language")
     reset = (await replied(fake, await fake.slash(ALICE, "reset", guild=GUILD))).original
     assert reset is not None
-    await refused(reset, "Yes, delete")
+    await refused(reset, "Yes, delete", "/reset")
     question = await start_quiz(fake, ALICE)
     for n in range(8):
         ix = await answer(fake, ALICE, question, wrong_id(question) if n == 0
                           else right_id(question))
         question = ix.followups[0]
-    await refused(question, "🔁 Review missed")
-    await refused(question, "↻ Try again")
+    await refused(question, "🔁 Review missed", "/review")
+    await refused(question, "↻ Try again", "/quiz")
     assert await bot.store.read(sessions_sql.active_session,
                                 "discord", BOB["id"], "parallelism") is None
     assert await bot.engine.language(Actor("discord", BOB["id"])) == "en"
@@ -139,7 +140,8 @@ async def test_someone_elses_buttons_are_refused(fake: FakeDiscord, bot: App) ->
     ix = await replied(fake, await fake.press(BOB, help_message,
                                               help_message.button("▶ Start")["custom_id"]))
     assert ix.original is not None and ix.original.ephemeral
-    assert ix.original.content == "These buttons belong to someone else."
+    assert ix.original.content == \
+        "These buttons belong to whoever asked for them. For your own, send /quiz"
     assert await bot.store.read(sessions_sql.active_session,
                                 "discord", BOB["id"], "parallelism") is None
 

@@ -82,7 +82,9 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
     alice = Learner(api, api.user(1001, "Alice"), group)
     bob = Learner(api, api.user(2002, "Bob"), group)
     not_yours = bot.cat.t("en", "answer.not_yours")
-    not_your_button = bot.cat.t("en", "error.not_your_button")
+
+    def not_your_button(command: str) -> str:  # and what gives Bob his own
+        return bot.cat.t("en", "error.not_your_button", command=command)
 
     async def refused(message: dict, label: str, expected: str) -> None:
         before = len(api.calls)
@@ -96,12 +98,12 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
     since = alice.mark()
     await alice.send("/start")
     welcome = await alice.reply(since)
-    await refused(welcome, "اردو", not_your_button)  # language
-    await refused(welcome, "▶ Start", not_your_button)  # start
+    await refused(welcome, "اردو", not_your_button("/language"))  # language
+    await refused(welcome, "▶ Start", not_your_button("/quiz"))  # start
     since = alice.mark()
     await alice.send("/reset")
     confirm = await alice.reply(since)
-    await refused(confirm, "Yes, delete", not_your_button)  # reset
+    await refused(confirm, "Yes, delete", not_your_button("/reset"))  # reset
     # Alice's questions go to her private chat; Bob's taps there are forged callbacks.
     alice = Learner(api, api.user(1001, "Alice"))
     bob = Learner(api, api.user(2002, "Bob"), alice.chat)
@@ -116,8 +118,8 @@ async def test_someone_elses_buttons_of_every_kind_are_refused(
         await alice.toast(query)
         question = await alice.reply(since, next_or_summary)
     summary = question
-    await refused(summary, "🔁 Review missed", not_your_button)  # review
-    await refused(summary, "↻ Try again", not_your_button)  # retry
+    await refused(summary, "🔁 Review missed", not_your_button("/review"))  # review
+    await refused(summary, "↻ Try again", not_your_button("/quiz"))  # retry
     assert await bot.app.store.read(sessions_sql.active_session,
                                     "telegram", "2002", "parallelism") is None
     assert (await bot.app.engine.stats(alice_actor())).attempts == 1

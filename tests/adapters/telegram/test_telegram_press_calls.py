@@ -57,7 +57,8 @@ async def test_round_presses_and_refusals_cost_one_call(
     assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "round.button_gone"))
     owned = payload.StartPayload.of("1001", "parallelism").pack()  # Hana's, not Chen's
     calls, toast = await calls_of_press(room.chen, question, owned)
-    assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "error.not_your_button"))
+    assert (calls, toast["text"]) == (ACK_ONLY, bot.cat.t("en", "error.not_your_button",
+                                                          command="/quiz"))
 
     since = room.hana.mark()
     room.advance(20)  # the deadline: the question becomes its reveal
