@@ -36,6 +36,7 @@ from bot.app.compose import App
 from bot.domain import payloads as payload
 from bot.domain.errors import BadLink, QuizError, UnknownQuiz, UnknownTopic
 from bot.domain.results import QuestionPrompt, SessionKind
+from bot.features.naming import quiz_words
 from bot.present.chart import progress_picture
 from bot.present.plan import Planner, Reply
 from bot.present.topic_choice import topic_choice
@@ -60,6 +61,7 @@ class Handlers:
         self.engine, self.cat, self.dash, self.plan = app.engine, app.catalogue, dashboard, plan
         self.outbox, self.metrics, self.rounds, self.links = outbox, app.metrics, rounds, links
         self.chats = app.chats
+        self._quiz = partial(quiz_words, app.engine, app.catalogue.languages)  # id or title
         self.private = PrivateChat(app, plan)  # text and other messages in a private chat
 
     def register(self, application: PTBApplication) -> None:
@@ -197,13 +199,13 @@ class Handlers:
                                  quizzes=self.engine.quiz_count())
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """/quiz [id]: resume or start it (in a group: a button opening it in a private chat);
-        no id: the catalogue, or the quiz a group's admins chose; an unknown id: the
-        catalogue under "no such quiz". `/quiz remove ID` (admins): take an installed one out."""
+        """/quiz [id or title]: resume or start it (a group: a button to a private chat); none:
+        the catalogue, or the group's quiz; an unknown one: the catalogue under "no such
+        quiz". `/quiz remove ID` (admins): take an installed one out."""
         if args and args[0].lower() == "remove":
-            title = await self.engine.remove_quiz(turn.actor, _first(args[1:]) or "")
+            title = await self.engine.remove_quiz(turn.actor, self._quiz(args[1:]) or "")
             return self.plan.removed(await self.engine.language(turn.actor), title)
-        quiz_id = _first(args) or (await self.engine.group_choice(turn.actor))[0]
+        quiz_id = self._quiz(args) or (await self.engine.group_choice(turn.actor))[0]
         if quiz_id is None:
             return await self.quizzes(turn, args)
         try:
@@ -235,8 +237,8 @@ class Handlers:
     async def review(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/review: the due questions of every quiz; /review last [id]: last time's misses."""
         if args and args[0].lower() == "last":
-            return await self._solo(turn, lambda: self.engine.review(turn.actor, _first(args[1:])),
-                                    _first(args[1:]))
+            quiz_id = self._quiz(args[1:])
+            return await self._solo(turn, lambda: self.engine.review(turn.actor, quiz_id), quiz_id)
         if args:  # /review NAME: practise one topic
             topic = args[0].removeprefix("topic:").lower()
             if topic not in self.engine.topics():  # the topics' names to tap, never ids
@@ -275,23 +277,23 @@ class Handlers:
 
     async def stats(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/stats [id]: scores, spaced-review progress, and the same as a chart."""
-        stats = await self.engine.stats(turn.actor, _first(args))
+        stats = await self.engine.stats(turn.actor, self._quiz(args))
         progress = await self.engine.progress(turn.actor)
         return self.plan.progress(stats, progress, await progress_picture(progress))
 
     async def settings(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/settings: confidence marks (a button) and the reminder. In a group: the group's
-        quiz and language; `/settings quiz ID` / `/settings language CODE` (its admins)."""
+        quiz and language; `/settings quiz TITLE` / `/settings language CODE` (its admins)."""
         if turn.actor.chat_id is None:
             return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
-        what, value = (args[0].lower() if args else ""), _first(args[1:])
+        what, value = (args[0].lower() if args else ""), " ".join(args[1:]) or None
         if what not in ("quiz", "language") or value is None:
             return self.plan.group_settings(await self.engine.group_settings(turn.actor))
         admin = views.anonymous_admin(turn.update) or (
             turn.actor.user_id.isdigit()  # not a channel posting as itself
             and await is_member(turn.bot, turn.chat_id, int(turn.actor.user_id), manager=True))
         view = await self.engine.set_group(turn.actor, admin=admin,
-                                           quiz=value if what == "quiz" else None,
+                                           quiz=self._quiz([value]) if what == "quiz" else None,
                                            language=value if what == "language" else None)
         return self.plan.group_settings(view, saved=True)
 
@@ -301,7 +303,7 @@ class Handlers:
             return self.plan.reminder_set(await self.engine.remind_off(turn.actor))
         if not args:
             return self.plan.settings(await self.engine.settings(turn.actor), turn.actor)
-        view = await self.engine.remind(turn.actor, args[0], _first(args[1:]))
+        view = await self.engine.remind(turn.actor, args[0], next(iter(args[1:]), None))
         return self.plan.reminder_set(view)
 
     async def dashboard(self, turn: Turn, args: Sequence[str]) -> Reply:
@@ -316,7 +318,7 @@ class Handlers:
         private; every result, or only solo quizzes or only rounds."""
         scope = "chat" if turn.actor.chat_id is not None else "global"
         kinds = [a for a in args if a in BOARD_KINDS]
-        quiz_id = _first([a for a in args if a not in BOARD_KINDS])
+        quiz_id = self._quiz([a for a in args if a not in BOARD_KINDS])
         board = await self.engine.leaderboard(turn.actor, quiz_id, scope=scope,
                                               kind=kinds[0] if kinds else "all")
         return self.plan.leaderboard(board)
@@ -389,10 +391,6 @@ class Handlers:
 
 REVIEW_LINK = "review"  # `/start review`: the deep link a group's /review hands out
 TOPIC_LINK = "topic-"  # `/start topic-<id>`: a group's /review NAME, in the private chat
-
-
-def _first(args: Sequence[str]) -> str | None:
-    return args[0] if args else None
 
 
 def linked_quiz(data: str) -> str:

@@ -19,6 +19,7 @@ from bot.domain.errors import BadDaily, BadRoundOptions, NoRound, RoundRunning
 from bot.domain.product_limits import MAX_TEAMS, MEMBER_QUIET, MIN_TEAMS
 from bot.domain.results import Actor
 from bot.domain.round_rules import DEFAULT_SCORING, SCORINGS
+from bot.features.naming import quiz_named, quiz_words
 from bot.present.plan import Planner, Reply
 from bot.present.round_plan import RoundPlanner
 
@@ -29,9 +30,10 @@ def parse_round(args: Sequence[str]) -> RoundOptions | None:
     """`[quiz] [seconds] [questions] [teams N] [scoring MODE] [untimed]` in any order, the
     first bare number the seconds and the second the number of questions (Discord's order):
     (quiz, seconds, questions, teams, scoring, untimed), or None when a word does not parse
-    (the usage line)."""
-    quiz_id, seconds, questions, teams, scoring, untimed = (None, None, None, 0,
-                                                            DEFAULT_SCORING, False)
+    (the usage line). The quiz is every other word, in order: an id or a title, whole or
+    in part ("/round depth 20"; `bot.features.naming`)."""
+    seconds, questions, teams, scoring, untimed = None, None, 0, DEFAULT_SCORING, False
+    named: list[str] = []
     words = iter(a.lower() for a in args)
     for word in words:
         if word == "teams":
@@ -51,11 +53,9 @@ def parse_round(args: Sequence[str]) -> RoundOptions | None:
             questions = int(word)
         elif word.isdigit():  # a third number: what would it be?
             return None
-        elif quiz_id is None:
-            quiz_id = word
         else:
-            return None
-    return quiz_id, seconds, questions, teams, scoring, untimed
+            named.append(word)
+    return " ".join(named) or None, seconds, questions, teams, scoring, untimed
 
 
 class TelegramRounds:
@@ -106,7 +106,8 @@ class TelegramRounds:
         options = parse_round(args)
         if options is None:
             raise BadRoundOptions()
-        quiz_id, seconds, questions, teams, scoring, untimed = options
+        named, seconds, questions, teams, scoring, untimed = options
+        quiz_id = quiz_named(self.engine, self.cat.languages, named) if named else None
         started = await self.engine.start_round(actor, chat_id, quiz_id, seconds=seconds,
                                                 questions=questions, scoring=scoring,
                                                 teams=teams, untimed=untimed)
@@ -128,7 +129,7 @@ class TelegramRounds:
 
     async def daily(self, actor: Actor, args: Sequence[str], *,
                     group_admin: bool = False) -> Reply:
-        """/daily on HH:MM [+HH:MM] [quiz] | /daily off: the group's admins only."""
+        """/daily on HH:MM [+HH:MM] [quiz: an id or a title] | /daily off: the group's admins."""
         lang = await self.engine.language(actor)
         if actor.chat_id is None:
             return self.plan.text(lang, "daily.groups_only")
@@ -138,15 +139,13 @@ class TelegramRounds:
         if words == ["off"]:
             done = await self.engine.daily_off(actor, actor.chat_id, may_manage=manage)
             return self.round_plan.daily_set(done)
-        if len(words) < 2 or words[0] != "on" or len(words) > 4:
+        if len(words) < 2 or words[0] != "on":
             raise BadDaily()
         at, rest = words[1], words[2:]
         offset = next((w for w in rest if w[:1] in "+-" or w.startswith(("utc", "gmt"))), None)
-        quizzes = [w for w in rest if w != offset]
-        if len(quizzes) > 1:
-            raise BadDaily()
-        done = await self.engine.daily_on(actor, actor.chat_id, at, offset,
-                                          quizzes[0] if quizzes else None, may_manage=manage)
+        quiz = quiz_words(self.engine, self.cat.languages, [w for w in rest if w != offset])
+        done = await self.engine.daily_on(actor, actor.chat_id, at, offset, quiz,
+                                          may_manage=manage)
         return self.round_plan.daily_set(done)
 
     async def quiet(self, actor: Actor) -> bool:

@@ -33,6 +33,7 @@ from bot.domain.results import (
     Summary,
     TypedRefused,
 )
+from bot.features.naming import quiz_named
 from bot.present.i18n import strip_isolates
 from bot.present.plan import Card, Planner, Reply
 from bot.present.quiz_list import catalogue_lines
@@ -370,7 +371,8 @@ def play(config: Config, *, quiz_id: str | None, lang: str | None, user: str,
         game = TerminalGame(app, runner, actor, bidi=bidi)
         code = 0
         try:
-            game.run(quiz_id, lang, review)
+            named = quiz_named(app.engine, app.catalogue.languages, quiz_id) if quiz_id else None
+            game.run(named, lang, review)  # --quiz takes an id or a title, as the chats do
         except (EndOfInput, KeyboardInterrupt):
             print()
             print(game.saved(runner.run(app.engine.language(actor)),

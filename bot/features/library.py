@@ -83,10 +83,11 @@ class Library:
         return sorted(self.quizzes.values(), key=rank)
 
     def choices(self) -> Text:
-        """The valid quizzes as names with their ids, one a line, in every language (an
-        unknown id's refusal lists them): "• Pipeline schedules (pipeline-schedules)"."""
+        """The valid quizzes by title, one a line, in every language (an unknown quiz's
+        refusal lists them; every command takes a title, `bot.features.naming`): never
+        an id to copy out of brackets."""
         langs = sorted({lang for quiz in self.quizzes.values() for lang in quiz.languages})
-        return Text(tuple((lang, "".join(f"\n• {q.title.get(lang)} ({q.id})"
+        return Text(tuple((lang, "".join(f"\n• {q.title.get(lang)}"
                                            for q in self.ordered())) for lang in langs))
 
     def quiz_count(self) -> QuizCount:

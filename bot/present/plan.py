@@ -357,7 +357,7 @@ class Planner:
         round posts, and how its admins change them."""
         t = self.cat.t
         quiz = t(view.lang, "group.quiz" if view.chosen else "group.quiz_default",
-                 title=view.quiz_title, id=view.quiz_id)
+                 title=view.quiz_title)
         lang = (t(view.lang, "group.lang", name=t(view.group_lang, "language.name"))
                 if view.group_lang else t(view.lang, "group.lang_default"))
         lines = [t(view.lang, "settings.saved")] if saved else []

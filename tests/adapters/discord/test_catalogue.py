@@ -178,7 +178,8 @@ async def test_a_typed_title_or_topic_name_is_understood(fake: FakeDiscord, bot:
     ix = await replied(fake, await fake.slash(ALICE, "settings", guild=GUILD,
                                               options={"quiz": "Parallelism in depth: "
                                                        "schedules, memory and communication"}))
-    assert ix.original is not None and "(parallelism-deep)" in ix.original.text
+    assert ix.original is not None and "Quiz for rounds and /quiz here: Parallelism in depth: " \
+        "schedules, memory and communication\n" in ix.original.text
     ix = await replied(fake, await fake.slash(ALICE, "reward", guild=GUILD, subcommand="remove",
                                               options={"quiz": "model and pipeline "
                                                        "parallelism"}))
@@ -204,6 +205,6 @@ async def test_every_quiz_option_suggests_quizzes(fake: FakeDiscord, bot: App) -
         ix = await replied(fake, await fake.autocomplete(ALICE, name, "quiz", "long",
                                                          guild=GUILD, subcommand=sub))
         assert ix.callback is not None and ix.callback.type == 8, name
-        assert ix.callback.data["choices"] == [{
-            "name": "Long sequences and sharded data parallelism (long-context)",
+        assert ix.callback.data["choices"] == [{  # shown by title; the id is only the value
+            "name": "Long sequences and sharded data parallelism",
             "value": "long-context"}], name

@@ -24,19 +24,22 @@ async def test_server_admins_choose_quiz_and_language(bot: App, fake: FakeDiscor
                                               options={"quiz": "long-context", "language": "ur"}))
     assert ix.original is not None and not ix.original.ephemeral  # news for the server
     text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
-    assert "(long-context)" in text and "اردو" in text
+    assert "Long sequences and sharded data parallelism\n" in text and "اردو" in text
+    assert "long-context" not in text  # its title, never its id
     # Discord's words: a server, slash options, Manage Server (not "/settings quiz ID" in a
     # "group", nor "/settings in a private chat", which Telegram needs)
     lines = text.splitlines()
     assert lines[1] == "This server's settings"
-    assert lines[-2].startswith("Members with Manage Server change them: /settings quiz: and")
+    assert lines[-2].startswith("Members with Manage Server change them: /settings quiz: (type "
+                                "part of a title and pick it from the suggestions) and")
     assert lines[-1].startswith("Your own settings (confidence, reminders): /settings with no")
 
     ix = await replied(fake, await fake.slash(BOB, "settings", guild=GUILD), followups=1)
     assert ix.original is not None  # their own settings, then the server's
     shown = [m.embeds[0]["description"] if m.embeds else m.content
              for m in (ix.original, *ix.followups)]
-    assert any("(long-context)" in text for text in shown)
+    assert any("Long sequences and sharded data parallelism" in text for text in shown)
+    assert not any("long-context" in text for text in shown)
 
     ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD))  # the server's quiz
     assert ix.original is not None and ix.original.embeds  # a question, not the catalogue

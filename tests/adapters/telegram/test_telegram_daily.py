@@ -22,10 +22,13 @@ async def test_daily_on_the_fake_bot_api(bot: Running, api: FakeBotAPI, key: Ans
 
     api.members[(GROUP_ID, 1001)] = "administrator"
     for bad in ("/daily on 9", "/daily on 25:00", "/daily at 09:00", "/daily",
-                "/daily on 09:00 +99:00", "/daily on 09:00 a b"):
+                "/daily on 09:00 +99:00"):
         since = room.hana.mark()
         await room.hana.send(bad)
         assert (await room.hana.reply(since))["text"].startswith(USAGE), bad
+    since = room.hana.mark()  # the words after the time name a quiz, by id or title
+    await room.hana.send("/daily on 09:00 a b")
+    assert (await room.hana.reply(since))["text"].startswith("There is no quiz called a b.")
     since = room.hana.mark()
     await room.hana.send("/daily on 13:30 +05:00 parallelism")  # 08:30 UTC: in 30 minutes
     said = strip_isolates((await room.hana.reply(since))["text"])

@@ -67,7 +67,8 @@ async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: Fake
     await admin.send("/settings quiz long-context")
     text = (await admin.reply(since))["text"]
     assert text.splitlines()[:2] == ["Saved.", "This group's settings"]
-    assert "Quiz for rounds and /quiz here: " in text and "(long-context)" in text
+    assert "Quiz for rounds and /quiz here: Long sequences and sharded data parallelism\n" \
+        in text and "long-context" not in text  # its title, never its id
     since = admin.mark()
     await admin.send("/settings language ur")
     assert "Language of round posts: اردو" in (await admin.reply(since))["text"]
@@ -75,7 +76,8 @@ async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: Fake
     since = member.mark()
     await member.send("/settings")
     shown = (await member.reply(since))["text"]
-    assert "(long-context)" in shown and "/settings in a private chat" in shown
+    assert "Long sequences and sharded data parallelism" in shown and "long-context" not in shown
+    assert "/settings in a private chat" in shown
 
     since = member.mark()
     await member.send("/quiz")  # no quiz named: the admins' choice, not the catalogue

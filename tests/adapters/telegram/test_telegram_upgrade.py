@@ -98,7 +98,8 @@ async def test_an_upgraded_group_keeps_its_board_settings_daily_and_quiz(
         assert "Bilal: 1/1" in strip_isolates((await hana.reply(since))["text"])
         since = hana.mark()
         await hana.send("/settings")
-        assert "(week3)" in (await hana.reply(since))["text"]
+        assert "Quiz for rounds and /quiz here: Pipeline basics\n" in (
+            await hana.reply(since))["text"]  # the group's quiz (week3), by its title
         [logged] = moves_logged(caplog)
         assert logged.levelno == logging.INFO
         assert f"telegram chat {OLD} is now chat {NEW}" in logged.getMessage()

@@ -1,0 +1,47 @@
+"""What a person typed to name a quiz or a topic: its id, or its title (name) in any
+language, as every place shows it, so nobody has to copy an internal id out of a list.
+Every adapter reads a typed quiz or topic name through here (Discord's options, Telegram's
+command words, `quizbot play --quiz`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.features.engine import Engine
+
+PART_MIN = 3  # the fewest characters a part of a title must have to name that quiz alone
+
+
+def name_key(text: str) -> str:
+    """A typed name compared as a reader sees it: spaces collapsed, case folded."""
+    return " ".join(text.split()).casefold()
+
+
+def quiz_named(engine: Engine, langs: Iterable[str], text: str) -> str:
+    """The id of the quiz `text` names: its id, its title in any language, or a part of
+    a title that no other quiz's title holds ("depth", "pipeline schedules"); else `text`
+    (the engine then refuses it, listing the titles)."""
+    wanted = name_key(text)
+    infos = [info for lang in langs for info in engine.quiz_infos(lang)]
+    for info in infos:
+        if wanted in (info.id, name_key(info.title), name_key(f"{info.title} ({info.id})")):
+            return info.id
+    holders = {info.id for info in infos if wanted in name_key(info.title)}
+    return holders.pop() if len(wanted) >= PART_MIN and len(holders) == 1 else text
+
+
+def quiz_words(engine: Engine, langs: Iterable[str], words: Sequence[str]) -> str | None:
+    """The quiz a command's words name (`quiz_named` of them joined), None for no words."""
+    return quiz_named(engine, langs, " ".join(words)) if words else None
+
+
+def topic_named(engine: Engine, langs: Iterable[str], text: str) -> str:
+    """The id of the topic `text` names (its id or its name in any language), else `text`."""
+    wanted = name_key(text)
+    for topic in engine.topics():
+        if wanted == topic or any(wanted == name_key(engine.topic_name(topic, lang))
+                                  for lang in langs):
+            return topic
+    return text
