@@ -315,11 +315,12 @@ class Dashboard:
         if not role.admin:
             raise Forbidden(f"{who.platform} user is no admin of group {group_id}")
         p = who.platform
-        lang, (_, _, members, _, _) = await asyncio.gather(
+        lang, (rounds, _, members, _, _) = await asyncio.gather(
             self.language(who), self.group_figures.get((p, group_id),
                                                  lambda: self.group_reads(p, group_id)))
         quizzes = self.quizzes()
-        gone = await self._gone(quizzes, {m.quiz_id for m in members.rows}, lang)
+        gone = await self._gone(quizzes, {r.quiz_id for r in rounds}  # numbered as the page
+                                | {m.quiz_id for m in members.rows}, lang)
         return member_table(members.rows, quizzes, lang, self._t(lang), self.engine.clock(),
                             ask, gone)
 
@@ -331,7 +332,9 @@ class Dashboard:
         if not missing:
             return {}
         files = await self.store.read(quizzes_sql.stored_files, missing)
-        return gone_titles(missing, files, lang, self.cat.t(lang, "dashboard.quiz_removed"))
+        return gone_titles(missing, files, lang, self.cat.t(lang, "dashboard.quiz_removed"),
+                           lambda name, n: self.cat.t(lang, "dashboard.name_numbered",
+                                                      name=name, number=n))
 
     async def resolve(self, who: Identity, report_id: int) -> bool:
         """Mark a problem report resolved; the configured admins only."""

@@ -4,6 +4,7 @@ charts, dates, the text direction (pure functions; `pages` calls them)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -136,12 +137,22 @@ def title_of(quizzes: Mapping[str, Quiz], quiz_id: str, lang: str,
     return quiz.title.get(lang) if quiz else (gone or {}).get(quiz_id, quiz_id)
 
 
-def gone_titles(ids: Iterable[str], files: Mapping[str, str], lang: str, fallback: str
-                ) -> dict[str, str]:
+def gone_titles(ids: Iterable[str], files: Mapping[str, str], lang: str, fallback: str,
+                numbered: Callable[[str, int], str]) -> dict[str, str]:
     """A name for each quiz no longer loaded: the title its stored file gave it (an
     installed quiz since removed; `quizzes_sql.stored_files`), else `fallback` ("a removed
-    quiz"), never its internal id."""
-    return {quiz_id: _file_title(files.get(quiz_id, ""), lang) or fallback for quiz_id in ids}
+    quiz"), never its internal id. Two that would share a name are told apart by a number
+    ("A removed quiz (1)", "(2)"), counted in the order of their ids, so a page and its
+    member table, given the same quizzes, number them alike."""
+    names = {quiz_id: _file_title(files.get(quiz_id, ""), lang) or fallback
+             for quiz_id in sorted(ids)}
+    shared = Counter(names.values())
+    seen: Counter[str] = Counter()
+    for quiz_id, name in names.items():
+        if shared[name] > 1:
+            seen[name] += 1
+            names[quiz_id] = numbered(name, seen[name])
+    return names
 
 
 def _file_title(text: str, lang: str) -> str | None:

@@ -54,3 +54,32 @@ async def test_a_quiz_no_longer_served_is_named_not_shown_by_its_id(
             int(ADMIN.user_id), "Grace", language_code=lang))
         assert status == 200 and isinstance(rows, dict)
         assert {r["quiz"]: strip_isolates(r["quiz_title"]) for r in rows["rows"]} == titles
+
+
+async def test_two_removed_quizzes_with_no_title_are_told_apart(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """Two quizzes gone with no stored title both read "A removed quiz": one group's page
+    mixed their members and bests under one name. They are numbered, in the same order on
+    the page and in its member table, and still show no id."""
+    engine = served.engine
+    served.members[(GROUP, ADMIN.user_id)] = Role(True, admin=True)
+    gone = ("long-context", "pipeline-schedules")
+    for n, quiz_id in enumerate(gone, start=1):
+        await play(engine, dict(engine.library.quizzes),
+                   Actor("telegram", str(n), GROUP, f"Member {n}"), quiz_id=quiz_id)
+    shipped = {k: v for k, v in quizzes.items() if k not in gone}
+    engine.library._reload = lambda: shipped
+    await engine.reload(ADMIN)
+    for lang, removed in (("en", "A removed quiz"), ("ur", "ہٹایا گیا کوئز")):
+        view = await page(served, lang)
+        members = view["members"]
+        assert isinstance(members, dict)
+        titles = {r["quiz"]: strip_isolates(r["quiz_title"]) for r in members["rows"]}
+        assert titles == {"long-context": f"{removed} (1)", "pipeline-schedules": f"{removed} (2)"}
+        lines = sorted(strip_isolates(q["line"]) for q in members["quizzes"])
+        assert [x.split(":")[0] for x in lines] == [f"{removed} (1)", f"{removed} (2)"]
+        assert not any(quiz_id in x for x in lines for quiz_id in gone)
+        status, rows = await served.get(f"/api/groups/{GROUP}/members", served.tma(
+            int(ADMIN.user_id), "Grace", language_code=lang))
+        assert status == 200 and isinstance(rows, dict)
+        assert {r["quiz"]: strip_isolates(r["quiz_title"]) for r in rows["rows"]} == titles
