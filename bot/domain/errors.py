@@ -48,6 +48,13 @@ class UnknownQuiz(QuizError):
     key = "error.unknown_quiz"
 
 
+class QuizGone(QuizError):
+    """A button naming a quiz that is no longer offered (removed since it was sent): not
+    what anyone typed, so neither its id nor "send the command again" is said."""
+
+    key = "answer.quiz_removed"
+
+
 class UnknownTopic(QuizError):
     key = "error.unknown_topic"
 

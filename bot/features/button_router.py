@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from bot.domain.errors import QuizGone, UnknownQuiz
 from bot.domain.payloads import Payload
 from bot.domain.results import Actor, PressOutcome, Where
 
@@ -37,4 +38,16 @@ class ButtonRouter:
         if (pressed is not None and type(pressed) in self._bound and where is not None
                 and not where.carries(pressed.pack())):
             return None
-        return self._handlers.get(type(pressed))
+        handler = self._handlers.get(type(pressed))
+        return None if handler is None else _gone_quiz_said(handler)
+
+
+def _gone_quiz_said(handler: Handler) -> Handler:
+    """A button's quiz that is gone (Start, Try again, Review on an old message) is said to
+    be gone (`QuizGone`), not refused as a typed name would be, with its id and the titles."""
+    async def pressed(actor: Actor, payload: Any, where: Where | None) -> PressOutcome:
+        try:
+            return await handler(actor, payload, where)
+        except UnknownQuiz:
+            raise QuizGone() from None
+    return pressed
