@@ -21,7 +21,7 @@ from bot.domain.errors import ConfigError, EmptyDatabase, StoreRefused
 from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
 from bot.ops import pg_backup, sqlite_backup
-from bot.ops.files import PlaceError, refuse_existing, write_new
+from bot.ops.files import PlaceError, refuse_database, refuse_existing, write_new
 from bot.ops.reader import inspect, open_reader
 from bot.present import reporting
 from bot.present.limits import check_rendered_sizes
@@ -166,6 +166,8 @@ def export(config: Config, args: argparse.Namespace) -> int:
     """quizbot export --format csv|json [--chat ID] [--output PATH [--force]]."""
     try:
         if args.output is not None:  # refuse a bad target before reading anything
+            if not _postgres(config):
+                refuse_database(args.output, path_from_url(config.storage_url))
             refuse_existing(args.output, force=args.force)
         rows = _read(config, export_rows, Scope.parse(args.chat))
     except Refusal as exc:

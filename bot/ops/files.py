@@ -40,6 +40,18 @@ def refuse_existing(target: Path, *, force: bool) -> None:
                          "to replace it")
 
 
+def refuse_database(target: Path, db: Path) -> None:
+    """PlaceError when `target` is the database `db` itself or one of its side files (the
+    same file by any name or hard link): `--force` replaces an old backup or export, never
+    the database the command reads, which an export or a backup written over it (the bot
+    still writing to the file it has open) would take from every learner."""
+    for own in (db, *(Path(f"{db}{side}") for side in ("-wal", "-shm", "-journal"))):
+        with contextlib.suppress(OSError):  # either not there: not the same file
+            if os.path.samefile(target, own):
+                raise PlaceError(f"{target}: is the database itself ({db}); write the "
+                                 "backup or export to another file")
+
+
 def refuse_missing_folder(target: Path) -> None:
     """PlaceError, saying what to do, when the folder `target` would be written in is not
     there (checked before any work whose result would then have nowhere to go)."""

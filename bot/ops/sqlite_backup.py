@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.domain.errors import OpsError
-from bot.ops.files import PlaceError, new_file
+from bot.ops.files import PlaceError, new_file, refuse_database
 from bot.ops.reader import BACKUP_DAMAGED, BACKUP_REFUSED, open_checked, refusing_damage
 from bot.store.command import run_sync
 from bot.store.commands.report_sql import last_activity, summary
@@ -53,6 +53,7 @@ def backup(db: Path, target: Path, *, force: bool = False) -> BackupResult:
     no symlink is ever followed.
     """
     try:
+        refuse_database(target, db)
         with (open_checked(db) as src, new_file(target, force=force) as tmp,
               refusing_damage(db)):
             version, answers = _copy_checked(src, tmp)
