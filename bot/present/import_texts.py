@@ -321,7 +321,7 @@ URDU_WORDS = {
     "a matching": "جوڑ ملانے والا (matching)", "a short answer": "مختصر جواب والا (short answer)",
     "a multiple-answer": "کئی درست جوابات والا", "a description": "بیانیہ (description)",
     "no answers in {...}": "{...} میں کوئی جواب نہیں", "only '=' answers": "صرف '=' والے جواب",
-    "the smallest": "سب سے چھوٹا",
+    "the smallest": "سب سے چھوٹا", "empty": "خالی",
     "smallest": "سب سے چھوٹا", "largest": "سب سے بڑا",
     "a shortanswer": "مختصر جواب والا (shortanswer)", "a match": "جوڑ ملانے والا (match)",
     "a calculated": "حسابی (calculated)", "a calculatedsimple": "سادہ حسابی (calculatedsimple)",

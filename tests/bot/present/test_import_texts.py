@@ -92,6 +92,19 @@ def test_every_message_an_import_gives_a_teacher_has_its_urdu() -> None:
         "w.csv: something new")  # no translation yet: said as it is
 
 
+def test_an_empty_answer_cell_is_called_empty_in_words() -> None:
+    # An empty `correct` cell (CSV) or `ANSWER:` line (Aiken) read "correct is 'empty'", as if
+    # the teacher had typed the word: it is named as empty, in Urdu "خالی".
+    csv = convert((CSV + "Q?,a,b,\n").encode(), "w.csv").problems
+    aiken = convert(b"Q?\nA. a\nB. b\nANSWER:\n", "q.txt").problems
+    assert [p for p in csv if "correct is empty; give the right option" in p], csv
+    assert [p for p in aiken if "ANSWER is empty, which names no option" in p], aiken
+    assert "correct میں خالی ہے" in said_in("ur", next(p for p in csv if "correct is" in p))
+    assert "ANSWER میں خالی ہے" in said_in("ur", next(p for p in aiken if "ANSWER is" in p))
+    typed = convert((CSV + "Q?,a,b,Z\n").encode(), "w.csv").problems
+    assert [p for p in typed if "correct is 'Z';" in p], typed  # typed text stays quoted
+
+
 @pytest.mark.parametrize("lang", ["en", "ur"])
 def test_an_upload_is_answered_in_the_uploaders_language(catalogue: Catalogue,
                                                          lang: str) -> None:

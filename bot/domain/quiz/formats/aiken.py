@@ -65,8 +65,9 @@ def _question(lines: list[str], where: str, draft: Draft) -> None:
                               "Aiken question has one right answer: give one letter")
         return
     if letter not in letters:
-        draft.problems.append(f"{where}: ANSWER is {letter or 'empty'!r}, which names no "
-                              f"option (options: {', '.join(letters) or 'none'})")
+        named = repr(letter) if letter else "empty"
+        draft.problems.append(f"{where}: ANSWER is {named}, which names no option "
+                              f"(options: {', '.join(letters) or 'none'})")
         return
     options[letters.index(letter)].fraction = 100.0
     draft.questions.append(DraftQuestion(where, "", tidy("\n".join(stem)), options))

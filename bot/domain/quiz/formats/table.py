@@ -193,7 +193,8 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
                    f"({given!r}); keep the one right answer")
         return
     if n not in numbers:
-        draft.problems.append(f"{where}: correct is {given or 'empty'!r}; give the right "
+        shown = repr(given) if given else "empty"
+        draft.problems.append(f"{where}: correct is {shown}; give the right "
                               f"option's number (1-{MAX_OPTIONS}), letter (A-J) or text, of "
                               "a filled option")
         return

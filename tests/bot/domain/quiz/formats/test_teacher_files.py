@@ -258,7 +258,7 @@ def test_excels_unicode_text_and_a_sep_line_are_read() -> None:
         assert quiz.questions[0].options[0].text.get("ur") == "مرزا اسد اللہ خان"
     sep = b"sep=;\r\nquestion;option1;option2;correct\r\nWhich is aromatic?;benzene;hexane;\r\n"
     assert _problems_of(sep, "sep.csv") == [
-        "sep.csv:3: correct is 'empty'; give the right option's number (1-10), letter (A-J) "
+        "sep.csv:3: correct is empty; give the right option's number (1-10), letter (A-J) "
         "or text, of a filled option"]
     quiz = convert(sep.replace(b"hexane;", b"hexane;A"), "sep.csv").quiz
     assert quiz is not None and [o.text.get("en") for o in quiz.questions[0].options] == [
