@@ -86,7 +86,7 @@ class Handlers:
         application.add_handler(MessageHandler(filters.StatusUpdate.NEW_CHAT_TITLE,
                                                self._renamed))
         application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._upgraded))
-        application.add_handler(MessageHandler(filters.COMMAND & filters.ChatType.PRIVATE,
+        application.add_handler(MessageHandler(views.UNKNOWN_COMMAND,
                                                self._guarded(self.unknown)))
         # a number typed in a private chat answers the computed question open there
         private = filters.ChatType.PRIVATE & filters.UpdateType.MESSAGE
@@ -369,7 +369,7 @@ class Handlers:
                                        group_admin=views.anonymous_admin(turn.update))
 
     async def unknown(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """Any other command in a private chat."""
+        """Any other command in a private chat, or named for this bot in a group."""
         return self.plan.text(await self.engine.language(turn.actor), "error.unknown_command")
 
     # --- buttons ------------------------------------------------------------------------------

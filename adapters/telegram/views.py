@@ -19,6 +19,7 @@ from telegram import (
     Update,
     WebAppInfo,
 )
+from telegram.ext import filters
 
 from bot.domain.results import Actor, Where
 from bot.present import render
@@ -80,6 +81,20 @@ def actor_of(update: Update) -> Actor | None:
                      locale=None)
     return Actor(platform=PLATFORM, user_id=str(user.id), chat_id=where,
                  display_name=user.full_name, locale=user.language_code)
+
+
+class _AddressedToMe(filters.MessageFilter):
+    """A command that names this bot (`/top@quizbot`): meant for it, in a group too."""
+
+    def filter(self, message: Message) -> bool:
+        head = (message.text or "").split(maxsplit=1)
+        name = message.get_bot().username or ""
+        return bool(head and name) and head[0].lower().endswith("@" + name.lower())
+
+
+# Commands none of the handlers took: in a private chat, or named for this bot in a group
+# (a bare /top in a group may be another bot's, so it is left alone there)
+UNKNOWN_COMMAND = filters.COMMAND & (filters.ChatType.PRIVATE | _AddressedToMe())
 
 
 def anonymous_admin(update: Update) -> bool:

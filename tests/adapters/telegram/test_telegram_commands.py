@@ -333,3 +333,22 @@ async def edited(api: FakeBotAPI, learner: Learner, message: dict[str, Any]) -> 
     """Wait until `message` has been edited (its buttons replaced)."""
     await api.wait_for(lambda: api.messages[(learner.chat_id, message["message_id"])]
                        .get("edit_date"), what="the prompt's edit")
+
+
+async def test_an_unknown_command_named_for_the_bot_in_a_group_is_answered(
+        bot: Running, api: FakeBotAPI) -> None:
+    """A member typing /top@quizbot_test_bot in a group (a leaderboard command of another
+    quiz bot) got silence, though the command named this bot: it says what to do instead.
+    A bare /top, or one named for another bot, may be that bot's and is left alone."""
+    group = api.group_chat(-1009, "Readers")
+    alice = Learner(api, api.user(1001, "Alice"), group)
+    since = alice.mark()
+    for command in ("/top", "/top@other_quiz_bot", "/top@quizbot_test_bot"):
+        await alice.send(command)
+    until = await alice.barrier()
+    replies = [c.result["text"] for c in alice.sent(since, until, methods=("sendMessage",))]
+    assert replies == ["Unknown command. Send /help to see what I can do."]
+    umar = Learner(api, api.user(1002, "Umar", language_code="ur"), group)
+    since = umar.mark()
+    await umar.send("/Top@QuizBot_Test_Bot")  # Telegram's usernames ignore case
+    assert (await umar.reply(since))["text"] == bot.cat.t("ur", "error.unknown_command")
