@@ -168,6 +168,7 @@ class LockedIn:
     letter: int  # shown index
     repeat: bool = False  # True: they had locked in before; this press changed nothing
     team: int | None = None  # the team this first answer put them on (joined late)
+    joined: bool = False  # this answer joined them: an untimed round now waits for them too
 
 
 @dataclass(frozen=True, slots=True)

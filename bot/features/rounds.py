@@ -233,7 +233,8 @@ class Rounds:
             if pressed.early:
                 self.wake()
             return LockedIn(round_id, lang, order.index(pressed.chosen),
-                            repeat=pressed.outcome == PressWrite.REPEAT, team=pressed.team)
+                            repeat=pressed.outcome == PressWrite.REPEAT, team=pressed.team,
+                            joined=pressed.joined)
         if (pressed.outcome == PressWrite.LATE and qindex == row.total - 1
                 and row.kind == "round"):
             return PressRefused(round_id, lang, "late_last")  # no next one to wait for

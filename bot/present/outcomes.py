@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.domain.payloads import REPORT_REASONS, ReportPayload, StartPayload
 from bot.domain.platforms import units
+from bot.domain.product_limits import UNTIMED_SECONDS
 from bot.domain.results import (
     Actor,
     AnswerResult,
@@ -90,6 +91,9 @@ def round_ack(cat: Catalogue, outcome: LockedIn | PressRefused | Joined,
         if outcome.team is not None:  # "Any team" or a late joiner: which one, each time
             return cat.t(outcome.lang, "round.locked_team", letter=letter,
                          team=team_name(cat, outcome.lang, outcome.team))
+        if outcome.joined:  # untimed: the group now waits for them at every question
+            return cat.t(outcome.lang, "round.locked_joined", letter=letter,
+                         minutes=UNTIMED_SECONDS // 60)
         key = "round.already_locked" if outcome.repeat else "round.locked"
         return cat.t(outcome.lang, key, letter=letter)
     if outcome.reason == "gone":

@@ -140,6 +140,7 @@ class Pressed:
     chosen: int | None  # the stored answer (LOCKED and REPEAT), a file index
     early: bool = False  # every member has answered: the deadline was moved to now
     team: int | None = None  # the team this answer put its member on (a late joiner's)
+    joined: bool = False  # this answer joined its member (a team or untimed round)
 
 
 @dataclass(frozen=True, slots=True)

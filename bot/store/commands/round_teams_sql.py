@@ -74,19 +74,20 @@ def draft_teams(rnd: RoundRow) -> Command[None]:
 
 
 def place_on_press(round_id: int, user_id: str, display_name: str, teams: int,
-                   now: float) -> Command[int | None]:
+                   now: float) -> Command[tuple[int | None, bool]]:
     """A member's first answer in a team (or untimed) round joins them if they had not:
     on the smallest team (untimed without teams: no team). The member's team (whether
-    drafted, chosen or put on now; None without teams): a drafted member learns it here."""
+    drafted, chosen or put on now; None without teams): a drafted member learns it here;
+    and whether this answer joined them (each question now waits for them too)."""
     member = one((yield q("SELECT team FROM round_members WHERE round_id = ? AND user_id = ?",
                           round_id, user_id)))
     if member is not None:
-        return None if member["team"] is None else int(member["team"])
+        return (None if member["team"] is None else int(member["team"])), False
     team = smallest_team(teams, (yield from _sizes(round_id))) if teams else None
     yield q("INSERT INTO round_members (round_id, user_id, display_name, team, joined_at) "
             "VALUES (?, ?, ?, ?, ?) ON CONFLICT (round_id, user_id) DO NOTHING",
             round_id, user_id, display_name, team, now)
-    return team
+    return team, True
 
 
 def set_lobby_message(round_id: int, ref: str) -> Command[None]:

@@ -215,10 +215,10 @@ def press_round(press: NewPress) -> Command[Pressed]:
         p.user_id, p.display_name, p.chosen, int(p.correct), p.now, p.now, p.round_id,
         p.qindex, p.now)
     if locked:
-        placed = None
+        placed, joined = None, False
         if p.teams or p.untimed:
-            placed = yield from round_teams_sql.place_on_press(p.round_id, p.user_id,
-                                                               p.display_name, p.teams, p.now)
+            placed, joined = yield from round_teams_sql.place_on_press(
+                p.round_id, p.user_id, p.display_name, p.teams, p.now)
         # Everyone who has joined has answered: reveal now, except on the first question of
         # a timed round, which runs its full time so that people can join (an untimed
         # round's members joined before it).
@@ -227,7 +227,7 @@ def press_round(press: NewPress) -> Command[Pressed]:
         if p.review is not None:  # the member's card moves with the lock-in, or not at all
             yield from apply_review_alone(p.review)
         return Pressed(PressWrite.LOCKED, int(locked[0]["chosen"]), early=bool(early),
-                       team=placed)
+                       team=placed, joined=joined)
     where = one((yield q("SELECT r.position, r.status, r.kind FROM rounds r "
                          "JOIN round_questions q ON q.round_id = r.id AND q.qindex = ? "
                          "WHERE r.id = ?", p.qindex, p.round_id)))

@@ -181,3 +181,32 @@ async def test_the_lobby_loses_its_buttons_when_the_round_ends(bot: Running, api
     assert [c.method for c in lobby_edits] == ["editMessageReplyMarkup"]
     assert api.messages[where]["text"] == lobby["text"]
     assert api.flooded == []
+
+
+async def test_an_answer_that_joins_an_untimed_round_says_the_round_now_waits_for_it(
+        bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
+    # An untimed question stays open until everyone who joined has answered. A member who
+    # skipped Join and answered was joined by that answer, and every later question then
+    # waited up to 30 minutes for them, but their toast said only "Locked in".
+    room = Room(bot, api)
+    since = room.hana.mark()
+    await room.hana.send("/round untimed")
+    lobby = await room.hana.reply(since, lambda m: "✋ Join" in str(m.get("reply_markup")))
+    for member in (room.hana, room.chen):  # Chen joins and keeps the question open
+        assert await room.press(member, lobby, "✋ Join") == \
+            "You are in. Each question waits for everyone who joined."
+    since = room.hana.mark()
+    room.advance(30)
+    question = await room.question(since)
+    right = key.right(question["text"])
+    assert await room.press(room.hana, question, right) == f"🔒 Locked in: {right}"
+    assert await room.press(room.bilal, question, right) == (
+        f"🔒 Locked in: {right}. This answer joined you to the round: each question now "
+        "waits for your answer too (at most 30 min).")
+    assert await room.press(room.bilal, question, right) == \
+        f"Already locked in: {right}. It cannot be changed."
+    urdu = Learner(api, api.user(4004, "Dua", language_code="ur"), room.group)
+    toast = strip_isolates(await room.press(urdu, question, right))
+    assert toast == strip_isolates(bot.cat.t("ur", "round.locked_joined", letter=right,
+                                             minutes=30))
+    assert "30" in toast and "شامل" in toast
