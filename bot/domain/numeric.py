@@ -149,11 +149,20 @@ def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
 
 
 def shown(value: float, unit: str) -> str:
-    """A stored typed value as the learner reads it: "1.2 GB", "12.5%", "24"."""
+    """A stored typed value as the learner reads it, numbers written as the options write
+    them: "1.2 GB", "1,200,000 MB" (not "1.2e+06 MB"), "12.5%", "24"."""
     family, size = QUESTION_UNITS[_key(unit)]
     if family == "percent":
         return f"{value * size * 100:.4g}%"
-    return f"{value:.6g} {unit}".strip()
+    return f"{_digits(value)} {unit}".strip()
+
+
+def _digits(value: float) -> str:
+    """Six significant digits grouped in thousands; an exponent only outside 1e-4 to 1e15."""
+    if value == 0 or not 1e-4 <= abs(value) < 1e15:
+        return f"{value:.6g}"
+    text = f"{value:,.{max(0, 5 - math.floor(math.log10(abs(value))))}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def close(value: float, target: float, tolerance: float) -> bool:

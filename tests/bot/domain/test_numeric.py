@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.numeric import TypedError, close, match, parse, unit_of_option
+from bot.domain.numeric import TypedError, close, match, parse, shown, unit_of_option
 
 CASES = [
     # (typed, question's unit, first reading in the question's unit)
@@ -111,3 +111,16 @@ def test_tolerance_is_relative_and_the_answer_wins() -> None:
     assert match(parse("1.01", "GB"), values, 0.02) == 0
     assert match(parse("1490 MB", "GB"), values, 0.02) == 1
     assert match(parse("1.7", "GB"), values, 0.02) is None
+
+
+@pytest.mark.parametrize("value, unit, echo", [
+    (999_999, "GB", "999,999 GB"), (1e9, "GB", "1,000,000,000 GB"),
+    (1.2e6, "MB", "1,200,000 MB"), (1_074.5, "MB", "1,074.5 MB"), (1.5, "GB", "1.5 GB"),
+    (0.224, "ms", "0.224 ms"), (42.0, "ms", "42 ms"), (24, "", "24"), (0.125, "%", "12.5%"),
+])
+def test_a_typed_value_is_echoed_as_the_options_write_numbers(value, unit, echo):
+    """'You typed: 1e+09 GB' for a learner who typed 1000000000, '999999 GB' beside options
+    written '1,074 MB': the echo groups thousands and has no exponent, and reads back."""
+    assert shown(value, unit) == echo
+    if unit != "%":
+        assert parse(echo, unit).values[0] == pytest.approx(value)
