@@ -153,7 +153,7 @@ def shown(value: float, unit: str) -> str:
     them: "1.2 GB", "1,200,000 MB" (not "1.2e+06 MB"), "12.5%", "24"."""
     family, size = QUESTION_UNITS[_key(unit)]
     if family == "percent":
-        return f"{value * size * 100:.4g}%"
+        return f"{_digits(value * size * 100)}%"
     return f"{_digits(value)} {unit}".strip()
 
 

@@ -117,6 +117,7 @@ def test_tolerance_is_relative_and_the_answer_wins() -> None:
     (999_999, "GB", "999,999 GB"), (1e9, "GB", "1,000,000,000 GB"),
     (1.2e6, "MB", "1,200,000 MB"), (1_074.5, "MB", "1,074.5 MB"), (1.5, "GB", "1.5 GB"),
     (0.224, "ms", "0.224 ms"), (42.0, "ms", "42 ms"), (24, "", "24"), (0.125, "%", "12.5%"),
+    (1e7, "%", "1,000,000,000%"),
 ])
 def test_a_typed_value_is_echoed_as_the_options_write_numbers(value, unit, echo):
     """'You typed: 1e+09 GB' for a learner who typed 1000000000, '999999 GB' beside options
