@@ -116,6 +116,14 @@ class QuizClient(discord.Client):
     async def on_connect(self) -> None:
         self.connected.set()
 
+    def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
+        """No event after `close()`: a command still finishing when the adapter stops (its
+        reply sent, SIGTERM in between) has the tree dispatch `app_command_completion` to a
+        client whose loop `close()` took away, which raised in that command's task and left
+        a handler coroutine that never ran (warned about on exit)."""
+        if not self.is_closed():
+            super().dispatch(event, *args, **kwargs)
+
     async def on_app_command_completion(self, interaction: discord.Interaction[Any],
                                         command: object) -> None:
         """After a command in a server: a learner whose reminders went off because Discord

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,17 @@ from bot.app.compose import open_app
 from bot.app.config import load_config
 from bot.domain.errors import StartupFailed
 
-from .conftest import ALICE, GUILD, PLAY, answer, replied, right_id, running, write_config
+from .conftest import (
+    ALICE,
+    GUILD,
+    PLAY,
+    answer,
+    replied,
+    right_id,
+    running,
+    running_adapter,
+    write_config,
+)
 from .fake_discord import FakeDiscord, Message
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -115,3 +127,20 @@ async def test_a_bad_token_fails_start_cleanly(tmp_path: Path, fake: FakeDiscord
             await adapter.start()
     assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == (DEFAULT_REST, DEFAULT_GATEWAY)
     assert fake.identifies == []
+
+
+async def test_a_command_that_finishes_after_the_stop_starts_no_handler(
+        config_path: Path, fake: FakeDiscord) -> None:
+    # A command whose reply was sent when SIGTERM stopped the adapter finishes afterwards, and
+    # discord.py's tree then dispatches app_command_completion to the closed client: that
+    # raised in the command's task (close() takes the client's loop away) and left a handler
+    # coroutine that never ran, warned about at exit (and, in the suite, in a later test).
+    async with running_adapter(config_path) as (_, adapter):
+        client = adapter.client
+        assert client is not None
+    assert client.is_closed()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        client.dispatch("app_command_completion", None, None)
+        gc.collect()
+    assert [str(w.message) for w in seen if "never awaited" in str(w.message)] == []
