@@ -149,17 +149,23 @@ class SpacedReview:
 
     async def review_topic(self, actor: Actor, topic: str) -> QuestionPrompt:
         """A short set (up to TOPIC_BATCH) of one topic's questions across quizzes: the due
-        ones first, then the learner's weakest, then ones never answered."""
+        ones first, then the learner's weakest, then ones never answered; the same topic's
+        unfinished set goes on where the learner is (resumed), as /quiz does."""
         topic = topic.strip().lower()
         if topic not in self.library.topics():
             raise UnknownTopic(topic=topic)  # a command shows the topics' names to tap
         lang = await self.library.language(actor)
         now = self.clock()
+        quiz = self.library.due_quiz()
+        row = await self.store.read(sessions_sql.active_session,
+                                    actor.platform, actor.user_id, quiz.id)
+        if (row is not None and row.topic == topic and row.position > 0
+                and quiz.fits(row.question_ids, row.option_orders)):
+            return opened(quiz, row, lang, now=now)  # goes on, as /quiz does
         known = await self.mastery(actor.platform, actor.user_id)
         due = {(c.quiz_id, c.question_id): c.due_at
                for c in await self.store.read(learning_sql.due_cards,
                                               actor.platform, actor.user_id, now, 1000)}
-        quiz = self.library.due_quiz()
 
         def rank(key: tuple[str, str]) -> tuple[int, float]:
             if key in due:

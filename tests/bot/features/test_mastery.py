@@ -154,3 +154,21 @@ async def test_a_finished_practice_says_what_to_practise_next(engine: Engine,
     assert button.label == catalogue.t("ur", "button.next_topic", name=step.name)
     assert catalogue.t("ur", "summary.next_topic", name=step.name,
                        percent=step.percent) in card.body
+
+
+async def test_the_same_topic_again_goes_on_where_the_learner_is(engine: Engine,
+                                                                   catalogue: Catalogue):
+    """/review bubble while bubble's practice is open at question 2 goes on at question 2
+    (as /quiz goes on with an unfinished quiz), saying it picks up where they left off; it
+    restarted at question 1 before."""
+    prompt = await engine.review_topic(ALICE, "bubble")
+    result = await engine.answer(ALICE, prompt.session_id, 0, 0)
+    assert isinstance(result, AnswerResult) and result.next is not None
+    again = await engine.review_topic(ALICE, "bubble")
+    assert (again.session_id, again.position) == (prompt.session_id, 1)
+    assert again.resumed and not again.joined
+    assert again.topic == engine.library.topic_name("bubble", "en")
+    body = Planner(catalogue, PLAIN, shared_chats=False).question(again, ALICE).body
+    assert body.startswith(catalogue.t("en", "question.resumed"))
+    other = await engine.review_topic(ALICE, "schedules")  # another topic: its own set
+    assert other.session_id != prompt.session_id and other.position == 0
