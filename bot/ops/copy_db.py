@@ -73,8 +73,9 @@ async def copy_db(source: str, target: str, *, source_password: Secret | None = 
     if scheme_of(source) == "sqlite" and not path_from_url(source).is_file():
         raise CopyRefused(f"there is no database file {path_from_url(source)} to copy from: "
                           "check --from (nothing was created or copied)")
-    for url, password in ((source, source_password), (target, target_password)):
-        await (await open_url(url, password=password, pool_size=1)).close()  # refuse/migrate
+    for flag, url, password in (("--from", source, source_password),
+                                ("--to", target, target_password)):  # refuse, or migrate
+        await (await open_url(url, password=password, pool_size=1, setting=flag)).close()
     async with _end(source, source_password) as src, _end(target, target_password) as dst, \
             dst.transaction():
         copied = await _copy_into(dst, src, redact(target))

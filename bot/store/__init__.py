@@ -30,17 +30,19 @@ class StorageSettings(Protocol):
 
 
 async def open_url(url: str, *, password: Secret | None = None, pool_size: int = 10,
-                   synchronous: str = "full") -> Store:
-    """Open the store a URL names: sqlite:///path or postgresql://user@host:port/db."""
+                   synchronous: str = "full", setting: str = "storage.url") -> Store:
+    """Open the store a URL names: sqlite:///path or postgresql://user@host:port/db; a
+    refusal says to point `setting` (what gave the URL) elsewhere."""
     scheme = scheme_of(url)
     if scheme == "sqlite":
         from bot.store.sqlite import SQLiteStore
 
-        return await SQLiteStore.open(url, synchronous=synchronous)
+        return await SQLiteStore.open(url, synchronous=synchronous, setting=setting)
     if scheme == "postgresql":
         from bot.store.postgres import PostgresStore
 
-        return await PostgresStore.open(url, password=password, pool_size=pool_size)
+        return await PostgresStore.open(url, password=password, pool_size=pool_size,
+                                        setting=setting)
     raise ConfigError(
         "storage.url must be sqlite:///path/to.db or postgresql://user:password@host:port/db "
         f"(got {f'a {scheme}: URL' if scheme else 'a URL with no scheme'})")

@@ -69,15 +69,16 @@ def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:
     return sorted(found)
 
 
-def refuse(where: object, why: str) -> StoreRefused:
+def refuse(where: object, why: str, setting: str = "storage.url") -> StoreRefused:
     """The error for a database we will not open (a SQLite file, or a PostgreSQL URL that
-    must already be redacted); it says nothing was changed."""
+    must already be redacted); it says nothing was changed, and to point `setting` (what
+    named the database: the config key, or a command's option) elsewhere."""
     if isinstance(where, str) and scheme_of(where) == "postgresql":
         return StoreRefused(f"Refusing to use the database {where}: {why}. Nothing was written "
-                            "to it; point storage.url at an empty database or quizbot's own.")
+                            f"to it; point {setting} at an empty database or quizbot's own.")
     return StoreRefused(
         f"Refusing to open {where}: {why}. The file was left untouched; move it aside or point "
-        f"storage.url at another file.")
+        f"{setting} at another file.")
 
 
 def newer(version: int, latest: int) -> str:
@@ -223,7 +224,7 @@ def _examine_file(path: Path) -> int:
     return version
 
 
-async def inspect_sqlite(path: Path) -> int:
+async def inspect_sqlite(path: Path, setting: str = "storage.url") -> int:
     """Check an existing file without writing to it (`examine`); return its schema version.
 
     A file marked as ours may be being written by another quizbot process this very moment
@@ -235,41 +236,42 @@ async def inspect_sqlite(path: Path) -> int:
             return await asyncio.to_thread(_examine_file, path)
         except NotOurs as exc:
             if attempt == INSPECTIONS - 1 or application_id(_header(path)) != APPLICATION_ID:
-                raise refuse(path, str(exc)) from None
+                raise refuse(path, str(exc), setting) from None
             await asyncio.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")
 
 
-def check_writable(path: Path) -> None:
-    """Raise StoreUnavailable, naming the cause, unless `path` can be created or written.
+def check_writable(path: Path, setting: str = "storage.url") -> None:
+    """Raise StoreUnavailable, naming the cause (and `setting`, what named the file), unless
+    `path` can be created or written.
 
     Creates missing folders (that is not touching anyone's file); writes nothing else.
     """
     if path.is_dir():
         raise StoreUnavailable(
-            f"storage.url points at {path}, which is a folder; name a file inside it, "
+            f"{setting} points at {path}, which is a folder; name a file inside it, "
             f"e.g. sqlite:///{path / 'quizbot.db'}")
     folder = path.parent if str(path.parent) else Path(".")
     for ancestor in (folder, *folder.parents):
         if ancestor.exists() and not ancestor.is_dir():
             raise StoreUnavailable(
                 f"cannot create the database {path}: {ancestor} is a file, not a folder; "
-                "point storage.url somewhere else")
+                f"point {setting} somewhere else")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreUnavailable(
             f"cannot create the folder {folder} for the database: {_reason(exc)}; create it "
-            "or point storage.url somewhere quizbot may write") from None
+            f"or point {setting} somewhere quizbot may write") from None
     if path.exists() and not os.access(path, os.W_OK):
         raise StoreUnavailable(
             f"the database {path} is read-only{_fs_note(path)}; quizbot must write to it: "
-            "make it writable (or its filesystem) or point storage.url at a copy")
+            f"make it writable (or its filesystem) or point {setting} at a copy")
     if not os.access(folder, os.W_OK | os.X_OK):
         what = "the database" if path.exists() else "a new database"
         raise StoreUnavailable(
             f"the folder {folder} is read-only{_fs_note(folder)}; quizbot must create {what}'s "
-            f"-wal and -shm files beside it: make the folder writable or point storage.url "
+            f"-wal and -shm files beside it: make the folder writable or point {setting} "
             "elsewhere")
 
 
@@ -346,7 +348,8 @@ def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
             db.execute("PRAGMA foreign_keys = ON")
 
 
-def postgres_version(where: object, latest: int) -> Command[int]:
+def postgres_version(where: object, latest: int, setting: str = "storage.url"
+                     ) -> Command[int]:
     """Our schema version in the connection's current PostgreSQL schema (0: empty); refused
     otherwise. Reads only the catalogue and `schema_migrations`."""
     tables = {r[0] for r in (yield q("SELECT table_name FROM information_schema.tables "
@@ -355,26 +358,26 @@ def postgres_version(where: object, latest: int) -> Command[int]:
         return 0
     if "schema_migrations" not in tables:
         raise refuse(where, f"it has tables ({', '.join(sorted(tables)[:5])}) but no "
-                            "schema_migrations: it is not quizbot's")
+                            "schema_migrations: it is not quizbot's", setting)
     columns = {r[0]: r[1] for r in (yield q(
         "SELECT column_name, data_type FROM information_schema.columns "
         "WHERE table_schema = current_schema() AND table_name = 'schema_migrations'"))}
     if columns != PG_VERSION_TABLE:
         raise refuse(where, "its schema_migrations table is not quizbot's "
-                            f"(columns {', '.join(sorted(columns))})")
+                            f"(columns {', '.join(sorted(columns))})", setting)
     recorded = yield q("SELECT version, name FROM schema_migrations")
     version = max((RENUMBERED.get((int(v), n), (int(v), n))[0] for v, n in recorded), default=0)
     if why := newer(version, latest):
-        raise refuse(where, why)
+        raise refuse(where, why, setting)
     return version
 
 
-async def migrate_postgres(fetch: Callable[[Stmt], Awaitable[Rows]], conn: Any, where: str
-                           ) -> int:
+async def migrate_postgres(fetch: Callable[[Stmt], Awaitable[Rows]], conn: Any, where: str,
+                           setting: str = "storage.url") -> int:
     """Refuse a foreign or newer database, else migrate it (`migrate` on the asyncpg
     connection `conn`, whose statements `fetch` runs); return the version."""
     known = migrations("postgres")
-    if await run_async(postgres_version(where, known[-1][0]), fetch) == known[-1][0]:
+    if await run_async(postgres_version(where, known[-1][0], setting), fetch) == known[-1][0]:
         return known[-1][0]  # the common case: no lock, no write
     async with conn.transaction():
         return await run_async(migrate("postgres", known, where), fetch)

@@ -51,7 +51,7 @@ class PostgresStore:
 
     @classmethod
     async def open(cls, url: str, *, password: Secret | None = None, pool_size: int = 10,
-                   ) -> PostgresStore:
+                   setting: str = "storage.url") -> PostgresStore:
         """Connect, refuse a database that is not ours (untouched), migrate, pool.
 
         `url` should come without a password (pass it as `password`); one left in the URL
@@ -62,7 +62,7 @@ class PostgresStore:
         try:  # any failure of the server's is one line naming the database
             conn = await asyncpg.connect(url, password=secret or None)
             try:
-                await migrate_postgres(functools.partial(_fetch, conn), conn, shown)
+                await migrate_postgres(functools.partial(_fetch, conn), conn, shown, setting)
             finally:
                 await conn.close()
             pool = await create_pool(url, password=secret, size=pool_size)

@@ -107,15 +107,17 @@ class SQLiteStore:
 
     @classmethod
     async def open(cls, url_or_path: str | Path, *, synchronous: str = "FULL",
-                   on_commit: Callable[[float], None] | None = None) -> SQLiteStore:
-        """Open (creating if needed) and migrate; refuse unusable files without touching them."""
+                   on_commit: Callable[[float], None] | None = None,
+                   setting: str = "storage.url") -> SQLiteStore:
+        """Open (creating if needed) and migrate; refuse unusable files without touching them
+        (the refusal says to point `setting`, what named the file, elsewhere)."""
         path = path_from_url(url_or_path) if isinstance(url_or_path, str) else url_or_path
         if synchronous.upper() not in SYNCHRONOUS:
             raise ConfigError(f"storage.synchronous must be full or normal, got {synchronous!r}")
         known = migrations("sqlite")
         if path.is_file() and path.stat().st_size > 0:
-            await inspect_sqlite(path)  # exactly quizbot's, else refused untouched
-        check_writable(path)
+            await inspect_sqlite(path, setting)  # exactly quizbot's, else refused untouched
+        check_writable(path, setting)
         conns: list[SQLiteThread] = []
         try:
             for name in ("writer", "reader"):

@@ -252,3 +252,29 @@ def test_a_url_copy_db_cannot_use_names_its_flag_never_its_password(
         assert main(["copy-db", *args]) == 1
         assert capsys.readouterr().err == said  # was "storage.url must be ...": no such key here
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_source_or_target_that_is_not_quizbots_names_the_option_that_gave_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    junk, other = tmp_path / "junk.db", tmp_path / "other.db"
+    junk.write_bytes(b"not a database at all, " * 20)
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE notes (body TEXT)")
+    conn.close()
+    good = f"sqlite:///{tmp_path / 'good.db'}"
+
+    async def make() -> None:
+        await (await open_url(good)).close()
+    asyncio.run(make())
+    before = {p.name: p.read_bytes() for p in (junk, other)}
+    for args, flag in ((["--from", f"sqlite:///{junk}", "--to", f"sqlite:///{tmp_path}/b.db"],
+                        "--from"),
+                       (["--from", f"sqlite:///{other}", "--to", f"sqlite:///{tmp_path}/c.db"],
+                        "--from"),
+                       (["--from", good, "--to", f"sqlite:///{junk}"],
+                        "--to")):
+        assert main(["copy-db", *args]) == 1
+        err = capsys.readouterr().err
+        assert f"point {flag} at another file" in err, err
+        assert "storage.url" not in err  # copy-db has no config: there is no such key here
+    assert {p.name: p.read_bytes() for p in (junk, other)} == before
