@@ -33,7 +33,13 @@ from bot.domain.quiz.load import MAX_FILE_BYTES
 from bot.domain.quiz.topics import TOPICS_FILE
 from bot.features.importing import Imported, convert, inside
 from bot.features.installed import Installed
-from bot.ops.files import PlaceError, refuse_existing, refuse_missing_folder, write_new
+from bot.ops.files import (
+    PlaceError,
+    refuse_existing,
+    refuse_missing_folder,
+    refuse_quizbot_database,
+    write_new,
+)
 from bot.present.i18n import Catalogue
 from bot.store.sqlite import path_from_url
 
@@ -98,6 +104,12 @@ def import_file(args: argparse.Namespace) -> int:
         data = args.path.read_bytes()
     except OSError as exc:
         print(f"{args.path}: cannot be read: {exc.strerror}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        if args.output is not None:  # before anything is read from it or written beside it
+            refuse_quizbot_database(args.output)
+    except PlaceError as exc:
+        print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
     beside = args.output.parent / TOPICS_FILE if args.output is not None else None
     result = convert(data, str(args.path), fmt=args.format, quiz_id=args.quiz_id,
@@ -207,6 +219,7 @@ def _write_export(args: argparse.Namespace, quizzes: Mapping[str, Quiz]) -> int:
     try:  # before the notes of a conversion that could not be written anyway
         if args.output is not None:
             refuse_missing_folder(args.output)
+            refuse_quizbot_database(args.output)
             refuse_existing(args.output, force=args.force)
     except PlaceError as exc:
         print(f"quizbot: {exc}", file=sys.stderr)

@@ -19,6 +19,10 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from bot.store.migrate import APPLICATION_ID, HEADER_SIZE, SQLITE_HEADER, application_id
+
+SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's files beside a database
+
 
 class PlaceError(Exception):
     """The target cannot be written as asked (the message names it and why)."""
@@ -45,11 +49,28 @@ def refuse_database(target: Path, db: Path) -> None:
     same file by any name or hard link): `--force` replaces an old backup or export, never
     the database the command reads, which an export or a backup written over it (the bot
     still writing to the file it has open) would take from every learner."""
-    for own in (db, *(Path(f"{db}{side}") for side in ("-wal", "-shm", "-journal"))):
+    for own in (db, *(Path(f"{db}{side}") for side in SIDE_FILES)):
         with contextlib.suppress(OSError):  # either not there: not the same file
             if os.path.samefile(target, own):
                 raise PlaceError(f"{target}: is the database itself ({db}); write the "
                                  "backup or export to another file")
+
+
+def refuse_quizbot_database(target: Path) -> None:
+    """PlaceError when `target` is a quizbot database (a SQLite file carrying quizbot's
+    application_id) or one of its side files: `import` and `export-quiz` have no config,
+    so they cannot tell the live database from another; they never write over any."""
+    name = str(target)
+    side = next((s for s in SIDE_FILES if name.endswith(s)), "")
+    try:
+        with Path(name[:len(name) - len(side)]).open("rb") as fh:
+            header = fh.read(HEADER_SIZE)
+    except OSError:  # not there, or not a file this user can read: no database of ours
+        return
+    if header.startswith(SQLITE_HEADER) and application_id(header) == APPLICATION_ID:
+        what = f"a file of the quizbot database {name[:len(name) - len(side)]}" if side \
+            else "a quizbot database"
+        raise PlaceError(f"{target}: is {what}; choose another file (nothing was written)")
 
 
 def refuse_missing_folder(target: Path) -> None:
