@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from adapters.cli.main import main
 from bot.domain.quiz import Option, Question, Quiz, Text, default_content_dir, quality_warnings
 from tests.conftest import FIXTURES
@@ -27,8 +29,28 @@ def test_right_option_longest_in_most_questions_is_a_warning():
     giveaway = quiz(*(question(n, ["short", "a much longer right answer", "tiny"], 1)
                       for n in range(3)))
     assert quality_warnings(giveaway) == [
-        "t.yaml:1: (en) the right option is the longest in 3 of 3 questions (at most 0); a "
+        "t.yaml:1: (en) the right option is the longest in 3 of 3 questions (at most 1); a "
         "learner can pick it without knowing the answer"]
+
+
+@pytest.mark.parametrize(("total", "most"), [(3, 1), (4, 1), (5, 1), (7, 1), (8, 2), (12, 3)])
+def test_a_small_quiz_is_told_a_count_it_can_meet(total: int, most: int):
+    """A quiz of 3 was told "(at most 0)", flagged for the one question whose right option
+    happened to be the longest: the count is a quarter, but never below 1."""
+    def quiz_with(longest: int) -> Quiz:
+        return quiz(*(question(n, ["short", "a much longer right answer", "tiny"], 1)
+                      if n < longest else question(n, ["a long wrong answer here", "ok"], 1)
+                      for n in range(total)))
+    assert quality_warnings(quiz_with(most)) == []
+    assert quality_warnings(quiz_with(most + 1)) == [
+        f"t.yaml:1: (en) the right option is the longest in {most + 1} of {total} questions "
+        f"(at most {most}); a learner can pick it without knowing the answer"]
+
+
+def test_one_or_two_questions_are_never_told_about_the_longest_option():
+    for total in (1, 2):
+        assert quality_warnings(quiz(*(question(n, ["short", "a much longer right answer"], 1)
+                                       for n in range(total)))) == []
 
 
 def test_a_quarter_or_fewer_longest_is_fine():
