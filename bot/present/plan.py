@@ -60,6 +60,7 @@ from bot.present.cards import Reply as Reply
 from bot.present.cards import draw_pictures as draw_pictures
 from bot.present.i18n import Catalogue, is_rtl, person
 from bot.present.imports import installed_text, offer, told
+from bot.present.summary import summary_parts
 
 if TYPE_CHECKING:
     from bot.present.round_plan import RoundPlanner
@@ -170,16 +171,18 @@ class Planner:
             label = self.cat.t(summary.lang, f"button.next_{step.kind}",
                                name=render.clip(step.name, LABEL_LIMIT - 12))
             on = ((Button(label, kind.of(owner, step.id).pack(), "primary"),),)
+        body, detail = summary_parts(self.cat, summary, self.m)
+        card = Card(body, detail=detail, collapse=True,
+                    detail_label=self.t(summary.lang, "summary.missed_detail"), rows=on)
         if summary.kind == SessionKind.DUE:  # the schedule decides; a topic's practice: step
-            return Card(render.summary_text(self.cat, summary, self.m), rows=on)
+            return card
         buttons: list[Button] = []
         if summary.missed:
             buttons.append(Button(self.cat.t(summary.lang, "button.review"),
                                   ReviewPayload.of(owner, summary.quiz_id).pack(), "primary"))
         buttons.append(Button(self.cat.t(summary.lang, "button.retry"),
                               RetryPayload.of(owner, summary.quiz_id).pack()))
-        return Card(render.summary_text(self.cat, summary, self.m), rows=(*on, _row(
-            summary.lang, buttons)))
+        return replace(card, rows=(*on, _row(summary.lang, buttons)))
 
     def asked(self, prompt: QuestionPrompt, actor: Actor, *, more: bool = False) -> Reply:
         """A command or button that opens a question: send it. `more`: the quiz was not

@@ -11,12 +11,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.domain.pipeline import ScheduleSpec
-from bot.domain.platforms import card_limit
 from bot.domain.results import (
     AnswerResult,
     QuestionPrompt,
     SettingsView,
-    Summary,
     TypedRefused,
 )
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
@@ -202,48 +200,6 @@ def schedule_caption(cat: Catalogue, lang: str, spec: ScheduleSpec) -> str:
     return cat.t(lang, "picture.caption", name=name, p=spec.p, m=spec.m, v=v, bubble=bubble)
 
 
-def summary_text(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> str:
-    """Final score, missed questions with their right answers (as many as one card holds,
-    then "…and N more"), best score, topics, the next step."""
-    lang, topic = summary.lang, content_text(summary.lang, summary.topic or "")
-    key = "summary.topic_title" if summary.topic is not None else (
-        "summary.review_title" if summary.kind in ("review", "due") else "summary.title")
-    lines = [m.bold(m.escape(cat.t(lang, key, title=summary.quiz_title, score=summary.score,
-                                   total=summary.total, topic=topic))),
-             progress_bar(summary.score, summary.total)]
-    tail: list[str] = []
-    if summary.best_score is not None and summary.kind == "full":
-        tail += ["", m.escape(cat.t(lang, "summary.best", best=summary.best_score,
-                                    total=summary.best_total or summary.total))]
-    if summary.topics:
-        tail += ["", m.escape(cat.t(lang, "summary.topics"))]
-        tail += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
-    if (due := summary.next_due) is not None:  # spaced review: when to come back
-        key = "summary.more_due" if due[0] == "now" else f"error.nothing_due_{due[0]}"
-        tail += ["", m.escape(cat.t(lang, key, amount=due[1]))]
-    step = summary.next_step
-    if step is not None:
-        key = "summary.next_topic" if step.kind == "topic" else "summary.next_quiz"
-        tail += ["", m.bold(m.escape(cat.t(lang, key, name=step.name, percent=step.percent)))]
-    if not summary.missed:
-        return "\n".join([*lines, m.escape(cat.t(lang, "summary.perfect")), *tail])
-    lines += ["", m.escape(cat.t(lang, "summary.missed"))]
-    items = [m.escape(cat.t(lang, "summary.missed_item", number=number_in(lang, miss.position + 1),
-                            text=miss.text, answer=miss.correct_option))
-             for miss in summary.missed]
-    # a 22-question quiz with most missed is over one card (4,096): list what fits
-    more = m.escape(cat.t(lang, "summary.missed_more", count=len(items)))
-    room = card_limit() - len("\n".join([*lines, *tail])) - len(more) - 1
-    shown = 0
-    while shown < len(items) and len(items[shown]) + 1 <= room:
-        room -= len(items[shown]) + 1
-        shown += 1
-    if shown < len(items):
-        items[shown:] = [m.escape(cat.t(lang, "summary.missed_more", count=len(items) - shown))]
-    lines += items
-    return "\n".join(lines + tail)
-
-
 def stats_text(cat: Catalogue, stats: UserStats, m: Markup = PLAIN) -> str:
     """A learner's attempts, best and last score, accuracy per question."""
     lang = stats.lang
@@ -321,7 +277,6 @@ def _short(text: str, limit: int = 60) -> str:
     return clip(text, limit)
 
 
-SUMMARY_TOPICS = 6  # topics a finished summary lists (its quiz's, weakest first)
 
 
 def topic_map_lines(cat: Catalogue, lang: str, topics: Iterable[TopicLine],

@@ -14,7 +14,15 @@ from adapters.telegram.views import HTML, text_of
 from bot.domain.platforms import DISCORD, TELEGRAM, units
 from bot.domain.product_limits import OPTION_SHOWN
 from bot.domain.quiz import Quiz, default_content_dir, load_quizzes
-from bot.domain.results import Actor, CatalogueEntry, QuizCount, QuizList
+from bot.domain.results import (
+    Actor,
+    CatalogueEntry,
+    MissedQuestion,
+    QuizCount,
+    QuizList,
+    SessionKind,
+    Summary,
+)
 from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
 from bot.features.library import Library
 from bot.present.i18n import Catalogue, strip_isolates
@@ -77,6 +85,26 @@ def test_every_answered_question_fits_both_platforms(quiz_id: str, lang: str) ->
         discord_fits(discord)
         assert telegram.collapse == bool(telegram.detail) == discord.collapse or not \
             telegram.collapse
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+@pytest.mark.parametrize("quiz_id", sorted(QUIZZES))
+def test_a_summary_with_every_question_missed_fits_both_platforms(
+        cat: Catalogue, quiz_id: str, lang: str) -> None:
+    """The body leads with the point and fits a screen; every missed question in full is
+    the detail: Telegram's expandable quote, Discord's fields (6,000 in all), cut with
+    "…and N more" where one card cannot hold them."""
+    quiz = QUIZZES[quiz_id]
+    summary = Summary(1, quiz.id, quiz.title.get(lang), lang, SessionKind.FULL, 0,
+                      len(quiz.questions), tuple(
+                          MissedQuestion(i, q.id, q.text.get(lang),
+                                         q.options[q.correct].text.get(lang))
+                          for i, q in enumerate(quiz.questions)), best_score=3)
+    telegram = Planner(cat, HTML, shared_chats=False).summary(summary, ACTOR)
+    assert "<blockquote expandable>" in text_of(telegram) and telegram.collapse
+    assert len(telegram_fits(telegram).split("\n\n")[0].splitlines()) <= 3  # the score
+    assert len(telegram.body.splitlines()) <= 15
+    discord_fits(Planner(cat, MARKDOWN, shared_chats=False).summary(summary, ACTOR))
 
 
 def reveal(members: int, lang: str, takeaway: str) -> RoundReveal:

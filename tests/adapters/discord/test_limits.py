@@ -49,9 +49,16 @@ async def test_a_long_quiz_all_missed_ends_with_its_summary(fake: FakeDiscord, b
     description = summary["description"]
     assert f"0/{len(quiz.questions)}" in description
     assert len(description) <= 4096
-    shown = description.count("\n   ")  # each missed item's answer line
+    # the missed questions in full: embed fields under the description (1,024 each, 6,000
+    # in all with it), as many as one card holds, then "…and N more"
+    fields = summary["fields"]
+    assert fields[0]["name"] == bot.catalogue.t(lang, "summary.missed_detail")
+    assert all(len(f["value"]) <= 1024 for f in fields) and len(fields) <= 25
+    assert len(description) + sum(len(f["name"]) + len(f["value"]) for f in fields) <= 6000
+    detail = "\n\n".join(f["value"] for f in fields)
+    shown = detail.count("\n   ")  # each missed item's answer line
     assert 0 < shown < len(quiz.questions)
     more = bot.catalogue.t(lang, "summary.missed_more", count=len(quiz.questions) - shown)
-    assert description.splitlines()[2 + 2 + 2 * shown] == more
+    assert detail.endswith(more)
     assert {bot.catalogue.t(lang, "button.review"), bot.catalogue.t(lang, "button.retry")
             } <= {b["label"] for b in message.buttons}

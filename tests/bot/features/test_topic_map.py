@@ -8,7 +8,8 @@ import random
 from bot.app.compose import build_engine
 from bot.domain.results import Actor, AnswerResult
 from bot.present.i18n import Catalogue, strip_isolates
-from bot.present.render import progress_text, summary_text
+from bot.present.render import progress_text
+from bot.present.summary import summary_text
 from bot.store.sqlite import SQLiteStore
 from tests.bot.features.test_confidence_schedule import QUIZ, pick
 from tests.clock import FakeClock

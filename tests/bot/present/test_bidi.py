@@ -24,8 +24,8 @@ from bot.present.render import (
     feedback_text,
     question_text,
     stats_text,
-    summary_text,
 )
+from bot.present.summary import summary_parts, summary_text
 
 RTL = "\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff"
 CONTROLS = re.compile("[\u2066-\u2069\u200e\u200f\u202a-\u202e]")
@@ -116,10 +116,12 @@ def ui_strings(catalogue: Catalogue) -> Iterator[tuple[str, str]]:
 
 def content_messages(catalogue: Catalogue, quiz: Quiz) -> Iterator[tuple[str, str]]:
     """Each question, its answered form and its feedback for every choice, as rendered."""
-    yield f"{quiz.id}.title", summary_text(catalogue, Summary(
+    summary = summary_parts(catalogue, Summary(
         1, quiz.id, quiz.title.get("ur"), "ur", SessionKind.FULL, 7, len(quiz.questions),
         tuple(MissedQuestion(i, q.id, q.text.get("ur"), q.options[q.correct].text.get("ur"))
               for i, q in enumerate(quiz.questions)), best_score=7))
+    yield f"{quiz.id}.title", summary[0]
+    yield f"{quiz.id}.missed", summary[1]
     yield f"{quiz.id}.description", isolate_latin(quiz.description.get("ur"))
     yield f"{quiz.id}.stats", stats_text(catalogue, UserStats(
         "ur", quiz.id, quiz.title.get("ur"), "Ali", 2, 7, 6, len(quiz.questions),

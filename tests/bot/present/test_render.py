@@ -29,9 +29,9 @@ from bot.present.render import (
     feedback_text,
     progress_bar,
     question_text,
-    summary_text,
     toast,
 )
+from bot.present.summary import summary_text
 
 
 def prompt(lang: str = "en", **kw) -> QuestionPrompt:
@@ -94,7 +94,7 @@ def test_summary_lists_missed_with_answers(catalogue: Catalogue):
                 score=7, total=8, missed=(MissedQuestion(3, "x", "Why?", "Because"),),
                 best_score=7)
     text = summary_text(catalogue, s)
-    assert "Finished Quiz: 7/8" in text and "4. Why?\n   → Because" in text
+    assert "Finished Quiz: 7/8" in text and "4. Why? → Because" in text
     assert "Your best: 7/8" in text
 
 
