@@ -42,7 +42,13 @@ class Mastery:
         """The answered topic with the lowest score (of `among`, when given)."""
         wanted = None if among is None else set(among)
         found = [t for t in self.topics.values() if wanted is None or t.topic in wanted]
-        return min(found, key=lambda t: (t.score, t.topic), default=None)
+        return min(found, key=weakest_first, default=None)
+
+
+def weakest_first(t: TopicMastery) -> tuple[float, str]:
+    """The one order of topics, weakest first: by score, ties by topic id (the same in
+    every language), so a list shown and the "practise X" under it never disagree."""
+    return t.score, t.topic
 
 
 async def mastery(store: Store, topics_of: Mapping[tuple[str, str], tuple[str, ...]],

@@ -133,11 +133,13 @@ class SpacedReview:
 
     async def next_step(self, platform: str, user_id: str, quiz: Quiz, lang: str, *,
                         missed: bool, known: Mastery | None = None) -> NextStep | None:
-        """After `quiz`: the weakest topic when this attempt missed something and that topic
-        is weak, else the quiz the content names next, else the weakest topic."""
+        """After `quiz`: the weakest of its topics (the first its summary lists, a topic's
+        practice: of all) when this attempt missed something and that topic is weak, else the
+        quiz the content names next, else that weakest topic."""
         if known is None:
             known = await self.mastery(platform, user_id)
-        weakest = known.weakest()
+        weakest = known.weakest(None if quiz.id == self.library.due_quiz().id
+                                else {t for q in quiz.questions for t in q.topics})
         topic = None if weakest is None else NextStep(
             "topic", weakest.topic, self.library.topic_name(weakest.topic, lang),
             round(100 * weakest.score))

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from bot.domain.product_limits import MISSES_SHOWN
 from bot.domain.stats_results import TopicLine
-from bot.features.mastery import Mastery
+from bot.features.mastery import Mastery, weakest_first
 from bot.store.rows import ReviewTotal
 
 
@@ -32,8 +32,9 @@ def topic_lines(topics_of: Mapping[tuple[str, str], tuple[str, ...]], known: Mas
                 acc[1] += t.correct
     lines = [TopicLine(m.topic, name(m.topic), round(100 * m.score), m.answered,
                        *sure.get(m.topic, (0, 0)))
-             for m in known.topics.values() if wanted is None or m.topic in wanted]
-    return tuple(sorted(lines, key=lambda line: (line.percent, line.name)))
+             for m in sorted(known.topics.values(), key=weakest_first)
+             if wanted is None or m.topic in wanted]
+    return tuple(lines)
 
 
 def confident_misses(totals: Iterable[ReviewTotal]) -> list[ReviewTotal]:

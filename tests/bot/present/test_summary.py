@@ -82,3 +82,24 @@ async def test_a_short_miss_is_said_once(engine: Engine, catalogue: Catalogue) -
     (miss,) = result.summary.missed
     assert (card.detail == "") == (len(miss.text) <= 60)
     assert miss.correct_option in card.body + card.detail
+
+
+@pytest.mark.parametrize(("before", "miss"), [(None, 13), ("long-context", 1)])
+async def test_next_practises_the_first_topic_the_summary_lists(
+        engine: Engine, catalogue: Catalogue, before: str | None, miss: int) -> None:
+    """Topics tied at 33% were listed by name while "Next: practise X" took the weakest by
+    id (Pipeline bubble, fifth in the list above it); and a weaker topic of another quiz
+    (long-context, not in the list at all) was named next. One order now
+    (`mastery.weakest_first`), over the topics the summary lists: Next is the first."""
+    actor = Actor("telegram", "3003")
+    if before is not None:
+        await finish(engine, actor, before, miss=99)
+    result = await finish(engine, actor, SAMPLED, miss=miss)
+    summary = result.summary
+    assert summary is not None and summary.next_step is not None
+    step = summary.next_step
+    assert step.kind == "topic" and step.id == summary.topics[0].topic
+    lines = Planner(catalogue, PLAIN, shared_chats=False).summary(summary, actor).body
+    shown = lines.splitlines()
+    first = shown[shown.index(catalogue.t("en", "summary.topics")) + 1]
+    assert first.endswith(f"% {step.name}") and f"({step.percent}%)" in lines
