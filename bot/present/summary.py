@@ -17,7 +17,7 @@ from bot.present.render import (
     topic_map_lines,
 )
 
-SUMMARY_TOPICS = 6  # topics a finished summary lists (its quiz's, weakest first)
+SUMMARY_TOPICS = 3  # topics a finished summary lists (its quiz's weakest; /stats has all)
 MISSED_SHOWN = 3  # missed questions named in the body, one line each; all are in the detail
 MISSED_LINE = 60  # characters of a missed question's text in its one line
 

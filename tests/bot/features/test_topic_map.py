@@ -56,7 +56,7 @@ async def test_mastery_and_calibration_per_topic_by_hand(store: SQLiteStore, qui
     assert isinstance(result, AnswerResult) and result.summary is not None
     topics = {t for q in quizzes[QUIZ].questions for t in q.topics}
     assert {t.topic for t in result.summary.topics} == topics
-    assert "Your topics:" in summary_text(catalogue, result.summary)
+    assert "Your weakest topics here:" in summary_text(catalogue, result.summary)
     # weeks later the cards have faded: the score is the chance of recall, below accuracy
     fresh = {t.topic: t.percent for t in (await engine.progress(ANA)).topics}
     clock.advance(120 * 86400)
