@@ -122,25 +122,27 @@ class Flows:
         """/quiz [quiz]: start or resume it; no quiz: the catalogue (or the server's quiz); a
         quiz that is none: the catalogue's buttons under "no such quiz" (as on Telegram)."""
         actor = actor_of(interaction)
-        if (chosen := quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id
-                else (await self.engine.group_choice(actor))[0]) is None:
-            return await self.quizzes(interaction)
-        try:
+        try:  # a word several titles hold: just those (`naming.quiz_named`)
+            if (chosen := quiz_named(self.engine, self.cat.languages, quiz_id) if quiz_id
+                    else (await self.engine.group_choice(actor))[0]) is None:
+                return await self.quizzes(interaction)
             _, reply = await self._prepared(
                 interaction, self.engine.start(actor, chosen),
                 lambda prompt: self.plan.asked(again(interaction, prompt), actor,
                                                more=not quiz_id),
                 ephemeral=in_server(interaction))
-        except UnknownQuiz:
+        except UnknownQuiz as missing:
             if not quiz_id:  # the server's own quiz, removed since: the usual refusal
                 raise
-            return await self.quizzes(interaction, missing=quiz_id)
+            return await self.quizzes(interaction, missing=missing)
         await self.deliver(interaction, reply)
 
-    async def quizzes(self, interaction: discord.Interaction[Any], missing: str = "") -> None:
+    async def quizzes(self, interaction: discord.Interaction[Any],
+                      missing: UnknownQuiz | None = None) -> None:
         """/quizzes: the catalogue, one button per quiz (`missing`: a /quiz that is none)."""
         actor = actor_of(interaction)
-        quizzes = await self._do(interaction, self.engine.catalogue(actor))
+        quizzes = (await self._do(interaction, self.engine.catalogue(actor))).only(
+            missing.ids if missing else None)
         await self.deliver(interaction, self.plan.catalogue(quizzes, actor, missing=missing))
 
     async def review(self, interaction: discord.Interaction[Any], what: str = "due",

@@ -205,16 +205,16 @@ class Handlers:
         if args and args[0].lower() == "remove":
             title = await self.engine.remove_quiz(turn.actor, self._quiz(args[1:]) or "")
             return self.plan.removed(await self.engine.language(turn.actor), title)
-        quiz_id = self._quiz(args) or (await self.engine.group_choice(turn.actor))[0]
-        if quiz_id is None:
-            return await self.quizzes(turn, args)
-        try:
+        try:  # a word several titles hold: just those (`naming.quiz_named`)
+            quiz_id = self._quiz(args) or (await self.engine.group_choice(turn.actor))[0]
+            if quiz_id is None:
+                return await self.quizzes(turn, args)
             return await self._solo(turn, lambda: self.engine.start(turn.actor, quiz_id),
                                     quiz_id, more=not args)
         except UnknownQuiz as missing:
             if not args:  # the group's own quiz, removed since: the usual refusal
                 raise
-            return await self.quizzes(turn, args, missing=str(missing.params["quiz"]))
+            return await self.quizzes(turn, args, missing=missing)
 
     async def upload(self, turn: Turn, args: Sequence[str]) -> Reply:
         """A file sent in a private chat (admins): checked and installed as a quiz (titled by
@@ -228,9 +228,11 @@ class Handlers:
                                          (message.caption if message else None) or "")
         return self.plan.installed(await self.engine.language(turn.actor), done)
 
-    async def quizzes(self, turn: Turn, args: Sequence[str], missing: str = "") -> Reply:
+    async def quizzes(self, turn: Turn, args: Sequence[str],
+                      missing: UnknownQuiz | None = None) -> Reply:
         """/quizzes: the catalogue, one button per quiz (in a group: links, `DeepLinks`)."""
-        quizzes = await self.engine.catalogue(turn.actor)
+        quizzes = (await self.engine.catalogue(turn.actor)).only(
+            missing.ids if missing else None)
         plan = partial(self.plan.catalogue, actor=turn.actor, missing=missing)
         return (self.links and self.links.catalogue(turn.actor, quizzes, plan)) or plan(quizzes)
 

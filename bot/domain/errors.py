@@ -46,6 +46,18 @@ class QuizError(QuizbotError):
 
 class UnknownQuiz(QuizError):
     key = "error.unknown_quiz"
+    ids: tuple[str, ...] | None = None  # the quizzes to offer instead (None: every one)
+
+
+class SeveralQuizzes(UnknownQuiz):
+    """A typed part of a title that several quizzes' titles hold ("pipeline"): not "no
+    such quiz" (untrue), but which of these; `ids`: those quizzes, to offer as buttons."""
+
+    key = "error.several_quizzes"
+
+    def __init__(self, ids: tuple[str, ...], **params: Any) -> None:
+        super().__init__(**params)
+        self.ids = ids
 
 
 class QuizGone(QuizError):

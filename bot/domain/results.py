@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -331,6 +332,13 @@ class QuizList:
     lang: str
     entries: tuple[CatalogueEntry, ...]
     default_id: str  # the quiz a newcomer is pointed at first
+
+    def only(self, ids: Collection[str] | None) -> QuizList:
+        """Just the quizzes with these ids (a typed name several titles hold), in order;
+        every one for None."""
+        if ids is None:
+            return self
+        return replace(self, entries=tuple(e for e in self.entries if e.info.id in ids))
 
 
 PressOutcome = (AnswerOutcome | QuestionPrompt | LanguageSet | ResetDone | ResetCancelled

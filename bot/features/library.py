@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from bot.domain import learning, numeric
@@ -82,13 +82,14 @@ class Library:
             return level, quiz.id != self.default_id, quiz.id
         return sorted(self.quizzes.values(), key=rank)
 
-    def choices(self) -> Text:
-        """The valid quizzes by title, one a line, in every language (an unknown quiz's
-        refusal lists them; every command takes a title, `bot.features.naming`): never
-        an id to copy out of brackets."""
+    def choices(self, only: Collection[str] | None = None) -> Text:
+        """The valid quizzes (`only` these ids, if given) by title, one a line, in every
+        language (an unknown or several-named quiz's refusal lists them; every command takes
+        a title, `bot.features.naming`): never an id to copy out of brackets."""
+        shown = [q for q in self.ordered() if only is None or q.id in only]
         langs = sorted({lang for quiz in self.quizzes.values() for lang in quiz.languages})
-        return Text(tuple((lang, "".join(f"\n• {q.title.get(lang)}"
-                                           for q in self.ordered())) for lang in langs))
+        return Text(tuple((lang, "".join(f"\n• {q.title.get(lang)}" for q in shown))
+                          for lang in langs))
 
     def quiz_count(self) -> QuizCount:
         """How many quizzes are quizbot's own and how many were added here."""

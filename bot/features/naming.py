@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from bot.domain.errors import SeveralQuizzes
+
 if TYPE_CHECKING:
     from bot.features.engine import Engine
 
@@ -21,15 +23,21 @@ def name_key(text: str) -> str:
 
 def quiz_named(engine: Engine, langs: Iterable[str], text: str) -> str:
     """The id of the quiz `text` names: its id, its title in any language, or a part of
-    a title that no other quiz's title holds ("depth", "pipeline schedules"); else `text`
-    (the engine then refuses it, listing the titles)."""
+    a title that no other quiz's title holds ("depth", "pipeline schedules"); a part that
+    several titles hold ("pipeline"): SeveralQuizzes, naming just those; else `text` (the
+    engine then refuses it, listing the titles)."""
     wanted = name_key(text)
     infos = [info for lang in langs for info in engine.quiz_infos(lang)]
     for info in infos:
         if wanted in (info.id, name_key(info.title), name_key(f"{info.title} ({info.id})")):
             return info.id
     holders = {info.id for info in infos if wanted in name_key(info.title)}
-    return holders.pop() if len(wanted) >= PART_MIN and len(holders) == 1 else text
+    if len(wanted) < PART_MIN or not holders:
+        return text
+    if len(holders) == 1:
+        return holders.pop()
+    ids = tuple(quiz.id for quiz in engine.library.ordered() if quiz.id in holders)
+    raise SeveralQuizzes(ids, quiz=text, choices=engine.library.choices(ids))
 
 
 def quiz_words(engine: Engine, langs: Iterable[str], words: Sequence[str]) -> str | None:

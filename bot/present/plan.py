@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from bot.domain.errors import QuizError, UploadRefused
+from bot.domain.errors import QuizError, UnknownQuiz, UploadRefused
 from bot.domain.payloads import (
     ConfidencePayload,
     DuePayload,
@@ -196,12 +196,16 @@ class Planner:
             card = replace(card, body=f"{hint}\n\n{card.body}")
         return Reply(send=(card,))
 
-    def catalogue(self, quizzes: QuizList, actor: Actor, *, missing: str = "") -> Reply:
-        """/quizzes: every quiz as a button that starts (or resumes) it; `missing`: the name
-        a /quiz typed that is no quiz, said first (the buttons stand for the ids to type)."""
+    def catalogue(self, quizzes: QuizList, actor: Actor, *,
+                  missing: UnknownQuiz | None = None) -> Reply:
+        """/quizzes: every quiz as a button that starts (or resumes) it; `missing`: a /quiz
+        that named no quiz, said first (the buttons stand for the titles to type), or that
+        several titles hold (the caller lists just those, `QuizList.only(missing.ids)`)."""
         lang = quizzes.lang
-        lead = (self.m.escape(self.cat.t(lang, "catalogue.no_such", quiz=missing))
-                if missing else "")
+        key = "catalogue.no_such" if missing is None or missing.ids is None else \
+            "catalogue.several"
+        lead = (self.m.escape(self.cat.t(lang, key, quiz=missing.params["quiz"]))
+                if missing is not None else "")
         rows = tuple((Button(quiz_list.catalogue_label(self.cat, lang, e, LABEL_LIMIT),
                              StartPayload.of(actor.user_id, e.info.id).pack(),
                              "primary" if quiz_list.highlighted(quizzes, e) else "secondary"),)

@@ -4,10 +4,11 @@ brackets and retype on a phone; they list titles, say what to do, and take a tit
 
 from __future__ import annotations
 
+from bot.domain import payloads as payload
 from bot.present.i18n import strip_isolates
 from bot.store.commands import groups_sql, rounds_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
-from tests.adapters.telegram.learners import Learner
+from tests.adapters.telegram.learners import Learner, button_data, buttons
 from tests.adapters.telegram.support import Running
 
 GROUP = -1001234
@@ -67,3 +68,58 @@ async def test_a_quiz_named_wrong_in_urdu(bot: Running, api: FakeBotAPI) -> None
         "نام لکھیں (نام کا ایک ایسا لفظ کافی ہے جو کسی اور کوئز کے نام میں نہ ہو):",
         *[f"• {q.title.get('ur')}" for q in bot.app.engine.library.ordered()]]
     no_ids(bot, text)
+
+
+async def test_a_word_several_titles_hold_offers_just_those(
+        bot: Running, api: FakeBotAPI) -> None:
+    """"pipeline" is part of two titles: it was answered "There is no quiz called pipeline",
+    which is untrue. /quiz offers those two as buttons (private: start; group: links);
+    /round, /settings quiz, /stats, /leaderboard, /review last list those two titles."""
+    private = Learner(api, api.user(1001, "Ada"))
+    since = private.mark()
+    await private.send("/quiz pipeline")
+    listing = await private.reply(since)
+    assert listing["text"].startswith(
+        "pipeline is part of several quiz titles: tap the one you mean.\n\nQuizzes\n")
+    assert [payload.decode(d).arg for d in button_data(listing)] == [
+        "parallelism", "pipeline-schedules"]
+    no_ids(bot, listing["text"])
+
+    group = api.group_chat(GROUP)
+    admin = Learner(api, api.user(1001, "Ada"), group)
+    api.members[(GROUP, 1001)] = "administrator"
+    since = admin.mark()
+    await admin.send("/quiz pipeline")
+    links = [b["url"] for row in buttons(await admin.reply(since)) for b in row]
+    chat = payload.base36(-GROUP)
+    assert links == [f"https://t.me/quizbot_test_bot?start=g{chat}_{quiz}"
+                     for quiz in ("parallelism", "pipeline-schedules")]
+    titles = ["• Model and pipeline parallelism",
+              "• Pipeline schedules past 1F1B: Zero Bubble, DualPipe and their costs"]
+    for command in ("/round pipeline", "/settings quiz pipeline", "/stats pipeline",
+                    "/leaderboard pipeline", "/review last pipeline"):
+        since = admin.mark()
+        await admin.send(command)
+        text = (await admin.reply(since))["text"]
+        assert text.splitlines() == [
+            "pipeline is part of several quiz titles. Send the command again with one of "
+            "them (its whole title, or a word of it that no other title has):", *titles], command
+    assert await bot.app.store.read(rounds_sql.active_round, "telegram", str(GROUP)) is None
+    assert await bot.app.store.read(groups_sql.group_choice, "telegram", str(GROUP)) in (
+        None, (None, None))
+
+    urdu = Learner(api, api.user(1002, "عائشہ", language_code="ur"))
+    since = urdu.mark()
+    await urdu.send("/stats پائپ لائن")
+    text = strip_isolates((await urdu.reply(since))["text"])
+    assert text.splitlines() == [
+        "پائپ لائن کئی کوئز کے ناموں کا حصہ ہے۔ کمانڈ دوبارہ بھیجیں اور ساتھ ان میں سے "
+        "کسی ایک کا نام لکھیں (پورا نام، یا اس کا کوئی ایسا لفظ جو کسی اور کوئز کے نام میں نہ ہو):",
+        *[f"• {bot.app.engine.quiz(q).title.get('ur')}"
+          for q in ("parallelism", "pipeline-schedules")]]
+    since = urdu.mark()
+    await urdu.send("/quiz pipeline")
+    listing = await urdu.reply(since)
+    assert strip_isolates(listing["text"]).startswith(
+        "pipeline کئی کوئز کے ناموں کا حصہ ہے: جو کوئز آپ چاہتے ہیں اسے دبائیں۔")
+    assert len(button_data(listing)) == 2

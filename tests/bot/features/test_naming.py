@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.domain.errors import SeveralQuizzes, UnknownQuiz
 from bot.features.engine import Engine
 from bot.features.naming import quiz_named, quiz_words
 
@@ -20,7 +21,6 @@ LANGS = ("en", "ur")
     ("depth", "parallelism-deep"),  # a part only one title holds
     ("zero bubble", "pipeline-schedules"),
     ("parallelism", "parallelism"),  # an id wins over the titles that hold the word
-    ("pipeline", "pipeline"),  # two titles hold it: neither is meant
     ("de", "de"),  # too short to mean one
     ("pipline", "pipline"),
 ])
@@ -32,3 +32,19 @@ def test_a_quiz_is_named_by_id_title_or_a_part_only_one_title_has(
 def test_a_commands_words_name_one_quiz(engine: Engine) -> None:
     assert quiz_words(engine, LANGS, ["mixture", "of", "experts"]) == "expert-parallelism"
     assert quiz_words(engine, LANGS, []) is None
+
+
+@pytest.mark.parametrize("typed", ["pipeline", " PIPELINE ", "پائپ لائن"])
+def test_a_part_several_titles_hold_names_just_those(engine: Engine, typed: str) -> None:
+    """It fell through to "There is no quiz called pipeline", which is untrue: it is part
+    of two titles, and the refusal says so and lists just those (catalogue order)."""
+    with pytest.raises(SeveralQuizzes) as several:
+        quiz_named(engine, LANGS, typed)
+    assert isinstance(several.value, UnknownQuiz)  # every "no such quiz" path takes it
+    assert several.value.ids == ("parallelism", "pipeline-schedules")
+    assert several.value.params["quiz"] == typed
+    text = engine.library.choices(several.value.ids)
+    assert several.value.params["choices"] == text
+    assert text.get("en") == ("\n• Model and pipeline parallelism\n• Pipeline schedules past "
+                              "1F1B: Zero Bubble, DualPipe and their costs")
+    assert text.get("ur").count("\n• ") == 2
