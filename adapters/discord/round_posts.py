@@ -47,15 +47,16 @@ class RoundPosts:
 
     async def _after(self, event: RoundEvent) -> None:
         """After a round's podium is out: the members who earned the quiz's reward, in a
-        task of its own (a thousand grants must not hold the post job's lease); the lobby's
-        join buttons come off (one edit; left as they are when that fails: pressed, they
-        say the round is over)."""
+        task of its own (a thousand grants must not hold the post job's lease); the lobby
+        says the round is over and its join buttons come off (one edit; left as it is when
+        that fails: pressed, the buttons say the round is over)."""
         if isinstance(event, RoundReveal) and event.final and event.daily is None:
             self.rewards.grant_later(event)
         if isinstance(event, RoundReveal) and event.lobby_ref is not None:
             channel = self.client.get_partial_messageable(int(event.chat_id))
             try:
-                await channel.get_partial_message(int(event.lobby_ref)).edit(view=None)
+                await channel.get_partial_message(int(event.lobby_ref)).edit(
+                    content=self.plan.lobby_over(event), view=None)
             except discord.HTTPException as exc:
                 log.info("round %s: the lobby's buttons stay (HTTP %s): %s", event.round_id,
                          exc.status, exc.text)

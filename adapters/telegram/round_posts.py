@@ -74,16 +74,16 @@ class RoundPosts:
         return None
 
     async def _close_lobby(self, event: RoundEvent) -> None:
-        """The round is over: its lobby's join buttons come off (one edit, in the round's
-        lane of the group's budget). Left as they are when that fails: pressed, they say
-        the round is over."""
+        """The round is over: its lobby says so and how to start another, and its join
+        buttons come off (one edit, in the round's lane of the group's budget). Left as it
+        is when that fails: pressed, the buttons say the round is over."""
         if not isinstance(event, RoundReveal) or event.lobby_ref is None:
             return
         bot = cast("ExtBot[Any]", self._bot())
-        try:
-            await bot.edit_message_reply_markup(chat_id=int(event.chat_id),
-                                                message_id=int(event.lobby_ref),
-                                                reply_markup=None, rate_limit_args=ROUND_LANE)
+        try:  # an edit of the text without reply_markup takes the keyboard off
+            await bot.edit_message_text(self.plan.lobby_over(event), chat_id=int(event.chat_id),
+                                        message_id=int(event.lobby_ref),
+                                        rate_limit_args=ROUND_LANE)
         except TelegramError as exc:
             log.info("telegram: round %s: the lobby's buttons stay in group %s: %s",
                      event.round_id, event.chat_id, exc)

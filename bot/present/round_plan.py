@@ -301,6 +301,12 @@ class RoundPlanner:
         return self.t(lang, "round.standing_points", rank=rank, name=name,
                       points=f"{points:,}", score=score)
 
+    def lobby_over(self, r: RoundReveal) -> str:
+        """What the lobby of the round `r` ends says in place of "Press Join…" (the same
+        edit takes its buttons off): the round is over, and how to start another."""
+        key = self.cat.platform_key(r.lang, "round.lobby_over", shared_chats=self.shared_chats)
+        return self.t(r.lang, key, title=r.quiz_title)
+
     def _podium(self, r: RoundReveal, shown: int = STANDINGS_SHOWN) -> list[str]:
         lang = r.lang
         lines = [self.m.bold(self.t(lang, "round.podium", title=r.quiz_title))]

@@ -96,7 +96,9 @@ async def test_the_lobby_loses_its_buttons_when_the_round_ends(fake: FakeDiscord
                             or "stopped" in first.embeds[0]["description"],
                             what="the round's end")
         await fake.wait_for(lambda: lobby.buttons == [], what="the lobby's buttons gone")
-        assert lobby.content.startswith("Alice started")  # the text stays
+        # it kept saying "The first question opens in 30 s": now that it is over, and how on
+        assert lobby.content == (f"This round of {bot.engine.quiz().title.get('en')} is "
+                                 "over. To play another, use /round start")
         assert len([e for e in fake.channel_log if e[:2] == ("edit", lobby.id)]) == 1
 
     await one_round(stop=False)

@@ -155,8 +155,8 @@ async def test_a_member_who_joined_and_did_not_answer_counts_as_not_answered(
 async def test_the_lobby_loses_its_buttons_when_the_round_ends(bot: Running, api: FakeBotAPI,
                                                                key: AnswerKey) -> None:
     """A finished team round's lobby kept its join buttons (pressed: "That round is over").
-    The round's end takes them off: one editMessageReplyMarkup of the lobby, in the round's
-    lane of the group's budget (nothing over Telegram's limit), text left as it was."""
+    The round's end takes them off: one editMessageText of the lobby, in the round's lane of
+    the group's budget (nothing over Telegram's limit), saying the round is over."""
     room = Room(bot, api)
     since = room.hana.mark()
     await room.hana.send("/round 20 1 teams 2")
@@ -178,8 +178,12 @@ async def test_the_lobby_loses_its_buttons_when_the_round_ends(bot: Running, api
     assert stripped
     lobby_edits = [c for c in api.calls if c.params.get("message_id") == lobby["message_id"]
                    and c.method.startswith("edit")]
-    assert [c.method for c in lobby_edits] == ["editMessageReplyMarkup"]
-    assert api.messages[where]["text"] == lobby["text"]
+    assert [c.method for c in lobby_edits] == ["editMessageText"]
+    assert lobby_edits[0].params.get("reply_markup") is None
+    # it kept saying "The first question opens in 30 s": now that it is over, and how on
+    assert api.messages[where]["text"] == (
+        f"This round of {bot.app.engine.quiz().title.get('en')} is over. To play another, "
+        "send /round")
     assert api.flooded == []
 
 
