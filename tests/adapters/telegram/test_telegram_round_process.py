@@ -8,6 +8,7 @@ host's `/round skip`) so that they wait seconds, not the question's length.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import time
 from pathlib import Path
@@ -32,6 +33,23 @@ def round_setup(tmp_path: Path, api: FakeBotAPI, content: Path) -> tuple[Path, A
     data["rounds"] = {"reveal_seconds": 1}
     config.write_text(yaml.safe_dump(data))
     return config, api.group_chat(GROUP_ID)
+
+
+async def message_stored(db_path: Path, qindex: int, timeout: float = 20.0  # noqa: ASYNC109
+                         ) -> None:
+    """Until the running process has stored the question's message id (bounded). It writes
+    it once Telegram has answered the sendMessage, and a learner can press before that: a
+    kill in between makes the next process post the question again (the post job is kept
+    until then, at least once), which is not what these tests kill it for."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with sqlite3.connect(db_path) as db:
+            (ref,), = db.execute("SELECT message_ref FROM round_questions WHERE qindex = ?",
+                                 (qindex,)).fetchall()
+        if ref is not None:
+            return
+        assert time.monotonic() < deadline, f"question {qindex}'s message id never stored"
+        await asyncio.sleep(0.02)  # another process's write: no event to wait on
 
 
 async def test_killed_while_a_question_is_open_reveals_at_the_stored_deadline(
