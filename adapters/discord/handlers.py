@@ -16,7 +16,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord import replies
-from adapters.discord.names import quiz_choices, quiz_named, topic_choices, topic_named
+from adapters.discord.names import quiz_choices, topic_choices
 from adapters.discord.replies import (
     actor_of,
     again,
@@ -43,6 +43,7 @@ from bot.domain.platforms import DISCORD
 from bot.domain.results import Actor, AnswerResult, InstallOutcome, SessionKind, Summary
 from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.discord_link import discord_link
+from bot.features.naming import quiz_named, topic_named
 from bot.features.sessions import CHAT, GLOBAL
 from bot.present.chart import progress_picture
 from bot.present.i18n import person

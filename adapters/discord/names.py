@@ -1,14 +1,12 @@
 """The suggestions of an option that autocompletes, by name (never an id), and what a member
 typed into one: Discord sends the typed text when Enter is pressed before a suggestion is
-picked, so a quiz's title or a topic's name means its id (`bot.features.naming`)."""
+picked, so a quiz's title or a topic's name means its id (`bot.features.naming` reads it)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from discord import app_commands
-
-from bot.features.naming import quiz_named, topic_named
 
 if TYPE_CHECKING:
     from bot.features.engine import Engine
@@ -35,5 +33,3 @@ def quiz_choices(engine: Engine, lang: str, current: str) -> list[app_commands.C
         for info in engine.quiz_infos(lang) if needle in info.id or needle in info.title.casefold()
     ][:CHOICES_LIMIT]
 
-
-__all__ = ["quiz_choices", "quiz_named", "topic_choices", "topic_named"]

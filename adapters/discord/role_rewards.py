@@ -17,7 +17,6 @@ from typing import Any
 
 import discord
 
-from adapters.discord.names import quiz_named
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.views import MARKDOWN
 from bot.app.compose import App
@@ -25,6 +24,7 @@ from bot.domain.errors import QuizError
 from bot.domain.results import Actor
 from bot.domain.round_results import RewardSet, RoundReveal
 from bot.domain.tasks import spawn
+from bot.features.naming import quiz_named
 from bot.store.round_rows import RewardRow
 
 log = logging.getLogger(__name__)

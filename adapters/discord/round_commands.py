@@ -13,13 +13,13 @@ from typing import Any
 
 import discord
 
-from adapters.discord.names import quiz_named
 from adapters.discord.replies import actor_of, note, send, timely
 from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.round_posts import RoundPosts
 from adapters.discord.views import view_of
 from bot.app.compose import App
 from bot.domain.round_rules import DEFAULT_SCORING
+from bot.features.naming import quiz_named
 
 log = logging.getLogger(__name__)
 

@@ -62,14 +62,14 @@ def refuse_quizbot_database(target: Path) -> None:
     so they cannot tell the live database from another; they never write over any."""
     name = str(target)
     side = next((s for s in SIDE_FILES if name.endswith(s)), "")
+    db = name.removesuffix(side) if side else name
     try:
-        with Path(name[:len(name) - len(side)]).open("rb") as fh:
+        with Path(db).open("rb") as fh:
             header = fh.read(HEADER_SIZE)
     except OSError:  # not there, or not a file this user can read: no database of ours
         return
     if header.startswith(SQLITE_HEADER) and application_id(header) == APPLICATION_ID:
-        what = f"a file of the quizbot database {name[:len(name) - len(side)]}" if side \
-            else "a quizbot database"
+        what = f"a file of the quizbot database {db}" if side else "a quizbot database"
         raise PlaceError(f"{target}: is {what}; choose another file (nothing was written)")
 
 
