@@ -43,11 +43,13 @@ T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}
 REPORT_KEY = "!"  # typed at a question's prompt: report a problem with the last explanation
 LIST_COMMAND = "quizbot list"
-TTY = Markup(bold=lambda s: f"\033[1m{s}\033[0m")  # bold where a terminal shows it
+# bold where a terminal shows it; nothing folds, so a card's detail is printed in full
+TTY = Markup(bold=lambda s: f"\033[1m{s}\033[0m", folds=False)
+UNFOLDED = Markup(folds=False)
 
 
 def _markup() -> Markup:
-    return TTY if sys.stdout.isatty() else PLAIN
+    return TTY if sys.stdout.isatty() else UNFOLDED
 
 
 def card_text(card: Card) -> str:

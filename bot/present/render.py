@@ -38,6 +38,7 @@ class Markup:
     bold: Callable[[str], str] = _same
     link: Callable[[str, str], str] = lambda title, url: f"{title}: {url}"
     inert: Callable[[str], str] = _same  # a member's name as plain text (i18n.person)
+    folds: bool = True  # a card's detail folds away (Telegram's quote, Discord's fields)
 
 
 PLAIN = Markup()

@@ -31,7 +31,9 @@ def summary_parts(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> tuple[
     """(body, detail): the body leads with the score, the best score and the next step, then
     names up to MISSED_SHOWN missed questions in a line each with the right answer, then the
     topics; the detail repeats every missed question in full (a computed question's numbers
-    are in its text), as many as one card holds, then "…and N more"."""
+    are in its text), as many as one card holds, then "…and N more". Where nothing folds
+    (`m.folds` false: the terminal) the body lists every missed question in full instead,
+    and there is no detail."""
     lang, topic = summary.lang, content_text(summary.lang, summary.topic or "")
     key = "summary.topic_title" if summary.topic is not None else (
         "summary.review_title" if summary.kind in ("review", "due") else "summary.title")
@@ -49,7 +51,9 @@ def summary_parts(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> tuple[
     if (step := summary.next_step) is not None:
         key = "summary.next_topic" if step.kind == "topic" else "summary.next_quiz"
         lines += ["", m.bold(m.escape(cat.t(lang, key, name=step.name, percent=step.percent)))]
-    if summary.missed:
+    if summary.missed and not m.folds:  # one list, in full: no card limit, no fold
+        lines += ["", m.escape(cat.t(lang, "summary.missed")), _detail(cat, summary, m, None)]
+    elif summary.missed:
         lines += ["", m.escape(cat.t(lang, "summary.missed"))]
         lines += [m.escape(cat.t(lang, "summary.missed_line",
                                  number=number_in(lang, miss.position + 1),
@@ -63,18 +67,21 @@ def summary_parts(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> tuple[
         lines += ["", m.escape(cat.t(lang, "summary.topics"))]
         lines += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
     body = "\n".join(lines)
-    whole = len(summary.missed) <= MISSED_SHOWN and all(
+    whole = not m.folds or len(summary.missed) <= MISSED_SHOWN and all(
         len(miss.text) <= MISSED_LINE for miss in summary.missed)  # the body says it all
     return body, "" if whole else _detail(cat, summary, m, card_limit() - len(body) - 2)
 
 
-def _detail(cat: Catalogue, summary: Summary, m: Markup, room: int) -> str:
+def _detail(cat: Catalogue, summary: Summary, m: Markup, room: int | None) -> str:
     """Every missed question in full with its right answer, as many as `room` holds (a
-    22-question quiz with most missed is over one card, 4,096), then "…and N more"."""
+    22-question quiz with most missed is over one card, 4,096), then "…and N more";
+    `room` None: all of them."""
     lang = summary.lang
     items = [m.escape(cat.t(lang, "summary.missed_item", number=number_in(lang, miss.position + 1),
                             text=miss.text, answer=miss.correct_option))
              for miss in summary.missed]
+    if room is None:
+        return "\n\n".join(items)
     more = m.escape(cat.t(lang, "summary.missed_more", count=len(items)))
     room -= len(more) + 2
     shown = 0
