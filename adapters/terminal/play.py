@@ -37,7 +37,7 @@ from bot.features.naming import quiz_named
 from bot.present.i18n import strip_isolates
 from bot.present.plan import Card, Planner, Reply
 from bot.present.quiz_list import catalogue_lines
-from bot.present.render import LETTERS, PLAIN, Markup, content_text
+from bot.present.render import LETTERS, Markup, content_text
 
 T = TypeVar("T")
 QUIT = {"q", "quit", "exit"}

@@ -67,8 +67,8 @@ def summary_parts(cat: Catalogue, summary: Summary, m: Markup = PLAIN) -> tuple[
         lines += ["", m.escape(cat.t(lang, "summary.topics"))]
         lines += topic_map_lines(cat, lang, summary.topics[:SUMMARY_TOPICS], m)
     body = "\n".join(lines)
-    whole = not m.folds or len(summary.missed) <= MISSED_SHOWN and all(
-        len(miss.text) <= MISSED_LINE for miss in summary.missed)  # the body says it all
+    whole = not m.folds or (len(summary.missed) <= MISSED_SHOWN and all(
+        len(miss.text) <= MISSED_LINE for miss in summary.missed))  # the body says it all
     return body, "" if whole else _detail(cat, summary, m, card_limit() - len(body) - 2)
 
 
