@@ -14,10 +14,11 @@ A unit must decide everything from what it reads inside the transaction (guarded
 `ON CONFLICT`), never from state read before it, so running it again after a rollback is
 safe.
 
-When the disk says no (full, I/O error, gone read-only) the batch fails as `SaveFailed`, a
-`QuizError` every adapter shows as "could not save your answer, try again": nothing in the
-batch was committed, nothing committed before is lost, and the next batch tries again, so
-the store recovers by itself once space returns.
+When the disk says no (full, I/O error, gone read-only), or another program holds the
+file's write lock past the busy timeout (an sqlite3 shell, a backup), the batch fails as
+`SaveFailed`, a `QuizError` every adapter shows as "could not save your answer, try again":
+nothing in the batch was committed, nothing committed before is lost, and the next batch
+tries again, so the store recovers by itself once space returns or the lock is let go.
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ _HINTS = {**_STORAGE_HINTS, sqlite3.SQLITE_BUSY: "another program holds it (anot
           "again"}
 
 
+def lock_held(exc: BaseException) -> bool:
+    """True when another program held the write lock past the busy timeout: BEGIN IMMEDIATE
+    failed, so no unit ran, and retrying them one by one would only wait that long again."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return isinstance(exc, sqlite3.OperationalError) and code is not None \
+        and code & 0xFF == sqlite3.SQLITE_BUSY
+
+
 def storage_hint(exc: BaseException) -> str:
     """What a maintainer can do about a storage error."""
     code = getattr(exc, "sqlite_errorcode", None)
@@ -92,7 +101,7 @@ class GroupCommit(Batched[Unit]):
             self.commits += 1
             return results
         except Exception as exc:
-            if storage_failure(exc):
+            if storage_failure(exc) or lock_held(exc):
                 log.warning("could not save %d write(s): %s; %s", len(units), exc,
                             storage_hint(exc))
                 return [SaveFailed(str(exc))] * len(units)

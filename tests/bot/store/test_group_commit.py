@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.domain.errors import SaveFailed
 from bot.store.commands import learning_sql, sessions_sql
 from bot.store.group_commit import storage_failure, storage_hint
 from bot.store.sqlite import SQLiteStore
@@ -93,3 +94,33 @@ def test_a_database_another_program_holds_says_so(tmp_path: Path) -> None:
         holder.close()
     assert "another program holds it" in storage_hint(busy)
     assert "disk" not in storage_hint(busy) and not storage_failure(busy)
+
+
+async def test_a_lock_another_program_holds_fails_the_batch_once_as_not_saved(
+        tmp_path: Path, monkeypatch: Any, caplog: Any) -> None:
+    """An sqlite3 shell holding the write lock past the busy timeout: every write queued
+    then is told 'not saved, try again' after one wait. Each used to be retried alone, one
+    more busy timeout per write (4 taps: 25 s with the writer stuck for every learner), and
+    to raise a bare OperationalError, which the adapters logged as a bug with an apology."""
+    monkeypatch.setattr("bot.store.sqlite.BUSY_TIMEOUT_MS", 200)
+    path = tmp_path / "q.db"
+    store = await SQLiteStore.open(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        begins: list[str] = []
+        await store._w.run(lambda db: db.set_trace_callback(
+            lambda sql: begins.append(sql) if sql.startswith("BEGIN") else None))
+        holder.execute("BEGIN IMMEDIATE")
+        outcomes = await asyncio.gather(
+            *(store.write(sessions_sql.set_language, "t", str(i), "ur", time.time())
+              for i in range(4)), return_exceptions=True)
+        assert all(isinstance(o, SaveFailed) for o in outcomes), outcomes
+        assert 1 <= len(begins) <= 2, begins  # the batch waited once, not once more per write
+        warnings = [r.getMessage() for r in caplog.records if r.name == "bot.store.group_commit"]
+        assert len(warnings) <= 2 and "another program holds it" in warnings[0]
+        holder.execute("ROLLBACK")  # let go: the next write goes through
+        await store.write(sessions_sql.set_language, "t", "1", "ur", time.time())
+        assert await sessions_sql.touch_user(store, "t", "1", "", time.time()) == "ur"
+    finally:
+        holder.close()
+        await store.close()
