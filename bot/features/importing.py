@@ -23,7 +23,7 @@ from bot.domain.quiz.formats import FORMATS, ImportRefused, guess_format, read_d
 from bot.domain.quiz.formats.draft import decode, written_in
 from bot.domain.quiz.formats.to_yaml import Converted, kept_ids, quiz_id_for, to_yaml
 from bot.domain.quiz.load import MAX_FILE_BYTES
-from bot.domain.quiz.topics import TOPICS_FILE
+from bot.domain.quiz.topics import TOPICS_FILE, read_topics_file
 from bot.domain.quiz.validate import ID_RE, LANG_RE
 from bot.features.content_check import check_paths
 
@@ -139,7 +139,7 @@ def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str 
     draft.title = title or draft.title
     quiz_id = quiz_id or quiz_id_for(name)
     keep = kept_ids(before) if before is not None and before.id == quiz_id else None
-    converted = to_yaml(draft, quiz_id, lang, keep)
+    converted = to_yaml(draft, quiz_id, lang, keep, reserved=_shipped_topics(out.topics))
     out.warnings.extend(draft.skipped + draft.warnings)
     out.problems.extend(draft.problems)
     if not draft.questions and not draft.problems:
@@ -149,6 +149,14 @@ def _converted(data: bytes, name: str, fmt: str, quiz_id: str | None, lang: str 
     # (not one question without a key now, another's long explanation next time), and
     # --force has them to write
     return converted if converted.starts else None
+
+
+def _shipped_topics(topics: Path | None) -> set[str]:
+    """The shipped topics' ids, which no category may take, but those `topics` (a folder's
+    own topics.yaml, beside an --output) declares: a teacher's shared topic is theirs."""
+    shipped = default_content_dir() / TOPICS_FILE
+    own = set(read_topics_file(topics)[0]) if topics and topics != shipped else set()
+    return set(read_topics_file(shipped)[0]) - own
 
 
 def _check(converted: Converted, out: Imported) -> None:

@@ -27,7 +27,7 @@ from bot.store.commands import sessions_sql
 from bot.store.commands.quizzes_sql import installed_quizzes
 from tests.backends import Opener
 from tests.clock import FakeClock
-from tests.helpers import old_rule_quiz
+from tests.helpers import old_rule_quiz, play_through
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "import"
 ADMIN = Actor("telegram", "42", display_name="Ada")
@@ -359,4 +359,29 @@ async def test_a_learner_whose_language_the_quiz_lacks_is_told_once_at_its_start
     # a quiz in a language the bot has no catalogue for is named by its code
     assert catalogue.t("en", "question.only_in", languages=catalogue.language_names(
         "en", ("fr", "ur"))) == "This quiz is available only in fr, Urdu."
+    engine.installed.close()
+
+
+async def test_a_foreign_subjects_categories_never_become_the_shipped_topics(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    # A photosynthesis sheet's categories "Fundamentals" and "Memory" slugged to the shipped
+    # topics' ids: its summary listed "Why and how a model is split" and "Memory (weights,
+    # optimizer state, activations)" among "Your weakest topics here", and /review of them
+    # mixed in pipeline-parallelism questions.
+    sheet = ("question,option1,option2,option3,correct,category\n"
+             "Where do light reactions happen?,Thylakoid,Stroma,Matrix,1,Fundamentals\n"
+             "Which gas is released?,Oxygen,Carbon dioxide,Nitrogen,1,Memory\n").encode()
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    await engine.install(ADMIN, sheet, "photosynthesis.csv")
+    quiz = engine.library.quiz("photosynthesis")
+    shipped = {t for q in quizzes.values() for question in q.questions for t in question.topics}
+    assert {"fundamentals", "memory"} <= shipped
+    own = {t for q in quiz.questions for t in q.topics}
+    assert len(own) == 2 and not own & shipped
+    assert [quiz.topic_name(t, "en") for t in dict.fromkeys(
+        t for q in quiz.questions for t in q.topics)] == ["Fundamentals", "Memory"]
+    summary = (await play_through(engine, LEARNER, "photosynthesis", miss=2)).summary
+    assert summary is not None
+    assert {line.name for line in summary.topics} == {"Fundamentals", "Memory"}
+    assert summary.next_step is not None and summary.next_step.id in own
     engine.installed.close()

@@ -6,7 +6,7 @@ the category's path names the topic)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any
@@ -114,16 +114,17 @@ def kept_ids(quiz: Quiz) -> dict[str, str]:
 
 
 def to_yaml(draft: Draft, quiz_id: str, lang: str,
-            keep: Mapping[str, str] | None = None) -> Converted:
+            keep: Mapping[str, str] | None = None, reserved: Collection[str] = ()) -> Converted:
     """The quiz as YAML text; problems (no key, two keys) are added to the draft. An
-    unnamed question whose `fingerprint` is in `keep` keeps the id it maps to."""
+    unnamed question whose `fingerprint` is in `keep` keeps the id it maps to. No category
+    becomes a topic id in `reserved` (the shipped topics')."""
     out = Converted("")
     name = PurePath(draft.source).name
     head: dict[str, Any] = {
         "id": quiz_id, "title": draft.title or readable_title(name) or quiz_id,
         "description": description(lang, len(draft.questions), name),
         "difficulty": "medium", "languages": [lang]}
-    topics = _topics(draft)
+    topics = _topics(draft, reserved)
     if topics:  # categories become the quiz's own topics
         head["topics"] = {tid: {lang: label} for label, tid in topics.items()}
     lines = [f"# Imported from {name} by `quizbot import`; edit freely, then run "
@@ -177,15 +178,20 @@ def _label(category: str) -> str:
     return category.rsplit("/", 1)[-1].strip()
 
 
-def _topics(draft: Draft) -> dict[str, str]:
-    """Each category's name (its last part) -> a topic id, unique, in file order."""
+def _topics(draft: Draft, reserved: Collection[str]) -> dict[str, str]:
+    """Each category's name (its last part) -> a topic id, unique, in file order. Topics
+    are told across quizzes by id, so a category that slugs to a shipped topic's id
+    ("Memory" -> memory) takes another ("memory-2"): a photosynthesis quiz's "Memory" is
+    not pipeline parallelism's, whose questions `/review` would mix in and whose name a
+    summary would show."""
     out: dict[str, str] = {}
+    taken = set(reserved)
     for q in draft.questions:
         label = _label(q.category)
         if label and label not in out:
             # an Urdu category's id is "topic-<hash>": shown beside its name in /review's
             # list of topics, "q-<hash>" read as a question's
-            out[label] = stable_id(label, label, set(out.values()), "topic")
+            out[label] = stable_id(label, label, taken, "topic")
     return out
 
 
