@@ -368,9 +368,9 @@ async def test_a_foreign_subjects_categories_never_become_the_shipped_topics(
     # topics' ids: its summary listed "Why and how a model is split" and "Memory (weights,
     # optimizer state, activations)" among "Your weakest topics here", and /review of them
     # mixed in pipeline-parallelism questions.
-    sheet = ("question,option1,option2,option3,correct,category\n"
-             "Where do light reactions happen?,Thylakoid,Stroma,Matrix,1,Fundamentals\n"
-             "Which gas is released?,Oxygen,Carbon dioxide,Nitrogen,1,Memory\n").encode()
+    sheet = (b"question,option1,option2,option3,correct,category\n"
+             b"Where do light reactions happen?,Thylakoid,Stroma,Matrix,1,Fundamentals\n"
+             b"Which gas is released?,Oxygen,Carbon dioxide,Nitrogen,1,Memory\n")
     engine = _engine(await open_store(), quizzes, FakeClock())
     await engine.install(ADMIN, sheet, "photosynthesis.csv")
     quiz = engine.library.quiz("photosynthesis")
