@@ -5,8 +5,9 @@ A question declares its unit (`unit:` in the quiz file, else read from its optio
 plain count). A typed answer may carry its own unit of the same family and is converted:
 "1200 MB" for a GB question is 1.2. Accepted besides: `.` or `,` as the decimal mark with
 thousands separators (a single `,` before exactly three digits groups thousands: "1,200"),
-Urdu and Arabic-Indic digits, a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), a leading
-"~" or "m =". Pure functions, no I/O.
+Urdu and Arabic-Indic digits, a unit written in Urdu ("۲۰ فیصد", "66 ملی سیکنڈ", "3.5 جی بی",
+"2 لاکھ"), a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), a leading "~" or "m =". Pure
+functions, no I/O.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ FAMILIES: dict[str, dict[str, float]] = {
               "tb": 1e12, "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40},
     "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
              "sec": 1.0},
-    "count": {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12},
+    "count": {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12,
+              "lakh": 1e5, "crore": 1e7},
     "percent": {"%": 0.01},
 }
 # a question's declared unit -> (family, size of one answer unit in the family's base)
@@ -56,6 +58,26 @@ _MAP: dict[str, str | None] = {
     "\u2009": " ", "'": " ", "\u2019": " ", "\u060c": ",",
     **dict.fromkeys(_INVISIBLE, None)}
 _DIGITS = str.maketrans(_MAP)
+# A unit an Urdu learner writes in Urdu after the number, as the Urdu texts write it ("20
+# فیصد", "175 ارب"), and the unit it is: "20 فیصد" was "not a number". Words of the South
+# Asian count (لاکھ 10⁵, کروڑ 10⁷, ارب 10⁹) keep their own sizes; an Arabic keyboard's ي, ى,
+# ك and ه are read as Urdu's ی, ک and ہ.
+URDU_UNITS = {
+    "فیصد": "%", "فی صد": "%",
+    "سیکنڈ": "s", "سیکنڈز": "s", "ملی سیکنڈ": "ms", "ملی سیکنڈز": "ms",
+    "مائیکرو سیکنڈ": "us", "مائیکرو سیکنڈز": "us", "نینو سیکنڈ": "ns", "نینو سیکنڈز": "ns",
+    "بائٹ": "bytes", "بائٹس": "bytes", "کلو بائٹ": "kb", "کلو بائٹس": "kb",
+    "میگا بائٹ": "mb", "میگا بائٹس": "mb", "گیگا بائٹ": "gb", "گیگا بائٹس": "gb",
+    "ٹیرا بائٹ": "tb", "ٹیرا بائٹس": "tb",
+    "کے بی": "kb", "ایم بی": "mb", "جی بی": "gb", "ٹی بی": "tb",
+    "ہزار": "k", "لاکھ": "lakh", "کروڑ": "crore", "ملین": "m", "ارب": "bn", "بلین": "bn",
+    "ٹریلین": "t",
+}
+_URDU_LETTERS = str.maketrans({"\u064a": "ی", "\u0649": "ی", "\u0643": "ک", "\u0647": "ہ"})
+_URDU_UNIT = re.compile(
+    r"\s*(?P<word>" + "|".join(re.escape(w).replace(r"\ ", r"\s*")
+                               for w in sorted(URDU_UNITS, key=len, reverse=True))
+    + r")\s*[۔.]?$")
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUPER_RUN = re.compile(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
 _NUMBER = re.compile(
@@ -118,7 +140,12 @@ def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
     if len(raw) > MAX_TYPED:
         raise TypedError("typed.too_long", limit=str(MAX_TYPED))
     clean = _SUPER_RUN.sub(lambda m: "10^" + m.group(1).translate(_SUPER), raw)
-    clean = unicodedata.normalize("NFKC", clean.translate(_DIGITS))
+    clean = unicodedata.normalize("NFKC", clean.translate(_DIGITS)).strip()
+    echo, said = clean, ""
+    if urdu := _URDU_UNIT.search(clean.translate(_URDU_LETTERS)):
+        said = clean[urdu.start("word"):urdu.end("word")]
+        word = " ".join(urdu.group("word").split())
+        clean = f"{clean[:urdu.start()]} {URDU_UNITS[word]}"
     m = _NUMBER.fullmatch(clean.strip())
     if m is None or not any(ch.isdigit() for ch in m.group("num")):
         raise TypedError("typed.not_number", example=example(unit, avoid))
@@ -141,10 +168,11 @@ def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
     elif typed_unit == "":
         base = [value * size]
     elif any(typed_unit in units for units in FAMILIES.values()):
-        raise TypedError("typed.wrong_unit", got=m.group("unit"), example=example(unit, avoid))
+        raise TypedError("typed.wrong_unit", got=said or m.group("unit"),
+                         example=example(unit, avoid))
     else:
         raise TypedError("typed.not_number", example=example(unit, avoid))
-    shown = " ".join(clean.split())
+    shown = " ".join(echo.split())
     return Reading(tuple(v / size for v in base), shown)
 
 

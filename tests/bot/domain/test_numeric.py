@@ -52,6 +52,21 @@ CASES = [
     ("  1.2GB  ", "GB", 1.2),
     ("1.2 gb", "GB", 1.2),
     ("１２", "", 12.0),  # full-width digits
+    # a unit written in Urdu, as the Urdu texts write it ("20 فیصد" was "not a number")
+    ("20 فیصد", "%", 0.2),
+    ("۲۰ فیصد", "%", 0.2),
+    ("12.5فی صد", "%", 0.125),
+    ("20 فيصد", "%", 0.2),  # an Arabic keyboard's yeh
+    ("12 فیصد۔", "%", 0.12),
+    ("66 ملی سیکنڈ", "ms", 66.0),
+    ("0.066 سیکنڈ", "ms", 66.0),
+    ("3.5 جی بی", "GB", 3.5),
+    ("3500 ایم بی", "GB", 3.5),
+    ("2 گیگا بائٹس", "GB", 2.0),
+    ("2 لاکھ", "", 2e5),
+    ("3 کروڑ", "", 3e7),
+    ("1.2 ارب", "", 1.2e9),
+    ("۲ ہزار", "", 2000.0),
 ]
 
 
@@ -94,6 +109,22 @@ def test_refuses(typed: str, unit: str, key: str) -> None:
     assert err.value.key == key
     if key != "typed.too_long":
         assert err.value.fields["example"]
+
+
+@pytest.mark.parametrize(("typed", "unit", "got", "echo"), [
+    ("12 فیصد", "GB", "فیصد", None),
+    ("12 جی بی", "ms", "جی بی", None),
+    ("66  ملی   سیکنڈ", "ms", None, "66 ملی سیکنڈ"),
+    ("۲۰ فیصد", "%", None, "20 فیصد"),
+])
+def test_an_urdu_unit_is_echoed_and_refused_in_the_learners_words(
+        typed: str, unit: str, got: str | None, echo: str | None) -> None:
+    if got is None:
+        assert parse(typed, unit).shown == echo  # "You typed: 20 فیصد", not "20%"
+        return
+    with pytest.raises(TypedError) as err:
+        parse(typed, unit)
+    assert (err.value.key, err.value.fields["got"]) == ("typed.wrong_unit", got)
 
 
 @pytest.mark.parametrize(("source", "unit"), [
