@@ -278,3 +278,24 @@ async def test_a_refused_apology_is_not_apologised_for(
     assert len(api.errors_of("sendMessage")) == 2
     assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 2
     caplog.clear()
+
+
+async def test_a_groups_rate_limit_holds_up_that_group_only(bot: Running, api: FakeBotAPI
+                                                          ) -> None:
+    """Telegram's 429 for posting too fast into one group (retry after up to a minute, in a
+    round) paused every call of the bot: PTB's limiter waits out any RetryAfter for all
+    chats, so a private learner's reply waited for another group's flood limit."""
+    group = api.group_chat(-1001234500002, "Parallel readers")
+    hana, learner = Learner(api, api.user(2002, "Hana"), group), alice(api)
+    api.rate_limit("sendMessage", retry_after=5)
+    since = hana.mark()
+    await hana.send("/help")  # its reply into the group meets the 429
+    await api.wait_for(lambda: api.errors_of("sendMessage"), what="the group's 429")
+    limited = asyncio.get_running_loop().time()
+    mine = learner.mark()
+    await learner.send("/stats")
+    stats = await learner.reply(mine)
+    waited = asyncio.get_running_loop().time() - limited
+    assert stats["text"].startswith("Your stats:")
+    assert waited < 4 and hana.sent(since) == [], waited  # the group still waits its turn
+    assert "/quiz" in (await hana.reply(since))["text"]  # then gets its reply
