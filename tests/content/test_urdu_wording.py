@@ -26,6 +26,10 @@ def test_urdu_options_say_what_the_english_says(quizzes: dict[str, Quiz]) -> Non
     # e12: "FP8's GEMMs, are counted half the FLOPs" lacked its postposition
     assert "FP8 کے GEMMs میں" in option(quizzes, "expert-parallelism",
                                          "e12-training-utilisation", 2)
+    # ps18: "No: ... moving that per slot takes 1.8 s, far over the 400 ms" lost its
+    # comparison in Urdu ("... takes 1.8 s"), the one number its English option has
+    # that the Urdu did not
+    assert "400 ms سے کہیں زیادہ" in option(quizzes, "pipeline-schedules", "ps18-offload-pcie", 2)
 
 
 def test_no_urdu_key_alone_ends_without_a_verb_where_its_english_has_one(
