@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections.abc import Callable
 
 from bot.app.compose import build_engine
@@ -81,3 +82,17 @@ def old_rule_quiz(quiz_id: str) -> str:
                       f"  explanation: {right}.\n"
                       for qid, right, wrong in (("q-old", "GPipe splits layers", "ZeRO splits"),
                                                 ("q-old-2", "1F1B bounds memory", "No bubble"))))
+
+
+def first_strong_direction(text: str) -> str:
+    """The direction a phone gives a one-line label (Unicode's P2: the first strong letter,
+    isolated runs skipped whole): "R" or "L"."""
+    depth = 0
+    for ch in text:
+        if ch in "\u2066\u2067\u2068":
+            depth += 1
+        elif ch == "\u2069":
+            depth = max(0, depth - 1)
+        elif depth == 0 and unicodedata.bidirectional(ch) in ("L", "R", "AL"):
+            return "L" if unicodedata.bidirectional(ch) == "L" else "R"
+    return "L"

@@ -8,6 +8,9 @@ from typing import TYPE_CHECKING
 
 from discord import app_commands
 
+from bot.present.clipping import clip_isolated
+from bot.present.i18n import is_rtl
+
 if TYPE_CHECKING:
     from bot.features.engine import Engine
 
@@ -19,7 +22,7 @@ def topic_choices(engine: Engine, lang: str, current: str) -> list[app_commands.
     """Autocomplete for /review topic: topics whose id or name contains what was typed."""
     needle = current.casefold().strip()
     found = [(engine.topic_name(t, lang), t) for t in engine.topics()]
-    return [app_commands.Choice(name=name[:CHOICE_NAME_LIMIT], value=t)
+    return [app_commands.Choice(name=_shown(name, lang), value=t)
             for name, t in sorted(found) if needle in t or needle in name.casefold()
             ][:CHOICES_LIMIT]
 
@@ -29,7 +32,12 @@ def quiz_choices(engine: Engine, lang: str, current: str) -> list[app_commands.C
     by title (the id is only the value Discord sends back)."""
     needle = current.casefold().strip()
     return [
-        app_commands.Choice(name=info.title[:CHOICE_NAME_LIMIT], value=info.id)
+        app_commands.Choice(name=_shown(info.title, lang), value=info.id)
         for info in engine.quiz_infos(lang) if needle in info.id or needle in info.title.casefold()
     ][:CHOICES_LIMIT]
 
+
+def _shown(name: str, lang: str) -> str:
+    """A suggestion's name within Discord's limit, its Latin runs isolated in Urdu: "MoE اور
+    ایکسپرٹ متوازیت" opening in Latin read left to right, the Urdu half backwards."""
+    return clip_isolated(name, CHOICE_NAME_LIMIT, is_rtl(lang))

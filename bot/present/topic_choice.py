@@ -13,7 +13,8 @@ from bot.domain.payloads import TopicPayload
 from bot.domain.platforms import TELEGRAM
 from bot.domain.results import Actor
 from bot.present.cards import LABEL_LIMIT, Button, Card, Reply
-from bot.present.clipping import clip
+from bot.present.clipping import clip_isolated
+from bot.present.i18n import is_rtl
 
 if TYPE_CHECKING:
     from bot.present.plan import Planner
@@ -34,7 +35,9 @@ def topic_choice(plan: Planner, lang: str, actor: Actor, typed: str, known: Topi
     message carries (Discord: 25); past it, the first `limit` and how to reach the others."""
     named = sorted(((known.topic_name(topic, lang), topic) for topic in known.topics()),
                    key=lambda n: n[0].lower())
-    rows = tuple((Button(clip(label, LABEL_LIMIT),
+    # a name's Latin runs isolated in Urdu: "MoE اور ایکسپرٹ متوازیت" opening in Latin read
+    # left to right, the Urdu half backwards ("micro-batch شیڈول" as "schedule micro-batch")
+    rows = tuple((Button(clip_isolated(label, LABEL_LIMIT, is_rtl(lang)),
                          TopicPayload.of(actor.user_id, topic).pack()),)
                  for label, topic in named[:limit])
     text = plan.t(lang, "topic.no_such", topic=clip_echo(typed))

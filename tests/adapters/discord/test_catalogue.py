@@ -208,3 +208,28 @@ async def test_every_quiz_option_suggests_quizzes(fake: FakeDiscord, bot: App) -
         assert ix.callback.data["choices"] == [{  # shown by title; the id is only the value
             "name": "Long sequences and sharded data parallelism",
             "value": "long-context"}], name
+
+
+async def test_an_urdu_members_suggestions_read_right_to_left(fake: FakeDiscord,
+                                                             bot: App) -> None:
+    """A suggestion and a topic button whose Urdu name opens in Latin ("MoE اور ایکسپرٹ
+    متوازیت", "micro-batch شیڈول") isolate the Latin: left bare, Discord laid the name out
+    left to right, the Urdu half backwards."""
+    from bot.present.i18n import strip_isolates
+    from tests.helpers import first_strong_direction
+
+    await replied(fake, await fake.slash(ALICE, "language", options={"language": "ur"}))
+    for command, option, typed in (("review", "topic", "MoE"), ("review", "topic", "micro"),
+                                   ("quiz", "quiz", "Mixture")):
+        ix = await replied(fake, await fake.autocomplete(ALICE, command, option, typed,
+                                                         guild=GUILD))
+        assert ix.callback is not None
+        names = [c["name"] for c in ix.callback.data["choices"]]
+        assert names and all(typed in strip_isolates(n) for n in names), names
+        assert all(first_strong_direction(n) == "R" for n in names), names
+    ix = await replied(fake, await fake.slash(ALICE, "review", guild=GUILD,
+                                              options={"topic": "nope"}))
+    assert ix.original is not None
+    labels = [b["label"] for b in ix.original.buttons]
+    assert any(strip_isolates(label).startswith("MoE") for label in labels)
+    assert all(first_strong_direction(label) == "R" for label in labels), labels

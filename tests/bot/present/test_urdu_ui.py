@@ -8,6 +8,7 @@ import re
 import pytest
 
 from bot.present.i18n import Catalogue, strip_isolates
+from tests.helpers import first_strong_direction
 
 # The English word of a concept (outside /commands, {placeholders} and typed arguments) and
 # the one Urdu word every string that uses it says.
@@ -266,3 +267,40 @@ def test_every_urdu_line_reads_right_to_left_even_when_it_opens_with_a_command(
     assert lines == set()
     help_text = catalogue.t("ur", "help", offer="کوئز", title="T", count=8)
     assert "\u200f/quiz: " in help_text  # the mark, not an isolate: the command stays tappable
+
+
+TOPIC_NAMES = {
+    "schedules": "micro-batch شیڈول", "moe": "MoE اور ایکسپرٹ متوازیت",
+    "overlap": "حساب اور کمیونیکیشن کا overlap", "bubble": "پائپ لائن ببل",
+    "tensor": "ٹینسر متوازیت", "memory": "میموری (ویٹس، آپٹیمائزر اسٹیٹ)",
+    "data": "ڈیٹا متوازیت اور بانٹنا (ZeRO، FSDP)", "hardware": "انٹرکنیکٹ اور ہارڈویئر",
+    "volume": "کمیونیکیشن کا حجم اور collectives", "why": "ماڈل کیوں اور کیسے تقسیم ہوتا ہے"}
+
+
+class _Topics:
+    """Topic names as a quiz gives them (some open in Latin), for `topic_choice`."""
+
+    def topics(self) -> dict[str, object]:
+        return dict.fromkeys(TOPIC_NAMES)
+
+    def topic_name(self, topic: str, lang: str) -> str:
+        return TOPIC_NAMES[topic]
+
+
+def test_an_urdu_topic_button_reads_right_to_left_whatever_its_first_word(
+        catalogue: Catalogue) -> None:
+    # "/review nope" shows every topic as a button; "micro-batch شیڈول" and "MoE اور ایکسپرٹ
+    # متوازیت" opened in Latin, so the app laid them out left to right: "schedule micro-batch"
+    # and "and expert parallelism MoE" to a right-to-left reader
+    from bot.domain.results import Actor
+    from bot.present.plan import Planner
+    from bot.present.render import PLAIN
+    from bot.present.topic_choice import topic_choice
+
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    reply = topic_choice(plan, "ur", Actor("telegram", "7"), "nope", _Topics())
+    labels = [row[0].label for row in reply.send[0].rows]
+    assert sorted(map(strip_isolates, labels)) == sorted(TOPIC_NAMES.values())
+    assert all(first_strong_direction(label) == "R" for label in labels), labels
+    english = topic_choice(plan, "en", Actor("telegram", "7"), "nope", _Topics())
+    assert not any("\u2066" in row[0].label for row in english.send[0].rows)
