@@ -104,6 +104,14 @@ def test_dualpipe_memory_budget(quiz: Quiz):
     assert dual == 54 and first + act == 44  # the distractor forgets the second stage
     assert right(question(quiz, "ps05-dualpipe-memory-budget")).startswith(
         f"About {dual} GB on every device")
+    # the takeaway said "the first 1F1B stage's activation peak, PP + 1": that stage holds PP
+    assert one.peak_in_flight(0) == pp
+    takeaway = question(quiz, "ps05-dualpipe-memory-budget").takeaway
+    assert takeaway is not None
+    assert "PP + 1 micro-batches' activations on every device, one more than 1F1B's first " \
+        "stage" in takeaway.get("en")
+    assert "PP + 1 micro-batches کی ایکٹیویشنز رکھتا ہے، 1F1B کے پہلے اسٹیج سے ایک زیادہ" in \
+        takeaway.get("ur")
     v = simulate(ScheduleSpec("dualpipev", 4, 8))
     assert (v.idle(0), v.makespan, v.bubble) == (6, 54, Fraction(1, 9))
     assert right(question(quiz, "ps06-dualpipev-layout")).startswith("8 devices; device d holds "
