@@ -290,13 +290,15 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def migrate(dialect: str, known: list[tuple[int, str, str]], where: object) -> Command[int]:
+def migrate(dialect: str, known: list[tuple[int, str, str]], where: object,
+            setting: str = "storage.url") -> Command[int]:
     """Apply every migration of `known` newer than the recorded version, inside the caller's
-    write transaction; refuse (nothing written) a database this quizbot does not know."""
+    write transaction; refuse (nothing written, naming `setting`) a database this quizbot
+    does not know."""
     if dialect == "postgres":
         yield q("SELECT pg_advisory_xact_lock(?)", MIGRATION_LOCK)
         # Another worker may have migrated (or someone created tables) while we waited.
-        yield from postgres_version(where, known[-1][0])
+        yield from postgres_version(where, known[-1][0], setting)
     elif not (yield q("SELECT name FROM sqlite_master WHERE type = 'table'")):
         yield q(f"PRAGMA application_id = {APPLICATION_ID}")  # ours, before any table
     yield q("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, "
@@ -307,7 +309,7 @@ def migrate(dialect: str, known: list[tuple[int, str, str]], where: object) -> C
                     "AND name = ?", new, new_name, old, old_name)
     applied = {int(r[0]) for r in (yield q("SELECT version FROM schema_migrations"))}
     if why := newer(max(applied, default=0), known[-1][0]):
-        raise refuse(where, why)
+        raise refuse(where, why, setting)
     for version, name, sql in known:
         if version not in applied:
             for statement in statements(sql):
@@ -318,7 +320,7 @@ def migrate(dialect: str, known: list[tuple[int, str, str]], where: object) -> C
 
 
 def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
-                   where: object = "the database") -> None:
+                   where: object = "the database", setting: str = "storage.url") -> None:
     """`migrate` in one `BEGIN IMMEDIATE` transaction on the sqlite3 connection `db`.
 
     The version is read under the database's write lock: of any number of processes
@@ -334,7 +336,7 @@ def migrate_sqlite(db: sqlite3.Connection, known: list[tuple[int, str, str]],
     db.execute("PRAGMA foreign_keys = OFF")
     db.execute("BEGIN IMMEDIATE")
     try:
-        run_sync(db, migrate("sqlite", known, where))
+        run_sync(db, migrate("sqlite", known, where, setting))
         broken = db.execute("PRAGMA foreign_key_check").fetchall()
         if broken:
             raise RuntimeError(f"a migration breaks foreign keys: {[tuple(b) for b in broken[:3]]}")
@@ -380,7 +382,7 @@ async def migrate_postgres(fetch: Callable[[Stmt], Awaitable[Rows]], conn: Any, 
     if await run_async(postgres_version(where, known[-1][0], setting), fetch) == known[-1][0]:
         return known[-1][0]  # the common case: no lock, no write
     async with conn.transaction():
-        return await run_async(migrate("postgres", known, where), fetch)
+        return await run_async(migrate("postgres", known, where, setting), fetch)
 
 
 def statements(sql: str) -> list[str]:

@@ -128,7 +128,7 @@ class SQLiteStore:
                 await conn.execute(f"PRAGMA synchronous = {synchronous.upper()}")
                 await conn.execute("PRAGMA foreign_keys = ON")
             writer, reader = conns
-            await writer.run(migrate_sqlite, known, path)
+            await writer.run(migrate_sqlite, known, path, setting)
             here = _loop_connection(path)
         except BaseException as exc:
             for conn in conns:  # an open connection's thread would keep the process alive

@@ -216,3 +216,20 @@ def test_eight_processes_starting_together_on_a_version_6_file_all_open_it(
     for path, answers in zip(paths, race(racers, paths), strict=True):
         assert answers == ["ok"] * PROCESSES, (path, answers)
         check(path, frozenset({"old"}))
+
+
+def test_a_schema_that_turns_newer_after_the_check_names_the_option_that_chose_it(
+        tmp_path: Path) -> None:
+    """The version is read again under the write lock (another process may have upgraded the
+    file since the check before it): that refusal names what pointed at the file, e.g.
+    copy-db's --to, as the earlier check does, not always storage.url."""
+    path = tmp_path / "q.db"
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        migrate_sqlite(db, migrations("sqlite"), path)
+        db.execute("INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 0)")
+        with pytest.raises(Exception, match=r"version 999.*point --to at another file"):
+            migrate_sqlite(db, migrations("sqlite"), path, "--to")
+        assert db.execute("SELECT max(version) FROM schema_migrations").fetchone()[0] == 999
+    finally:
+        db.close()
