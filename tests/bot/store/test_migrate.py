@@ -122,7 +122,7 @@ async def test_a_failed_open_leaves_no_worker_thread_behind(tmp_path: Path, monk
 
     import bot.store.sqlite as sqlite_store
 
-    def broken(db, known, where=None):
+    def broken(db, known, where=None, setting=None):
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(sqlite_store, "migrate_sqlite", broken)
