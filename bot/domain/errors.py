@@ -220,6 +220,13 @@ class SaveFailed(QuizError):
     key = "error.save_failed"
 
 
+class StoreLost(QuizError):
+    """The database file was deleted or replaced under the running bot (`store.sqlite_file`):
+    nothing is saved until a restart; the learner is told so, the log says it once."""
+
+    key = "error.store_lost"
+
+
 class StoreUnavailable(QuizbotError):
     """The database cannot be opened for writing (read-only file or folder, a folder where the
     file should be, a folder that cannot be created, a full disk); the message says which."""

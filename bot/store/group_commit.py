@@ -81,9 +81,12 @@ class GroupCommit(Batched[Unit]):
     """Runs units of work on `conn` (opened with isolation_level=None) in group commits."""
 
     def __init__(self, conn: SQLiteThread,
-                 on_commit: Callable[[float], None] | None = None) -> None:
+                 on_commit: Callable[[float], None] | None = None,
+                 guard: Callable[[sqlite3.Connection], Exception | None] | None = None
+                 ) -> None:
         super().__init__(conn, MAX_BATCH)
         self.on_commit = on_commit
+        self._guard = guard  # before each batch: an error every unit gets instead, or None
         self.commits = 0  # transactions committed, for benchmarks and tests
         self._durations: deque[float] = deque()  # COMMITs not yet reported to on_commit
 
@@ -94,6 +97,8 @@ class GroupCommit(Batched[Unit]):
 
     def _process(self, db: sqlite3.Connection, units: list[Unit]) -> list[Any]:
         """On the writer's thread: one transaction, or one per unit when the batch failed."""
+        if self._guard is not None and (refused := self._guard(db)) is not None:
+            return [refused] * len(units)
         try:
             started = time.perf_counter()
             results = _run_all(db, units)

@@ -34,6 +34,7 @@ from bot.store.migrate import (
     migrate_sqlite,
     migrations,
 )
+from bot.store.sqlite_file import FileWatch
 from bot.store.sqlite_thread import ReadBatch, SQLiteThread
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,8 @@ class SQLiteStore:
         self._r = reader
         self._reads = ReadBatch(reader)
         self._w = writer
-        self._writes = GroupCommit(writer, on_commit)
+        self._file = FileWatch(path)  # deleted or replaced under us: rescued, writes refused
+        self._writes = GroupCommit(writer, on_commit, self._file.check)
 
     @property
     def on_commit(self) -> Callable[[float], None] | None:
@@ -142,13 +144,18 @@ class SQLiteStore:
     async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a read-only command: one of POINT_READS on the loop's connection, any other
         on the reader connection (its statements batched with other callers' reads)."""
-        if fn in POINT_READS:
-            try:
-                return run_sync(self._here, fn(*args, **kwargs))
-            except sqlite3.OperationalError as exc:
-                if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF not in _BUSY:
-                    raise
-        return await run_async(fn(*args, **kwargs), self._fetch)
+        try:
+            if fn in POINT_READS:
+                try:
+                    return run_sync(self._here, fn(*args, **kwargs))
+                except sqlite3.OperationalError as exc:
+                    if (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF not in _BUSY:
+                        raise
+            return await run_async(fn(*args, **kwargs), self._fetch)
+        except sqlite3.OperationalError:
+            if (lost := self._file.lost()) is not None:  # the file went: say so, not a bug
+                raise lost from None
+            raise
 
     async def _fetch(self, stmt: Stmt) -> Rows:
         return await self._reads.all(sqlite_sql(stmt.sql), stmt.params)
