@@ -350,13 +350,21 @@ class Catalogue:
         """Format `key` in `lang`; in RTL languages Latin fragments are bidi-isolated."""
         count = self.count_of(key)
         if count is not None:
-            template = self.plural(lang, key, int(params[count])) or ""
+            template = self.plural(lang, key, plural_n(params[count])) or ""
         else:
             template = self._plain(lang, key)
         if params:  # a localized parameter (a quiz's names) is read in this language
             params = {k: v.get(lang) if isinstance(v, Text) else v for k, v in params.items()}
         text = template.format(**params) if params else template
         return _LINE_COMMAND.sub(RLM, isolate_latin(text)) if is_rtl(lang) else text
+
+
+def plural_n(value: Any) -> int:
+    """The number that picks a plural form: a whole number as it is, a fraction ("1.5", as a
+    question of the day's hours are written) 2, the "other" form (CLDR: "one" is 1 with no
+    visible fraction, so "1.5 گھنٹے", "1.5 hours")."""
+    number = float(value)
+    return int(number) if number.is_integer() else 2
 
 
 def placeholders(template: str) -> frozenset[str]:

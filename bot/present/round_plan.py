@@ -141,7 +141,7 @@ class RoundPlanner:
                    for i in range(len(q.options))]
         row = tuple(reversed(buttons)) if is_rtl(q.lang) else tuple(buttons)
         if q.daily:
-            closes = self.t(q.lang, "daily.closes", hours=round(q.seconds / 3600))
+            closes = self.t(q.lang, "daily.closes", hours=f"{q.seconds / 3600:g}")
         elif q.untimed:
             closes = self.t(q.lang, "round.closes_untimed", minutes=q.seconds // 60)
         else:

@@ -102,7 +102,7 @@ def sample_params(template: str) -> dict[str, object]:
         "option": "NVIDIA Megatron-LM", "text": "ببل (p−1)/(m+p−1) ہے، 3,072 GPUs پر",
         "answer": "80 GB", "quiz": "parallelism-deep", "lang": "fr", "ids": "parallelism",
         "problems": "content/x.yaml:42: questions[3].correct is 5",
-        "amount": 3, "due": 4, "cards": 1_024, "days": 5, "m": 8,  # counts that pick a plural form
+        "amount": 3, "due": 4, "cards": 1_024, "days": 5, "m": 8, "hours": 8,  # plural counts
     }
     names = {n for _, n, _, _ in string.Formatter().parse(template) if n}
     return {n: values.get(n, "x1") for n in names}

@@ -236,6 +236,19 @@ def test_the_question_of_the_day_stays_open_for_its_hours(catalogue: Catalogue,
     assert "24 گھنٹے کھلا رہے گا۔" in text
 
 
+@pytest.mark.parametrize("key", ["daily.on", "daily.closes"])
+@pytest.mark.parametrize(("hours", "ur", "en"), [
+    (1, "1 گھنٹہ کھلا رہے گا۔", "1 h"), ("1", "1 گھنٹہ کھلا رہے گا۔", "1 h"),
+    ("1.5", "1.5 گھنٹے کھلا رہے گا۔", "1.5 h"), ("8", "8 گھنٹے کھلا رہے گا۔", "8 h"),
+])
+def test_a_question_of_the_day_open_one_hour_says_one_hour(
+        catalogue: Catalogue, key: str, hours: object, ur: str, en: str) -> None:
+    # daily.close_hours: 1 read "1 گھنٹے کھلا رہے گا" (the plural, "1 hours")
+    params = {"title": "T", "time": "09:00", "offset": "UTC", "hours": hours}
+    assert ur in strip_isolates(catalogue.t("ur", key, **params))
+    assert f"{en}." in catalogue.t("en", key, **params)
+
+
 @pytest.mark.parametrize(("lang", "due", "last"), [
     ("en", "due", "last misses"), ("ur", "دہرائی کے منتظر سوال", "پچھلی بار کے غلط جواب والے"),
 ])
