@@ -251,7 +251,7 @@ class Flows:
         """/help: what the bot does, with a Start button."""
         lang = await timely(interaction, self.lang(interaction))
         actor = actor_of(interaction)
-        reply = self.plan.help(lang, self.engine.quiz_info(lang), actor,
+        reply = self.plan.help(lang, await self.engine.first_quiz(actor, lang), actor,
                                quizzes=self.engine.quiz_count(),
                                admin=self.engine.is_admin(actor))
         await self.deliver(interaction, reply)

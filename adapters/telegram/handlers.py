@@ -195,7 +195,7 @@ class Handlers:
             return await self._solo(turn, lambda: self.engine.start(turn.actor, args[0]),
                                     args[0])
         lang = await self.engine.language(turn.actor)
-        return self.plan.welcome(lang, self.engine.quiz_info(lang), turn.actor,
+        return self.plan.welcome(lang, await self.engine.first_quiz(turn.actor, lang), turn.actor,
                                  quizzes=self.engine.quiz_count())
 
     async def quiz(self, turn: Turn, args: Sequence[str]) -> Reply:
@@ -342,7 +342,7 @@ class Handlers:
     async def help(self, turn: Turn, args: Sequence[str]) -> Reply:
         """/help: what the bot can do."""
         lang = await self.engine.language(turn.actor)
-        return self.plan.help(lang, self.engine.quiz_info(lang), turn.actor,
+        return self.plan.help(lang, await self.engine.first_quiz(turn.actor, lang), turn.actor,
                               quizzes=self.engine.quiz_count(),
                               admin=self.engine.is_admin(turn.actor))
 

@@ -159,9 +159,9 @@ class Engine:
         """One quiz (the default one if not named), titled in `lang`."""
         return self.library.quiz_info(lang, quiz_id)
 
-    def due_quiz(self) -> Quiz:
-        """Every question of every quiz under a qualified id."""
-        return self.library.due_quiz()
+    async def first_quiz(self, actor: Actor, lang: str) -> QuizInfo:
+        """The quiz to begin with where `actor` is: the group's choice, else the default."""
+        return self.library.quiz_info(lang, (await self.groups.choice(actor))[0])
 
     def resolve_language(self, chosen: str | None, locale: str | None) -> str:
         """The user's choice, else their app's language if we ship it, else the default."""

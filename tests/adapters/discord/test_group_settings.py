@@ -61,3 +61,21 @@ async def test_settings_reads_both_inside_the_three_seconds(
     assert ix.original is not None and ix.original.ephemeral
     assert ix.original.content.startswith("Your learning settings")
     assert ix.followups[0].content.splitlines()[0] == "This server's settings"
+
+
+async def test_help_in_a_server_offers_the_quiz_its_admins_chose(
+        bot: App, fake: FakeDiscord) -> None:
+    """/help in a server whose quiz was chosen said 'start with Model and pipeline
+    parallelism (8 questions)' over a Start button for it: the bot's default."""
+    await replied(fake, await fake.slash(ALICE, "settings", guild=GUILD,
+                                         options={"quiz": "long-context"}))
+    shown = (await replied(fake, await fake.slash(BOB, "help", guild=GUILD))).original
+    assert shown is not None
+    assert "start with Long sequences and sharded data parallelism" in shown.content
+    assert "Model and pipeline parallelism" not in shown.content
+    ix = await replied(fake, await fake.press(BOB, shown, shown.button("▶ Start")["custom_id"]))
+    assert ix.original is not None and ix.original.embeds
+    assert await bot.store.read(sessions_sql.active_session, "discord", BOB["id"],
+                                "long-context") is not None
+    dm = (await replied(fake, await fake.slash(BOB, "help"))).original  # a DM: the default
+    assert dm is not None and "start with Model and pipeline parallelism" in dm.content

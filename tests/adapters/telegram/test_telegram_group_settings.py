@@ -107,3 +107,29 @@ async def test_help_in_a_group_says_what_settings_does_there(bot: Running,
         since = member.mark()
         await member.send("/help")
         assert line in strip_isolates((await member.reply(since))["text"]).splitlines()
+
+
+async def test_help_and_start_in_a_group_offer_the_quiz_its_admins_chose(
+        bot: Running, api: FakeBotAPI) -> None:
+    """A biology group whose admins chose their own quiz was told by /help and /start 'start
+    with Model and pipeline parallelism (8 questions)', and the Start button under it opened
+    that: the bot's default, not the group's quiz."""
+    group = api.group_chat(GROUP, "Biology 101")
+    admin = Learner(api, api.user(1001, "Ada"), group)
+    member = Learner(api, api.user(1002, "Lin"), group)
+    api.members[(GROUP, 1001)] = "administrator"
+    since = admin.mark()
+    await admin.send("/settings quiz long-context")
+    await admin.reply(since)
+    for command in ("/help", "/start"):
+        since = member.mark()
+        await member.send(command)
+        text = strip_isolates((await member.reply(since))["text"])
+        assert "start with Long sequences and sharded data parallelism" in text.replace(
+            "Start with", "start with"), command
+        assert "Model and pipeline parallelism" not in text, command
+    alone = Learner(api, api.user(1002, "Lin"))  # in a private chat, the bot's default
+    since = alone.mark()
+    await alone.send("/help")
+    assert "start with Model and pipeline parallelism" in strip_isolates(
+        (await alone.reply(since))["text"])

@@ -53,7 +53,7 @@ async def test_misses_point_to_the_weakest_topic(engine: Engine, quizzes: dict[s
 
     practice = await engine.press(ALICE, decode(card.rows[0][0].payload))
     assert practice.kind == SessionKind.DUE and 1 <= practice.total <= 8
-    due = engine.due_quiz()
+    due = engine.library.due_quiz()
     row = await engine.store.read(sessions_sql.get_session, practice.session_id)
     assert row is not None
     assert all(step.id in due.question(qid).topics for qid in row.question_ids)

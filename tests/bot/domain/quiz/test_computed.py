@@ -318,7 +318,7 @@ async def test_spaced_review_draws_per_review_session(store: SQLiteStore, quizze
     assert (again.text, again.options) == (due.text, due.options)
     assert "{" not in due.text
     # the answer moves the card of the question, not of the draw: one card per question
-    pick = await right_of(store, engine.due_quiz(), due)
+    pick = await right_of(store, engine.library.due_quiz(), due)
     result = await engine.answer(ALICE, due.session_id, 0, pick)
     assert isinstance(result, AnswerResult) and result.is_correct
     cards = {(c.quiz_id, c.question_id) for c in await store.read(learning_sql.cards,
