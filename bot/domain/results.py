@@ -356,6 +356,12 @@ class InstallOutcome:
     version: int
     warnings: tuple[str, ...] = ()
     unchanged: bool = False  # the very content installed already: its version stands
+    # a new version of an installed quiz: the title it had, and its questions kept (by id,
+    # so with learners' progress), new and gone; None for a first install
+    before: str | None = None
+    kept: int = 0
+    added: int = 0
+    removed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

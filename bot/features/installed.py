@@ -148,14 +148,19 @@ class Installed:
         quiz = result.quiz
         if self.library.is_shipped(quiz.id):
             raise ShippedQuiz(quiz=quiz.id)
+        prior = self.library.quizzes.get(quiz.id)  # the version this one replaces, if any
         version, new = await self.store.write(install_quiz, quiz.id, result.yaml,
                                               _images_json(result), by, self.clock())
         log.info("%s quiz %s (%d questions) as version %d, by %s",
                  "installed" if new else "unchanged:", quiz.id, len(quiz.questions), version, by)
         await self.refresh()
+        ids, was = {q.id for q in quiz.questions}, {q.id for q in prior.questions} \
+            if prior is not None else set()
         return InstallOutcome(quiz.id, quiz.title.get(quiz.languages[0]),
                               len(quiz.questions), version, tuple(result.warnings),
-                              unchanged=not new)
+                              unchanged=not new,
+                              before=prior.title.get(prior.languages[0]) if prior else None,
+                              kept=len(ids & was), added=len(ids - was), removed=len(was - ids))
 
     async def remove(self, actor: Actor, quiz_id: str) -> str:
         """Admin only: stop serving an installed quiz (learners' history stays); its title."""

@@ -26,8 +26,15 @@ def installed_text(cat: Catalogue, lang: str, done: InstallOutcome) -> str:
     warnings = (cat.t(lang, "admin.install_warnings",
                       warnings=told(cat, lang, done.warnings)) if done.warnings else "")
     key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
+    if not done.unchanged and done.before is not None:  # a new version: what it changed
+        # none of its questions kept: another quiz sent under the same name, most likely
+        key = "admin.updated" if done.kept else "admin.replaced"
+    was = cat.t(lang, "admin.was", before=done.before) if done.before not in (None,
+                                                                              done.title) else ""
     return cat.t(lang, key, title=done.title, count=done.questions, id=done.quiz_id,
-                 warnings=warnings)
+                 warnings=warnings, before=done.before, was=was,
+                 changes=cat.t(lang, "admin.changes", kept=done.kept, added=done.added,
+                               removed=done.removed))
 
 
 def told(cat: Catalogue, lang: str, messages: Iterable[str]) -> str:

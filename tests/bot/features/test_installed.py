@@ -385,3 +385,23 @@ async def test_a_foreign_subjects_categories_never_become_the_shipped_topics(
     assert {line.name for line in summary.topics} == {"Fundamentals", "Memory"}
     assert summary.next_step is not None and summary.next_step.id in own
     engine.installed.close()
+
+
+async def test_a_new_version_says_what_it_kept_added_and_removed(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    # A teacher re-sending week3.csv with a row changed and one deleted, or another quiz
+    # saved under the same file name, was told only "Installed “…” (questions: 2)": nothing
+    # said that a quiz was replaced, nor which questions kept learners' progress.
+    head = "question,option1,option2,correct\n"
+    rows = ["Which gas is released?,Oxygen,Nitrogen,1\n",
+            "Where is chlorophyll?,Chloroplast,Nucleus,1\n", "What does RuBisCO fix?,CO2,O2,1\n"]
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    first = await engine.install(ADMIN, (head + "".join(rows)).encode(), "week3.csv")
+    assert first.before is None
+    again = await engine.install(ADMIN, (head + rows[0] + rows[1].replace("Where", "In what")
+                                         ).encode(), "week3.csv", "Week 3")
+    assert (again.before, again.title, again.questions) == ("Week3", "Week 3", 2)
+    assert (again.kept, again.added, again.removed) == (1, 1, 2)
+    other = await engine.install(ADMIN, (head + "Is it a cell?,Yes,No,1\n").encode(), "week3.csv")
+    assert (other.before, other.kept, other.added, other.removed) == ("Week 3", 0, 1, 2)
+    engine.installed.close()

@@ -229,3 +229,23 @@ def test_every_message_the_formats_can_give_has_its_urdu() -> None:
             and r[2] in said_in("ur", skipped.format(r[2]))] == []
     assert [k for k in kinds if f"a {k}" not in URDU_WORDS and f"an {k}" not in URDU_WORDS
             ] == []
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_a_new_version_says_what_it_kept_or_that_it_replaced_another_quiz(
+        catalogue: Catalogue, lang: str) -> None:
+    plan = Planner(catalogue, PLAIN, shared_chats=True)
+    updated = InstallOutcome("w", "Week 3", 10, 4, before="Week 3", kept=9, added=1, removed=1)
+    replaced = InstallOutcome("w", "Photosynthesis", 10, 5, before="Week 3", added=10,
+                              removed=10)
+    (up,), (other,) = (plan.installed(lang, o).send for o in (updated, replaced))
+    up_text, other_text = strip_isolates(up.body), strip_isolates(other.body)
+    if lang == "en":
+        assert up_text.startswith("Updated “Week 3” (questions: 10): 9 kept with learners' "
+                                  "progress, 1 new, 1 removed. Everyone can start it")
+        assert other_text.startswith("Replaced “Week 3” with “Photosynthesis”, sent under the "
+                                     "same id (questions: 10): 0 kept")
+        assert other_text.endswith("to keep both, give the file another name")
+    else:
+        assert up_text.startswith("”Week 3“ اپ ڈیٹ ہو گیا (سوالات: 10): 9 سیکھنے والوں کی")
+        assert other_text.startswith("”Week 3“ کی جگہ ”Photosynthesis“ آ گیا")
