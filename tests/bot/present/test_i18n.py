@@ -19,6 +19,36 @@ def test_every_language_has_every_key_and_placeholder(catalogue: Catalogue):
                 catalogue.raw("en", key)), (lang, key)
 
 
+TAG = re.compile(r"</?([a-zA-Z][a-zA-Z0-9-]*)[^<>]*>")
+
+
+def forms(catalogue: Catalogue, lang: str, key: str) -> list[str]:
+    """Every form of `key` a learner may read: the string, or each plural form."""
+    if catalogue.count_of(key) is None:
+        return [catalogue.raw(lang, key)]
+    return [catalogue.plural(lang, key, n) or "" for n in (1, 2, 5)]
+
+
+def test_every_form_of_every_urdu_string_matches_english(catalogue: Catalogue):
+    """Walks every English key (locales/en.yaml and en.po): Urdu has it, every plural form
+    with the English placeholders (a form that dropped {count} would show no number) and
+    the same Telegram HTML tags, each closed ("<b>" left open breaks the whole message)."""
+    for key in sorted(catalogue.keys("en")):
+        assert key in catalogue.keys("ur"), key
+        want = placeholders(catalogue.raw("en", key))
+        english_tags = sorted(TAG.findall(catalogue.raw("en", key)))
+        for text in forms(catalogue, "ur", key):
+            assert placeholders(text) == want, (key, text)
+            assert sorted(TAG.findall(text)) == english_tags, (key, text)
+            opened: list[str] = []
+            for tag in TAG.finditer(text):
+                if tag.group(0).startswith("</"):
+                    assert opened and opened.pop() == tag.group(1), (key, text)
+                elif not tag.group(0).endswith("/>"):
+                    opened.append(tag.group(1))
+            assert not opened, (key, text)
+
+
 def test_urdu_strings_are_urdu(catalogue: Catalogue):
     words = [key for key in catalogue.keys("ur")
              if any(ch.isalpha() for ch in catalogue.raw("en", key).split("{")[0])]
