@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from discord import app_commands
 
 from bot.present.clipping import clip_isolated
+from bot.present.collation import sort_key
 from bot.present.i18n import is_rtl
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ def topic_choices(engine: Engine, lang: str, current: str) -> list[app_commands.
     needle = current.casefold().strip()
     found = [(engine.topic_name(t, lang), t) for t in engine.topics()]
     return [app_commands.Choice(name=_shown(name, lang), value=t)
-            for name, t in sorted(found) if needle in t or needle in name.casefold()
+            for name, t in sorted(found, key=lambda f: sort_key(lang, f[0]))
+            if needle in t or needle in name.casefold()
             ][:CHOICES_LIMIT]
 
 

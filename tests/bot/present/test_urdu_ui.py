@@ -317,3 +317,32 @@ def test_an_urdu_topic_button_reads_right_to_left_whatever_its_first_word(
     assert all(first_strong_direction(label) == "R" for label in labels), labels
     english = topic_choice(plan, "en", Actor("telegram", "7"), "nope", _Topics())
     assert not any("\u2066" in row[0].label for row in english.send[0].rows)
+
+
+def test_urdu_topic_buttons_are_in_urdu_alphabetical_order(catalogue: Catalogue) -> None:
+    # sorted by code point, "ٹینسر", "پائپ لائن", "ڈیٹا" and "کمیونیکیشن" came after "ماڈل"
+    # and "میموری": ٹ پ ڈ ک sit past م in Unicode, not in Urdu's alphabet (ا ب پ ت ٹ …)
+    from bot.domain.results import Actor
+    from bot.present.plan import Planner
+    from bot.present.render import PLAIN
+    from bot.present.topic_choice import topic_choice
+
+    plan = Planner(catalogue, PLAIN, shared_chats=False)
+    reply = topic_choice(plan, "ur", Actor("telegram", "7"), "nope", _Topics())
+    assert [strip_isolates(row[0].label) for row in reply.send[0].rows] == [
+        "انٹرکنیکٹ اور ہارڈویئر", "پائپ لائن ببل", "ٹینسر متوازیت",
+        "حساب اور کمیونیکیشن کا overlap", "ڈیٹا متوازیت اور بانٹنا (ZeRO، FSDP)",
+        "کمیونیکیشن کا حجم اور collectives", "ماڈل کیوں اور کیسے تقسیم ہوتا ہے",
+        "میموری (ویٹس، آپٹیمائزر اسٹیٹ)",
+        "micro-batch شیڈول", "MoE اور ایکسپرٹ متوازیت"]  # names opening in Latin last
+    english = topic_choice(plan, "en", Actor("telegram", "7"), "nope", _Topics())
+    assert [row[0].label for row in english.send[0].rows][:2] == [
+        "micro-batch شیڈول", "MoE اور ایکسپرٹ متوازیت"]  # English: as before
+
+
+def test_urdu_alphabetical_order_reads_arabic_keyboard_letters_as_urdu() -> None:
+    from bot.present.collation import sort_key
+
+    words = ["ماڈل", "كمیونیکیشن", "پائپ", "ٹینسر", "آغاز", "ابتدا", "يقین"]  # ك and ي: Arabic
+    assert sorted(words, key=lambda w: sort_key("ur", w)) == [
+        "آغاز", "ابتدا", "پائپ", "ٹینسر", "كمیونیکیشن", "ماڈل", "يقین"]
