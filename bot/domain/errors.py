@@ -227,6 +227,13 @@ class StoreLost(QuizError):
     key = "error.store_lost"
 
 
+class StoreUnreachable(QuizError):
+    """The database server does not answer (down, restarting, the network cut): nothing was
+    done; the learner is asked to try again in a minute, the log says it once per outage."""
+
+    key = "error.store_unreachable"
+
+
 class StoreUnavailable(QuizbotError):
     """The database cannot be opened for writing (read-only file or folder, a folder where the
     file should be, a folder that cannot be created, a full disk); the message says which."""

@@ -29,6 +29,7 @@ import os
 import socket
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 
+from bot.domain.errors import StoreUnreachable
 from bot.domain.tasks import spawn
 from bot.store.command import Command
 from bot.store.commands import jobs_sql
@@ -200,10 +201,11 @@ class Scheduler:
             next_due = await handler(job)
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             wait = retry_in(job.attempts)
-            log.exception("job %s (%s) failed on attempt %d; again in %.0f s",
-                          job.key, job.kind, job.attempts, wait)
+            log.log(logging.DEBUG if isinstance(exc, StoreUnreachable) else logging.ERROR,
+                    "job %s (%s) failed on attempt %d; again in %.0f s", job.key, job.kind,
+                    job.attempts, wait, exc_info=True)  # an unreachable store says so once
             with contextlib.suppress(Exception):  # if even that fails, the lease expires
                 await self.store.write(jobs_sql.retry_job, job, self.clock() + wait)
             return
@@ -235,6 +237,8 @@ class Scheduler:
                 await self._release_dead()
                 due = min((t for t in (await self._run_periodic(), await self._step())
                            if t is not None), default=None)
+            except StoreUnreachable:  # the store said so, once per outage
+                due = None
             except Exception:  # the store may be briefly unavailable; keep the loop alive
                 log.exception("scheduler: claiming due work failed")
                 due = None

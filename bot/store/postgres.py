@@ -20,7 +20,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import asyncpg
 
-from bot.domain.errors import StoreRefused
+from bot.domain.errors import StoreRefused, StoreUnreachable
 from bot.domain.secret import Secret
 from bot.store.command import Command, Rows, Stmt, postgres_sql, run_async
 from bot.store.migrate import migrate_postgres
@@ -35,6 +35,11 @@ CLOSE_TIMEOUT = 10.0
 
 _RETRYABLE = (asyncpg.exceptions.DeadlockDetectedError,
               asyncpg.exceptions.SerializationError)
+# The server is not there (down, restarting, the network cut): no command's fault, and it
+# passes; asyncpg's pool opens new connections once the server answers again.
+_UNREACHABLE = (OSError, asyncpg.exceptions.PostgresConnectionError,
+                asyncpg.exceptions.AdminShutdownError, asyncpg.exceptions.CrashShutdownError,
+                asyncpg.exceptions.CannotConnectNowError)
 
 
 class PostgresStore:
@@ -45,6 +50,7 @@ class PostgresStore:
         self._pool = pool
         self.commits = 0  # write transactions committed by this process
         self.on_commit: Callable[[float], None] | None = None  # metrics: seconds per write
+        self._down = False  # the server stopped answering (logged once until it is back)
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.url!r})"
@@ -75,8 +81,13 @@ class PostgresStore:
     async def read(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs) -> T:
         """Run a read-only command on a pooled connection (autocommit: each statement sees
         what is committed)."""
-        async with self._pool.acquire() as conn:
-            return await run_async(fn(*args, **kwargs), functools.partial(_fetch, conn))
+        try:
+            async with self._pool.acquire() as conn:
+                result = await run_async(fn(*args, **kwargs), functools.partial(_fetch, conn))
+        except _UNREACHABLE as exc:
+            raise self._unreachable(exc) from None
+        self._reached()
+        return result
 
     async def write(self, fn: Callable[P, Command[T]], *args: P.args, **kwargs: P.kwargs
                     ) -> T:
@@ -90,13 +101,31 @@ class PostgresStore:
                 self.commits += 1
                 if self.on_commit is not None:
                     self.on_commit(time.perf_counter() - started)
+                self._reached()
                 return result
+            except _UNREACHABLE as exc:
+                raise self._unreachable(exc) from None
             except _RETRYABLE as exc:
                 if attempt == RETRIES - 1:
                     raise
                 log.info("retrying a write after %s", type(exc).__name__)
                 await asyncio.sleep(0.01 * (attempt + 1))
         raise AssertionError("unreachable")
+
+    def _unreachable(self, exc: BaseException) -> StoreUnreachable:
+        """The error a learner's request gets while the server does not answer; the log
+        says so once per outage, not once per request."""
+        if not self._down:
+            self._down = True
+            log.warning("storage: PostgreSQL at %s does not answer (%s: %s); requests are "
+                        "refused with 'try again in a minute' until it does", self.url,
+                        type(exc).__name__, exc)
+        return StoreUnreachable(type(exc).__name__)
+
+    def _reached(self) -> None:
+        if self._down:
+            self._down = False
+            log.warning("storage: PostgreSQL at %s answers again", self.url)
 
     async def close(self) -> None:
         """Wait for writes in flight (bounded), then close every connection."""
