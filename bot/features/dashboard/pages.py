@@ -277,10 +277,12 @@ class Dashboard:
                       if group_id in titles else t("dashboard.group_untitled")},
             "rounds": [{"id": r.id, "quiz": r.quiz_id, "status": r.status,
                         "channel": places.get(r.id),
-                        "started": time_text(r.started_at), "players": r.players,
+                        "started": time_text(r.started_at), "started_at": r.started_at,
+                        "players": r.players,
                         "best": r.best, "total": r.total,
                         "mean": None if r.mean is None else round(r.mean, 1),
-                        "line": t("dashboard.round_row",
+                        "line": t("dashboard.round_row" if r.players
+                                  else "dashboard.round_nobody",
                                   title=title_of(quizzes, r.quiz_id, lang, gone),
                                   best=r.best, total=r.total, players=r.players)}
                        for r in rounds],

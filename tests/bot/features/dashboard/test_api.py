@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.app.dashboard_web import CSP
 from bot.domain.product_limits import WEAKEST_LISTED
 from bot.domain.quiz import Quiz
@@ -638,3 +640,25 @@ async def test_a_name_that_shows_nothing_is_the_same_silhouette_on_the_dashboard
     text = leaderboard_text(served_cat(), board)
     assert text.count("👤") == 3 and "1. Ada" in text
     assert not any(f". {uid}:" in text for uid in names)  # never an id
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_a_round_nobody_played_says_so_not_best_none(served: Served, lang: str) -> None:
+    """A round stopped before anyone joined read 'Model and pipeline parallelism: best
+    None/2, players: 0' on the group's page; it says nobody played, in both languages."""
+    from bot.store.commands import rounds_sql
+    from bot.store.round_rows import NewRound
+
+    new = NewRound("telegram", GROUP, GROUP, "1", "Cara", "parallelism", lang, ("q1", "q2"),
+                   ((0, 1, 2, 3), (0, 1, 2, 3)), 30, 0.0)
+    rnd = await served.store.write(rounds_sql.create_round, new, served.clock())
+    await served.store.write(rounds_sql.stop_round, rnd.id, served.clock() + 5)
+    await served.engine.set_language(Actor("telegram", "1", None, "Cara"), lang)
+    served.members[(GROUP, "1")] = Role(True, admin=True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Cara"))
+    assert status == 200 and isinstance(view, dict)
+    [row] = view["rounds"]
+    title = served.engine.library.quizzes["parallelism"].title.get(lang)
+    assert row["players"] == 0
+    assert row["line"] == served.web.cat.t(lang, "dashboard.round_nobody", title=title)
+    assert "None" not in row["line"] and title in row["line"]
