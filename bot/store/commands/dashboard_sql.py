@@ -84,13 +84,16 @@ def answers(platform: str, user_id: str) -> Command[list[Answered]]:
 
 
 def groups_of(platform: str, user_id: str) -> Command[list[tuple[str, str | None]]]:
-    """The groups (Telegram chats, Discord servers) the learner played in, latest first:
-    (chat id, its title when known)."""
-    rows = yield q("SELECT s.chat_id, MAX(s.started_at) AS at, MAX(c.title) AS title "
-                   "FROM sessions s LEFT JOIN chats c ON c.platform = s.platform "
-                   "AND c.chat_id = s.chat_id WHERE s.platform = ? AND s.user_id = ? "
-                   "AND s.chat_id IS NOT NULL GROUP BY s.chat_id ORDER BY at DESC",
-                   platform, user_id)
+    """The groups (Telegram chats, Discord servers) the learner played in or hosted a round
+    in, latest first: (chat id, its title when known). A teacher who runs rounds and never
+    plays one still finds each of their groups on their own page."""
+    rows = yield q("SELECT g.chat_id, MAX(g.at) AS at, MAX(c.title) AS title FROM ("
+                   "SELECT chat_id, started_at AS at FROM sessions WHERE platform = ? "
+                   "AND user_id = ? AND chat_id IS NOT NULL UNION ALL "
+                   "SELECT board_chat, started_at FROM rounds WHERE platform = ? "
+                   "AND host_id = ?) g LEFT JOIN chats c ON c.platform = ? "
+                   "AND c.chat_id = g.chat_id GROUP BY g.chat_id ORDER BY at DESC",
+                   platform, user_id, platform, user_id, platform)
     return [(str(r["chat_id"]), None if r["title"] is None else str(r["title"])) for r in rows]
 
 

@@ -182,3 +182,22 @@ async def test_a_removed_quizs_stored_file_is_still_read(any_store: Store) -> No
     assert await any_store.read(quizzes_sql.stored_files, ["week3", "never"]) == {
         "week3": "title: Week 3"}
     assert await any_store.read(quizzes_sql.stored_files, []) == {}
+
+
+async def test_an_organiser_who_only_hosts_finds_the_groups_they_host(any_store: Store) -> None:
+    """A teacher who runs rounds in two groups and never plays one: both are their groups
+    (the one hosted last first), with their titles, so their own page links to each; a
+    Discord round counts on its server (board_chat), not the channel it was posted in."""
+    orders = ((0, 1, 2, 3),)
+    for chat, at in (("-1001", 1000.0), ("-1002", 2000.0)):
+        new = NewRound("telegram", chat, chat, "77", "Tess", "parallelism", "en", ("q1",),
+                       orders, 30, 0.0)
+        await any_store.write(rounds_sql.create_round, new, at)
+    await any_store.write(dashboard_sql.save_chat_title, "telegram", "-1002", "Year 9", 1.0)
+    assert await any_store.read(dashboard_sql.groups_of, "telegram", "77") == [
+        ("-1002", "Year 9"), ("-1001", None)]
+    new = NewRound("discord", "555", "900", "77", "Tess", "parallelism", "en", ("q1",),
+                   orders, 30, 0.0)
+    await any_store.write(rounds_sql.create_round, new, 3000.0)
+    assert await any_store.read(dashboard_sql.groups_of, "discord", "77") == [("900", None)]
+    assert await any_store.read(dashboard_sql.groups_of, "telegram", "78") == []
