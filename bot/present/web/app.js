@@ -43,6 +43,40 @@
       if (!scheme && params.bg_color) { scheme = luminance(params.bg_color) < 0.5 ? "dark" : "light"; }
     }
     if (scheme === "dark" || scheme === "light") { root.classList.add(scheme); }
+    if (params) { readable(root); }
+  }
+
+  // Telegram's theme is taken where it keeps WCAG AA (4.5:1): its light theme's hint
+  // (#999999, 2.8:1 on white), link and button (#2481cc, 4.1:1) are not, and a teacher's
+  // "weakest first" line is a hint. Such a colour gives way to the page's own for the scheme.
+  function readable(root) {
+    var style = getComputedStyle(root);
+    function value(name) { return style.getPropertyValue(name).trim(); }
+    function fails(fg, grounds) {
+      return grounds.some(function (bg) { return contrast(value(fg), value(bg)) < 4.5; });
+    }
+    ["--hint", "--link"].forEach(function (name) {
+      if (fails(name, ["--bg", "--card"])) { root.style.removeProperty(name); }
+    });
+    if (fails("--accent-text", ["--accent"])) {
+      root.style.removeProperty("--accent");
+      root.style.removeProperty("--accent-text");
+    }
+  }
+
+  function contrast(a, b) {  // WCAG's contrast ratio of two #rgb / #rrggbb colours
+    function lum(hex) {
+      var h = hex.replace("#", "");
+      if (h.length === 3) { h = h.split("").map(function (c) { return c + c; }).join(""); }
+      if (!/^[0-9a-fA-F]{6}/.test(h)) { return null; }
+      return [0, 2, 4].map(function (i) {
+        var v = parseInt(h.slice(i, i + 2), 16) / 255;
+        return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+      }).reduce(function (sum, v, i) { return sum + v * [0.2126, 0.7152, 0.0722][i]; }, 0);
+    }
+    var x = lum(a), y = lum(b);
+    if (x === null || y === null) { return 21; }  // not a colour we can judge: keep it
+    return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
   }
 
   function luminance(hex) {
@@ -98,6 +132,16 @@
   // keeps together: at a line's end the browser would break it after its slash.
   var COMMAND = new RegExp("\u2066/[^\u2069]*\u2069|(?<![^\\s(])/[A-Za-z_]\\w*" +
     "(?: (?:start|stop|skip|last|on|off|set|remove|upload|solo|rounds)\\b)?", "g");
+
+  // A moment (seconds since 1970) in the reader's own time zone and language, the zone
+  // named ("3 Dec 2026, 18:35 GMT+5"); the server's UTC text where Intl cannot.
+  function when(at, utc) {
+    try {
+      return new Intl.DateTimeFormat(lang, { year: "numeric", month: "short", day: "numeric",
+        hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZoneName: "short" })
+        .format(new Date(at * 1000));
+    } catch (e) { return utc; }
+  }
 
   function el(tag, text, cls) {
     var node = document.createElement(tag);
@@ -228,6 +272,7 @@
       w.id = "welcome";
       w.appendChild(el("p", t("dashboard.welcome")));
       if (d.summary.next) { w.appendChild(el("p", d.summary.next.text, "big-line")); }
+      renderGroups(d);  // an organiser who hosts rounds and plays none: their groups
       return;
     }
     // One screen: streak, due today, best per quiz, the suggested next quiz.
@@ -306,14 +351,20 @@
       det.appendChild(box);
     });
 
-    if (d.groups.length) {
-      var g = section(t("dashboard.groups"));
-      d.groups.forEach(function (x) {
-        var link = el("a", t("dashboard.group_link", { group: own(x.title) }));
-        link.href = "?group=" + encodeURIComponent(x.id) + location.hash;
-        g.appendChild(el("p")).appendChild(link);
-      });
-    }
+    renderGroups(d);
+  }
+
+  // Every group the caller played or hosted a round in: the way from one group's page to
+  // another's (through "Back to my progress").
+  function renderGroups(d) {
+    if (!d.groups.length) { return; }
+    var g = section(t("dashboard.groups"));
+    g.id = "groups";
+    d.groups.forEach(function (x) {
+      var link = el("a", t("dashboard.group_link", { group: own(x.title) }));
+      link.href = "?group=" + encodeURIComponent(x.id) + location.hash;
+      g.appendChild(el("p")).appendChild(link);
+    });
   }
 
   function renderGroup(d, auth) {
@@ -367,8 +418,10 @@
     if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds" + where), "hint")); }
     var list = el("ul");
     d.rounds.forEach(function (x) {
-      list.appendChild(el("li", ltr(x.started) + " · " + (x.channel ? own(x.channel) + " · " : "") +
-        x.line));
+      var li = el("li", ltr(when(x.started_at, x.started)) + " · " +
+        (x.channel ? own(x.channel) + " · " : "") + x.line);
+      li.title = x.started;  // the same moment in UTC
+      list.appendChild(li);
     });
     r.appendChild(list);
     // An admin's table and downloads only once someone finished a quiz here: before that
@@ -454,7 +507,7 @@
         tr.appendChild(el("td", String(x.attempts), "count"));
         tr.appendChild(el("td", x.score, "count"));
         var played = el("td", x.played, "played");
-        played.title = x.played_time;
+        played.title = when(x.played_at, x.played_time);
         tr.appendChild(played);
         body.appendChild(tr);
       });
