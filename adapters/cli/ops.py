@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from bot.app.config import Config
 from bot.domain.errors import ConfigError, EmptyDatabase, StoreRefused
 from bot.domain.platforms import chat_apps, token_envs
 from bot.domain.quiz import Quiz, load_all
+from bot.features.installed import load_installed
 from bot.ops import pg_backup, sqlite_backup
 from bot.ops.files import PlaceError, refuse_database, refuse_existing, write_new
 from bot.ops.reader import inspect, open_reader
@@ -52,13 +54,19 @@ def _where(config: Config) -> str:
 
 
 def _quizzes(config: Config) -> dict[str, Quiz]:
-    """The quiz files, for question order and text; problems there do not stop a report.
-    Read through the passes earlier starts kept, as `play` does: a file they passed is not
-    sampled again (a second of CPU for the computed quiz)."""
+    """The quiz files and the quizzes installed in the database (an upload's questions are
+    named and ordered as a file's), for question order and text; problems there do not stop
+    a report. Read through the passes earlier starts kept, as `play` does: a file they
+    passed is not sampled again (a second of CPU for the computed quiz)."""
     from adapters.cli.verdicts import user_passes
 
     quizzes, _ = load_all([config.content_dir], passes=user_passes())
-    return quizzes
+    try:
+        rows = _read(config, installed_quizzes)
+    except Refusal:  # a database older than installed quizzes: the files alone
+        return quizzes
+    with tempfile.TemporaryDirectory(prefix="quizbot-report-") as root:
+        return {**quizzes, **load_installed(rows, Path(root))}
 
 
 def _fail(message: str) -> int:

@@ -78,19 +78,7 @@ class Installed:
             return True
 
     def _load(self, rows: list[InstalledRow]) -> dict[str, Quiz]:
-        out: dict[str, Quiz] = {}
-        for row in rows:
-            folder = self._root() / f"{row.version}"
-            path = folder / f"{row.quiz_id}.yaml"
-            try:
-                if not path.exists():
-                    _materialize(folder, path, row)
-                out[row.quiz_id] = load_file(path, display=f"installed:{row.quiz_id}",
-                                             check=check_rendered_sizes)
-            except (ContentError, OSError, ValueError) as exc:
-                log.error("installed quiz %s (version %d) no longer loads, not served: %s",
-                          row.quiz_id, row.version, exc)
-        return out
+        return load_installed(rows, self._root())
 
     def _root(self) -> Path:
         if self._folder is None:
@@ -186,6 +174,24 @@ class Installed:
         log.info("removed installed quiz %s, by %s", quiz_id, by)
         await self.refresh()
         return title
+
+
+def load_installed(rows: list[InstalledRow], root: Path) -> dict[str, Quiz]:
+    """The installed quizzes of `rows`, each written under `root` (a folder per version)
+    and loaded as the files are; one that no longer loads is logged and left out."""
+    out: dict[str, Quiz] = {}
+    for row in rows:
+        folder = root / f"{row.version}"
+        path = folder / f"{row.quiz_id}.yaml"
+        try:
+            if not path.exists():
+                _materialize(folder, path, row)
+            out[row.quiz_id] = load_file(path, display=f"installed:{row.quiz_id}",
+                                         check=check_rendered_sizes)
+        except (ContentError, OSError, ValueError) as exc:
+            log.error("installed quiz %s (version %d) no longer loads, not served: %s",
+                      row.quiz_id, row.version, exc)
+    return out
 
 
 def _images_json(result: Imported) -> str:

@@ -23,6 +23,7 @@ from bot.domain.product_limits import OVERVIEW_GROUPS
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.computed import DrawFailed, draw, drawn_text, named_option, shown_text
 from bot.domain.quiz.formats.table import csv_cell
+from bot.domain.quiz.model import Question
 from bot.domain.report_rows import ExportRows, LearnerRecord, Overview, QuestionAccuracy
 
 LETTERS = "ABCDEFGHIJ"
@@ -33,7 +34,8 @@ Quizzes = Mapping[str, Quiz] | None
 _CONTROLS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
 CSV_COLUMNS = ("platform", "user_id", "display_name", "quiz_id", "sessions_started",
                "attempts_finished", "best_score", "last_score", "question_id", "answered",
-               "correct", "last_option", "last_correct", "numbers", "chat_id", "chat_title")
+               "correct", "last_option", "last_correct", "numbers", "chat_id", "chat_title",
+               "quiz_title", "question")  # the names a teacher reads, after the ids
 
 
 def letter(index: int | None) -> str:
@@ -88,13 +90,21 @@ def learners(rows: Sequence[LearnerRecord], quizzes: Quizzes) -> list[dict[str, 
                     numbers = drawn_text(draw(question, a.last_seed).drawn)
             questions.append({"question_id": a.question_id, "answered": a.answered,
                               "correct": a.correct, "last_option": letter(a.last_choice),
-                              "last_correct": a.last_correct, "numbers": numbers})
+                              "last_correct": a.last_correct, "numbers": numbers,
+                              "question": _text(quiz, question, a.last_seed)})
         out.append({"platform": r.platform, "user_id": r.user_id,
                     "display_name": r.display_name, "quiz_id": r.quiz_id,
+                    "quiz_title": quiz.title.get(quiz.languages[0]) if quiz else "",
                     "sessions_started": r.sessions_started,
                     "attempts_finished": r.attempts_finished, "best_score": r.best_score,
                     "last_score": r.last_score, "questions": questions})
     return out
+
+
+def _text(quiz: Quiz | None, question: Question | None, seed: int) -> str:
+    """A question's text in its quiz's first language, a computed one with the learner's
+    numbers ('' when the file no longer has it)."""
+    return shown_text(question, quiz.languages[0], seed) if quiz and question else ""
 
 
 def export_json(rows: ExportRows, quizzes: Quizzes) -> str:
@@ -130,7 +140,8 @@ def export_csv(rows: ExportRows, quizzes: Quizzes) -> str:
             tail = [""] * 6 if a is None else [
                 a["question_id"], a["answered"], a["correct"], a["last_option"],
                 int(a["last_correct"]), a["numbers"]]
-            writer.writerow([csv_cell(c) for c in head + tail + chat])
+            names = [r["quiz_title"], "" if a is None else a["question"]]
+            writer.writerow([csv_cell(c) for c in head + tail + chat + names])
     return buf.getvalue()
 
 

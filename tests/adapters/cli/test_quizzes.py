@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from pathlib import Path
 
 import pytest
@@ -185,3 +188,33 @@ def test_a_quiz_file_cannot_carry_a_picture_from_outside_its_folder(
     capsys.readouterr()
     assert main(["quizzes", "add", str(folder / "week-3.yaml"), "--config", str(config)]) == 1
     assert "../outside.png" in capsys.readouterr().err
+
+
+def test_stats_and_export_name_an_installed_quizs_questions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """An installed quiz's results were exported with its ids alone ('photo', 'q-2f537be729')
+    and no text, its questions out of the order the teacher wrote them: export and stats read
+    only content.dir, not the quizzes installed in the database."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
+    args = ["--config", str(config)]
+    sheet = tmp_path / "photo.csv"
+    sheet.write_text("# Photosynthesis\nquestion,option1,option2,correct\n"
+                     "Which gas is released?,Oxygen,Nitrogen,1\n"
+                     "کلوروفل کس رنگ کا ہوتا ہے؟,سبز,سرخ,1\n", encoding="utf-8")
+    assert main(["quizzes", "add", str(sheet), *args]) == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO("a\na\n"))
+    assert main(["play", "--quiz", "photo", "--user", "Lin", *args]) == 0
+    capsys.readouterr()
+    assert main(["export", "--format", "csv", *args]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(r["quiz_title"], r["question"]) for r in rows] == [
+        ("Photosynthesis", "Which gas is released?"),
+        ("Photosynthesis", "کلوروفل کس رنگ کا ہوتا ہے؟")]
+    assert main(["export", "--format", "json", *args]) == 0
+    (learner,) = json.loads(capsys.readouterr().out)["learners"]
+    assert learner["quiz_title"] == "Photosynthesis"
+    assert learner["questions"][0]["question"] == "Which gas is released?"
+    assert main(["stats", *args]) == 0
+    assert "Q1 Which gas is released?" in capsys.readouterr().out
