@@ -145,7 +145,9 @@ class Dashboard:
                           last=last, last_total=last_total, attempts=len(mine)) if mine
                 else t("dashboard.quiz_none", title=title),
                 "chart": svg.score_line([(a.score, a.total) for a in mine], title,
-                                        [day_text(int(a.finished_at // 86400))[5:] for a in mine])
+                                        [learning.day_label(learning.local_day(
+                                            a.finished_at, settings.utc_offset))
+                                         for a in mine])
                 if len(mine) > 1 else ""})
         questions = accuracy_rows(quizzes, answers, lang)
         forecast = [0] * FORECAST_DAYS

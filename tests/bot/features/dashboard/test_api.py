@@ -662,3 +662,20 @@ async def test_a_round_nobody_played_says_so_not_best_none(served: Served, lang:
     assert row["players"] == 0
     assert row["line"] == served.web.cat.t(lang, "dashboard.round_nobody", title=title)
     assert "None" not in row["line"] and title in row["line"]
+
+
+async def test_a_score_charts_days_are_the_learners_own(served: Served,
+                                                        quizzes: dict[str, Quiz]) -> None:
+    """Ada (in Karachi, /remind ... +05:00) finished a quiz at 20:30 UTC on 15 January, 01:30
+    on the 16th where she is, and again the next day: her score chart labelled the first
+    '01-15', a day her own calendar and forecast (both in her offset) call the day before."""
+    ada = Actor("telegram", "1", None, "Ada")
+    await served.engine.remind(ada, "19:30", "+05:00")
+    served.clock.now = 1_800_045_000.0  # 2027-01-15 20:30 UTC
+    await play(served.engine, quizzes, ada, wrong={0})
+    served.clock.advance(86400)
+    await play(served.engine, quizzes, ada)
+    status, me = await served.get("/api/me", served.tma(1, "Ada"))
+    assert status == 200 and isinstance(me, dict)
+    [chart] = [q["chart"] for q in me["quizzes"] if q["attempts"]]
+    assert ">01-16<" in chart and ">01-17<" in chart and ">01-15<" not in chart, chart
