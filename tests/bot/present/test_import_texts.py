@@ -247,5 +247,6 @@ def test_a_new_version_says_what_it_kept_or_that_it_replaced_another_quiz(
                                      "same id (questions: 10): 0 kept")
         assert other_text.endswith("to keep both, give the file another name")
     else:
-        assert up_text.startswith("”Week 3“ اپ ڈیٹ ہو گیا (سوالات: 10): 9 سیکھنے والوں کی")
+        assert up_text.startswith("”Week 3“ اپ ڈیٹ ہو گیا (سوالات: 10): برقرار: 9 (سیکھنے "
+                                  "والوں کی پیش رفت سمیت)، نئے: 1، ہٹائے گئے: 1۔")
         assert other_text.startswith("”Week 3“ کی جگہ ”Photosynthesis“ آ گیا")

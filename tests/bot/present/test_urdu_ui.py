@@ -346,3 +346,15 @@ def test_urdu_alphabetical_order_reads_arabic_keyboard_letters_as_urdu() -> None
     words = ["ماڈل", "كمیونیکیشن", "پائپ", "ٹینسر", "آغاز", "ابتدا", "يقین"]  # ك and ي: Arabic
     assert sorted(words, key=lambda w: sort_key("ur", w)) == [
         "آغاز", "ابتدا", "پائپ", "ٹینسر", "كمیونیکیشن", "ماڈل", "يقین"]
+
+
+@pytest.mark.parametrize(("kept", "added", "removed"), [(1, 1, 1), (5, 2, 0)])
+def test_an_updated_quizs_changes_name_questions_not_learners(
+        catalogue: Catalogue, kept: int, added: int, removed: int) -> None:
+    # "5 سیکھنے والوں کی پیش رفت کے ساتھ برقرار" read "with the progress of 5 learners", and
+    # "1 نئے، 1 ہٹائے گئے" put one question in the plural: each count now follows its label
+    text = strip_isolates(catalogue.t("ur", "admin.changes", kept=kept, added=added,
+                                      removed=removed))
+    assert not re.search(r"\d+\s+(سیکھنے|نئے|ہٹائے)", text), text
+    assert f"برقرار: {kept}" in text and f"نئے: {added}" in text
+    assert f"ہٹائے گئے: {removed}" in text
