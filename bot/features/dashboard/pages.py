@@ -289,7 +289,7 @@ class Dashboard:
                                   best=r.best, total=r.total, players=r.players)}
                        for r in rounds],
             "questions": questions,
-            "weakest": weakest(t, questions),
+            "weakest": weakest(t, questions, p),
             "accuracy_charts": charts(quizzes, questions, lang),
             "members": {
                 "count": count, "text": t("dashboard.members_summary", members=count),

@@ -48,12 +48,14 @@ def right_at_most(right: int, answered: int, z: float = 1.96) -> float:
     return (p + zz / (2 * answered) + spread) / (1 + zz / answered)
 
 
-def weakest(t: Callable[..., str], questions: list[dict[str, Any]]) -> dict[str, Any]:
+def weakest(t: Callable[..., str], questions: list[dict[str, Any]],
+            platform: str = "telegram") -> dict[str, Any]:
     """The group's worst-answered questions that someone got wrong, weakest first,
     WEAKEST_LISTED of them, and how many more there are: what an organiser goes over next,
     not every question in file order. Weakest by `right_at_most`, not the bare share: in
     a group of 300 the question 182 of them got wrong comes before one a single member
-    answered wrong once (0 % of 1); of equals, the one answered most."""
+    answered wrong once (0 % of 1); of equals, the one answered most. `next`: what to do
+    about it, a round of the weakest question's quiz ("" with nothing wrong)."""
     wrong = sorted((q for q in questions if q["wrong"]),
                    key=lambda q: (right_at_most(q["correct"], q["answered"]), -q["answered"],
                                   q["quiz"], q["order"]))
@@ -65,7 +67,20 @@ def weakest(t: Callable[..., str], questions: list[dict[str, Any]]) -> dict[str,
                                           answered=q["answered"],
                                           percent=round(100 * q["correct"] / q["answered"]))}
                           for q in shown],
-            "more": more, "more_text": t("dashboard.more", count=more) if more else ""}
+            "more": more, "more_text": t("dashboard.more", count=more) if more else "",
+            "next": next_step(t, shown[0], platform) if shown else ""}
+
+
+def next_step(t: Callable[..., str], question: dict[str, Any], platform: str) -> str:
+    """"Next: go over <quiz> together", with the command that starts its round in the group
+    (Discord: /round start, its quiz chosen there)."""
+    title = question["quiz_title"]
+    if platform == "discord":
+        return t("dashboard.weak_next_server", title=title)
+    # One left-to-right piece, the slash in front in Urdu, and (the page keeps an isolated
+    # command on one line) never "/round" at a line's end and its quiz on the next.
+    command = f"\u2066/round {question['quiz']}\u2069"
+    return t("dashboard.weak_next", title=title, command=command)
 
 
 def needs_help(t: Callable[..., str], rows: Iterable[dict[str, Any]], lang: str,

@@ -411,6 +411,7 @@
       q.appendChild(box);
     });
     if (d.weakest.more) { q.appendChild(el("p", d.weakest.more_text, "hint")); }
+    if (d.weakest.next) { q.appendChild(el("p", d.weakest.next, "next-step")); }  // what to do
     d.accuracy_charts.forEach(function (c) { q.appendChild(el("p", c.title, "hint")); q.appendChild(chart(c.chart)); });
 
     var r = section(t("dashboard.rounds"));

@@ -21,6 +21,7 @@ from bot.store.round_rows import NewRound
 from tests.adapters.telegram.browser import (
     NEEDS_CHROMIUM,
     ON_SESSION_LOOP,
+    command_glyphs,
     session_loop_api,
     shoot,
 )
@@ -158,3 +159,27 @@ async def test_telegrams_light_theme_keeps_hints_and_links_readable(
             assert bg == "rgb(255, 255, 255)"
             await shoot(page, f"dashboard-organiser-theme{query and '-group'}-{lang}-360")
             await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_what_the_group_gets_wrong_ends_with_the_next_step(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """After the weakest questions, and before the charts of every question, the organiser
+    reads what to do about them: a round of that quiz, its command left to right and on one
+    line in Urdu too."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+        page = await opened(chromium, running, TESS, lang, f"?group={CLUB}")
+        step = page.locator("#wrong .next-step")
+        assert "/round parallelism" in strip_isolates(await step.text_content() or "")
+        last_miss = await page.locator("#wrong .miss").last.bounding_box()
+        box, chart = await step.bounding_box(), await page.locator(
+            "#wrong svg.chart").first.bounding_box()
+        assert last_miss and box and chart and last_miss["y"] < box["y"] < chart["y"]
+        glyphs = await command_glyphs(page, "#wrong .next-step", "/round parallelism")
+        assert len({y for _, y in glyphs}) == 1, glyphs  # one line
+        xs = [x for x, _ in glyphs]
+        assert xs == sorted(xs), glyphs  # "/round parallelism", not "parallelism /round"
+        await step.scroll_into_view_if_needed()
+        await shoot(page, f"dashboard-organiser-next-step-{lang}-360", full_page=False)
+        await page.context.close()

@@ -679,3 +679,34 @@ async def test_a_score_charts_days_are_the_learners_own(served: Served,
     assert status == 200 and isinstance(me, dict)
     [chart] = [q["chart"] for q in me["quizzes"] if q["attempts"]]
     assert ">01-16<" in chart and ">01-17<" in chart and ">01-15<" not in chart, chart
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_what_the_group_gets_wrong_ends_with_what_to_do_next(
+        served: Served, quizzes: dict[str, Quiz], lang: str) -> None:
+    """The organiser read the group's weakest questions and was left there: the section now
+    ends with the next step, a round of the weakest question's quiz, as the command to send
+    in the group (one left-to-right piece); a Discord server's says /round start."""
+    for n, wrong in enumerate(({1, 2}, {2})):
+        await play(served.engine, quizzes, Actor("telegram", str(n + 1), GROUP, f"M{n}"),
+                   wrong=wrong)
+    await served.engine.set_language(Actor("telegram", "1", None, "M0"), lang)
+    served.members[(GROUP, "1")] = Role(True)
+    status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "M0"))
+    assert status == 200 and isinstance(view, dict)
+    title = quizzes["parallelism"].title.get(lang)
+    command = "\u2066/round parallelism\u2069"  # one piece: LTR in Urdu, one line
+    assert view["weakest"]["next"] == served.web.cat.t(
+        lang, "dashboard.weak_next", title=title, command=command)
+    assert command in view["weakest"]["next"]
+    grace = Actor("discord", "42", "9001", "Grace")
+    await served.engine.set_language(grace, lang)
+    await play(served.engine, quizzes, grace, wrong={3})
+    link = served.signer.link(Identity("discord", "42", "Grace", None, "9001", False))
+    async with served.http.post(served.url + "/api/session",
+                                headers={"Authorization": f"link {link}"}) as r:
+        auth = {"Authorization": f"session {(await r.json())['session']}"}
+    status, view = await served.get("/api/groups/9001", auth)
+    assert status == 200 and isinstance(view, dict)
+    assert view["weakest"]["next"] == served.web.cat.t(lang, "dashboard.weak_next_server",
+                                                       title=title)
