@@ -358,3 +358,11 @@ def test_an_updated_quizs_changes_name_questions_not_learners(
     assert not re.search(r"\d+\s+(سیکھنے|نئے|ہٹائے)", text), text
     assert f"برقرار: {kept}" in text and f"نئے: {added}" in text
     assert f"ہٹائے گئے: {removed}" in text
+
+
+def test_how_often_sure_was_right_reads_as_a_share_of_answers(catalogue: Catalogue) -> None:
+    # "جب یقین تھا تو 50% بار درست" ("50% times right") is no Urdu; the dashboard's own
+    # hint says how often "sure" turned out right (درست نکلا)
+    text = strip_isolates(catalogue.t("ur", "progress.calibration", percent=50, right=2,
+                                      sure=4))
+    assert text == "جب یقین تھا تو 50% جواب درست نکلے (4 میں سے 2)"
