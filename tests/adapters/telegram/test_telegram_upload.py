@@ -180,7 +180,9 @@ async def test_a_caption_under_the_file_titles_the_quiz(
             "/quiz my-quiz-v2")
         since = admin.mark()
         await _send_file(admin, "my_quiz_v2.csv", sheet)  # again, without: its name, readable
-        assert (await admin.reply(since))["text"].startswith("Installed “My quiz v2”")
+        assert (await admin.reply(since))["text"].startswith(
+            "Updated “My quiz v2” (was “Week 3: Pipelines”) (questions: 1): 1 kept with "
+            "learners' progress, 0 new, 0 removed.")
 
 
 async def test_an_urdu_speaking_admin_is_told_each_problem_and_warning_in_urdu(
