@@ -38,9 +38,10 @@ class Checked:
     problems: list[str] = field(default_factory=list)  # each fails it
 
 
-def check_paths(paths: Sequence[Path], *, ui_strings: bool = True) -> Checked:
+def check_paths(paths: Sequence[Path], *, ui_strings: bool = True,
+                takeaways: bool = True) -> Checked:
     """Every problem and warning in the quiz files under `paths` (`ui_strings`: also the
-    UI strings against the glossaries used)."""
+    UI strings against the glossaries used; `takeaways`: also each missing takeaway)."""
     quizzes, problems = load_all(paths, check=check_rendered_sizes)
     out = Checked(problems=problems)
     glossaries: dict[Path, Glossary] = {}
@@ -52,8 +53,8 @@ def check_paths(paths: Sequence[Path], *, ui_strings: bool = True) -> Checked:
                              f"{len(quiz.questions)} question"
                              f"{'' if len(quiz.questions) == 1 else 's'}{numbers}, languages "
                              f"{', '.join(quiz.languages)}")
-        out.warnings += (quality_warnings(quiz) + drawn_warnings(quiz) + takeaway_warnings(quiz)
-                         + lint_warnings(quiz))
+        out.warnings += (quality_warnings(quiz) + drawn_warnings(quiz) + lint_warnings(quiz)
+                         + (takeaway_warnings(quiz) if takeaways else []))
         found = glossary_for(Path(quiz.source), default_content_dir())
         if found is not None:
             try:

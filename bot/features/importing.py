@@ -180,7 +180,8 @@ def _check(converted: Converted, out: Imported) -> None:
         for rel, data in converted.images.items():
             (Path(folder) / rel).parent.mkdir(parents=True, exist_ok=True)
             (Path(folder) / rel).write_bytes(data)
-        checked = check_paths([path], ui_strings=False)
+        # no format but ours has a takeaway: its absence is not the sender's to fix there
+        checked = check_paths([path], ui_strings=False, takeaways=not converted.starts)
     prefix, inside = str(path), os.path.join(folder, "")
 
     def shown_as(text: str) -> str:  # the private folder is ours, not the sender's

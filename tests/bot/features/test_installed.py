@@ -18,6 +18,7 @@ from bot.domain.payloads import decode
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor, AnswerResult, QuestionPrompt, StaleAnswer
 from bot.features.engine import Engine
+from bot.features.importing import convert
 from bot.features.installed import MAX_UPLOAD_BYTES, POLL_SECONDS
 from bot.features.jobs import Scheduler
 from bot.present.i18n import Catalogue
@@ -300,12 +301,26 @@ async def test_an_uploads_alike_warnings_are_said_once_each(
     done = await engine.install(ADMIN, sheet, "week3.csv")
     body = Planner(catalogue, PLAIN, shared_chats=False).installed("en", done).send[0].body
     listed = [line for line in body.splitlines() if line.startswith("• ")]
-    assert listed[:2] == [
+    assert listed == [
         "• week3.csv:2, 3, 4 and 27 more: no general feedback; the explanation is the right "
-        "answer's text (write a better one)",
-        "• week3.csv:2, 3, 4 and 27 more: the question has no takeaway (the one line shown "
-        "before the explanation)"]
+        "answer's text (write a better one)"]
     assert "… +" not in body
+    engine.installed.close()
+
+
+async def test_an_upload_is_not_told_of_takeaways_its_format_cannot_carry(
+        open_store: Opener, quizzes: dict[str, Quiz]) -> None:
+    # Every GIFT, Moodle XML, Aiken, CSV or Excel upload was warned 'the question has no
+    # takeaway' for each question: no such field exists there, so the teacher could do
+    # nothing about it in their file. Our own YAML has the field: still told there.
+    engine = _engine(await open_store(), quizzes, FakeClock())
+    sheet = b"question,option1,option2,correct,explanation\nWhich gas?,Oxygen,Argon,1,PSII.\n"
+    done = await engine.install(ADMIN, sheet, "photo.csv")
+    assert done.warnings == ()
+    yaml_text = convert(sheet, "photo.csv").yaml.replace("id: photo\n", "id: mine\n", 1)
+    done = await engine.install(ADMIN, yaml_text.encode(), "mine.yaml")
+    assert [w for w in done.warnings if "has no takeaway" in w] == [
+        "mine.yaml:9: questions[0] has no takeaway (the one line shown before the explanation)"]
     engine.installed.close()
 
 
