@@ -199,6 +199,9 @@ class Dashboard:
             # A Discord link opens only the server it was made in (see `role`): no others.
             "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
                        for g, title in groups if p != "discord" or g == who.guild_id],
+            # how to reach a group not listed (a Discord link opens one server only)
+            "groups_hint": t("dashboard.groups_hint_server" if p == "discord"
+                             else "dashboard.groups_hint") if groups else "",
         }
         if self.engine.is_admin(Actor(p, u)):  # the configured admins: open reports
             view["reports"] = reports_view(*await self.engine.reports.open(), quizzes, lang, t)

@@ -357,7 +357,7 @@
   // Every group the caller played or hosted a round in: the way from one group's page to
   // another's (through "Back to my progress").
   function renderGroups(d) {
-    if (!d.groups.length) { return; }
+    if (!d.groups.length && !d.groups_hint) { return; }
     var g = section(t("dashboard.groups"));
     g.id = "groups";
     d.groups.forEach(function (x) {
@@ -365,6 +365,8 @@
       link.href = "?group=" + encodeURIComponent(x.id) + location.hash;
       g.appendChild(el("p")).appendChild(link);
     });
+    // A group not listed (a Discord link opens one server only): how to open its page.
+    if (d.groups_hint) { g.appendChild(el("p", d.groups_hint, "hint groups-hint")); }
   }
 
   function renderGroup(d, auth) {

@@ -98,6 +98,8 @@ async def test_an_organiser_who_only_hosts_goes_from_one_group_to_the_other(
         await page.wait_for_selector("#groups a")
         links = [strip_isolates(x) for x in await page.locator("#groups a").all_text_contents()]
         assert links == ["Pipeline Club", "Year 9"]
+        hint = strip_isolates(await page.locator("#groups .groups-hint").text_content() or "")
+        assert hint == strip_isolates(running.app.catalogue.t(lang, "dashboard.groups_hint"))
         await shoot(page, f"dashboard-organiser-groups-{lang}-360")
         await page.locator("#groups a").first.click()
         await page.wait_for_selector("#rounds li")

@@ -710,3 +710,30 @@ async def test_what_the_group_gets_wrong_ends_with_what_to_do_next(
     assert status == 200 and isinstance(view, dict)
     assert view["weakest"]["next"] == served.web.cat.t(lang, "dashboard.weak_next_server",
                                                        title=title)
+
+
+async def test_the_page_says_how_to_open_another_groups_page(
+        served: Served, quizzes: dict[str, Quiz]) -> None:
+    """Grace plays in two Discord servers; a link opens only the server it was made in, so
+    from 9001's link (or a DM's, which lists none) she had no way to 9002's page and nothing
+    said how: her groups now end with how to open another one (/dashboard in that server;
+    on Telegram, in that group). A learner who never played in a group is told nothing."""
+    for server in ("9001", "9002"):
+        await play(served.engine, quizzes, Actor("discord", "42", server, "Grace"))
+    cat = served.web.cat
+    for guild in (None, "9001"):
+        link = served.signer.link(Identity("discord", "42", "Grace", None, guild, False))
+        async with served.http.post(served.url + "/api/session",
+                                    headers={"Authorization": f"link {link}"}) as r:
+            auth = {"Authorization": f"session {(await r.json())['session']}"}
+        status, me = await served.get("/api/me", auth)
+        assert status == 200 and isinstance(me, dict)
+        assert me["groups_hint"] == cat.t("en", "dashboard.groups_hint_server")
+    await play(served.engine, quizzes, Actor("telegram", "7", GROUP, "Ada"))
+    status, me = await served.get("/api/me", served.tma(7, "Ada"))
+    assert status == 200 and isinstance(me, dict)
+    assert me["groups_hint"] == cat.t("en", "dashboard.groups_hint")
+    await play(served.engine, quizzes, Actor("telegram", "8", None, "Solo"))
+    status, me = await served.get("/api/me", served.tma(8, "Solo"))
+    assert status == 200 and isinstance(me, dict)
+    assert (me["groups"], me["groups_hint"]) == ([], "")
