@@ -268,11 +268,13 @@
     document.getElementById("who").textContent = d.user.name;
     if (d["new"]) {
       if (d.reports) { renderReports(d.reports, auth); }
+      // Groups and nothing played: an organiser who hosts rounds. Their groups are their
+      // point, before a welcome to their own first quiz.
+      renderGroups(d);
       var w = section(t("dashboard.welcome_title"));
       w.id = "welcome";
       w.appendChild(el("p", t("dashboard.welcome")));
       if (d.summary.next) { w.appendChild(el("p", d.summary.next.text, "big-line")); }
-      renderGroups(d);  // an organiser who hosts rounds and plays none: their groups
       return;
     }
     // One screen: streak, due today, best per quiz, the suggested next quiz.

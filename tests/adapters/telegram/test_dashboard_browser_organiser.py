@@ -89,8 +89,9 @@ async def test_an_organiser_who_only_hosts_goes_from_one_group_to_the_other(
         tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
     """A teacher who runs rounds and answers none had a page with no groups on it ("Welcome"
     and nothing else): from one group's page, "Back to my progress" led nowhere, so their
-    other group opened only from its chat. Their page links each group they host, the one
-    hosted last first, and each link opens that group's page."""
+    other group opened only from its chat. Their page leads with each group they host, the
+    one hosted last first, above the welcome to a first quiz, and each link opens that
+    group's page."""
     async with dashboard_bot(tmp_path, api) as running:
         await seeded(running, lang)
         page = await opened(chromium, running, TESS, lang, f"?group={NINE}")
@@ -98,6 +99,9 @@ async def test_an_organiser_who_only_hosts_goes_from_one_group_to_the_other(
         await page.wait_for_selector("#groups a")
         links = [strip_isolates(x) for x in await page.locator("#groups a").all_text_contents()]
         assert links == ["Pipeline Club", "Year 9"]
+        groups = await page.locator("#groups").bounding_box()
+        welcome = await page.locator("#welcome").bounding_box()
+        assert groups and welcome and groups["y"] < welcome["y"]  # their point comes first
         hint = strip_isolates(await page.locator("#groups .groups-hint").text_content() or "")
         assert hint == strip_isolates(running.app.catalogue.t(lang, "dashboard.groups_hint"))
         await shoot(page, f"dashboard-organiser-groups-{lang}-360")
