@@ -423,7 +423,8 @@
     if (!d.rounds.length) { r.appendChild(el("p", t("dashboard.no_rounds" + where), "hint")); }
     var list = el("ul");
     d.rounds.forEach(function (x) {
-      var li = el("li", ltr(when(x.started_at, x.started)) + " · " +
+      // in the page's language, so in its direction: Urdu's reads from its day, right to left
+      var li = el("li", own(when(x.started_at, x.started)) + " · " +
         (x.channel ? own(x.channel) + " · " : "") + x.line);
       li.title = x.started;  // the same moment in UTC
       list.appendChild(li);
