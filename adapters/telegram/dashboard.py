@@ -72,7 +72,10 @@ class TelegramDashboard:
             member = await self._bot().get_chat_member(chat, user)
         except (BadRequest, Forbidden) as exc:  # no such chat, or the bot is not in it
             log.info("telegram: getChatMember(%s, %s): %s", chat, user, exc.message)
-            return Role(False)
+            # Telegram answers "chat not found" (400) or "bot is not a member" / "bot was
+            # kicked" (403) once the bot was removed: the page says to add it back.
+            gone = isinstance(exc, Forbidden) or "chat not found" in exc.message.lower()
+            return Role(False, bot_gone=gone)
         except TelegramError as exc:
             raise Unavailable(f"telegram: getChatMember failed: {exc}") from None
         if member.status == ChatMember.RESTRICTED:

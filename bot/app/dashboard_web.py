@@ -7,7 +7,8 @@ from its own URL (or a Discord link's `#link=...`) and calls the API with it:
   `Authorization: tma <initData>` (Telegram Mini App init data) or
   `Authorization: session <token>`; 401 without valid auth (`{"error": "expired"}` for a
   genuine one too old: the page says to open it anew), 403 for a group the caller is not
-  in (or, for the export, not an admin of). `GET /api/groups/{id}/items.csv`: the item
+  in (or, for the export, not an admin of; `{"error": "bot_gone"}`: the bot is no longer
+  in the group). `GET /api/groups/{id}/items.csv`: the item
   statistics, for admins; `GET /api/groups/{id}/members?find=&order=&offset=`: a page of
   the member table, for admins. `POST /api/reports/{id}/resolve`: a problem report marked
   resolved, for the configured `admins`.
@@ -49,7 +50,7 @@ from bot.features.dashboard.auth import (
     verify_init_data,
 )
 from bot.features.dashboard.member_table import TableAsk
-from bot.features.dashboard.pages import Dashboard, Forbidden, Unavailable
+from bot.features.dashboard.pages import BotGone, Dashboard, Forbidden, Unavailable
 from bot.features.dashboard.throttle import ADDRESS_FACTOR, DEFAULT_PER_MINUTE, RateLimit
 from bot.present.i18n import Catalogue, is_rtl, isolate_commands, isolate_latin
 from bot.store.commands.dashboard_sql import use_link
@@ -165,7 +166,7 @@ class DashboardWeb:
                 return await body(who)
             except Forbidden as exc:
                 log.info("dashboard: %s", exc)
-                return _error(403, "forbidden")
+                return _error(403, "bot_gone" if isinstance(exc, BotGone) else "forbidden")
             except Unavailable as exc:
                 log.warning("dashboard: %s", exc)
                 return _error(503, "unavailable")

@@ -23,10 +23,19 @@ class Unavailable(Exception):
     """Membership cannot be checked now, e.g. the platform's adapter is not running (503)."""
 
 
+class Forbidden(Exception):
+    """The caller is not a member of that group (HTTP 403)."""
+
+
+class BotGone(Forbidden):
+    """The bot is no longer in that group, so nobody's membership can be checked (403)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Role:
     member: bool
     admin: bool = False  # chat administrator / Manage Server
+    bot_gone: bool = False  # the bot is not in the group: nobody can be checked there
 
 
 # (group id, user id) -> the user's role there; raises Unavailable when it cannot tell.
@@ -68,4 +77,5 @@ class Memberships:
                                      lambda: check(group_id, user_id))
 
 
-__all__ = ["MEMBER_SECONDS", "MemberCheck", "Memberships", "Role", "Unavailable"]
+__all__ = ["MEMBER_SECONDS", "BotGone", "Forbidden", "MemberCheck", "Memberships", "Role",
+           "Unavailable"]

@@ -25,7 +25,14 @@ from bot.features.dashboard.auth import Identity
 from bot.features.dashboard.group_export import Exporter
 from bot.features.dashboard.items import items_csv, items_view
 from bot.features.dashboard.member_table import Members, TableAsk, member_rows, member_table
-from bot.features.dashboard.membership import MemberCheck, Memberships, Role, Unavailable
+from bot.features.dashboard.membership import (
+    BotGone,
+    Forbidden,
+    MemberCheck,
+    Memberships,
+    Role,
+    Unavailable,
+)
 from bot.features.dashboard.misses_view import misses_view
 from bot.features.dashboard.recent import Recent
 from bot.features.dashboard.reports_view import reports_view
@@ -65,10 +72,6 @@ log = logging.getLogger(__name__)
 FORECAST_DAYS = 14
 CALENDAR_DAYS = 35  # five weeks
 GROUP_SECONDS = 10.0  # a group's figures are read at most this often (see Recent)
-
-
-class Forbidden(Exception):
-    """The caller is not a member of that group (HTTP 403)."""
 
 
 # rounds, per-question counts, members' bests, the group's title, where rounds ran
@@ -237,8 +240,9 @@ class Dashboard:
             role = Role(who.guild_id == group_id, who.guild_id == group_id and who.guild_admin)
         else:
             role = await self.memberships.role(who.platform, group_id, who.user_id)
-        if not role.member:
-            raise Forbidden(f"{who.platform} user is not in group {group_id}")
+        if not role.member:  # BotGone: nobody can be checked there (the page says why)
+            raise (BotGone if role.bot_gone else Forbidden)(
+                f"{who.platform} user is not in group {group_id} (bot gone: {role.bot_gone})")
         if not role.admin and self.engine.is_admin(Actor(who.platform, who.user_id)):
             role = Role(True, True)  # the configured `admins`
         return role
@@ -391,5 +395,5 @@ def quizzes_of(engine: Engine) -> dict[str, Quiz]:
     return dict(engine.library.quizzes)
 
 
-__all__ = ["Dashboard", "Forbidden", "MemberCheck", "Memberships", "Role", "Unavailable",
+__all__ = ["BotGone", "Dashboard", "Forbidden", "MemberCheck", "Memberships", "Role", "Unavailable",
            "quizzes_of"]

@@ -181,6 +181,7 @@
     var box = document.getElementById("error");
     var key = status === "expired" ? "dashboard.signin_expired"
       : status === "none" ? "dashboard.signin_none"
+      : status === "bot_gone" ? "dashboard.bot_gone"
       : status === 403 ? "dashboard.forbidden"
       : status === 503 ? "dashboard.unavailable"
       : status === 429 ? "dashboard.busy"
@@ -195,7 +196,7 @@
     // carries the same sign-in); going back, or opening the page from the bot, can. Without
     // a sign-in that works, one's own page cannot open either: no way back to it.
     var signedOut = status === 401 || status === "expired" || status === "none";
-    if (status !== 403 && !signedOut) {
+    if (status !== 403 && status !== "bot_gone" && !signedOut) {
       var retry = el("button", t("dashboard.retry"));
       retry.type = "button";
       retry.addEventListener("click", function () { location.reload(); });
@@ -211,7 +212,8 @@
     if (!title.textContent) {
       title.textContent = t(query.get("group") ? "dashboard.group_untitled" : "dashboard.title");
     }
-    box.dataset.status = typeof status === "number" ? String(status) : "401";
+    box.dataset.status = typeof status === "number" ? String(status)
+      : status === "bot_gone" ? "403" : "401";
     box.dataset.reason = typeof status === "number" ? "" : status;
     box.hidden = false;
     document.getElementById("status").textContent = "";
@@ -222,11 +224,17 @@
   // A refused request rejects with its status (or "expired", "none"); one that never
   // reached the server (offline) or whose answer was not JSON, with an error object: 0.
   function failed(reason) {
-    fail(typeof reason === "number" || reason === "expired" || reason === "none" ? reason : 0);
+    fail(typeof reason === "number" || reason === "expired" || reason === "none" ||
+         reason === "bot_gone" ? reason : 0);
   }
 
   // A refusal's status; a 401 whose body says the sign-in is too old, "expired".
+  // A 403 whose body says the bot left the group, "bot_gone".
   function refused(r) {
+    if (r.status === 403) {
+      return r.json().then(function (b) { return Promise.reject(b && b.error === "bot_gone" ? "bot_gone" : 403); },
+                           function () { return Promise.reject(403); });
+    }
     if (r.status !== 401) { return Promise.reject(r.status); }
     return r.json().then(function (b) { return Promise.reject(b && b.error === "expired" ? "expired" : 401); },
                          function () { return Promise.reject(401); });

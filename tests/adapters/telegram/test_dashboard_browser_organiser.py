@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from bot.app.dashboard_web import page_strings
 from bot.domain.results import Actor
 from bot.features.dashboard.membership import Role
 from bot.present.i18n import strip_isolates
@@ -189,3 +190,32 @@ async def test_what_the_group_gets_wrong_ends_with_the_next_step(
         await step.scroll_into_view_if_needed()
         await shoot(page, f"dashboard-organiser-next-step-{lang}-360", full_page=False)
         await page.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_a_group_the_bot_left_says_to_add_it_back(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """The page of a group the bot was removed from said 'for its members only' to its own
+    teacher: it says the bot is no longer there and to add it back, with a way back to their
+    own page and no 'Try again'."""
+    async with dashboard_bot(tmp_path, api) as running:
+        await seeded(running, lang)
+
+        async def gone(group: str, user: str) -> Role:
+            return Role(False, bot_gone=True)
+
+        running.app.memberships.provide("telegram", gone)
+        context = await chromium.new_context(viewport={"width": 360, "height": 800},
+                                             locale="ur-PK" if lang == "ur" else "en-US")
+        page = await context.new_page()
+        data = init_data(TOKEN, TESS, "Tess", auth_date=running.app.engine.clock(),
+                         language_code=lang)
+        await page.goto(f"{running.url}/app?group={CLUB}#{telegram_fragment(data)}")
+        await page.wait_for_selector("body[data-state=error]", timeout=15_000)
+        said = strip_isolates(await page.locator("#error p").first.text_content() or "")
+        assert said == strip_isolates(page_strings(running.app.catalogue)[lang]
+                                      ["dashboard.bot_gone"])
+        assert await page.locator("#error button").count() == 0
+        assert await page.locator("#error a").count() == 1  # back to their own page
+        await shoot(page, f"dashboard-organiser-bot-gone-{lang}-360")
+        await context.close()

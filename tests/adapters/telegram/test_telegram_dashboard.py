@@ -151,3 +151,29 @@ async def test_a_group_seen_without_a_title_is_asked_for_it_once(
         assert await running.app.store.read(chat_titles, "telegram", [str(GROUP)]) == {
             str(GROUP): "Pipeline Club"}
         assert len(api.calls_of("getChat")) == 1
+
+
+async def test_a_group_the_bot_was_removed_from_says_so_not_members_only(
+        tmp_path: Path, api: FakeBotAPI) -> None:
+    """A teacher opening the page of a group the bot was removed from was told 'This group's
+    page is for its members only' (untrue, and no way on): Telegram answers getChatMember
+    with 'chat not found' there, so the API says 403 {"error": "bot_gone"} and the page says
+    to add the bot back; a member who left is still just not a member."""
+    async with dashboard_bot(tmp_path, api) as running:
+        group = api.group_chat(GROUP)
+        alice = Learner(api, api.user(1001, "Alice"), group)
+        since = alice.mark()
+        await alice.send("/start")
+        await alice.reply(since)  # answered before the bot is removed
+        now = running.app.engine.clock()
+        async with ClientSession() as http:
+            async def status(user_id: int) -> tuple[int, object]:
+                data = init_data(TOKEN, user_id, f"user{user_id}", auth_date=now)
+                async with http.get(f"{running.url}/api/groups/{GROUP}",
+                                    headers={"Authorization": f"tma {data}"}) as r:
+                    return r.status, (await r.json())["error"] if r.status != 200 else ""
+
+            api.members[(GROUP, 1002)] = "left"
+            assert await status(1002) == (403, "forbidden")  # a member who left
+            del api.chats[GROUP]  # the bot was removed: Telegram no longer knows it there
+            assert await status(1001) == (403, "bot_gone")
