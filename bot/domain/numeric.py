@@ -18,6 +18,8 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bot.domain.letters import urdu_letters
+
 TYPED_OTHER = -1  # the `chosen` stored for a typed number that matches no option
 MAX_TYPED = 40  # characters read of a typed answer; longer is refused, not guessed at
 
@@ -61,7 +63,7 @@ _DIGITS = str.maketrans(_MAP)
 # A unit an Urdu learner writes in Urdu after the number, as the Urdu texts write it ("20
 # فیصد", "175 ارب"), and the unit it is: "20 فیصد" was "not a number". Words of the South
 # Asian count (لاکھ 10⁵, کروڑ 10⁷, ارب 10⁹) keep their own sizes; an Arabic keyboard's ي, ى,
-# ك and ه are read as Urdu's ی, ک and ہ.
+# ك and ه are read as Urdu's ی, ک and ہ (`letters.urdu_letters`).
 URDU_UNITS = {
     "فیصد": "%", "فی صد": "%",
     "سیکنڈ": "s", "سیکنڈز": "s", "ملی سیکنڈ": "ms", "ملی سیکنڈز": "ms",
@@ -73,7 +75,6 @@ URDU_UNITS = {
     "ہزار": "k", "لاکھ": "lakh", "کروڑ": "crore", "ملین": "m", "ارب": "bn", "بلین": "bn",
     "ٹریلین": "t",
 }
-_URDU_LETTERS = str.maketrans({"\u064a": "ی", "\u0649": "ی", "\u0643": "ک", "\u0647": "ہ"})
 _URDU_UNIT = re.compile(
     r"\s*(?P<word>" + "|".join(re.escape(w).replace(r"\ ", r"\s*")
                                for w in sorted(URDU_UNITS, key=len, reverse=True))
@@ -142,7 +143,7 @@ def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
     clean = _SUPER_RUN.sub(lambda m: "10^" + m.group(1).translate(_SUPER), raw)
     clean = unicodedata.normalize("NFKC", clean.translate(_DIGITS)).strip()
     echo, said = clean, ""
-    if urdu := _URDU_UNIT.search(clean.translate(_URDU_LETTERS)):
+    if urdu := _URDU_UNIT.search(urdu_letters(clean)):
         said = clean[urdu.start("word"):urdu.end("word")]
         word = " ".join(urdu.group("word").split())
         clean = f"{clean[:urdu.start()]} {URDU_UNITS[word]}"

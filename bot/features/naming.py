@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from bot.domain.errors import SeveralQuizzes
+from bot.domain.letters import as_read
 
 if TYPE_CHECKING:
     from bot.features.engine import Engine
@@ -17,8 +18,9 @@ PART_MIN = 3  # the fewest characters a part of a title must have to name that q
 
 
 def name_key(text: str) -> str:
-    """A typed name compared as a reader sees it: spaces collapsed, case folded."""
-    return " ".join(text.split()).casefold()
+    """A typed name compared as a reader sees it (`letters.as_read`: an Arabic keyboard's
+    letters as Urdu's, invisible marks dropped, spaces collapsed, case folded)."""
+    return as_read(text)
 
 
 def quiz_named(engine: Engine, langs: Iterable[str], text: str) -> str:

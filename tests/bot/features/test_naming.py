@@ -8,7 +8,7 @@ import pytest
 
 from bot.domain.errors import SeveralQuizzes, UnknownQuiz
 from bot.features.engine import Engine
-from bot.features.naming import quiz_named, quiz_words
+from bot.features.naming import quiz_named, quiz_words, topic_named
 
 LANGS = ("en", "ur")
 
@@ -48,3 +48,21 @@ def test_a_part_several_titles_hold_names_just_those(engine: Engine, typed: str)
     assert text.get("en") == ("\n• Model and pipeline parallelism\n• Pipeline schedules past "
                               "1F1B: Zero Bubble, DualPipe and their costs")
     assert text.get("ur").count("\n• ") == 2
+
+
+def arabic_keyboard(text: str) -> str:
+    """`text` as an Arabic keyboard writes it: ي ك ه for Urdu's ی ک ہ (they look alike)."""
+    return text.translate(str.maketrans({"ی": "\u064a", "ک": "\u0643", "ہ": "\u0647"}))
+
+
+def test_an_urdu_name_typed_on_an_arabic_keyboard_or_copied_from_a_label_is_found(
+        engine: Engine) -> None:
+    """Many Urdu readers type on an Arabic keyboard layout: "لمبي سيکوئنسز…" and "ماڈل کيوں…"
+    read the same as the titles but were "no quiz called" / "no topic called". A label
+    copied from a right-to-left button carries invisible isolates; those do not count."""
+    title = "لمبی سیکوئنسز اور بانٹی ہوئی ڈیٹا متوازیت"
+    assert arabic_keyboard(title) != title
+    assert quiz_named(engine, LANGS, arabic_keyboard(title)) == "long-context"
+    assert quiz_named(engine, LANGS, f"\u2067{title}\u2069") == "long-context"
+    topic = "ماڈل کیوں اور کیسے تقسیم ہوتا ہے"
+    assert topic_named(engine, LANGS, arabic_keyboard(topic)) == "fundamentals"
