@@ -7,6 +7,7 @@ import contextlib
 import logging
 from typing import Any
 
+import aiohttp
 import discord
 
 from adapters.discord.client import Endpoints, QuizClient, build_client
@@ -122,8 +123,11 @@ class DiscordAdapter:
                 return Sent(Delivery.BLOCKED)
             except discord.NotFound:
                 return Sent(Delivery.BLOCKED)
-            except discord.HTTPException as exc:
-                log.warning("discord: reminder to %s failed: %s", note.user_id, exc)
+            except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                # Discord failing, or the network to it (a cut connection is no
+                # HTTPException): try again in a minute, as on Telegram
+                log.warning("discord: reminder to %s failed: %s", note.user_id,
+                            exc or type(exc).__name__)
                 return Sent(Delivery.RETRY, 60.0)
             return Sent(Delivery.SENT)
 

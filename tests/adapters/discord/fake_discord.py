@@ -84,6 +84,9 @@ def too_long(body: dict[str, Any]) -> web.Response | None:
                                          for e in errors]}}, status=400)
 
 
+DROPPED = 0  # a fault's status: the connection closes with no answer
+
+
 @dataclass
 class _Fault:
     method: str
@@ -203,6 +206,11 @@ class FakeDiscord:
              times: int = 1, headers: dict[str, str] | None = None) -> None:
         """Answer the next `times` requests matching `method` and the `path` regex with an error."""
         self._faults.append(_Fault(method, re.compile(path), status, body, headers or {}, times))
+
+    def drop(self, method: str, path: str, *, times: int = 1) -> None:
+        """Close the connection of the next `times` matching requests without an answer (the
+        network cut, Discord's edge restarting)."""
+        self._faults.append(_Fault(method, re.compile(path), DROPPED, {}, {}, times))
 
     def rate_limit(self, method: str, path: str, retry_after: float = 0.05) -> None:
         """One 429 as Discord sends it (with the Via header discord.py checks for)."""
@@ -374,6 +382,10 @@ class FakeDiscord:
         for fault in self._faults:
             if fault.times and fault.method == request.method and fault.path.search(path):
                 fault.times -= 1
+                if fault.status == DROPPED:
+                    assert request.transport is not None
+                    request.transport.close()  # what is written next goes nowhere
+                    return _json({}, status=500)
                 return _json(fault.body, status=fault.status, headers=fault.headers)
         if path.startswith(BOT_AUTH) and request.headers.get("Authorization") != \
                 f"Bot {self.token}":

@@ -4,8 +4,11 @@ whose DMs are closed is not asked again, and is told why once, privately, in a s
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
+
+import pytest
 
 from adapters.discord import DiscordAdapter
 from adapters.discord.views import MARKDOWN
@@ -111,3 +114,29 @@ async def test_a_learner_whose_dms_are_closed_hears_why_reminders_stopped_once(
         await replied(fake, await fake.slash(ALICE, "remind", guild=GUILD,
                                              options={"time": "19:30"}))
         assert (await engine.settings(alice)).remind_at is not None
+
+
+async def test_a_reminder_the_network_drops_is_sent_again_later_without_a_traceback(
+        config_path: Path, fake: FakeDiscord, caplog: pytest.LogCaptureFixture) -> None:
+    """The connection to Discord cut while a reminder goes out (an aiohttp error, not an
+    HTTPException): it was logged as a failed job with its traceback and tried again 1, 2,
+    4 ... s later, each time with another traceback; as on Telegram, it is now a warning and
+    another try in a minute."""
+    async with running_adapter(config_path) as (app, adapter):
+        await replied(fake, await fake.slash(ALICE, "remind", options={
+            "time": "19:30", "offset": "+05:00"}))
+        alice = Actor("discord", ALICE["id"])
+        scheduler, clock = await reminders_due(app, adapter, alice)
+        dm = int(ALICE["id"]) + 1
+        fake.drop("POST", rf"^/channels/{dm}/messages$")
+        caplog.clear()
+        assert await scheduler.run_until_idle() == 1
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert any("reminder to" in r.getMessage() for r in caplog.records
+                   if r.levelno == logging.WARNING)
+        assert await scheduler.run_until_idle() == 0  # not before its minute
+        clock.advance(61)
+        assert await scheduler.run_until_idle() == 1
+        await fake.wait_for(lambda: any(m.channel_id == dm for m in fake.channel_messages),
+                            what="the reminder DM")
+        assert (await app.engine.settings(alice)).remind_at is not None
