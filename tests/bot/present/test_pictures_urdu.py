@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from bot.domain.pipeline import ScheduleSpec
+from bot.domain.pipeline import ScheduleSpec, timeline
 from bot.domain.quiz import default_content_dir
 from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
 from bot.present import diagrams, render, visual
@@ -96,3 +96,14 @@ def test_the_caption_names_the_schedule_in_the_learners_language(catalogue: Cata
 
 
 __all__ = ["drawn"]  # the fixture
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_the_legend_names_the_idle_mark_the_timeline_draws(catalogue: Catalogue,
+                                                           lang: str) -> None:
+    """A text timeline draws an idle slot as "..", and its legend said "...: idle", an
+    ellipsis nobody finds in the rows above it."""
+    cells = timeline(ScheduleSpec("gpipe", 4, 4)).split()
+    idle = next(cell for cell in cells if set(cell) == {"."})
+    legend = catalogue.t(lang, "picture.legend")
+    assert f"· {idle}: " in legend and "..." not in legend
