@@ -61,15 +61,16 @@ class GroupPostRateLimiter(AIORateLimiter):
     is about the chat posted to, so the wait is kept per chat (calls without one share one).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, *, max_retries: int = 0, **kwargs: Any) -> None:
+        super().__init__(max_retries=max_retries, **kwargs)
+        self.max_retries = max_retries  # 429s retried per call (PTB keeps its copy private)
         self._replies: dict[int, AsyncLimiter] = {}
         self._paused: dict[Hashable, float] = {}  # chat -> loop time its 429 wait ends
 
     async def process_request(self, callback: Callable[..., Any], args: Any,
                               kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
                               rate_limit_args: int | None) -> Any:
-        chat, tries = data.get("chat_id"), rate_limit_args or self._max_retries
+        chat, tries = data.get("chat_id"), rate_limit_args or self.max_retries
         loop, attempt = asyncio.get_running_loop(), 0
         while True:
             await self._wait_out(chat, loop)
