@@ -21,8 +21,10 @@ def offer(cat: Catalogue, lang: str, quizzes: QuizCount, built_in: str) -> str:
         cat.t(lang, "offer.own_too", count=quizzes.own) if quizzes.own else "")
 
 
-def installed_text(cat: Catalogue, lang: str, done: InstallOutcome) -> str:
-    """An uploaded quiz is served: its title, size and how to start it, then warnings."""
+def installed_text(cat: Catalogue, lang: str, done: InstallOutcome,
+                   group_key: str = "admin.group_next") -> str:
+    """An uploaded quiz is served: its title, size and how to start it, how a group makes
+    it its quiz for rounds (`group_key`: the platform's words), then warnings."""
     warnings = (cat.t(lang, "admin.install_warnings",
                       warnings=told(cat, lang, done.warnings)) if done.warnings else "")
     key = "admin.unchanged" if done.unchanged else "admin.installed"  # version stands
@@ -31,10 +33,12 @@ def installed_text(cat: Catalogue, lang: str, done: InstallOutcome) -> str:
         key = "admin.updated" if done.kept else "admin.replaced"
     was = cat.t(lang, "admin.was", before=done.before) if done.before not in (None,
                                                                               done.title) else ""
-    return cat.t(lang, key, title=done.title, count=done.questions, id=done.quiz_id,
-                 warnings=warnings, before=done.before, was=was,
-                 changes=cat.t(lang, "admin.changes", kept=done.kept, added=done.added,
-                               removed=done.removed))
+    told_done = cat.t(lang, key, title=done.title, count=done.questions, id=done.quiz_id,
+                      warnings="", before=done.before, was=was,
+                      changes=cat.t(lang, "admin.changes", kept=done.kept, added=done.added,
+                                    removed=done.removed))
+    group = cat.t(lang, group_key, id=done.quiz_id)
+    return f"{told_done}\n{group}{warnings}"
 
 
 def told(cat: Catalogue, lang: str, messages: Iterable[str]) -> str:

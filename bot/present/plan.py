@@ -345,8 +345,7 @@ class Planner:
         return Card(self.t(note.lang, "reminder.text", due=note.due), rows=((button,),))
 
     def leaderboard(self, board: Leaderboard) -> Reply:
-        # in the group (server) itself: "here", with the platform's way to start one
-        here = "_here" if board.scope == "chat" else ""
+        here = "_here" if board.scope == "chat" else ""  # in the group itself: "here"
         empty = self.platform_key(board.lang, f"leaderboard.empty_rounds{here}")
         return Reply(send=(Card(render.leaderboard_text(self.cat, board, self.m,
                                                         empty_rounds=empty)),), public=True)
@@ -356,8 +355,9 @@ class Planner:
                          ids=", ".join(info.id for info in infos))
 
     def installed(self, lang: str, done: InstallOutcome) -> Reply:
-        """An uploaded quiz is served: its title, size and how to start it, then warnings."""
-        return Reply(send=(Card(self.m.escape(installed_text(self.cat, lang, done))),))
+        """An uploaded quiz is served (`imports.installed_text`)."""
+        group = self.platform_key(lang, "admin.group_next")  # Discord: its _server form
+        return Reply(send=(Card(self.m.escape(installed_text(self.cat, lang, done, group))),))
 
     def group_settings(self, view: GroupView, *, saved: bool = False) -> Reply:
         """/settings in a group: the quiz rounds and /quiz start there, the language of

@@ -245,8 +245,24 @@ def test_a_new_version_says_what_it_kept_or_that_it_replaced_another_quiz(
                                   "progress, 1 new, 1 removed. Everyone can start it")
         assert other_text.startswith("Replaced “Week 3” with “Photosynthesis”, sent under the "
                                      "same id (questions: 10): 0 kept")
-        assert other_text.endswith("to keep both, give the file another name")
+        assert other_text.split("\n")[0].endswith("to keep both, give the file another name")
     else:
         assert up_text.startswith("”Week 3“ اپ ڈیٹ ہو گیا (سوالات: 10): برقرار: 9 (سیکھنے "
                                   "والوں کی پیش رفت سمیت)، نئے: 1، ہٹائے گئے: 1۔")
         assert other_text.startswith("”Week 3“ کی جگہ ”Photosynthesis“ آ گیا")
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+def test_an_upload_says_how_a_group_makes_it_its_quiz(catalogue: Catalogue, lang: str) -> None:
+    """A teacher who uploads a quiz for their class was told only '/quiz ID' (for one
+    learner); how a group or server makes it the quiz of its rounds was in /help alone. The
+    command is the platform's own: /settings quiz ID and /round in a Telegram group, the
+    /settings quiz: option and /round start in a Discord server."""
+    done = InstallOutcome("photo-101", "Photosynthesis", 10, 1, ("one warning",))
+    telegram = Planner(catalogue, PLAIN, shared_chats=True).installed(lang, done).send[0].body
+    discord = Planner(catalogue, PLAIN, shared_chats=False).installed(lang, done).send[0].body
+    assert "/settings quiz photo-101" in strip_isolates(telegram)
+    assert "/settings quiz: photo-101" in strip_isolates(discord)
+    assert "/round start" in strip_isolates(discord) and "/round start" not in telegram
+    for body in (telegram, discord):  # the next step before the warnings
+        assert body.index("/settings") < body.index("one warning")
