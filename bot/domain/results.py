@@ -375,3 +375,4 @@ class GroupView:
     quiz_title: str
     chosen: bool
     group_lang: str | None
+    gone: bool = False  # the admins chose a quiz since removed: the default stands in

@@ -41,10 +41,12 @@ class Groups:
         """The group's settings as its members read them (in the reader's language)."""
         if actor.chat_id is None:
             raise GroupsOnly()
+        stored, _ = await self.store.read(group_choice, actor.platform, actor.chat_id)
         quiz_id, lang = await self.choice(actor)
         reader = await self.library.language(actor)
         quiz = self.library.quiz(quiz_id)  # the chosen one, else the bot's default
-        return GroupView(reader, quiz.id, quiz.title.get(reader), quiz_id is not None, lang)
+        return GroupView(reader, quiz.id, quiz.title.get(reader), quiz_id is not None, lang,
+                         gone=stored is not None and quiz_id is None)
 
     async def choose(self, actor: Actor, *, admin: Manages, quiz: str | None = None,
                      language: str | None = None) -> GroupView:

@@ -363,13 +363,13 @@ class Planner:
         """/settings in a group: the quiz rounds and /quiz start there, the language of
         round posts, and how its admins change them."""
         t = self.cat.t
-        quiz = t(view.lang, "group.quiz" if view.chosen else "group.quiz_default",
-                 title=view.quiz_title)
+        key = ("group.quiz" if view.chosen else "group.quiz_gone" if view.gone
+               else "group.quiz_default")  # gone: the admins' choice was removed
+        quiz = t(view.lang, key, title=view.quiz_title)
         lang = (t(view.lang, "group.lang", name=t(view.group_lang, "language.name"))
                 if view.group_lang else t(view.lang, "group.lang_default"))
         lines = [t(view.lang, "settings.saved")] if saved else []
-        # a server (Discord, where chats are not shared): slash options and Manage Server
-        server = "" if self.shared_chats else "_server"
+        server = "" if self.shared_chats else "_server"  # Discord: slash options
         lines += [t(view.lang, f"group.title{server}"), quiz, lang,
                   t(view.lang, f"group.how{server}"), t(view.lang, f"group.own{server}")]
         # a change is news for the group; a look is for the one who asked (Discord)

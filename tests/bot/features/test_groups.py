@@ -12,6 +12,9 @@ from bot.app.compose import build_engine
 from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnknownQuiz, UnsupportedLanguage
 from bot.domain.quiz import Quiz
 from bot.domain.results import Actor
+from bot.present.i18n import Catalogue
+from bot.present.plan import Planner
+from bot.present.render import PLAIN
 from bot.store.sqlite import SQLiteStore
 from tests.clock import FakeClock
 
@@ -65,3 +68,10 @@ async def test_a_chosen_quiz_that_is_gone_falls_back_to_the_default(
     later = build_engine(store, fewer, rng=random.Random(3))  # the file was taken out
     assert await later.group_choice(MEMBER) == (None, None)
     assert (await later.start(MEMBER)).quiz_id == later.quiz().id
+    # /settings there says why the default stands in, and what to do (it was silent)
+    view = await later.group_settings(MEMBER)
+    assert (view.chosen, view.gone, view.quiz_id) == (False, True, later.quiz().id)
+    plan = Planner(Catalogue.load(), PLAIN, shared_chats=True)
+    body = plan.group_settings(view).send[0].body
+    assert "the quiz the admins chose was removed" in body and view.quiz_title in body
+    assert not (await engine.group_settings(OTHER_GROUP)).gone  # nothing chosen: not gone
