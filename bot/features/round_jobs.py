@@ -67,6 +67,8 @@ class RoundJobs:
         if what != "q" and await store.read(jobs_sql.job_live, post_key(round_id, qindex, "q")):
             return rounds.clock() + BACKOFF  # its question is not out yet: after it
         post = await store.read(rounds_sql.round_post, round_id, qindex)
+        if what == "q" and post is not None and post.message_ref is not None:
+            return None  # out already: the process died after storing its id, before done
         event = rounds.event_of(post, what) if post is not None else None
         try:
             if isinstance(event, RoundReveal):

@@ -323,6 +323,32 @@ async def test_driver_shows_events_in_order_and_stores_message_refs(
     assert isinstance(reveal, RoundReveal) and reveal.message_ref == "msg-1" and reveal.final
 
 
+async def test_a_question_whose_message_is_stored_is_not_posted_again(
+        rounds: Rounds, clock: Clock, store: Store) -> None:
+    """A process that posted a question and stored its message id, then died before its
+    post job was marked done, left the job live: the next process posted the question a
+    second time, and the reveal edited one of the two."""
+    shown: list[RoundEvent] = []
+
+    async def sink(event: RoundEvent) -> str | None:
+        shown.append(event)
+        return "msg-new" if isinstance(event, RoundQuestion) else None
+
+    scheduler = Scheduler(store, clock=clock)
+    RoundJobs(rounds, scheduler).serve("telegram", sink)
+    await rounds.start(HOST, GROUP, questions=1)
+    assert await scheduler.tick() == 1
+    assert [type(e) for e in shown] == [RoundQuestion]
+    # as if that process died before marking the job done: the job is live again
+    await store.write(rounds_sql.post_job, "telegram", 1, 0, "q", clock())
+    await scheduler.tick()
+    assert [type(e) for e in shown] == [RoundQuestion]  # not posted a second time
+    assert await store.read(rounds_sql.round_message, 1, 0) == "msg-new"
+    clock.advance(20)
+    await scheduler.tick()
+    assert isinstance(shown[-1], RoundReveal) and shown[-1].message_ref == "msg-new"
+
+
 async def test_scheduler_wakes_on_early_reveal(engine: Engine, store: Store,
                                                quizzes: dict[str, Quiz]) -> None:
     clock = Clock()
