@@ -33,7 +33,11 @@ class Groups:
         (None, None) in a private chat or when nothing was chosen."""
         if actor.chat_id is None:
             return None, None
-        quiz_id, lang = await self.store.read(group_choice, actor.platform, actor.chat_id)
+        return self._offered(*await self.store.read(group_choice, actor.platform,
+                                                    actor.chat_id))
+
+    def _offered(self, quiz_id: str | None, lang: str | None) -> tuple[str | None, str | None]:
+        """A stored choice as it stands: a quiz or language no longer on offer is None."""
         return (quiz_id if quiz_id in self.library.quizzes else None,
                 lang if lang in self.library.languages else None)
 
@@ -41,8 +45,8 @@ class Groups:
         """The group's settings as its members read them (in the reader's language)."""
         if actor.chat_id is None:
             raise GroupsOnly()
-        stored, _ = await self.store.read(group_choice, actor.platform, actor.chat_id)
-        quiz_id, lang = await self.choice(actor)
+        stored, lang = await self.store.read(group_choice, actor.platform, actor.chat_id)
+        quiz_id, lang = self._offered(stored, lang)  # read once: `gone` is what was dropped
         reader = await self.library.language(actor)
         quiz = self.library.quiz(quiz_id)  # the chosen one, else the bot's default
         return GroupView(reader, quiz.id, quiz.title.get(reader), quiz_id is not None, lang,
