@@ -44,12 +44,13 @@ class LearnerPage(Page):
         # and PostgreSQL's pool in parallel. The review days start early enough for any
         # UTC offset (and a 400-day streak).
         since = learning.local_day(now, 0) - CALENDAR_DAYS - 401
-        (profile, attempts, answers, groups), (settings, cards, totals, days) = (
+        (profile, attempts, answers, groups, own), (settings, cards, totals, days) = (
             await asyncio.gather(
                 asyncio.gather(self.store.read(sessions_sql.user, p, u),
                                self.store.read(reads.attempts, p, u),
                                self.store.read(reads.answers, p, u),
-                               self.store.read(reads.groups_of, p, u)),
+                               self.store.read(reads.groups_of, p, u),
+                               self.store.read(reads.group_quizzes, p, u)),
                 asyncio.gather(self.store.read(learning_sql.learner_settings,
                                                p, u), self.store.read(learning_sql.cards, p, u),
                                self.store.read(learning_sql.review_totals, p, u),
@@ -106,7 +107,7 @@ class LearnerPage(Page):
                           "score": f'{q["best"]}/{q["best_total"]}',
                           "badge": q["badge"]}
                          for q in played],
-                "next": suggest(quizzes, attempts, lang, t)},
+                "next": suggest(quizzes, attempts, lang, t, own)},
             "kind": "me", "lang": lang, "dir": direction(lang),
             "user": {"name": shown_name((profile[0] if profile else "") or who.display_name)},
             "quizzes": scores,

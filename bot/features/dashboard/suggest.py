@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from bot.domain.quiz import Quiz
 from bot.domain.quiz.model import LEVELS
@@ -13,9 +13,12 @@ PASS_SHARE = 0.75  # a quiz counts as passed from this best share on
 
 
 def suggest(quizzes: Mapping[str, Quiz], attempts: list[Attempt], lang: str,
-             t: Callable[..., str]) -> dict[str, str] | None:
+            t: Callable[..., str], own: Sequence[str] = ()) -> dict[str, str] | None:
     """The quiz to take next: the latest one again until it is passed (best at least 75 %),
-    then the quiz it names as next, else the first quiz not yet finished (by level)."""
+    then the quiz it names as next. Else, for a learner in groups, the first of their groups'
+    own quizzes (`own`, `dashboard_sql.group_quizzes`) not yet passed: a biology group's
+    learner is never sent to the shipped parallelism quiz (None once all are passed).
+    Without groups, the first quiz not yet finished (by level)."""
     best: dict[str, float] = {}
     for a in attempts:
         best[a.quiz_id] = max(best.get(a.quiz_id, 0.0), a.score / a.total if a.total else 0)
@@ -27,6 +30,11 @@ def suggest(quizzes: Mapping[str, Quiz], attempts: list[Attempt], lang: str,
             pick = last
         elif quiz is not None and quiz.next in quizzes and quiz.next not in best:
             pick = quiz.next
+    groups = [q for q in own if q in quizzes]
+    if pick is None and groups:
+        pick = next((q for q in groups if best.get(q, 0.0) < PASS_SHARE), None)
+        if pick is None:
+            return None
     if pick is None:
         fresh = [q for q in quizzes.values() if q.id not in best]
         if not fresh:

@@ -83,6 +83,30 @@ def answers(platform: str, user_id: str) -> Command[list[Answered]]:
     return [from_row(Answered, r) for r in rows]
 
 
+# The chats a learner is in as far as the store knows: played in, or hosted a round in.
+# Four parameters: platform, user id, platform, user id.
+MY_CHATS = ("SELECT chat_id FROM sessions WHERE platform = ? AND user_id = ? "
+            "AND chat_id IS NOT NULL UNION SELECT board_chat FROM rounds WHERE platform = ? "
+            "AND host_id = ?")
+
+
+def group_quizzes(platform: str, user_id: str) -> Command[list[str]]:
+    """The quizzes the learner's groups play, their own subject: each group's chosen quiz
+    (/settings) first, then the quizzes of their rounds and those the learner played in a
+    group, latest first."""
+    mine = (platform, user_id, platform, user_id)
+    rows = yield q("SELECT x.quiz_id, MAX(x.chosen) AS chosen, MAX(x.at) AS at FROM ("
+                   "SELECT quiz_id, 1 AS chosen, updated_at AS at FROM group_settings "
+                   f"WHERE platform = ? AND quiz_id IS NOT NULL AND chat_id IN ({MY_CHATS}) "
+                   "UNION ALL SELECT quiz_id, 0 AS chosen, started_at AS at FROM rounds "
+                   f"WHERE platform = ? AND board_chat IN ({MY_CHATS}) "
+                   "UNION ALL SELECT quiz_id, 0 AS chosen, started_at AS at FROM sessions "
+                   "WHERE platform = ? AND user_id = ? AND chat_id IS NOT NULL) x "
+                   "GROUP BY x.quiz_id ORDER BY chosen DESC, at DESC, x.quiz_id",
+                   platform, *mine, platform, *mine, platform, user_id)
+    return [str(r["quiz_id"]) for r in rows]
+
+
 def groups_of(platform: str, user_id: str) -> Command[list[tuple[str, str | None]]]:
     """The groups (Telegram chats, Discord servers) the learner played in or hosted a round
     in, latest first: (chat id, its title when known). A teacher who runs rounds and never

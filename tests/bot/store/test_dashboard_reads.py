@@ -201,3 +201,29 @@ async def test_an_organiser_who_only_hosts_finds_the_groups_they_host(any_store:
     await any_store.write(rounds_sql.create_round, new, 3000.0)
     assert await any_store.read(dashboard_sql.groups_of, "discord", "77") == [("900", None)]
     assert await any_store.read(dashboard_sql.groups_of, "telegram", "78") == []
+
+
+async def test_a_learners_group_quizzes_put_the_chosen_one_first(
+        any_store: Store, quizzes: dict[str, Quiz]) -> None:
+    """The quizzes the learner's page may suggest (`group_quizzes`): each group's chosen quiz
+    first, then its rounds' and the learner's own in a group, latest first; a quiz played
+    alone or in a group the learner is not in is none of them."""
+    from bot.store.commands.groups_sql import save_group_choice
+
+    engine = build_engine(any_store, quizzes, rng=random.Random(3))
+    await play(engine, quizzes, Actor("telegram", "1", GROUP, "Ada"), quiz_id="long-context")
+    await play(engine, quizzes, Actor("telegram", "1", None, "Ada"), quiz_id="parallelism-deep")
+    new = NewRound("telegram", GROUP, GROUP, "9", "Tess", "pipeline-schedules", "en",
+                   ("q1",), ((0, 1, 2, 3),), 30, 0.0)
+    await any_store.write(rounds_sql.create_round, new, engine.clock() + 5)
+    other = NewRound("telegram", "-7", "-7", "9", "Tess", "expert-parallelism", "en",
+                     ("q1",), ((0, 1, 2, 3),), 30, 0.0)
+    await any_store.write(rounds_sql.create_round, other, engine.clock() + 6)
+    assert await any_store.read(dashboard_sql.group_quizzes, "telegram", "1") == [
+        "pipeline-schedules", "long-context"]
+    await any_store.write(save_group_choice, "telegram", GROUP, "parallelism", None, "9", 1.0)
+    assert await any_store.read(dashboard_sql.group_quizzes, "telegram", "1") == [
+        "parallelism", "pipeline-schedules", "long-context"]
+    assert await any_store.read(dashboard_sql.group_quizzes, "telegram", "9") == [
+        "parallelism", "expert-parallelism", "pipeline-schedules"]
+    assert await any_store.read(dashboard_sql.group_quizzes, "telegram", "404") == []
