@@ -47,7 +47,6 @@ from bot.store.rows import InboxRow
 
 log = logging.getLogger(__name__)
 
-ALLOWED_UPDATES = (Update.MESSAGE, Update.CALLBACK_QUERY)
 # PTB 22 warns on every RetryAfter it builds unless time periods are opted into timedelta
 # (the coming default); we never read them as ints.
 PTB_TIMEDELTA = "PTB_TIMEDELTA"
@@ -153,7 +152,7 @@ class TelegramAdapter:
                 assert updater is not None
                 await updater.start_polling(
                     timeout=POLL_TIMEOUT, drop_pending_updates=False, bootstrap_retries=3,
-                    allowed_updates=list(ALLOWED_UPDATES), error_callback=self.polling)
+                    allowed_updates=list(webhook.ALLOWED_UPDATES), error_callback=self.polling)
         except BaseException:
             if self.inbox is not None:
                 await self.inbox.stop()

@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import partial
 from typing import Any, TypeAlias
 
-from telegram import Bot, Update
+from telegram import Update
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TimedOut
 from telegram.ext import (
     Application,
@@ -27,6 +27,7 @@ from telegram.ext import (
 from adapters.telegram import views
 from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.deeplinks import DeepLinks
+from adapters.telegram.group_events import GroupEvents
 from adapters.telegram.members import is_member
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.private_chat import PrivateChat
@@ -60,7 +61,7 @@ class Handlers:
         self.may_reply = may_reply  # webhook mode: the inbox's reply-once mark
         self.engine, self.cat, self.dash, self.plan = app.engine, app.catalogue, dashboard, plan
         self.outbox, self.metrics, self.rounds, self.links = outbox, app.metrics, rounds, links
-        self.chats = app.chats
+        self.groups = GroupEvents(app, plan)  # added, removed, muted, renamed, upgraded
         self._quiz = partial(quiz_words, app.engine, app.catalogue.languages)  # id or title
         self.private = PrivateChat(app, plan)  # text and other messages in a private chat
 
@@ -78,14 +79,10 @@ class Handlers:
         if self.rounds is not None:
             commands["round"] = self.round
             commands["daily"] = self.daily
-            joined = filters.StatusUpdate.NEW_CHAT_MEMBERS | filters.StatusUpdate.CHAT_CREATED
-            application.add_handler(MessageHandler(joined, self._guarded(self.rounds.joined)))
         for name, step in commands.items():
             application.add_handler(CommandHandler(name, self._guarded(step)))
         application.add_handler(CallbackQueryHandler(self._guarded(self.tap)))
-        application.add_handler(MessageHandler(filters.StatusUpdate.NEW_CHAT_TITLE,
-                                               self._renamed))
-        application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self._upgraded))
+        self.groups.register(application, self._guarded, welcome=self.rounds is not None)
         application.add_handler(MessageHandler(views.UNKNOWN_COMMAND,
                                                self._guarded(self.unknown)))
         # a number typed in a private chat answers the computed question open there
@@ -108,7 +105,7 @@ class Handlers:
             actor = views.actor_of(update)
             if actor is None:
                 return
-            await self._note_title(update, context.bot)
+            await self.groups.note_title(update, context.bot)
             if (update.callback_query is None and step != self.round
                     and self.rounds is not None and await self.rounds.quiet(actor)):
                 return  # a round runs in this group and this member had their reply
@@ -126,23 +123,6 @@ class Handlers:
                 await turn.finish()
 
         return callback
-
-    async def _note_title(self, update: Update, bot: Bot) -> None:
-        """Keep a group's title (shown, never its id); one seen without it: getChat, once."""
-        chat = update.effective_chat
-        if self.chats is not None and chat is not None and chat.type in views.GROUP_CHATS:
-            chat_id = chat.id
-            await self.chats.note(views.PLATFORM, str(chat_id), chat.title,
-                                  fetch=lambda: views.title_of(bot, chat_id))
-
-    async def _renamed(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A group's new title (`new_chat_title`)."""
-        await self._note_title(update, context.bot)
-
-    async def _upgraded(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A group upgraded to a supergroup (a new chat id): everything of it moves there."""
-        if (moved := views.moved_chat(update)) is not None:
-            await self.engine.chat_moved(views.PLATFORM, *moved)
 
     async def _fail(self, turn: Turn, exc: Exception) -> None:
         """Map an exception to what the user sees and what the log says."""

@@ -13,7 +13,6 @@ from telegram import Bot
 from adapters.base.lately import SaidLately
 from adapters.telegram.members import is_member
 from adapters.telegram.round_posts import PLATFORM, RoundPosts
-from adapters.telegram.turn import Turn
 from bot.app.compose import App
 from bot.domain.errors import BadDaily, BadRoundOptions, NoRound, RoundRunning
 from bot.domain.product_limits import MAX_TEAMS, MEMBER_QUIET, MIN_TEAMS
@@ -64,7 +63,6 @@ class TelegramRounds:
     def __init__(self, app: App, plan: Planner, posts: RoundPosts,
                  bot: Callable[[], Bot]) -> None:
         self.engine, self.cat = app.engine, app.catalogue
-        self.seconds = app.config.rounds.default_seconds  # what a bare /round gives
         self.plan = plan
         self.round_plan: RoundPlanner = posts.plan
         self._bot = bot
@@ -114,18 +112,6 @@ class TelegramRounds:
         if started.lobby:  # members join by button before question 1
             return self.round_plan.started(started)
         return Reply()  # the first question, posted by the scheduler at once, is the answer
-
-    async def joined(self, turn: Turn, args: Sequence[str]) -> Reply:
-        """The bot added to a group, or a group created with it: one message saying how to
-        start a round (it said nothing, and the organiser had to guess /help)."""
-        message, actor = turn.update.effective_message, turn.actor
-        if message is None or actor.chat_id is None or not (
-                message.group_chat_created or message.supergroup_chat_created
-                or any(member.id == turn.bot.id for member in message.new_chat_members)):
-            return Reply()  # someone else joined: the group's posts are not for greetings
-        lang = await self.engine.language(actor)
-        return self.plan.text(lang, "group.hello", title=self.engine.quiz_info(lang).title,
-                              seconds=self.seconds)
 
     async def daily(self, actor: Actor, args: Sequence[str], *,
                     group_admin: bool = False) -> Reply:

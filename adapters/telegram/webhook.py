@@ -41,7 +41,10 @@ from bot.store.rows import InboxRow
 
 log = logging.getLogger(__name__)
 
-ALLOWED_UPDATES = (Update.MESSAGE, Update.CALLBACK_QUERY)
+# The updates the bot asks for, polling and webhook alike (Telegram keeps the last list it
+# was given): messages, presses, and the bot's own membership of a chat (added, removed,
+# muted: `group_events`), which Telegram sends only when asked.
+ALLOWED_UPDATES = (Update.MESSAGE, Update.CALLBACK_QUERY, Update.MY_CHAT_MEMBER)
 MAX_CONNECTIONS = 40  # what PTB's Updater.start_webhook asks for
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 MAX_UPDATE = MAX_BODY  # 1 MiB: Telegram's updates are a few KB

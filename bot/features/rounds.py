@@ -184,10 +184,11 @@ class Rounds:
     async def chat_gone(self, platform: str, chat_id: str) -> RoundRow | None:
         """The platform says the bot can no longer post in the chat: its running round ends
         now (what was answered counts) rather than opening questions nobody can see. The
-        round it ended (None: none ran, or another call ended it)."""
+        round it ended (None: none ran, or another call ended it). Nothing more is posted
+        for it: every post would be refused."""
         row = await self.store.read(rounds_sql.active_round, platform, chat_id)
-        if row is not None and await self.store.write(rounds_sql.stop_round, row.id,
-                                                      self.clock()) is not None:
+        if row is not None and await self.store.write(rounds_sql.end_unseen_round, row.id,
+                                                      self.clock()):
             log.info("rounds: %s chat %s no longer lets the bot post; round %s ended",
                      platform, chat_id, row.id)
             return row

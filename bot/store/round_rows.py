@@ -172,6 +172,11 @@ def post_key(round_id: int, qindex: int, what: str) -> str:
     return f"round:{round_id}:{qindex}:{what}"
 
 
+def post_keys_like(round_id: int) -> str:
+    """A LIKE pattern matching every post key of the round (`post_key`)."""
+    return f"round:{round_id}:%"
+
+
 @dataclass(frozen=True, slots=True)
 class DailyRow:
     """A chat's question of the day: when it is posted (local time) and for how long."""

@@ -30,6 +30,7 @@ from bot.store.round_rows import (
     RoundPost,
     RoundRow,
     post_key,
+    post_keys_like,
     post_kind,
 )
 from bot.store.rows import NewJob, first, from_row, scopes_of
@@ -311,6 +312,21 @@ def stop_round(round_id: int, now: float) -> Command[tuple[int, str] | None]:
     post = (position, "s") if claimed is None else (int(claimed["qindex"]), "r")
     yield from post_job(rnd.platform, rnd.id, *post, now)
     return post
+
+
+def end_unseen_round(round_id: int, now: float) -> Command[bool]:
+    """End the round where nobody can see it any more (the bot was removed from its chat or
+    may no longer post there): as a stop, what was answered counted, but with nothing left
+    to post: its open question is closed and its post jobs still waiting are dropped (each
+    would be one more refused call). True when this call ended it."""
+    rnd = yield from get_round(round_id)
+    if rnd is None or (yield from _end(rnd, now)) is None:
+        return False
+    yield q("UPDATE round_questions SET revealed_at = ? WHERE round_id = ? "
+            "AND revealed_at IS NULL", now, round_id)
+    yield q("DELETE FROM jobs WHERE key LIKE ? AND done_at IS NULL AND claimed_at IS NULL",
+            post_keys_like(round_id))
+    return True
 
 
 def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:

@@ -59,6 +59,19 @@ class Injected:
     drop: bool = False  # close the connection instead of answering (a network failure)
 
 
+RESTRICTED_RIGHTS = (
+    "can_change_info", "can_invite_users", "can_pin_messages", "can_send_messages",
+    "can_send_polls", "can_send_other_messages", "can_add_web_page_previews",
+    "can_manage_topics", "can_send_audios", "can_send_documents", "can_send_photos",
+    "can_send_videos", "can_send_video_notes", "can_send_voice_notes", "can_edit_tag",
+    "can_react_to_messages")
+ADMIN_RIGHTS = (
+    "can_manage_chat", "can_delete_messages", "can_manage_video_chats", "can_restrict_members",
+    "can_promote_members", "can_change_info", "can_invite_users", "can_post_stories",
+    "can_edit_stories", "can_delete_stories")
+NOT_BY_DEFAULT = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
+
+
 class FakeBotAPI:
     """The fake server. Use as `async with FakeBotAPI(token) as api:`; `api.base_url` is
     what goes into `telegram.api_base_url`."""
@@ -86,6 +99,9 @@ class FakeBotAPI:
         self.upgraded: dict[int, int] = {}  # a group upgraded to a supergroup -> its new id
         self.commands: dict[str | None, list[dict[str, Any]]] = {}
         self.webhook_url = ""
+        # the update kinds the bot last asked for (getUpdates or setWebhook), kept as Telegram
+        # keeps them; an update of another kind is never handed out (None: the default)
+        self.allowed_updates: list[str] | None = None
         self.files: dict[str, bytes] = {}  # file_id -> content (documents users send)
         self.handed_out: dict[int, float] = {}  # update_id -> first getUpdates hand-out
         self.answered: dict[str, float] = {}  # callback_query_id -> answerCallbackQuery time
@@ -312,6 +328,28 @@ class FakeBotAPI:
                                    "chat_instance": f"ci{message['chat']['id']}",
                                    "data": data}}
 
+    def bot_status(self, chat: dict[str, Any], by: dict[str, Any], old: str, new: str,
+                   **rights: bool) -> dict[str, Any]:
+        """An Update saying the bot's own membership of `chat` changed from `old` to `new`
+        (a ChatMember status: "member", "administrator", "restricted", "left", "kicked"),
+        changed by `by`; `rights` override a restricted or administrator member's fields
+        (e.g. can_send_messages=False: muted)."""
+        def member(status: str) -> dict[str, Any]:
+            fields: dict[str, Any] = {"user": self.bot, "status": status}
+            if status == "restricted":
+                fields.update(dict.fromkeys(RESTRICTED_RIGHTS, True), is_member=True,
+                              until_date=0)
+            elif status == "administrator":
+                fields.update(dict.fromkeys(ADMIN_RIGHTS, True), can_be_edited=False,
+                              is_anonymous=False)
+            elif status == "kicked":
+                fields["until_date"] = 0
+            return fields | (rights if status == new else {})
+        self.chats.setdefault(chat["id"], chat)
+        return {"my_chat_member": {"chat": chat, "from": by, "date": int(time.time()),
+                                   "old_chat_member": member(old),
+                                   "new_chat_member": member(new)}}
+
     async def push_update(self, update: dict[str, Any]) -> int:
         """Queue an update for getUpdates; returns its update_id."""
         update = {"update_id": next(self._update_ids), **update}
@@ -450,6 +488,7 @@ class FakeBotAPI:
         offset = int(params.get("offset") or 0)
         while self._updates and self._updates[0]["update_id"] < offset:
             self._updates.popleft()  # confirmed by the client
+        self._allow(params)
         timeout = min(float(params.get("timeout") or 0), MAX_POLL)
         self._polls += 1
         poll = self._polls  # a newer getUpdates ends this one, as on Telegram
@@ -465,6 +504,7 @@ class FakeBotAPI:
         if self._polls != poll:
             raise ApiError(409, "Conflict: terminated by other getUpdates request; make sure "
                                 "that only one bot instance is running")
+        self._updates = deque(u for u in self._updates if self.wanted(u))
         batch = list(itertools.islice(self._updates, int(params.get("limit") or 100)))
         now = time.perf_counter()
         for update in batch:
@@ -596,9 +636,22 @@ class FakeBotAPI:
     async def _api_setWebhook(self, params: dict[str, Any]) -> bool:
         self.webhook_url = str(params.get("url", ""))
         self.webhook_secret = params.get("secret_token")
+        self._allow(params)
         if params.get("drop_pending_updates"):
             self._updates.clear()
         return True
+
+    def _allow(self, params: dict[str, Any]) -> None:
+        if "allowed_updates" in params:
+            self.allowed_updates = list(params["allowed_updates"])
+
+    def wanted(self, update: dict[str, Any]) -> bool:
+        """Would Telegram send this update to the bot, given the kinds it asked for? (By
+        default every kind but `chat_member` and the reactions.)"""
+        kind = next(k for k in update if k != "update_id")
+        if not self.allowed_updates:
+            return kind not in NOT_BY_DEFAULT
+        return kind in self.allowed_updates
 
     async def _api_deleteWebhook(self, params: dict[str, Any]) -> bool:
         self.webhook_url = ""

@@ -26,13 +26,14 @@ async def service_message(api: FakeBotAPI, who: Learner, **fields: Any) -> None:
 async def test_the_bot_added_to_a_group_says_how_to_start_a_round(
         bot: Running, api: FakeBotAPI) -> None:
     """It said nothing: the organiser who added it had to guess /help. Now one message in
-    the language of whoever added it (or created the group with it); another member joining
-    gets none."""
+    the language of whoever added it (or created the group with it), told by Telegram's
+    `my_chat_member` update; another member joining, or the bot made an admin, gets none."""
     group = api.group_chat(GROUP, "Parallel readers")
     organiser = Learner(api, api.user(1001, "Hana"), group)
     since = organiser.mark()
     await service_message(api, organiser, new_chat_members=[api.user(2002, "Bilal")])
-    await service_message(api, organiser, new_chat_members=[api.bot])
+    await api.push_update(api.bot_status(group, organiser.user, "left", "member"))
+    await service_message(api, organiser, new_chat_members=[api.bot])  # sent alongside
     hello = strip_isolates((await organiser.reply(since))["text"])
     assert hello.splitlines() == [
         "👋 Thanks for adding me! I run timed quiz rounds for this group.",
@@ -41,15 +42,35 @@ async def test_the_bot_added_to_a_group_says_how_to_start_a_round(
         "/quiz: a quiz of your own, in a private chat with me; it counts on this group's "
         "board too.",
         "Admins: /settings picks the group's quiz and language. /help: everything else."]
+    await api.push_update(api.bot_status(group, organiser.user, "member", "administrator"))
     until = await organiser.barrier()
-    assert len(organiser.sent(since, until, methods=("sendMessage",))) == 1  # not for Bilal
+    # one: not for Bilal, not twice for one adding, not for the promotion
+    assert len(organiser.sent(since, until, methods=("sendMessage",))) == 1
     creator = Learner(api, api.user(3003, "عائشہ", language_code="ur"),
                       api.group_chat(GROUP - 1, "نیا گروپ", kind="group"))
     since = creator.mark()
-    await service_message(api, creator, group_chat_created=True)
+    await api.push_update(api.bot_status(creator.chat, creator.user, "left", "member"))
     hello = strip_isolates((await creator.reply(since))["text"])
     assert hello.startswith("👋 مجھے شامل کرنے کا شکریہ!")
     assert "/round: ماڈل اور پائپ لائن متوازیت کا راؤنڈ، ہر سوال 30 سیکنڈ کا؛" in hello
+
+
+async def test_the_bot_added_back_greets_in_the_groups_language(
+        bot: Running, api: FakeBotAPI) -> None:
+    """A group whose admins chose Urdu and its quiz, then removed the bot and added it back
+    (an English-speaking admin this time), is greeted in Urdu with its own quiz: what its
+    members read, not the adder's app language and the bot's default quiz."""
+    group = api.group_chat(GROUP, "Parallel readers")
+    admin = Learner(api, api.user(1001, "Ada"), group)
+    api.members[(GROUP, 1001)] = "administrator"
+    await admin.send("/settings language ur")
+    await admin.send("/settings quiz long-context")
+    await api.push_update(api.bot_status(group, admin.user, "member", "left"))
+    since = await admin.barrier() + 1  # after its reply
+    await api.push_update(api.bot_status(group, admin.user, "left", "member"))
+    hello = strip_isolates((await admin.reply(since))["text"])
+    assert hello.startswith("👋 مجھے شامل کرنے کا شکریہ!")
+    assert "لمبی" in hello.splitlines()[1], hello  # the group's quiz, in Urdu
 
 
 async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: FakeBotAPI) -> None:

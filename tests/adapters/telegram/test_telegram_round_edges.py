@@ -8,7 +8,8 @@ import pytest
 
 from bot.domain.results import Actor
 from bot.present.i18n import LRI, PDI, strip_isolates
-from bot.store.commands import daily_sql
+from bot.store.commands import daily_sql, jobs_sql, rounds_sql
+from bot.store.round_rows import post_key
 from tests.adapters.telegram.fake_bot_api import GROUP_POSTS, FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
@@ -63,6 +64,54 @@ async def test_a_group_the_bot_can_no_longer_post_in_ends_its_round(
     await room.hana.send("/leaderboard rounds")  # what was answered before still counts
     board = strip_isolates((await room.hana.reply(since))["text"])
     assert "Hana: 1/" in board
+
+
+REMOVED = {  # the bot's new status in the group, and its rights there
+    "kicked": ("kicked", {}),
+    "left": ("left", {}),
+    "muted": ("restricted", {"can_send_messages": False}),
+}
+
+
+@pytest.mark.parametrize("how", list(REMOVED))
+async def test_a_round_ends_the_moment_the_group_removes_or_mutes_the_bot(
+        bot: Running, api: FakeBotAPI, key: AnswerKey, how: str) -> None:
+    """Telegram says at once (`my_chat_member`) that the bot was removed or muted; the bot
+    never asked for that update, so the round ran on until its next post was refused, up
+    to a question's time later. Now it is stored as ended at once, with what was answered,
+    and nothing more of it is posted (not even the reveal, which would be refused)."""
+    room = Room(bot, api)
+    api.members[(GROUP_ID, 1001)] = "administrator"
+    await room.hana.send("/daily on 08:00")
+    since = room.hana.mark()
+    await room.hana.send("/round 20")
+    question = await room.question(since)
+    right = key.right(question["text"])
+    assert await room.press(room.hana, question, right) == f"🔒 Locked in: {right}"
+    rnd = await bot.app.store.read(rounds_sql.active_round, "telegram", str(GROUP_ID))
+    assert rnd is not None
+    status, rights = REMOVED[how]
+    since = len(api.calls)
+    await api.push_update(api.bot_status(room.group, room.hana.user, "administrator",
+                                         status, **rights))
+    # Hana's updates are handled in order: her private /help is answered after it
+    await Learner(api, room.hana.user, api.private_chat(room.hana.user)).barrier()
+    ended = await bot.app.store.read(rounds_sql.get_round, rnd.id)
+    assert ended is not None and ended.status == "stopped", ended
+    assert ended.finished_at == room.clock.now  # no time passed: at once
+    assert not await bot.app.store.read(jobs_sql.job_live, post_key(rnd.id, 0, "r"))
+    daily = await bot.app.store.read(daily_sql.get_daily, "telegram", str(GROUP_ID))
+    assert (daily is not None) == (how == "muted")  # a muted bot may get its right back
+    for _ in range(4):  # past the question's deadline and the next question's opening
+        room.advance(25)
+        await bot.app.scheduler.run_until_idle()
+        await bot.app.scheduler.idle()
+    # nothing more tried there (the fake would take it; Telegram would refuse each)
+    assert [c.method for c in api.calls[since:] if c.method in GROUP_POSTS
+            and c.params.get("chat_id") == GROUP_ID] == []
+    since = room.hana.mark()
+    await room.hana.send("/leaderboard rounds")  # what was answered still counts
+    assert "Hana: 1/" in strip_isolates((await room.hana.reply(since))["text"])
 
 
 async def test_urdu_and_overriding_names_stay_in_their_place_in_an_english_group(

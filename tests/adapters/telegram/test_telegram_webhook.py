@@ -40,6 +40,8 @@ async def test_webhook_checks_the_secret_token(start_bot: BotFactory, api: FakeB
         set_hook = api.calls_of("setWebhook")[-1].params
         assert set_hook["url"] == "https://bot.example.test/tg-hook"
         assert set_hook["secret_token"] == WEBHOOK_SECRET
+        # the bot removed from a group ends its round at once (test_telegram_round_edges)
+        assert api.wanted(api.bot_status(api.group_chat(-1001), learner.user, "member", "left"))
         assert not api.calls_of("getUpdates")  # no polling in webhook mode
 
         since = learner.mark()
