@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import random
 
-from bot.domain import learning, rights
+from bot.domain import learning
 from bot.domain.errors import BadDaily, NotChatAdmin, RoundsAreForGroups, UnknownQuiz
 from bot.domain.product_limits import (
     DEFAULT_CLOSE_HOURS,
@@ -83,9 +83,8 @@ class Dailies:
         await self.store.write(daily_sql.drop_daily, actor.platform, chat_id)
         return DailySet(await self.rounds.library.language(actor), False)
 
-    @staticmethod
-    async def _admin(actor: Actor, manages: Manages) -> None:
-        if not await rights.may_manage(actor, manages):
+    async def _admin(self, actor: Actor, manages: Manages) -> None:
+        if not await self.rounds.groups.manages(actor, manages):
             raise NotChatAdmin()
 
     async def status(self, actor: Actor, chat_id: str | None) -> DailySet:

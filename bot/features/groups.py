@@ -14,7 +14,7 @@ from bot.domain.results import Actor, GroupView
 from bot.domain.rights import Manages, may_manage
 from bot.features.library import Library
 from bot.store.commands.chat_moves_sql import move_chat
-from bot.store.commands.groups_sql import group_choice, save_group_choice
+from bot.store.commands.groups_sql import group_choice, note_manager, save_group_choice
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class Groups:
         """Set the group's quiz and/or language (`default` clears one); admins only."""
         if actor.chat_id is None:
             raise GroupsOnly()
-        if not await may_manage(actor, admin):
+        if not await self.manages(actor, admin):
             raise NotGroupAdmin()
         quiz_id, lang = await self.choice(actor)
         if quiz is not None:
@@ -69,6 +69,17 @@ class Groups:
         await self.store.write(save_group_choice, actor.platform, actor.chat_id, quiz_id, lang,
                                f"{actor.platform}:{actor.user_id}", self.clock())
         return await self.view(actor)
+
+    async def manages(self, actor: Actor, manages: Manages, host_id: str | None = None) -> bool:
+        """`rights.may_manage`, and a member the platform says manages the group is noted as
+        one of its managers (`group_managers`: their dashboard lists the group, though they
+        neither play nor host there)."""
+        if not await may_manage(actor, manages, host_id):
+            return False
+        if actor.chat_id is not None and actor.user_id != host_id:  # a host: by the round
+            await self.store.write(note_manager, actor.platform, actor.chat_id, actor.user_id,
+                                   self.clock())
+        return True
 
     async def moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
         """Move everything kept under the chat's old id to its new one, in one transaction

@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable
 from dataclasses import replace
 
-from bot.domain import learning, product_limits, rights, round_rules
+from bot.domain import learning, product_limits, round_rules
 from bot.domain.errors import (
     BadRoundLength,
     BadRoundOptions,
@@ -156,7 +156,7 @@ class Rounds:
         row = await self.store.read(rounds_sql.active_round, actor.platform, chat_id)
         if row is None:
             raise NoRound()
-        if not await rights.may_manage(actor, may_manage, row.host_id):
+        if not await self.groups.manages(actor, may_manage, row.host_id):
             raise NotHost(host=row.host_name)
         return row
 

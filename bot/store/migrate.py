@@ -56,7 +56,7 @@ TABLES = ("users", "rounds", "sessions", "answers", "best_scores", "round_questi
           "round_members", "dailies", "rewards", "reward_grants",  # parents first
           "round_answers", "cards", "reviews", "learner_settings", "jobs", "inbox", "chats",
           "used_links", "installed_quizzes", "group_settings", "problem_reports",
-          "question_messages")
+          "question_messages", "group_managers")
 
 
 def migrations(dialect: str = "sqlite") -> list[tuple[int, str, str]]:

@@ -36,13 +36,14 @@ from bot.features.engine import Engine
 from bot.present.i18n import Catalogue, titled
 from bot.present.render import content_text
 from bot.store.commands import dashboard_sql as reads
-from bot.store.commands import quizzes_sql
+from bot.store.commands import groups_sql, quizzes_sql
 from bot.store.commands.dashboard_sql import AttemptAnswer, GroupRound
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.commands.rounds_sql import round_places
 from bot.store.protocol import Store
 
 GROUP_SECONDS = 10.0  # a group's figures are read at most this often (see Recent)
+NOTED_SECONDS = 3600.0  # an admin opening the group's page is noted at most this often
 
 # rounds, per-question counts, members' bests, the group's title, where rounds ran
 GroupReads = tuple[list[GroupRound], list[QuestionAccuracy], Members,
@@ -63,6 +64,10 @@ class GroupPage(Page):
                                                                          engine.clock)
         self.group_answers: Recent[tuple[str, str], list[AttemptAnswer]] = Recent(
             GROUP_SECONDS, engine.clock, max_keys=100)
+        # Managers already noted (`groups_sql.note_manager`), so that an admin's page views
+        # write once an hour at most; dropping it costs a write that changes nothing.
+        self.noted: Recent[tuple[str, str, str], None] = Recent(NOTED_SECONDS, engine.clock,
+                                                                 max_keys=10_000)
 
     async def role(self, who: Identity, group_id: str) -> Role:
         """The caller's role in the group; Forbidden when they are not in it."""
@@ -73,7 +78,11 @@ class GroupPage(Page):
         if not role.member:  # BotGone: nobody can be checked there (the page says why)
             raise (BotGone if role.bot_gone else Forbidden)(
                 f"{who.platform} user is not in group {group_id} (bot gone: {role.bot_gone})")
-        if not role.admin and self.engine.is_admin(Actor(who.platform, who.user_id)):
+        if role.admin:  # the platform says they manage it: their own page lists it
+            await self.noted.get((who.platform, group_id, who.user_id), lambda: self.store.write(
+                groups_sql.note_manager, who.platform, group_id, who.user_id,
+                self.engine.clock()))
+        elif self.engine.is_admin(Actor(who.platform, who.user_id)):
             role = Role(True, True)  # the configured `admins`
         return role
 

@@ -4,7 +4,7 @@ the groups they play in, and (configured admins) the open problem reports."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.domain import learning
@@ -25,7 +25,7 @@ from bot.present import svg
 from bot.present.i18n import shown_name
 from bot.present.render import clip, content_text, topic_map_lines
 from bot.store.commands import dashboard_sql as reads
-from bot.store.commands import learning_sql, sessions_sql
+from bot.store.commands import groups_sql, learning_sql, sessions_sql
 from bot.store.rows import CardRow, ReviewTotal
 
 FORECAST_DAYS = 14
@@ -44,13 +44,14 @@ class LearnerPage(Page):
         # and PostgreSQL's pool in parallel. The review days start early enough for any
         # UTC offset (and a 400-day streak).
         since = learning.local_day(now, 0) - CALENDAR_DAYS - 401
-        (profile, attempts, answers, groups, own), (settings, cards, totals, days) = (
+        (profile, attempts, answers, groups, own, managed), (settings, cards, totals, days) = (
             await asyncio.gather(
                 asyncio.gather(self.store.read(sessions_sql.user, p, u),
                                self.store.read(reads.attempts, p, u),
                                self.store.read(reads.answers, p, u),
                                self.store.read(reads.groups_of, p, u),
-                               self.store.read(reads.group_quizzes, p, u)),
+                               self.store.read(reads.group_quizzes, p, u),
+                               self.store.read(groups_sql.managed_groups, p, u)),
                 asyncio.gather(self.store.read(learning_sql.learner_settings,
                                                p, u), self.store.read(learning_sql.cards, p, u),
                                self.store.read(learning_sql.review_totals, p, u),
@@ -98,6 +99,7 @@ class LearnerPage(Page):
         # summary and the chart say the same number; "now" is the part already due.
         due_today = forecast[0]
         played = [q for q in scores if q["attempts"]]
+        listed = await self._groups(who, groups, managed, t)
         view = {
             "new": not played and not answers,
             "summary": {
@@ -130,16 +132,36 @@ class LearnerPage(Page):
                                right=sure[1]) if sure[0] else t("dashboard.sure_none")},
             "misses": misses_view(quizzes, answers, lang, t),
             **await self._topics(who, quizzes, totals, cards, lang),
-            # A Discord link opens only the server it was made in (see `role`): no others.
-            "groups": [{"id": g, "title": title or t("dashboard.group_untitled")}
-                       for g, title in groups if p != "discord" or g == who.guild_id],
+            "groups": listed,
             # how to reach a group not listed (a Discord link opens one server only)
             "groups_hint": t("dashboard.groups_hint_server" if p == "discord"
-                             else "dashboard.groups_hint") if groups else "",
+                             else "dashboard.groups_hint") if groups or listed else "",
         }
         if self.engine.is_admin(Actor(p, u)):  # the configured admins: open reports
             view["reports"] = reports_view(*await self.engine.reports.open(), quizzes, lang, t)
         return view
+
+    async def _groups(self, who: Identity, groups: list[tuple[str, str | None]],
+                      managed: list[tuple[str, str | None]], t: Callable[..., str]
+                      ) -> list[dict[str, Any]]:
+        """The caller's groups: those they manage first (a teacher who set a group up and
+        neither plays nor hosts there finds it here, labelled), then those they play or
+        host in, latest first. A Discord link opens only the server it was made in (see
+        `GroupPage.role`), so it lists that one, managed when the link says Manage Server."""
+        manages = {g for g, _ in managed}
+        listed = dict(managed)
+        listed.update((g, title) for g, title in groups if g not in listed)
+        if who.platform == "discord":
+            if who.guild_id is not None and who.guild_admin:
+                manages.add(who.guild_id)
+                if who.guild_id not in listed:
+                    listed[who.guild_id] = (await self.store.read(
+                        reads.chat_titles, "discord", [who.guild_id])).get(who.guild_id)
+            listed = {g: title for g, title in listed.items() if g == who.guild_id}
+        shown = sorted(listed, key=lambda g: g not in manages)  # stable: latest first within
+        return [{"id": g, "title": listed[g] or t("dashboard.group_untitled"),
+                 "manages": g in manages, "note": t("dashboard.you_manage") if g in manages
+                 else ""} for g in shown]
 
     async def _topics(self, who: Identity, quizzes: Mapping[str, Quiz],
                       totals: list[ReviewTotal], cards: list[CardRow], lang: str

@@ -8,8 +8,9 @@ What holds a chat id, and how a row that already exists at the new id is kept:
 - `best_scores.scope` (`<platform>:<chat>`): merged, each member's better score kept (the
   earlier finish keeps a tie), as a finished attempt is kept (`KEEP_BEST_SQL`);
 - `group_settings`, `dailies` (and `.board_chat`), `chats`, `rewards.guild_id`,
-  `reward_grants.guild_id`: moved, unless the new id has its own row: that row was written
-  after the upgrade, so it is the newer choice and stays, and the old one is dropped;
+  `reward_grants.guild_id`, `group_managers`: moved, unless the new id has its own row: that
+  row was written after the upgrade, so it is the newer choice and stays, and the old one
+  is dropped;
 - `jobs`: a payload naming the chat (the daily's) names the new id, and a key ending in
   the chat (`daily:<platform>:<chat>`) is re-keyed, or dropped where the new id has its own.
 Nothing else names a chat: `learner_settings.chat_id` and `question_messages` are private
@@ -36,6 +37,7 @@ KEYED = (
     ("chats", "chat_id", ()),
     ("rewards", "guild_id", ("quiz_id",)),
     ("reward_grants", "guild_id", ("quiz_id", "user_id")),
+    ("group_managers", "chat_id", ("user_id",)),
 )
 
 MERGE_BEST_SQL = (

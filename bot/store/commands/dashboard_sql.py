@@ -83,18 +83,19 @@ def answers(platform: str, user_id: str) -> Command[list[Answered]]:
     return [from_row(Answered, r) for r in rows]
 
 
-# The chats a learner is in as far as the store knows: played in, or hosted a round in.
-# Four parameters: platform, user id, platform, user id.
+# The chats a learner is in as far as the store knows: played in, hosted a round in, or
+# manages. Six parameters: (platform, user id) three times.
 MY_CHATS = ("SELECT chat_id FROM sessions WHERE platform = ? AND user_id = ? "
             "AND chat_id IS NOT NULL UNION SELECT board_chat FROM rounds WHERE platform = ? "
-            "AND host_id = ?")
+            "AND host_id = ? UNION SELECT chat_id FROM group_managers WHERE platform = ? "
+            "AND user_id = ?")
 
 
 def group_quizzes(platform: str, user_id: str) -> Command[list[str]]:
     """The quizzes the learner's groups play, their own subject: each group's chosen quiz
     (/settings) first, then the quizzes of their rounds and those the learner played in a
     group, latest first."""
-    mine = (platform, user_id, platform, user_id)
+    mine = (platform, user_id) * 3
     rows = yield q("SELECT x.quiz_id, MAX(x.chosen) AS chosen, MAX(x.at) AS at FROM ("
                    "SELECT quiz_id, 1 AS chosen, updated_at AS at FROM group_settings "
                    f"WHERE platform = ? AND quiz_id IS NOT NULL AND chat_id IN ({MY_CHATS}) "

@@ -219,3 +219,27 @@ async def test_a_group_the_bot_left_says_to_add_it_back(
         assert await page.locator("#error a").count() == 1  # back to their own page
         await shoot(page, f"dashboard-organiser-bot-gone-{lang}-360")
         await context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "ur"])
+async def test_a_teacher_who_only_set_the_group_up_finds_it_labelled_on_a_phone(
+        tmp_path: Path, api: FakeBotAPI, chromium: Any, lang: str) -> None:
+    """Tess chose Year 9's quiz with /settings and neither plays nor hosts there: her page
+    listed no group. It lists Year 9, "You manage this group" on its own line under the
+    link (beside it, it ran into the name at 360 px)."""
+    async with dashboard_bot(tmp_path, api) as running:
+        app = running.app
+        assert app.chats is not None
+        await app.chats.note("telegram", NINE, "Year 9")
+        await app.engine.set_group(Actor("telegram", str(TESS), NINE, "Tess"), admin=True,
+                                   quiz="long-context")
+        page = await opened(chromium, running, TESS, lang)
+        link = page.locator("#groups a").first
+        assert strip_isolates(await link.text_content() or "") == "Year 9"
+        note = page.locator("#groups .manages")
+        assert await note.text_content() == app.catalogue.t(lang, "dashboard.you_manage")
+        box, under = await link.bounding_box(), await note.bounding_box()
+        assert box and under and under["y"] >= box["y"] + box["height"] - 1
+        assert await page.evaluate("document.documentElement.scrollWidth") <= 360
+        await shoot(page, f"dashboard-organiser-manages-{lang}-360")
+        await page.context.close()

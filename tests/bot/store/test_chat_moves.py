@@ -32,7 +32,7 @@ NOW = 1_800_000_000.0
 CHAT_COLUMNS = (("rounds", "chat_id"), ("rounds", "board_chat"), ("sessions", "chat_id"),
                 ("group_settings", "chat_id"), ("dailies", "chat_id"),
                 ("dailies", "board_chat"), ("chats", "chat_id"), ("rewards", "guild_id"),
-                ("reward_grants", "guild_id"))
+                ("reward_grants", "guild_id"), ("group_managers", "chat_id"))
 
 
 def at(chat: str) -> Command[dict[str, int]]:
@@ -96,6 +96,7 @@ async def group_with_everything(store: Store, chat: str, now: float) -> None:
     await store.write(rewards_sql.set_reward,
                       RewardRow(T, chat, "parallelism", "r1", "Reader", 1, "t:1"), now)
     await store.write(rewards_sql.earn_reward, T, chat, "parallelism", "1", 1, now)
+    await store.write(groups_sql.note_manager, T, chat, "3", now)
 
 
 async def test_a_moved_group_is_found_at_its_new_id_and_nothing_stays(any_store: Store):
@@ -109,7 +110,8 @@ async def test_a_moved_group_is_found_at_its_new_id_and_nothing_stays(any_store:
     moved = await store.write(move_chat, T, OLD, NEW, NOW + 120)
 
     assert moved == {"best_scores": 2, "chats": 1, "dailies": 1, "group_settings": 1,
-                     "jobs": 1, "reward_grants": 1, "rewards": 1, "rounds": 2, "sessions": 2}
+                     "group_managers": 1, "jobs": 1, "reward_grants": 1, "rewards": 1,
+                     "rounds": 2, "sessions": 2}
     assert await store.read(at, OLD) == {}
     assert await store.read(at, NEW) == before
     assert [(b.user_id, b.score) for b in await store.read(
@@ -131,7 +133,8 @@ async def test_a_moved_group_is_found_at_its_new_id_and_nothing_stays(any_store:
     assert await store.read(jobs_sql.job_live, f"round:{running}:0:q")
     # the neighbour, whose id the old one is a prefix of, is as it was
     after = await store.read(everything)
-    for table in ("group_settings", "dailies", "chats", "rewards", "reward_grants"):
+    for table in ("group_settings", "dailies", "chats", "rewards", "reward_grants",
+                  "group_managers"):
         assert [r for r in after[table] if NEIGHBOUR in r] == \
             [r for r in neighbour[table] if NEIGHBOUR in r], table
 

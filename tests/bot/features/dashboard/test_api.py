@@ -223,7 +223,8 @@ async def test_discord_link_is_exchanged_for_a_session_bound_to_its_server(
     auth = {"Authorization": f"session {session}"}
     status, me = await served.get("/api/me", auth)
     assert status == 200 and isinstance(me, dict) and me["user"]["name"] == "Grace"
-    assert me["groups"] == [{"id": "9001", "title": "Your study group"}]  # no name known yet
+    assert me["groups"] == [{"id": "9001", "title": "Your study group",  # no name known yet
+                             "manages": False, "note": ""}]
     status, view = await served.get("/api/groups/9001", auth)
     assert status == 200 and isinstance(view, dict) and view["admin"] is False
     assert (await served.get("/api/groups/9002", auth))[0] == 403
@@ -269,7 +270,8 @@ async def test_pages_show_names_and_scores_out_of_the_total_never_ids(
     served.members[(GROUP, "1")] = Role(True, admin=True)
     status, me = await served.get("/api/me", served.tma(1, "Ada"))
     assert status == 200 and isinstance(me, dict)
-    assert me["groups"] == [{"id": GROUP, "title": "Pipeline Club"}]
+    assert me["groups"] == [{"id": GROUP, "title": "Pipeline Club", "manages": False,
+                             "note": ""}]
     status, view = await served.get(f"/api/groups/{GROUP}", served.tma(1, "Ada"))
     assert status == 200 and isinstance(view, dict)
     assert view["group"]["heading"] == "Study group · Pipeline Club"
