@@ -194,21 +194,26 @@ def _digits(value: float) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
-def close(value: float, target: float, tolerance: float) -> bool:
-    """Whether `value` is within `tolerance` (relative) of `target`."""
+def close(value: float, target: float, tolerance: float,
+          absolute: float | None = None) -> bool:
+    """Whether `value` is within `tolerance` (relative) of `target`, or within `absolute`
+    (in the answer's unit) when that is given."""
     slack = 1 + 1e-9  # 1.02 against 1.0 at 2 % is in, whatever the float rounding
+    if absolute is not None:  # 3.6 against 3.5 +- 0.1 is in, whatever the float rounding
+        return abs(value - target) <= absolute * slack + 1e-12 * max(1.0, abs(target))
     if target == 0:
         return abs(value) <= tolerance * slack
     return abs(value - target) <= tolerance * abs(target) * slack
 
 
 def match(reading: Reading, values: tuple[float, ...] | list[float],
-          tolerance: float) -> int | None:
+          tolerance: float, absolute: float | None = None) -> int | None:
     """The index of the first of `values` (the answer first, then the named mistakes) a
-    reading falls within `tolerance` of, trying the reading's values in order; else None."""
+    reading falls within `tolerance` (or `absolute`) of, trying the reading's values in
+    order; else None."""
     for v in reading.values:
         for k, target in enumerate(values):
-            if close(v, float(target), tolerance):
+            if close(v, float(target), tolerance, absolute):
                 return k
     return None
 

@@ -267,11 +267,11 @@ def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
         reading = numeric.parse(text, c.unit, [float(v) for v in values])
     except TypedError as exc:
         return exc
-    k = numeric.match(reading, [float(v) for v in values], c.tolerance)
+    k = numeric.match(reading, [float(v) for v in values], c.tolerance, c.absolute)
     if k is None:
         return numeric.TYPED_OTHER, reading.values[0]
     return k, next(v for v in reading.values
-                   if numeric.close(v, float(values[k]), c.tolerance))
+                   if numeric.close(v, float(values[k]), c.tolerance, c.absolute))
 
 
 def question_at(quiz: Quiz, row: SessionRow, position: int) -> Question:

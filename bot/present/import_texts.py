@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from bot.present.typed_import_texts import URDU_TYPED, URDU_TYPED_REASONS
+
 # (English, Urdu): every message a reader, the conversion and the checks of an imported
 # question give, and the import's own about the file
 URDU: tuple[tuple[str, str], ...] = (
@@ -171,13 +173,6 @@ URDU: tuple[tuple[str, str], ...] = (
      "{at}: {count} آپشن 100% کے ہیں؛ یہاں ہر سوال کا ٹھیک ایک درست جواب ہوتا ہے"),
     ("{at}: partial credit ({shares}) is not kept: only the 100% option counts as right",
      "{at}: جزوی نمبر ({shares}) نہیں رکھے گئے: صرف 100% والا آپشن درست مانا جاتا ہے"),
-    ("{at}: skipped {kind} question ({why}); only multiple choice, true/false and computed "
-     "questions are imported",
-     "{at}: {kind} سوال چھوڑ دیا گیا ({why})؛ صرف کثیر انتخابی، درست/غلط اور حسابی سوال درآمد "
-     "ہوتے ہیں"),
-    ("{at}: skipped {kind} question; only multiple choice, true/false and computed questions "
-     "are imported",
-     "{at}: {kind} سوال چھوڑ دیا گیا؛ صرف کثیر انتخابی، درست/غلط اور حسابی سوال درآمد ہوتے ہیں"),
     ("{at}: {count} hint(s) left out: a question here has none; put what they say in the "
      "explanation",
      "{at}: اشارے ({count}) شامل نہیں کیے گئے: یہاں سوالوں کے اشارے نہیں ہوتے؛ ان کی بات وضاحت "
@@ -318,6 +313,7 @@ URDU: tuple[tuple[str, str], ...] = (
 # The kinds of question a reader skips, and the reasons it gives (inside the message above)
 URDU_WORDS = {
     "an essay": "مضمون نما (essay)", "a numerical": "عددی (numerical)",
+    "a typed-number": "عدد لکھ کر جواب والا",
     "a matching": "جوڑ ملانے والا (matching)", "a short answer": "مختصر جواب والا (short answer)",
     "a multiple-answer": "کئی درست جوابات والا", "a description": "بیانیہ (description)",
     "no answers in {...}": "{...} میں کوئی جواب نہیں", "only '=' answers": "صرف '=' والے جواب",
@@ -350,10 +346,9 @@ URDU_REASONS: tuple[tuple[str, str], ...] = (
     ("{value} is not a number", "{value} عدد نہیں"),
     ("no numbers could be drawn ({why})", "کوئی اعداد نہیں نکالے جا سکے ({why})"),
     ("the credit is shared by {count} answers", "نمبر {count} جوابات میں بٹے ہیں"),
-    ("correct gives {count} options ({given}); keep the one right answer",
-     "correct میں {count} آپشن ({given}) دیے گئے ہیں؛ صرف ایک درست جواب رکھیں"),
 )
-MESSAGES, REASONS, WORDS = {"ur": URDU}, {"ur": URDU_REASONS}, {"ur": URDU_WORDS}
+MESSAGES = {"ur": URDU + URDU_TYPED}
+REASONS, WORDS = {"ur": URDU_REASONS + URDU_TYPED_REASONS}, {"ur": URDU_WORDS}
 
 
 @cache
@@ -370,9 +365,19 @@ def _patterns(lang: str, reasons: bool = False) -> tuple[tuple[re.Pattern[str], 
     return tuple(out)
 
 
+# A check of a computed question (a typed-number one included) says how many of its draws
+# showed the problem: "... (in 40 of 40 draws)"
+_DRAWS = re.compile(r"(?P<said>.*) \(in (?P<n>\d+) of (?P<of>\d+) draws\)", re.DOTALL)
+DRAWS = {"ur": " (نکالے گئے اعداد کی {of} باریوں میں سے {n} میں)"}
+
+
 def said_in(lang: str, message: str) -> str:
     """`message` (an import's problem or warning) in `lang`; as it is when `lang` has no
     translation of it."""
+    draws = _DRAWS.fullmatch(message)
+    if draws and lang in DRAWS and translated(lang, draws.group("said")):
+        return (_said(lang, draws.group("said"), reasons=False)
+                + DRAWS[lang].format(n=draws.group("n"), of=draws.group("of")))
     return _said(lang, message, reasons=False)
 
 
@@ -389,4 +394,6 @@ def _said(lang: str, message: str, *, reasons: bool) -> str:
 
 def translated(lang: str, message: str) -> bool:
     """Whether `lang` has its own words for `message` (English always does)."""
+    draws = _DRAWS.fullmatch(message)
+    message = draws.group("said") if draws and lang in DRAWS else message
     return lang == "en" or any(p.fullmatch(message) for p, _ in _patterns(lang))

@@ -32,7 +32,7 @@ from bot.domain.quiz.yaml_lines import LineList, LineMap
 
 COMPUTED_KEYS = {"id", "text", "params", "let", "where", "answer", "bounds", "digits",
                  "option", "mistakes", "explanation", "references", "schedule", "tolerance",
-                 "unit", "min_gap", "takeaway", "topics"}
+                 "absolute_tolerance", "unit", "min_gap", "takeaway", "topics", "image"}
 COMPUTED_REQUIRED = {"id", "text", "params", "answer", "mistakes", "explanation"}
 MISTAKE_KEYS = {"name", "value", "text", "why_not"}
 MISTAKE_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
@@ -63,6 +63,7 @@ class ComputedChecker(ValueChecks):
         bounds = self.bounds(known | {"answer"})
         digits = self.digits()
         tolerance = self.relative("tolerance", 0.02, "tolerance")
+        absolute = self.absolute()
         unit = self.unit(answer.text)
         min_gap = self.relative("min_gap", 0.05, "gap between any two options")
         schedule = self.schedule(known)
@@ -71,7 +72,8 @@ class ComputedChecker(ValueChecks):
             return None
         computed = Computed(tuple(params), tuple(lets), tuple(where), (answer, *mistakes),
                             text, explanation, bounds=bounds, digits=digits,
-                            schedule=schedule, tolerance=tolerance, unit=unit,
+                            schedule=schedule, tolerance=tolerance, absolute=absolute,
+                            unit=unit,
                             schedule_line=self.line("schedule"), min_gap=min_gap)
         if not self.cost_ok(computed):
             return None

@@ -78,6 +78,9 @@ class Computed:
     schedule: tuple[str, Formula, Formula, Formula | None] | None = None  # kind, p, m, v
     # A typed answer within this relative distance of the answer counts as right.
     tolerance: float = 0.02
+    # Or within this absolute distance (`absolute_tolerance:`, as Moodle and GIFT give it);
+    # it replaces `tolerance` when set.
+    absolute: float | None = None
     # The unit a typed answer is read in (`bot.domain.numeric.QUESTION_UNITS`): "GB", "%".
     unit: str = ""
     schedule_line: int = 0

@@ -120,9 +120,11 @@ class ValueChecks:
     def params(self) -> list[Param]:
         items, line = self.q.get("params"), self.line("params")
         where = f"{self.path}.params"
-        if not isinstance(items, dict) or not items:
+        if not isinstance(items, dict):
             self.error(line, where, "must map each parameter name to its choices [4, 8] "
-                       "or a range {min: 1, max: 64, step: 1}")
+                       "or a range {min: 1, max: 64, step: 1} ({} for fixed numbers)")
+            return []
+        if not items:  # fixed numbers: a typed-number question imported from Moodle or GIFT
             return []
         assert isinstance(items, LineMap)
         if len(items) > MAX_PARAMS:
@@ -219,6 +221,23 @@ class ValueChecks:
                        f"must be 1 to 9 significant digits, got {value!r}")
             return 3
         return value
+
+    def absolute(self) -> float | None:
+        """`absolute_tolerance`: how far (in the answer's unit, 0 for exactly) a typed number
+        may be from the answer; None when the question gives none (then `tolerance`)."""
+        value = self.q.get("absolute_tolerance")
+        if value is None:
+            return None
+        if (isinstance(value, bool) or not isinstance(value, (int, float))
+                or not 0 <= value < 1e15):
+            self.error(self.line("absolute_tolerance"), f"{self.path}.absolute_tolerance",
+                       f"must be a number, 0 or more (in the answer's unit), got {value!r}")
+            return None
+        if "tolerance" in self.q:
+            self.error(self.line("tolerance"), f"{self.path}.tolerance",
+                       "and absolute_tolerance both say how far a typed number may be; "
+                       "keep one")
+        return float(value)
 
     def relative(self, key: str, default: float, what: str) -> float:
         """A relative distance (0.02 = 2 %) above 0 and at most 0.25: `tolerance` (how far

@@ -77,7 +77,8 @@ def _draw_cues(q: Question, samples: int) -> Iterator[tuple[int, str]]:
                 close[(a, b)] += 1
                 example.setdefault((a, b), f"{values[a]:.4g} and {values[b]:.4g}, "
                                            f"{gap:.1%} apart, with {drawn_text(env)}")
-    if n and ranks.most_common(1)[0][1] > RANK_SHARE * n:
+    # fixed numbers (`params: {}`) are one version, like a question with written options
+    if n and c.params and ranks.most_common(1)[0][1] > RANK_SHARE * n:
         rank, times = ranks.most_common(1)[0]
         place = ("the smallest" if rank == 0 else "the largest" if rank == len(c.choices) - 1
                  else f"number {rank + 1} from the smallest")

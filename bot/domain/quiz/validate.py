@@ -203,6 +203,9 @@ class Checker:
                 seen[qid] = i
             question = (ComputedChecker(self, q, path).question(qid) if computed
                         else self.question(q, path, item_line, qid))
+            if computed and question is not None and "image" in q:  # an imported picture
+                image = self.image(q, path)
+                question = None if image is None else replace(question, image=image)
             extras = self.extras(q, path)
             if question is not None and extras is not None:
                 out.append(replace(question, takeaway=extras[0], topics=extras[1]))

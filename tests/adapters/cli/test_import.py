@@ -277,8 +277,8 @@ def test_a_kahoot_workbook_is_imported_and_validate_accepts_it(
     assert code == 0, err
     assert "wrote" in err and "2 questions" in err
     assert ("warning: " + str(tmp_path / "Week 3 pipelines.xlsx") + ", sheet Sheet1:10: "
-            "skipped a multiple-answer question (correct gives 2 options ('1,2'); keep the "
-            "one right answer)") in err
+            "skipped a multiple-answer question 'Which are collectives?' (correct gives 2 "
+            "options ('1,2'); keep the one right answer)") in err
     text = (out / "quiz.yaml").read_text()
     assert "id: week-3-pipelines\ntitle: Week 3 pipelines\n" in text
     assert "    - text: '4'\n" in text and "    correct: 1\n" in text

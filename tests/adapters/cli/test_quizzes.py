@@ -21,9 +21,9 @@ def test_add_list_remove(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert main(["quizzes", "list", *args]) == 0
     assert "no installed quizzes" in capsys.readouterr().out
     assert main(["quizzes", "add", str(FIXTURES / "spec.gift"), "--id", "gifts", *args]) == 0
-    assert "installed gifts: GIFT examples, 6 questions (version 1)" in capsys.readouterr().out
+    assert "installed gifts: GIFT examples, 7 questions (version 1)" in capsys.readouterr().out
     assert main(["quizzes", "list", *args]) == 0
-    assert capsys.readouterr().out.startswith("gifts: GIFT examples, 6 questions; version 1, "
+    assert capsys.readouterr().out.startswith("gifts: GIFT examples, 7 questions; version 1, "
                                               "by cli:")
     bad = tmp_path / "bad.gift"
     bad.write_text("::a::Q?{~a ~b}\n")
@@ -87,13 +87,13 @@ def test_adding_the_installed_file_again_changes_nothing(
     assert "(version 1)" in capsys.readouterr().out
     assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
     assert capsys.readouterr().out.startswith(
-        "unchanged gifts: GIFT examples, 6 questions, already installed as version 1 from the "
+        "unchanged gifts: GIFT examples, 7 questions, already installed as version 1 from the "
         "same content; nothing was changed")
     assert main(["quizzes", "list", *args]) == 0
     assert "; version 1, by cli:" in capsys.readouterr().out
     gift.write_bytes(gift.read_bytes().replace(b"Who's buried", b"Who is buried"))
     assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
-    assert "installed gifts: GIFT examples, 6 questions (version 2)" in capsys.readouterr().out
+    assert "installed gifts: GIFT examples, 7 questions (version 2)" in capsys.readouterr().out
     assert main(["quizzes", "remove", "gifts", *args]) == 0
     assert main(["quizzes", "add", str(gift), "--id", "gifts", *args]) == 0
     assert "(version 4)" in capsys.readouterr().out  # back after its removal (version 3)

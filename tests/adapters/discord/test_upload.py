@@ -53,7 +53,7 @@ async def test_an_admin_uploads_and_removes_a_quiz(tmp_path: Path, fake: FakeDis
                                                   options={"upload": ("spec.gift", gift)}))
         assert ix.original is not None and ix.original.ephemeral
         text = ix.original.embeds[0]["description"] if ix.original.embeds else ix.original.content
-        assert "Installed “GIFT examples” (questions: 6)" in text
+        assert "Installed “GIFT examples” (questions: 7)" in text
         assert "spec" in app.engine.library.quizzes
 
         ix = await replied(fake, await fake.slash(BOB, "quiz", guild=GUILD,

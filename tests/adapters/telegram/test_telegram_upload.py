@@ -222,11 +222,13 @@ async def test_an_admin_installs_kahoots_spreadsheet(start_bot: BotFactory,
                 assert text.startswith("Installed “Week 3” (questions: 2). Everyone can start "
                                        "it with /quiz week-3")
                 assert ("• Week 3.xlsx, sheet Sheet1:10: skipped a multiple-answer question "
-                        "(correct gives 2 options ('1,2'); keep the one right answer)") in text
+                        "'Which are collectives?' (correct gives 2 options ('1,2'); keep the "
+                        "one right answer)") in text
             else:
                 assert "/quiz week-3" in text
-                assert ("• Week 3.xlsx, sheet Sheet1:10: کئی درست جوابات والا سوال چھوڑ دیا "
-                        "گیا (correct میں 2 آپشن ('1,2') دیے گئے ہیں؛") in text
+                assert ("• Week 3.xlsx, sheet Sheet1:10: کئی درست جوابات والا سوال 'Which are "
+                        "collectives?' چھوڑ دیا گیا (correct میں 2 آپشن ('1,2') دیے گئے ہیں؛"
+                        ) in text
         assert len(api.calls_of("getFile")) == 2  # the bytes came through the file download
 
         learner = Learner(api, api.user(1001, "Lin"))

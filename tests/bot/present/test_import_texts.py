@@ -39,6 +39,15 @@ WRONG = {
                   b"Q?{=C=C bond ~C-C}\n\nQ?{}\n\nQ?{=a ~%50%b ~c}\n\n"
                   b"Essay?{}\n\nQ?{#3}\n\nQ?{=a -> b =c -> d}\n\nQ?{=yes =ok}\n",
     "glued.gift": b"Q?{=a ~b}\nR?{=a ~b}\n",
+    "typed.gift": b"Q?{#3}\n\nR?{#=1:0 =-1:0}\n\nS?{#~2}\n\nT?{#x}\n\n"
+                  b"U?{#=5:1#yes =%50%5.5:0#near ~9#no ~*#any}\n",
+    "typed.csv": b"question,correct,tolerance\nHow many?,6,\n",
+    "units.xml": b"""<?xml version='1.0'?><quiz><question type="numerical">
+<name><text>w</text></name><questiontext><text>W?</text></questiontext>
+<answer fraction="100"><text>680</text><tolerance>10</tolerance></answer>
+""" + b"".join(b'<answer fraction="0"><text>%d</text></answer>' % k for k in range(1, 12))
+    + b"""<units><unit><multiplier>1</multiplier><unit_name>nm</unit_name></unit></units>
+</question></quiz>""",
     "root.xml": b"<?xml version='1.0'?><questions/>",
     "broken.xml": b"<?xml version='1.0'?><quiz><question>",
     "dtd.xml": b"<?xml version='1.0'?><!DOCTYPE quiz [<!ENTITY a 'b'>]><quiz/>",
@@ -164,15 +173,15 @@ questions:
 
 
 def test_why_a_moodle_question_was_skipped_is_said_in_urdu_too() -> None:
-    said = said_in("ur", "w.xml:9: skipped a calculated question (the formula 'sin({a})' is "
-                         "not one our formulas can read); only multiple choice, true/false "
-                         "and computed questions are imported")
-    assert said == ("w.xml:9: حسابی (calculated) سوال چھوڑ دیا گیا (فارمولا 'sin({a})' ہمارے "
-                    "فارمولوں کی زبان میں نہیں پڑھا جا سکتا)؛ صرف کثیر انتخابی، درست/غلط اور "
-                    "حسابی سوال درآمد ہوتے ہیں")
+    said = said_in("ur", "w.xml:9: skipped a calculated question 'Wave' (the formula "
+                         "'sin({a})' is not one our formulas can read); only multiple choice, "
+                         "true/false, computed and typed-number questions are imported")
+    assert said == ("w.xml:9: حسابی (calculated) سوال 'Wave' چھوڑ دیا گیا (فارمولا 'sin({a})' "
+                    "ہمارے فارمولوں کی زبان میں نہیں پڑھا جا سکتا)؛ صرف کثیر انتخابی، "
+                    "درست/غلط، حسابی اور عدد لکھ کر جواب والے سوال درآمد ہوتے ہیں")
     said = said_in("ur", "w.gift:3: skipped a multiple-answer question (the credit is shared "
-                         "by 2 answers); only multiple choice, true/false and computed "
-                         "questions are imported")
+                         "by 2 answers); only multiple choice, true/false, computed and "
+                         "typed-number questions are imported")
     assert "(نمبر 2 جوابات میں بٹے ہیں)" in said
 
 
@@ -223,8 +232,8 @@ def test_every_message_the_formats_can_give_has_its_urdu() -> None:
     # every one but the file-name-only "{name}: {_SAVE_AS[suffix]}" (its texts are above)
     assert [s for s in said if not translated("ur", s[2]) and s[2] != "x: x"] == []
     # a skipped question's reason and kind are said in Urdu inside it
-    skipped = "w.csv:1: skipped a question ({}); only multiple choice, true/false and " \
-              "computed questions are imported"
+    skipped = "w.csv:1: skipped a question ({}); only multiple choice, true/false, " \
+              "computed and typed-number questions are imported"
     assert [r for r in reasons if r[2] != "x" and r[2] not in URDU_WORDS
             and r[2] in said_in("ur", skipped.format(r[2]))] == []
     assert [k for k in kinds if f"a {k}" not in URDU_WORDS and f"an {k}" not in URDU_WORDS

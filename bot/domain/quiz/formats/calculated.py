@@ -89,7 +89,7 @@ def read(node: Node, q: DraftQuestion, draft: Draft) -> None:
     kind = node.attrs.get("type", "calculated")
     if len(q.options) < 2:
         draft.skip(q.where, kind, "it has one answer, typed in; give it wrong answers to "
-                   "choose from, as a calculatedmulti")
+                   "choose from, as a calculatedmulti", name=q.name or q.text)
         return
     key = key_index(q, draft)
     if key is None:
@@ -117,7 +117,7 @@ def read(node: Node, q: DraftQuestion, draft: Draft) -> None:
             or f"{{answer{spec}}}",
         }
     except Unmapped as exc:
-        draft.skip(q.where, kind, str(exc))
+        draft.skip(q.where, kind, str(exc), name=q.name or q.text)
         return
     draft.questions.append(q)
 

@@ -19,6 +19,7 @@ MAX_SOURCE_BYTES = 20 * 1024 * 1024  # a Moodle XML with pictures; the chat uplo
 ID_LENGTH = 40  # as bot.domain.quiz.validate.ID_RE
 # A true/false question becomes two options, named in the quiz's language
 TRUE_FALSE = {"en": ("True", "False"), "ur": ("درست", "غلط")}
+NAME_SHOWN = 40  # characters of a skipped question's name (or text) its message shows
 
 
 class ImportRefused(ValueError):
@@ -60,13 +61,17 @@ class Draft:
     skipped: list[str] = field(default_factory=list)  # unsupported questions, one line each
     title: str = ""
 
-    def skip(self, where: str, kind: str, why: str = "") -> None:
-        """An unsupported question: named with its position, never silently dropped."""
+    def skip(self, where: str, kind: str, why: str = "", *, name: str = "") -> None:
+        """An unsupported question: named with its position and its name (the source's
+        title, else the start of its text), never silently dropped."""
         article = "an" if kind[:1] in "aeiou" else "a"
-        self.skipped.append(f"{where}: skipped {article} {kind} question"
+        shown = " ".join(name.split())
+        shown = shown if len(shown) <= NAME_SHOWN else shown[:NAME_SHOWN - 1].rstrip() + "…"
+        named = f" '{shown}'" if shown else ""
+        self.skipped.append(f"{where}: skipped {article} {kind} question{named}"
                             f"{f' ({why})' if why else ''}"
-                            "; only multiple choice, true/false and computed questions "
-                            "are imported")
+                            "; only multiple choice, true/false, computed and typed-number "
+                            "questions are imported")
 
 
 def key_index(question: DraftQuestion, draft: Draft) -> int | None:
@@ -142,8 +147,10 @@ class _Text(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.images: list[str] = []
+        self.pre = 0  # inside <pre>, where a line break in the source is one
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.pre += tag == "pre"
         if tag in self.BREAKS:
             self.out.append("\n")
         if tag == "li":
@@ -152,11 +159,13 @@ class _Text(HTMLParser):
             self.images.append(dict(attrs).get("src") or "")
 
     def handle_endtag(self, tag: str) -> None:
+        self.pre -= tag == "pre" and self.pre > 0
         if tag in self.BREAKS:
             self.out.append("\n")
 
     def handle_data(self, data: str) -> None:
-        self.out.append(data)
+        # a line break in HTML source is a space (an editor's wrapping), not a new line
+        self.out.append(data if self.pre else data.replace("\r", " ").replace("\n", " "))
 
 
 def html_text(source: str) -> tuple[str, list[str]]:

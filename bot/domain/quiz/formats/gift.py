@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from bot.domain.quiz.formats import numerical
 from bot.domain.quiz.formats.draft import (
     TRUE_FALSE,
     Draft,
@@ -125,7 +126,8 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
         name, body = unescape(body[2:end]).strip(), body[end + 2:]
     open_ = find(body, "{")
     if open_ < 0:
-        draft.skip(where, "description", "no answers in {...}")
+        draft.skip(where, "description", "no answers in {...}",
+                   name=name or plain(body))
         return
     close = find(body, "}", open_ + 1)
     again = find(body, "{", open_ + 1)
@@ -154,9 +156,9 @@ def _question(block: str, where: str, category: str, draft: Draft, lang: str) ->
         q.general = plain(answers[general + 4:], html)
         answers = answers[:general].strip()
     if not answers:
-        draft.skip(where, "essay")
+        draft.skip(where, "essay", name=name or text)
     elif answers.startswith("#"):
-        draft.skip(where, "numerical")
+        _numerical(answers[1:], q, draft, html)
     elif _true_false(answers, q, lang, html):
         draft.questions.append(q)
     else:
@@ -188,10 +190,10 @@ def _choices(answers: str, q: DraftQuestion, draft: Draft, html: bool) -> None:
     # as Moodle decides: a '~' makes it multiple choice ("F -> B" is then an option's
     # text); only '=' answers with '->' are matching
     if all(sign == "=" for sign, _ in parts) and any("->" in text for _, text in parts):
-        draft.skip(q.where, "matching")
+        draft.skip(q.where, "matching", name=q.name or q.text)
         return
     if all(sign == "=" for sign, _ in parts):
-        draft.skip(q.where, "short answer", "only '=' answers")
+        draft.skip(q.where, "short answer", "only '=' answers", name=q.name or q.text)
         return
     for sign, raw in parts:
         body, *feedback = _split(raw.strip(), "#")
@@ -213,9 +215,35 @@ def _choices(answers: str, q: DraftQuestion, draft: Draft, html: bool) -> None:
     shares = [o.fraction for o in q.options if o.fraction > 0]
     if len(shares) > 1 and max(shares) < 100:  # as Moodle reads it: several right answers
         draft.skip(q.where, "multiple-answer", "the credit is shared by "
-                   f"{len(shares)} answers")
+                   f"{len(shares)} answers", name=q.name or q.text)
         return
     draft.questions.append(q)
+
+
+def _numerical(answers: str, q: DraftQuestion, draft: Draft, html: bool) -> None:
+    """`{#3.5:0.1}`, `{#1..5}` or several answers `{#=3.5:0.1#right =%50%3:1#close}`: a
+    typed-number question (`bot.domain.quiz.formats.numerical`)."""
+    body = answers.strip()
+    starts = [i for i in range(len(body)) if body[i] in "=~" and _unescaped(body, i)]
+    if not starts or starts[0] != 0:
+        parts = [("=", body)]
+    else:
+        parts = [(body[i], body[i + 1:j]) for i, j in zip(starts, [*starts[1:], None],
+                                                          strict=True)]
+    out = []
+    for sign, raw in parts:
+        text, *feedback = _split(raw.strip(), "#")
+        weight = _WEIGHT.match(text.strip())
+        fraction = float(weight.group(1)) if weight else (100.0 if sign == "=" else 0.0)
+        text = text.strip()[weight.end():] if weight else text.strip()
+        low, dots, high = text.partition("..")
+        value, _, tolerance = text.partition(":")
+        if dots and (lo := numerical.number(low)) is not None \
+                and (hi := numerical.number(high)) is not None:
+            value, tolerance = f"{(lo + hi) / 2:g}", f"{abs(hi - lo) / 2:g}"
+        out.append(numerical.NumberAnswer(unescape(value).strip(), tolerance.strip(), fraction,
+                                          plain("#".join(feedback), html)))
+    numerical.convert(q, out, draft, "numerical")
 
 
 def _unescaped(text: str, i: int) -> bool:

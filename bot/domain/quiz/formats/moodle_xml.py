@@ -23,7 +23,7 @@ from xml.sax.xmlreader import Locator
 
 from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden
 
-from bot.domain.quiz.formats import calculated
+from bot.domain.quiz.formats import calculated, numerical
 from bot.domain.quiz.formats.calculated import Calculated
 from bot.domain.quiz.formats.draft import (
     TRUE_FALSE,
@@ -149,10 +149,13 @@ def read(data: bytes, source: str, lang: str = "en") -> Draft:
         q = DraftQuestion(where, tidy(node.value("name", "text")), "", category=category)
         q.text = rich(node.find("questiontext"), q, draft)
         q.general = rich(node.find("generalfeedback"), q, draft)
-        if kind not in CHOICE_TYPES + COMPUTED_TYPES:
-            draft.skip(where, kind or "untyped")
+        if kind == "numerical":
+            _numerical(node, q, draft)
+        elif kind not in CHOICE_TYPES + COMPUTED_TYPES:
+            draft.skip(where, kind or "untyped", name=q.name or q.text)
         elif kind == "multichoice" and node.value("single").strip().lower() in ("false", "0"):
-            draft.skip(where, "multiple-answer", "<single>false</single>")
+            draft.skip(where, "multiple-answer", "<single>false</single>",
+                       name=q.name or q.text)
         else:
             q.options = [_option(answer, q, draft, kind, lang) for answer in node.all("answer")]
             hints = [h for h in node.all("hint") if tidy(h.value("text"))]
@@ -164,6 +167,24 @@ def read(data: bytes, source: str, lang: str = "en") -> Draft:
             else:
                 draft.questions.append(q)
     return draft
+
+
+def _numerical(node: Node, q: DraftQuestion, draft: Draft) -> None:
+    """A `numerical` question: each answer's number, absolute tolerance, fraction and
+    feedback, and its unit (the one of multiplier 1; `bot.domain.quiz.formats.numerical`)."""
+    answers = []
+    for answer in node.all("answer"):
+        try:
+            fraction = float(answer.attrs.get("fraction", "0"))
+        except ValueError:
+            fraction = 0.0
+        answers.append(numerical.NumberAnswer(
+            tidy(answer.value("text")), tidy(answer.value("tolerance")), fraction,
+            rich(answer.find("feedback"), q, draft)))
+    units = node.find("units")
+    unit = next((tidy(u.value("unit_name")) for u in (units.all("unit") if units else [])
+                 if numerical.number(u.value("multiplier")) == 1), "")
+    numerical.convert(q, answers, draft, "numerical", unit)
 
 
 def _option(answer: Node, q: DraftQuestion, draft: Draft, kind: str, lang: str,

@@ -12,6 +12,10 @@ The first row is the header; columns by name, in any order (case and spaces igno
 | `id` | no | the question's id (else from the text) |
 | `category` | no | a topic name |
 | `title` | no | the quiz's title (its first filled cell) |
+| `tolerance` | no | a typed number's absolute tolerance (empty: exactly) |
+
+With a `tolerance` column, a row with no options whose `correct` is a number is a
+typed-number question (`numerical.py`).
 
 A line before the header that starts with `#` (`# Week 3: acids and bases`, or `# title:
 Week 3`) is the quiz's title too.
@@ -36,6 +40,7 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 
+from bot.domain.quiz.formats import numerical
 from bot.domain.quiz.formats.draft import Draft, DraftOption, DraftQuestion, tidy
 from bot.domain.quiz.formats.export import Plain, Prepared
 
@@ -45,7 +50,7 @@ _LETTERS = "ABCDEFGHIJ"
 _URDU_LETTERS = ("الف", "ب", "ج", "د")
 _OPTION = re.compile(r"option(\d+)")
 _KNOWN = re.compile(r"question|option\d+|why_not\d+|correct(_number)?|explanation|id|category|"
-                    r"title")
+                    r"title|tolerance")
 # Kahoot's spreadsheet template names its columns "Question - max 120 characters", "Answer 1
 # - max 75 characters" .. "Answer 4", "Time limit (sec) ..." and "Correct answer(s) - choose
 # at least one" (a number 1-4, never an option's text: `correct_number`); the time limit is
@@ -140,7 +145,10 @@ def take(draft: Draft, at: str, header: list[str] | None,
                                                     if h == c) for c in twice)
                               + "); name each column once")
         return
-    missing = [c for c in ("question", "option1", "option2", "correct") if c not in header
+    # a sheet with a `tolerance` column may hold typed-number rows only (no options)
+    needed = ("question", "correct") if "tolerance" in header else (
+        "question", "option1", "option2", "correct")
+    missing = [c for c in needed if c not in header
                and not (c == "correct" and "correct_number" in header)]
     if missing:
         draft.problems.append(f"{at}: the header has no {', '.join(missing)} column "
@@ -172,6 +180,9 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
             numbers.append(n)
     by_number = "correct_number" in cells  # Kahoot's: the option's number, never its text
     given = tidy(cells.get("correct_number" if by_number else "correct", ""))
+    if not options and "tolerance" in cells and numerical.number(given) is not None:
+        _typed(cells, where, given, draft)
+        return
     n = _number(given)
     named = [] if by_number else [m for m, option in zip(numbers, options, strict=True)
                                   if option.text == given]
@@ -190,7 +201,8 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
     if n not in numbers and len(set(several)) > 1 and set(several) <= set(numbers):
         # Kahoot's "1,3": two right answers, where a question here has one
         draft.skip(where, "multiple-answer", f"correct gives {len(several)} options "
-                   f"({given!r}); keep the one right answer")
+                   f"({given!r}); keep the one right answer",
+                   name=tidy(cells.get("id", "") or cells.get("question", "")))
         return
     if n not in numbers:
         shown = repr(given) if given else "empty"
@@ -203,6 +215,17 @@ def _row(cells: dict[str, str], where: str, draft: Draft) -> None:
     draft.questions.append(DraftQuestion(
         where, cells.get("id", "").strip(), tidy(cells.get("question", "")), options,
         general=tidy(cells.get("explanation", "")), category=tidy(cells.get("category", ""))))
+
+
+def _typed(cells: dict[str, str], where: str, given: str, draft: Draft) -> None:
+    """A row with no options whose `correct` is a number, in a sheet with a `tolerance`
+    column (absolute; empty is exactly): a typed-number question."""
+    draft.title = draft.title or tidy(cells.get("title", ""))
+    q = DraftQuestion(where, cells.get("id", "").strip(), tidy(cells.get("question", "")),
+                      general=tidy(cells.get("explanation", "")),
+                      category=tidy(cells.get("category", "")))
+    answer = numerical.NumberAnswer(given, tidy(cells.get("tolerance", "")), 100.0)
+    numerical.convert(q, [answer], draft, "typed-number")
 
 
 def _number(given: str) -> int:

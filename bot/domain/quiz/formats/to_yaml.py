@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from bot.domain.quiz.formats import numerical
 from bot.domain.quiz.formats.draft import Draft, DraftQuestion, key_index, slug, stable_id
 from bot.domain.quiz.images import SUFFIXES
 from bot.domain.quiz.model import Quiz
@@ -135,7 +136,7 @@ def to_yaml(draft: Draft, quiz_id: str, lang: str,
     for n, q in enumerate(draft.questions):
         # an id kept from the version before, else from its name or text
         qid = kept.get(n) or stable_id(q.name, id_stem(q, repeated), taken)
-        item = _question(q, qid, draft, quiz_id, out)
+        item = _question(q, qid, draft, quiz_id, lang, out)
         if item is None:
             continue
         if q.category:
@@ -195,10 +196,13 @@ def _topics(draft: Draft, reserved: Collection[str]) -> dict[str, str]:
     return out
 
 
-def _question(q: DraftQuestion, qid: str, draft: Draft, quiz_id: str,
+def _question(q: DraftQuestion, qid: str, draft: Draft, quiz_id: str, lang: str,
               out: Converted) -> dict[str, Any] | None:
     if q.computed is not None:
-        return {"id": qid, **q.computed}
+        typed = {"id": qid, **numerical.in_language(q.computed, lang)}
+        if q.image is not None:
+            typed["image"] = _image(q, qid, quiz_id, out)
+        return typed
     key = key_index(q, draft)
     if key is None:
         return None
@@ -215,9 +219,15 @@ def _question(q: DraftQuestion, qid: str, draft: Draft, quiz_id: str,
     item: dict[str, Any] = {"id": qid, "text": q.text, "options": options, "correct": key,
                             "explanation": explanation}
     if q.image is not None:
-        source, data = q.image
-        suffix = PurePath(source).suffix.lower()
-        path = f"img/{quiz_id}-{qid}{suffix if suffix in SUFFIXES else '.png'}"
-        out.images[path] = data
-        item["image"] = path
+        item["image"] = _image(q, qid, quiz_id, out)
     return item
+
+
+def _image(q: DraftQuestion, qid: str, quiz_id: str, out: Converted) -> str:
+    """The question's picture as a file beside the quiz, by its path."""
+    assert q.image is not None
+    source, data = q.image
+    suffix = PurePath(source).suffix.lower()
+    path = f"img/{quiz_id}-{qid}{suffix if suffix in SUFFIXES else '.png'}"
+    out.images[path] = data
+    return path

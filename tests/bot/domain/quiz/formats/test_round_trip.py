@@ -53,11 +53,14 @@ def test_round_trip_keeps_text_options_feedback_and_key(name: str, fmt: str) -> 
     first = _quiz(original, name)
     exported, _ = export_quiz(first, fmt, "en")
     again = _quiz(exported, f"again.{name.rsplit('.', 1)[1]}")
-    assert _shape(again) == _shape(first)
+    # a computed question (a typed-number one included) goes to GIFT as one drawn version
+    typed = {q.id for q in first.questions if q.computed is not None}
+    assert [s for s in _shape(again) if s[0] not in typed] == _shape(first)
     # ... and against the source itself (the right answer's own feedback is folded into
     # the explanation on import, so general feedback is compared where there was none)
     source = _keys(read_draft(original, name, fmt))
-    back = _keys(read_draft(exported, "x", fmt))
+    back = [k for k in _keys(read_draft(exported, "x", fmt))
+            if k[0] not in {q.text.get("en") for q in first.questions if q.computed}]
     assert [s[:4] for s in back] == [s[:4] for s in source]
     for (*_, general_in), (*_, general_out) in zip(source, back, strict=True):
         assert general_in in general_out

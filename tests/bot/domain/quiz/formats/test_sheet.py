@@ -111,8 +111,9 @@ def test_kahoots_template_is_read_and_a_row_with_two_right_answers_is_skipped() 
     result = convert(data, "KahootQuizTemplate.xlsx")
     assert result.problems == [] and result.quiz is not None
     skipped = ("KahootQuizTemplate.xlsx, sheet Sheet1:10: skipped a multiple-answer question "
-               "(correct gives 2 options ('1,2'); keep the one right answer); only multiple "
-               "choice, true/false and computed questions are imported")
+               "'Which are collectives?' (correct gives 2 options ('1,2'); keep the one right "
+               "answer); only multiple choice, true/false, computed and typed-number "
+               "questions are imported")
     assert skipped in result.warnings
     first, second = result.quiz.questions
     # Kahoot's right answer is a number, never an option's text: 2 is the option '4'
@@ -122,9 +123,9 @@ def test_kahoots_template_is_read_and_a_row_with_two_right_answers_is_skipped() 
     assert second.correct == 0
     assert result.quiz.title.get("en") == "KahootQuizTemplate"  # "Quiz template" is Kahoot's
     assert said_in("ur", skipped) == (
-        "KahootQuizTemplate.xlsx, sheet Sheet1:10: کئی درست جوابات والا سوال چھوڑ دیا گیا "
-        "(correct میں 2 آپشن ('1,2') دیے گئے ہیں؛ صرف ایک درست جواب رکھیں)؛ صرف کثیر انتخابی، "
-        "درست/غلط اور حسابی سوال درآمد ہوتے ہیں")
+        "KahootQuizTemplate.xlsx, sheet Sheet1:10: کئی درست جوابات والا سوال 'Which are "
+        "collectives?' چھوڑ دیا گیا (correct میں 2 آپشن ('1,2') دیے گئے ہیں؛ صرف ایک درست جواب "
+        "رکھیں)؛ صرف کثیر انتخابی، درست/غلط، حسابی اور عدد لکھ کر جواب والے سوال درآمد ہوتے ہیں")
 
 
 def test_a_malformed_sheet_is_told_with_its_sheet_and_row() -> None:

@@ -88,8 +88,9 @@ def test_a_gift_multiple_answer_question_is_skipped_not_the_whole_file_refused()
     assert result.problems == [] and result.quiz is not None
     assert [q.id for q in result.quiz.questions] == ["one"]
     assert result.warnings[0] == (
-        "multi-answer.gift:2: skipped a multiple-answer question (the credit is shared by 2 "
-        "answers); only multiple choice, true/false and computed questions are imported")
+        "multi-answer.gift:2: skipped a multiple-answer question 'Multi' (the credit is shared "
+        "by 2 answers); only multiple choice, true/false, computed and typed-number questions "
+        "are imported")
 
 
 def test_a_spreadsheet_or_document_is_told_what_to_save_it_as(tmp_path: Path) -> None:
@@ -191,7 +192,7 @@ def test_an_aiken_answer_naming_two_options_is_told_so() -> None:
 def test_an_imported_quizs_description_is_in_its_language() -> None:
     # It was always "N questions imported from FILE." in English, even for an Urdu quiz,
     # whose description learners read in Urdu.
-    for name, lang, said in (("urdu.gift", "ur", "سوالات"), ("spec.gift", "en", "6 questions"),
+    for name, lang, said in (("urdu.gift", "ur", "سوالات"), ("spec.gift", "en", "7 questions"),
                              ("spec.aiken", "en", "questions imported from spec.aiken")):
         quiz = convert((FIXTURES / name).read_bytes(), name).quiz
         assert quiz is not None and quiz.languages == (lang,)
