@@ -87,6 +87,12 @@ def _question_problems(quiz: Quiz, index: int, q: Question, samples: int,
     return out
 
 
+def _cue(warning: str) -> str:
+    """A quality warning with its numbers masked: the numbers differ per draw, the cue not."""
+    head, _, tail = warning.partition(") ")
+    return head + ") " + _DIGITS.sub("#", tail)
+
+
 def drawn_warnings(quiz: Quiz, samples: int = CUE_SAMPLES) -> list[str]:
     """The quality checks (`bot.domain.quiz.quality`) on drawn versions of a quiz with
     computed questions: a cue found in more than CUE_SHARE of the draws is reported once,
@@ -95,14 +101,18 @@ def drawn_warnings(quiz: Quiz, samples: int = CUE_SAMPLES) -> list[str]:
         return []
     seen: Counter[str] = Counter()
     first: dict[str, str] = {}
+    # a cue the undrawn quiz shows is `quality_warnings`' to report: said once, not again
+    # with "(in 40 of 40 draws)" as if the numbers made it
+    told = {_cue(w) for w in quality_warnings(quiz)}
     for seed in range(samples):
         try:
             drawn = replace(quiz, questions=tuple(draw(q, seed) for q in quiz.questions))
         except DrawFailed:
             continue  # sample_problems reports it
         for warning in quality_warnings(drawn):
-            head, _, tail = warning.partition(") ")  # numbers differ per draw, the cue not
-            key = head + ") " + _DIGITS.sub("#", tail)
+            key = _cue(warning)
+            if key in told:
+                continue
             seen[key] += 1
             first.setdefault(key, warning)
     return [f"{first[key]} (in {n} of {samples} draws)"

@@ -110,3 +110,13 @@ def test_a_sheet_row_with_a_number_and_no_options_is_a_typed_number() -> None:
     assert typed.computed is not None and typed.computed.absolute == 1
     assert _typed(typed, "19") == 0 and _typed(typed, "20") != 0
     assert choice.computed is None and choice.correct == 0
+
+
+def test_a_cue_of_a_plain_question_is_told_once_beside_a_typed_number() -> None:
+    # A quiz with one typed-number (computed) question repeated every plain question's cue a
+    # second time, as '... (in 40 of 40 draws)', as if the numbers made it.
+    gift = (GIFT + "\n::Gas::Which gas does photosynthesis release?{=Oxygen ~None of these "
+            "~Nitrogen}\n").encode()
+    result = convert(gift, "photo.gift")
+    told = [w for w in result.warnings if "absolute words ('none')" in w]
+    assert len(told) == 1 and "draws)" not in told[0]
