@@ -38,7 +38,7 @@ from bot.domain.quiz.topics import TOPICS_FILE
 from bot.domain.results import Actor, InstallOutcome
 from bot.features.importing import Imported, convert, with_shared_topics
 from bot.features.library import Library
-from bot.present.limits import check_rendered_sizes, listing
+from bot.present.limits import check_rendered_sizes, listing, named_quizzes
 from bot.store.commands.quizzes_sql import (
     InstalledRow,
     install_quiz,
@@ -165,7 +165,10 @@ class Installed:
         quiz = self.library.quizzes.get(quiz_id)
         title = quiz.title.get(lang) if quiz else quiz_id
         if not await self.store.write(remove_quiz, quiz_id, by, self.clock()):
-            ids = ", ".join(r.quiz_id for r in await self.store.read(installed_quizzes))
+            served = self.library.quizzes  # an uploaded quiz's title leads, its id beside it
+            ids = named_quizzes(lang, ((r.quiz_id, served[r.quiz_id].title.get(lang)
+                                        if r.quiz_id in served else r.quiz_id)
+                                       for r in await self.store.read(installed_quizzes)))
             if not ids:
                 raise NothingInstalled()
             if not quiz_id:

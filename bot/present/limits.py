@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from typing import TYPE_CHECKING
 
 from bot.domain.platforms import PLATFORMS, card_limit
 from bot.domain.results import AnswerResult, QuestionPrompt, SessionKind
-from bot.present.i18n import Catalogue
+from bot.present.i18n import LRI, PDI, Catalogue, is_rtl, titled
 from bot.present.render import answered_body, feedback_text, question_header, question_text
 
 if TYPE_CHECKING:
@@ -104,6 +105,15 @@ def listing(lines: list[str], more: str = AND_MORE) -> str:
         used += len(line) + 3
     rest = len(lines) - len(out)
     return "\n".join(out + ([f"… +{rest}"] if rest else []))
+
+
+def named_quizzes(lang: str, quizzes: Iterable[tuple[str, str]]) -> str:
+    """Quizzes an admin picks from by id, as (id, title): the title leads, the id they type
+    beside it ("Photosynthesis (photosynthesis)"), one a line (`listing`); in a
+    right-to-left text each in its own direction."""
+    rtl = is_rtl(lang)
+    return listing([f"{titled(lang, title)} ({LRI}{quiz_id}{PDI})" if rtl
+                    else f"{titled(lang, title)} ({quiz_id})" for quiz_id, title in quizzes])
 
 
 _AT = re.compile(r"(.+?):(\d+): (.*)", re.DOTALL)  # "week3.csv:12: what is wrong"

@@ -50,7 +50,7 @@ from bot.domain.results import (
 )
 from bot.domain.round_results import WhoAnswered
 from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, UserStats
-from bot.present import diagrams, outcomes, quiz_list, render
+from bot.present import diagrams, limits, outcomes, quiz_list, render
 
 # the cards are re-exported: adapters read them where the plans are made
 from bot.present.cards import LABEL_LIMIT, Style
@@ -351,8 +351,8 @@ class Planner:
                                                         empty_rounds=empty)),), public=True)
 
     def reloaded(self, lang: str, infos: tuple[QuizInfo, ...]) -> Reply:
-        return self.text(lang, "admin.reloaded", count=len(infos),
-                         ids=", ".join(info.id for info in infos))
+        return self.text(lang, "admin.reloaded", count=len(infos), ids=limits.named_quizzes(
+            lang, ((info.id, info.title) for info in infos)))
 
     def installed(self, lang: str, done: InstallOutcome) -> Reply:
         """An uploaded quiz is served (`imports.installed_text`)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.app.compose import App
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
+from bot.present.limits import named_quizzes
 from bot.store.commands import sessions_sql
 
 from .conftest import ALICE, BOB, GUILD, PLAY, answer, replied, right_id, user, wrong_id
@@ -189,7 +190,9 @@ async def test_reload_is_for_configured_admins_only(tmp_path, fake: FakeDiscord)
         assert said is not None and said.ephemeral
         shipped = sorted(app.engine.quiz_infos("en"), key=lambda i: i.id)
         assert said.content == app.catalogue.t(
-            "en", "admin.reloaded", count=len(shipped), ids=", ".join(i.id for i in shipped))
+            "en", "admin.reloaded", count=len(shipped), ids=named_quizzes(
+                "en", ((i.id, i.title) for i in app.engine.quiz_infos("en"))))
+        assert "Model and pipeline parallelism (parallelism)" in said.content
         ix = await replied(fake, await fake.slash(BOB, "reload", guild=GUILD))
         assert ix.original.content == app.catalogue.t("en", "error.not_admin")
 

@@ -9,6 +9,7 @@ from bot.domain.errors import NoActiveSession
 from bot.domain.quiz import default_content_dir, load_quizzes
 from bot.domain.results import Actor
 from bot.present.i18n import strip_isolates
+from bot.present.limits import named_quizzes
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, button_data, buttons, is_question
 from tests.adapters.telegram.support import AnswerKey, BotFactory, Running
@@ -229,9 +230,12 @@ async def test_reload_is_for_configured_admins_only(start_bot: BotFactory,
         since = admin.mark()
         await admin.send("/reload")
         reply = await admin.reply(since)
-        shipped = sorted(load_quizzes([default_content_dir()]))
+        shipped = load_quizzes([default_content_dir()])
         assert reply["text"] == running.cat.t("en", "admin.reloaded", count=len(shipped),
-                                              ids=", ".join(shipped))
+                                              ids=named_quizzes("en", (
+                                                  (i.id, i.title) for i in
+                                                  running.app.engine.quiz_infos("en"))))
+        assert "• Model and pipeline parallelism (parallelism)" in reply["text"]
         someone = Learner(api, api.user(1001, "Alice"))
         since = someone.mark()
         await someone.send("/reload")

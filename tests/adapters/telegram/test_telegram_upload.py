@@ -40,9 +40,11 @@ async def test_an_admin_uploads_plays_and_removes_a_quiz(
         assert reply["text"].startswith("Installed “Pipeline basics” (questions: 3). Everyone "
                                         "can start it with /quiz week3")
         for command, said in (
-                ("/quiz remove", "Which quiz? Use /quiz remove ID. Uploaded quizzes: week3"),
-                ("/quiz remove week4", "No uploaded quiz has the id week4. Uploaded quizzes: "
-                                       "week3")):
+                # the title leads, the id the admin types beside it
+                ("/quiz remove", "Which quiz? Use /quiz remove ID. Uploaded quizzes:\n"
+                                 "• Pipeline basics (week3)"),
+                ("/quiz remove week4", "No uploaded quiz has the id week4. Uploaded quizzes:\n"
+                                       "• Pipeline basics (week3)")):
             since = admin.mark()
             await admin.send(command)
             assert (await admin.reply(since))["text"] == said
