@@ -15,6 +15,7 @@ from adapters.discord.commands import QuizTree, build_commands, sync_commands
 from adapters.discord.handlers import Flows
 from adapters.discord.replies import actor_of, custom_id_of, note
 from adapters.discord.round_commands import DiscordRounds
+from adapters.discord.server_events import ServerEvents
 from adapters.discord.views import DYNAMIC_ITEMS
 from bot.app.compose import App
 from bot.app.config import DISCORD_API
@@ -85,6 +86,7 @@ class QuizClient(discord.Client):
         self.app = app
         self.flows = Flows(app)
         self.rounds = DiscordRounds(app, self)
+        self.servers = ServerEvents(app)  # added to a server, or taken out of one
         self.endpoints = endpoints
         self.connected = asyncio.Event()  # set on READY (every shard's, when sharded)
         self.tree = QuizTree(self)
@@ -115,6 +117,12 @@ class QuizClient(discord.Client):
 
     async def on_connect(self) -> None:
         self.connected.set()
+
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.servers.joined(guild)
+
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        await self.servers.removed(guild)
 
     def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
         """No event after `close()`: a command still finishing when the adapter stops (its

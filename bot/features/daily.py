@@ -114,6 +114,12 @@ class Dailies:
         return PostingStopped(platform, chat_id, reason, ended.host_id if ended else None,
                               daily.host_id if daily else None)
 
+    async def server_gone(self, platform: str, board_chat: str) -> list[PostingStopped]:
+        """The bot left (or was removed from) a server: every round running in its channels
+        ends and every question of the day there goes off, as `chat_gone` does for one."""
+        chats = await self.store.read(daily_sql.posting_chats, platform, board_chat)
+        return [await self.chat_gone(platform, chat_id) for chat_id in chats]
+
     # --- the scheduler's handler -----------------------------------------------------------
 
     async def __call__(self, job: JobRow) -> float | None:

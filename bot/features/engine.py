@@ -106,9 +106,8 @@ class Engine:
     async def press(self, actor: Actor, data: payloads.Payload | None,
                     where: Where | None = None) -> PressOutcome:
         """Any button of ours, decoded by `bot.domain.payloads`. An answer belongs to its
-        session's owner (checked in `answer`); every other owned button names its owner, and
-        anyone else gets `NotYours`: one without an owner (sent before owners existed) is
-        honoured in a private chat only. `where`: the pressed message (see `Where`)."""
+        session's owner (checked in `answer`); anyone else pressing an owned button gets
+        `NotYours` (one without an owner: a private chat only). `where`: see `Where`."""
         handler = self.buttons.handler(data, where)
         if handler is None:
             return UnknownButton(await self.language(actor), bool(where and where.shared))
@@ -208,8 +207,7 @@ class Engine:
 
     async def start(self, actor: Actor, quiz_id: str | None = None, *,
                     unfinished: bool = False) -> QuestionPrompt:
-        """Resume the unfinished session of the quiz (no id: in a group, the one its admins
-        chose; `unfinished`, in a private chat: the one left last), or start a new one."""
+        """Resume or start the quiz (no id: a group's choice; `unfinished`: the last one)."""
         return await self.solo.start(actor, quiz_id or (await self.groups.choice(actor))[0],
                                      unfinished=unfinished)
 
@@ -342,9 +340,12 @@ class Engine:
 
     async def chat_gone(self, platform: str, chat_id: str, *, for_good: bool = True,
                         reason: str = "forbidden") -> PostingStopped:
-        """The platform says the bot can no longer post in the chat: its running round ends
-        and, when that is for good (removed, not muted), its daily goes off; whom to tell."""
+        """The bot may no longer post in the chat: `Dailies.chat_gone`; whom to tell."""
         return await self.dailies.chat_gone(platform, chat_id, reason, for_good=for_good)
+
+    async def server_gone(self, platform: str, server_id: str) -> list[PostingStopped]:
+        """The bot is out of a server: `chat_gone` for each of its channels in use."""
+        return await self.dailies.server_gone(platform, server_id)
 
     async def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
         """The platform gave the chat a new id (a supergroup): it all moves, `Groups.moved`."""

@@ -80,3 +80,13 @@ def start_daily(new: NewRound, due_at: float, now: float) -> Command[RoundRow | 
     if done is not None:
         return None
     return (yield from create_round(new, now))
+
+
+def posting_chats(platform: str, board_chat: str) -> Command[list[str]]:
+    """The chats of a server (`board_chat`: its boards' scope) where a round runs or the
+    question of the day is on: what ends when the bot leaves the server."""
+    rows = yield q("SELECT chat_id FROM rounds WHERE platform = ? AND board_chat = ? "
+                   "AND status = 'active' UNION SELECT chat_id FROM dailies WHERE platform = ? "
+                   "AND board_chat = ? AND stopped_at IS NULL", platform, board_chat,
+                   platform, board_chat)
+    return sorted(str(r["chat_id"]) for r in rows)

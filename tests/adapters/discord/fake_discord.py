@@ -313,6 +313,23 @@ class FakeDiscord:
         await sock.send(0, payload, "INTERACTION_CREATE")
         return ix
 
+    async def join_guild(self, guild: int, channel: int, *, system: bool = True) -> None:
+        """The bot is added to `guild` (one text channel, the server's system channel when
+        `system`): GUILD_CREATE for a server it was not in, as discord.py's on_guild_join."""
+        self.guilds[guild] = channel
+        data = guild_create(guild, channel, self.roles.get(guild, []))
+        data["system_channel_id"] = str(channel) if system else None
+        data["members"] = [member(self.bot)]  # the bot's own member: its permissions
+        del data["unavailable"]  # a server new to the bot; False: one back after an outage
+        await self._socket_for(guild).send(0, data, "GUILD_CREATE")
+
+    async def remove_guild(self, guild: int) -> None:
+        """The bot is kicked from `guild` (or the server is deleted): GUILD_DELETE without
+        `unavailable`, as discord.py's on_guild_remove."""
+        sock = self._socket_for(guild)
+        del self.guilds[guild]
+        await sock.send(0, {"id": str(guild)}, "GUILD_DELETE")
+
     def _socket_for(self, guild: int | None) -> _Socket:
         live = [s for s in self._sockets if s.ready and not s.ws.closed]
         for sock in live:

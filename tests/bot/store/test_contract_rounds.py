@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.store.commands import jobs_sql, rounds_sql
+from bot.store.commands import daily_sql, jobs_sql, rounds_sql
 from bot.store.protocol import Store
 from bot.store.round_rows import NewPress, NewRound, RoundRow
 
@@ -92,3 +92,27 @@ async def test_a_question_whose_post_is_not_out_is_held_not_revealed(any_store: 
     assert await store.write(jobs_sql.finish_job, post, None)  # given up: no longer held
     assert await store.write(rounds_sql.hold_unshown, "t", 1070.0) == 0
     assert await store.write(rounds_sql.reveal_due_questions, "t", 1070.0) == [(rnd.id, 0)]
+
+
+async def test_a_round_nobody_can_see_ends_with_nothing_left_to_post(any_store: Store):
+    """The bot removed from the round's chat: the round ends as a stop does, but its open
+    question is closed without a reveal job and its waiting post jobs are dropped; a
+    server's chats with a round or a daily are what its removal ends."""
+    store = any_store
+    rnd = await opened_round(store)
+    other = await store.write(rounds_sql.create_round, NewRound(
+        "t", "g2", "g2", "1", "H", "quiz", "en", ("a",), ((0, 1),), 30, 1.0), 1000.0)
+    assert other is not None
+    await store.write(rounds_sql.press_round, NewPress(rnd.id, 0, "2", "U2", 1, True, 1004.0))
+    assert await store.read(daily_sql.posting_chats, "t", "g") == ["g"]  # not g2's
+    assert await store.read(jobs_sql.job_live, f"round:{rnd.id}:0:q")  # not posted yet
+    assert await store.write(rounds_sql.end_unseen_round, rnd.id, 1010.0)
+    assert not await store.write(rounds_sql.end_unseen_round, rnd.id, 1011.0)  # once
+    ended = await store.read(rounds_sql.get_round, rnd.id)
+    assert ended is not None and ended.status == "stopped" and ended.finished_at == 1010.0
+    post = await store.read(rounds_sql.round_post, rnd.id, 0)
+    assert post is not None and post.revealed_at == 1010.0
+    # nothing of it is left to post: no question, no reveal
+    assert await store.write(jobs_sql.claim_due, 2000.0, 10, "host:1", 60.0, ("round:t",)) == []
+    assert await store.read(daily_sql.posting_chats, "t", "g") == []
+    assert await store.read(daily_sql.posting_chats, "t", "g2") == ["g2"]
