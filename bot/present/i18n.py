@@ -166,6 +166,16 @@ def isolate_latin(text: str) -> str:
     return "".join(out)
 
 
+def isolate_content(text: str) -> str:
+    """Quiz text inside a right-to-left language. A text with no right-to-left letters (a
+    teacher's quiz written in English only) is left to right as a whole: each line one
+    piece, its end punctuation included ("Which gas is released?", never "?Which gas is
+    released"). Anything else: `isolate_latin`, run by run."""
+    if has_rtl(text) or _KEEP.search(text):
+        return isolate_latin(text)
+    return "\n".join(isolate(line) if line.strip() else line for line in text.split("\n"))
+
+
 def isolate_commands(text: str) -> str:
     """Wrap each /command in bidi isolates, for a page where it is read, not tapped (in a
     chat, an isolate would stop the app making it tappable): in a right-to-left line the

@@ -21,7 +21,7 @@ from bot.domain.round_rules import BADGE, badge_score, earns_badge
 from bot.domain.stats_results import Leaderboard, Progress, TopicLine, UserStats
 from bot.present import diagrams
 from bot.present.clipping import clip as clip
-from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_latin, person
+from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_content, person
 
 LETTERS = "ABCDEFGHIJ"
 
@@ -67,8 +67,9 @@ def progress_bar(done: int, total: int, width: int = 8) -> str:
 
 
 def content_text(lang: str, text: str) -> str:
-    """Quiz text as shown: Latin runs isolated inside right-to-left languages."""
-    return isolate_latin(text) if is_rtl(lang) else text
+    """Quiz text as shown: inside right-to-left languages, Latin runs isolated (a text
+    wholly left to right as one piece per line: `isolate_content`)."""
+    return isolate_content(text) if is_rtl(lang) else text
 
 
 def question_header(cat: Catalogue, prompt: QuestionPrompt, score: int | None = None) -> str:

@@ -190,3 +190,18 @@ def test_urdu_counts_of_questions_read_right_for_one_and_many(catalogue: Catalog
     started = strip_isolates(catalogue.t("ur", "round.started", host="H", title="T", total=n,
                                          seconds=30))
     assert f"{n} سوال،" in started
+
+
+def test_a_question_in_english_only_is_one_left_to_right_piece_in_urdu() -> None:
+    """A teacher's sheet in English only, shown in Urdu: '?Which gas is released' when each
+    word run was isolated and the mark left to the line's right-to-left direction."""
+    from bot.present.i18n import isolate_content, isolate_latin
+    from bot.present.render import content_text
+
+    assert content_text("ur", "Which gas is released?") == "\u2066Which gas is released?\u2069"
+    assert content_text("ur", "Why?\n\nBecause.") == "\u2066Why?\u2069\n\n\u2066Because.\u2069"
+    assert content_text("en", "Which gas is released?") == "Which gas is released?"
+    urdu = "کون سی گیس خارج ہوتی ہے (O2)؟"
+    assert isolate_content(urdu) == isolate_latin(urdu)  # an Urdu text: run by run, as before
+    command = "Send /quiz to start."  # a /command stays tappable: not wrapped whole
+    assert isolate_content(command) == isolate_latin(command)
