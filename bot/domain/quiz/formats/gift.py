@@ -241,6 +241,8 @@ def _numerical(answers: str, q: DraftQuestion, draft: Draft, html: bool) -> None
         if dots and (lo := numerical.number(low)) is not None \
                 and (hi := numerical.number(high)) is not None:
             value, tolerance = f"{(lo + hi) / 2:g}", f"{abs(hi - lo) / 2:g}"
+        if sign == "~" and not value.strip():  # Moodle writes "any other answer" as ~#...
+            value = "*"
         out.append(numerical.NumberAnswer(unescape(value).strip(), tolerance.strip(), fraction,
                                           plain("#".join(feedback), html)))
     numerical.convert(q, out, draft, "numerical")

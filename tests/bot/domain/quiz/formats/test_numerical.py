@@ -4,11 +4,15 @@ imported is named per question, in English and Urdu."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
 from bot.domain.quiz.model import Question
 from bot.features.importing import convert
 from bot.present.import_texts import said_in
+
+FIXTURES = Path(__file__).parents[4] / "fixtures" / "import"
 
 GIFT = """$CATEGORY: $course$/top/Photosynthesis
 
@@ -120,3 +124,32 @@ def test_a_cue_of_a_plain_question_is_told_once_beside_a_typed_number() -> None:
     result = convert(gift, "photo.gift")
     told = [w for w in result.warnings if "absolute words ('none')" in w]
     assert len(told) == 1 and "draws)" not in told[0]
+
+
+def test_moodles_own_gift_export_of_any_other_answer_is_read() -> None:
+    # Moodle writes a numerical question's "any other answer" (*) as '~#feedback': the
+    # question was skipped ("its answer '' is not a number").
+    result = convert((FIXTURES / "photosynthesis.gift").read_bytes(), "photosynthesis.gift")
+    assert result.problems == [] and result.quiz is not None
+    assert len(result.quiz.questions) == 10
+    assert not any("skipped" in w for w in result.warnings)
+    assert "photosynthesis.gift:59: the feedback for any other answer ('*') is not kept; put " \
+           "it in the explanation" in result.warnings
+
+
+def test_a_typed_number_questions_templates_are_not_near_copies() -> None:
+    # '{value}' and '{value}' (the undrawn options of every typed-number question with the
+    # teacher's own wrong answers) were warned as 'options[0] and options[1] are near copies
+    # of each other and one is right'.
+    result = convert((FIXTURES / "photosynthesis.xml").read_bytes(), "photosynthesis.xml")
+    assert result.problems == [] and result.quiz is not None
+    assert not [w for w in result.warnings if "near copies" in w]
+
+
+def test_the_unit_an_option_shows_may_be_typed_after_the_number() -> None:
+    # '689 nm' for a question whose options read '680 nm' was 'I can't read that as a number'
+    assert numeric.own_word("{value} nm", "689 nm") == "689"
+    assert numeric.own_word("{value} nm", "689NM.") == "689"
+    assert numeric.own_word("{value} nm", "689") == "689"
+    assert numeric.own_word("{value} GB", "1200 MB") == "1200 MB"  # read by numeric itself
+    assert numeric.own_word("{value}", "12 furlongs") == "12 furlongs"
