@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from fractions import Fraction
 from itertools import combinations, pairwise
 
+from bot.domain.quiz.computed import options_of
 from bot.domain.quiz.model import Question, Quiz
 
 REPEAT_WORDS = 4  # an option sharing this many consecutive words with its question
@@ -61,6 +62,8 @@ def quality_warnings(quiz: Quiz) -> list[str]:
                 f"{total} questions (at most {most}); a learner can pick it without knowing "
                 "the answer")
     for i, q in enumerate(quiz.questions):
+        if q.computed is not None and q.options == options_of(q.computed):
+            continue  # templates ("{value}" twice is no near copy): its draws are checked
         for j, option in enumerate(q.options):
             for lang in quiz.languages:
                 shared = _shared_run(q.text.get(lang), option.text.get(lang))
