@@ -115,6 +115,18 @@ def unit_of_option(source: str) -> str:
     return word if word.lower() in QUESTION_UNITS and word else ""
 
 
+def own_word(source: str, text: str) -> str:
+    """`text` without the unit word an option template shows after its number when typed
+    numbers do not read that unit ("689 nm" for "{value} nm" is "689"): the learner typed
+    what the options show."""
+    tail = source[source.rfind("}") + 1:].strip().split()
+    word = tail[0].rstrip(".,;") if tail else ""
+    if not word or word.lower() in QUESTION_UNITS or "{" in word:
+        return text
+    cut = re.sub(rf"\s*{re.escape(word)}\.?\s*$", "", text.strip(), flags=re.IGNORECASE)
+    return cut if cut and cut != text.strip() else text
+
+
 def known_unit(unit: str) -> bool:
     """Whether a question may declare this unit."""
     return unit.lower() in QUESTION_UNITS or unit in QUESTION_UNITS

@@ -263,6 +263,8 @@ def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
         return None
     c = question.computed
     _env, values = drawn_values(question, seed_of(row.seed, row.id))
+    if c.choices[0].text:  # "689 nm" for an option "{value} nm": nm is shown, not read
+        text = numeric.own_word(c.choices[0].text[0][1].source, text)
     try:
         reading = numeric.parse(text, c.unit, [float(v) for v in values])
     except TypedError as exc:

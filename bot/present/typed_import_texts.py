@@ -31,10 +31,6 @@ URDU_TYPED: tuple[tuple[str, str], ...] = (
      "فیڈبیک کے ساتھ شامل کریں"),
     ("{at}: no general feedback; the explanation is the right answer (write a better one)",
      "{at}: عمومی فیڈبیک نہیں؛ وضاحت کے طور پر درست جواب رکھا گیا ہے (بہتر وضاحت لکھیں)"),
-    ("{at}: the unit {unit} is shown after each option, but a learner types the number "
-     "alone (typed numbers read bytes, times and percentages)",
-     "{at}: اکائی {unit} ہر آپشن کے بعد دکھائی جاتی ہے، لیکن سیکھنے والا صرف عدد لکھے (لکھے "
-     "ہوئے اعداد میں صرف بائٹس، وقت اور فیصد کی اکائیاں پڑھی جاتی ہیں)"),
     ("{at}: the answer {value} ({share}) is within the right answer's tolerance (±{tol}) "
      "and is left out: typing it counts as right",
      "{at}: جواب {value} ({share}) درست جواب کی گنجائش (±{tol}) کے اندر ہے اس لیے شامل "

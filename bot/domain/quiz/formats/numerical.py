@@ -98,11 +98,7 @@ def convert(q: DraftQuestion, answers: list[NumberAnswer], draft: Draft, kind: s
     if not explanation:
         draft.warnings.append(f"{q.where}: no general feedback; the explanation is the right "
                               "answer (write a better one)")
-    shown_unit = unit if unit and known_unit(unit) else ""
-    if unit and not shown_unit:
-        draft.warnings.append(f"{q.where}: the unit {unit!r} is shown after each option, but "
-                              "a learner types the number alone (typed numbers read bytes, "
-                              "times and percentages)")
+    shown_unit = unit if unit and known_unit(unit) else ""  # else shown, typed or not
     option = f"{{value}} {unit}" if unit and unit != "%" else "{value}%" if unit else "{value}"
     values = [answer, *(float(m["value"]) for m in mistakes if not params)]
     gaps = [abs(a - b) / max(abs(a), abs(b)) for k, a in enumerate(values)
