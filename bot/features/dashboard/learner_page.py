@@ -112,7 +112,10 @@ class LearnerPage(Page):
                 "next": suggest(quizzes, attempts, lang, t, own)},
             "kind": "me", "lang": lang, "dir": direction(lang),
             "user": {"name": shown_name((profile[0] if profile else "") or who.display_name)},
-            "quizzes": scores,
+            # what the learner played and their groups' own quizzes first: a biology
+            # group's learner read six shipped parallelism quizzes "not finished yet" above
+            # their own (`sorted` is stable: by id within each part)
+            "quizzes": sorted(scores, key=lambda q: not q["attempts"] and q["id"] not in own),
             "questions": questions,
             "accuracy_charts": charts(quizzes, questions, lang),
             "due": {"now": due_now, "cards": len(cards),

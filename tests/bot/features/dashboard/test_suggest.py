@@ -56,3 +56,22 @@ async def test_a_learner_without_a_group_still_gets_the_first_shipped_quiz(
     await installed(served)
     _, me = await served.get("/api/me", served.tma(5, "Newcomer"))
     assert isinstance(me, dict) and me["summary"]["next"]["quiz"] == "parallelism"
+
+
+async def test_the_learners_own_and_groups_quizzes_lead_the_scores(served: Served) -> None:
+    """A biology group's learner read six shipped parallelism quizzes 'not finished yet'
+    above her own photosynthesis score (ordered by id). What she played and her group's
+    quizzes lead; the rest follow; alone, the order is by id as before."""
+    quizzes = await installed(served)
+    await served.engine.start_round(Actor("telegram", "3001", GROUP, "Tess"), GROUP,
+                                    "photosynthesis", seconds=30)
+    await play(served.engine, quizzes, Actor("telegram", "1", GROUP, "Ada"),
+               quiz_id="long-context")
+    _, me = await served.get("/api/me", served.tma(1, "Ada"))
+    assert isinstance(me, dict)
+    ids = [q["id"] for q in me["quizzes"]]
+    assert ids[:2] == ["long-context", "photosynthesis"] and len(ids) == len(quizzes)
+    assert ids[2:] == sorted(ids[2:])
+    _, alone = await served.get("/api/me", served.tma(5, "Newcomer"))
+    assert isinstance(alone, dict)
+    assert [q["id"] for q in alone["quizzes"]] == sorted(quizzes)
