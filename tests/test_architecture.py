@@ -9,6 +9,7 @@ Each check prints what it found, so a failure names the offenders."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,12 @@ def _modules() -> dict[str, Path]:
 
 
 MODULES = _modules()
+
+
+@functools.cache
+def parsed(source: str) -> ast.Module:
+    """A module's tree, parsed once per test process (the checks below read every module)."""
+    return ast.parse(source)
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -93,7 +100,7 @@ def _deepest(dotted: str) -> str:
 def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for name, path in MODULES.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = parsed(path.read_text(encoding="utf-8"))
         edges: set[str] = set()
         for node in _module_level(tree.body):
             edges |= _targets(name, node)
@@ -173,7 +180,7 @@ def shared_basenames() -> list[str]:
 
 def _engine_handed() -> list[ast.arg]:
     """The `Engine.__init__`'s keyword-only parameters, read from bot/features/engine.py."""
-    tree = ast.parse(MODULES["bot.features.engine"].read_text(encoding="utf-8"))
+    tree = parsed(MODULES["bot.features.engine"].read_text(encoding="utf-8"))
     engine = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
     init = next(n for n in engine.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
     return init.args.kwonlyargs
@@ -195,7 +202,7 @@ def service_classes() -> set[str]:
 def built(source: str, classes: set[str]) -> list[str]:
     """Where `source` calls one of `classes` (`Rounds(...)`, `features.Library(...)`)."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Call):
             func = node.func
             name = (func.id if isinstance(func, ast.Name)
@@ -217,7 +224,7 @@ def past_the_engine(source: str, services: set[str]) -> list[str]:
     `app.engine.dailies.chat_gone`, `engine.store`) or one held on the app (`app.rounds`;
     `app.store` is the app's own documented member): "line: expression"."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if not (isinstance(node, ast.Attribute) and node.attr in services):
             continue
         holder = node.value
@@ -242,7 +249,7 @@ def importers_of(package: str, *, outside: str) -> list[str]:
     for name, path in MODULES.items():
         if not name.startswith(outside + ".") or name.startswith(package):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path.read_text(encoding="utf-8"))):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             if any(n == package or n.startswith(package + ".") for n in names):
