@@ -49,13 +49,17 @@ async def test_a_flood_from_one_user_leaves_the_slots_to_everyone_else(
         await hana.send("/stats")
     query = await bilal.press(prompt, "English")
     ack = await bilal.toast(query)
-    update_id = api.callback_update[query]
-    latency = api.answered[query] - api.handed_out[update_id]
-    assert ack.ok and latency < 1.0, f"the tap waited {latency:.2f} s behind the flood"
+    assert ack.ok
+    # Order, not time (a loaded box is slow either way): between Bilal's tap reaching the
+    # bot and its answer, Hana's flood got at most the replies her queue can hold (one
+    # running, MAX_QUEUED waiting), not the rest of her 1,500 that arrived before his tap.
+    handed, answered = api.handed_out[api.callback_update[query]], api.answered[query]
     application = bot.adapter.application
     assert application is not None
     processor = application.update_processor
     assert isinstance(processor, PerUserUpdateProcessor)
+    ahead = [c for c in api.calls_of("sendMessage", hana.chat_id) if handed <= c.time <= answered]
+    assert len(ahead) <= processor.max_queued + 1, f"{len(ahead)} of Hana's replies went first"
     assert processor.dropped > FLOOD // 2  # the flooder's updates beyond a few were dropped
 
 
