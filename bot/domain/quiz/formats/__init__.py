@@ -71,7 +71,8 @@ def read_draft(data: bytes, name: str, fmt: str, lang: str = "en") -> Draft:
 def export_quiz(quiz: Quiz, fmt: str, lang: str) -> tuple[bytes, list[str]]:
     """`quiz` in `lang` as a file of format `fmt` (one of EXPORT_FORMATS), and a note for
     each question not kept as it is (a computed one drawn once, a picture left out)."""
-    prepared = prepare(quiz, lang, calculated=fmt == "moodle-xml")
+    prepared = prepare(quiz, lang, calculated=fmt == "moodle-xml",
+                       typed=fmt in ("moodle-xml", "gift"))
     if fmt == "moodle-xml":
         data = moodle_xml.write(prepared)
     elif fmt == "gift":

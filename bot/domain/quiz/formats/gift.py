@@ -26,7 +26,7 @@ from bot.domain.quiz.formats.draft import (
     html_text,
     tidy,
 )
-from bot.domain.quiz.formats.export import Plain, Prepared
+from bot.domain.quiz.formats.export import Plain, Prepared, Typed
 
 _ESCAPES = {"~": "~", "=": "=", "#": "#", "{": "{", "}": "}", ":": ":", "\\": "\\", "n": "\n"}
 _MARKER = re.compile(r"\s*\[(html|markdown|plain|moodle)\]", re.IGNORECASE)
@@ -282,16 +282,29 @@ def write(prepared: Prepared) -> str:
            f"{quiz.id!r} ({prepared.lang})", ""]
     category = None
     for q in prepared.questions:
-        assert isinstance(q, Plain)  # GIFT has no computed questions: prepared drawn
+        assert isinstance(q, (Plain, Typed))  # no other computed questions: prepared drawn
         if q.image is not None:
             prepared.notes.append(f"{q.id}: its picture is left out (GIFT carries none)")
         wanted = q.category or quiz.title.get(prepared.lang)
         if wanted != category:
             out += [f"$CATEGORY: $course$/top/{wanted.replace(chr(10), ' ')}", ""]
             category = wanted
+        if isinstance(q, Typed):
+            out += _typed_out(q)
+            continue
         out.append(f"::{escape(q.id)}::{escape(q.text)}{{")
         for n, (text, why) in enumerate(q.options):
             feedback = f"#{escape(why)}" if why else ""
             out.append(f"\t{'=' if n == q.correct else '~'}{escape(text)}{feedback}")
         out += [f"\t####{escape(q.explanation)}", "}", ""]
     return "\n".join(out)
+
+
+def _typed_out(q: Typed) -> list[str]:
+    """A typed-number question as GIFT's {#...}: each answer `=%fraction%value:tolerance`."""
+    out = [f"::{escape(q.id)}::{escape(q.text)}{{#"]
+    for value, tolerance, fraction, why in q.answers:
+        weight = "" if fraction == 100 else f"%{fraction:g}%"
+        feedback = f"#{escape(why)}" if why else ""
+        out.append(f"\t={weight}{value}:{tolerance:g}{feedback}")
+    return [*out, f"\t####{escape(q.explanation)}", "}", ""]

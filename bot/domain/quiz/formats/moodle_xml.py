@@ -19,6 +19,7 @@ import html
 import xml.etree.ElementTree as ET  # writing only: reading goes through defusedxml
 import xml.sax
 from dataclasses import dataclass, field
+from pathlib import Path
 from xml.sax.xmlreader import Locator
 
 from defusedxml import DefusedXmlException, DTDForbidden, EntitiesForbidden
@@ -35,7 +36,7 @@ from bot.domain.quiz.formats.draft import (
     html_text,
     tidy,
 )
-from bot.domain.quiz.formats.export import Plain, Prepared
+from bot.domain.quiz.formats.export import Plain, Prepared, Typed
 from bot.domain.quiz.images import MAX_IMAGE_BYTES, ImageRefused, read_image
 
 MAX_DEPTH = 32  # Moodle's own files nest 6 deep
@@ -267,6 +268,8 @@ def write(prepared: Prepared) -> bytes:
             category = wanted
         if isinstance(q, Calculated):
             _calculated(root, q)
+        elif isinstance(q, Typed):
+            _numerical_out(root, q, prepared)
         else:
             _multichoice(root, q, prepared)
     ET.indent(root)
@@ -292,20 +295,45 @@ def _head(root: ET.Element, kind: str, qid: str, text: str, general: str) -> ET.
     return node
 
 
+def _numerical_out(root: ET.Element, q: Typed, prepared: Prepared) -> None:
+    """A typed-number question as Moodle's numerical: each answer with its tolerance and
+    feedback, its unit (multiplier 1) when the options show one."""
+    node = _head(root, "numerical", q.id, q.text, q.explanation)
+    for tag in ("single", "shuffleanswers"):  # multiple choice's, not numerical's
+        child = node.find(tag)
+        assert child is not None
+        node.remove(child)
+    _picture_out(node, q.id, q.image, prepared)
+    for value, tolerance, fraction, why in q.answers:
+        answer = ET.SubElement(node, "answer", fraction=f"{fraction:g}")
+        ET.SubElement(answer, "text").text = value
+        _text(ET.SubElement(answer, "feedback"), why, html_format=True)
+        ET.SubElement(answer, "tolerance").text = f"{tolerance:g}"
+    if q.unit:
+        unit = ET.SubElement(ET.SubElement(node, "units"), "unit")
+        ET.SubElement(unit, "multiplier").text = "1"
+        ET.SubElement(unit, "unit_name").text = q.unit
+
+
+def _picture_out(node: ET.Element, qid: str, image: Path | None, prepared: Prepared) -> None:
+    """The picture as a base64 <file> the question text shows (@@PLUGINFILE@@)."""
+    if image is None:
+        return
+    try:
+        data = read_image(image)
+    except ImageRefused as exc:
+        prepared.notes.append(f"{qid}: its picture is left out: {exc}")
+        return
+    holder, text = node.find("questiontext"), node.find("questiontext/text")
+    assert holder is not None and text is not None
+    text.text = f'{text.text}<br><img src="@@PLUGINFILE@@/{image.name}" alt="">'
+    file = ET.SubElement(holder, "file", name=image.name, path="/", encoding="base64")
+    file.text = base64.b64encode(data).decode()
+
+
 def _multichoice(root: ET.Element, q: Plain, prepared: Prepared) -> None:
     node = _head(root, "multichoice", q.id, q.text, q.explanation)
-    if q.image is not None:
-        try:
-            data = read_image(q.image)
-        except ImageRefused as exc:
-            prepared.notes.append(f"{q.id}: its picture is left out: {exc}")
-        else:
-            holder, text = node.find("questiontext"), node.find("questiontext/text")
-            assert holder is not None and text is not None
-            text.text = f'{text.text}<br><img src="@@PLUGINFILE@@/{q.image.name}" alt="">'
-            file = ET.SubElement(holder, "file", name=q.image.name, path="/",
-                                 encoding="base64")
-            file.text = base64.b64encode(data).decode()
+    _picture_out(node, q.id, q.image, prepared)
     for n, (label, why) in enumerate(q.options):
         answer = _text(ET.SubElement(node, "answer", fraction="100" if n == q.correct else "0"),
                        label, html_format=True)

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
-from bot.domain.quiz.model import Question
+from bot.domain.quiz.formats import export_quiz
+from bot.domain.quiz.model import Question, Quiz
 from bot.features.importing import convert
 from bot.present.import_texts import said_in
 
@@ -153,3 +156,30 @@ def test_the_unit_an_option_shows_may_be_typed_after_the_number() -> None:
     assert numeric.own_word("{value} nm", "689") == "689"
     assert numeric.own_word("{value} GB", "1200 MB") == "1200 MB"  # read by numeric itself
     assert numeric.own_word("{value}", "12 furlongs") == "12 furlongs"
+
+
+def _typed_shape(quiz: Quiz) -> list[tuple[object, ...]]:
+    out = []
+    for q in quiz.questions:
+        if q.computed is not None:
+            _env, values = drawn_values(q, 0)
+            out.append((q.id, q.text.get("en"), q.computed.absolute, values,
+                        [str(c.why_not) for c in q.computed.choices[1:]]))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["moodle-xml", "gift"])
+def test_an_imported_typed_number_exports_as_one_and_imports_back(fmt: str) -> None:
+    # export-quiz wrote it as a calculatedmulti with no wildcards (Moodle XML), which the
+    # import skipped ('it declares no wildcards') and Moodle refuses, or as one drawn
+    # multiple-choice version (GIFT), its tolerance lost.
+    first = convert((FIXTURES / "photosynthesis.xml").read_bytes(), "photosynthesis.xml",
+                    quiz_id="photosynthesis").quiz
+    assert first is not None
+    data, notes = export_quiz(first, fmt, "en")
+    assert not [n for n in notes if "co2" in n or "red-peak" in n]
+    name = "again.xml" if fmt == "moodle-xml" else "again.gift"
+    again = convert(data, name, quiz_id="photosynthesis")
+    assert again.quiz is not None and not [w for w in again.warnings if "skipped" in w]
+    assert _typed_shape(again.quiz) == _typed_shape(first)
+    assert [q.computed.absolute for q in again.quiz.questions if q.computed] == [0, 10]
