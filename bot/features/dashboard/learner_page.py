@@ -147,13 +147,14 @@ class LearnerPage(Page):
     async def _groups(self, who: Identity, groups: list[tuple[str, str | None]],
                       managed: list[tuple[str, str | None]], t: Callable[..., str]
                       ) -> list[dict[str, Any]]:
-        """The caller's groups: those they manage first (a teacher who set a group up and
-        neither plays nor hosts there finds it here, labelled), then those they play or
-        host in, latest first. A Discord link opens only the server it was made in (see
-        `GroupPage.role`), so it lists that one, managed when the link says Manage Server."""
+        """The caller's groups: those they play or host in, latest first, then those they
+        only manage (a teacher who set a group up and neither plays nor hosts there finds
+        it here); each they manage labelled. A Discord link opens only the server it was
+        made in (see `GroupPage.role`), so it lists that one, managed when the link says
+        Manage Server."""
         manages = {g for g, _ in managed}
-        listed = dict(managed)
-        listed.update((g, title) for g, title in groups if g not in listed)
+        listed = dict(groups)
+        listed.update((g, title) for g, title in managed if g not in listed)
         if who.platform == "discord":
             if who.guild_id is not None and who.guild_admin:
                 manages.add(who.guild_id)
@@ -161,10 +162,9 @@ class LearnerPage(Page):
                     listed[who.guild_id] = (await self.store.read(
                         reads.chat_titles, "discord", [who.guild_id])).get(who.guild_id)
             listed = {g: title for g, title in listed.items() if g == who.guild_id}
-        shown = sorted(listed, key=lambda g: g not in manages)  # stable: latest first within
-        return [{"id": g, "title": listed[g] or t("dashboard.group_untitled"),
+        return [{"id": g, "title": title or t("dashboard.group_untitled"),
                  "manages": g in manages, "note": t("dashboard.you_manage") if g in manages
-                 else ""} for g in shown]
+                 else ""} for g, title in listed.items()]
 
     async def _topics(self, who: Identity, quizzes: Mapping[str, Quiz],
                       totals: list[ReviewTotal], cards: list[CardRow], lang: str

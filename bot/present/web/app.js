@@ -373,10 +373,9 @@
     d.groups.forEach(function (x) {
       var link = el("a", t("dashboard.group_link", { group: own(x.title) }));
       link.href = "?group=" + encodeURIComponent(x.id) + location.hash;
-      var p = g.appendChild(el("p"));
-      p.appendChild(link);
+      g.appendChild(el("p")).appendChild(link);  // alone in its line: a thumb high
       // A group the caller manages (a teacher who neither plays nor hosts there): said.
-      if (x.manages) { p.appendChild(el("span", x.note, "hint manages")); }
+      if (x.manages) { g.appendChild(el("p", x.note, "hint manages")); }
     });
     // A group not listed (a Discord link opens one server only): how to open its page.
     if (d.groups_hint) { g.appendChild(el("p", d.groups_hint, "hint groups-hint")); }

@@ -59,11 +59,14 @@ async def test_a_player_who_also_manages_is_labelled_and_a_player_is_not(
 
     quizzes = dict(served.engine.library.quizzes)
     await play(served.engine, quizzes, Actor("telegram", "1", GROUP, "Ada"))
+    served.clock.advance(60)
     await play(served.engine, quizzes, Actor("telegram", "1", "-2002", "Ada"))
     await served.store.write(groups_sql.note_manager, "telegram", "-2002", "1", 5.0)
+    await served.store.write(groups_sql.note_manager, "telegram", "-3003", "1", 6.0)
     groups = await page_groups(served, "1")
+    # latest played first, as before; a group only managed after them; managed ones labelled
     assert [(g["id"], g["manages"], bool(g["note"])) for g in groups] == [
-        ("-2002", True, True), (GROUP, False, False)]  # managed first
+        ("-2002", True, True), (GROUP, False, False), ("-3003", True, True)]
 
 
 async def test_a_discord_link_from_a_server_admin_lists_that_server_as_managed(
