@@ -291,9 +291,11 @@ class RoundPlanner:
     def _standing(self, lang: str, rank: int, name: str, score: int, time: float,
                   points: int, scoring: str, *, timed: bool) -> str:
         """One member's place as the round scores: right answers and time, right answers
-        (untimed), or points: the standings and the private list read alike."""
+        (untimed, or none right: the time is that spent on right answers, and "0 right ·
+        0.0 s" read as the fastest of all), or points: the standings and the private list
+        read alike."""
         name = self._name(lang, name)
-        if scoring == "accuracy" and not timed:  # no time spent to show
+        if scoring == "accuracy" and (not timed or score == 0):  # no time spent to show
             return self.t(lang, "round.standing_untimed", rank=rank, name=name, score=score)
         if scoring == "accuracy":
             return self.t(lang, "round.standing_row", rank=rank, name=name, score=score,

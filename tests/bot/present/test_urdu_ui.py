@@ -177,6 +177,26 @@ def test_who_got_it_right_is_listed_with_the_languages_comma(catalogue: Catalogu
     assert f"{said}{names}" in strip_isolates(card.body)
 
 
+@pytest.mark.parametrize(("lang", "rows"), [
+    ("en", ["🥇 1. Hana: 1 right · 3.0 s", "▫️ 2. Bilal: 0 right"]),
+    ("ur", ["🥇 1. Hana: 1 درست · 3.0 سیکنڈ", "▫️ 2. Bilal: 0 درست"])])
+def test_a_member_with_nothing_right_shows_no_time(catalogue: Catalogue, lang: str,
+                                                   rows: list[str]) -> None:
+    # "Bilal: 0 right · 0.0 s": the time is that spent on right answers, and none read as
+    # the fastest answer of the round
+    from bot.domain.round_results import RoundQuestion, RoundReveal, Standing
+    from bot.present import render
+    from bot.present.round_plan import RoundPlanner
+
+    q = RoundQuestion(1, "telegram", "-100", lang, "Q", "Host", 0, 8, "?", ("a", "b"), 30, 0.0)
+    standings = (Standing(1, "1", "Hana", 1, 3.0), Standing(2, "2", "Bilal", 0, 0.0))
+    reveal = RoundReveal(1, "telegram", "-100", lang, "Q", q, 0, (1, 1), ("Hana",),
+                         "", standings, "7", final=False, stopped=False, next_at=5.0)
+    card = RoundPlanner(catalogue, render.PLAIN, lambda q: "").reveal(reveal)
+    lines = strip_isolates(card.body).splitlines()
+    assert [line for line in lines if "Hana:" in line or "Bilal:" in line][-2:] == rows
+
+
 @pytest.mark.parametrize("lang", ["en", "ur"])
 @pytest.mark.parametrize(("m", "said"), [(1, "m = 1 micro-batch "), (8, "m = 8 micro-batches ")])
 def test_a_schedules_caption_counts_its_micro_batches(catalogue: Catalogue, lang: str, m: int,
