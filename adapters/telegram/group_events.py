@@ -4,6 +4,9 @@ round ends at once), renamed (its title kept), upgraded to a supergroup (moved).
 The bot's own membership comes as `my_chat_member` updates, which Telegram sends only to a
 bot that asks for them (`webhook.ALLOWED_UPDATES`). Without them a round in a group that
 removed the bot went on until its next post was refused, up to a question's time later.
+The welcome still answers the service message that says the bot joined: Telegram also
+sends a "joined" `my_chat_member` for the new supergroup of an upgraded group, which the
+bot never left (tdlib/telegram-bot-api#266).
 """
 
 from __future__ import annotations
@@ -52,37 +55,38 @@ class GroupEvents:
                  welcome: bool) -> None:
         """Add the handlers; `guarded` wraps a step that replies (`Handlers._guarded`);
         `welcome`: rounds run here, so the bot added to a group says how to start one."""
-        greet = guarded(self.welcome) if welcome else None
-
-        async def changed(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-            if await self.membership(update) and greet is not None:
-                await greet(update, context)
-
-        application.add_handler(ChatMemberHandler(changed, ChatMemberHandler.MY_CHAT_MEMBER))
+        if welcome:
+            joined = filters.StatusUpdate.NEW_CHAT_MEMBERS | filters.StatusUpdate.CHAT_CREATED
+            application.add_handler(MessageHandler(joined, guarded(self.welcome)))
+        application.add_handler(ChatMemberHandler(self.membership,
+                                                  ChatMemberHandler.MY_CHAT_MEMBER))
         application.add_handler(MessageHandler(filters.StatusUpdate.NEW_CHAT_TITLE,
                                                self.renamed))
         application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.upgraded))
 
-    async def membership(self, update: Update) -> bool:
+    async def membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The bot's own membership of a group changed: removed, banned or muted, its round
         there ends now (stored as ended, its posts dropped) and, when it is out of the group,
-        its question of the day goes off. True when the bot was just added (a welcome is
-        due); a promotion, a demotion or a mute lifted says nothing."""
+        its question of the day goes off. Anything else (added, promoted, unmuted) says
+        nothing here."""
         change = update.my_chat_member
         if change is None or change.chat.type not in views.GROUP_CHATS:
-            return False
-        old, new, chat_id = change.old_chat_member, change.new_chat_member, str(change.chat.id)
+            return
+        new, chat_id = change.new_chat_member, str(change.chat.id)
         if not may_post(new):
             gone = not present(new)
             log.info("telegram: group %s %s the bot", chat_id, "removed" if gone else "muted")
             await self.engine.chat_gone(views.PLATFORM, chat_id, for_good=gone)
-            return False
-        return not present(old)
 
     async def welcome(self, turn: Turn, args: Sequence[str]) -> Reply:
         """The bot added to a group (or a group created with it): one message saying how to
         start a round, in the group's language when its admins chose one (the bot was
-        there before), else in that of whoever added it."""
+        there before), else in that of whoever added it. Someone else joining: nothing."""
+        message, bot = turn.update.effective_message, turn.bot
+        if message is None or turn.actor.chat_id is None or not (
+                message.group_chat_created or message.supergroup_chat_created
+                or any(member.id == bot.id for member in message.new_chat_members)):
+            return Reply()  # the group's posts are not for greetings
         lang = (await self.engine.group_choice(turn.actor))[1] \
             or await self.engine.language(turn.actor)
         quiz = await self.engine.first_quiz(turn.actor, lang)

@@ -26,8 +26,9 @@ async def service_message(api: FakeBotAPI, who: Learner, **fields: Any) -> None:
 async def test_the_bot_added_to_a_group_says_how_to_start_a_round(
         bot: Running, api: FakeBotAPI) -> None:
     """It said nothing: the organiser who added it had to guess /help. Now one message in
-    the language of whoever added it (or created the group with it), told by Telegram's
-    `my_chat_member` update; another member joining, or the bot made an admin, gets none."""
+    the language of whoever added it (or created the group with it), for the service
+    message, not for Telegram's `my_chat_member` sent alongside; another member joining, or
+    the bot made an admin, gets none."""
     group = api.group_chat(GROUP, "Parallel readers")
     organiser = Learner(api, api.user(1001, "Hana"), group)
     since = organiser.mark()
@@ -50,6 +51,7 @@ async def test_the_bot_added_to_a_group_says_how_to_start_a_round(
                       api.group_chat(GROUP - 1, "نیا گروپ", kind="group"))
     since = creator.mark()
     await api.push_update(api.bot_status(creator.chat, creator.user, "left", "member"))
+    await service_message(api, creator, group_chat_created=True)
     hello = strip_isolates((await creator.reply(since))["text"])
     assert hello.startswith("👋 مجھے شامل کرنے کا شکریہ!")
     assert "/round: ماڈل اور پائپ لائن متوازیت کا راؤنڈ، ہر سوال 30 سیکنڈ کا؛" in hello
@@ -68,9 +70,27 @@ async def test_the_bot_added_back_greets_in_the_groups_language(
     await api.push_update(api.bot_status(group, admin.user, "member", "left"))
     since = await admin.barrier() + 1  # after its reply
     await api.push_update(api.bot_status(group, admin.user, "left", "member"))
+    await service_message(api, admin, new_chat_members=[api.bot])
     hello = strip_isolates((await admin.reply(since))["text"])
     assert hello.startswith("👋 مجھے شامل کرنے کا شکریہ!")
     assert "لمبی" in hello.splitlines()[1], hello  # the group's quiz, in Urdu
+
+
+async def test_a_group_upgraded_to_a_supergroup_is_not_welcomed_again(
+        bot: Running, api: FakeBotAPI) -> None:
+    """Telegram tells the bot it "joined" the new supergroup of an upgraded group
+    (`my_chat_member` left -> member) though it never left: no "Thanks for adding me!" in
+    a group it has been in all along."""
+    group = api.group_chat(GROUP - 2, "Readers", kind="group")
+    admin = Learner(api, api.user(1001, "Ada"), group)
+    old_side, new_side = api.upgrade(group, GROUP - 3, admin.user)
+    since = admin.mark()
+    await api.push_update(old_side)
+    await api.push_update(api.bot_status(api.chats[GROUP - 3], admin.user, "left", "member"))
+    await api.push_update(new_side)
+    moved = Learner(api, admin.user, api.chats[GROUP - 3])
+    until = await moved.barrier()
+    assert moved.sent(since, until) == [] and admin.sent(since, until) == []
 
 
 async def test_group_admins_choose_the_quiz_and_language(bot: Running, api: FakeBotAPI) -> None:
