@@ -16,11 +16,14 @@ from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from telegram import Bot, ChatMember, ChatMemberRestricted, Update
+from telegram.error import TelegramError
 from telegram.ext import ChatMemberHandler, ContextTypes, MessageHandler, filters
 
 from adapters.telegram import views
 from adapters.telegram.turn import Turn
 from bot.app.compose import App
+from bot.domain.results import Actor
+from bot.present.i18n import person
 from bot.present.plan import Planner, Reply
 
 log = logging.getLogger(__name__)
@@ -48,7 +51,7 @@ class GroupEvents:
     """What the bot does when a group changes around it."""
 
     def __init__(self, app: App, plan: Planner) -> None:
-        self.engine, self.plan, self.chats = app.engine, plan, app.chats
+        self.engine, self.plan, self.chats, self.cat = app.engine, plan, app.chats, app.catalogue
         self.seconds = app.config.rounds.default_seconds  # what a bare /round gives
 
     def register(self, application: Any, guarded: Callable[[Step], Callback], *,
@@ -67,8 +70,9 @@ class GroupEvents:
     async def membership(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """The bot's own membership of a group changed: removed, banned or muted, its round
         there ends now (stored as ended, its posts dropped) and, when it is out of the group,
-        its question of the day goes off. Anything else (added, promoted, unmuted) says
-        nothing here."""
+        its question of the day goes off; the member who started the round hears why in a
+        private chat (unless they took the bot out themselves). Anything else (added,
+        promoted, unmuted) says nothing here."""
         change = update.my_chat_member
         if change is None or change.chat.type not in views.GROUP_CHATS:
             return
@@ -76,7 +80,22 @@ class GroupEvents:
         if not may_post(new):
             gone = not present(new)
             log.info("telegram: group %s %s the bot", chat_id, "removed" if gone else "muted")
-            await self.engine.chat_gone(views.PLATFORM, chat_id, for_good=gone)
+            stopped = await self.engine.chat_gone(views.PLATFORM, chat_id, for_good=gone)
+            host = stopped.round_host
+            if host is not None and host.isdigit() and host != str(change.from_user.id):
+                await self.tell(context.bot, host, change.chat.title or "", gone=gone)
+
+    async def tell(self, bot: Bot, host: str, title: str, *, gone: bool) -> None:
+        """The host of a round that ended because the bot was taken out of its group (or
+        muted there): why, and how to start again, in their language, privately; a host
+        who never opened a private chat with the bot cannot be told (logged)."""
+        lang = await self.engine.language(Actor(views.PLATFORM, host))
+        key = "round.stopped_removed" if gone else "round.stopped_muted"
+        text = views.HTML.escape(self.cat.t(lang, key, group=person(lang, title)))
+        try:
+            await bot.send_message(int(host), text)
+        except TelegramError as exc:
+            log.info("telegram: could not tell user %s their round stopped: %s", host, exc)
 
     async def welcome(self, turn: Turn, args: Sequence[str]) -> Reply:
         """The bot added to a group (or a group created with it): one message saying how to

@@ -114,6 +114,41 @@ async def test_a_round_ends_the_moment_the_group_removes_or_mutes_the_bot(
     assert "Hana: 1/" in strip_isolates((await room.hana.reply(since))["text"])
 
 
+@pytest.mark.parametrize("how", ["kicked", "muted"])
+async def test_the_host_hears_privately_why_their_round_stopped(
+        bot: Running, api: FakeBotAPI, how: str) -> None:
+    """Bilal started the round; an admin (Hana) took the bot out, or muted it: the round
+    vanished from the group with no word to him. Now he is told why and how to start
+    again in his private chat, in Urdu, his language; Hana, who did it, is told nothing."""
+    room = Room(bot, api)
+    bilal = Learner(api, room.bilal.user, api.private_chat(room.bilal.user))
+    await bilal.send("/language ur")
+    await bilal.barrier()
+    since = room.bilal.mark()
+    await room.bilal.send("/round 20")
+    await room.question(since)
+    status, rights = REMOVED[how]
+    since = bilal.mark()
+    await api.push_update(api.bot_status(room.group, room.hana.user, "member", status,
+                                         **rights))
+    told = strip_isolates((await bilal.reply(since))["text"])
+    said = strip_isolates(bot.cat.t("ur", "round.stopped_removed" if how == "kicked"
+                                    else "round.stopped_muted", group="Parallel readers"))
+    assert told == said and "/round" in told
+    hana = Learner(api, room.hana.user, api.private_chat(room.hana.user))
+    until = await hana.barrier()
+    assert hana.sent(since, until) == []
+    # the host who took the bot out himself is not told what he did
+    since = room.bilal.mark()
+    await api.push_update(api.bot_status(room.group, room.bilal.user, "left", "member"))
+    await room.bilal.send("/round 20")
+    await room.question(since)
+    since = bilal.mark()
+    await api.push_update(api.bot_status(room.group, room.bilal.user, "member", "left"))
+    until = await bilal.barrier()
+    assert bilal.sent(since, until) == []
+
+
 async def test_urdu_and_overriding_names_stay_in_their_place_in_an_english_group(
         bot: Running, api: FakeBotAPI, key: AnswerKey) -> None:
     room = Room(bot, api)
