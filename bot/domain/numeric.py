@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from bot.domain.letters import urdu_letters
 
+GROUP_FROM = 5  # digits in a whole part before it is grouped: "4096", "1822" but "65,536"
 TYPED_OTHER = -1  # the `chosen` stored for a typed number that matches no option
 MAX_TYPED = 40  # characters read of a typed answer; longer is refused, not guessed at
 
@@ -198,12 +199,25 @@ def shown(value: float, unit: str) -> str:
     return f"{_digits(value)} {unit}".strip()
 
 
+def grouped(text: str) -> str:
+    """A number written with Latin digits ("-65536.5") with its whole part grouped in
+    thousands by commas from GROUP_FROM digits on, as SI/ISO 80000 and most style guides do:
+    "4096" and a year "1822" read plainly, "65,536" grouped. Every number a learner is shown
+    is written through here (quiz templates, the echo of a typed answer), in every language
+    (Urdu texts write Latin digits too). Typed answers are read either way ("1,822", "1822")."""
+    sign, rest = (text[0], text[1:]) if text[:1] in "+-" else ("", text)
+    whole, dot, part = rest.partition(".")
+    if len(whole) >= GROUP_FROM and whole.isdigit():
+        whole = f"{int(whole):,}"
+    return sign + whole + dot + part
+
+
 def _digits(value: float) -> str:
-    """Six significant digits grouped in thousands; an exponent only outside 1e-4 to 1e15."""
+    """Six significant digits, grouped (`grouped`); an exponent only outside 1e-4 to 1e15."""
     if value == 0 or not 1e-4 <= abs(value) < 1e15:
         return f"{value:.6g}"
-    text = f"{value:,.{max(0, 5 - math.floor(math.log10(abs(value))))}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    text = f"{value:.{max(0, 5 - math.floor(math.log10(abs(value))))}f}"
+    return grouped(text.rstrip("0").rstrip(".") if "." in text else text)
 
 
 def close(value: float, target: float, tolerance: float,

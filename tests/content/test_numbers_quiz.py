@@ -27,11 +27,13 @@ SEEDS = range(40)
 
 
 def sig3(x: float) -> str:
-    """Three significant digits, thousands grouped, no trailing zeros (whole numbers whole)."""
+    """Three significant digits, thousands grouped from five digits on ("1250", "12,500"),
+    no trailing zeros (whole numbers whole)."""
+    comma = "," if abs(x) >= 9999.5 else ""
     if float(x).is_integer():
-        return f"{int(x):,}"
+        return f"{int(x):{comma}}"
     decimals = max(0, 2 - math.floor(math.log10(abs(x))))
-    text = f"{x:,.{decimals}f}"
+    text = f"{x:{comma}.{decimals}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 

@@ -5,7 +5,8 @@ Specs: ``d`` (a whole number), ``.Nf`` (N decimals), ``.N%`` (a percentage with 
 ``.Ng`` (N significant digits). ``{if formula: words|other words}`` shows the first words
 when the formula holds and the others when not (either may be empty), so a template says
 "far over" only when the drawn numbers are. Without a spec a whole number shows whole and any other
-number with `digits` significant digits. Thousands are grouped with a comma ("12,288").
+number with `digits` significant digits. Thousands are grouped with a comma from five digits
+on ("12,288", but "4096" and a year "1822": `bot.domain.numeric.grouped`).
 Numbers use Latin digits in every language: the renderer isolates each left-to-right run
 inside right-to-left text (`bot.present.i18n.isolate_latin`), so a filled-in formula such
 as "7/31 ≈ 22.6%" reads whole in Urdu, exactly as hand-written numbers do.
@@ -18,6 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bot.domain.numeric import grouped
 from bot.domain.quiz.formula import Formula, FormulaError, Number, parse
 
 _SPEC = re.compile(r"d|\.(\d)(f|%|g)")
@@ -116,7 +118,7 @@ def format_number(value: Number | bool, spec: str = "", *, digits: int = DEFAULT
     if not math.isfinite(x):
         raise FormulaError(f"gives {x}, which cannot be shown")
     if spec == "d":
-        return f"{round(x):,}"
+        return grouped(str(round(x)))
     match = _SPEC.fullmatch(spec) if spec else None
     if match:
         n, kind = int(match.group(1)), match.group(2)
@@ -126,14 +128,15 @@ def format_number(value: Number | bool, spec: str = "", *, digits: int = DEFAULT
             return _fixed(100 * x, n) + "%"
         return _significant(x, n)
     if x.is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}"
+        return grouped(str(int(x)))
     return _significant(x, digits)
 
 
 def _fixed(x: float, decimals: int) -> str:
-    text = f"{x:,.{decimals}f}"
-    return "0" + text[2:] if text.startswith("-0") and not any(c in "123456789" for c in text) \
-        else text
+    text = f"{x:.{decimals}f}"
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        text = text[1:]  # "-0.0" reads as 0.0
+    return grouped(text)
 
 
 def _significant(x: float, digits: int) -> str:

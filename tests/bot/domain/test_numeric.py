@@ -67,6 +67,14 @@ CASES = [
     ("3 کروڑ", "", 3e7),
     ("1.2 ارب", "", 1.2e9),
     ("۲ ہزار", "", 2000.0),
+    # a four-digit number is shown ungrouped ("1822") and read grouped or not
+    ("1822", "", 1822.0),
+    ("1,822", "", 1822.0),
+    ("۱۸۲۲", "", 1822.0),
+    ("۱٬۸۲۲", "", 1822.0),
+    ("65,536", "", 65536.0),
+    ("65536", "", 65536.0),
+    ("4096 MB", "MB", 4096.0),
 ]
 
 
@@ -146,13 +154,16 @@ def test_tolerance_is_relative_and_the_answer_wins() -> None:
 
 @pytest.mark.parametrize("value, unit, echo", [
     (999_999, "GB", "999,999 GB"), (1e9, "GB", "1,000,000,000 GB"),
-    (1.2e6, "MB", "1,200,000 MB"), (1_074.5, "MB", "1,074.5 MB"), (1.5, "GB", "1.5 GB"),
+    (1.2e6, "MB", "1,200,000 MB"), (1_074.5, "MB", "1074.5 MB"), (1.5, "GB", "1.5 GB"),
     (0.224, "ms", "0.224 ms"), (42.0, "ms", "42 ms"), (24, "", "24"), (0.125, "%", "12.5%"),
     (1e7, "%", "1,000,000,000%"),
+    (1822.0, "", "1822"), (4096.0, "MB", "4096 MB"), (65536.0, "", "65,536"),
+    (1074.5, "", "1074.5"),
 ])
 def test_a_typed_value_is_echoed_as_the_options_write_numbers(value, unit, echo):
     """'You typed: 1e+09 GB' for a learner who typed 1000000000, '999999 GB' beside options
-    written '1,074 MB': the echo groups thousands and has no exponent, and reads back."""
+    written '65,536 MB': the echo groups thousands from five digits, has no exponent, and
+    reads back."""
     assert shown(value, unit) == echo
     if unit != "%":
         assert parse(echo, unit).values[0] == pytest.approx(value)

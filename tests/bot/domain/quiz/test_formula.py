@@ -93,7 +93,15 @@ def test_templates_fill_formulas_with_formats() -> None:
 
 
 @pytest.mark.parametrize(("value", "spec", "shown"), [
-    (1234.5678, "", "1,235"),
+    (1234.5678, "", "1235"),  # four digits are not grouped (SI/ISO 80000)
+    (1822, "", "1822"),  # a year in an imported question, not "1,822"
+    (4096, "d", "4096"),
+    (-4096, "", "-4096"),
+    (65536, "", "65,536"),  # from five digits on, grouped
+    (-65536, "d", "-65,536"),
+    (12288.25, ".2f", "12,288.25"),
+    (1234.5, ".1f", "1234.5"),
+    (1e12, "", "1,000,000,000,000"),
     (26.038, "", "26"),
     (0.40265, "", "0.403"),
     (3.0, "", "3"),
