@@ -200,6 +200,13 @@ REVIEW = [  # (question, language, what must be said, what must not)
     ("e19-fine-grained-experts", "ur", ["امتزاج"], ["مجموع"]),
     ("e02-node-limited-routing", "ur", ["64-way"], ["درجے کی"]),
     ("e07-expert-parallel-placement", "ur", ["4 replicas"], ["درجے کی"]),
+    # Megatron dropped "relies on CUDA_DEVICE_MAX_CONNECTIONS=1" from its MoE README (0888a06,
+    # Jan 2026); since ebfa138 (Apr 2026) the shared expert's own stream overlaps at 1 or more,
+    # and the flex dispatcher overlaps it too (transformer_config.py: "alltoall or flex").
+    ("e11-shared-expert-overlap", "en", ["CUDA stream of their own", "is 1 or more",
+                                         "alltoall or flex"], ["so it relies on"]),
+    ("e11-shared-expert-overlap", "ur", ["الگ CUDA stream", "alltoall یا flex"],
+     ["=1 پر انحصار کرتا ہے"]),
 ]
 
 

@@ -175,3 +175,11 @@ def test_hsdp_shard_size(lc: Quiz):
     shard = next(n * per_node for n in (1, 2, 4, 8, 16) if states / (n * per_node) <= gpu - free)
     assert right(question(lc, "l21-hsdp-shard-size")).startswith(
         f"Shard {shard} × replicate {128 // shard};")
+
+
+def test_device_connections_requirement_is_for_hopper_and_earlier(lc: Quiz):
+    """Megatron asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP only below Blackwell
+    (arguments.py: 'requirement no longer exists since the Blackwell architecture')."""
+    q = question(lc, "l14-device-connections")
+    assert q.text.get("en").startswith("On Hopper and earlier GPUs, Megatron-LM requires")
+    assert q.text.get("ur").startswith("Hopper اور اس سے پہلے کے GPUs پر")
