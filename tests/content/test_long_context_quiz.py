@@ -177,6 +177,20 @@ def test_hsdp_shard_size(lc: Quiz):
         f"Shard {shard} × replicate {128 // shard};")
 
 
+def test_hsdp_gradient_all_reduce_names_its_precision(lc: Quiz):
+    """The stem keeps FP32 gradients and does not say in what dtype they are reduced: FSDP2
+    reduces in param_dtype unless reduce_dtype is set (MixedPrecisionPolicy), torchtitan sets
+    mixed_precision_reduce = float32. The explanation said only '6.6 GB per GPU in BF16'."""
+    shard_params = 70e9 / 32
+    fp32 = 2 * 3 / 4 * shard_params * 4
+    assert round(fp32 / 1e9) == 13 and f"{fp32 / 2 / 1e9:.1f}" == "6.6"
+    q = question(lc, "l21-hsdp-shard-size")
+    assert f"2 × 3/4 × {shard_params * 4 / 1e9:.2f} GB ≈ 13 GB per GPU in FP32" in \
+        q.explanation.get("en")
+    for lang in ("en", "ur"):
+        assert "reduce_dtype" in q.explanation.get(lang) and "torchtitan" in q.explanation.get(lang)
+
+
 def test_device_connections_requirement_is_for_hopper_and_earlier(lc: Quiz):
     """Megatron asserts CUDA_DEVICE_MAX_CONNECTIONS=1 with TP or CP only below Blackwell
     (arguments.py: 'requirement no longer exists since the Blackwell architecture')."""
