@@ -28,7 +28,7 @@ from adapters.telegram import views
 from adapters.telegram.dashboard import TelegramDashboard
 from adapters.telegram.deeplinks import DeepLinks
 from adapters.telegram.group_events import GroupEvents
-from adapters.telegram.members import is_member
+from adapters.telegram.members import manager_check
 from adapters.telegram.outbox import Outbox
 from adapters.telegram.private_chat import PrivateChat
 from adapters.telegram.round_commands import TelegramRounds
@@ -271,9 +271,8 @@ class Handlers:
         what, value = (args[0].lower() if args else ""), " ".join(args[1:]) or None
         if what not in ("quiz", "language") or value is None:
             return self.plan.group_settings(await self.engine.group_settings(turn.actor))
-        admin = views.anonymous_admin(turn.update) or (
-            turn.actor.user_id.isdigit()  # not a channel posting as itself
-            and await is_member(turn.bot, turn.chat_id, int(turn.actor.user_id), manager=True))
+        admin = manager_check(lambda: turn.bot, turn.actor,
+                              anonymous_admin=views.anonymous_admin(turn.update))
         view = await self.engine.set_group(turn.actor, admin=admin,
                                            quiz=self._quiz([value]) if what == "quiz" else None,
                                            language=value if what == "language" else None)

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from telegram import Bot, ChatMember
 from telegram.error import ChatMigrated, TelegramError
+
+from bot.domain.results import Actor
+from bot.domain.rights import Manages
 
 log = logging.getLogger(__name__)
 
@@ -13,14 +17,34 @@ MANAGERS = frozenset({ChatMember.ADMINISTRATOR, ChatMember.OWNER})
 MEMBERS = MANAGERS | {ChatMember.MEMBER, ChatMember.RESTRICTED}
 
 
-async def is_member(bot: Bot, chat_id: int, user_id: int, *, manager: bool = False) -> bool:
-    """Ask Telegram whether the user is in the group (or one of its administrators)."""
+async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
+    """Ask Telegram whether the user is in the group."""
     try:
         member = await bot.get_chat_member(chat_id, user_id)
     except TelegramError as exc:
         log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
         return False
-    return _counts(member, manager)
+    return _counts(member, False)
+
+
+def manager_check(bot: Callable[[], Bot], actor: Actor, *, anonymous_admin: bool) -> Manages:
+    """Whether the member administers the group they typed in, asked of Telegram only when
+    it matters (`rights.Manages`): an anonymous admin posting as the group is one by
+    Telegram's word; a channel posting in the group is no member; None when Telegram could
+    not be asked (refused, and nothing concluded: a demoted admin's note stays)."""
+    if anonymous_admin:
+        return True
+    async def check() -> bool | None:
+        if actor.chat_id is None or not actor.user_id.isdigit():
+            return False
+        chat_id, user_id = int(actor.chat_id), int(actor.user_id)
+        try:
+            member = await bot().get_chat_member(chat_id, user_id)
+        except TelegramError as exc:
+            log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
+            return None
+        return _counts(member, True)
+    return check
 
 
 async def member_where(bot: Bot, chat_id: int, user_id: int) -> tuple[int, bool]:

@@ -6,12 +6,12 @@ The round's posts are `round_posts.RoundPosts`; deep links into the private chat
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from telegram import Bot
 
 from adapters.base.lately import SaidLately
-from adapters.telegram.members import is_member
+from adapters.telegram.members import manager_check
 from adapters.telegram.round_posts import PLATFORM, RoundPosts
 from bot.app.compose import App
 from bot.domain.errors import BadDaily, BadRoundOptions, NoRound, RoundRunning
@@ -93,8 +93,7 @@ class TelegramRounds:
     async def _command(self, actor: Actor, chat_id: str, args: Sequence[str],
                        group_admin: bool) -> Reply:
         word = args[0].lower() if args else ""
-        manage: bool | Callable[[], Awaitable[bool]] = (
-            True if group_admin else self._manager_check(actor))
+        manage = manager_check(self._bot, actor, anonymous_admin=group_admin)
         if word == "stop":
             await self.engine.stop_round(actor, chat_id, may_manage=manage)
             return Reply()
@@ -119,8 +118,7 @@ class TelegramRounds:
         lang = await self.engine.language(actor)
         if actor.chat_id is None:
             return self.plan.text(lang, "daily.groups_only")
-        manage: bool | Callable[[], Awaitable[bool]] = (
-            True if group_admin else self._manager_check(actor))
+        manage = manager_check(self._bot, actor, anonymous_admin=group_admin)
         words = [a.lower() for a in args]
         if words == ["off"]:
             done = await self.engine.daily_off(actor, actor.chat_id, may_manage=manage)
@@ -141,12 +139,3 @@ class TelegramRounds:
         if actor.chat_id is None or not await self.engine.round_running(PLATFORM, actor.chat_id):
             return False
         return self._said_lately((actor.chat_id, actor.user_id))
-
-    def _manager_check(self, actor: Actor) -> Callable[[], Awaitable[bool]]:
-        async def check() -> bool:
-            assert actor.chat_id is not None
-            if not actor.user_id.isdigit():  # a channel posting in the group: no member
-                return False
-            return await is_member(self._bot(), int(actor.chat_id), int(actor.user_id),
-                                   manager=True)
-        return check

@@ -122,7 +122,7 @@ def build_engine(
     return Engine(store=store, clock=clock, memory=memory, library=library, spaced=spaced,
                   solo=solo, groups=groups, rounds=rounds,
                   dailies=Dailies(rounds, close_hours=daily_close_hours),
-                  rewards=Rewards(library, store, clock),
+                  rewards=Rewards(library, groups, store, clock),
                   installed=Installed(library, store, clock=clock),
                   reports=Reports(store, clock, library.language),
                   typed_chat=TypedChat(solo, store))

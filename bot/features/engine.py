@@ -190,7 +190,7 @@ class Engine:
         """/settings in a group: its quiz and language."""
         return await self.groups.view(actor)
 
-    async def set_group(self, actor: Actor, *, admin: bool, quiz: str | None = None,
+    async def set_group(self, actor: Actor, *, admin: Manages, quiz: str | None = None,
                         language: str | None = None) -> GroupView:
         """The group's admins (`admin`: the platform says so) set its quiz and language."""
         return await self.groups.choose(actor, admin=admin, quiz=quiz, language=language)

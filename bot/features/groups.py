@@ -11,10 +11,16 @@ from collections.abc import Callable
 
 from bot.domain.errors import GroupsOnly, NotGroupAdmin, UnsupportedLanguage
 from bot.domain.results import Actor, GroupView
-from bot.domain.rights import Manages, may_manage
+from bot.domain.rights import Manages, platform_said
 from bot.features.library import Library
 from bot.store.commands.chat_moves_sql import move_chat
-from bot.store.commands.groups_sql import group_choice, note_manager, save_group_choice
+from bot.store.commands.groups_sql import (
+    drop_manager,
+    group_choice,
+    is_manager,
+    note_manager,
+    save_group_choice,
+)
 from bot.store.protocol import Store
 
 log = logging.getLogger(__name__)
@@ -71,15 +77,26 @@ class Groups:
         return await self.view(actor)
 
     async def manages(self, actor: Actor, manages: Manages, host_id: str | None = None) -> bool:
-        """`rights.may_manage`, and a member the platform says manages the group is noted as
-        one of its managers (`group_managers`: their dashboard lists the group, though they
-        neither play nor host there)."""
-        if not await may_manage(actor, manages, host_id):
-            return False
-        if actor.chat_id is not None and actor.user_id != host_id:  # a host: by the round
-            await self.store.write(note_manager, actor.platform, actor.chat_id, actor.user_id,
-                                   self.clock())
-        return True
+        """`rights.may_manage`, and what the platform said of the member on the way kept
+        (`said`). A host is let in without asking: nothing is learnt of them."""
+        allowed, said = await platform_said(actor, manages, host_id)
+        if actor.chat_id is not None and said is not None:
+            await self.said(actor.platform, actor.chat_id, actor.user_id, said)
+        return allowed
+
+    async def said(self, platform: str, chat_id: str, user_id: str, manages: bool) -> None:
+        """The platform just said whether this member manages the group: one who does is
+        noted as one of its managers (`group_managers`: their dashboard lists the group,
+        labelled, though they neither play nor host there); one who no longer does (an
+        admin demoted since) is no longer, so the label says what the group's page allows.
+        The one place a manager is noted; a refusal costs a read, a write only when a note
+        goes."""
+        if manages:
+            await self.store.write(note_manager, platform, chat_id, user_id, self.clock())
+        elif await self.store.read(is_manager, platform, chat_id, user_id):
+            await self.store.write(drop_manager, platform, chat_id, user_id)
+            log.info("groups: %s user %s no longer manages chat %s; their note dropped",
+                     platform, user_id, chat_id)
 
     async def moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> bool:
         """Move everything kept under the chat's old id to its new one, in one transaction

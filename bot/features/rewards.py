@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from bot.domain.errors import BadReward, NotChatAdmin, RoundsAreForGroups
 from bot.domain.results import Actor
-from bot.domain.rights import Manages, may_manage
+from bot.domain.rights import Manages
 from bot.domain.round_results import RewardSet
+from bot.features.groups import Groups
 from bot.features.library import Library
 from bot.features.rounds import Clock
 from bot.store.commands import rewards_sql
@@ -20,15 +21,15 @@ from bot.store.round_rows import RewardRow
 class Rewards:
     """Set, remove and earn a server's rewards; roles themselves are the adapter's."""
 
-    def __init__(self, library: Library, store: Store, clock: Clock) -> None:
-        self.library, self.store, self.clock = library, store, clock
+    def __init__(self, library: Library, groups: Groups, store: Store, clock: Clock) -> None:
+        self.library, self.groups, self.store, self.clock = library, groups, store, clock
 
     async def set(self, actor: Actor, quiz_id: str, role_id: str, role_name: str,
                   score: int, *, admin: Manages) -> RewardSet:
         """Grant `role_id` to whoever reaches `score` right answers on the quiz here."""
         if actor.chat_id is None:
             raise RoundsAreForGroups()
-        if not await may_manage(actor, admin):
+        if not await self.groups.manages(actor, admin):  # the server's admin noted
             raise NotChatAdmin()
         quiz = self.library.quiz(quiz_id)
         if not 1 <= score <= len(quiz.questions):
@@ -43,7 +44,7 @@ class Rewards:
         """No more reward for the quiz here (roles already granted stay)."""
         if actor.chat_id is None:
             raise RoundsAreForGroups()
-        if not await may_manage(actor, admin):
+        if not await self.groups.manages(actor, admin):  # the server's admin noted
             raise NotChatAdmin()
         quiz = self.library.quiz(quiz_id)
         gone = await self.store.write(rewards_sql.drop_reward,

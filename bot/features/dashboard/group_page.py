@@ -36,7 +36,7 @@ from bot.features.engine import Engine
 from bot.present.i18n import Catalogue, titled
 from bot.present.render import content_text
 from bot.store.commands import dashboard_sql as reads
-from bot.store.commands import groups_sql, quizzes_sql
+from bot.store.commands import quizzes_sql
 from bot.store.commands.dashboard_sql import AttemptAnswer, GroupRound
 from bot.store.commands.report_sql import Scope, accuracy
 from bot.store.commands.rounds_sql import round_places
@@ -64,10 +64,11 @@ class GroupPage(Page):
                                                                          engine.clock)
         self.group_answers: Recent[tuple[str, str], list[AttemptAnswer]] = Recent(
             GROUP_SECONDS, engine.clock, max_keys=100)
-        # Managers already noted (`groups_sql.note_manager`), so that an admin's page views
-        # write once an hour at most; dropping it costs a write that changes nothing.
-        self.noted: Recent[tuple[str, str, str], None] = Recent(NOTED_SECONDS, engine.clock,
-                                                                 max_keys=10_000)
+        # What the platform last said of each caller here (`Groups.said`: a manager noted,
+        # or a demoted one's note dropped), so that page views write once an hour at most;
+        # dropping it costs a write or a read that changes nothing.
+        self.noted: Recent[tuple[str, str, str, bool], None] = Recent(
+            NOTED_SECONDS, engine.clock, max_keys=10_000)
 
     async def role(self, who: Identity, group_id: str) -> Role:
         """The caller's role in the group; Forbidden when they are not in it."""
@@ -78,11 +79,12 @@ class GroupPage(Page):
         if not role.member:  # BotGone: nobody can be checked there (the page says why)
             raise (BotGone if role.bot_gone else Forbidden)(
                 f"{who.platform} user is not in group {group_id} (bot gone: {role.bot_gone})")
-        if role.admin:  # the platform says they manage it: their own page lists it
-            await self.noted.get((who.platform, group_id, who.user_id), lambda: self.store.write(
-                groups_sql.note_manager, who.platform, group_id, who.user_id,
-                self.engine.clock()))
-        elif self.engine.is_admin(Actor(who.platform, who.user_id)):
+        # The platform's word on whether they manage it: their own page lists it labelled,
+        # or no longer (an admin demoted since); kept at most once an hour per answer.
+        said = (who.platform, group_id, who.user_id, role.admin)
+        await self.noted.get(said, lambda: self.engine.groups.said(*said))
+        self.noted.forget((*said[:3], not role.admin))
+        if not role.admin and self.engine.is_admin(Actor(who.platform, who.user_id)):
             role = Role(True, True)  # the configured `admins`
         return role
 

@@ -150,17 +150,17 @@ class LearnerPage(Page):
         """The caller's groups: those they play or host in, latest first, then those they
         only manage (a teacher who set a group up and neither plays nor hosts there finds
         it here); each they manage labelled. A Discord link opens only the server it was
-        made in (see `GroupPage.role`), so it lists that one, managed when the link says
-        Manage Server."""
+        made in (see `GroupPage.role`), so it lists that one, managed exactly when the link
+        says Manage Server (as that page allows; a Manage Messages moderator noted by a
+        round's stop is not labelled)."""
         manages = {g for g, _ in managed}
         listed = dict(groups)
         listed.update((g, title) for g, title in managed if g not in listed)
         if who.platform == "discord":
-            if who.guild_id is not None and who.guild_admin:
-                manages.add(who.guild_id)
-                if who.guild_id not in listed:
-                    listed[who.guild_id] = (await self.store.read(
-                        reads.chat_titles, "discord", [who.guild_id])).get(who.guild_id)
+            manages = {who.guild_id} if who.guild_id is not None and who.guild_admin else set()
+            if who.guild_id in manages and who.guild_id not in listed:
+                listed[who.guild_id] = (await self.store.read(
+                    reads.chat_titles, "discord", [who.guild_id])).get(who.guild_id)
             listed = {g: title for g, title in listed.items() if g == who.guild_id}
         return [{"id": g, "title": title or t("dashboard.group_untitled"),
                  "manages": g in manages, "note": t("dashboard.you_manage") if g in manages

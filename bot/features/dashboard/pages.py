@@ -1,8 +1,9 @@
 """The dashboard's two views, as JSON-ready dicts: a learner's progress (`learner_page`) and a
 group's (`group_page`).
 
-Reads (and one write: an admin opening a group's page is noted as its manager, at most
-once an hour, so their own page lists it): the store's rows (bot.store.commands.dashboard_sql
+Reads (and one write: an admin opening a group's page is noted as its manager, and a
+member no longer one (demoted) is not, at most once an hour, so their own page lists it as
+the group's page allows: `Groups.said`): the store's rows (bot.store.commands.dashboard_sql
 and the learning reads), the quiz files for texts and explanations in the caller's
 language, and SVG charts. Who may see
 a group is decided in `GroupPage.role`: members only, and only admins get one row per member

@@ -35,6 +35,10 @@ class Recent(Generic[K, V]):
         """Forget everything kept."""
         self._known.clear()
 
+    def forget(self, key: K) -> None:
+        """Forget what is kept for `key` (the next `get` makes it again)."""
+        self._known.pop(key, None)
+
     async def get(self, key: K, make: Callable[[], Awaitable[V]]) -> V:
         """The value kept for `key`, else the one being made for it, else `make()`'s."""
         known = self._known.get(key)

@@ -29,6 +29,19 @@ def note_manager(platform: str, chat_id: str, user_id: str, now: float) -> Comma
             platform, chat_id, user_id, now)
 
 
+def is_manager(platform: str, chat_id: str, user_id: str) -> Command[bool]:
+    """True when the member is noted as one of the group's managers."""
+    rows = yield q("SELECT 1 FROM group_managers WHERE platform = ? AND chat_id = ? "
+                   "AND user_id = ?", platform, chat_id, user_id)
+    return bool(rows)
+
+
+def drop_manager(platform: str, chat_id: str, user_id: str) -> Command[None]:
+    """The platform said this member no longer manages the group (an admin demoted)."""
+    yield q("DELETE FROM group_managers WHERE platform = ? AND chat_id = ? AND user_id = ?",
+            platform, chat_id, user_id)
+
+
 def managed_groups(platform: str, user_id: str) -> Command[list[tuple[str, str | None]]]:
     """The groups the member was seen managing, latest first: (chat id, its title if known)."""
     rows = yield q("SELECT m.chat_id, c.title FROM group_managers m LEFT JOIN chats c "

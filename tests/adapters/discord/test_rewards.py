@@ -12,6 +12,7 @@ import pytest
 from adapters.discord import replies
 from adapters.discord.role_rewards import DiscordRewards
 from adapters.discord.views import MARKDOWN
+from bot.store.commands import groups_sql
 
 from .conftest import ALICE, BOB, GUILD, PLAY, answer, replied, right_id, running
 from .fake_discord import FakeDiscord
@@ -70,6 +71,10 @@ async def test_a_role_granted_once_and_the_permission_replies(fake: FakeDiscord,
             "Choose a score from 1 to 8")
         assert (await reward_set(fake, ALICE, scholar)).startswith(
             "🏅 Done: reaching 2/8 on Model and pipeline")
+        # a server admin's command, as /settings and /daily: noted as the server's manager
+        assert [g for g, _ in await app.store.read(groups_sql.managed_groups, "discord",
+                                                  ALICE["id"])] == [str(GUILD)]
+        assert await app.store.read(groups_sql.managed_groups, "discord", BOB["id"]) == []
 
         room = Room(fake, app)
         alice = (GUILD, ALICE["id"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.present.i18n import strip_isolates
-from bot.store.commands import rounds_sql
+from bot.store.commands import groups_sql, rounds_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
 from tests.adapters.telegram.learners import Learner, buttons
 from tests.adapters.telegram.support import Running
@@ -174,3 +174,31 @@ async def test_help_and_start_in_a_group_offer_the_quiz_its_admins_chose(
     await alone.send("/help")
     assert "start with Model and pipeline parallelism" in strip_isolates(
         (await alone.reply(since))["text"])
+
+
+async def test_a_demoted_admin_is_no_longer_noted_as_the_groups_manager(
+        bot: Running, api: FakeBotAPI) -> None:
+    """Ada set the group up as its admin (noted: her dashboard lists the group, "You manage
+    this group"), then was demoted. Her next /settings is refused, and with it the note goes;
+    getChatMember failing says nothing about her, so a refusal then keeps it."""
+    group = api.group_chat(GROUP)
+    ada = Learner(api, api.user(1001, "Ada"), group)
+    api.members[(GROUP, 1001)] = "administrator"
+    since = ada.mark()
+    await ada.send("/settings quiz long-context")
+    assert (await ada.reply(since))["text"].startswith("Saved.")
+    assert [g for g, _ in await bot.app.store.read(groups_sql.managed_groups, "telegram",
+                                                  "1001")] == [str(GROUP)]
+
+    api.inject("getChatMember", 500, "Internal Server Error")  # Telegram cannot tell
+    since = ada.mark()
+    await ada.send("/settings quiz parallelism")
+    assert "Only this group's admins" in (await ada.reply(since))["text"]
+    assert [g for g, _ in await bot.app.store.read(groups_sql.managed_groups, "telegram",
+                                                  "1001")] == [str(GROUP)]
+
+    api.members[(GROUP, 1001)] = "member"  # demoted
+    since = ada.mark()
+    await ada.send("/settings quiz parallelism")
+    assert "Only this group's admins" in (await ada.reply(since))["text"]
+    assert await bot.app.store.read(groups_sql.managed_groups, "telegram", "1001") == []
