@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 import aiohttp
-from telegram.error import NetworkError, TimedOut
+from telegram.error import BadRequest, NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
 from bot.domain.results import whole_text
@@ -84,6 +84,19 @@ class AiohttpRequest(BaseRequest):
             raise TimedOut from exc
         except (aiohttp.ClientError, OSError) as exc:
             raise NetworkError(f"aiohttp.{type(exc).__name__}: {exc}") from exc
+
+
+def maybe_delivered(exc: Exception) -> bool:
+    """True for a call that failed after it may have reached Telegram: no answer in time
+    (the read ran out) or the connection lost mid-call, so what it asked may be done.
+    False when it never left (no connection could be had) or Telegram answered with an
+    error (a 5xx or BadRequest: nothing done)."""
+    if not isinstance(exc, NetworkError) or isinstance(exc, BadRequest):
+        return False
+    cause = exc.__cause__  # what `do_request` raised it from; None: Telegram's own answer
+    if isinstance(cause, aiohttp.ConnectionTimeoutError | aiohttp.ClientConnectorError):
+        return False
+    return isinstance(cause, TimeoutError | aiohttp.ClientError | OSError)
 
 
 def whole_json(data: Any, source: bytes) -> Any:

@@ -11,15 +11,16 @@ from dataclasses import replace
 from typing import Any, cast
 
 from telegram import Bot
-from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, TelegramError
 from telegram.ext import ExtBot
 
 from adapters.telegram import views
 from adapters.telegram.ratelimit import ROUND_LANE
+from adapters.telegram.request import maybe_delivered
 from adapters.telegram.turn import may_not_post, message_gone, not_modified
 from bot.app.compose import App
 from bot.domain.platforms import TELEGRAM
-from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
+from bot.domain.round_results import MAYBE_POSTED, RoundEvent, RoundQuestion, RoundReveal
 from bot.present.i18n import Catalogue
 from bot.present.round_plan import RoundPlanner
 
@@ -46,8 +47,10 @@ class RoundPosts:
         """Post a question (returning its message id) or edit it into its reveal; a reveal
         whose question is gone becomes a new message. A group upgraded to a supergroup
         moves there (`Engine.chat_moved`) and the post is tried once more at its new id.
-        Raises what is worth another try (a rate limit, a time-out, Telegram failing): the
-        scheduler tries again."""
+        Raises what is worth another try (a rate limit, Telegram failing, a post that never
+        left): the scheduler tries again. A question whose post got no answer may be in the
+        group already: `MAYBE_POSTED`, never sent twice (its reveal edits it once a press
+        says where it is, else is a message of its own)."""
         try:
             try:
                 ref = await self._post(event)
@@ -109,8 +112,16 @@ class RoundPosts:
                     return None
                 if not message_gone(exc):
                     raise
-        message = await bot.send_message(chat, text, reply_markup=keyboard,
-                                         rate_limit_args=ROUND_LANE)
+        try:
+            message = await bot.send_message(chat, text, reply_markup=keyboard,
+                                             rate_limit_args=ROUND_LANE)
+        except NetworkError as exc:
+            if not (isinstance(event, RoundQuestion) and maybe_delivered(exc)):
+                raise  # a reveal is sent again: two of it beat a round without its end
+            log.warning("telegram: round %s question %d got no answer from group %s (%s); "
+                        "perhaps posted, so not posted again", event.round_id,
+                        event.qindex + 1, event.chat_id, exc)
+            return MAYBE_POSTED
         return str(message.message_id)
 
 

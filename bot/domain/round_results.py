@@ -43,6 +43,13 @@ class RoundQuestion:
         return self.qindex + 1
 
 
+# What a round's sink returns for a question it may have posted: the platform took the post
+# and no answer came back (a time-out after sending). It is never posted again (a group
+# shown the same question twice presses either copy); the round keeps its clock; the first
+# press on it says which message it is, else its reveal is a message of its own.
+MAYBE_POSTED = "?"
+
+
 @dataclass(frozen=True, slots=True)
 class Standing:
     rank: int

@@ -1,7 +1,8 @@
 """What a platform's rounds show, as the scheduler's work: the rounds' due times (a
 question's deadline, the next one's opening) followed by the scheduler, and every question post,
 reveal edit and podium as a post job (`bot.store.round_rows.post_key`), written in the same
-transaction that claimed it.
+transaction that claimed it. A question whose post got no answer (`MAYBE_POSTED`: perhaps in
+the chat) is done, never posted twice.
 
 An adapter registers how it shows an event (`RoundJobs.serve`: its sink) and runs no loop
 of its own. A sink returns normally for what is done (sent, or never sendable: the bot was
@@ -17,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 
-from bot.domain.round_results import RoundEvent, RoundQuestion, RoundReveal
+from bot.domain.round_results import MAYBE_POSTED, RoundEvent, RoundQuestion, RoundReveal
 from bot.features.jobs import BACKOFF, Scheduler
 from bot.features.rounds import Rounds
 from bot.store.commands import jobs_sql, rounds_sql
@@ -72,7 +73,7 @@ class RoundJobs:
         event = rounds.event_of(post, what) if post is not None else None
         try:
             if isinstance(event, RoundReveal):
-                await sink(replace(event, message_ref=await rounds.message_of(event)))
+                await sink(replace(event, message_ref=await self.message_of(event)))
             elif isinstance(event, RoundQuestion):
                 event = await rounds.on_time(event)
                 ref = await sink(event)
@@ -84,3 +85,12 @@ class RoundJobs:
             log.error("rounds: giving up on %s of round %s after %d tries: %s", what,
                       round_id, job.attempts, exc)
         return None
+
+    async def message_of(self, reveal: RoundReveal) -> str | None:
+        """The stored message of a reveal's question (posted after the reveal was built, or
+        found by a press since its post got no answer); None when there is none to edit."""
+        ref = reveal.message_ref
+        if ref in (None, MAYBE_POSTED) and reveal.question is not None:
+            ref = await self.rounds.store.read(rounds_sql.round_message,
+                                               reveal.round_id, reveal.question.qindex)
+        return None if ref == MAYBE_POSTED else ref

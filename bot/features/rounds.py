@@ -27,6 +27,7 @@ from bot.domain.errors import (
 from bot.domain.results import Actor, Misplaced, Where
 from bot.domain.rights import Manages
 from bot.domain.round_results import (
+    MAYBE_POSTED,
     Joined,
     LockedIn,
     PressOutcome,
@@ -245,8 +246,13 @@ class Rounds:
         if not where.on(row.chat_id):
             return False
         stored = await self.store.read(rounds_sql.round_message, row.id, qindex)
+        if stored == MAYBE_POSTED and where.message_id is not None:
+            # its post got no answer but arrived: a press on it (on a message carrying its
+            # buttons: `button_router`) says which message the reveal is to edit
+            await self.store.write(rounds_sql.set_round_message, row.id, qindex,
+                                   where.message_id, MAYBE_POSTED)
         # None: the post is a moment old and its id not stored yet; the chat is right.
-        return stored is None or stored == where.message_id
+        return stored in (None, MAYBE_POSTED) or stored == where.message_id
 
     async def who(self, actor: Actor, round_id: int, qindex: int, page: int = 0,
                   where: Where | None = None) -> WhoAnswered | PressRefused | Misplaced:
@@ -343,13 +349,6 @@ class Rounds:
     async def lobby_posted(self, round_id: int, ref: str) -> None:
         """Remember where a round's lobby was posted, to take its join buttons off at the end."""
         await self.store.write(round_teams_sql.set_lobby_message, round_id, ref)
-
-    async def message_of(self, reveal: RoundReveal) -> str | None:
-        """The stored message of a reveal's question (posted after the reveal was built)."""
-        if reveal.message_ref is not None or reveal.question is None:
-            return reveal.message_ref
-        return await self.store.read(rounds_sql.round_message,
-                                     reveal.round_id, reveal.question.qindex)
 
     # --- boards ----------------------------------------------------------------------------
 

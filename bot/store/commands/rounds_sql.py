@@ -329,10 +329,13 @@ def end_unseen_round(round_id: int, now: float) -> Command[bool]:
     return True
 
 
-def set_round_message(round_id: int, qindex: int, ref: str) -> Command[None]:
-    """Remember the platform's id of a question message."""
-    yield q("UPDATE round_questions SET message_ref = ? WHERE round_id = ? AND qindex = ?",
-            ref, round_id, qindex)
+def set_round_message(round_id: int, qindex: int, ref: str, over: str | None = None
+                      ) -> Command[None]:
+    """Remember the platform's id of a question message; `over`: only in place of that
+    stored ref (a post not sure to be out, found by a press), never over a known id."""
+    guard = "" if over is None else " AND message_ref = ?"
+    yield q("UPDATE round_questions SET message_ref = ? WHERE round_id = ? AND qindex = ?"
+            + guard, ref, round_id, qindex, *(() if over is None else (over,)))
 
 
 def time_from_post(round_id: int, qindex: int, now: float) -> Command[float | None]:

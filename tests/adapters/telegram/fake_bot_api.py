@@ -112,6 +112,7 @@ class FakeBotAPI:
         self._callback_ids = itertools.count(1)
         self._injected: dict[str, deque[Injected]] = defaultdict(deque)
         self._holds: dict[str, asyncio.Event] = {}
+        self._stalls: dict[str, int] = defaultdict(int)
         self._gates: list[asyncio.Event] = []
         self._changed = asyncio.Condition()
         self._listeners: dict[int, list[asyncio.Queue[Call]]] = defaultdict(list)
@@ -185,6 +186,12 @@ class FakeBotAPI:
         """Calls of `method` from now on hang (recorded, unanswered) until `release`."""
         self._holds[method] = asyncio.Event()
         self._gates.append(self._holds[method])
+
+    def stall(self, method: str, times: int = 1) -> None:
+        """The next `times` calls of `method` are carried out (a message is sent, as
+        Telegram would) but never answered: the caller's read time-out runs out on a call
+        that worked."""
+        self._stalls[method] += times
 
     def release(self, method: str) -> None:
         """Calls of `method` from now on are answered again; the ones held stay unanswered
@@ -390,6 +397,13 @@ class FakeBotAPI:
             if handler is None:
                 raise ApiError(404, "Not Found")
             result = call.result = await handler(params)
+            if self._stalls.get(method):
+                self._stalls[method] -= 1
+                gate = asyncio.Event()  # set only when the server closes
+                self._gates.append(gate)
+                await self._notify()
+                await gate.wait()
+                raise asyncio.CancelledError  # the caller went away long ago
         except ApiError as exc:
             call.error = exc.description
             await self._notify()
