@@ -183,6 +183,26 @@ def test_n05_says_over_80_gb_only_when_it_is_and_names_the_attention(
     assert said == {(True, 0), (True, 1), (False, 0), (False, 1)}
 
 
+def test_n07_says_why_full_recomputation_keeps_a_slice(quizzes: dict[str, Quiz]) -> None:
+    """Korthikanti et al.'s Table 2 counts 2·sbh for full recomputation; with sequence
+    parallelism Megatron's layer input is already the [s/t, b, h] slice (it refuses
+    distribute_saved_activations with sequence_parallel), so n07 uses 2·sbh/t and says why."""
+    said = set()
+    for numbers, q, values in drawn(quizzes, "n07-selective-recompute", range(40)):
+        sbh_l = numbers["s"] * numbers["b"] * numbers["h"] * numbers["L"]
+        full = 2 * sbh_l / (numbers["t"] if numbers["sp"] else 1) / 1e9
+        assert full in values
+        en, ur = q.explanation.get("en"), q.explanation.get("ur")
+        if numbers["sp"]:
+            assert "2·sbh/t (Table 2 counts 2·sbh" in en and "1/t sequence slice" in en
+            assert "ٹیبل 2 میں 2·sbh" in ur
+        else:
+            assert "keeps only each layer's input, 2·sbh, " in en and "ٹیبل 2 میں" not in ur
+        assert f"{sig3(full)} GB." in en
+        said.add(numbers["sp"])
+    assert said == {0, 1}
+
+
 def test_n09_says_what_eight_nic_nodes_get(quizzes: dict[str, Quiz]) -> None:
     for numbers, q, _ in drawn(quizzes, "n09-allreduce-nvlink-vs-ib", range(40)):
         ib, nv = numbers["ib"], numbers["nv"]
