@@ -238,6 +238,27 @@ def test_bpipe_cap_costs_a_micro_batch_each_way_per_slot(quiz: Quiz):
     assert key.startswith("6 GB each way per slot") and "120 ms" in key
 
 
+def test_bpipe_traffic_is_set_by_which_micro_batches_leave(quiz: Quiz):
+    """The cap alone does not fix the bytes: keeping the soonest five sends every micro-batch
+    out and back, while parking every other one for its whole wait keeps stage 0 at 5 (the
+    forward being made counted) with half the traffic. BPipe's paper (not readable here) is
+    not quoted for the order, so the stem states it as an assumption ('say it keeps')."""
+    p, cap = 8, 5
+    home = {0, 2, 4, 6}  # micro-batch i stays on stage 0 when i mod 8 is here
+    for s in range(16, 64):  # slot s: forward s, then the backward of s − 7
+        b = s - (p - 1)
+        after_forward = {i for i in range(b, s + 1) if i % p in home} | {b, s}
+        after_backward = {i for i in range(b + 1, s + 1) if i % p in home} | {b + 1}
+        assert len(after_forward) <= cap and len(after_backward) <= cap
+    travel = 1 - len(home) / p  # micro-batches out (and back) per slot
+    assert round(travel * 6 / 50 * 1e3) == 60
+    q = question(quiz, "ps17-bpipe-transfer")
+    assert "say it keeps the 5 whose backwards come soonest" in q.text.get("en")
+    assert "فرض کریں" in q.text.get("ur")
+    assert "half the traffic, 60 ms each way" in q.explanation.get("en")
+    assert "آدھی ٹریفک" in q.explanation.get("ur") and "60 ms" in q.explanation.get("ur")
+
+
 def test_offload_fits_the_slot(quiz: Quiz):
     per_micro_batch = 34 * 4096 * 8192 * 10  # 34·s·b·h bytes per layer, 10 layers
     assert round(per_micro_batch / 1e9, 1) == 11.4
