@@ -6,8 +6,18 @@ plain count). A typed answer may carry its own unit of the same family and is co
 "1200 MB" for a GB question is 1.2. Accepted besides: `.` or `,` as the decimal mark with
 thousands separators (a single `,` before exactly three digits groups thousands: "1,200"),
 Urdu and Arabic-Indic digits, a unit written in Urdu ("۲۰ فیصد", "66 ملی سیکنڈ", "3.5 جی بی",
-"2 لاکھ"), a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), a leading "~" or "m =". Pure
-functions, no I/O.
+"2 لاکھ"), a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), a leading "~" or "m =".
+
+A unit the options show that is no family's ("680 nm", an imported question's) is its own
+word: typed after the number as it is, or with another SI prefix and converted ("0.68 µm",
+"0.68 um", "680000 pm"; `SI_PREFIXES`). A unit of another kind ("680 ms" for a length, "12
+ms" for a size) is refused naming the unit expected.
+
+Bytes: KB, MB, GB, TB are decimal (1 GB = 1000 MB, as the quizzes compute them) and KiB,
+MiB, GiB, TiB binary. A size typed with another decimal prefix than the question's is also
+read as converted by 1024s ("2048 MB" for an answer of 2 GB is right), since learners and
+tools use both conventions for the same names; an IEC unit is exact ("2 GiB" is 2.147 GB).
+Pure functions, no I/O.
 """
 
 from __future__ import annotations
@@ -29,11 +39,22 @@ FAMILIES: dict[str, dict[str, float]] = {
     "bytes": {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9,
               "tb": 1e12, "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40},
     "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
-             "sec": 1.0},
+             "sec": 1.0, "nsec": 1e-9, "usec": 1e-6, "msec": 1e-3, "secs": 1.0},
     "count": {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12,
               "lakh": 1e5, "crore": 1e7},
     "percent": {"%": 0.01},
 }
+# decimal byte units and their power of 1000 (then also read by 1024s; see the docstring)
+_DECIMAL_BYTES = {"kb": 1, "mb": 2, "gb": 3, "tb": 4}
+# SI prefixes of a unit the options show that no family holds ("nm"): case matters (m milli,
+# M mega; p pico, P peta) except for letters no other prefix shares (`_CASELESS`); "u" is µ
+# as a keyboard without µ types it
+SI_PREFIXES = {"p": 1e-12, "n": 1e-9, "µ": 1e-6, "μ": 1e-6, "u": 1e-6, "m": 1e-3,
+               "c": 1e-2, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+_CASELESS = {"K": "k", "N": "n", "U": "u", "g": "G", "t": "T"}
+# units an SI prefix goes before, as options show them
+SI_BASES = ("m", "g", "s", "Hz", "W", "Wh", "J", "V", "A", "Pa", "N", "L", "eV", "FLOP",
+            "FLOPS", "flop", "flops", "bit", "bps")
 # a question's declared unit -> (family, size of one answer unit in the family's base)
 QUESTION_UNITS: dict[str, tuple[str, float]] = {
     **{u: ("bytes", s) for u, s in FAMILIES["bytes"].items() if u not in ("byte", "bytes")},
@@ -120,12 +141,38 @@ def own_word(source: str, text: str) -> str:
     """`text` without the unit word an option template shows after its number when typed
     numbers do not read that unit ("689 nm" for "{value} nm" is "689"): the learner typed
     what the options show."""
-    tail = source[source.rfind("}") + 1:].strip().split()
-    word = tail[0].rstrip(".,;") if tail else ""
-    if not word or word.lower() in QUESTION_UNITS or "{" in word:
+    word = option_word(source)
+    if not word:
         return text
     cut = re.sub(rf"\s*{re.escape(word)}\.?\s*$", "", text.strip(), flags=re.IGNORECASE)
     return cut if cut and cut != text.strip() else text
+
+
+def option_word(source: str) -> str:
+    """The word an option template shows after its number that is no unit a question may
+    declare ("nm" for "{value} nm"), else ""."""
+    tail = source[source.rfind("}") + 1:].strip().split()
+    word = tail[0].rstrip(".,;") if tail else ""
+    return "" if not word or word.lower() in QUESTION_UNITS or "{" in word else word
+
+
+def si_scale(typed: str, word: str) -> float | None:
+    """How many `word`s one `typed` is when both are one SI unit with prefixes ("µm" is
+    0.001 "nm"), else None."""
+    for base in sorted(SI_BASES, key=len, reverse=True):
+        if not (word.endswith(base) and typed.lower().endswith(base.lower())):
+            continue
+        have = _prefix(word[:-len(base)])
+        got = _prefix(typed[:-len(base)])
+        if have is not None and got is not None:
+            return got / have
+    return None
+
+
+def _prefix(text: str) -> float | None:
+    if text in SI_PREFIXES:
+        return SI_PREFIXES[text]
+    return SI_PREFIXES[_CASELESS[text]] if text in _CASELESS else None
 
 
 def known_unit(unit: str) -> bool:
@@ -133,11 +180,13 @@ def known_unit(unit: str) -> bool:
     return unit.lower() in QUESTION_UNITS or unit in QUESTION_UNITS
 
 
-def example(unit: str, avoid: Iterable[float] = ()) -> str:
-    """A typed answer the learner could send for a question in `unit` ("1.2 GB"), none of
-    the values in `avoid` (the question's options, in its unit) nor close to one."""
+def example(unit: str, avoid: Iterable[float] = (), word: str = "") -> str:
+    """A typed answer the learner could send for a question in `unit` ("1.2 GB"; with the
+    options' own `word`, "24 nm"), none of the values in `avoid` (the question's options, in
+    its unit) nor close to one."""
     family, size = QUESTION_UNITS[_key(unit)]
-    shown = [f"{c} {unit}" if family in ("bytes", "time") else c for c in EXAMPLES[family]]
+    shown = [f"{c} {unit}" if family in ("bytes", "time") else f"{c} {word}".strip()
+             for c in EXAMPLES[family]]
     taken = [float(v) for v in avoid]
     for text in shown:
         value = float(text.rstrip("%").split()[0]) / (100 * size if family == "percent" else 1)
@@ -146,10 +195,12 @@ def example(unit: str, avoid: Iterable[float] = ()) -> str:
     return shown[0]  # an option near each of them: the likeliest answers are far apart
 
 
-def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
-    """`text` read as a number in `unit`; TypedError (too_long, not_number, wrong_unit), whose
+def parse(text: str, unit: str, avoid: Iterable[float] = (), word: str = "") -> Reading:
+    """`text` read as a number in `unit` (or in the options' own `word`, "nm": see the module
+    docstring); TypedError (too_long, not_number, wrong_unit, wrong_unit_plain), whose
     example is none of the values in `avoid` (see `example`)."""
     family, size = QUESTION_UNITS[_key(unit)]
+    avoid = tuple(avoid)
     raw = text.strip()
     if len(raw) > MAX_TYPED:
         raise TypedError("typed.too_long", limit=str(MAX_TYPED))
@@ -162,41 +213,60 @@ def parse(text: str, unit: str, avoid: Iterable[float] = ()) -> Reading:
         clean = f"{clean[:urdu.start()]} {URDU_UNITS[word]}"
     m = _NUMBER.fullmatch(clean.strip())
     if m is None or not any(ch.isdigit() for ch in m.group("num")):
-        raise TypedError("typed.not_number", example=example(unit, avoid))
+        raise TypedError("typed.not_number", example=example(unit, avoid, word))
     read = _number(m.group("num"))
     if read is None:
-        raise TypedError("typed.not_number", example=example(unit, avoid))
+        raise TypedError("typed.not_number", example=example(unit, avoid, word))
     number, decimal = read
     exp = m.group("exp") or m.group("exp2")
     value = float(f"{number}e{int(exp)}" if exp else number)
     if not math.isfinite(value):  # "1e999": no answer is that big
-        raise TypedError("typed.not_number", example=example(unit, avoid))
+        raise TypedError("typed.not_number", example=example(unit, avoid, word))
     if m.group("sign") == "-":
         value = -value
     typed_unit = m.group("unit").lower()
     scales = FAMILIES[family]
-    if typed_unit in scales:
+    scale = si_scale(m.group("unit"), word) if word and typed_unit else None
+    if word and typed_unit == word.lower():
+        base = [value * size]
+    elif scale is not None:  # "0.68 µm" for options in nm
+        base = [value * scale * size]
+    elif typed_unit in scales:
         base = [value * scales[typed_unit]]
+        if family == "bytes" and typed_unit in _DECIMAL_BYTES and _key(unit) in _DECIMAL_BYTES:
+            steps = _DECIMAL_BYTES[typed_unit] - _DECIMAL_BYTES[_key(unit)]
+            base.append(value * size * 1024.0 ** steps)  # "2048 MB" for 2 GB, by 1024s
     elif typed_unit == "" and family == "percent":
         base = [value * 0.01] + ([value] if decimal and abs(value) <= 1 else [])
     elif typed_unit == "":
         base = [value * size]
-    elif any(typed_unit in units for units in FAMILIES.values()):
-        raise TypedError("typed.wrong_unit", got=said or m.group("unit"),
-                         example=example(unit, avoid))
+    elif word or any(typed_unit in units for units in FAMILIES.values()):
+        raise _wrong_unit(said or m.group("unit"), unit, avoid, word)
     else:
-        raise TypedError("typed.not_number", example=example(unit, avoid))
+        raise TypedError("typed.not_number", example=example(unit, avoid, word))
     shown = " ".join(echo.split())
-    return Reading(tuple(v / size for v in base), shown)
+    return Reading(tuple(dict.fromkeys(v / size for v in base)), shown)
 
 
-def shown(value: float, unit: str) -> str:
+def _wrong_unit(got: str, unit: str, avoid: tuple[float, ...], word: str) -> TypedError:
+    """The refusal of a unit of another kind, naming the unit the answer is in (a plain
+    number's own key)."""
+    family, _size = QUESTION_UNITS[_key(unit)]
+    expected = word or ("%" if family == "percent" else unit)
+    if not expected:
+        return TypedError("typed.wrong_unit_plain", got=got, example=example(unit, avoid))
+    return TypedError("typed.wrong_unit", got=got, unit=expected,
+                      example=example(unit, avoid, word))
+
+
+def shown(value: float, unit: str, word: str = "") -> str:
     """A stored typed value as the learner reads it, numbers written as the options write
-    them: "1.2 GB", "1,200,000 MB" (not "1.2e+06 MB"), "12.5%", "24"."""
+    them: "1.2 GB", "1,200,000 MB" (not "1.2e+06 MB"), "12.5%", "24", with the options' own
+    `word` "680 nm"."""
     family, size = QUESTION_UNITS[_key(unit)]
     if family == "percent":
         return f"{_digits(value * size * 100)}%"
-    return f"{_digits(value)} {unit}".strip()
+    return f"{_digits(value)} {unit or word}".strip()
 
 
 def grouped(text: str) -> str:

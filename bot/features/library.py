@@ -243,6 +243,24 @@ def typed_unit(quiz: Quiz, row: SessionRow, position: int) -> str | None:
     return None if question is None or question.computed is None else question.computed.unit
 
 
+def typed_shown(quiz: Quiz, row: SessionRow, position: int, value: float | None
+                ) -> str | None:
+    """A typed value of question `position` as its options write it: "1.2 GB", "680 nm"
+    (the learner who typed "0.68 µm" reads what it was taken as); None for a tap."""
+    question = quiz.question(row.question_ids[position])
+    if value is None or question is None or question.computed is None:
+        return None
+    return numeric.shown(value, question.computed.unit, _own_word(question))
+
+
+def _own_word(question: Question) -> str:
+    """The word the options show after the number that is no declared unit ("nm")."""
+    c = question.computed
+    if c is None or not c.choices[0].text:
+        return ""
+    return numeric.option_word(c.choices[0].text[0][1].source)
+
+
 def typed_example(quiz: Quiz, row: SessionRow, position: int) -> str | None:
     """What a typed answer to question `position` could look like ("1.2 GB"), none of its
     options; None when the question takes taps only."""
@@ -263,10 +281,11 @@ def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
         return None
     c = question.computed
     _env, values = drawn_values(question, seed_of(row.seed, row.id))
-    if c.choices[0].text:  # "689 nm" for an option "{value} nm": nm is shown, not read
+    word = _own_word(question)
+    if word:  # "689 nm" for an option "{value} nm": nm is shown, not read
         text = numeric.own_word(c.choices[0].text[0][1].source, text)
-    try:
-        reading = numeric.parse(text, c.unit, [float(v) for v in values])
+    try:  # "0.68 µm" for it is converted, "680 ms" refused naming nm
+        reading = numeric.parse(text, c.unit, [float(v) for v in values], word)
     except TypedError as exc:
         return exc
     k = numeric.match(reading, [float(v) for v in values], c.tolerance, c.absolute)

@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 
 from bot.domain.errors import NoActiveSession, NothingToReview, QuizInProgress
-from bot.domain.numeric import TypedError, shown
+from bot.domain.numeric import TypedError
 from bot.domain.observer import Observer
 from bot.domain.pipeline import timeline
 from bot.domain.quiz import Question, Quiz
@@ -51,6 +51,7 @@ from bot.features.library import (
     question_at,
     topic_shown,
     typed_choice,
+    typed_shown,
     typed_unit,
 )
 from bot.features.review import SpacedReview
@@ -276,7 +277,6 @@ class Sessions:
         is_last = answer.position + 1 == len(row.question_ids)
         picked = answer.chosen >= 0  # TYPED_OTHER: a typed number that is no option
         why_not = question.options[answer.chosen].why_not if picked else None
-        unit = typed_unit(quiz, row, answer.position)
         summary = await self._summary(quiz, row, lang) if is_last else None
         if score is None:  # a repeat: report the score as it stood right after that answer
             answers = await self.store.read(sessions_sql.answers, row.id)
@@ -296,7 +296,7 @@ class Sessions:
                       else None), sure=sure,
             schedule=question.schedule,
             takeaway=question.takeaway.get(lang) if question.takeaway else None,
-            typed=None if answer.typed is None or unit is None else shown(answer.typed, unit))
+            typed=typed_shown(quiz, row, answer.position, answer.typed))
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.read(sessions_sql.answers, row.id)

@@ -167,3 +167,65 @@ def test_a_typed_value_is_echoed_as_the_options_write_numbers(value, unit, echo)
     assert shown(value, unit) == echo
     if unit != "%":
         assert parse(echo, unit).values[0] == pytest.approx(value)
+
+
+@pytest.mark.parametrize(("typed", "value"), [
+    ("0.68 µm", 680.0), ("0.68 um", 680.0), ("0.68µm", 680.0), ("0.68 μm", 680.0),
+    ("0.68 UM", 680.0), ("680000 pm", 680.0), ("6.8e-7 m", 680.0), ("689 nm", 689.0),
+    ("689 NM", 689.0), ("689", 689.0), ("۶۸۹ nm", 689.0),
+])
+def test_another_si_prefix_of_the_options_own_unit_is_converted(typed: str, value: float) -> None:
+    """'0.68 µm' for options written '680 nm' was 'I can't read that as a number'."""
+    assert parse(typed, "", word="nm").values == pytest.approx((value,))
+
+
+@pytest.mark.parametrize(("word", "typed", "value"), [
+    ("kHz", "2 MHz", 2000.0), ("kHz", "2000 Hz", 2.0), ("TFLOPS", "1 PFLOPS", 1000.0),
+    ("TFLOPS", "500 tflops", 500.0), ("mm", "2 cm", 20.0), ("GPUs", "1.2k", 1200.0),
+])
+def test_si_prefixes_of_other_units(word: str, typed: str, value: float) -> None:
+    assert parse(typed, "", word=word).values == pytest.approx((value,))
+
+
+@pytest.mark.parametrize(("typed", "unit", "word", "got", "expected"), [
+    ("680 ms", "", "nm", "ms", "nm"),  # a time for a length
+    ("680 kg", "", "nm", "kg", "nm"),
+    ("12 ms", "GB", "", "ms", "GB"),
+    ("12 GB", "%", "", "GB", "%"),
+])
+def test_a_unit_of_another_kind_is_refused_naming_the_unit_expected(
+        typed: str, unit: str, word: str, got: str, expected: str) -> None:
+    with pytest.raises(TypedError) as err:
+        parse(typed, unit, word=word)
+    assert err.value.key == "typed.wrong_unit"
+    assert err.value.fields["got"] == got and err.value.fields["unit"] == expected
+    assert err.value.fields["example"].endswith(expected)
+
+
+def test_a_unit_for_a_plain_number_is_refused_saying_so() -> None:
+    with pytest.raises(TypedError) as err:
+        parse("24 ms", "")
+    assert err.value.key == "typed.wrong_unit_plain" and err.value.fields["got"] == "ms"
+
+
+def test_time_in_another_prefix_is_converted() -> None:
+    assert parse("0.066 s", "ms").values == pytest.approx((66.0,))
+    assert parse("66 msec", "ms").values == pytest.approx((66.0,))
+    assert parse("66000 us", "ms").values == pytest.approx((66.0,))
+
+
+def test_bytes_in_another_decimal_prefix_are_read_by_1000s_then_by_1024s() -> None:
+    """'2048 MB' for 2 GB: decimal (2.048 GB, 2.4 % off: wrong at 2 %) and binary (2 GB)
+    readings are both taken, the decimal one first; an IEC unit is exact."""
+    assert parse("2048 MB", "GB").values == pytest.approx((2.048, 2.0))
+    assert match(parse("2048 MB", "GB"), [2.0, 4.0], 0.02) == 0
+    assert match(parse("2000 MB", "GB"), [2.0, 4.0], 0.02) == 0
+    assert parse("2 GiB", "GB").values == pytest.approx((2**31 / 1e9,))
+    assert match(parse("2 GiB", "GB"), [2.0], 0.02) is None
+    assert parse("2 GB", "GB").values == pytest.approx((2.0,))
+    assert parse("0.5 TB", "GB").values == pytest.approx((500.0, 512.0))
+
+
+def test_the_echo_carries_the_options_own_word() -> None:
+    assert shown(680.0, "", "nm") == "680 nm"
+    assert shown(1.5, "GB", "nm") == "1.5 GB"

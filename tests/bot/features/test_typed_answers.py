@@ -143,7 +143,8 @@ async def test_groups_keep_buttons_and_the_refusal_reads_in_both_languages(
     plan = Planner(catalogue, PLAIN, shared_chats=True)
     for lang in ("en", "ur"):
         for key, fields in (("typed.not_number", {"example": "1.2 GB"}),
-                            ("typed.wrong_unit", {"got": "ms", "example": "1.2 GB"}),
+                            ("typed.wrong_unit", {"got": "ms", "unit": "GB", "example": "1.2 GB"}),
+                            ("typed.wrong_unit_plain", {"got": "ms", "example": "24"}),
                             ("typed.too_long", {"limit": "40"})):
             reply = plan.typed(TypedRefused(1, lang, key, tuple(fields.items())), group)
             [card] = reply.send
