@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sqlite3
 import sys
 import tempfile
 from collections.abc import Callable
@@ -150,14 +151,37 @@ def _restore_postgres(config: Config, args: argparse.Namespace) -> int:
 
 
 def _read(config: Config, fn: Callable[..., Command[T]], *args: Any) -> T:
-    """Run one read command on a read-only connection to the configured database."""
+    """Run one read command on a read-only connection to the configured database; a
+    database an older quizbot wrote that lacks what the command reads is StoreRefused
+    saying to start the bot once (it migrates at start; these commands never do)."""
     _made(config)
 
-    async def read() -> T:
+    async def read(command: Callable[..., Command[Any]], *given: Any) -> Any:
         async with open_reader(config.storage_url, _password(config)) as reader:
-            return await reader.read(fn, *args)
+            return await reader.read(command, *given)
 
-    return asyncio.run(read())
+    try:
+        result: T = asyncio.run(read(fn, *args))
+    except Exception as exc:
+        if not _missing_schema(exc):
+            raise
+        version = asyncio.run(read(summary))[0]
+        latest = migrations("postgres" if _postgres(config) else "sqlite")[-1][0]
+        if version >= latest:
+            raise
+        raise StoreRefused(
+            f"{_where(config)}: written by an older quizbot (schema version {version}; this "
+            f"one reads {latest}): start the bot once with this version (quizbot run --config "
+            "PATH, or restart its service) to upgrade it, then run this command again"
+        ) from None
+    return result
+
+
+def _missing_schema(exc: BaseException) -> bool:
+    """Whether `exc` is a read of a table or column the database does not have."""
+    if isinstance(exc, sqlite3.OperationalError):
+        return str(exc).startswith(("no such table", "no such column"))
+    return type(exc).__name__ in ("UndefinedTableError", "UndefinedColumnError")
 
 
 def stats(config: Config, args: argparse.Namespace) -> int:
