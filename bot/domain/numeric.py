@@ -6,7 +6,8 @@ plain count). A typed answer may carry its own unit of the same family and is co
 "1200 MB" for a GB question is 1.2. Accepted besides: `.` or `,` as the decimal mark with
 thousands separators (a single `,` before exactly three digits groups thousands: "1,200"),
 Urdu and Arabic-Indic digits, a unit written in Urdu ("۲۰ فیصد", "66 ملی سیکنڈ", "3.5 جی بی",
-"2 لاکھ"), a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), a leading "~" or "m =".
+"2 لاکھ"), a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), powers ("2^30", "2**30",
+"2³⁰" as sizes are written), a unit word ("seconds", "percent"), a leading "~" or "m =".
 
 A unit the options show that is no family's ("680 nm", an imported question's) is its own
 word: typed after the number as it is, or with another SI prefix and converted ("0.68 µm",
@@ -39,10 +40,11 @@ FAMILIES: dict[str, dict[str, float]] = {
     "bytes": {"b": 1.0, "byte": 1.0, "bytes": 1.0, "kb": 1e3, "mb": 1e6, "gb": 1e9,
               "tb": 1e12, "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40},
     "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
-             "sec": 1.0, "nsec": 1e-9, "usec": 1e-6, "msec": 1e-3, "secs": 1.0},
+             "sec": 1.0, "nsec": 1e-9, "usec": 1e-6, "msec": 1e-3, "secs": 1.0,
+             "second": 1.0, "seconds": 1.0},
     "count": {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12,
               "lakh": 1e5, "crore": 1e7},
-    "percent": {"%": 0.01},
+    "percent": {"%": 0.01, "percent": 0.01, "pct": 0.01},
 }
 # decimal byte units and their power of 1000 (then also read by 1024s; see the docstring)
 _DECIMAL_BYTES = {"kb": 1, "mb": 2, "gb": 3, "tb": 4}
@@ -102,11 +104,12 @@ _URDU_UNIT = re.compile(
                                for w in sorted(URDU_UNITS, key=len, reverse=True))
     + r")\s*[۔.]?$")
 _SUPER = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
-_SUPER_RUN = re.compile(r"10([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")
+_SUPER_RUN = re.compile(r"(?<=\d)([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)")  # "10⁹", "2³⁰": a power
 _NUMBER = re.compile(
     r"(?:[a-z_]\w{0,9}\s*=\s*)?[~≈]?\s*(?P<sign>[+-])?\s*"
     r"(?P<num>\d[\d., ]*|[.,]\d+)"
-    r"\s*(?:e(?P<exp>[+-]?\d{1,3})|x\s*10\s*(?:\^|xx)\s*(?P<exp2>[+-]?\d{1,3}))?"
+    r"\s*(?:e(?P<exp>[+-]?\d{1,3})|x\s*10\s*(?:\^|xx)\s*(?P<exp2>[+-]?\d{1,3})"
+    r"|(?:\^|xx)\s*(?P<power>[+-]?\d{1,3}))?"
     r"\s*(?P<unit>[a-zµμ%]{0,7})\.?", re.IGNORECASE)
 
 
@@ -204,7 +207,7 @@ def parse(text: str, unit: str, avoid: Iterable[float] = (), word: str = "") -> 
     raw = text.strip()
     if len(raw) > MAX_TYPED:
         raise TypedError("typed.too_long", limit=str(MAX_TYPED))
-    clean = _SUPER_RUN.sub(lambda m: "10^" + m.group(1).translate(_SUPER), raw)
+    clean = _SUPER_RUN.sub(lambda m: "^" + m.group(1).translate(_SUPER), raw)
     clean = unicodedata.normalize("NFKC", clean.translate(_DIGITS)).strip()
     echo, said = clean, ""
     if urdu := _URDU_UNIT.search(urdu_letters(clean)):
@@ -220,6 +223,11 @@ def parse(text: str, unit: str, avoid: Iterable[float] = (), word: str = "") -> 
     number, decimal = read
     exp = m.group("exp") or m.group("exp2")
     value = float(f"{number}e{int(exp)}" if exp else number)
+    if m.group("power"):  # "2^30", "2**30", "2³⁰"
+        try:
+            value = value ** int(m.group("power"))
+        except (OverflowError, ZeroDivisionError):
+            value = math.inf
     if not math.isfinite(value):  # "1e999": no answer is that big
         raise TypedError("typed.not_number", example=example(unit, avoid, word))
     if m.group("sign") == "-":

@@ -75,6 +75,19 @@ CASES = [
     ("65,536", "", 65536.0),
     ("65536", "", 65536.0),
     ("4096 MB", "MB", 4096.0),
+    # powers, as sizes are written: '2^30' was 'not a number', '2³⁰' read as 230
+    ("2^30 B", "GB", 2**30 / 1e9),
+    ("2**30 bytes", "GB", 2**30 / 1e9),
+    ("2³⁰ B", "GB", 2**30 / 1e9),
+    ("2 ^ 10", "", 1024.0),
+    ("10^9", "", 1e9),
+    ("2^-10 s", "ms", 1000 / 1024),
+    ("۲^۳۰ B", "GB", 2**30 / 1e9),
+    # unit words: '0.4 seconds', '12 percent' were 'not a number'
+    ("0.4 seconds", "s", 0.4),
+    ("1 second", "ms", 1000.0),
+    ("12 percent", "%", 0.12),
+    ("12 pct", "%", 0.12),
 ]
 
 
@@ -105,6 +118,9 @@ BAD = [
     ("<b>12</b>", "", "typed.not_number"),
     ("12 12", "", "typed.not_number"),
     ("1e999", "", "typed.not_number"),
+    ("10^999", "", "typed.not_number"),
+    ("999999^999", "", "typed.not_number"),
+    ("0^-1", "", "typed.not_number"),
     ("٪", "%", "typed.not_number"),
     ("x" * 5000, "", "typed.too_long"),
 ]
