@@ -200,7 +200,8 @@ def example(unit: str, avoid: Iterable[float] = (), word: str = "") -> str:
 
 def parse(text: str, unit: str, avoid: Iterable[float] = (), word: str = "") -> Reading:
     """`text` read as a number in `unit` (or in the options' own `word`, "nm": see the module
-    docstring); TypedError (too_long, not_number, wrong_unit, wrong_unit_plain), whose
+    docstring); TypedError (too_long, not_number, wrong_unit, wrong_unit_plain,
+    wrong_unit_percent), whose
     example is none of the values in `avoid` (see `example`)."""
     family, size = QUESTION_UNITS[_key(unit)]
     avoid = tuple(avoid)
@@ -258,11 +259,12 @@ def parse(text: str, unit: str, avoid: Iterable[float] = (), word: str = "") -> 
 
 def _wrong_unit(got: str, unit: str, avoid: tuple[float, ...], word: str) -> TypedError:
     """The refusal of a unit of another kind, naming the unit the answer is in (a plain
-    number's own key)."""
+    number and a percentage have their own keys: "the answer is in %" reads as a typo)."""
     family, _size = QUESTION_UNITS[_key(unit)]
-    expected = word or ("%" if family == "percent" else unit)
-    if not expected:
-        return TypedError("typed.wrong_unit_plain", got=got, example=example(unit, avoid))
+    if family == "percent" or not (word or unit):
+        key = "typed.wrong_unit_percent" if family == "percent" else "typed.wrong_unit_plain"
+        return TypedError(key, got=got, example=example(unit, avoid))
+    expected = word or unit
     return TypedError("typed.wrong_unit", got=got, unit=expected,
                       example=example(unit, avoid, word))
 

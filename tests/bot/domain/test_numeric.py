@@ -110,7 +110,7 @@ BAD = [
     ("12 ms", "GB", "typed.wrong_unit"),
     ("1.2 GB", "ms", "typed.wrong_unit"),
     ("12%", "GB", "typed.wrong_unit"),
-    ("12 GB", "%", "typed.wrong_unit"),
+    ("12 GB", "%", "typed.wrong_unit_percent"),
     ("1" * 41, "", "typed.too_long"),
     ("1; DROP TABLE answers", "", "typed.not_number"),
     ("🔢", "", "typed.not_number"),
@@ -207,7 +207,6 @@ def test_si_prefixes_of_other_units(word: str, typed: str, value: float) -> None
     ("680 ms", "", "nm", "ms", "nm"),  # a time for a length
     ("680 kg", "", "nm", "kg", "nm"),
     ("12 ms", "GB", "", "ms", "GB"),
-    ("12 GB", "%", "", "GB", "%"),
 ])
 def test_a_unit_of_another_kind_is_refused_naming_the_unit_expected(
         typed: str, unit: str, word: str, got: str, expected: str) -> None:
@@ -218,10 +217,16 @@ def test_a_unit_of_another_kind_is_refused_naming_the_unit_expected(
     assert err.value.fields["example"].endswith(expected)
 
 
-def test_a_unit_for_a_plain_number_is_refused_saying_so() -> None:
+@pytest.mark.parametrize(("typed", "unit", "key"), [
+    ("24 ms", "", "typed.wrong_unit_plain"),
+    ("12 GB", "%", "typed.wrong_unit_percent"),  # not 'the answer is in %'
+    ("12 ms", "percent", "typed.wrong_unit_percent"),
+])
+def test_a_unit_for_a_plain_number_or_a_percentage_is_refused_saying_so(
+        typed: str, unit: str, key: str) -> None:
     with pytest.raises(TypedError) as err:
-        parse("24 ms", "")
-    assert err.value.key == "typed.wrong_unit_plain" and err.value.fields["got"] == "ms"
+        parse(typed, unit)
+    assert err.value.key == key and "unit" not in err.value.fields
 
 
 def test_time_in_another_prefix_is_converted() -> None:
