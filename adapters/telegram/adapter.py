@@ -189,6 +189,8 @@ class TelegramAdapter:
         self.inbox.start(process)
         if hook.register:
             await webhook.register(application.bot, hook)
+        elif problem := await webhook.registration_problem(application.bot, hook):
+            log.warning("telegram: %s", problem)
         log.info("telegram: webhook listening on %s:%d/%s%s", hook.listen,
                  self._server.bound_port, hook.url_path,
                  "" if hook.register else " (not registering it: "

@@ -241,6 +241,30 @@ async def register(bot: Bot, hook: WebhookConfig) -> None:
                           "reaches this bot") from None
 
 
+async def registration_problem(bot: Bot, hook: WebhookConfig) -> str | None:
+    """What is wrong with the webhook Telegram holds for a worker that does not register it
+    (`register: false`), or None: another URL, or the update kinds an older quizbot asked
+    for (Telegram keeps the last list: without `my_chat_member` a round in a group the bot
+    was removed from runs on). One getWebhookInfo; a failed call concludes nothing."""
+    try:
+        info = await bot.get_webhook_info()
+    except (NetworkError, BadRequest, Forbidden) as exc:
+        log.warning("telegram: could not read the webhook Telegram has (%s); not checked",
+                    type(exc).__name__)
+        return None
+    fix = "run quizbot telegram set-webhook --config PATH once"
+    if info.url != hook.public_url:
+        return (f"the webhook Telegram has for this bot is {info.url or 'none'}, not "
+                f"telegram.webhook.public_url {hook.public_url}, so no update reaches this "
+                f"worker: {fix}")
+    missing = [kind for kind in ALLOWED_UPDATES
+               if info.allowed_updates and kind not in info.allowed_updates]
+    if missing:
+        return (f"the webhook was registered by an older quizbot, without {', '.join(missing)} "
+                f"updates (the bot removed or muted in a group ends its round): {fix}")
+    return None
+
+
 def file_url(api_base_url: str) -> str:
     """The file download base matching an API base: .../bot -> .../file/bot."""
     base = api_base_url.rstrip("/")

@@ -674,7 +674,10 @@ class FakeBotAPI:
         return True
 
     async def _api_getWebhookInfo(self, params: dict[str, Any]) -> dict[str, Any]:
-        return {"url": self.webhook_url, "has_custom_certificate": False,
+        info = {"url": self.webhook_url, "has_custom_certificate": False,
                 "pending_update_count": len(self._updates)}
+        if self.allowed_updates:  # Telegram leaves the field out when none were asked for
+            info["allowed_updates"] = list(self.allowed_updates)
+        return info
 
 

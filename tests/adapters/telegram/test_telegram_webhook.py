@@ -4,6 +4,7 @@ every update through the inbox (stored once by id, processed once)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -327,3 +328,30 @@ def test_a_webhook_secret_telegram_would_refuse_is_refused_at_load(tmp_path: Pat
     secret = "a" * 256  # the longest Telegram takes
     config = load_config(path, env={"TELEGRAM_WEBHOOK_SECRET": secret})
     assert config.telegram.webhook.secret_token.reveal() == secret
+
+
+async def test_a_worker_that_does_not_register_says_when_the_registration_is_stale(
+        start_bot: BotFactory, api: FakeBotAPI, caplog: pytest.LogCaptureFixture) -> None:
+    """Telegram keeps the update kinds the last setWebhook asked for: workers upgraded from a
+    quizbot without my_chat_member (`register: false`) never get it until set-webhook runs
+    again, and nothing said so."""
+    hook = {**hook_settings(free_port()), "register": False}
+    fix = "run quizbot telegram set-webhook --config PATH once"
+    warnings = lambda: [r.getMessage() for r in caplog.records  # noqa: E731
+                        if r.levelno == logging.WARNING and r.name.startswith("adapters")]
+
+    async with start_bot(mode="webhook", webhook=hook):  # nothing registered yet
+        assert warnings() == [f"telegram: the webhook Telegram has for this bot is none, not "
+                              f"telegram.webhook.public_url {hook['public_url']}, so no update "
+                              f"reaches this worker: {fix}"]
+    caplog.clear()
+    api.webhook_url, api.allowed_updates = hook["public_url"], ["message", "callback_query"]
+    async with start_bot(mode="webhook", webhook=hook):  # as the older quizbot left it
+        assert warnings() == ["telegram: the webhook was registered by an older quizbot, "
+                              "without my_chat_member updates (the bot removed or muted in a "
+                              f"group ends its round): {fix}"]
+    caplog.clear()
+    api.allowed_updates = ["message", "callback_query", "my_chat_member"]
+    async with start_bot(mode="webhook", webhook=hook):  # as set-webhook leaves it
+        assert warnings() == []
+    assert not api.calls_of("setWebhook")  # a worker never registers it itself
