@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from bot.domain.pipeline import ScheduleSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +235,8 @@ class WhoAnswered:
     explanation: str = ""
     scoring: str = "accuracy"  # how the round scores: the rows read as its standings do
     untimed: bool = False
+    image: Path | None = None  # the explanation's picture ("The picture shows p = 4")
+    schedule: ScheduleSpec | None = None  # the schedule it pictures
 
 
 PressOutcome = LockedIn | PressRefused | WhoAnswered | Joined

@@ -288,7 +288,9 @@ class Rounds:
                          s.points) for s in shown),
             takeaway=question.takeaway.get(lang) if question and question.takeaway else "",
             explanation=question.explanation.get(lang) if question else "",
-            scoring=row.scoring, untimed=row.untimed)
+            scoring=row.scoring, untimed=row.untimed,
+            image=question.image if question else None,
+            schedule=question.schedule if question else None)
 
     # --- what is due -----------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ turns it into a `Reply`. Telegram, Discord and the terminal all show a press thr
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.domain.payloads import REPORT_REASONS, ReportPayload, StartPayload
@@ -211,8 +212,8 @@ def _who(plan: Planner, who: WhoAnswered, actor: Actor, where: Where | None) -> 
     card = plan.rounds.who(who, actor.user_id)
     if where is None:  # opened by a link, not pressed on a message
         return Reply(send=(card,))
-    if not where.shared:
-        return Reply(edit=card)
+    if not where.shared:  # a page turned: its text (the picture came with the first page)
+        return Reply(edit=replace(card, image=None, schedule=None, caption=""))
     if plan.private_url is not None:  # a chat where nothing is private to one member
         url = plan.private_url(who)
         return Reply(ack=None if url else plan.cat.t(who.lang, "round.who_open"), ack_url=url)

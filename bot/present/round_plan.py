@@ -30,7 +30,7 @@ from bot.domain.round_results import (
     TeamStanding,
     WhoAnswered,
 )
-from bot.present import render
+from bot.present import diagrams, render
 from bot.present.cards import Button, Card, Reply
 from bot.present.clipping import clip_isolated
 from bot.present.i18n import Catalogue, is_rtl, isolate, person
@@ -353,5 +353,13 @@ class RoundPlanner:
         paging = tuple(reversed(buttons)) if is_rtl(lang) else tuple(buttons)
         title = self.cat.t(lang, "round.who_title", title=w.quiz_title, number=w.number,
                            total=w.total)
-        return Card("\n".join(lines), title=title, rows=(paging,) if paging else ())
+        card = Card("\n".join(lines), title=title, rows=(paging,) if paging else ())
+        if w.page > 0 or not w.explanation:
+            return card
+        # the picture the explanation speaks of, as a learner's own answer shows it
+        words = diagrams.words_in(self.cat, lang, w.schedule)  # shipped: English
+        image = w.image if words == diagrams.SHIPPED else None  # else drawn in `words`
+        return replace(card, image=image, schedule=w.schedule if image is None else None,
+                       words=words, caption=self.m.escape(render.schedule_caption(
+                           self.cat, lang, w.schedule)) if w.schedule is not None else "")
 
