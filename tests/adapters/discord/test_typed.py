@@ -4,6 +4,8 @@ the fake Discord)."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.app.compose import App
 from bot.domain import numeric
 from bot.domain.quiz.computed import drawn_values
@@ -65,6 +67,16 @@ async def test_type_it_opens_a_modal_whose_submission_is_the_answer(fake: FakeDi
     assert refused.callback is not None and refused.callback.type == 4
     assert kinds(refused) == ["callback 4"]
     assert "Type one like" in refused.callback.data["content"]
+    # a unit of another kind: refused, saying what the answer is in
+    q2 = bot.engine.quiz(NUMBERS).question(row.question_ids[1])
+    assert q2 is not None and q2.computed is not None
+    other = "12 GB" if q2.computed.unit in ("ms", "s") else "12 ms"
+    with pytest.raises(numeric.TypedError) as err:
+        numeric.parse(other, q2.computed.unit)
+    said = bot.catalogue.t("en", err.value.key, **err.value.fields)
+    wrong = await replied(fake, await fake.submit(ALICE, nxt, next_id, other))
+    assert wrong.callback is not None and wrong.callback.type == 4
+    assert said in wrong.callback.data["content"] and "wrong kind of unit" in said
     assert (await bot.store.read(sessions_sql.get_session,
                                  row.id)).position == 1  # type: ignore[union-attr]
 

@@ -1,7 +1,8 @@
 """A teacher's Moodle export with typed-number questions, uploaded in a private chat and
 played through the real python-telegram-bot against the fake Bot API: a number typed
-within the Moodle tolerance is right, one outside it wrong, and the explanation (Moodle's
-feedback) shows either way."""
+within the Moodle tolerance is right (in the question's unit with another SI prefix too), one
+outside it wrong, a unit of another kind refused naming the unit, and the explanation
+(Moodle's feedback) shows either way."""
 
 from __future__ import annotations
 
@@ -45,9 +46,13 @@ async def test_typed_numbers_of_an_uploaded_moodle_quiz_use_its_tolerance(
                 assert "Or type the number" in text
                 await learner.send("7")
                 seen["co2"] = await verdict(learner, since)
-            elif "wavelength" in text:  # 680 +- 10 nm: 689 nm is right
+            elif "wavelength" in text:  # 680 +- 10 nm: 0.689 µm is right, 680 ms no length
                 assert "680 nm" in text and "660 nm" in text
-                await learner.send("689 nm")
+                await learner.send("680 ms")
+                refused = _text(await learner.reply(since))
+                assert "ms is the wrong kind of unit here: the answer is in nm." in refused
+                since = learner.mark()
+                await learner.send("0.689 µm")
                 seen["peak"] = await verdict(learner, since)
             else:
                 await learner.tap(question, next(d for d in button_data(question)
@@ -55,7 +60,7 @@ async def test_typed_numbers_of_an_uploaded_moodle_quiz_use_its_tolerance(
         co2, peak = seen["co2"], seen["peak"]
         assert "Not quite." in co2 and "You typed: 7" in co2
         assert "6 CO2 + 6 H2O → C6H12O6 + 6 O2." in co2  # Moodle's general feedback
-        assert "Correct!" in peak and "You typed: 689" in peak
+        assert "Correct!" in peak and "You typed: 689 nm" in peak
         assert "Chlorophyll a's red absorption peak is near 680 nm" in peak
 
 
