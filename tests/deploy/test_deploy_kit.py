@@ -234,10 +234,35 @@ def keys(data: Mapping[str, Any], prefix: str = "") -> list[str]:
     return found
 
 
-def test_every_example_key_is_accepted_and_documented(tmp_path: Path) -> None:
+def reference_keys() -> list[str]:
+    """The keys docs/configuration.md's table documents (`a.b` / `.c` / `.d` rows spelled
+    out, as `telegram.webhook.listen` / `.port`)."""
+    table = (ROOT / "docs" / "configuration.md").read_text().split("## Config keys")[1]
+    table = table.split("\n\n", 2)[1]
+    found: list[str] = []
+    for row in table.splitlines()[2:]:
+        cell = row.split("|")[1]
+        names = re.findall(r"`([a-z_.]+)`", cell)
+        for name in names:
+            found.append(found[-1].rsplit(".", 1)[0] + name if name.startswith(".") else name)
+    return found
+
+
+def test_every_example_key_is_accepted_and_documented(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bot.app import config_reader
+
     text = uncommented_example()
     data = yaml.safe_load(text)
     shown = keys(data)
+    read: set[str] = set()  # every key the reader asks for, set or not
+    get = config_reader.Reader.get
+
+    def spy(self: config_reader.Reader, key: str, *args: Any) -> Any:
+        read.add(self.prefix + key)
+        return get(self, key, *args)
+
+    monkeypatch.setattr(config_reader.Reader, "get", spy)
     for key in ("storage.pool_size", "content.dir", "discord.shards", "metrics.port",
                 "web.port", "web.public_url", "telegram.webhook.secret_token"):
         assert key in shown, key  # commented out in the file, switched on here
@@ -251,3 +276,13 @@ def test_every_example_key_is_accepted_and_documented(tmp_path: Path) -> None:
     for key in shown:
         leaf = key.rsplit(".", 1)[-1]
         assert f"`{key}`" in reference or f".{leaf}`" in reference, key
+    # ... and the other way: every key the reader knows, and every key the reference
+    # documents, is shown in the example (admins is read as one mapping of platforms)
+    sections = {key for key in read if any(other.startswith(key + ".") for other in read)}
+    assert sorted(read - sections - set(shown) - {"admins"}) == []
+    documented = reference_keys()
+    assert len(documented) > 30 and "telegram.webhook.register" in documented
+    assert sorted(set(documented) - set(shown) - {"admins.telegram", "admins.discord"}) == [], (
+        "documented in docs/configuration.md but missing from deploy/config.example.yaml")
+    assert sorted(set(documented) - read - {"admins.telegram", "admins.discord"}) == [], (
+        "documented in docs/configuration.md but not a key the config reader knows")
