@@ -82,10 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "from TELEGRAM_BOT_TOKEN and DISCORD_BOT_TOKEN)")
 
     copy = sub.add_parser("copy-db", help="copy all data between stores (target must be empty)")
-    copy.add_argument("--from", dest="source", metavar="URL", required=True,
+    copy.add_argument("--from", dest="source", metavar="URL",
                       help="storage URL to read, e.g. sqlite:///data/quizbot.db")
-    copy.add_argument("--to", dest="target", metavar="URL", required=True,
+    copy.add_argument("--to", dest="target", metavar="URL",
                       help="empty storage URL to fill, e.g. postgresql://user@host:5432/quizbot")
+    copy.add_argument("--config", metavar="PATH", type=Path,
+                      help="its storage.url stands for --from or --to, whichever is left out")
 
     telegram = sub.add_parser("telegram", help="Telegram operations")
     # metavar: a missing command is named as usage shows it, not by its dest
@@ -143,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "quizzes":
             return quizfiles.installed_command(args)
         if args.command == "copy-db":
-            return copy_db(args.source, args.target)
+            return copy_db(args)
         progress = args.command in ("play", "list", *OPS)  # the learner's database
         config = datadir.load(args.config) if progress else load_config(args.config)
         setup_logging(config, quiet=args.command in ("play", "list"))
@@ -217,13 +219,27 @@ def validate(paths: Sequence[Path]) -> int:
     return EXIT_ERROR if checked.problems else EXIT_OK
 
 
-def copy_db(source: str, target: str) -> int:
-    """Copy every row from `source` to the empty `target`; print what was copied."""
+def copy_db(args: argparse.Namespace) -> int:
+    """Copy every row from --from to the empty --to (one of them may be the --config file's
+    storage.url, as `qb copy-db` in docs/deploy.md passes it); print what was copied."""
     from bot.domain.secret import Secret
     from bot.ops.copy_db import copy_db as copy_all
     from bot.store.urls import redact, split_password
 
-    (src, src_pw), (dst, dst_pw) = split_password(source), split_password(target)
+    source, target = args.source, args.target
+    if (source is None and target is None) or (
+            (source is None or target is None) and args.config is None):
+        print("quizbot copy-db: give --from URL and --to URL, or one of them with --config "
+              "PATH: its storage.url is the other", file=sys.stderr)
+        return 2
+    (src, src_pw), (dst, dst_pw) = split_password(source or ""), split_password(target or "")
+    if args.config is not None and (source is None or target is None):
+        config = load_config(args.config)
+        mine = (config.storage_url, config.storage_password.reveal())
+        if source is None:
+            (src, src_pw), source = mine, config.storage_url
+        else:
+            (dst, dst_pw), target = mine, config.storage_url
     copied = asyncio.run(copy_all(src, dst, source_password=Secret(src_pw),
                                   target_password=Secret(dst_pw)))
     rows = ", ".join(f"{n} {table}" for table, n in copied.rows.items())

@@ -278,3 +278,34 @@ def test_a_source_or_target_that_is_not_quizbots_names_the_option_that_gave_it(
         assert f"point {flag} at another file" in err, err
         assert "storage.url" not in err  # copy-db has no config: there is no such key here
     assert {p.name: p.read_bytes() for p in (junk, other)} == before
+
+
+def test_the_config_s_storage_url_stands_for_the_side_left_out(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """docs/deploy.md's `qb` runs every command with `--config /etc/quizbot/config.yaml`
+    appended: copy-db refused it ('unrecognized arguments'), so moving the service's SQLite
+    file into PostgreSQL could not be run as the service runs. Its storage.url now stands
+    for --from or --to, whichever is left out."""
+    old, live, out = tmp_path / "old.db", tmp_path / "live.db", tmp_path / "out.db"
+
+    async def seed() -> None:
+        store = await open_url(f"sqlite:///{old}")
+        await store.write(sessions_sql.set_language, "t", "1", "ur", time.time())
+        await store.close()
+
+    asyncio.run(seed())
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{live}\n")
+
+    assert main(["copy-db", "--from", f"sqlite:///{old}", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.endswith(f"to sqlite:///{live}; counts verified\n")
+    assert main(["copy-db", "--to", f"sqlite:///{out}", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.startswith("copied 1 users, ")
+    with sqlite3.connect(out) as db:
+        assert db.execute("SELECT user_id, lang FROM users").fetchall() == [("1", "ur")]
+    db.close()
+    for args in ([], ["--config", str(config)], ["--from", f"sqlite:///{old}"]):
+        assert main(["copy-db", *args]) == 2
+        assert capsys.readouterr().err == (
+            "quizbot copy-db: give --from URL and --to URL, or one of them with --config "
+            "PATH: its storage.url is the other\n")
