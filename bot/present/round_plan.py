@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.domain import learning
+from bot.domain.numeric import grouped
 from bot.domain.payloads import TeamPayload, WhoPagePayload, WhoPayload, encode_round
 from bot.domain.platforms import units
 from bot.domain.product_limits import (
@@ -268,9 +269,9 @@ class RoundPlanner:
             return []
         lines = [self.m.bold(self.t(lang, "round.team_standings"))]
         for t in teams:
+            score = f"{t.score:.1f}" if scoring == "accuracy" else grouped(f"{t.score:.0f}")
             row = self.t(lang, "round.team_row", rank=t.rank,
-                         team=team_name(self.cat, lang, t.team),
-                         score=f"{t.score:.1f}" if scoring == "accuracy" else f"{t.score:,.0f}",
+                         team=team_name(self.cat, lang, t.team), score=score,
                          members=t.members)
             if t.best:
                 row += self.t(lang, "round.team_best", best=self._name(lang, t.best))
@@ -301,7 +302,7 @@ class RoundPlanner:
             return self.t(lang, "round.standing_row", rank=rank, name=name, score=score,
                           seconds=f"{time:.1f}")
         return self.t(lang, "round.standing_points", rank=rank, name=name,
-                      points=f"{points:,}", score=score)
+                      points=grouped(str(points)), score=score)
 
     def lobby_over(self, r: RoundReveal) -> str:
         """What the lobby of the round `r` ends says in place of "Press Join…" (the same

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.domain.errors import DIRECTION_CONTROLS
+from bot.domain.numeric import grouped
 from bot.domain.product_limits import FIND_CHARS, MEMBERS_LISTED, MEMBERS_PAGE
 from bot.domain.quiz import Quiz
 from bot.features.dashboard.view_parts import ago, time_text, title_of
@@ -100,7 +101,7 @@ def member_table(members: list[MemberRow], quizzes: Mapping[str, Quiz], lang: st
         "find": ask.find, "order": ask.order, "offset": offset, "total": total,
         "next": end if end < total else None,
         # what the page shows once it adds this page to the ones before: rows 1 to `end`
-        "shown_text": t("dashboard.showing", shown=f"{end:,}", total=f"{total:,}")
+        "shown_text": t("dashboard.showing", shown=grouped(str(end)), total=grouped(str(total)))
         if page else "",
         "more_button": t("dashboard.show_more", count=min(MEMBERS_PAGE, total - end))
         if end < total else "",
