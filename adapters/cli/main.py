@@ -98,7 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check quiz files and list every error")
     validate.add_argument("paths", nargs="*", type=Path, metavar="PATH",
-                          help="files or folders (default: the shipped content/)")
+                          help="files or folders (default: the --config file's content.dir, "
+                               "else the shipped content/)")
+    validate.add_argument("--config", metavar="PATH", type=Path,
+                          help="config whose content.dir is checked when no PATH is given")
 
     quizfiles.add_parsers(sub)
 
@@ -136,8 +139,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     args = parser.parse_args(argv)
     try:
-        if args.command == "validate":
-            return validate(args.paths or [default_content_dir()])
+        if args.command == "validate":  # a deployment's own folder: as `run` reads it
+            folder = (load_config(args.config).content_dir if args.config is not None
+                      else default_content_dir())
+            return validate(args.paths or [folder])
         if args.command == "import":
             return quizfiles.import_file(args)
         if args.command == "export-quiz":

@@ -34,3 +34,23 @@ def test_a_one_question_quiz_is_summed_up_as_1_question(
     assert main(["validate", str(path)]) == 0
     assert capsys.readouterr().out == (
         f"ok  {path}: my-quiz (intermediate), 1 question, languages en\n")
+
+
+def test_validate_with_a_config_checks_its_content_dir(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/deploy.md's `qb` appends `--config` to every command, as the service runs:
+    validate refused it ('unrecognized arguments: --config'), and with no PATH checked the
+    shipped quizzes, not the deployment's content.dir that `run` serves."""
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "mine.yaml").write_text(ONE_QUESTION.replace("correct: 0", "correct: 7"))
+    config = tmp_path / "config.yaml"
+    config.write_text(f"content:\n  dir: {folder}\n")
+
+    assert main(["validate", "--config", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{folder / 'mine.yaml'}:") and "correct is 7" in err
+    (folder / "mine.yaml").write_text(ONE_QUESTION)
+    assert main(["validate", "--config", str(config)]) == 0
+    assert capsys.readouterr().out.startswith(f"ok  {folder / 'mine.yaml'}: my-quiz")
+    assert main(["validate", str(folder / "mine.yaml"), "--config", str(config)]) == 0
