@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-import os
 import random
 import re
 import shutil
@@ -77,17 +76,6 @@ def _spawns(item: pytest.Item) -> bool:
     helpers = _spawning_helpers(item.module) if item.module is not None else frozenset()
     used = _names(code) | set(getattr(item, "fixturenames", ()))
     return _spawns_itself(code) or bool(used & helpers)
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """`-n auto` (addopts) starts half again as many workers as cores: a third of the
-    suite's time waits on programs it starts, fake servers and Chromium, so one worker a
-    core leaves the cores a third idle (docs/performance.md: 2 cores, 3 workers)."""
-    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):  # xdist's own override still wins
-        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
-    affinity = getattr(os, "sched_getaffinity", None)  # Linux: the cores this may use
-    cores = len(affinity(0)) if affinity else (os.cpu_count() or 1)
-    return max(2, cores + cores // 2)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
