@@ -199,6 +199,19 @@ def test_systemd_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     assert run.returncode == 0 and not run.stderr.strip(), run.stderr
 
 
+
+def test_systemd_unit_starts_after_a_local_postgresql_without_needing_one() -> None:
+    """docs/deploy.md's PostgreSQL steps put the database on the same host: at boot the bot
+    started beside it and its first connection could be refused; at shutdown PostgreSQL
+    could stop under it. Ordering only, so a SQLite host (no such unit) is unchanged."""
+    text = (DEPLOY / "quizbot.service").read_text()
+    unit = text.split("[Service]")[0]
+    after = [w for line in re.findall(r"^After=(.*)$", unit, flags=re.M) for w in line.split()]
+    assert "postgresql.service" in after
+    assert "network-online.target" in after
+    needs = re.findall(r"^(?:Requires|Requisite|BindsTo|PartOf|Wants)=(.*)$", unit, flags=re.M)
+    assert not any("postgresql" in line for line in needs), needs
+
 # Settings systemd adds up when a unit repeats them; any other one given twice silently
 # keeps only its last value, which the first one's comment no longer describes.
 ACCUMULATING = {"SystemCallFilter", "RestrictAddressFamilies", "CapabilityBoundingSet",
