@@ -238,15 +238,19 @@ def copy_db(args: argparse.Namespace) -> int:
               "PATH: its storage.url is the other", file=sys.stderr)
         return 2
     (src, src_pw), (dst, dst_pw) = split_password(source or ""), split_password(target or "")
+    named = ["--from", "--to"]  # what gave each side, as a refusal names it
     if args.config is not None and (source is None or target is None):
         config = load_config(args.config)
         mine = (config.storage_url, config.storage_password.reveal())
+        side = 0 if source is None else 1
+        named[side] = f"storage.url in {args.config}"
         if source is None:
             (src, src_pw), source = mine, config.storage_url
         else:
             (dst, dst_pw), target = mine, config.storage_url
     copied = asyncio.run(copy_all(src, dst, source_password=Secret(src_pw),
-                                  target_password=Secret(dst_pw)))
+                                  target_password=Secret(dst_pw),
+                                  named=(named[0], named[1])))
     rows = ", ".join(f"{n} {table}" for table, n in copied.rows.items())
     print(f"copied {rows} from {redact(source)} to {redact(target)}; counts verified")
     return EXIT_OK

@@ -61,24 +61,27 @@ def move_identities() -> Command[None]:
 
 
 async def copy_db(source: str, target: str, *, source_password: Secret | None = None,
-                  target_password: Secret | None = None) -> Copied:
-    """Copy everything from `source` to the empty store `target` (URLs); verify counts."""
-    for flag, url in (("--from", source), ("--to", target)):
+                  target_password: Secret | None = None,
+                  named: tuple[str, str] = ("--from", "--to")) -> Copied:
+    """Copy everything from `source` to the empty store `target` (URLs); verify counts.
+    `named` says what gave each URL (an option, or a config's storage.url), for refusals."""
+    source_named, target_named = named
+    for flag, url in ((source_named, source), (target_named, target)):
         scheme = scheme_of(url)  # named, not shown: a URL may carry a password
         if scheme not in ("sqlite", "postgresql"):  # not "storage.url must be ..."
             raise CopyRefused(f"{flag} must be sqlite:///path/to.db or postgresql://user@host:"
                               f"port/db, got {f'a {scheme}: URL' if scheme else 'no scheme'}")
     if _same(source, target):
-        raise CopyRefused("--from and --to name the same database")
+        raise CopyRefused(f"{source_named} and {target_named} name the same database")
     if scheme_of(source) == "sqlite" and not path_from_url(source).is_file():
         raise CopyRefused(f"there is no database file {path_from_url(source)} to copy from: "
-                          "check --from (nothing was created or copied)")
-    for flag, url, password in (("--from", source, source_password),
-                                ("--to", target, target_password)):  # refuse, or migrate
+                          f"check {source_named} (nothing was created or copied)")
+    for flag, url, password in ((source_named, source, source_password),
+                                (target_named, target, target_password)):  # refuse, or migrate
         await (await open_url(url, password=password, pool_size=1, setting=flag)).close()
     async with _end(source, source_password) as src, _end(target, target_password) as dst, \
             dst.transaction():
-        copied = await _copy_into(dst, src, redact(target))
+        copied = await _copy_into(dst, src, redact(target), target_named)
         if scheme_of(target) == "postgresql":
             await dst.read(move_identities)
         return copied
@@ -104,13 +107,13 @@ async def _end(url: str, password: Secret | None) -> AsyncIterator[Reader]:
         conn.close()
 
 
-async def _copy_into(dst: Reader, src: Reader, shown: str) -> Copied:
+async def _copy_into(dst: Reader, src: Reader, shown: str, target_named: str) -> Copied:
     """Inside the target's transaction: check empty, copy, verify."""
     present, _ = await dst.read(counts)
     if any(present.values()):
         held = ", ".join(f"{n} {t}" for t, n in present.items() if n)
         raise CopyRefused(f"Refusing to copy into {shown}: it is not empty ({held}). Nothing "
-                          "was copied; point --to at an empty database.")
+                          f"was copied; point {target_named} at an empty database.")
     async with src.snapshot():
         expected = await src.read(counts)
         for table in TABLES:  # parents first; both ends have the same columns (migrations)

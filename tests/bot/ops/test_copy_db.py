@@ -309,3 +309,35 @@ def test_the_config_s_storage_url_stands_for_the_side_left_out(
         assert capsys.readouterr().err == (
             "quizbot copy-db: give --from URL and --to URL, or one of them with --config "
             "PATH: its storage.url is the other\n")
+
+
+def test_a_refusal_names_the_config_when_the_config_gave_that_side(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """`qb copy-db --from sqlite:///old.db` (docs/deploy.md) fills the config's storage.url:
+    when that database is not empty, the refusal said 'point --to at an empty database', an
+    option the maintainer never gave. It names the config's storage.url instead, and the
+    options that were given keep their names."""
+    old, live = tmp_path / "old.db", tmp_path / "live.db"
+
+    async def seed() -> None:
+        for path, user in ((old, "1"), (live, "2")):
+            store = await open_url(f"sqlite:///{path}")
+            await store.write(sessions_sql.set_language, "t", user, "ur", time.time())
+            await store.close()
+
+    asyncio.run(seed())
+    config = tmp_path / "config.yaml"
+    config.write_text(f"storage:\n  url: sqlite:///{live}\n")
+    named = f"storage.url in {config}"
+
+    assert main(["copy-db", "--from", f"sqlite:///{old}", "--config", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert f"point {named} at an empty database" in err and "--to" not in err, err
+    config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'tpyo.db'}\n")
+    assert main(["copy-db", "--to", f"sqlite:///{tmp_path / 'new.db'}",
+                 "--config", str(config)]) == 1
+    err = capsys.readouterr().err
+    assert f"check {named} (nothing" in err and "--from" not in err, err
+    config.write_text(f"storage:\n  url: sqlite:///{old}\n")
+    assert main(["copy-db", "--from", f"sqlite:///{old}", "--config", str(config)]) == 1
+    assert capsys.readouterr().err == f"quizbot: --from and {named} name the same database\n"
