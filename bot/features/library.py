@@ -18,7 +18,7 @@ from bot.domain.errors import ContentError, NotAdmin, ReloadFailed, UnknownQuiz,
 from bot.domain.numeric import TypedError
 from bot.domain.platforms import platform
 from bot.domain.quiz import Question, Quiz, Text, built_in_ids, entry_quiz
-from bot.domain.quiz.computed import draw, drawn_values, seed_of
+from bot.domain.quiz.computed import draw, drawn_values, seed_of, value_text
 from bot.domain.quiz.model import LEVELS
 from bot.domain.results import Actor, QuestionPrompt, QuizCount, QuizInfo, SessionKind
 from bot.domain.shuffle import deal
@@ -243,14 +243,26 @@ def typed_unit(quiz: Quiz, row: SessionRow, position: int) -> str | None:
     return None if question is None or question.computed is None else question.computed.unit
 
 
-def typed_shown(quiz: Quiz, row: SessionRow, position: int, value: float | None
-                ) -> str | None:
-    """A typed value of question `position` as its options write it: "1.2 GB", "680 nm"
-    (the learner who typed "0.68 µm" reads what it was taken as); None for a tap."""
+def typed_shown(quiz: Quiz, row: SessionRow, position: int, value: float | None,
+                lang: str) -> str | None:
+    """A typed value of question `position` as its options write theirs in `lang`, through
+    the same option template ("60.0 ms", "p = 32": the learner who typed "60 ms", "32" or
+    "0.06 s" compares like with like); None for a tap. Where the options' rounding would
+    read as another verdict than the value's, the value's own digits ("1.2 GB", "680 nm")."""
     question = quiz.question(row.question_ids[position])
     if value is None or question is None or question.computed is None:
         return None
-    return numeric.shown(value, question.computed.unit, _own_word(question))
+    c = question.computed
+    text = value_text(question, seed_of(row.seed, row.id), value, lang)
+    if text is not None:
+        _env, values = drawn_values(question, seed_of(row.seed, row.id))
+        taken = numeric.match(numeric.Reading((value,), ""), [float(v) for v in values],
+                              c.tolerance, c.absolute)
+        again = typed_choice(quiz, row, position, text)
+        if isinstance(again, tuple) and again[0] == (numeric.TYPED_OTHER if taken is None
+                                                     else taken):
+            return text
+    return numeric.shown(value, c.unit, _own_word(question))
 
 
 def _own_word(question: Question) -> str:

@@ -296,7 +296,7 @@ class Sessions:
                       else None), sure=sure,
             schedule=question.schedule,
             takeaway=question.takeaway.get(lang) if question.takeaway else None,
-            typed=typed_shown(quiz, row, answer.position, answer.typed))
+            typed=typed_shown(quiz, row, answer.position, answer.typed, lang))
 
     async def _summary(self, quiz: Quiz, row: SessionRow, lang: str) -> Summary:
         answers = await self.store.read(sessions_sql.answers, row.id)

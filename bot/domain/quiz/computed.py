@@ -125,6 +125,22 @@ def drawn_values(question: Question, seed: int) -> tuple[dict[str, Number], list
     return env, [_number(choice.value(env), choice.value) for choice in c.choices]
 
 
+def value_text(question: Question, seed: int, value: Number, lang: str) -> str | None:
+    """`value` written as this draw's options write theirs in `lang`, through the answer's
+    option template ("60.0 ms", "p = 32"); None when the template cannot show it."""
+    c = question.computed
+    assert c is not None
+    texts = dict(c.choices[0].text)
+    template = texts.get(lang) or next(iter(texts.values()), None)
+    if template is None:
+        return None
+    env, _values = drawn_values(question, seed)
+    try:
+        return template.fill({**env, "value": value}, digits=c.digits)
+    except FormulaError:
+        return None
+
+
 def shown_text(question: Question, lang: str, seed: int | None) -> str:
     """A question's text for a list (/stats): drawn with `seed`, or with seed 0 (an
     example) when the learner has no finished attempt; DrawFailed shows the template."""

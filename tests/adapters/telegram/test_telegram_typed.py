@@ -7,7 +7,7 @@ answered state (no buttons left to press), with fewer Bot API calls than a tap m
 from __future__ import annotations
 
 from bot.domain import numeric
-from bot.domain.quiz.computed import drawn_values
+from bot.domain.quiz.computed import draw, drawn_values
 from bot.present.i18n import strip_isolates
 from bot.store.commands import sessions_sql
 from tests.adapters.telegram.fake_bot_api import FakeBotAPI
@@ -32,7 +32,7 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
         assert q is not None and q.computed is not None
         return q.computed.unit, [float(v) for v in drawn_values(q, row.seed)[1]], q.id
 
-    unit, vals, _qid = await values(0)
+    unit, vals, qid = await values(0)
     since = learner.mark()
     await learner.send("no idea")  # not a number: asked again, with an example
     again = await learner.reply(since)
@@ -65,7 +65,12 @@ async def test_a_typed_number_is_the_answer(bot: Running, api: FakeBotAPI) -> No
     assert not any(b.get("callback_data", "").startswith("a") for row in buttons(answered)
                    for b in row)  # no answer buttons left to press
     text = strip_isolates(answered["text"])
-    assert f"You typed: {numeric.shown(vals[1], unit)}" in text and "Why not" in text
+    row = await bot.app.store.read(sessions_sql.active_session, "telegram", "1001", NUMBERS)
+    assert row is not None and row.seed is not None
+    q = quiz.question(qid)
+    assert q is not None
+    shown = draw(q, row.seed).options[1].text.get("en")  # as the option writes it
+    assert f"You typed: {shown}" in text and "Why not" in text
     nxt = await learner.reply(since, is_question)
     done = await learner.barrier()
     # a tap makes an ack, one edit, then posts the next question; typed has no ack to make,

@@ -71,7 +71,7 @@ async def test_a_typed_answer_goes_the_tap_path(engine: Engine, store: SQLiteSto
     drawn = draw(question, seed_of(row.seed, row.id))
     assert drawn.options[1].why_not is not None
     assert mistake.rationale == drawn.options[1].why_not.get("en")
-    assert mistake.typed == numeric.shown(values[1], unit)
+    assert mistake.typed == drawn.options[1].text.get("en")  # as the option reads
     assert mistake.question.options[mistake.chosen] == drawn.options[1].text.get("en")
     # the same position again (a second message, a tap): the stored answer stands
     again = await engine.answer_typed(ALICE, first.session_id, 0,

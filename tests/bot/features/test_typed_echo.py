@@ -1,0 +1,60 @@
+"""The echo of a typed number is written as the options write theirs ("You typed: 60.0 ms"
+beside "60.0 ms", "p = 32" beside "p = 32"), through the options' own template, in English
+and Urdu; where their rounding would read as another verdict, the typed digits stay."""
+
+from __future__ import annotations
+
+from bot.domain import numeric
+from bot.domain.quiz.computed import draw, drawn_values, seed_of
+from bot.domain.results import Actor, AnswerResult
+from bot.features.engine import Engine
+from bot.features.library import typed_shown
+from bot.present.i18n import Catalogue
+from bot.present.render import PLAIN, feedback_head
+from bot.store.commands import sessions_sql
+from bot.store.sqlite import SQLiteStore
+
+NUMBERS = "parallelism-numbers"
+
+
+async def test_the_echo_is_written_as_the_options_are(engine: Engine, store: SQLiteStore,
+                                                      quizzes, catalogue: Catalogue) -> None:
+    quiz = quizzes[NUMBERS]
+    for n, lang in enumerate(("en", "ur")):
+        actor = Actor("telegram", str(10 + n), display_name="Learner")
+        await engine.set_language(actor, lang)
+        prompt = await engine.start(actor, NUMBERS)
+        labels = set()
+        for position in range(prompt.total):
+            row = await store.read(sessions_sql.get_session, prompt.session_id)
+            assert row is not None
+            question = quiz.question(row.question_ids[position])
+            assert question is not None and question.computed is not None
+            _env, values = drawn_values(question, seed_of(row.seed, row.id))
+            bare = numeric.shown(float(values[0]), question.computed.unit).split()[0]
+            result = await engine.answer_typed(actor, prompt.session_id, position, bare)
+            assert isinstance(result, AnswerResult) and result.is_correct, question.id
+            option = result.question.options[result.correct]
+            assert result.typed == option, (question.id, lang)  # "60.0 ms", "p = 32"
+            said = catalogue.t(lang, "answer.your_typed", value=option)
+            assert said in feedback_head(catalogue, result, PLAIN)
+            labels.add(option.split("=")[0] if "=" in option else None)
+        assert {"p ", "m "} <= labels  # the learner typed "32"; the options read "p = 32"
+
+
+async def test_the_options_rounding_never_reads_as_another_verdict(
+        engine: Engine, store: SQLiteStore, quizzes) -> None:
+    """p + 0.3 stages is wrong (tolerance 0.5 %), yet "p = {value:d}" writes it as the
+    answer: the echo keeps the digits typed."""
+    quiz = quizzes[NUMBERS]
+    position = next(i for i, q in enumerate(quiz.questions) if q.id == "n12-smallest-pipeline")
+    prompt = await engine.start(Actor("telegram", "1", display_name="Alice"), NUMBERS)
+    row = await store.read(sessions_sql.get_session, prompt.session_id)
+    assert row is not None
+    question = quiz.questions[position]
+    _env, values = drawn_values(question, seed_of(row.seed, row.id))
+    answer = draw(question, seed_of(row.seed, row.id)).options[0].text.get("en")
+    off = float(values[0]) + 0.3
+    for lang in ("en", "ur"):
+        assert typed_shown(quiz, row, position, float(values[0]), lang) == answer
+        assert typed_shown(quiz, row, position, off, lang) == numeric.shown(off, "")
