@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 import sqlite3
 import sys
 import tempfile
@@ -75,13 +76,23 @@ def _fail(message: str) -> int:
     return EXIT_ERROR
 
 
+def _start(config: Config, service: str = "start") -> str:
+    """The command that makes (and migrates) this config's database: the bot run with the
+    same --config, or without one a first `quizbot play` (the learner's data folder)."""
+    if config.file is None:
+        return "quizbot play"
+    return f"quizbot run --config {shlex.quote(str(config.file))}, or {service} its service"
+
+
 def _made(config: Config) -> None:
     """StoreRefused for a SQLite database not made yet (nothing to read), saying what makes
     it: the ops commands never create one."""
     if not _postgres(config) and not path_from_url(config.storage_url).exists():
+        first = ("a first quizbot play" if config.file is None
+                 else f"start the bot once: {_start(config)}")
         raise StoreRefused(
             f"{_where(config)}: no database yet; quizbot makes it when it first starts "
-            "(quizbot run, or a first quizbot play), and until then there is nothing to read")
+            f"({first}), and until then there is nothing to read")
 
 
 def backup(config: Config, args: argparse.Namespace) -> int:
@@ -171,8 +182,9 @@ def _read(config: Config, fn: Callable[..., Command[T]], *args: Any) -> T:
             raise
         raise StoreRefused(
             f"{_where(config)}: written by an older quizbot (schema version {version}; this "
-            f"one reads {latest}): start the bot once with this version (quizbot run --config "
-            "PATH, or restart its service) to upgrade it, then run this command again"
+            f"one reads {latest}): start the bot once with this version ("
+            f"{_start(config, 'restart')}) to upgrade it, then run "
+            "this command again"
         ) from None
     return result
 

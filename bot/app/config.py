@@ -132,6 +132,7 @@ class Config:
     tokens: Mapping[str, Secret] = field(default_factory=dict, repr=False)
     sections: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     web_secret: Secret = field(default_factory=lambda: Secret(""), repr=False)
+    file: Path | None = field(default=None, compare=False)  # read from (None: the defaults)
 
     def token(self, platform: str) -> Secret:
         """The platform's bot token ("" when its variable is not set)."""
@@ -391,8 +392,8 @@ def load_config(path: Path | None, env: Mapping[str, str] | None = None) -> Conf
         log_format=log_format,
         metrics=metrics,
         web=web,
-        tokens={p.name: Secret(env.get(p.token_env, "").strip())
-                for p in chat_apps()},
+        tokens={p.name: Secret(env.get(p.token_env, "").strip()) for p in chat_apps()},
         sections=sections,
+        file=path,
         web_secret=web_secret(env, source),
     )

@@ -98,7 +98,7 @@ def test_ops_refuse_bad_input_with_a_clear_message(tmp_path: Path) -> None:
         said = quizbot(tmp_path, *command)
         assert said.returncode == 1 and said.stderr == (
             f"quizbot: {user_db()}: no database yet; quizbot makes it when it first starts "
-            "(quizbot run, or a first quizbot play), and until then there is nothing to read\n")
+            "(a first quizbot play), and until then there is nothing to read\n")
     assert not user_db().exists() and not (tmp_path / "b.db").exists()
     (tmp_path / "bad.yaml").write_text("metrics:\n  port: http\n")
     bad = quizbot(tmp_path, "backup", "x.db", "--config", "bad.yaml")

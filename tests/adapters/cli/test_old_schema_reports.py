@@ -47,7 +47,7 @@ def test_a_report_on_an_older_database_answers_or_says_to_start_the_bot(
         assert code == 1
         assert err == (f"quizbot: {path}: written by an older quizbot (schema version "
                        f"{version}; this one reads {LATEST}): start the bot once with this "
-                       "version (quizbot run --config PATH, or restart its service) to "
+                       f"version (quizbot run --config {config}, or restart its service) to "
                        "upgrade it, then run this command again\n")
     assert hashlib.sha256(path.read_bytes()).hexdigest() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.yaml", "old.db"]
