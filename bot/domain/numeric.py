@@ -5,7 +5,8 @@ A question declares its unit (`unit:` in the quiz file, else read from its optio
 plain count). A typed answer may carry its own unit of the same family and is converted:
 "1200 MB" for a GB question is 1.2. Accepted besides: `.` or `,` as the decimal mark with
 thousands separators (a single `,` before exactly three digits groups thousands: "1,200"),
-Urdu and Arabic-Indic digits, a unit written in Urdu ("۲۰ فیصد", "66 ملی سیکنڈ", "3.5 جی بی",
+Urdu and Arabic-Indic digits, time in any of ns, µs, ms, s, min, h ("120 s" for an answer in
+min is 2), a unit written in Urdu ("۲۰ فیصد", "66 ملی سیکنڈ", "3.5 جی بی",
 "2 لاکھ"), a sign, exponents ("1e9", "1.2×10^9", "1.2·10⁹"), powers ("2^30", "2**30",
 "2³⁰" as sizes are written), a unit word ("seconds", "percent"), a leading "~" or "m =".
 
@@ -41,7 +42,9 @@ FAMILIES: dict[str, dict[str, float]] = {
               "tb": 1e12, "kib": 2.0**10, "mib": 2.0**20, "gib": 2.0**30, "tib": 2.0**40},
     "time": {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1.0,
              "sec": 1.0, "nsec": 1e-9, "usec": 1e-6, "msec": 1e-3, "secs": 1.0,
-             "second": 1.0, "seconds": 1.0},
+             "second": 1.0, "seconds": 1.0, "min": 60.0, "mins": 60.0, "minute": 60.0,
+             "minutes": 60.0, "h": 3600.0, "hr": 3600.0, "hrs": 3600.0, "hour": 3600.0,
+             "hours": 3600.0},
     "count": {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "bn": 1e9, "t": 1e12,
               "lakh": 1e5, "crore": 1e7},
     "percent": {"%": 0.01, "percent": 0.01, "pct": 0.01},
@@ -91,6 +94,7 @@ _DIGITS = str.maketrans(_MAP)
 URDU_UNITS = {
     "فیصد": "%", "فی صد": "%",
     "سیکنڈ": "s", "سیکنڈز": "s", "ملی سیکنڈ": "ms", "ملی سیکنڈز": "ms",
+    "منٹ": "min", "منٹس": "min", "گھنٹہ": "h", "گھنٹے": "h", "گھنٹوں": "h",
     "مائیکرو سیکنڈ": "us", "مائیکرو سیکنڈز": "us", "نینو سیکنڈ": "ns", "نینو سیکنڈز": "ns",
     "بائٹ": "bytes", "بائٹس": "bytes", "کلو بائٹ": "kb", "کلو بائٹس": "kb",
     "میگا بائٹ": "mb", "میگا بائٹس": "mb", "گیگا بائٹ": "gb", "گیگا بائٹس": "gb",

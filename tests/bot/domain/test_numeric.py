@@ -30,6 +30,16 @@ CASES = [
     ("12500 µs", "ms", 12.5),
     ("1.25e7 ns", "ms", 12.5),
     ("2 s", "s", 2.0),
+    # time converts across s, min and h: '120 s' for options in min was 'the wrong kind of unit'
+    ("120 s", "min", 2.0),
+    ("2 min", "s", 120.0),
+    ("1.5 h", "min", 90.0),
+    ("90 minutes", "h", 1.5),
+    ("0.5 hours", "s", 1800.0),
+    ("3000 ms", "min", 0.05),
+    ("2 منٹ", "s", 120.0),
+    ("1.5 گھنٹے", "min", 90.0),
+    ("۱۲۰ سیکنڈ", "min", 2.0),
     ("24", "", 24.0),
     ("m = 24", "", 24.0),
     ("+24", "", 24.0),
@@ -153,6 +163,7 @@ def test_an_urdu_unit_is_echoed_and_refused_in_the_learners_words(
 
 @pytest.mark.parametrize(("source", "unit"), [
     ("{value:.1%}", "%"), ("{value} GB", "GB"), ("{value:.1f} ms", "ms"), ("{value} s", "s"),
+    ("{value} min", "min"), ("{value:.1f} h", "h"),
     ("m = {value:d}", ""), ("p = {value:d}", ""), ("{value} MB", "MB"), ("{value}", ""),
 ])
 def test_unit_read_from_the_option_template(source: str, unit: str) -> None:
