@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from adapters.cli import datadir, quizfiles
+from adapters.cli.options import add_config
 from bot import __version__
 from bot.app.config import Config, load_config
 from bot.app.logs import setup_logging
@@ -59,7 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                    "else the easiest quiz)")
     play.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     play.add_argument("--user", metavar="NAME", help="whose progress to use (default: you)")
-    play.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    add_config(play, "config file (optional): its database, content.dir and defaults")
     bidi = {"choices": ("logical", "visual"), "default": "logical",
             "help": "visual: lay Urdu out here, for terminals without bidi (xterm, tmux, "
                     "kitty, alacritty, Windows Terminal); logical (default) for GNOME "
@@ -73,35 +74,32 @@ def build_parser() -> argparse.ArgumentParser:
                                           "level, your best score)")
     listing.add_argument("--lang", choices=("en", "ur"), help="language (remembered per user)")
     listing.add_argument("--user", metavar="NAME", help="whose best scores (default: you)")
-    listing.add_argument("--config", metavar="PATH", type=Path, help="config file (optional)")
+    add_config(listing, "config file (optional): its database and content.dir")
     listing.add_argument("--bidi", **bidi)  # type: ignore[arg-type]
 
     run = sub.add_parser("run", help="run the Telegram and/or Discord bot")
-    run.add_argument("--config", metavar="PATH", type=Path, required=True,
-                     help="config file (start from deploy/config.example.yaml; tokens come "
-                          "from TELEGRAM_BOT_TOKEN and DISCORD_BOT_TOKEN)")
+    add_config(run, "config file (start from deploy/config.example.yaml; tokens come from "
+                    "TELEGRAM_BOT_TOKEN and DISCORD_BOT_TOKEN)", required=True)
 
     copy = sub.add_parser("copy-db", help="copy all data between stores (target must be empty)")
     copy.add_argument("--from", dest="source", metavar="URL",
                       help="storage URL to read, e.g. sqlite:///data/quizbot.db")
     copy.add_argument("--to", dest="target", metavar="URL",
                       help="empty storage URL to fill, e.g. postgresql://user@host:5432/quizbot")
-    copy.add_argument("--config", metavar="PATH", type=Path,
-                      help="its storage.url stands for --from or --to, whichever is left out")
+    add_config(copy, "its storage.url stands for --from or --to, whichever is left out")
 
     telegram = sub.add_parser("telegram", help="Telegram operations")
     # metavar: a missing command is named as usage shows it, not by its dest
     telegram_sub = telegram.add_subparsers(dest="telegram_command", required=True,
                                            metavar="{set-webhook}")
     hook = telegram_sub.add_parser("set-webhook", help="register the configured webhook once")
-    hook.add_argument("--config", metavar="PATH", type=Path, required=True)
+    add_config(hook, "config file: telegram.webhook's public_url and secret", required=True)
 
     validate = sub.add_parser("validate", help="check quiz files and list every error")
     validate.add_argument("paths", nargs="*", type=Path, metavar="PATH",
                           help="files or folders (default: the --config file's content.dir, "
                                "else the shipped content/)")
-    validate.add_argument("--config", metavar="PATH", type=Path,
-                          help="config whose content.dir is checked when no PATH is given")
+    add_config(validate, "config whose content.dir is checked when no PATH is given")
 
     quizfiles.add_parsers(sub)
 
@@ -127,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--force", action="store_true", help="replace an existing --output")
     sub.add_parser("check", help="check config, content, database and tokens; start nothing")
     for name in OPS:
-        sub.choices[name].add_argument("--config", metavar="PATH", type=Path, help=config_help)
+        add_config(sub.choices[name], config_help)
     return parser
 
 

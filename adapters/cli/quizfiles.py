@@ -18,6 +18,8 @@ from pathlib import Path
 import yaml
 
 from adapters.cli import datadir
+from adapters.cli.options import add_config
+from bot.app.config import load_config
 from bot.domain.errors import (
     NotInstalled,
     QuizbotError,
@@ -66,6 +68,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                           "standard output)")
     imp.add_argument("--force", action="store_true",
                      help="write even with problems (listed), or over another file")
+    add_config(imp, "config file: the quiz is checked against the shared topics of its "
+                    "content.dir (topics.yaml), as the bot will load it there, unless "
+                    "--output's folder has its own (default: the shipped topics)")
     exp = sub.add_parser("export-quiz", help="write a quiz as GIFT, Moodle XML or CSV, for "
                                              "a learning platform")
     exp.add_argument("quiz_id", metavar="ID", help="the quiz's id")
@@ -77,10 +82,9 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     exp.add_argument("--force", action="store_true", help="replace an existing --output")
     exp.add_argument("--lang", metavar="LANG", help="the language to write (default: the "
                                                     "quiz's first)")
-    exp.add_argument("--config", metavar="PATH", type=Path,
-                     help="config file: its content folder and the quizzes installed in its "
-                          "database (default: the shipped quizzes and those installed in "
-                          "your data folder, as for quizzes add)")
+    add_config(exp, "config file: its content folder and the quizzes installed in its "
+                    "database (default: the shipped quizzes and those installed in your data "
+                    "folder, as for quizzes add)")
     quizzes = sub.add_parser("quizzes", help="the quizzes admins installed (in the database)")
     action = quizzes.add_subparsers(dest="quizzes_command", required=True,
                                     metavar="{list,add,remove}")
@@ -94,8 +98,8 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
                                               "history stays)")
     remove.add_argument("quiz_id", metavar="ID")
     for parser in action.choices.values():
-        parser.add_argument("--config", metavar="PATH", type=Path,
-                            help="config file (default: the built-in defaults, as for play)")
+        add_config(parser, "config file: its database and content.dir (default: the "
+                           "built-in defaults, as for play)")
 
 
 def import_file(args: argparse.Namespace) -> int:
@@ -111,10 +115,8 @@ def import_file(args: argparse.Namespace) -> int:
     except PlaceError as exc:
         print(f"quizbot: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    beside = args.output.parent / TOPICS_FILE if args.output is not None else None
     result = convert(data, str(args.path), fmt=args.format, quiz_id=args.quiz_id,
-                     lang=args.lang, topics=beside if beside and beside.is_file() else None,
-                     before=_before(args.output))
+                     lang=args.lang, topics=_topics(args), before=_before(args.output))
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for problem in result.problems:
@@ -131,6 +133,16 @@ def import_file(args: argparse.Namespace) -> int:
     note = f" despite {len(result.problems)} problem(s) (--force)" if result.problems else ""
     print(f"wrote {where}: {_questions(count)}{note}", file=sys.stderr)
     return EXIT_OK
+
+
+def _topics(args: argparse.Namespace) -> Path | None:
+    """The shared topics the import is checked against: a topics.yaml beside --output, else
+    the --config file's content.dir's (where `qb import` puts a deployment's quizzes), else
+    None (the shipped ones)."""
+    folders = [args.output.parent] if args.output is not None else []
+    if args.config is not None:
+        folders.append(load_config(args.config).content_dir)
+    return next((f / TOPICS_FILE for f in folders if (f / TOPICS_FILE).is_file()), None)
 
 
 def _before(output: Path | None) -> Quiz | None:
