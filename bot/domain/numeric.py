@@ -132,6 +132,10 @@ class Reading:
 
     values: tuple[float, ...]
     shown: str  # the input as cleaned for echoing back ("1.2 GB")
+    # "4.096" (one dot, three digits after): the first value had the dot grouped thousands,
+    # and that number as it would be typed ("4096"); a dot is read as the decimal point
+    # always, this only lets the caller ask (`thousands_dot`)
+    dotted: tuple[float, str] | None = None
 
 
 def unit_of_option(source: str) -> str:
@@ -258,7 +262,27 @@ def parse(text: str, unit: str, avoid: Iterable[float] = (), word: str = "") -> 
     else:
         raise TypedError("typed.not_number", example=example(unit, avoid, word))
     shown = " ".join(echo.split())
-    return Reading(tuple(dict.fromkeys(v / size for v in base)), shown)
+    values = tuple(dict.fromkeys(v / size for v in base))
+    dotted = None
+    if re.fullmatch(r"\d{1,3}\.\d{3}", m.group("num").strip()) and not (exp or m.group("power")):
+        meant = m.group("num").strip().replace(".", "")
+        dotted = (values[0] * 1000, f"{m.group('sign') or ''}{meant} {said or m.group('unit')}"
+                  .strip())
+    return Reading(values, shown, dotted)
+
+
+def thousands_dot(reading: Reading, values: tuple[float, ...] | list[float], tolerance: float,
+                  absolute: float | None = None) -> TypedError | None:
+    """The hint for "4.096" typed where 4096 is one of the options (the answer or a named
+    mistake: all are on screen, so the hint tells nothing the buttons do not) while 4.096 is
+    none: "did you mean 4096? write it without the dot"; else None. A dot is the decimal
+    point always: the hint judges nothing, the learner types again."""
+    if reading.dotted is None or match(reading, values, tolerance, absolute) is not None:
+        return None
+    value, meant = reading.dotted
+    if match(Reading((value,), meant), values, tolerance, absolute) is None:
+        return None
+    return TypedError("typed.thousands_dot", typed=reading.shown, meant=meant)
 
 
 def _wrong_unit(got: str, unit: str, avoid: tuple[float, ...], word: str) -> TypedError:

@@ -301,6 +301,9 @@ def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
     except TypedError as exc:
         return exc
     k = numeric.match(reading, [float(v) for v in values], c.tolerance, c.absolute)
+    if hint := numeric.thousands_dot(reading, [float(v) for v in values], c.tolerance,
+                                     c.absolute):
+        return hint  # "4.096" for an option 4096: asked again, not judged
     if k is None:
         return numeric.TYPED_OTHER, reading.values[0]
     return k, next(v for v in reading.values

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from bot.domain.numeric import TypedError, close, match, parse, shown, unit_of_option
+from bot.domain.numeric import (
+    TypedError,
+    close,
+    match,
+    parse,
+    shown,
+    thousands_dot,
+    unit_of_option,
+)
 
 CASES = [
     # (typed, question's unit, first reading in the question's unit)
@@ -261,3 +269,28 @@ def test_bytes_in_another_decimal_prefix_are_read_by_1000s_then_by_1024s() -> No
 def test_the_echo_carries_the_options_own_word() -> None:
     assert shown(680.0, "", "nm") == "680 nm"
     assert shown(1.5, "GB", "nm") == "1.5 GB"
+
+
+@pytest.mark.parametrize(("typed", "unit", "options", "meant"), [
+    ("4.096", "", [4096.0, 2048.0], "4096"),
+    ("4.096 MB", "MB", [4096.0, 2048.0], "4096 MB"),
+    ("۴٫۰۹۶", "", [4096.0], "4096"),  # Urdu digits and decimal mark
+    ("12.288", "", [100.0, 12288.0], "12288"),  # a named mistake's value: on screen too
+    ("4.096", "", [4.096, 4096.0], None),  # 4.096 is an option: a decimal point, judged
+    ("4.096", "", [5000.0], None),  # 4096 is no option either: judged as typed
+    ("4.0960", "", [4096.0], None),  # not three digits after the dot
+    ("4.096e3", "", [4096.0, 2.0], None),  # an exponent: the dot is a decimal point
+])
+def test_a_thousands_dot_is_asked_about_never_taken(typed: str, unit: str,
+                                                    options: list[float],
+                                                    meant: str | None) -> None:
+    """'4.096' is 4.096 always (a dot is the decimal point in these quizzes); where 4096
+    is one of the options and 4.096 none, the learner is asked, and nothing is judged."""
+    reading = parse(typed, unit)
+    assert reading.values[0] == pytest.approx(float(typed.split()[0].replace("۴٫۰۹۶", "4.096")))
+    hint = thousands_dot(reading, options, 0.02)
+    if meant is None:
+        assert hint is None
+    else:
+        assert hint is not None and hint.key == "typed.thousands_dot"
+        assert hint.fields["meant"] == meant

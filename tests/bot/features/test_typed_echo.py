@@ -4,17 +4,21 @@ and Urdu; where their rounding would read as another verdict, the typed digits s
 
 from __future__ import annotations
 
+import random
+
+from bot.app.compose import build_engine
 from bot.domain import numeric
 from bot.domain.quiz.computed import draw, drawn_values, seed_of
-from bot.domain.results import Actor, AnswerResult
+from bot.domain.results import Actor, AnswerResult, SessionKind, TypedRefused
 from bot.features.engine import Engine
-from bot.features.library import typed_shown
+from bot.features.library import new_session, typed_shown
 from bot.present.i18n import Catalogue
-from bot.present.render import PLAIN, feedback_head
+from bot.present.render import PLAIN, feedback_head, typed_refusal
 from bot.store.commands import sessions_sql
 from bot.store.sqlite import SQLiteStore
 
 NUMBERS = "parallelism-numbers"
+ALICE = Actor("telegram", "1", display_name="Alice")
 
 
 async def test_the_echo_is_written_as_the_options_are(engine: Engine, store: SQLiteStore,
@@ -58,3 +62,36 @@ async def test_the_options_rounding_never_reads_as_another_verdict(
     for lang in ("en", "ur"):
         assert typed_shown(quiz, row, position, float(values[0]), lang) == answer
         assert typed_shown(quiz, row, position, off, lang) == numeric.shown(off, "")
+
+
+async def test_a_thousands_dot_is_asked_about_and_nothing_is_recorded(
+        store: SQLiteStore, quizzes, catalogue: Catalogue) -> None:
+    """'1.057' typed for an all-to-all of 1057 MB (a European thousands dot) is asked about,
+    in both languages, and the answer typed again is judged."""
+    quiz = quizzes[NUMBERS]
+    position = next(i for i, q in enumerate(quiz.questions) if q.id == "n13-moe-all-to-all")
+    question = quiz.questions[position]
+
+    def answer_of(s: int) -> float:
+        new = new_session(ALICE, quiz, SessionKind.FULL, list(quiz.questions),
+                          random.Random(s), now=0.0)
+        return float(drawn_values(question, seed_of(new.seed, 0))[1][0])
+
+    s = next(s for s in range(500) if 1000 <= round(answer_of(s)) < 10000)
+    whole = round(answer_of(s))
+    dotted = f"{whole // 1000}.{whole % 1000:03d}"
+    for n, lang in enumerate(("en", "ur")):
+        engine = build_engine(store, quizzes, rng=random.Random(s))
+        actor = Actor("telegram", str(20 + n), display_name="Learner")
+        await engine.set_language(actor, lang)
+        prompt = await engine.start(actor, NUMBERS)
+        for k in range(position):
+            assert isinstance(await engine.answer(actor, prompt.session_id, k, 0), AnswerResult)
+        asked = await engine.answer_typed(actor, prompt.session_id, position, dotted)
+        assert isinstance(asked, TypedRefused) and asked.key == "typed.thousands_dot"
+        said = typed_refusal(catalogue, asked)
+        assert str(whole) in said and dotted in said and ("1000" in said)
+        row = await store.read(sessions_sql.get_session, prompt.session_id)
+        assert row is not None and row.position == position  # nothing recorded
+        right = await engine.answer_typed(actor, prompt.session_id, position, str(whole))
+        assert isinstance(right, AnswerResult) and right.is_correct
