@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import getpass
 import re
+import shlex
 import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -272,7 +273,9 @@ async def _installed(args: argparse.Namespace) -> int:
             # shows the first 20)
             for problem in exc.every:
                 print(problem, file=sys.stderr)
-            print(f"{len(exc.every)} problem(s) found; nothing installed.", file=sys.stderr)
+            print(f"{len(exc.every)} problem(s) found; nothing installed. Fix each in "
+                  f"{args.path} (the lines above say where), then run again: "
+                  f"{_again(args)}", file=sys.stderr)
         except (UploadTooBig, ShippedQuiz, NotInstalled) as exc:
             print(f"quizbot: {Catalogue.load().t('en', exc.key, **exc.params)}",
                   file=sys.stderr)
@@ -300,6 +303,13 @@ async def _quizzes(args: argparse.Namespace, service: Installed, *, by: str) -> 
     title = await service.take_out(args.quiz_id, by=by)
     print(f"removed {args.quiz_id}: {title}; learners' answers stay in their history")
     return EXIT_OK
+
+
+def _again(args: argparse.Namespace) -> str:
+    """The `quizzes add` command line that was run, to paste once the file is fixed."""
+    return shlex.join(["quizbot", "quizzes", "add", str(args.path),
+                       *(["--id", args.quiz_id] if args.quiz_id else []),
+                       *(["--config", str(args.config)] if args.config else [])])
 
 
 def _pictures_beside(path: Path) -> dict[str, bytes]:

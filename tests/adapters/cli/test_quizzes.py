@@ -102,7 +102,8 @@ def test_adding_the_installed_file_again_changes_nothing(
 def test_add_lists_every_problem_in_full_and_counts_one_question(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # It printed the chat reply's list: the first 20 problems, each cut to 300 characters,
-    # '… +5', and no count; and '1 questions' for a one-question quiz.
+    # '… +5', and no count; and '1 questions' for a one-question quiz. It ended on 'nothing
+    # installed', not saying what to do next: fix the file, and the command to run again.
     config = tmp_path / "config.yaml"
     config.write_text(f"storage:\n  url: sqlite:///{tmp_path / 'q.db'}\n")
     bad = tmp_path / "bad.csv"
@@ -112,7 +113,8 @@ def test_add_lists_every_problem_in_full_and_counts_one_question(
     err = capsys.readouterr().err.splitlines()
     assert err == [f"bad.csv:{i + 2}: correct is 'Z{i}'; give the right option's number (1-10), "
                    "letter (A-J) or text, of a filled option" for i in range(25)] + [
-        "25 problem(s) found; nothing installed."]
+        f"25 problem(s) found; nothing installed. Fix each in {bad} (the lines above say "
+        f"where), then run again: quizbot quizzes add {bad} --config {config}"]
     bad.write_text("question,option1,option2,correct,explanation\nQ?,a,b,A,Because.\n")
     assert main(["quizzes", "add", str(bad), "--config", str(config)]) == 0
     assert "installed bad: Bad, 1 question (version 1)" in capsys.readouterr().out
