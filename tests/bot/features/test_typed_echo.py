@@ -49,7 +49,7 @@ async def test_the_echo_is_written_as_the_options_are(engine: Engine, store: SQL
 async def test_the_options_rounding_never_reads_as_another_verdict(
         engine: Engine, store: SQLiteStore, quizzes) -> None:
     """p + 0.3 stages is wrong (tolerance 0.5 %), yet "p = {value:d}" writes it as the
-    answer: the echo keeps the digits typed."""
+    answer, and 4.096 micro-batches as "m = 4": the echo keeps the digits typed."""
     quiz = quizzes[NUMBERS]
     position = next(i for i, q in enumerate(quiz.questions) if q.id == "n12-smallest-pipeline")
     prompt = await engine.start(Actor("telegram", "1", display_name="Alice"), NUMBERS)
@@ -62,6 +62,11 @@ async def test_the_options_rounding_never_reads_as_another_verdict(
     for lang in ("en", "ur"):
         assert typed_shown(quiz, row, position, float(values[0]), lang) == answer
         assert typed_shown(quiz, row, position, off, lang) == numeric.shown(off, "")
+    # a wrong number either way, but "m = 4" is not what the learner typed (the fake
+    # Telegram showed "You typed: m = 4" for "4.096")
+    m = next(i for i, q in enumerate(quiz.questions) if q.id == "n04-micro-batches-for-bubble")
+    for lang in ("en", "ur"):
+        assert typed_shown(quiz, row, m, 4.096, lang) == "4.096"
 
 
 async def test_a_thousands_dot_is_asked_about_and_nothing_is_recorded(
