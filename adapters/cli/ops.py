@@ -202,7 +202,9 @@ def stats(config: Config, args: argparse.Namespace) -> int:
         view = _read(config, overview)
     except Refusal as exc:
         return _fail(str(exc))
-    print(reporting.format_overview(view, _quizzes(config)))
+    play = "quizbot play" + ("" if config.file is None
+                             else f" --config {shlex.quote(str(config.file))}")
+    print(reporting.format_overview(view, _quizzes(config), play))
     return EXIT_OK
 
 

@@ -149,8 +149,9 @@ def _blank(value: int | None) -> object:
     return "" if value is None else value
 
 
-def format_overview(view: Overview, quizzes: Quizzes) -> str:
-    """`quizbot stats` output: plain text, one question per line."""
+def format_overview(view: Overview, quizzes: Quizzes, play: str = "quizbot play") -> str:
+    """`quizbot stats` output: plain text, one question per line; `play`: the command that
+    plays into this database (with the --config stats was given)."""
     total = sum(view.sessions.values())
     by_status = ", ".join(f"{n} {status}" for status, n in view.sessions.items())
     lines = [f"users     {view.users}",
@@ -175,7 +176,7 @@ def format_overview(view: Overview, quizzes: Quizzes) -> str:
     questions = question_rows(view.questions, quizzes)
     if not questions:
         lines.append("no answers in full attempts yet: accuracy per question appears here "
-                     "once learners answer a quiz (/quiz in the chats, quizbot play here)")
+                     f"once learners answer a quiz (/quiz in the chats, {play} here)")
         return _terminal_safe(lines)
     for q in questions:  # named as a teacher finds it in the quiz, not by its id
         number = _order(quizzes, q["quiz_id"]).get(q["question_id"])

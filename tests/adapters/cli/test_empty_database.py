@@ -21,11 +21,13 @@ def config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
 
 def test_stats_before_any_answer_says_when_accuracy_appears(
         config: str, capsys: pytest.CaptureFixture[str]) -> None:
-    # It ended on "no answers in full attempts yet", saying nothing of what makes some.
+    # It ended on "no answers in full attempts yet", saying nothing of what makes some; then
+    # it said "quizbot play here", which plays into the learner's own data folder, not
+    # into the database of the --config it was given.
     assert main(["stats", "--config", config]) == 0
     assert capsys.readouterr().out.endswith(
         "no answers in full attempts yet: accuracy per question appears here once learners "
-        "answer a quiz (/quiz in the chats, quizbot play here)\n")
+        f"answer a quiz (/quiz in the chats, quizbot play --config {config} here)\n")
 
 
 def test_an_export_of_a_chat_without_sessions_says_where_the_ids_are(
