@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Collection, Iterable, Mapping
+from string import ascii_uppercase
 from typing import Any
 
 from bot.domain import learning, numeric
@@ -297,6 +298,11 @@ def typed_choice(quiz: Quiz, row: SessionRow, position: int, text: str
     c = question.computed
     _env, values = drawn_values(question, seed_of(row.seed, row.id))
     word = _own_word(question)
+    shown_letter = text.strip().rstrip(").").upper()
+    if len(shown_letter) == 1 and shown_letter in ascii_uppercase[:len(c.choices)]:
+        # "B" typed where the buttons read A-E: the learner chose, in the wrong place
+        return TypedError("typed.letter", letter=shown_letter, example=numeric.example(
+            c.unit, [float(v) for v in values], word))
     if word:  # "689 nm" for an option "{value} nm": nm is shown, not read
         text = numeric.own_word(c.choices[0].text[0][1].source, text)
     try:  # "0.68 µm" for it is converted, "680 ms" refused naming nm

@@ -147,7 +147,8 @@ async def test_groups_keep_buttons_and_the_refusal_reads_in_both_languages(
                             ("typed.wrong_unit_plain", {"got": "ms", "example": "24"}),
                             ("typed.wrong_unit_percent", {"got": "GB", "example": "12.5%"}),
                             ("typed.too_long", {"limit": "40"}),
-                            ("typed.thousands_dot", {"typed": "4.096", "meant": "4096"})):
+                            ("typed.thousands_dot", {"typed": "4.096", "meant": "4096"}),
+                            ("typed.letter", {"letter": "B", "example": "1.2 GB"})):
             reply = plan.typed(TypedRefused(1, lang, key, tuple(fields.items())), group)
             [card] = reply.send
             assert all(v in card.body for v in fields.values()) and len(card.body) < 300

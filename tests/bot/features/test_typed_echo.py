@@ -100,3 +100,23 @@ async def test_a_thousands_dot_is_asked_about_and_nothing_is_recorded(
         assert row is not None and row.position == position  # nothing recorded
         right = await engine.answer_typed(actor, prompt.session_id, position, str(whole))
         assert isinstance(right, AnswerResult) and right.is_correct
+
+
+async def test_an_option_letter_typed_is_told_to_tap_it(engine: Engine, store: SQLiteStore,
+                                                        catalogue: Catalogue) -> None:
+    """'B' typed in the private chat was 'I can't read that as a number': the learner chose
+    B, in the text box. The reply names the letter and where to tap it; nothing is recorded."""
+    for n, lang in enumerate(("en", "ur")):
+        actor = Actor("telegram", str(30 + n), display_name="Learner")
+        await engine.set_language(actor, lang)
+        prompt = await engine.start(actor, NUMBERS)
+        for typed in ("B", "b)", " c. "):
+            told = await engine.answer_typed(actor, prompt.session_id, 0, typed)
+            assert isinstance(told, TypedRefused) and told.key == "typed.letter", typed
+            said = typed_refusal(catalogue, told)
+            assert typed.strip(" .)").upper() in said and prompt.typed_example in said
+        beyond = "ABCDEFGH"[len(prompt.options)]  # no such option: not a letter answer
+        other = await engine.answer_typed(actor, prompt.session_id, 0, beyond)
+        assert isinstance(other, TypedRefused) and other.key == "typed.not_number"
+        row = await store.read(sessions_sql.get_session, prompt.session_id)
+        assert row is not None and row.position == 0
