@@ -249,8 +249,9 @@ def typed_shown(quiz: Quiz, row: SessionRow, position: int, value: float | None,
     """A typed value of question `position` as its options write theirs in `lang`, through
     the same option template ("60.0 ms", "p = 32": the learner who typed "60 ms", "32" or
     "0.06 s" compares like with like); None for a tap. Where the options' rounding would
-    move the number by half the question's tolerance or more, or read as another verdict
-    ("4.096" typed for "m = {value:d}" is not "m = 4"), the value's own digits ("4.096")."""
+    read as another verdict, or move a number that is no option by half the question's
+    tolerance or more ("4.096" typed for "m = {value:d}" is not "m = 4"), the value's own
+    digits ("4.096"); a number taken as an option reads as that option does."""
     question = quiz.question(row.question_ids[position])
     if value is None or question is None or question.computed is None:
         return None
@@ -263,8 +264,9 @@ def typed_shown(quiz: Quiz, row: SessionRow, position: int, value: float | None,
         again = typed_choice(quiz, row, position, text)
         if (isinstance(again, tuple)
                 and again[0] == (numeric.TYPED_OTHER if taken is None else taken)
-                and numeric.close(again[1], value, c.tolerance / 2,
-                                  None if c.absolute is None else c.absolute / 2)):
+                and (taken is not None
+                     or numeric.close(again[1], value, c.tolerance / 2,
+                                      None if c.absolute is None else c.absolute / 2))):
             return text
     return numeric.shown(value, c.unit, _own_word(question))
 

@@ -5,6 +5,7 @@ and Urdu; where their rounding would read as another verdict, the typed digits s
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from bot.app.compose import build_engine
 from bot.domain import numeric
@@ -67,6 +68,20 @@ async def test_the_options_rounding_never_reads_as_another_verdict(
     m = next(i for i, q in enumerate(quiz.questions) if q.id == "n04-micro-batches-for-bubble")
     for lang in ("en", "ur"):
         assert typed_shown(quiz, row, m, 4.096, lang) == "4.096"
+    # an option's value typed reads as that option, however far its rounding moves it
+    # ("3.84615%" is the option "3.8%", 1.2 % off: the fake Telegram's draw p = 8, m = 19)
+    bubble = quiz.questions[0]
+
+    def moved(seed: int) -> bool:
+        v = float(drawn_values(bubble, seed)[1][1])
+        return abs(round(v * 100, 1) / 100 - v) > v * 0.01
+
+    seed = next(s for s in range(1, 2000) if moved(s))
+    far = replace(row, seed=seed)
+    v = float(drawn_values(bubble, seed)[1][1])
+    for lang in ("en", "ur"):
+        option = draw(bubble, seed).options[1].text.get(lang)
+        assert typed_shown(quiz, far, 0, v, lang) == option
 
 
 async def test_a_thousands_dot_is_asked_about_and_nothing_is_recorded(
