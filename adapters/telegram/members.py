@@ -19,12 +19,17 @@ MEMBERS = MANAGERS | {ChatMember.MEMBER, ChatMember.RESTRICTED}
 
 async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
     """Ask Telegram whether the user is in the group."""
+    member = await _asked(bot, chat_id, user_id)
+    return member is not None and _counts(member, False)
+
+
+async def _asked(bot: Bot, chat_id: int, user_id: int) -> ChatMember | None:
+    """The member as Telegram has them (getChatMember); None when it would not say."""
     try:
-        member = await bot.get_chat_member(chat_id, user_id)
+        return await bot.get_chat_member(chat_id, user_id)
     except TelegramError as exc:
         log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
-        return False
-    return _counts(member, False)
+        return None
 
 
 def manager_check(bot: Callable[[], Bot], actor: Actor, *, anonymous_admin: bool) -> Manages:
@@ -37,13 +42,8 @@ def manager_check(bot: Callable[[], Bot], actor: Actor, *, anonymous_admin: bool
     async def check() -> bool | None:
         if actor.chat_id is None or not actor.user_id.isdigit():
             return False
-        chat_id, user_id = int(actor.chat_id), int(actor.user_id)
-        try:
-            member = await bot().get_chat_member(chat_id, user_id)
-        except TelegramError as exc:
-            log.info("telegram: getChatMember(%s, %s) failed: %s", chat_id, user_id, exc)
-            return None
-        return _counts(member, True)
+        member = await _asked(bot(), int(actor.chat_id), int(actor.user_id))
+        return None if member is None else _counts(member, True)
     return check
 
 

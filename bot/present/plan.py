@@ -50,7 +50,7 @@ from bot.domain.results import (
 )
 from bot.domain.round_results import WhoAnswered
 from bot.domain.stats_results import Leaderboard, Progress, ReminderNote, UserStats
-from bot.present import diagrams, limits, outcomes, quiz_list, render
+from bot.present import limits, outcomes, quiz_list, render
 
 # the cards are re-exported: adapters read them where the plans are made
 from bot.present.cards import LABEL_LIMIT, Style
@@ -147,20 +147,16 @@ class Planner:
                           style(i), disabled=True) for i in range(len(p.options))]
         rows = (_row(result.lang, buttons),) + (() if owner is None else (
             (self.report_button(result.lang, owner, p.session_id, p.position),),))
-        words = diagrams.words_in(self.cat, result.lang, result.schedule)  # shipped: English
-        image = result.image if words == diagrams.SHIPPED else None  # else drawn in `words`
-        return Card(body, title=render.answered_header(self.cat, result),
+        card = Card(body, title=render.answered_header(self.cat, result),
                     tone="correct" if result.is_correct else "wrong", footer=_footer(self.cat, p),
-                    rows=rows, image=image,
+                    rows=rows,
                     figure=(f"{result.timeline}\n{self.t(result.lang, 'picture.legend')}"
                             if result.timeline else ""),
-                    schedule=result.schedule if image is None else None, words=words,
-                    caption=(self.m.escape(render.schedule_caption(self.cat, result.lang,
-                                                                   result.schedule))
-                             if result.schedule is not None else ""),
                     detail=render.feedback_detail(self.cat, result, self.m),
                     collapse=bool(result.takeaway),
                     detail_label=self.cat.t(result.lang, "answer.explanation"))
+        return render.pictured(card, self.cat, result.lang, result.image, result.schedule,
+                               self.m)
 
     def summary(self, summary: Summary, actor: Actor) -> Card:
         """Final score and missed questions, the next step, Review missed and Try again."""

@@ -8,7 +8,8 @@ once, here.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from bot.domain.pipeline import ScheduleSpec
 from bot.domain.results import (
@@ -20,6 +21,7 @@ from bot.domain.results import (
 from bot.domain.round_rules import BADGE, badge_score, earns_badge
 from bot.domain.stats_results import Leaderboard, Progress, TopicLine, UserStats
 from bot.present import diagrams
+from bot.present.cards import Card
 from bot.present.clipping import clip as clip
 from bot.present.i18n import Catalogue, is_rtl, isolate, isolate_content, person
 
@@ -191,6 +193,18 @@ def feedback_detail(cat: Catalogue, result: AnswerResult, m: Markup = PLAIN) -> 
         lines += ["", m.escape(cat.t(lang, "answer.read_more"))]
         lines += [f"• {m.link(m.escape(r.title), r.url)}" for r in result.references]
     return "\n".join(lines)
+
+
+def pictured(card: Card, cat: Catalogue, lang: str, image: Path | None,
+             schedule: ScheduleSpec | None, m: Markup = PLAIN) -> Card:
+    """`card` with its explanation's picture, as every answer shows it: the shipped image
+    where the language's picture words are the shipped ones (English), else the schedule
+    drawn in the language's words; captioned in the language."""
+    words = diagrams.words_in(cat, lang, schedule)
+    shipped = image if words == diagrams.SHIPPED else None
+    return replace(card, image=shipped, schedule=schedule if shipped is None else None,
+                   words=words, caption=(m.escape(schedule_caption(cat, lang, schedule))
+                                         if schedule is not None else ""))
 
 
 def schedule_caption(cat: Catalogue, lang: str, spec: ScheduleSpec) -> str:

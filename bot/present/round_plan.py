@@ -31,7 +31,7 @@ from bot.domain.round_results import (
     TeamStanding,
     WhoAnswered,
 )
-from bot.present import diagrams, render
+from bot.present import render
 from bot.present.cards import Button, Card, Reply
 from bot.present.clipping import clip_isolated
 from bot.present.i18n import Catalogue, is_rtl, isolate, person
@@ -358,9 +358,5 @@ class RoundPlanner:
         if w.page > 0 or not w.explanation:
             return card
         # the picture the explanation speaks of, as a learner's own answer shows it
-        words = diagrams.words_in(self.cat, lang, w.schedule)  # shipped: English
-        image = w.image if words == diagrams.SHIPPED else None  # else drawn in `words`
-        return replace(card, image=image, schedule=w.schedule if image is None else None,
-                       words=words, caption=self.m.escape(render.schedule_caption(
-                           self.cat, lang, w.schedule)) if w.schedule is not None else "")
+        return render.pictured(card, self.cat, lang, w.image, w.schedule, self.m)
 
